@@ -1,0 +1,5 @@
+"""``python -m montecarlo`` runs the command-line interface."""
+
+from montecarlo.cli import main
+
+main()

@@ -1,0 +1,218 @@
+"""Ask a game a question: run its kernel through the engine and pair estimates with exact values.
+
+This is the one place where games meet the engine. The CLI and the scenario runner call
+:func:`ask` (one set of rules) and :func:`compare_rules` (a baseline and variants sharing common
+random numbers); both return plain result objects that reporting turns into tables.
+
+>>> from montecarlo.analysis import ask, RunSettings
+>>> a = ask("dune1984", None, {"attacker": 4, "defender": 5}, settings=RunSettings(trials=20_000))
+>>> 0.2 < a.metrics["attacker_win"].estimate < 0.5
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from montecarlo import __version__
+from montecarlo.engine import runner, stats
+from montecarlo.games import get_game
+from montecarlo.games.base import Game, Question, to_plain
+
+DEFAULT_SEED = 20261129
+DEFAULT_TRIALS = 200_000
+AUTO_PARALLEL_ABOVE = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """How many trials, which seed, and where to run them."""
+
+    trials: int = DEFAULT_TRIALS
+    seed: int = DEFAULT_SEED
+    jobs: int | None = None  # None: all cores when the run is large, else in-process
+    precision: float | None = None
+    max_trials: int | None = None
+    backend: str = "loky"
+    scheduler: str | None = None
+    progress: bool = False
+    chunk_size: int = runner.DEFAULT_CHUNK_SIZE
+
+    def resolved_jobs(self) -> int:
+        if self.jobs is not None:
+            return self.jobs
+        big = self.trials > AUTO_PARALLEL_ABOVE or self.precision is not None
+        return (os.cpu_count() or 1) if big else 1
+
+    def run(self, arms, metrics, label: str) -> runner.RunResult:
+        return runner.run(
+            arms, metrics, self.trials, self.seed, jobs=self.resolved_jobs(),
+            chunk_size=self.chunk_size, precision=self.precision, max_trials=self.max_trials,
+            backend=self.backend, scheduler=self.scheduler, progress=self.progress, label=label,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MetricValue:
+    """One reported number: the estimate, its 95% interval and the exact value (None if unknown)."""
+
+    name: str
+    kind: str
+    estimate: float
+    ci_low: float
+    ci_high: float
+    se: float
+    exact: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "estimate": _finite(self.estimate), "ci_low": _finite(self.ci_low),
+            "ci_high": _finite(self.ci_high), "se": _finite(self.se), "exact": self.exact,
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Everything needed to reproduce and read one simulated question."""
+
+    game: str
+    question: str
+    rules: Any
+    variants: tuple[str, ...]
+    setup: Any
+    trials: int
+    seed: int
+    seconds: float
+    metrics: dict[str, MetricValue]
+    precision: float | None = None
+    version: str = __version__
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game, "question": self.question, "trials": self.trials,
+            "seed": self.seed, "version": self.version, "variants": list(self.variants),
+            "rules": to_plain(self.rules), "setup": to_plain(self.setup),
+            "precision": self.precision,
+            "metrics": {name: m.to_json() for name, m in self.metrics.items()},
+        }
+
+
+@dataclass(frozen=True)
+class DifferenceValue:
+    """A variant minus the baseline for one metric, with its paired 95% interval."""
+
+    name: str
+    estimate: float
+    ci_low: float
+    ci_high: float
+    se: float
+    p_value: float
+    exact: float | None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A baseline and variants run on common random numbers for one setup."""
+
+    game: str
+    question: str
+    setup: Any
+    labels: tuple[str, ...]  # labels[0] is the baseline
+    rules: tuple[Any, ...]
+    answers: tuple[Answer, ...]
+    differences: tuple[dict[str, DifferenceValue], ...]  # one per non-baseline arm
+    trials: int
+    seed: int
+
+
+def resolve(game: str | Game, question: str | None) -> tuple[Game, Question]:
+    g = get_game(game) if isinstance(game, str) else game
+    return g, g.question(question)
+
+
+def kernel_for(question: Question, rules: Any, setup: Any):
+    """A picklable ``kernel(n, rng)`` for the engine."""
+    return functools.partial(question.simulate, rules, setup)
+
+
+def exact_values(question: Question, rules: Any, setup: Any) -> dict[str, float]:
+    if question.exact is None:
+        return {}
+    return question.exact(rules, setup) or {}
+
+
+def _metric_values(question: Question, estimates: Mapping[str, stats.Estimate], exact: Mapping[str, float]) -> dict[str, MetricValue]:
+    kinds = {name: m.kind for m in question.metrics for name in m.reported_names()}
+    return {
+        name: MetricValue(name, kinds[name], est.estimate, est.ci_low, est.ci_high, est.se,
+                          _maybe_float(exact.get(name)))
+        for name, est in estimates.items()
+    }
+
+
+def ask(
+    game: str | Game,
+    question: str | None,
+    setup: Mapping[str, Any] | Any,
+    variants: Sequence[str] = (),
+    overrides: Mapping[str, Any] | None = None,
+    settings: RunSettings = RunSettings(),
+) -> Answer:
+    """Simulate one question under one set of rules and attach exact values where they exist."""
+    g, q = resolve(game, question)
+    rules = g.rules(variants, overrides)
+    setup_obj = q.setup(setup) if isinstance(setup, Mapping) else setup
+    result = settings.run(kernel_for(q, rules, setup_obj), q.metrics, f"{g.name} {q.name}")
+    exact = exact_values(q, rules, setup_obj)
+    return Answer(
+        g.name, q.name, rules, tuple(variants), setup_obj, result.trials, result.seed,
+        result.seconds, _metric_values(q, result.estimates(), exact), settings.precision,
+    )
+
+
+def compare_rules(
+    game: str | Game,
+    question: str | None,
+    setup: Mapping[str, Any] | Any,
+    arms: Sequence[tuple[str, Any]],
+    settings: RunSettings = RunSettings(),
+) -> Comparison:
+    """Run ``arms`` = [(label, rules), ...] on one setup; arm 0 is the baseline.
+
+    All arms draw from the same seed per chunk (common random numbers), and differences are
+    paired per trial, so their intervals are as narrow as the shared randomness allows.
+    """
+    g, q = resolve(game, question)
+    setup_obj = q.setup(setup) if isinstance(setup, Mapping) else setup
+    kernels = [kernel_for(q, rules, setup_obj) for _, rules in arms]
+    result = settings.run(kernels, q.metrics, f"{g.name} {q.name} ({len(arms)} variants)")
+    exacts = [exact_values(q, rules, setup_obj) for _, rules in arms]
+    answers = tuple(
+        Answer(g.name, q.name, rules, (label,), setup_obj, result.trials, result.seed,
+               result.seconds, _metric_values(q, result.estimates(i), exacts[i]), settings.precision)
+        for i, (label, rules) in enumerate(arms)
+    )
+    diffs = []
+    for i in range(1, len(arms)):
+        row = {}
+        for name, d in result.differences(i).items():
+            e0, e1 = exacts[0].get(name), exacts[i].get(name)
+            exact = None if e0 is None or e1 is None else float(e1) - float(e0)
+            row[name] = DifferenceValue(name, d.estimate, d.ci_low, d.ci_high, d.se, d.p_value, exact)
+        diffs.append(row)
+    return Comparison(
+        g.name, q.name, setup_obj, tuple(label for label, _ in arms),
+        tuple(rules for _, rules in arms), answers, tuple(diffs), result.trials, result.seed,
+    )
+
+
+def _finite(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+def _maybe_float(x: Any) -> float | None:
+    return None if x is None else float(x)

@@ -1,0 +1,1 @@
+"""Game-agnostic machinery: seeding, chunked parallel runs, statistics, dice primitives."""

@@ -1,0 +1,341 @@
+"""Chunks -> joblib (local processes or a dask cluster) -> merged tallies.
+
+A run splits its trials into chunks of ``chunk_size`` (the last one may be shorter). Chunk ``i``
+always draws from :func:`montecarlo.engine.rng.chunk_generator` ``(seed, i)``, so the result is
+bit-identical whatever the number of workers or the backend. Each chunk is reduced to tallies
+(sums and sums of squares of every reported column) before it leaves the worker, so memory is
+bounded by the chunk size, not by the number of trials.
+
+Several *arms* (e.g. a baseline and house-rule variants) can run in one job: every arm of a
+chunk uses the same seed (common random numbers), and the runner also tallies the per-trial
+difference of each arm from arm 0, which gives paired intervals for the differences.
+
+The engine knows nothing about games: an arm is any picklable callable ``kernel(n, rng)``
+returning ``{metric_name: per-trial array}``, described by a list of ``Metric``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+
+from montecarlo.engine import stats
+from montecarlo.engine.rng import check_seed, chunk_generator
+from montecarlo.errors import InputError
+from montecarlo.games.base import Metric
+
+DEFAULT_CHUNK_SIZE = 1 << 17
+BACKENDS = ("loky", "threading", "dask")
+
+ArmKernel = Callable[[int, np.random.Generator], dict[str, np.ndarray]]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One reported number: a probability (from 0/1 values) or a mean."""
+
+    name: str
+    kind: str  # "probability" or "mean"
+
+
+def columns_of(metrics: Sequence[Metric]) -> tuple[Column, ...]:
+    """The flat list of reported columns of ``metrics`` (distributions expand per value)."""
+    cols: list[Column] = []
+    for m in metrics:
+        kind = "mean" if m.kind == "mean" else "probability"
+        cols.extend(Column(name, kind) for name in m.reported_names())
+    return tuple(cols)
+
+
+def per_trial_columns(metrics: Sequence[Metric], outcome: dict[str, np.ndarray], n: int) -> np.ndarray:
+    """Stack a kernel's outcome into an (n_columns, n) float array (only used for paired arms)."""
+    rows = []
+    for m in metrics:
+        values = _checked(outcome, m, n)
+        if m.kind == "distribution":
+            rows.extend((values == v) for v in m.support)
+        else:
+            rows.append(values)
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), n)
+
+
+def tally(metrics: Sequence[Metric], outcome: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sums and sums of squares of every reported column of one chunk."""
+    sums: list[float] = []
+    squares: list[float] = []
+    for m in metrics:
+        values = _checked(outcome, m, n)
+        if m.kind == "probability":
+            count = float(np.count_nonzero(values))
+            sums.append(count)
+            squares.append(count)
+        elif m.kind == "mean":
+            v = values.astype(np.float64, copy=False)
+            sums.append(float(v.sum()))
+            squares.append(float(np.dot(v, v)))
+        else:
+            lo, hi = min(m.support), max(m.support)
+            inside = values[(values >= lo) & (values <= hi)].astype(np.int64) - lo
+            counts = np.bincount(inside, minlength=hi - lo + 1).astype(np.float64)
+            for v in m.support:
+                sums.append(counts[v - lo])
+                squares.append(counts[v - lo])
+    return np.asarray(sums), np.asarray(squares)
+
+
+def _checked(outcome: dict[str, np.ndarray], metric: Metric, n: int) -> np.ndarray:
+    if metric.name not in outcome:
+        raise RuntimeError(f"kernel returned no values for metric {metric.name!r}")
+    values = np.asarray(outcome[metric.name])
+    if values.shape != (n,):
+        raise RuntimeError(
+            f"kernel returned shape {values.shape} for metric {metric.name!r}, expected ({n},)"
+        )
+    return values
+
+
+def run_chunk(
+    arms: Sequence[ArmKernel], metrics: Sequence[Metric], size: int, seed: int, index: int
+) -> np.ndarray:
+    """Tallies of one chunk: array (n_arms + n_arms - 1, 2, n_columns).
+
+    Rows 0..k-1 are each arm's (sums, squares); rows k.. are the paired differences of arms
+    1..k-1 from arm 0. Every arm draws from the same chunk seed (common random numbers).
+    """
+    per_arm = []
+    raw = []
+    for kernel in arms:
+        outcome = kernel(size, chunk_generator(seed, index))
+        per_arm.append(np.stack(tally(metrics, outcome, size)))
+        if len(arms) > 1:
+            raw.append(per_trial_columns(metrics, outcome, size))
+    diffs = []
+    for other in raw[1:]:
+        d = other - raw[0]
+        diffs.append(np.stack([d.sum(axis=1), np.einsum("ij,ij->i", d, d)]))
+    return np.stack(per_arm + diffs)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Merged tallies of a run, with estimates and paired differences on demand."""
+
+    trials: int
+    seed: int
+    chunk_size: int
+    columns: tuple[Column, ...]
+    n_arms: int
+    totals: np.ndarray  # (2 * n_arms - 1, 2, n_columns)
+    seconds: float
+
+    def estimates(self, arm: int = 0) -> dict[str, stats.Estimate]:
+        """Estimate with a 95% interval for every reported column of ``arm``."""
+        out = {}
+        sums, squares = self.totals[arm]
+        for col, s, sq in zip(self.columns, sums, squares):
+            if col.kind == "probability":
+                out[col.name] = stats.proportion(s, self.trials)
+            else:
+                out[col.name] = stats.mean(s, sq, self.trials)
+        return out
+
+    def differences(self, arm: int) -> dict[str, stats.Difference]:
+        """Paired difference (arm minus arm 0) for every reported column."""
+        if not 1 <= arm < self.n_arms:
+            raise ValueError(f"arm must be in 1..{self.n_arms - 1}")
+        sums, squares = self.totals[self.n_arms + arm - 1]
+        return {
+            col.name: stats.paired_difference(s, sq, self.trials)
+            for col, s, sq in zip(self.columns, sums, squares)
+        }
+
+    def max_half_width(self) -> float:
+        """The widest 95% half-width among the probability columns of every arm."""
+        widths = [
+            est.half_width
+            for arm in range(self.n_arms)
+            for col, est in zip(self.columns, self.estimates(arm).values())
+            if col.kind == "probability"
+        ]
+        return max(widths, default=0.0)
+
+
+def check_trials(trials: int, what: str = "trials") -> int:
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials <= 0:
+        raise InputError(f"{what} must be a positive integer, got {trials!r}")
+    return int(trials)
+
+
+def run(
+    arms: ArmKernel | Sequence[ArmKernel],
+    metrics: Sequence[Metric],
+    trials: int,
+    seed: int,
+    *,
+    jobs: int = 1,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    precision: float | None = None,
+    max_trials: int | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    progress: bool = False,
+    label: str = "simulating",
+) -> RunResult:
+    """Run ``trials`` trials of every arm (or, with ``precision``, as many as it takes).
+
+    With ``precision=H`` the run adds chunks until every probability's 95% half-width is at
+    most H or ``max_trials`` is reached; ``trials`` is then the first batch. The chunk plan is a
+    function of the tallies so far, which are deterministic, so the final count is too.
+    """
+    arm_list = [arms] if callable(arms) else list(arms)
+    if not arm_list:
+        raise InputError("nothing to run: no arms")
+    trials = check_trials(trials)
+    seed = check_seed(seed)
+    chunk_size = check_trials(chunk_size, "chunk size")
+    if jobs == 0 or not isinstance(jobs, int):
+        raise InputError(f"jobs must be a non-zero integer (-1 = all cores), got {jobs!r}")
+    if backend not in BACKENDS:
+        raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
+    if precision is not None and not 0 < precision < 0.5:
+        raise InputError(f"precision must be a half-width between 0 and 0.5, got {precision!r}")
+    if max_trials is not None:
+        max_trials = check_trials(max_trials, "max trials")
+    columns = columns_of(metrics)
+    n_arms = len(arm_list)
+    totals = np.zeros((2 * n_arms - 1, 2, len(columns)))
+    done = 0
+    next_chunk = 0
+    started = time.perf_counter()
+    if precision is None:
+        target = trials
+    else:
+        cap = max_trials or max(trials, 10_000_000)
+        target = min(trials, cap)
+    with _progress_bar(progress, label) as bar, _backend(backend, scheduler):
+        while True:
+            sizes = []
+            while done + sum(sizes) < target:
+                sizes.append(min(chunk_size, target - done - sum(sizes)))
+            if sizes:
+                bar.set_total(target)
+                for chunk_totals, size in _execute(arm_list, metrics, sizes, seed, next_chunk, jobs, backend):
+                    totals += chunk_totals
+                    done += size
+                    bar.advance(done, time.perf_counter() - started)
+                next_chunk += len(sizes)
+            if precision is None:
+                break
+            result = RunResult(done, seed, chunk_size, columns, n_arms, totals.copy(), 0.0)
+            widest = result.max_half_width()
+            if widest <= precision or done >= cap:
+                break
+            needed = math.ceil(done * (widest / precision) ** 2 * 1.1)
+            target = min(cap, max(needed, done + 1))
+            # Whole chunks only, so that chunk i always has the same size and seed.
+            target = min(cap, math.ceil(target / chunk_size) * chunk_size)
+    return RunResult(done, seed, chunk_size, columns, n_arms, totals, time.perf_counter() - started)
+
+
+def _execute(arms, metrics, sizes, seed, first_index, jobs, backend) -> Iterator[tuple[np.ndarray, int]]:
+    """Yield (tallies, size) per chunk, in chunk order."""
+    if len(sizes) == 1 or (jobs == 1 and backend != "dask"):
+        for offset, size in enumerate(sizes):
+            yield run_chunk(arms, metrics, size, seed, first_index + offset), size
+        return
+    from joblib import Parallel, delayed
+
+    n_jobs = -1 if backend == "dask" else jobs
+    parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+    tasks = (
+        delayed(run_chunk)(arms, metrics, size, seed, first_index + offset)
+        for offset, size in enumerate(sizes)
+    )
+    yield from zip(parallel(tasks), sizes)
+
+
+@contextmanager
+def _backend(backend: str, scheduler: str | None):
+    """Make joblib use ``backend``; for dask, connect to ``scheduler`` or start a local cluster."""
+    if backend != "dask":
+        from joblib import parallel_config
+
+        with parallel_config(backend=backend):
+            yield
+        return
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise InputError(
+            "the dask backend needs dask.distributed: pip install 'montecarlo[cluster]'"
+        ) from None
+    from joblib import parallel_config
+
+    try:
+        client = Client(scheduler, timeout=10) if scheduler else Client(processes=False)
+    except OSError as exc:
+        raise InputError(f"cannot reach the dask scheduler {scheduler!r}: {exc}") from None
+    try:
+        with parallel_config(backend="dask"):
+            yield
+    finally:
+        client.close()
+
+
+class _NoBar:
+    def set_total(self, total: int) -> None:
+        pass
+
+    def advance(self, done: int, elapsed: float) -> None:
+        pass
+
+
+class _LazyBar:
+    """A rich progress bar on stderr that appears only once a run has lasted a second."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.total = 0
+        self.progress = None
+        self.task = None
+
+    def set_total(self, total: int) -> None:
+        self.total = total
+        if self.progress is not None:
+            self.progress.update(self.task, total=total)
+
+    def advance(self, done: int, elapsed: float) -> None:
+        if self.progress is None and elapsed > 1.0 and done < self.total:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TimeRemainingColumn(), console=Console(stderr=True), transient=True,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task(self.label, total=self.total)
+        if self.progress is not None:
+            self.progress.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+@contextmanager
+def _progress_bar(enabled: bool, label: str):
+    if not enabled or not sys.stderr.isatty():
+        yield _NoBar()
+        return
+    bar = _LazyBar(label)
+    try:
+        yield bar
+    finally:
+        bar.close()

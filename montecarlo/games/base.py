@@ -1,0 +1,161 @@
+"""The small face every game module shows the engine, the CLI and the reports.
+
+A game is a set of *questions* ("who wins this duel?", "does this Guile check survive?").
+Each question has a frozen ``Setup`` dataclass (the situation asked about), a vectorised
+``simulate(rules, setup, n, rng)`` kernel, optionally an ``exact(rules, setup)`` solver, and the
+list of metrics both return. Rules are one frozen dataclass per game, official values as
+defaults; a variant is a named dict of field overrides applied with ``dataclasses.replace``.
+
+Metric kinds (what the kernel returns per trial for each metric name):
+
+- ``probability``: a boolean array; reported as the fraction of trials where it is true.
+- ``mean``: a numeric array; reported as its mean.
+- ``distribution``: an integer array; reported as one probability per value of ``support``,
+  named ``"name=value"``. Values outside the support (e.g. -1 for "not applicable") count in
+  no category.
+
+``exact`` returns a dict keyed by the same reported names (``"winner_strength=3"`` for a
+distribution), any subset of them, or ``None`` where no exact answer is available.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+import numpy as np
+
+from montecarlo.errors import InputError
+
+MetricKind = Literal["probability", "mean", "distribution"]
+Kernel = Callable[[Any, Any, int, np.random.Generator], dict[str, np.ndarray]]
+ExactSolver = Callable[[Any, Any], "dict[str, float] | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One output of a question."""
+
+    name: str
+    kind: MetricKind
+    description: str
+    support: tuple[int, ...] = ()
+
+    def reported_names(self) -> tuple[str, ...]:
+        """The names under which this metric appears in results (one per value for a distribution)."""
+        if self.kind == "distribution":
+            return tuple(f"{self.name}={v}" for v in self.support)
+        return (self.name,)
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One random question a game answers.
+
+    ``parse_setup`` turns plain values (from the CLI or a TOML scenario: ints, strings, lists)
+    into a validated ``Setup``, raising :class:`InputError` naming the field on bad input.
+    """
+
+    name: str
+    description: str
+    setup_type: type
+    metrics: tuple[Metric, ...]
+    simulate: Kernel
+    exact: ExactSolver | None = None
+    parse_setup: Callable[[Mapping[str, Any]], Any] | None = None
+
+    def setup(self, values: Mapping[str, Any]) -> Any:
+        """A validated setup from plain values."""
+        if self.parse_setup is not None:
+            return self.parse_setup(values)
+        return build_dataclass(self.setup_type, values, what=f"{self.name} setup")
+
+    def reported_names(self) -> tuple[str, ...]:
+        return tuple(n for m in self.metrics for n in m.reported_names())
+
+    def metric(self, name: str) -> Metric:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise InputError(
+            f"unknown metric {name!r} for {self.name}; known: {', '.join(m.name for m in self.metrics)}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """A modelled game: its rules type, named variants and questions."""
+
+    name: str
+    title: str
+    rules_type: type
+    variants: Mapping[str, Mapping[str, Any]]
+    questions: Mapping[str, Question]
+    default_question: str
+    variant_descriptions: Mapping[str, str] = field(default_factory=dict)
+
+    def question(self, name: str | None = None) -> Question:
+        key = name or self.default_question
+        if key not in self.questions:
+            raise InputError(
+                f"unknown question {key!r} for {self.name}; known: {', '.join(self.questions)}"
+            )
+        return self.questions[key]
+
+    def rules(
+        self, variants: Sequence[str] = (), overrides: Mapping[str, Any] | None = None
+    ) -> Any:
+        """Official rules with the named variants, then ``overrides``, applied in order."""
+        rules = self.rules_type()
+        for name in variants:
+            if name not in self.variants:
+                known = ", ".join(self.variants) or "none"
+                raise InputError(f"unknown variant {name!r} for {self.name}; known: {known}")
+            rules = apply_overrides(rules, self.variants[name], what=f"variant {name!r}")
+        if overrides:
+            rules = apply_overrides(rules, overrides, what="rule override")
+        return rules
+
+
+def apply_overrides(obj: Any, overrides: Mapping[str, Any], what: str = "override") -> Any:
+    """``dataclasses.replace`` with a clear error for unknown fields or rejected values."""
+    names = {f.name for f in dataclasses.fields(obj)}
+    unknown = sorted(set(overrides) - names)
+    if unknown:
+        raise InputError(
+            f"{what}: unknown rule field(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}"
+        )
+    try:
+        return dataclasses.replace(obj, **dict(overrides))
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{what}: {exc}") from None
+
+
+def build_dataclass(cls: type, values: Mapping[str, Any], what: str) -> Any:
+    """``cls(**values)`` with unknown keys reported by name (validation is the class's own)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise InputError(f"{what}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}")
+    try:
+        return cls(**dict(values))
+    except InputError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{what}: {exc}") from None
+
+
+def to_plain(obj: Any) -> Any:
+    """A JSON-ready copy of a (nested) dataclass, tuple or mapping."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Mapping):
+        return {str(k): to_plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_plain(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj

@@ -1,0 +1,108 @@
+"""Rules, variants and characters of Dune (Parker Brothers, 1984).
+
+Source: ``shared/seeds/dune1984-rulebook.txt`` as resolved by RULES.md section 1. Official values
+are the defaults; every house rule or interpretation is a named variant (a dict of overrides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from montecarlo.errors import InputError
+
+TIE_RULES = ("reroll", "defender")
+DESIGNATION_POLICIES = ("weakest_first", "strongest_first")
+GUILE_ROLLS = ("d6", "d8", "2d6")
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every rule parameter of the Dune 1984 fight, check, movement and investment models."""
+
+    max_dice: int = 6  # never more than 6 dice (1.1)
+    die_faces: int = 6  # the ordinary fight die
+    sword_faces: int = 8  # Sword: all of the character's dice are d8 (1.2)
+    gom_faces: int = 8  # Gom Jabbar: one extra d8 (1.2)
+    gom_counts_toward_cap: bool = False  # variant: the Gom Jabbar die counts toward max_dice
+    ties: str = "reroll"  # tied round: "reroll" (1.1) or won by the "defender" (variant)
+    strength_gain: int = 1  # winner's Strength gain after a fight (variant: 0)
+    max_strength: int = 6  # the Strength track runs 1..6
+    fight_to_last: bool = False  # 1.3 variant: fight on with the next designated character
+    designation: str = "weakest_first"  # 1.3 policy: which character takes the damage
+    guile_roll: str = "d6"  # 1.5: survive if roll <= Guile; variants "d8", "2d6" (<= 2 x Guile)
+    spice_per_guile: int = 3  # 1.5: 3 Spice buy +1 Guile for one attack
+
+    def __post_init__(self) -> None:
+        if self.ties not in TIE_RULES:
+            raise InputError(f"ties must be one of {', '.join(TIE_RULES)}, got {self.ties!r}")
+        if self.designation not in DESIGNATION_POLICIES:
+            raise InputError(
+                f"designation must be one of {', '.join(DESIGNATION_POLICIES)}, got {self.designation!r}"
+            )
+        if self.guile_roll not in GUILE_ROLLS:
+            raise InputError(f"guile_roll must be one of {', '.join(GUILE_ROLLS)}, got {self.guile_roll!r}")
+        for name in ("max_dice", "die_faces", "sword_faces", "gom_faces", "max_strength", "spice_per_guile"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{name} must be a positive integer, got {value!r}")
+        if isinstance(self.strength_gain, bool) or not isinstance(self.strength_gain, int) or self.strength_gain < 0:
+            raise InputError(f"strength_gain must be a non-negative integer, got {self.strength_gain!r}")
+
+
+VARIANTS: dict[str, dict] = {
+    "gom_counts_toward_cap": {"gom_counts_toward_cap": True},
+    "ties_favour_defender": {"ties": "defender"},
+    "no_strength_gain": {"strength_gain": 0},
+    "fight_to_last": {"fight_to_last": True},
+    "strongest_first": {"designation": "strongest_first"},
+    "guile_check_d8": {"guile_roll": "d8"},
+    "guile_check_2d6": {"guile_roll": "2d6"},
+}
+
+VARIANT_DESCRIPTIONS: dict[str, str] = {
+    "gom_counts_toward_cap": "the Gom Jabbar die counts toward the 6-dice limit",
+    "ties_favour_defender": "a tied round is won by the defender instead of re-rolled",
+    "no_strength_gain": "the winner does not gain +1 Strength after a fight",
+    "fight_to_last": "multi-character fights go on with the next character until a side has nobody left",
+    "strongest_first": "a side designates its strongest character to take damage (default: weakest)",
+    "guile_check_d8": "Guile checks roll 1d8 (survive if roll <= Guile)",
+    "guile_check_2d6": "Guile checks roll 2d6 (survive if roll <= 2 x Guile)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Character:
+    name: str
+    colour: str
+    strength: int
+    guile: int
+
+
+CHARACTERS: dict[str, Character] = {
+    c.name.lower(): c
+    for c in (
+        Character("Paul Atreides", "Red", 4, 3),
+        Character("Duke Leto Atreides", "Red", 3, 4),
+        Character("Gurney Halleck", "Red", 5, 3),
+        Character("Emperor Shaddam IV", "Yellow", 3, 4),
+        Character("Princess Irulan", "Yellow", 4, 3),
+        Character("Sardaukar Warrior", "Yellow", 5, 3),
+        Character("Dr. Kynes", "Blue", 3, 4),
+        Character("Chani", "Blue", 4, 3),
+        Character("Stilgar", "Blue", 5, 3),
+        Character("Baron Harkonnen", "Green", 3, 4),
+        Character("Feyd", "Green", 4, 3),
+        Character("Beast Rabban", "Green", 5, 3),
+    )
+}
+
+DEFAULT_GUILE = 3  # the commonest printed Guile, for a side given only as a Strength
+
+
+def character(name: str) -> Character:
+    """A character by name (case-insensitive), or InputError listing the known names."""
+    key = " ".join(name.strip().lower().split())
+    if key not in CHARACTERS:
+        known = ", ".join(c.name for c in CHARACTERS.values())
+        raise InputError(f"unknown character {name!r}; known: {known}")
+    return CHARACTERS[key]
