@@ -49,19 +49,22 @@ def proportion(successes: float, trials: int, confidence: float = CONFIDENCE) ->
     if trials <= 0:
         return Estimate(math.nan, math.nan, math.nan, math.nan, 0)
     z = z_value(confidence)
-    p = successes / trials
+    p = float(successes) / trials
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     spread = z * math.sqrt(max(p * (1 - p), 0.0) / trials + z * z / (4 * trials * trials)) / denom
     se = math.sqrt(max(p * (1 - p), 0.0) / trials)
-    return Estimate(p, max(0.0, centre - spread), min(1.0, centre + spread), se, trials)
+    # The Wilson interval always contains p; clamp away floating-point rounding at 0 and 1.
+    low = min(max(0.0, centre - spread), p)
+    high = max(min(1.0, centre + spread), p)
+    return Estimate(p, low, high, se, trials)
 
 
 def mean(total: float, total_sq: float, trials: int, confidence: float = CONFIDENCE) -> Estimate:
     """Normal interval for a mean from its sum and sum of squares."""
     if trials <= 0:
         return Estimate(math.nan, math.nan, math.nan, math.nan, 0)
-    m = total / trials
+    m = float(total) / trials
     var = max(total_sq / trials - m * m, 0.0) * trials / max(trials - 1, 1)
     se = math.sqrt(var / trials)
     z = z_value(confidence)

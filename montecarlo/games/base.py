@@ -64,6 +64,7 @@ class Question:
     simulate: Kernel
     exact: ExactSolver | None = None
     parse_setup: Callable[[Mapping[str, Any]], Any] | None = None
+    example: Mapping[str, Any] = field(default_factory=dict)  # a typical setup, for docs and tests
 
     def setup(self, values: Mapping[str, Any]) -> Any:
         """A validated setup from plain values."""

@@ -1,0 +1,16 @@
+"""Module-level kernels (picklable, so joblib workers can run them) for engine tests."""
+
+import numpy as np
+
+from montecarlo.games.base import Metric
+
+METRICS = (
+    Metric("hit", "probability", "uniform below p"),
+    Metric("value", "mean", "the uniform itself"),
+    Metric("bucket", "distribution", "which quarter the uniform fell in", (0, 1, 2, 3)),
+)
+
+
+def coin(p: float, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    u = rng.random(n)
+    return {"hit": u < p, "value": u, "bucket": (u * 4).astype(np.int64)}

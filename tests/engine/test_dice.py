@@ -1,0 +1,77 @@
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from montecarlo.engine import dice
+from montecarlo.errors import InputError
+
+
+def brute_highest_pmf(faces_per_die):
+    counts = np.zeros(max(faces_per_die, default=0) + 1)
+    for roll in itertools.product(*[range(1, f + 1) for f in faces_per_die]):
+        counts[max(roll, default=0)] += 1
+    return counts / counts.sum()
+
+
+@pytest.mark.parametrize("n,faces,extra", [(1, 6, ()), (3, 6, ()), (5, 6, ()), (2, 8, ()), (4, 6, (8,)), (0, 6, (8,)), (3, 8, (8,))])
+def test_highest_pmf_matches_enumeration(n, faces, extra):
+    expected = brute_highest_pmf([faces] * n + list(extra))
+    got = dice.highest_die_pmf(n, faces, extra)
+    assert np.allclose(got, expected, atol=1e-12)
+
+
+def test_compare_highest_matches_enumeration():
+    a, b = [6, 6, 6], [8, 8]
+    win = lose = tie = 0
+    for ra in itertools.product(*[range(1, f + 1) for f in a]):
+        for rb in itertools.product(*[range(1, f + 1) for f in b]):
+            win += max(ra) > max(rb)
+            lose += max(ra) < max(rb)
+            tie += max(ra) == max(rb)
+    total = win + lose + tie
+    got = dice.compare_highest(dice.highest_die_pmf(3, 6), dice.highest_die_pmf(2, 8))
+    assert np.allclose(got, (win / total, lose / total, tie / total))
+
+
+@pytest.mark.parametrize("k,faces", [(1, 6), (4, 6), (6, 6), (3, 8)])
+def test_roll_highest_frequencies(k, faces):
+    n = 200_000
+    rolls = dice.roll_highest(np.random.default_rng(k * 10 + faces), k, faces, n)
+    pmf = dice.highest_die_pmf(k, faces)
+    freq = np.bincount(rolls, minlength=faces + 1) / n
+    se = np.sqrt(pmf * (1 - pmf) / n)
+    assert np.all(np.abs(freq - pmf) <= 4.5 * se + 1e-12)
+
+
+def test_roll_pool_face_counts():
+    counts = dice.roll_pool(np.random.default_rng(1), np.array([0, 3, 6] * 50_000), [0.5, 1 / 3, 1 / 6])
+    assert counts.shape == (150_000, 3)
+    assert counts[0::3].sum() == 0
+    assert np.array_equal(counts.sum(axis=1), np.array([0, 3, 6] * 50_000))
+    hits = counts[2::3, 0].mean()
+    assert abs(hits - 3.0) < 4.5 * math.sqrt(6 * 0.25 / 50_000)
+    with pytest.raises(InputError):
+        dice.roll_pool(np.random.default_rng(1), 2, [0.5, 0.6])
+
+
+def test_shuffled_decks_are_uniform_permutations():
+    decks = dice.shuffled_decks(np.random.default_rng(2), 60_000, 4)
+    assert np.array_equal(np.sort(decks, axis=1), np.tile(np.arange(4), (60_000, 1)))
+    first = np.bincount(decks[:, 0], minlength=4) / 60_000
+    assert np.all(np.abs(first - 0.25) < 4.5 * math.sqrt(0.25 * 0.75 / 60_000))
+    with pytest.raises(InputError):
+        dice.shuffled_decks(np.random.default_rng(2), 3, 0)
+
+
+def test_count_drawn_is_hypergeometric():
+    n = 100_000
+    drawn = dice.count_drawn(np.random.default_rng(5), n, 2, 10, 5)
+    pmf = sps.hypergeom(10, 2, 5).pmf(np.arange(3))
+    freq = np.bincount(drawn, minlength=3) / n
+    assert np.all(np.abs(freq - pmf) < 4.5 * np.sqrt(pmf * (1 - pmf) / n))
+    assert np.all(dice.count_drawn(np.random.default_rng(5), 10, 2, 10, 0) == 0)
+    with pytest.raises(InputError):
+        dice.count_drawn(np.random.default_rng(5), 10, 2, 10, 11)

@@ -1,0 +1,79 @@
+import functools
+
+import numpy as np
+import pytest
+
+from montecarlo.engine import runner
+from montecarlo.errors import InputError
+from tests.engine.fake_kernels import METRICS, coin
+
+KERNEL = functools.partial(coin, 0.3)
+
+
+def test_estimates_and_columns():
+    result = runner.run(KERNEL, METRICS, 50_000, seed=1, chunk_size=10_000)
+    est = result.estimates()
+    assert list(est) == ["hit", "value", "bucket=0", "bucket=1", "bucket=2", "bucket=3"]
+    assert abs(est["hit"].estimate - 0.3) < 4.5 * est["hit"].se
+    assert abs(est["value"].estimate - 0.5) < 4.5 * est["value"].se
+    assert sum(est[f"bucket={v}"].estimate for v in range(4)) == pytest.approx(1.0)
+    assert result.trials == 50_000
+
+
+def test_same_seed_same_tallies_whatever_the_workers():
+    one = runner.run(KERNEL, METRICS, 60_000, seed=9, chunk_size=10_000, jobs=1)
+    two = runner.run(KERNEL, METRICS, 60_000, seed=9, chunk_size=10_000, jobs=2)
+    threads = runner.run(KERNEL, METRICS, 60_000, seed=9, chunk_size=10_000, jobs=2, backend="threading")
+    assert np.array_equal(one.totals, two.totals)
+    assert np.array_equal(one.totals, threads.totals)
+    other = runner.run(KERNEL, METRICS, 60_000, seed=10, chunk_size=10_000)
+    assert not np.array_equal(one.totals, other.totals)
+
+
+def test_dask_backend_gives_the_same_tallies():
+    pytest.importorskip("dask.distributed")
+    one = runner.run(KERNEL, METRICS, 40_000, seed=4, chunk_size=10_000, jobs=1)
+    dask = runner.run(KERNEL, METRICS, 40_000, seed=4, chunk_size=10_000, backend="dask")
+    assert np.array_equal(one.totals, dask.totals)
+
+
+def test_precision_target_is_met_and_deterministic():
+    a = runner.run(KERNEL, METRICS, 10_000, seed=2, chunk_size=10_000, precision=0.002)
+    b = runner.run(KERNEL, METRICS, 10_000, seed=2, chunk_size=10_000, precision=0.002, jobs=2)
+    assert a.max_half_width() <= 0.002
+    assert a.trials == b.trials and a.trials % 10_000 == 0
+    assert np.array_equal(a.totals, b.totals)
+    # the first batch is a prefix of the longer run: same chunks, same seeds
+    capped = runner.run(KERNEL, METRICS, 10_000, seed=2, chunk_size=10_000, precision=1e-5, max_trials=30_000)
+    assert capped.trials == 30_000
+    fixed = runner.run(KERNEL, METRICS, 30_000, seed=2, chunk_size=10_000)
+    assert np.array_equal(capped.totals, fixed.totals)
+
+
+def test_paired_arms_share_random_numbers():
+    same = runner.run([KERNEL, functools.partial(coin, 0.3)], METRICS, 20_000, seed=3, chunk_size=5_000)
+    diff = same.differences(1)["hit"]
+    assert diff.estimate == 0 and diff.se == 0 and diff.p_value == 1.0
+    more = runner.run([KERNEL, functools.partial(coin, 0.32)], METRICS, 20_000, seed=3, chunk_size=5_000)
+    d = more.differences(1)["hit"]
+    # with common random numbers the difference is exactly the share of u in [0.30, 0.32)
+    assert abs(d.estimate - 0.02) < 4.5 * d.se
+    assert d.se < 0.0015  # an independent comparison would have se ~ 0.0046
+    assert d.p_value < 1e-6
+    assert np.array_equal(more.totals[0], same.totals[0])
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(trials=0), dict(trials=-5), dict(seed=-1), dict(jobs=0), dict(backend="mpi"), dict(precision=0.0), dict(precision=0.7)],
+)
+def test_bad_arguments(kwargs):
+    args = dict(trials=100, seed=1) | kwargs
+    with pytest.raises(InputError):
+        runner.run(KERNEL, METRICS, args.pop("trials"), args.pop("seed"), **args)
+
+
+def test_kernel_shape_errors_are_caught():
+    bad = lambda n, rng: {"hit": np.zeros(n + 1, bool), "value": np.zeros(n), "bucket": np.zeros(n, int)}  # noqa: E731
+    with pytest.raises(RuntimeError, match="shape"):
+        runner.run(bad, METRICS, 10, 1)

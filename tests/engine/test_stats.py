@@ -1,0 +1,51 @@
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from montecarlo.engine import stats
+
+
+def test_wilson_matches_closed_form():
+    # Wilson (1927): centre (p + z^2/2n)/(1 + z^2/n); half-width z sqrt(p(1-p)/n + z^2/4n^2)/(1 + z^2/n)
+    z = sps.norm.ppf(0.975)
+    for k, n in [(0, 10), (3, 10), (520, 1000), (10, 10), (1, 1_000_000)]:
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        est = stats.proportion(k, n)
+        assert est.ci_low == pytest.approx(max(0, centre - half), abs=1e-12)
+        assert est.ci_high == pytest.approx(min(1, centre + half), abs=1e-12)
+        assert 0 <= est.ci_low <= est.estimate <= est.ci_high <= 1
+
+
+def test_wilson_coverage_is_close_to_95_percent():
+    rng = np.random.default_rng(3)
+    p, n, reps = 0.07, 400, 4000
+    k = rng.binomial(n, p, reps)
+    covered = sum(stats.proportion(int(x), n).ci_low <= p <= stats.proportion(int(x), n).ci_high for x in k)
+    # coverage of Wilson at n=400 is within a point of 95%; 4000 reps give se ~0.35 points
+    assert 0.93 < covered / reps < 0.97
+
+
+def test_mean_interval():
+    x = np.arange(10, dtype=float)
+    est = stats.mean(x.sum(), (x * x).sum(), len(x))
+    assert est.estimate == pytest.approx(4.5)
+    assert est.se == pytest.approx(x.std(ddof=1) / math.sqrt(10))
+
+
+def test_paired_difference_zero_is_not_significant():
+    d = stats.paired_difference(0.0, 0.0, 1000)
+    assert d.estimate == 0 and d.p_value == 1.0
+
+
+def test_holm_step_down():
+    # Holm (1979): compare sorted p to alpha/(m - rank); stop at the first failure.
+    p = [0.01, 0.04, 0.03, 0.005]
+    assert stats.holm(p, alpha=0.05).tolist() == [True, False, False, True]
+    assert stats.holm([0.001, 0.012, 0.02], alpha=0.05).tolist() == [True, True, True]
+    assert stats.holm([float("nan"), 0.01], alpha=0.05).tolist() == [False, True]
+    adj = stats.holm_adjusted(p)
+    assert np.allclose(adj, [0.03, 0.06, 0.06, 0.02])
