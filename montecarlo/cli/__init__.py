@@ -5,8 +5,12 @@ Every mistake of the user's ends as one line on stderr and exit code 2, never a 
 
 import sys
 
-import click
 import typer
+
+try:  # recent typer vendors its own copy of click
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - older typer on top of click
+    from click import exceptions as click_exceptions
 
 from montecarlo import __version__
 from montecarlo.errors import MonteCarloError
@@ -70,14 +74,14 @@ def main() -> None:
     command = typer.main.get_command(app)
     try:
         code = command.main(args=sys.argv[1:], prog_name="montecarlo", standalone_mode=False)
-    except click.UsageError as exc:
-        hint = f" (see: montecarlo {exc.ctx.command_path.partition(' ')[2]} --help)".replace("  ", " ") if exc.ctx else ""
-        typer.echo(f"error: {exc.format_message()}{hint}", err=True)
+    except click_exceptions.UsageError as exc:
+        path = exc.ctx.command_path if exc.ctx else "montecarlo"
+        typer.echo(f"error: {exc.format_message()} (see: {path} --help)", err=True)
         sys.exit(2)
     except MonteCarloError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    except (click.Abort, KeyboardInterrupt):
+    except (click_exceptions.Abort, KeyboardInterrupt):
         typer.echo("interrupted", err=True)
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)

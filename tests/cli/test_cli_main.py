@@ -1,0 +1,34 @@
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from montecarlo import __version__
+from montecarlo.cli import app
+
+runner = CliRunner()
+
+
+def test_version_and_games():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and __version__ in result.output
+    result = runner.invoke(app, ["games"])
+    assert result.exit_code == 0 and "dune1984" in result.output
+
+
+def run_main(*args):
+    return subprocess.run([sys.executable, "-m", "montecarlo", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_usage_errors_are_one_line_with_exit_2():
+    for args in (["odds", "nosuchgame"], ["frobnicate"], ["odds", "dune1984", "--trials", "many"]):
+        proc = run_main(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error:"), (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+
+
+def test_help_exits_zero():
+    proc = run_main("--help")
+    assert proc.returncode == 0 and "odds" in proc.stdout
