@@ -1,0 +1,83 @@
+"""``montecarlo dune1984 guile | reach | invest``: the common JSON shape, the exact extras in table
+mode, and one line + exit 2 for every kind of bad input."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from montecarlo.cli import app
+
+runner = CliRunner()
+QUICK = ["--trials", "20000", "--seed", "7"]
+
+
+def run_json(*args):
+    result = runner.invoke(app, ["dune1984", *args, *QUICK, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("args,question,exact", [
+    (["guile", "--guile", "3", "--spice", "3"], "guile", {"survive": 4 / 6, "next_step_saves": 1 / 6}),
+    (["guile", "--guile", "Chani", "--stillsuit", "-v", "guile_check_2d6"], "guile", {"survive": 26 / 36}),
+    (["reach", "--distance", "9"], "reach", {"reach": 4 / 36, "split_reach": 0.0}),
+    (["reach", "-d", "5", "--second-distance", "3"], "reach", {"reach": 15 / 36, "split_reach": 2 / 36}),
+    (["invest", "--sums", "3,11", "--payout", "4:1", "--players", "3"], "invest",
+     {"returns": 1 - (8 / 9) ** 3, "spice_back": 5 * (1 - (8 / 9) ** 3)}),
+])
+def test_json_has_the_common_shape(args, question, exact):
+    out = run_json(*args)
+    assert {"game", "question", "trials", "seed", "rules", "setup", "metrics"} <= set(out)
+    assert (out["game"], out["question"], out["trials"], out["seed"]) == ("dune1984", question, 20000, 7)
+    for metric in out["metrics"].values():
+        assert {"estimate", "ci_low", "ci_high", "exact"} <= set(metric)
+        assert metric["ci_low"] <= metric["estimate"] <= metric["ci_high"]
+    for name, value in exact.items():
+        m = out["metrics"][name]
+        assert m["exact"] == pytest.approx(value)
+        assert abs(m["estimate"] - value) <= 4.5 * m["se"] + 1e-12
+
+
+def test_json_records_the_setup_and_rules():
+    out = run_json("guile", "--guile", "duke leto atreides", "--spice", "5", "-v", "guile_check_d8")
+    assert out["setup"] == {"guile": 4, "spice": 5, "stillsuit": False, "character": "Duke Leto Atreides"}
+    assert out["rules"]["guile_roll"] == "d8" and out["variants"] == ["guile_check_d8"]
+    assert run_json("invest", "--sums", "11,3", "--payout", "2")["setup"]["sums"] == [3, 11]
+
+
+def test_tables_show_the_exact_extras():
+    result = runner.invoke(app, ["dune1984", "guile", "--guile", "3", *QUICK])
+    assert result.exit_code == 0, result.output
+    assert "Spice ladder" in result.stdout and "0.180" in result.stdout
+    result = runner.invoke(app, ["dune1984", "invest", "--sums", "3,11", "--payout", "4", *QUICK])
+    assert result.exit_code == 0, result.output
+    assert "break-even payout ratio (exact): 1.662:1" in result.stdout
+    result = runner.invoke(app, ["dune1984", "reach", "-d", "7", *QUICK])
+    assert result.exit_code == 0 and "split_either" in result.stdout
+
+
+@pytest.mark.parametrize("args,word", [
+    (["guile", "--guile", "-1"], "guile"),
+    (["guile", "--guile", "Nobody"], "character"),
+    (["guile", "--guile", "3", "--spice", "-3"], "spice"),
+    (["guile", "--guile", "3", "--variant", "guile_check_d20"], "variant"),
+    (["guile", "--guile", "3", "--trials", "0"], "trials"),
+    (["reach", "--distance", "0"], "distance"),
+    (["reach", "--distance", "13"], "distance"),
+    (["reach", "--distance", "3", "--second-distance", "7"], "second_distance"),
+    (["reach", "--distance", "3", "--trials", "-5"], "trials"),
+    (["invest", "--sums", "1,11", "--payout", "4"], "sums"),
+    (["invest", "--sums", "3,13", "--payout", "4"], "sums"),
+    (["invest", "--sums", "3,x", "--payout", "4"], "sums"),
+    (["invest", "--sums", "3,11", "--payout", "4", "--players", "1"], "players"),
+    (["invest", "--sums", "3,11", "--payout", "-2"], "payout"),
+    (["invest", "--sums", "3,11", "--payout", "4", "--stake", "0"], "stake"),
+    (["invest", "--sums", "3,11", "--payout", "4", "-v", "nope"], "variant"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, word):
+    result = runner.invoke(app, ["dune1984", *args])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and word in lines[0], result.stderr
+    assert result.stdout == ""
