@@ -119,17 +119,25 @@ def fmt_prob(x: Optional[float], digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
-def emit(answer: Answer, run: RunOptions, title: str) -> None:
-    """Print an answer: one JSON object with --json, else a readable table."""
+def emit(answer: Answer, run: RunOptions, title: str, extra: Optional[dict] = None) -> None:
+    """Print an answer: one JSON object with --json, else a readable table.
+
+    ``extra`` holds exact side results of a command (e.g. a break-even ratio); it goes into the
+    JSON object under ``"extra"``. Commands print their own readable form of it.
+    """
     if run.json:
-        typer.echo(json.dumps(answer.to_json(), sort_keys=False))
+        payload = answer.to_json()
+        if extra:
+            payload["extra"] = extra
+        typer.echo(json.dumps(payload, sort_keys=False))
         return
     from rich.console import Console
     from rich.table import Table
 
     rules = ", ".join(answer.variants) if answer.variants else "official rules"
     table = Table(title=title, caption=(
-        f"{answer.trials:,} trials, seed {answer.seed}, {rules}; 95% Wilson intervals"
+        f"{answer.trials:,} trials, seed {answer.seed}, {rules}; 95% intervals "
+        "(Wilson for probabilities, normal for means)"
     ))
     table.add_column("metric")
     table.add_column("estimate", justify="right")

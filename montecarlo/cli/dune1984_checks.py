@@ -4,6 +4,7 @@ Each command simulates one setup and prints estimate, 95% interval and exact val
 mode it adds one exact extra: the Spice ladder (guile), or the break-even payout ratio (invest).
 """
 
+import dataclasses
 import sys
 from typing import Annotated, Optional
 
@@ -38,13 +39,15 @@ def guile(
     s, rules = answer.setup, answer.rules
     who = f"{s.character} (Guile {s.guile})" if s.character else f"Guile {s.guile}"
     extras = "".join((f" + {s.spice} Spice" if s.spice else "", " + Stillsuit" if s.stillsuit else ""))
-    emit(answer, run, f"{who}{extras} = Guile {s.effective_guile(rules)}; survive if {_ROLL_TEXT[rules.guile_roll]}")
+    steps = spice_ladder(rules, s.guile, s.stillsuit)
+    emit(answer, run, f"{who}{extras} = Guile {s.effective_guile(rules)}; survive if {_ROLL_TEXT[rules.guile_roll]}",
+         extra={"spice_ladder": [dataclasses.asdict(step) for step in steps]})
     if run.json:
         return
     ladder = Table(title=f"Spice ladder, exact ({rules.spice_per_guile} Spice = +1 Guile)")
     for column in ("Spice", "Guile", "survive", "gain", "Spice per % point"):
         ladder.add_column(column, justify="right")
-    for step in spice_ladder(rules, s.guile, s.stillsuit):
+    for step in steps:
         first = step.spice_per_point is None
         ladder.add_row(str(step.spice), str(step.guile), fmt_prob(step.survive),
                        "—" if first else fmt_prob(step.gain), "—" if first else f"{step.spice_per_point:.3f}")
@@ -79,6 +82,8 @@ def invest(
                  {"sums": parse_int_list(sums, "--sums"), "payout": payout, "players": players, "stake": stake},
                  variants=run.variant, settings=run.settings())
     s = answer.setup
-    emit(answer, run, f"Stake {s.stake} on {s.sums[0]}, {s.sums[1]} at {s.payout:g}:1, {s.players} players")
+    break_even = break_even_payout(s.sums, s.players)
+    emit(answer, run, f"Stake {s.stake} on {s.sums[0]}, {s.sums[1]} at {s.payout:g}:1, {s.players} players",
+         extra={"break_even_payout": break_even})
     if not run.json:
-        typer.echo(f"break-even payout ratio (exact): {break_even_payout(s.sums, s.players):.3f}:1 (1/returns - 1)")
+        typer.echo(f"break-even payout ratio (exact): {break_even:.3f}:1 (1/returns - 1)")
