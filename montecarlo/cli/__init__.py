@@ -81,7 +81,7 @@ def main() -> None:
     except MonteCarloError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    except (click_exceptions.Abort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt):
         typer.echo("interrupted", err=True)
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)

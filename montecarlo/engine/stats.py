@@ -10,6 +10,7 @@ the runner can merge chunks without keeping them.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Sequence
@@ -20,6 +21,7 @@ from scipy import stats as _scipy_stats
 CONFIDENCE = 0.95
 
 
+@functools.lru_cache(maxsize=None)
 def z_value(confidence: float = CONFIDENCE) -> float:
     """Two-sided normal quantile for ``confidence`` (1.96 for 95%)."""
     return float(_scipy_stats.norm.ppf(0.5 + confidence / 2))

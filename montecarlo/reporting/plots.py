@@ -1,0 +1,313 @@
+"""Plots of scenario tables (matplotlib, Agg canvas; no pyplot, so no global state).
+
+Four kinds, chosen by a scenario's ``[[plots]]`` or by :func:`plan` when it has none:
+
+- ``heatmap``: a metric over two grid fields (e.g. attacker × defender Strength), the numbers in
+  the cells, one panel per facet value and variant.
+- ``lines``: a metric against a swept number, with its 95% interval as a band, one curve per
+  hue value (and variant); exact values as black dots.
+- ``bars``: a distribution (one bar per value) or a metric over a categorical field, with
+  95% error bars.
+- ``forest``: paired differences from the baseline with intervals, one row per setup; a filled
+  marker is significant after Holm, a hollow one is not.
+
+Grid fields a plot does not use are held at their ``where`` value, else at the middle value of
+the grid, and the title says so.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+import polars as pl
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+
+from montecarlo.scenarios import PlotSpec, Scenario, show_value
+
+MAX_FOREST_ROWS = 40
+MAX_DEFAULT_METRIC_PLOTS = 3
+
+
+def plan(sc: Scenario) -> list[PlotSpec]:
+    """The scenario's ``[[plots]]``, or sensible defaults for its grid and metrics."""
+    if sc.plots:
+        return list(sc.plots)
+    kinds = {m: sc.question.metric(m).kind for m in sc.metrics}
+    scalar = [m for m in sc.metrics if kinds[m] != "distribution"]
+    numeric = [f for f in sc.grid if _numeric(sc, f)]
+    other = [f for f in sc.grid if f not in numeric]
+    specs = []
+    for metric in scalar[:MAX_DEFAULT_METRIC_PLOTS]:
+        if len(numeric) >= 2:
+            rest = [f for f in sc.grid if f not in numeric[:2]]
+            specs.append(PlotSpec("heatmap", metric, x=numeric[1], y=numeric[0], facet=_first(rest)))
+        elif numeric:
+            specs.append(PlotSpec("lines", metric, x=numeric[0], hue=_first(other), facet=_first(other[1:])))
+        else:
+            specs.append(PlotSpec("bars", metric, x=_first(other), hue=_first(other[1:])))
+    for metric in [m for m in sc.metrics if kinds[m] == "distribution"][:2]:
+        hue = None if len(sc.variants) > 1 else _first([f for f in reversed(sc.grid) if len(sc.grid[f]) <= 6])
+        specs.append(PlotSpec("bars", metric, hue=hue))
+    if len(sc.variants) > 1 and scalar:
+        facet = _first([f for f in other if len(sc.grid[f]) <= 4])
+        where, rows = {}, math.prod(len(v) for f, v in sc.grid.items() if f != facet)
+        for f in (f for f in sc.grid if f != facet):
+            if rows <= MAX_FOREST_ROWS:
+                break
+            where[f] = _middle(sc.grid[f])
+            rows //= len(sc.grid[f])
+        specs.append(PlotSpec("forest", scalar[0], facet=facet, where=where))
+    return specs
+
+
+def draw(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, comparison: pl.DataFrame | None) -> Figure:
+    """The figure for one plot spec, from the report's long tables."""
+    if spec.kind == "forest":
+        if comparison is None:
+            raise ValueError("a forest plot needs a comparison (two or more variants)")
+        return _forest(spec, sc, comparison)
+    return {"heatmap": _heatmap, "lines": _lines, "bars": _bars}[spec.kind](spec, sc, results)
+
+
+def save_png(fig: Figure, path) -> None:
+    """Write ``fig`` as PNG with the Agg canvas."""
+    FigureCanvasAgg(fig)
+    fig.savefig(path, format="png", dpi=100)
+
+
+def file_name(index: int, spec: PlotSpec) -> str:
+    return f"plot-{index + 1:02d}-{spec.kind}-{spec.metric}.png"
+
+
+# ---------------------------------------------------------------- the four kinds
+
+
+def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
+    df, fixed, variants = _select(spec, sc, results, (spec.x, spec.y, spec.facet))
+    xs, ys, facets = _values(sc, spec.x), _values(sc, spec.y), _values(sc, spec.facet)
+    prob = sc.question.metric(spec.metric).kind == "probability"
+    norm = Normalize(0, 1) if prob else Normalize(df["estimate"].min(), df["estimate"].max())
+    cmap = "RdBu" if prob else "viridis"
+    width, height = 1.2 + 0.62 * len(xs), 1.0 + 0.45 * len(ys)
+    fig, axes = _figure(len(variants), len(facets), width, height)
+    image = None
+    for r, variant in enumerate(variants):
+        for c, facet in enumerate(facets):
+            ax = axes[r][c]
+            sub = _where(df, {"variant": variant, spec.facet: facet})
+            cells = {(row[spec.y], row[spec.x]): row["estimate"] for row in sub.iter_rows(named=True)}
+            grid = np.array([[_num(cells.get((y, x))) for x in xs] for y in ys])
+            image = ax.imshow(grid, origin="lower", cmap=cmap, norm=norm, aspect="auto")
+            for (i, j), v in np.ndenumerate(grid):
+                if not math.isnan(v):
+                    red, green, blue, _ = image.cmap(norm(v))
+                    colour = "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
+                    ax.text(j, i, f"{v:.3f}" if prob else f"{v:.2f}", ha="center", va="center", fontsize=7, color=colour)
+            _xticks(ax, xs)
+            ax.set_yticks(range(len(ys)), [str(y) for y in ys])
+            ax.set_xlabel(spec.x)
+            ax.set_ylabel(spec.y)
+            ax.set_title(_panel(variant if len(variants) > 1 else None, spec.facet, facet), fontsize=9)
+    fig.colorbar(image, ax=[ax for row in axes for ax in row], shrink=0.8, label=spec.metric)
+    fig.suptitle(_title(spec, f"{spec.metric} by {spec.y} and {spec.x}", fixed))
+    return fig
+
+
+def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
+    df, fixed, variants = _select(spec, sc, results, (spec.x, spec.hue, spec.facet))
+    xs = _values(sc, spec.x)
+    rows, facets = _panel_rows(spec, variants), _values(sc, spec.facet)
+    fig, axes = _figure(len(rows), len(facets), 4.8, 3.4, sharey=True)
+    for r, row_variant in enumerate(rows):
+        for c, facet in enumerate(facets):
+            ax, exact_shown = axes[r][c], False
+            for hue, variant in _panel_series(sc, spec.hue, variants, row_variant):
+                sub = _where(df, {"variant": variant, spec.hue: hue, spec.facet: facet})
+                by_x = {row[spec.x]: row for row in sub.iter_rows(named=True)}
+                pts = [by_x[x] for x in xs if x in by_x]
+                x = np.array([_num(p[spec.x]) for p in pts])
+                est, lo, hi, ex = (np.array([_num(p[col]) for p in pts]) for col in ("estimate", "ci_low", "ci_high", "exact"))
+                style = "-" if row_variant else ("-", "--", ":", "-.")[variants.index(variant) % 4]
+                line, = ax.plot(x, est, style, marker="o", ms=3, label=_series_label(spec.hue, hue, variant, row_variant, variants))
+                ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+                if not np.isnan(ex).all():
+                    ax.plot(x, ex, "k.", ms=4, label=None if exact_shown else "exact")
+                    exact_shown = True
+            ax.set_xlabel(spec.x)
+            ax.set_ylabel(spec.metric)
+            ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
+            ax.grid(alpha=0.3)
+    _legend(axes[0][-1])
+    fig.suptitle(_title(spec, f"{spec.metric} against {spec.x} (95% bands)", fixed))
+    return fig
+
+
+def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
+    metric = sc.question.metric(spec.metric)
+    df, fixed, variants = _select(spec, sc, results, (spec.x, spec.hue, spec.facet), names=metric.reported_names())
+    if metric.kind == "distribution":
+        categories, key, xlabel = list(metric.support), (lambda row: int(row["metric"].split("=", 1)[1])), spec.metric
+    elif spec.x is not None:
+        categories, key, xlabel = _values(sc, spec.x), (lambda row: row[spec.x]), spec.x
+    else:
+        categories, key, xlabel = variants, (lambda row: row["variant"]), "variant"
+    rows, facets = ([None] if xlabel == "variant" else _panel_rows(spec, variants)), _values(sc, spec.facet)
+    per_panel = [_panel_series(sc, spec.hue, variants, v) for v in rows]
+    if xlabel == "variant":
+        per_panel = [[(h, None) for h in _values(sc, spec.hue)]]
+    width = 0.8 / max(len(per_panel[0]), 1)
+    panel_width = max(4.5, 0.3 * len(categories) * len(per_panel[0]) + 1.5)
+    fig, axes = _figure(len(rows), len(facets), panel_width, 3.4, sharey=True)
+    for r, (row_variant, series) in enumerate(zip(rows, per_panel)):
+        for c, facet in enumerate(facets):
+            ax = axes[r][c]
+            for k, (hue, variant) in enumerate(series):
+                sub = _where(df, {"variant": variant, spec.hue: hue, spec.facet: facet})
+                by_cat = {key(row): row for row in sub.iter_rows(named=True)}
+                est, lo, hi, ex = (np.array([_num(by_cat.get(cat, {}).get(col)) for cat in categories])
+                                   for col in ("estimate", "ci_low", "ci_high", "exact"))
+                pos = np.arange(len(categories)) - 0.4 + width * (k + 0.5)
+                label = _series_label(spec.hue, hue, variant, row_variant, variants)
+                ax.bar(pos, est, width, yerr=np.abs(np.vstack([est - lo, hi - est])), capsize=2, label=label)
+                if not np.isnan(ex).all():
+                    ax.plot(pos, ex, "k_", ms=max(4, 40 * width), label="exact" if k == 0 else None)
+            _xticks(ax, categories)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(spec.metric if metric.kind == "mean" else "probability")
+            ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
+            ax.grid(axis="y", alpha=0.3)
+    _legend(axes[0][-1])
+    what = f"distribution of {spec.metric}" if metric.kind == "distribution" else f"{spec.metric} by {xlabel}"
+    fig.suptitle(_title(spec, f"{what} (95% error bars)", fixed))
+    return fig
+
+
+def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure:
+    df, fixed, variants = _select(spec, sc, comparison, (spec.facet,), hold_unused=False)
+    row_fields = [f for f in sc.grid if f != spec.facet and f not in fixed]
+    facets = _values(sc, spec.facet)
+    labels = list(dict.fromkeys(_label(row, row_fields) for row in df.iter_rows(named=True)))
+    step = 1.0 / (len(variants) + 1)
+    fig = Figure(figsize=(min(4.5 * len(facets) + 2.5, 24), min(1.5 + len(labels) * (0.1 + 0.12 * len(variants)), 60)), layout="constrained")
+    axes = fig.subplots(1, len(facets), squeeze=False, sharey=True)[0]
+    colours = [f"C{i}" for i in range(len(variants))]
+    for ax, facet in zip(axes, facets):
+        for k, variant in enumerate(variants):
+            sub = _where(df, {"variant": variant, spec.facet: facet})
+            for row in sub.iter_rows(named=True):
+                y = labels.index(_label(row, row_fields)) + (k + 1) * step - 0.5
+                err = [[row["difference"] - row["ci_low"]], [row["ci_high"] - row["difference"]]]
+                face = colours[k] if row["significant"] else "white"
+                ax.errorbar(row["difference"], y, xerr=err, fmt="o", ms=4, color=colours[k], mfc=face, lw=1)
+        ax.axvline(0, color="black", lw=0.8)
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.set_xlabel(f"{spec.metric}: variant − {comparison['baseline'][0]}")
+        ax.set_title(_panel(None, spec.facet, facet), fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    for k, variant in enumerate(variants):
+        axes[-1].errorbar([], [], fmt="o", color=colours[k], label=variant)
+    _legend(axes[-1])
+    fig.suptitle(_title(spec, f"{spec.metric}: differences from {comparison['baseline'][0]}\n95% paired intervals; filled = significant after Holm", fixed))
+    return fig
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _select(spec: PlotSpec, sc: Scenario, df: pl.DataFrame, used: Sequence[str | None], names: Sequence[str] | None = None, hold_unused: bool = True):
+    """Rows of ``df`` for the spec's metric and variant; grid fields the plot does not use are held
+    at their ``where`` value (else, with ``hold_unused``, at their middle value)."""
+    fixed = {f: spec.where.get(f, _middle(v)) for f, v in sc.grid.items() if f not in used and (hold_unused or f in spec.where)}
+    variants = df["variant"].unique(maintain_order=True).to_list()
+    if spec.variant is not None:
+        variants = [spec.variant]
+    df = df.filter(pl.col("metric").is_in(list(names or [spec.metric])), pl.col("variant").is_in(variants))
+    df = _where(df, {f: _display(sc, f, v) for f, v in fixed.items()})
+    return df, fixed, variants
+
+
+def _where(df: pl.DataFrame, conditions: dict[Any, Any]) -> pl.DataFrame:
+    """Filter on equalities, skipping None keys or values (an unused role)."""
+    exprs = [pl.col(k) == v for k, v in conditions.items() if k is not None and v is not None]
+    return df.filter(*exprs) if exprs else df
+
+
+def _figure(rows: int, cols: int, width: float, height: float, wrap: int = 3, **kw) -> tuple[Figure, list[list]]:
+    """A figure of ``rows`` x ``cols`` panels (``axes[row][col]``); a single row of more than
+    ``wrap`` panels wraps onto several lines."""
+    lines, per_line = (math.ceil(cols / wrap), wrap) if rows == 1 and cols > wrap else (rows, cols)
+    fig = Figure(figsize=(min(per_line * width + 1.8, 24), min(lines * height + 0.8, 40)), layout="constrained")
+    grid = fig.subplots(lines, per_line, squeeze=False, **kw).ravel()
+    for ax in grid[rows * cols:]:
+        ax.set_visible(False)
+    return fig, [list(grid[r * cols:(r + 1) * cols]) for r in range(rows)]
+
+
+def _xticks(ax, values: Sequence[Any]) -> None:
+    """Categorical x ticks, slanted when the labels are long."""
+    labels = [str(v) for v in values]
+    slant = max(map(len, labels), default=0) > 5
+    ax.set_xticks(range(len(labels)), labels, rotation=30 if slant else 0, ha="right" if slant else "center")
+
+
+def _legend(ax) -> None:
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+
+
+def _panel_rows(spec: PlotSpec, variants: Sequence[str]) -> list[str | None]:
+    """One row of panels per variant when curves are already coloured by a hue field."""
+    return list(variants) if spec.hue and len(variants) > 1 else [None]
+
+
+def _panel_series(sc: Scenario, hue: str | None, variants: Sequence[str], row_variant: str | None) -> list[tuple[Any, str]]:
+    """(hue value, variant) of each curve or bar group in one panel."""
+    return [(h, v) for h in _values(sc, hue) for v in ([row_variant] if row_variant else variants)]
+
+
+def _series_label(hue_field: str | None, hue: Any, variant: str | None, row_variant: str | None, variants: Sequence[str]) -> str | None:
+    parts = [f"{hue_field}={hue}" if hue_field else None, variant if len(variants) > 1 and not row_variant else None]
+    return ", ".join(str(p) for p in parts if p) or None
+
+
+def _values(sc: Scenario, field: str | None) -> list[Any]:
+    return [None] if field is None else [_display(sc, field, v) for v in sc.grid[field]]
+
+
+def _display(sc: Scenario, field: str, value: Any) -> Any:
+    shown = show_value(value)
+    return shown if _numeric(sc, field) else str(shown)
+
+
+def _numeric(sc: Scenario, field: str) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in sc.grid[field])
+
+
+def _middle(values: Sequence[Any]) -> Any:
+    return values[len(values) // 2]
+
+
+def _first(items: Sequence[Any]) -> Any:
+    return items[0] if items else None
+
+
+def _num(x: Any) -> float:
+    return math.nan if x is None else float(x)
+
+
+def _label(row: dict, fields: Sequence[str]) -> str:
+    return ", ".join(f"{f}={row[f]}" for f in fields) or "setup"
+
+
+def _panel(variant: str | None, facet_field: str | None, facet: Any) -> str:
+    return " · ".join(s for s in (variant, f"{facet_field}={facet}" if facet_field else None) if s)
+
+
+def _title(spec: PlotSpec, default: str, fixed: dict[str, Any]) -> str:
+    held = ", ".join(f"{k}={show_value(v)}" for k, v in fixed.items())
+    return (spec.title or default) + (f"\nat {held}" if held else "")

@@ -1,0 +1,487 @@
+"""Scenario files: TOML -> validated :class:`Scenario` -> one comparison per grid point.
+
+A scenario asks one question of one game over a grid of setups under named rule variants
+(format: ``docs/scenarios.md``). :func:`load_scenario` checks everything before any trial is
+run — every key, every variant's rules, every grid point's setup — and raises
+:class:`~montecarlo.errors.ScenarioError` with one line naming the file, the key and what was
+expected. :func:`run_scenario` runs every grid point through
+:func:`montecarlo.analysis.compare_rules` (all variants of a point share common random numbers)
+and returns a :class:`ScenarioResult`, which :mod:`montecarlo.reporting` turns into tables.
+
+>>> sc = load_scenario("scenarios/dune1984/duel-matrix.toml")  # doctest: +SKIP
+>>> result = run_scenario(sc)                                   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import re
+import sys
+import time
+import tomllib
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from montecarlo import __version__, games
+from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, compare_rules
+from montecarlo.engine import runner
+from montecarlo.errors import InputError, ScenarioError
+from montecarlo.games.base import Game, Question, apply_overrides
+
+TOP_KEYS = (
+    "name", "title", "description", "game", "question", "seed", "trials", "precision",
+    "max_trials", "chunk_size", "metrics", "baseline", "setup", "grid", "rules", "variants", "plots",
+)
+VARIANT_KEYS = ("builtin", "overrides", "description")
+PLOT_KEYS = ("kind", "metric", "x", "y", "facet", "hue", "variant", "where", "title")
+PLOT_KINDS = ("heatmap", "lines", "bars", "forest")
+DEFAULT_PRECISION_BATCH = 10_000
+AUTO_PARALLEL_WORK = 1_000_000  # trials x arms x grid points above which a scenario uses every core
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A named set of rules: built-in variants of the game, then field overrides."""
+
+    name: str
+    builtin: tuple[str, ...]
+    overrides: Mapping[str, Any]
+    description: str
+    rules: Any
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """One requested plot (``[[plots]]``); unused grid fields are fixed by ``where``."""
+
+    kind: str
+    metric: str
+    x: str | None = None
+    y: str | None = None
+    facet: str | None = None
+    hue: str | None = None
+    variant: str | None = None
+    where: Mapping[str, Any] = field(default_factory=dict)
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    """One setup of the grid: the swept values as written in the file, and the built setup."""
+
+    values: Mapping[str, Any]
+    setup: Any
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario: everything needed to run it and to reproduce its numbers."""
+
+    name: str
+    title: str
+    description: str
+    path: Path | None
+    game: Game
+    question: Question
+    seed: int
+    trials: int
+    precision: float | None
+    max_trials: int | None
+    chunk_size: int
+    metrics: tuple[str, ...]
+    baseline: str
+    setup: Mapping[str, Any]
+    grid: Mapping[str, tuple]
+    rules: Mapping[str, Any]
+    variants: tuple[Variant, ...]
+    plots: tuple[PlotSpec, ...]
+    points: tuple[GridPoint, ...]
+
+    @property
+    def reported_metrics(self) -> tuple[str, ...]:
+        """Reported names of the chosen metrics (a distribution expands per value)."""
+        return tuple(n for m in self.metrics for n in self.question.metric(m).reported_names())
+
+    def variant(self, name: str) -> Variant:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise InputError(f"unknown variant {name!r} in scenario {self.name}; known: {', '.join(v.name for v in self.variants)}")
+
+    def ordered_variants(self, baseline: str | None = None) -> tuple[Variant, ...]:
+        """The variants with ``baseline`` (default: the scenario's) first, the rest in file order."""
+        first = self.variant(baseline or self.baseline)
+        return (first, *(v for v in self.variants if v.name != first.name))
+
+    def settings(self, jobs: int | None = 1) -> RunSettings:
+        return RunSettings(
+            trials=self.trials, seed=self.seed, jobs=jobs, precision=self.precision,
+            max_trials=self.max_trials, chunk_size=self.chunk_size,
+        )
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """A scenario run: one :class:`~montecarlo.analysis.Comparison` per grid point."""
+
+    scenario: Scenario
+    variants: tuple[Variant, ...]  # variants[0] is the baseline
+    comparisons: tuple[Comparison, ...]  # aligned with scenario.points
+    seconds: float
+    jobs: int
+    date: str
+    version: str = __version__
+
+    @property
+    def baseline(self) -> str:
+        return self.variants[0].name
+
+
+# ---------------------------------------------------------------- loading and validation
+
+
+def load_scenario(path: str | os.PathLike) -> Scenario:
+    """Read and validate a scenario file; ScenarioError (one line) if anything is wrong."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such scenario file") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{path}: is a directory, expected a .toml scenario file") from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: invalid TOML: {_one_line(exc)}") from None
+    return parse_scenario(data, source=str(path), default_name=path.stem, path=path)
+
+
+def find_scenarios(directory: str | os.PathLike) -> list[Path]:
+    """Scenario files under ``directory``: ``<game>/*.toml`` and ``*.toml``, sorted."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise ScenarioError(f"{root}: not a directory of scenarios")
+    return sorted({*root.glob("*.toml"), *root.glob("*/*.toml")})
+
+
+def parse_scenario(
+    data: Mapping[str, Any], source: str = "<scenario>", default_name: str = "scenario", path: Path | None = None
+) -> Scenario:
+    """Validate a scenario given as plain data (``game`` may also be a Game object)."""
+    c = _Checker(source)
+    c.keys(data, TOP_KEYS, "")
+    name = c.string(data, "name", default_name)
+    if not _NAME.match(name):
+        c.fail("name", "letters, digits, '.', '_' or '-' (it names the report folder)", name)
+    game = c.game(data.get("game"))
+    try:
+        question = game.question(c.string(data, "question", None))
+    except InputError as exc:
+        c.fail("question", exc)
+    seed = c.integer(data, "seed", None, minimum=0, required=True)
+    precision = data.get("precision")
+    if precision is not None and not (_is_number(precision) and 0 < precision < 0.5):
+        c.fail("precision", "a 95% half-width between 0 and 0.5", precision)
+    trials = c.integer(data, "trials", DEFAULT_PRECISION_BATCH if precision else DEFAULT_TRIALS, minimum=1)
+    max_trials = c.integer(data, "max_trials", None, minimum=1)
+    if max_trials is not None and precision is None:
+        c.fail("max_trials", "only together with precision (it caps a precision target)", max_trials)
+    default_chunk = min(trials, runner.DEFAULT_CHUNK_SIZE) if precision else runner.DEFAULT_CHUNK_SIZE
+    chunk_size = c.integer(data, "chunk_size", default_chunk, minimum=1)
+
+    known_metrics = [m.name for m in question.metrics]
+    metrics = tuple(c.string_list(data, "metrics", known_metrics))
+    if not metrics or len(set(metrics)) < len(metrics):
+        c.fail("metrics", "a non-empty list of distinct metric names", list(metrics))
+    for i, m in enumerate(metrics):
+        if m not in known_metrics:
+            c.error(f"metrics[{i}]", f"unknown metric {m!r} for {game.name} {question.name}; known: {', '.join(known_metrics)}")
+
+    setup = c.table(data, "setup")
+    grid_raw = c.table(data, "grid")
+    grid: dict[str, tuple] = {}
+    for key, values in grid_raw.items():
+        if not isinstance(values, list):
+            c.fail(f"grid.{key}", "a list of values (put a fixed value under [setup])", values)
+        if not values:
+            c.fail(f"grid.{key}", "a non-empty list of values", values)
+        if key in setup:
+            c.error(f"grid.{key}", "a field is either fixed in [setup] or swept in [grid], not both")
+        shown = [str(show_value(v)) for v in values]
+        if len(set(shown)) < len(shown):
+            c.fail(f"grid.{key}", "distinct values", values)
+        grid[key] = tuple(values)
+
+    common = c.table(data, "rules")
+    try:
+        base_rules = apply_overrides(game.rules_type(), common, what="rule override")
+    except InputError as exc:
+        c.fail("rules", exc)
+    variants = c.variants(data.get("variants"), game, base_rules, common)
+    names = [v.name for v in variants]
+    baseline = c.string(data, "baseline", names[0])
+    if baseline not in names:
+        c.fail("baseline", f"one of the variants ({', '.join(names)})", baseline)
+
+    points = []
+    for combo in itertools.product(*grid.values()):
+        values = dict(zip(grid, combo))
+        try:
+            built = question.setup({**setup, **values})
+        except (TypeError, ValueError) as exc:  # InputError is a ValueError
+            where = ", ".join(f"{k}={_show(v)}" for k, v in values.items())
+            c.fail(f"grid point {where}" if where else "setup", exc)
+        points.append(GridPoint(values, built))
+
+    plots = tuple(c.plot(i, p, metrics, question, grid, names) for i, p in enumerate(c.array(data, "plots")))
+    return Scenario(
+        name=name, title=c.string(data, "title", name), description=c.string(data, "description", ""),
+        path=path, game=game, question=question, seed=seed, trials=trials, precision=precision,
+        max_trials=max_trials, chunk_size=chunk_size, metrics=metrics, baseline=baseline,
+        setup=dict(setup), grid=grid, rules=dict(common), variants=variants, plots=plots,
+        points=tuple(points),
+    )
+
+
+class _Checker:
+    """Typed look-ups that fail with ``<file>: <key>: expected ..., got ...``."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, key: str, expected: Any, got: Any = ...) -> None:
+        """Raise ``<file>: <key>: expected <expected>, got <got>`` (or the message of an error)."""
+        if isinstance(expected, Exception):
+            self.error(key, _one_line(expected).removeprefix("rule override: "))
+        self.error(key, f"expected {expected}" + ("" if got is ... else f", got {_show(got)}"))
+
+    def error(self, key: str, message: str) -> None:
+        raise ScenarioError(f"{self.source}: {key}: {message}")
+
+    def keys(self, table: Mapping, allowed: Sequence[str], prefix: str) -> None:
+        if not isinstance(table, Mapping):
+            self.fail(prefix.rstrip(".") or "file", "a table", table)
+        for key in table:
+            if key not in allowed:
+                self.fail(f"{prefix}{key}", f"a known key ({', '.join(allowed)}); unknown keys are errors")
+
+    def string(self, table: Mapping, key: str, default: Any, prefix: str = "") -> Any:
+        if key not in table:
+            return default
+        value = table[key]
+        if not (isinstance(value, str) and value.strip()):
+            self.fail(prefix + key, "a non-empty string", value)
+        return value
+
+    def integer(self, table: Mapping, key: str, default: Any, minimum: int, required: bool = False) -> Any:
+        if key not in table:
+            if required:
+                self.fail(key, "an integer (required so that every report is reproducible)")
+            return default
+        value = table[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+            self.fail(key, what, value)
+        return value
+
+    def string_list(self, table: Mapping, key: str, default: Sequence[str], prefix: str = "") -> list[str]:
+        value = table.get(key, default)
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            self.fail(prefix + key, "a string or a list of strings", value)
+        return list(value)
+
+    def table(self, table: Mapping, key: str, prefix: str = "") -> dict:
+        value = table.get(key, {})
+        if not isinstance(value, Mapping):
+            self.fail(prefix + key, "a table", value)
+        return dict(value)
+
+    def array(self, table: Mapping, key: str) -> list:
+        value = table.get(key, [])
+        if not isinstance(value, list):
+            self.fail(key, "an array of tables ([[plots]])", value)
+        return value
+
+    def game(self, value: Any) -> Game:
+        if isinstance(value, Game):
+            return value
+        if not isinstance(value, str):
+            self.fail("game", "a game name (see: montecarlo games)", *([] if value is None else [value]))
+        try:
+            return games.get_game(value)
+        except InputError as exc:
+            self.fail("game", exc)
+
+    def variants(self, raw: Any, game: Game, base_rules: Any, common: Mapping) -> tuple[Variant, ...]:
+        if raw is None:
+            return (Variant("official", (), {}, "the official rules", base_rules),)
+        if not isinstance(raw, Mapping) or not raw:
+            self.fail("variants", "a table of named variants ([variants.NAME])", raw)
+        out = []
+        for name, spec in raw.items():
+            key = f"variants.{name}"
+            self.keys(spec, VARIANT_KEYS, key + ".")
+            builtin = tuple(self.string_list(spec, "builtin", [], key + "."))
+            overrides = self.table(spec, "overrides", key + ".")
+            rules = base_rules
+            for b in builtin:
+                if b not in game.variants:
+                    known = ", ".join(game.variants) or "none"
+                    self.error(f"{key}.builtin", f"unknown variant {b!r} for {game.name}; known: {known}")
+                rules = apply_overrides(rules, game.variants[b], what=f"variant {b!r}")
+            try:
+                rules = apply_overrides(rules, overrides, what="rule override")
+            except InputError as exc:
+                self.fail(f"{key}.overrides", exc)
+            default_desc = ", ".join(
+                [game.variant_descriptions.get(b, b) for b in builtin]
+                + [f"{k} = {_show(v)}" for k, v in overrides.items()]
+            ) or "the official rules" + (" with [rules]" if common else "")
+            out.append(Variant(name, builtin, dict(overrides), self.string(spec, "description", default_desc, key + "."), rules))
+        return tuple(out)
+
+    def plot(self, i: int, spec: Any, metrics: Sequence[str], question: Question, grid: Mapping, variants: Sequence[str]) -> PlotSpec:
+        key = f"plots[{i}]"
+        self.keys(spec, PLOT_KEYS, key + ".")
+        kind = spec.get("kind")
+        if kind not in PLOT_KINDS:
+            self.fail(f"{key}.kind", f"one of {', '.join(PLOT_KINDS)}", *([] if kind is None else [kind]))
+        metric = self.string(spec, "metric", metrics[0], key + ".")
+        if metric not in metrics:
+            self.fail(f"{key}.metric", f"one of the scenario's metrics ({', '.join(metrics)})", metric)
+        fields = {}
+        for role in ("x", "y", "facet", "hue"):
+            value = self.string(spec, role, None, key + ".")
+            if value is not None and value not in grid:
+                self.fail(f"{key}.{role}", f"a [grid] field ({', '.join(grid) or 'the grid is empty'})", value)
+            fields[role] = value
+        needed = {"heatmap": ("x", "y"), "lines": ("x",)}.get(kind, ())
+        for role in needed:
+            if fields[role] is None:
+                self.fail(f"{key}.{role}", f"a [grid] field: a {kind} plot needs it")
+        is_distribution = question.metric(metric).kind == "distribution"
+        if is_distribution and kind in ("heatmap", "lines", "forest"):
+            self.fail(f"{key}.metric", f"a probability or mean metric for a {kind} plot (use bars for a distribution)", metric)
+        variant = self.string(spec, "variant", None, key + ".")
+        if variant is not None and variant not in variants:
+            self.fail(f"{key}.variant", f"one of the variants ({', '.join(variants)})", variant)
+        if kind == "forest" and len(variants) < 2:
+            self.error(f"{key}.kind", "a forest plot needs at least two variants to compare")
+        where = self.table(spec, "where", key + ".")
+        for field_name, value in where.items():
+            if field_name not in grid:
+                self.fail(f"{key}.where.{field_name}", f"a [grid] field ({', '.join(grid) or 'the grid is empty'})", field_name)
+            if value not in grid[field_name]:
+                self.fail(f"{key}.where.{field_name}", f"one of the grid values {_show(list(grid[field_name]))}", value)
+        return PlotSpec(kind, metric, variant=variant, where=where, title=self.string(spec, "title", None, key + "."), **fields)
+
+
+# ---------------------------------------------------------------- running
+
+
+def run_scenario(
+    scenario: Scenario,
+    *,
+    jobs: int | None = None,
+    baseline: str | None = None,
+    progress: bool = False,
+) -> ScenarioResult:
+    """Run every grid point (all variants on common random numbers) and collect the results.
+
+    Grid points run in one joblib pool (one task per point, each run on one core) when there
+    is more than one point; a single point uses the workers inside its own run. Every point
+    uses the scenario's seed, so any cell can be reproduced alone with the same seed and
+    trials, and the numbers do not depend on ``jobs``.
+    """
+    if jobs == 0:
+        raise InputError("jobs must be a positive number of workers, or -1 for all cores")
+    variants = scenario.ordered_variants(baseline)
+    arms = [(v.name, v.rules) for v in variants]
+    points = scenario.points
+    workers = _workers(scenario, len(arms), jobs)
+    across = workers > 1 and len(points) > 1
+    settings = scenario.settings(jobs=1 if across else workers)
+    started = time.perf_counter()
+    tasks = ((scenario.game, scenario.question.name, p.setup, arms, settings) for p in points)
+    if across:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=workers, return_as="generator")(
+            delayed(compare_rules)(*task) for task in tasks
+        )
+    else:
+        results = (compare_rules(*task) for task in tasks)
+    comparisons = []
+    with _grid_progress(progress, len(points), f"{scenario.name}") as advance:
+        for comparison in results:
+            comparisons.append(comparison)
+            advance()
+    return ScenarioResult(
+        scenario, variants, tuple(comparisons), time.perf_counter() - started, workers,
+        datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
+    )
+
+
+def _workers(scenario: Scenario, arms: int, jobs: int | None) -> int:
+    """Workers for a run: ``jobs`` as given (-1 = all cores), or all cores for big runs."""
+    cores = os.cpu_count() or 1
+    if jobs is not None:
+        return cores if jobs < 0 else jobs
+    work = len(scenario.points) * arms * scenario.trials * (4 if scenario.precision else 1)
+    return cores if work >= AUTO_PARALLEL_WORK else 1
+
+
+@contextmanager
+def _grid_progress(enabled: bool, total: int, label: str):
+    """A rich bar over grid points on stderr, only for a terminal."""
+    if not enabled or total < 2 or not sys.stderr.isatty():
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("setups"),
+        TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda: bar.advance(task)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def show_value(value: Any) -> Any:
+    """A grid value as people read it: lists as 'none' / 'sword' / 'gom_jabbar+sword'."""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "none"
+        joiner = "+" if all(isinstance(v, str) for v in value) else ","
+        return joiner.join(str(show_value(v)) for v in value)
+    if isinstance(value, Mapping):
+        return ",".join(f"{k}:{show_value(v)}" for k, v in value.items())
+    return value
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return str(value)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,0 +1,308 @@
+"""Scenario files: loading, validation errors (one line naming file and key), running.
+
+The tests run against a tiny fake game, ``coin`` (defined here, registered by monkeypatching
+the game registry), so they do not wait for the real games; every shipped scenario under
+``scenarios/`` is also loaded and every grid point built, skipping games still unimplemented.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from montecarlo import games
+from montecarlo.errors import InputError, ScenarioError
+from montecarlo.games.base import Game, Metric, Question, build_dataclass
+from montecarlo.scenarios import find_scenarios, load_scenario, parse_scenario, run_scenario, show_value
+
+ROOT = Path(__file__).resolve().parents[1]
+TAGS = ("red", "blue")
+
+
+# ---------------------------------------------------------------- the fake game "coin"
+
+
+@dataclass(frozen=True, slots=True)
+class CoinRules:
+    bias: float = 0.5  # chance of heads per flip
+    bonus: int = 0  # added to the heads count in "total"
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.bias <= 1:
+            raise InputError(f"bias must be between 0 and 1, got {self.bias!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class CoinSetup:
+    flips: int = 1
+    need: int = 1  # heads needed to win
+    tags: tuple[str, ...] = ()  # no effect; a list-valued field like Dune's equipment
+
+
+def parse_coin_setup(values) -> CoinSetup:
+    setup = build_dataclass(CoinSetup, {**values, "tags": tuple(values.get("tags", ()))}, "coin setup")
+    if not isinstance(setup.flips, int) or not 1 <= setup.flips <= 4:
+        raise InputError(f"flips must be an integer 1..4, got {setup.flips!r}")
+    if set(setup.tags) - set(TAGS):
+        raise InputError(f"tags must be among {', '.join(TAGS)}, got {list(setup.tags)}")
+    return setup
+
+
+def coin_kernel(rules: CoinRules, setup: CoinSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    heads = (rng.random((n, setup.flips)) < rules.bias).sum(axis=1)
+    return {"win": heads >= setup.need, "heads": heads, "total": heads + rules.bonus}
+
+
+def coin_exact(rules: CoinRules, setup: CoinSetup) -> dict[str, float]:
+    pmf = sps.binom.pmf(np.arange(setup.flips + 1), setup.flips, rules.bias)
+    out = {"win": float(pmf[setup.need:].sum()), "heads": setup.flips * rules.bias}
+    for v in range(6):
+        k = v - rules.bonus
+        out[f"total={v}"] = float(pmf[k]) if 0 <= k <= setup.flips else 0.0
+    return out
+
+
+COIN = Question(
+    name="flip", description="flip a biased coin a few times", setup_type=CoinSetup,
+    metrics=(
+        Metric("win", "probability", "at least `need` heads"),
+        Metric("heads", "mean", "number of heads"),
+        Metric("total", "distribution", "heads + bonus", tuple(range(6))),
+    ),
+    simulate=coin_kernel, exact=coin_exact, parse_setup=parse_coin_setup, example={"flips": 2},
+)
+GAME = Game(
+    name="coin", title="Coin (a fake game for tests)", rules_type=CoinRules,
+    variants={"loaded": {"bias": 0.7}, "bonus": {"bonus": 1}}, questions={"flip": COIN},
+    default_question="flip", variant_descriptions={"loaded": "heads 70% of the time"},
+)
+
+
+@pytest.fixture
+def coin_game(monkeypatch):
+    """Register the fake game as ``coin`` (the registry imports this module's GAME)."""
+    monkeypatch.setitem(games._MODULES, "coin", __name__)
+    return GAME
+
+
+VALID = """
+title = "Coin odds"
+game = "coin"
+seed = 7
+trials = 4000
+metrics = ["win", "heads", "total"]
+
+[setup]
+tags = ["red"]
+
+[grid]
+flips = [1, 2, 3]
+need = [1, 2]
+
+[variants.official]
+[variants.same]
+overrides = { bias = 0.5 }
+[variants.loaded]
+builtin = "loaded"
+description = "a loaded coin"
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "coin-odds.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+# ---------------------------------------------------------------- valid files
+
+
+def test_valid_scenario_loads_with_defaults(coin_game, tmp_path):
+    sc = load_scenario(write(tmp_path, VALID))
+    assert sc.name == "coin-odds" and sc.title == "Coin odds" and sc.question.name == "flip"
+    assert sc.baseline == "official" and [v.name for v in sc.variants] == ["official", "same", "loaded"]
+    assert sc.variant("loaded").rules == CoinRules(bias=0.7)
+    assert sc.variant("same").rules == CoinRules()
+    assert sc.chunk_size == 1 << 17 and sc.precision is None
+    assert len(sc.points) == 6
+    assert sc.points[1].values == {"flips": 1, "need": 2}  # first field outermost
+    assert sc.points[1].setup == CoinSetup(flips=1, need=2, tags=("red",))
+    assert sc.reported_metrics == ("win", "heads", *(f"total={v}" for v in range(6)))
+
+
+def test_minimal_scenario_and_rule_order(coin_game, tmp_path):
+    """[rules] first, then builtin, then overrides; no [variants] means one 'official'."""
+    sc = load_scenario(write(tmp_path, 'game = "coin"\nseed = 1\nprecision = 0.01\n[rules]\nbias = 0.2\n'))
+    assert [v.name for v in sc.variants] == ["official"] and sc.variants[0].rules == CoinRules(bias=0.2)
+    assert sc.trials == 10_000 and sc.chunk_size == 10_000 and len(sc.points) == 1
+    assert sc.metrics == ("win", "heads", "total")
+    text = 'game = "coin"\nseed = 1\n[rules]\nbias = 0.2\n[variants.a]\nbuiltin = ["loaded"]\noverrides = {bonus = 2}\n'
+    assert load_scenario(write(tmp_path, text)).variants[0].rules == CoinRules(bias=0.7, bonus=2)
+
+
+def test_parse_scenario_accepts_a_game_object():
+    sc = parse_scenario({"game": GAME, "seed": 3, "grid": {"flips": [1, 2]}})
+    assert sc.game is GAME and len(sc.points) == 2
+
+
+def test_show_value_reads_lists():
+    assert show_value([]) == "none" and show_value(["sword"]) == "sword"
+    assert show_value(["gom_jabbar", "sword"]) == "gom_jabbar+sword" and show_value([3, 2]) == "3,2"
+    assert show_value(4) == 4
+
+
+# ---------------------------------------------------------------- invalid files
+
+BAD = [
+    ('game = "coin"\nseed = 1\ncolour = "red"\n', "colour: expected a known key"),
+    ('game = "coin"\nseed = 1\n[variants.x]\nbulitin = "loaded"\n', "variants.x.bulitin: expected a known key"),
+    ('game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\ncolour = 1\n', "plots[0].colour: expected a known key"),
+    ('game = "chess"\nseed = 1\n', "game: unknown game 'chess'"),
+    ('game = "coin"\nseed = 1\nquestion = "roll"\n', "question: unknown question 'roll'"),
+    ('game = "coin"\nseed = 1\nmetrics = ["win", "tails"]\n', "metrics[1]: unknown metric 'tails'"),
+    ('game = "coin"\nseed = 1\n[variants.x]\nbuiltin = "cheat"\n', "variants.x.builtin: unknown variant 'cheat' for coin"),
+    ('game = "coin"\nseed = 1\n[variants.x]\noverrides = { bias = 2.0 }\n', "variants.x.overrides: bias must be between 0 and 1, got 2.0"),
+    ('game = "coin"\nseed = 1\n[variants.x]\noverrides = { sides = 3 }\n', "variants.x.overrides: unknown rule field(s) sides; known: bias, bonus"),
+    ('game = "coin"\nseed = 1\n[rules]\nsides = 3\n', "rules: unknown rule field(s) sides"),
+    ('game = "coin"\nseed = 1\n[grid]\nflips = [1, 5]\n', "grid point flips=5: flips must be an integer 1..4"),
+    ('game = "coin"\nseed = 1\n[grid]\ntags = [[], ["green"]]\n', "grid point tags=['green']: tags must be among"),
+    ('game = "coin"\nseed = 1\n[grid]\nflips = []\n', "grid.flips: expected a non-empty list"),
+    ('game = "coin"\nseed = 1\n[grid]\nflips = [1, 2, 1]\n', "grid.flips: expected distinct values, got [1, 2, 1]"),
+    ('game = "coin"\nseed = 1\nmetrics = ["win", "win"]\n', "metrics: expected a non-empty list of distinct metric names"),
+    ('game = "coin"\nseed = 1\n[setup]\nsides = 2\n', "setup: coin setup: unknown field(s) sides"),
+    ('game = "coin"\nseed = 1\n[grid]\nflips = 2\n', "grid.flips: expected a list of values"),
+    ('game = "coin"\nseed = 1\n[setup]\nflips = 2\n[grid]\nflips = [1]\n', "grid.flips: a field is either fixed"),
+    ('game = "coin"\nseed = 1\ntrials = 0\n', "trials: expected a positive integer, got 0"),
+    ('game = "coin"\nseed = 1\ntrials = -5\n', "trials: expected a positive integer, got -5"),
+    ('game = "coin"\nseed = 1\ntrials = "many"\n', "trials: expected a positive integer, got 'many'"),
+    ('game = "coin"\ntrials = 10\n', "seed: expected an integer"),
+    ('game = "coin"\nseed = 1\nprecision = 0.9\n', "precision: expected a 95% half-width"),
+    ('game = "coin"\nseed = 1\nmax_trials = 10\n', "max_trials: expected only together with precision"),
+    ('game = "coin"\nseed = 1\nbaseline = "nope"\n', "baseline: expected one of the variants (official)"),
+    ('game = "coin"\nseed = 1\nname = "a b"\n', "name: expected letters, digits"),
+    ('game = "coin"\nseed = 1\n[[plots]]\nkind = "pie"\n', "plots[0].kind: expected one of heatmap, lines, bars, forest"),
+    ('game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "lines"\nx = "need"\n', "plots[0].x: expected a [grid] field (flips)"),
+    ('game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "heatmap"\nx = "flips"\n', "plots[0].y: expected a [grid] field: a heatmap plot needs it"),
+    ('game = "coin"\nseed = 1\n[[plots]]\nkind = "forest"\n', "plots[0].kind: a forest plot needs at least two variants"),
+    ('game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "lines"\nx = "flips"\nmetric = "total"\n', "plots[0].metric: expected a probability or mean metric"),
+    ('game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "bars"\nwhere = { flips = 3 }\n', "plots[0].where.flips: expected one of the grid values [1], got 3"),
+    ('game = "coin"\nseed = 1\nmetrics = ["win"]\n[[plots]]\nkind = "bars"\nmetric = "heads"\n', "plots[0].metric: expected one of the scenario's metrics (win)"),
+    ('game = "coin"\nseed = 1\n[grid\nflips = [1]\n', "invalid TOML: "),
+    ('game = "coin"\nseed = 1\ntrials = 10 10\n', "(at line 3"),
+]
+
+
+@pytest.mark.parametrize("text,fragment", BAD, ids=[f[1][:40] for f in BAD])
+def test_invalid_scenarios_fail_in_one_line_naming_file_and_key(coin_game, tmp_path, text, fragment):
+    path = write(tmp_path, text, "bad.toml")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: "), message
+    assert fragment in message, message
+    assert "\n" not in message
+
+
+def test_missing_file_is_a_scenario_error(tmp_path):
+    with pytest.raises(ScenarioError, match="no such scenario file"):
+        load_scenario(tmp_path / "nope.toml")
+
+
+# ---------------------------------------------------------------- running
+
+
+def test_run_matches_exact_values_and_is_independent_of_jobs(coin_game, tmp_path):
+    sc = load_scenario(write(tmp_path, VALID))
+    serial = run_scenario(sc, jobs=1)
+    assert [v.name for v in serial.variants] == ["official", "same", "loaded"] and len(serial.comparisons) == 6
+    for point, comparison in zip(sc.points, serial.comparisons):
+        assert comparison.setup == point.setup and comparison.trials == 4000
+        for answer in comparison.answers:
+            for m in answer.metrics.values():
+                assert m.exact is not None
+                assert abs(m.estimate - m.exact) <= 4.5 * max(m.se, 1e-12), (point.values, answer.variants, m)
+    parallel = run_scenario(sc, jobs=2)
+    assert parallel.jobs == 2
+    for a, b in zip(serial.comparisons, parallel.comparisons):
+        assert [x.metrics for x in a.answers] == [x.metrics for x in b.answers]
+
+
+def test_a_grid_point_reproduces_a_single_run(coin_game, tmp_path):
+    """Same seed and trials: a scenario cell equals `ask` on that setup (the CLI's path)."""
+    from montecarlo.analysis import RunSettings, ask
+
+    sc = load_scenario(write(tmp_path, VALID))
+    cell = run_scenario(sc, jobs=1).comparisons[3].answers[2]  # flips=2, need=2, loaded
+    alone = ask("coin", None, {"flips": 2, "need": 2, "tags": ["red"]}, variants=["loaded"],
+                settings=RunSettings(trials=4000, seed=7))
+    assert cell.metrics == alone.metrics
+
+
+def test_baseline_reorders_arms_without_changing_estimates(coin_game, tmp_path):
+    sc = load_scenario(write(tmp_path, VALID))
+    a, b = run_scenario(sc, jobs=1), run_scenario(sc, jobs=1, baseline="loaded")
+    assert [v.name for v in b.variants] == ["loaded", "official", "same"]
+    assert b.comparisons[0].answers[0].metrics == a.comparisons[0].answers[2].metrics
+    d = b.comparisons[0].differences[0]["win"]  # official - loaded: the fair coin wins less
+    assert d.ci_high < 0
+
+
+def test_precision_target_adds_trials_until_met(coin_game, tmp_path):
+    text = 'game = "coin"\nseed = 5\nprecision = 0.02\ntrials = 500\nmetrics = ["win"]\n[grid]\nflips = [1, 4]\n'
+    result = run_scenario(load_scenario(write(tmp_path, text)), jobs=1)
+    for c in result.comparisons:
+        win = c.answers[0].metrics["win"]
+        assert (win.ci_high - win.ci_low) / 2 <= 0.02 and c.trials % 500 == 0
+
+
+# ---------------------------------------------------------------- shipped scenarios
+
+SHIPPED = sorted((ROOT / "scenarios").glob("*/*.toml"))
+
+
+def _skip_if_unimplemented(path: Path) -> None:
+    data = tomllib.loads(path.read_text())
+    try:
+        game = games.get_game(data.get("game", ""))
+    except InputError:
+        pytest.skip(f"game {data.get('game')!r} is not implemented yet")
+    if data.get("question", game.default_question) not in game.questions:
+        pytest.skip(f"{game.name} question {data.get('question', game.default_question)!r} is not implemented yet")
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[str(p.relative_to(ROOT)) for p in SHIPPED])
+def test_every_shipped_scenario_loads_and_builds_every_grid_point(path):
+    _skip_if_unimplemented(path)
+    sc = load_scenario(path)  # builds every grid point's setup and every variant's rules
+    assert sc.points and sc.variants
+
+
+def test_shipped_scenario_names_are_unique():
+    paths = find_scenarios(ROOT / "scenarios")
+    names = [tomllib.loads(p.read_text()).get("name", p.stem) for p in paths]
+    assert len(names) == len(set(names)), names
+
+
+def test_dune_ties_favour_defender_lowers_attacker_win():
+    """On the real duel: a no-op override changes nothing; ties_favour_defender costs the attacker."""
+    from montecarlo.reporting.tables import comparison_table
+
+    if "duel" not in games.get_game("dune1984").questions:
+        pytest.skip("dune1984 duel is not implemented yet")
+    sc = parse_scenario({
+        "game": "dune1984", "question": "duel", "seed": 3, "trials": 20_000, "metrics": ["attacker_win"],
+        "grid": {"attacker": [2, 4], "defender": [3], "attacker_equipment": [[], ["sword"]]},
+        "variants": {"official": {}, "same": {"overrides": {"ties": "reroll"}},
+                     "ties_favour_defender": {"builtin": "ties_favour_defender"}},
+    })
+    comp = comparison_table(run_scenario(sc, jobs=1))
+    same = comp.filter(comp["variant"] == "same")
+    assert (same["difference"] == 0).all() and not same["significant"].any()
+    ties = comp.filter(comp["variant"] == "ties_favour_defender")
+    assert ties["significant"].all() and (ties["ci_high"] < 0).all() and (ties["exact_difference"] < 0).all()
+    assert ((ties["difference"] - ties["exact_difference"]).abs() <= 4.5 * ties["se"]).all()
