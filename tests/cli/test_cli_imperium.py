@@ -1,0 +1,94 @@
+"""``montecarlo odds imperium``: JSON and table output, only the setup's seats shown, points with a
+conflict card, variants and troop syntaxes; every bad input is one line on stderr and exit 2."""
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from montecarlo.cli import app
+
+runner = CliRunner()
+PLACES = ("first", "second", "third", "nothing")
+
+
+def odds(*args):
+    return runner.invoke(app, ["odds", "imperium", *args])
+
+
+def odds_json(*args, trials=20_000):
+    result = odds(*args, "--trials", str(trials), "--seed", "7", "--json", "--quiet")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_four_players_json_estimates_beside_exact_values():
+    data = odds_json("--troops", "3,2,2,1", "--revealed", "3")
+    metrics = data["metrics"]
+    expected = [f"seat{s}_{p}" for s in range(1, 5) for p in PLACES] + ["tie_first", "tie_second"]
+    assert list(metrics) == expected  # no points without a conflict card
+    assert data["game"] == "imperium" and data["trials"] == 20_000
+    for name, m in metrics.items():
+        se = math.sqrt(m["exact"] * (1 - m["exact"]) / data["trials"])
+        assert abs(m["estimate"] - m["exact"]) <= 4.5 * se + 1e-9, name
+    for seat in range(1, 5):
+        assert sum(metrics[f"seat{seat}_{p}"]["exact"] for p in PLACES) == pytest.approx(1.0)
+
+
+def test_two_players_show_only_their_seats_and_points_with_a_card():
+    data = odds_json("--troops", "2,2", "--revealed", "3,5", "--conflict", "Skirmish")
+    assert {name.split("_")[0] for name in data["metrics"]} == {"seat1", "seat2", "tie"}
+    assert data["setup"]["conflict"] == "skirmish"
+    # Skirmish gives 1 VP to the first reward only, so points are the chance of the first reward.
+    for seat in (1, 2):
+        assert data["metrics"][f"seat{seat}_points"]["exact"] == pytest.approx(data["metrics"][f"seat{seat}_first"]["exact"])
+
+
+def test_variant_and_intrigue():
+    data = odds_json("--troops", "2,2,2", "--intrigue", "1,0,0", "--variant", "tiebreak_by_seat")
+    assert data["variants"] == ["tiebreak_by_seat"]
+    assert data["metrics"]["tie_first"]["exact"] == 0.0 and data["metrics"]["tie_first"]["estimate"] == 0.0
+    assert data["setup"]["intrigue"] == [1, 0, 0]
+
+
+def test_distribution_range_and_deploy_troops():
+    data = odds_json("--troops", "deploy:1+3:uniform,0:1/4|2:3/4,1-3", "--revealed", "2,3,4", "--deck", "starting+sword2")
+    assert [t["spec"] for t in data["setup"]["troops"]] == ["deploy:1+3:uniform", "0:1/4|2:3/4", "1-3"]
+    assert data["setup"]["deck"] == "starting+sword2"
+
+
+def test_table_output_names_the_card_and_its_source():
+    result = odds("--troops", "3,1", "--conflict", "points_3_2_1", "--trials", "5000", "--quiet")
+    assert result.exit_code == 0, result.stderr
+    assert "seat1_first" in result.stdout and "seat3_first" not in result.stdout
+    assert "3/2/1 VP yardstick" in result.stdout and "illustrative" in result.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["--troops", "3,2,2,1,1"],
+    ["--troops", "3"],
+    ["--troops", "-1,2"],
+    ["--troops", "2,x"],
+    ["--troops", "0:1/2|2:1/3,1"],
+    ["--troops", "2,2", "--revealed", "11"],
+    ["--troops", "2,2", "--revealed", "3,3,3"],
+    ["--troops", "2,2", "--intrigue", "-1"],
+    ["--troops", "2,2", "--deck", "imperium_row"],
+    ["--troops", "2,2", "--conflict", "battle_of_corrin"],
+    ["--troops", "2,2", "--variant", "ties_favour_defender"],
+])
+def test_bad_input_is_one_line_and_exit_2(args):
+    result = odds(*args, "--trials", "1000", "--quiet")
+    assert result.exit_code == 2, (args, result.stdout)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), (args, result.stderr)
+
+
+def test_missing_troops_is_a_one_line_usage_error():
+    proc = subprocess.run([sys.executable, "-m", "montecarlo", "odds", "imperium"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--troops" in lines[0] and "Traceback" not in proc.stderr
