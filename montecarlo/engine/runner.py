@@ -78,7 +78,7 @@ def tally(metrics: Sequence[Metric], outcome: dict[str, np.ndarray], n: int) -> 
         elif m.kind == "mean":
             v = values.astype(np.float64, copy=False)
             sums.append(float(v.sum()))
-            squares.append(float(np.dot(v, v)))
+            squares.append(float(np.einsum("i,i->", v, v)))
         else:
             lo, hi = min(m.support), max(m.support)
             inside = values[(values >= lo) & (values <= hi)].astype(np.int64) - lo

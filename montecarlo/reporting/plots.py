@@ -120,6 +120,7 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
 def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     df, fixed, variants = _select(spec, sc, results, (spec.x, spec.hue, spec.facet))
     xs = _values(sc, spec.x)
+    numeric_x = _numeric(sc, spec.x)
     rows, facets = _panel_rows(spec, variants), _values(sc, spec.facet)
     fig, axes = _figure(len(rows), len(facets), 4.8, 3.4, sharey=True)
     for r, row_variant in enumerate(rows):
@@ -129,7 +130,8 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                 sub = _where(df, {"variant": variant, spec.hue: hue, spec.facet: facet})
                 by_x = {row[spec.x]: row for row in sub.iter_rows(named=True)}
                 pts = [by_x[x] for x in xs if x in by_x]
-                x = np.array([_num(p[spec.x]) for p in pts])
+                # Text values (e.g. troop lists) are placed at their grid position, labelled below.
+                x = np.array([_num(p[spec.x]) if numeric_x else xs.index(p[spec.x]) for p in pts])
                 est, lo, hi, ex = (np.array([_num(p[col]) for p in pts]) for col in ("estimate", "ci_low", "ci_high", "exact"))
                 style = "-" if row_variant else ("-", "--", ":", "-.")[variants.index(variant) % 4]
                 line, = ax.plot(x, est, style, marker="o", ms=3, label=_series_label(spec.hue, hue, variant, row_variant, variants))
@@ -137,6 +139,8 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                 if not np.isnan(ex).all():
                     ax.plot(x, ex, "k.", ms=4, label=None if exact_shown else "exact")
                     exact_shown = True
+            if not numeric_x:
+                ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=30, ha="right")
             ax.set_xlabel(spec.x)
             ax.set_ylabel(spec.metric)
             ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
