@@ -1,0 +1,257 @@
+"""Dune (1984) fights (RULES.md 1.1-1.4).
+
+The vectorised kernel against the exact solver over whole 6 x 6 grids (plain dice, Sword, Gom
+Jabbar, each variant) and Poison grids; the solver's one-round odds against brute-force
+enumeration of every face; the plain-Python ``reference_trial`` against the solver (Poison, Gom
+cap, defender-wins-ties, fight to the last); multi-character fights against their solver; closed
+forms and the rulebook's Equipment claims; setup parsing. Every comparison allows 4.5 standard
+errors, with fixed seeds.
+"""
+
+import functools
+import itertools
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from montecarlo.analysis import RunSettings, ask
+from montecarlo.engine import stats
+from montecarlo.errors import InputError
+from montecarlo.games.dune1984 import GAME
+from montecarlo.games.dune1984.fights import (
+    QUESTIONS, STRENGTHS, DuelSetup, FightSetup, exact, reference_trial, round_odds, simulate_duel,
+    simulate_fight,
+)
+from montecarlo.games.dune1984.rules import Rules
+
+N = 30_000  # trials per grid cell
+
+
+def misses(question: str, out: dict, expected: dict, names, n: int) -> list[tuple[str, float, float]]:
+    """(name, estimate, exact) for every reported value more than 4.5 standard errors off.
+
+    A probability's se is sqrt(p(1-p)/n) at the exact p (the engine's se is 0 when a rare value
+    was never drawn); a mean's is the engine's (sample variance).
+    """
+    bad = []
+    for metric in QUESTIONS[question].metrics:
+        if metric.name not in names:
+            continue
+        values = np.asarray(out[metric.name])
+        for reported in metric.reported_names():
+            want = expected[reported]
+            if metric.kind == "mean":
+                v = values.astype(float)
+                est = stats.mean(v.sum(), v @ v, n)
+                got, se = est.estimate, est.se
+            else:
+                hits = values == int(reported.split("=")[1]) if metric.kind == "distribution" else values
+                got = stats.proportion(np.count_nonzero(hits), n).estimate
+                se = math.sqrt(max(want * (1 - want), 0.0) / n)
+            if abs(got - want) > 4.5 * se + 1e-9:
+                bad.append((reported, got, want))
+    return bad
+
+
+GRIDS = [  # variants, attacker's equipment, metrics checked in every cell
+    ((), (), ("attacker_win", "rounds", "winner_strength")),
+    ((), ("sword",), ("attacker_win",)),
+    ((), ("gom_jabbar",), ("attacker_win",)),
+    (("ties_favour_defender",), (), ("attacker_win", "tied_rounds")),
+    (("no_strength_gain",), (), ("attacker_win", "winner_strength_after")),
+    (("gom_counts_toward_cap",), ("gom_jabbar",), ("attacker_win",)),
+]
+
+
+@pytest.mark.parametrize("variants,kit,names", GRIDS, ids=["plain", "sword", "gom_jabbar", "ties_favour_defender",
+                                                          "no_strength_gain", "gom_counts_toward_cap"])
+def test_kernel_matches_exact_over_the_grid(variants, kit, names):
+    rules = GAME.rules(variants)
+    rng = np.random.default_rng(1984)
+    for a, d in itertools.product(STRENGTHS, STRENGTHS):
+        setup = DuelSetup(a, d, kit)
+        bad = misses("duel", simulate_duel(rules, setup, N, rng), exact(rules, setup), names, N)
+        assert not bad, (variants, kit, a, d, bad)
+
+
+def test_grid_check_can_fail():
+    """Simulated plain duels are told apart from the exact odds with a Sword, a Gom Jabbar or
+    defender-wins-ties wherever those differ by more than 8 standard errors."""
+    rng = np.random.default_rng(7)
+    plain, flagged, expected_flags = Rules(), 0, 0
+    for a, d in itertools.product(STRENGTHS, STRENGTHS):
+        out = simulate_duel(plain, DuelSetup(a, d), N, rng)
+        for rules, kit in ((plain, ("sword",)), (plain, ("gom_jabbar",)), (Rules(ties="defender"), ())):
+            other = exact(rules, DuelSetup(a, d, kit))["attacker_win"]
+            p = exact(plain, DuelSetup(a, d))["attacker_win"]
+            if abs(other - p) > 8 * math.sqrt(max(p * (1 - p), other * (1 - other)) / N):
+                expected_flags += 1
+                wrong = {**exact(plain, DuelSetup(a, d)), "attacker_win": other}
+                flagged += bool(misses("duel", out, wrong, ("attacker_win",), N))
+    assert expected_flags > 60 and flagged == expected_flags
+
+
+@functools.lru_cache(maxsize=None)
+def highest_counts(faces: tuple[int, ...]) -> Counter:
+    """How often each value is the highest die, over every combination of faces of ``faces``."""
+    return Counter(map(max, itertools.product(*(range(1, f + 1) for f in faces))))
+
+
+def brute_round(dice_a: list[int], dice_d: list[int]) -> tuple[float, float, float]:
+    """One roll by enumeration: every face of every die of each side (sides are independent)."""
+    ha, hd = highest_counts(tuple(dice_a)), highest_counts(tuple(dice_d))
+    total = sum(ha.values()) * sum(hd.values())
+    wins = [sum(ca * cd for va, ca in ha.items() for vd, cd in hd.items() if cmp(va, vd)) / total
+            for cmp in (lambda x, y: x > y, lambda x, y: x < y, lambda x, y: x == y)]
+    return tuple(wins)
+
+
+def pool(strength: int, kit: tuple[str, ...], gom_capped: bool) -> list[int]:
+    """The dice the rules give: Strength dice (d8 with a Sword), max 6, plus a Gom Jabbar d8
+    that counts toward the 6 only with ``gom_capped``."""
+    gom = "gom_jabbar" in kit
+    n = min(strength, 6 - (1 if gom and gom_capped else 0))
+    return [8 if "sword" in kit else 6] * n + ([8] if gom else [])
+
+
+def test_round_odds_match_brute_force_enumeration():
+    kits_a = [(), ("sword",), ("gom_jabbar",), ("gom_jabbar", "sword")]
+    kits_d = [(), ("sword",)]
+    for capped in (False, True):
+        rules = Rules(gom_counts_toward_cap=capped)
+        for kit_a, kit_d in itertools.product(kits_a, kits_d):
+            top = 5 if kit_a == ("gom_jabbar", "sword") else 6  # keeps enumeration under a second
+            for a, d in itertools.product(range(1, top + 1), (1, 3, 6) if kit_d else STRENGTHS):
+                want = brute_round(pool(a, kit_a, capped), pool(d, kit_d, capped))
+                got = round_odds(rules, a, kit_a, d, kit_d)
+                assert np.allclose(got, want, atol=1e-12), (capped, kit_a, kit_d, a, d, got, want)
+
+
+REFERENCE_CASES = [
+    (Rules(), DuelSetup(4, 5, ("poison",), ("poison",))),
+    (Rules(gom_counts_toward_cap=True), DuelSetup(6, 5, ("gom_jabbar",))),
+    (Rules(ties="defender"), DuelSetup(3, 3, defender_equipment=("sword",))),
+    (Rules(guile_roll="2d6"), DuelSetup("Paul Atreides", "Duke Leto Atreides", ("poison",))),
+    (Rules(fight_to_last=True), FightSetup((3, 2), (4,), ("poison",))),
+    (Rules(fight_to_last=True), FightSetup((1, 3), (3,), defender_equipment=("poison",))),  # first hit kills
+    (Rules(designation="strongest_first"), FightSetup((3, 2), (4,))),
+    (Rules(fight_to_last=True, designation="strongest_first", strength_gain=0),
+     FightSetup((2, 4, 1), (3, 3), defender_equipment=("sword", "poison"))),
+]
+
+
+@pytest.mark.parametrize("rules,setup", REFERENCE_CASES)
+def test_reference_trial_matches_exact(rules, setup):
+    rng = np.random.default_rng(41)
+    n = 4000
+    rows = [reference_trial(rules, setup, rng) for _ in range(n)]
+    question = "duel" if isinstance(setup, DuelSetup) else "fight"
+    out = {name: np.array([r[name] for r in rows]) for name in rows[0]}
+    names = [m.name for m in QUESTIONS[question].metrics]
+    assert not misses(question, out, exact(rules, setup), names, n)
+
+
+def test_poison_grid_matches_exact():
+    rng = np.random.default_rng(5)
+    for roll, (kit_a, kit_d) in itertools.product(
+        ("d6", "2d6"), [(("poison",), ()), ((), ("poison",)), (("poison",), ("poison", "sword"))]
+    ):
+        rules = Rules(guile_roll=roll)
+        for a, d, guile in ((1, 1, 3), (2, 4, 1), (4, 2, 4), (3, 5, 0), (5, 5, 5), (6, 3, 2)):
+            setup = DuelSetup(a, d, kit_a, kit_d, attacker_guile=guile, defender_guile=6 - guile)
+            out = simulate_duel(rules, setup, 20_000, rng)
+            assert not misses("duel", out, exact(rules, setup), ("attacker_win", "poisoned", "rounds"), 20_000), (roll, setup)
+
+
+FIGHT_SIDES = [(3,), (2, 1), (3, 2)], [(2,), (2, 2), (1, 3, 1)]
+FIGHT_RULES = [Rules(), Rules(fight_to_last=True), Rules(designation="strongest_first"),
+               Rules(fight_to_last=True, designation="strongest_first")]
+
+
+@pytest.mark.parametrize("rules", FIGHT_RULES, ids=["default", "fight_to_last", "strongest_first", "both"])
+def test_fight_kernel_matches_exact(rules):
+    rng = np.random.default_rng(13)
+    names = ("attacker_win", "rounds", "attacker_survivors", "defender_survivors", "attacker_strength_after", "poisoned")
+    for a, d in itertools.product(*FIGHT_SIDES):
+        setup = FightSetup(a, d, ("gom_jabbar",) if len(a) == 2 else (), ("poison",) if len(d) == 2 else ())
+        out = simulate_fight(rules, setup, 20_000, rng)
+        assert not misses("fight", out, exact(rules, setup), names, 20_000), (a, d)
+
+
+def test_a_one_character_fight_is_the_duel():
+    for kit, variants in itertools.product(((), ("sword",), ("poison", "gom_jabbar")), ((), ("ties_favour_defender",))):
+        rules = GAME.rules(variants)
+        for a, d in itertools.product(STRENGTHS, STRENGTHS):
+            duel, fight = exact(rules, DuelSetup(a, d, kit)), exact(rules, FightSetup([a], [d], kit))
+            for name in ("attacker_win", "rounds", "decisive_rounds", "tied_rounds", "poisoned"):
+                assert fight[name] == pytest.approx(duel[name], abs=1e-12)
+
+
+def test_closed_forms():
+    rules = Rules()
+    one = exact(rules, DuelSetup(1, 1))
+    assert one["attacker_win"] == pytest.approx(0.5)  # one d6 each: symmetric
+    assert one["rounds"] == pytest.approx(6 / 5) and one["tied_rounds"] == pytest.approx(1 / 5)  # P(tie) = 1/6
+    assert exact(Rules(ties="defender"), DuelSetup(1, 1))["attacker_win"] == pytest.approx(15 / 36)
+    assert exact(rules, DuelSetup(1, 1, ("sword",)))["attacker_win"] == pytest.approx(27 / 42)  # d8 vs d6
+    for a, d in itertools.product(STRENGTHS, STRENGTHS):  # re-rolled ties: the labels do not matter
+        assert exact(rules, DuelSetup(a, d))["attacker_win"] + exact(rules, DuelSetup(d, a))["attacker_win"] == pytest.approx(1)
+    # Poison, Strength 1 against Strength 2 with Guile g: win the first decisive roll (p1: without
+    # Poison the duel is then an even 1 vs 1, so p1 = 2 x P(win 1 vs 2)), then the 1d6 check kills
+    # with (6 - g)/6, and otherwise the even 1 vs 1 decides.
+    p1 = 2 * exact(rules, DuelSetup(1, 2))["attacker_win"]
+    for g in range(0, 7):
+        got = exact(rules, DuelSetup(1, 2, ("poison",), defender_guile=g))["attacker_win"]
+        assert got == pytest.approx(p1 * ((6 - g) / 6 + g / 6 * 0.5)), g
+
+
+def test_equipment_helps_the_weaker_side_as_the_rulebook_says():
+    """Rulebook, Equipment Cards (seeds/dune1984-rulebook.txt): Sword "greatly increases fighting
+    capability if your character's Strength is less than the enemy character's Strength"; Gom
+    Jabbar "increases fighting capability" in the same case."""
+    rules = Rules()
+    for a, d in itertools.product(STRENGTHS, STRENGTHS):
+        if a < d:
+            plain = exact(rules, DuelSetup(a, d))["attacker_win"]
+            sword = exact(rules, DuelSetup(a, d, ("sword",)))["attacker_win"]
+            gom = exact(rules, DuelSetup(a, d, ("gom_jabbar",)))["attacker_win"]
+            assert sword > 2 * plain and gom > plain, (a, d)
+
+
+def test_setups_normalise_and_reject_bad_input():
+    a = QUESTIONS["duel"].setup({"attacker": "paul  atreides", "defender": "5", "attacker_equipment": "Gom-Jabbar, sword"})
+    b = QUESTIONS["duel"].setup({"attacker": "Paul Atreides", "defender": 5, "attacker_equipment": ["sword", "gom_jabbar"]})
+    assert a == b and hash(a) == hash(b)
+    assert (a.attacker, a.attacker_guile, a.attacker_equipment) == ("Paul Atreides", 3, ("gom_jabbar", "sword"))
+    assert DuelSetup("Duke Leto Atreides", 2, defender_guile=5).attacker_guile == 4
+    f = QUESTIONS["fight"].setup({"attacker": "4, Chani", "defender": [5], "attacker_guile": "2,6"})
+    assert (f.attacker, f.attacker_guile, f.defender_guile) == ((4, "Chani"), (2, 6), (3,))
+    bad = [
+        ("duel", {"attacker": 0, "defender": 5}, "attacker must be a Strength 1..6"),
+        ("duel", {"attacker": 4, "defender": 7}, "defender must be a Strength 1..6"),
+        ("duel", {"attacker": "Bob", "defender": 5}, "attacker: unknown character 'Bob'"),
+        ("duel", {"attacker": 4, "defender": 5, "defender_equipment": ["lasgun"]}, "defender_equipment: unknown equipment"),
+        ("duel", {"attacker": 4, "defender": 5, "attacker_guile": 11}, "attacker_guile must be an integer 0..10"),
+        ("duel", {"attacker": 4}, "defender is required"),
+        ("duel", {"attacker": 4, "defender": 5, "strength": 3}, "unknown field(s) strength"),
+        ("fight", {"attacker": [4, 3, 2, 1], "defender": [5]}, "attacker must list 1..3 characters"),
+        ("fight", {"attacker": [4, 3], "defender": [5], "attacker_guile": [3]}, "attacker_guile needs one Guile per character"),
+    ]
+    for question, values, message in bad:
+        with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            QUESTIONS[question].setup(values)
+
+
+def test_rules_that_never_end_a_round_are_an_input_error():
+    with pytest.raises(InputError, match="every roll is a tie"):
+        exact(Rules(die_faces=1), DuelSetup(2, 2))
+
+
+def test_engine_runs_are_reproducible_and_exact_is_attached():
+    settings = RunSettings(trials=50_000, seed=3, jobs=1)
+    one = ask("dune1984", "duel", {"attacker": "Chani", "defender": 3}, settings=settings)
+    two = ask("dune1984", "duel", {"attacker": 4, "defender": 3}, settings=settings)
+    assert one.metrics == two.metrics  # Chani is Strength 4, Guile 3
+    assert one.metrics["attacker_win"].exact == pytest.approx(exact(Rules(), DuelSetup(4, 3))["attacker_win"])
