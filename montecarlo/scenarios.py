@@ -14,6 +14,7 @@ and returns a :class:`ScenarioResult`, which :mod:`montecarlo.reporting` turns i
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
@@ -393,13 +394,16 @@ def run_scenario(
     jobs: int | None = None,
     baseline: str | None = None,
     progress: bool = False,
+    backend: str = "loky",
+    scheduler: str | None = None,
 ) -> ScenarioResult:
     """Run every grid point (all variants on common random numbers) and collect the results.
 
     Grid points run in one joblib pool (one task per point, each run on one core) when there
     is more than one point; a single point uses the workers inside its own run. Every point
     uses the scenario's seed, so any cell can be reproduced alone with the same seed and
-    trials, and the numbers do not depend on ``jobs``.
+    trials, and the numbers do not depend on ``jobs`` or ``backend`` (``"dask"`` sends the grid
+    points to the cluster at ``scheduler``, or to a local one).
     """
     if jobs == 0:
         raise InputError("jobs must be a positive number of workers, or -1 for all cores")
@@ -407,23 +411,29 @@ def run_scenario(
     arms = [(v.name, v.rules) for v in variants]
     points = scenario.points
     workers = _workers(scenario, len(arms), jobs)
-    across = workers > 1 and len(points) > 1
-    settings = scenario.settings(jobs=1 if across else workers)
+    across = (workers > 1 or backend == "dask") and len(points) > 1
+    settings = dataclasses.replace(
+        scenario.settings(jobs=1 if across else workers), backend=backend, scheduler=scheduler
+    )
     started = time.perf_counter()
     tasks = ((scenario.game, scenario.question.name, p.setup, arms, settings) for p in points)
-    if across:
-        from joblib import Parallel, delayed
-
-        results = Parallel(n_jobs=workers, return_as="generator")(
-            delayed(compare_rules)(*task) for task in tasks
-        )
-    else:
-        results = (compare_rules(*task) for task in tasks)
     comparisons = []
     with _grid_progress(progress, len(points), f"{scenario.name}") as advance:
-        for comparison in results:
-            comparisons.append(comparison)
-            advance()
+        if across:
+            from joblib import Parallel, delayed
+
+            with runner.backend_context(backend, scheduler):
+                n_jobs = -1 if backend == "dask" else workers
+                results = Parallel(n_jobs=n_jobs, return_as="generator")(
+                    delayed(compare_rules)(*task) for task in tasks
+                )
+                for comparison in results:
+                    comparisons.append(comparison)
+                    advance()
+        else:
+            for task in tasks:
+                comparisons.append(compare_rules(*task))
+                advance()
     return ScenarioResult(
         scenario, variants, tuple(comparisons), time.perf_counter() - started, workers,
         datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),

@@ -306,3 +306,20 @@ def test_dune_ties_favour_defender_lowers_attacker_win():
     ties = comp.filter(comp["variant"] == "ties_favour_defender")
     assert ties["significant"].all() and (ties["ci_high"] < 0).all() and (ties["exact_difference"] < 0).all()
     assert ((ties["difference"] - ties["exact_difference"]).abs() <= 4.5 * ties["se"]).all()
+
+
+def test_dask_backend_gives_the_same_scenario_results(tmp_path):
+    """The same scenario on the dask backend (a local in-process cluster) gives identical numbers."""
+    pytest.importorskip("dask.distributed")
+    path = tmp_path / "duel.toml"
+    path.write_text(
+        'game = "dune1984"\nseed = 3\ntrials = 5000\nmetrics = ["attacker_win"]\n'
+        "[grid]\nattacker = [2, 4]\ndefender = [3]\n"
+        '[variants.official]\n[variants.defender_ties]\nbuiltin = "ties_favour_defender"\n'
+    )
+    sc = load_scenario(path)
+    local = run_scenario(sc, jobs=1)
+    dask = run_scenario(sc, backend="dask")
+    for a, b in zip(local.comparisons, dask.comparisons):
+        assert [x.metrics for x in a.answers] == [x.metrics for x in b.answers]
+        assert a.differences == b.differences

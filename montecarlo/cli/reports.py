@@ -25,6 +25,8 @@ MAX_ROWS = 40
 
 Jobs = Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes (-1 = all cores). Default: all cores for large scenarios.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Backend = Annotated[str, typer.Option("--backend", help="joblib backend: loky (processes), threading, or dask.")]
+Scheduler = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address for --backend dask (default: a local cluster).")]
 
 
 @app.command("report")
@@ -34,6 +36,8 @@ def report(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Report folder (default: reports/<scenario name>).")] = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
+    backend: Backend = "loky",
+    scheduler: Scheduler = None,
 ) -> None:
     """Run a scenario and write its report: index.html, report.md, tables (CSV, Parquet), plots."""
     from montecarlo.reporting import write_report
@@ -41,7 +45,7 @@ def report(
 
     sc = load_scenario(scenario)
     folder = out or DEFAULT_OUT / sc.name
-    result = run_scenario(sc, jobs=jobs, progress=not quiet)
+    result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
     write_report(result, folder, command=_command(scenario, out))
     if not quiet:
         typer.echo(f"wrote {folder}/index.html ({len(sc.points)} setups, {result.seconds:.1f} s)", err=True)
@@ -54,6 +58,8 @@ def report_all(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the reports and their index.html.")] = DEFAULT_OUT,
     jobs: Jobs = None,
     quiet: Quiet = False,
+    backend: Backend = "loky",
+    scheduler: Scheduler = None,
 ) -> None:
     """Run every scenario under DIRECTORY and write OUT/<name>/ for each plus OUT/index.html."""
     import time
@@ -84,7 +90,7 @@ def report_all(
     entries = []
     started = time.perf_counter()
     for sc in scenarios:
-        result = run_scenario(sc, jobs=jobs, progress=not quiet)
+        result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
         folder = write_report(result, out / sc.name, command=_command(sc.path, out / sc.name))
         entries.append({"href": f"{sc.name}/index.html", "title": sc.title, "game": sc.game.title,
                         "summary": summary_line(result, all_tables(result))})
@@ -106,6 +112,8 @@ def compare(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Also write the full report (with forest plot) to this folder.")] = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
+    backend: Backend = "loky",
+    scheduler: Scheduler = None,
 ) -> None:
     """Compare every variant with the baseline: paired differences, 95% intervals, Holm correction."""
     from montecarlo.reporting import comparison_table, write_report
@@ -119,7 +127,8 @@ def compare(
     for m in metric or ():
         if m not in sc.metrics:
             raise InputError(f"--metric: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})")
-    result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=not (quiet or as_json))
+    result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=not (quiet or as_json),
+                          backend=backend, scheduler=scheduler)
     table = comparison_table(result)
     if out is not None:
         write_report(result, out, command=_command(scenario, out))

@@ -218,7 +218,7 @@ def run(
     else:
         cap = max_trials or max(trials, 10_000_000)
         target = min(trials, cap)
-    with _progress_bar(progress, label) as bar, _backend(backend, scheduler):
+    with _progress_bar(progress, label) as bar, backend_context(backend, scheduler):
         while True:
             sizes = []
             while done + sum(sizes) < target:
@@ -261,8 +261,10 @@ def _execute(arms, metrics, sizes, seed, first_index, jobs, backend) -> Iterator
 
 
 @contextmanager
-def _backend(backend: str, scheduler: str | None):
+def backend_context(backend: str, scheduler: str | None):
     """Make joblib use ``backend``; for dask, connect to ``scheduler`` or start a local cluster."""
+    if backend not in BACKENDS:
+        raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
     if backend != "dask":
         from joblib import parallel_config
 
@@ -278,7 +280,7 @@ def _backend(backend: str, scheduler: str | None):
     from joblib import parallel_config
 
     try:
-        client = Client(scheduler, timeout=10) if scheduler else Client(processes=False)
+        client = Client(scheduler, timeout=10) if scheduler else Client(processes=False, dashboard_address=":0")
     except OSError as exc:
         raise InputError(f"cannot reach the dask scheduler {scheduler!r}: {exc}") from None
     try:
