@@ -280,7 +280,7 @@ def backend_context(backend: str, scheduler: str | None):
     from joblib import parallel_config
 
     try:
-        client = Client(scheduler, timeout=10) if scheduler else Client(processes=False, dashboard_address=":0")
+        client = Client(scheduler, timeout=10) if scheduler else Client(processes=False, dashboard_address=None)
     except OSError as exc:
         raise InputError(f"cannot reach the dask scheduler {scheduler!r}: {exc}") from None
     try:
