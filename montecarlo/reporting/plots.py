@@ -33,11 +33,18 @@ MAX_DEFAULT_METRIC_PLOTS = 3
 
 
 def plan(sc: Scenario) -> list[PlotSpec]:
-    """The scenario's ``[[plots]]``, or sensible defaults for its grid and metrics."""
-    if sc.plots:
-        return list(sc.plots)
+    """The scenario's ``[[plots]]``, or sensible defaults for its grid and metrics.
+
+    A scenario with several variants always gets a forest plot of the differences, even when
+    its ``[[plots]]`` name none: a comparison is not reported without one.
+    """
     kinds = {m: sc.question.metric(m).kind for m in sc.metrics}
     scalar = [m for m in sc.metrics if kinds[m] != "distribution"]
+    if sc.plots:
+        specs = list(sc.plots)
+        if not any(spec.kind == "forest" for spec in specs):
+            specs.extend(_default_forest(sc, scalar))
+        return specs
     numeric = [f for f in sc.grid if _numeric(sc, f)]
     other = [f for f in sc.grid if f not in numeric]
     specs = []
@@ -52,16 +59,22 @@ def plan(sc: Scenario) -> list[PlotSpec]:
     for metric in [m for m in sc.metrics if kinds[m] == "distribution"][:2]:
         hue = None if len(sc.variants) > 1 else _first([f for f in reversed(sc.grid) if len(sc.grid[f]) <= 6])
         specs.append(PlotSpec("bars", metric, hue=hue))
-    if len(sc.variants) > 1 and scalar:
-        facet = _first([f for f in other if len(sc.grid[f]) <= 4])
-        where, rows = {}, math.prod(len(v) for f, v in sc.grid.items() if f != facet)
-        for f in (f for f in sc.grid if f != facet):
-            if rows <= MAX_FOREST_ROWS:
-                break
-            where[f] = _middle(sc.grid[f])
-            rows //= len(sc.grid[f])
-        specs.append(PlotSpec("forest", scalar[0], facet=facet, where=where))
-    return specs
+    return specs + _default_forest(sc, scalar)
+
+
+def _default_forest(sc: Scenario, scalar: Sequence[str]) -> list[PlotSpec]:
+    """A forest plot of the first scalar metric, at most MAX_FOREST_ROWS setups per panel."""
+    if len(sc.variants) < 2 or not scalar:
+        return []
+    other = [f for f in sc.grid if not _numeric(sc, f)]
+    facet = _first([f for f in other if len(sc.grid[f]) <= 4])
+    where, rows = {}, math.prod(len(v) for f, v in sc.grid.items() if f != facet)
+    for f in (f for f in sc.grid if f != facet):
+        if rows <= MAX_FOREST_ROWS:
+            break
+        where[f] = _middle(sc.grid[f])
+        rows //= len(sc.grid[f])
+    return [PlotSpec("forest", scalar[0], facet=facet, where=where)]
 
 
 def draw(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, comparison: pl.DataFrame | None) -> Figure:
