@@ -135,8 +135,13 @@ def emit(answer: Answer, run: RunOptions, title: str, extra: Optional[dict] = No
     from rich.table import Table
 
     rules = ", ".join(answer.variants) if answer.variants else "official rules"
+    trials = f"{answer.trials:,} trials"
+    if answer.precision is not None:
+        widest = max((m.ci_high - m.ci_low) / 2 for m in answer.metrics.values() if m.kind != "mean")
+        verdict = "reached" if widest <= answer.precision else "NOT reached (trial cap hit; raise --max-trials)"
+        trials = f"precision ±{answer.precision:g} {verdict} after {trials} (widest half-width {widest:.2g})"
     table = Table(title=title, caption=(
-        f"{answer.trials:,} trials, seed {answer.seed}, {rules}; 95% intervals "
+        f"{trials}, seed {answer.seed}, {rules}; 95% intervals "
         "(Wilson for probabilities, normal for means)"
     ))
     table.add_column("metric")

@@ -32,3 +32,15 @@ def test_usage_errors_are_one_line_with_exit_2():
 def test_help_exits_zero():
     proc = run_main("--help")
     assert proc.returncode == 0 and "odds" in proc.stdout
+
+
+def test_precision_runs_say_how_many_trials_they_took():
+    import json
+
+    result = runner.invoke(app, ["odds", "dune1984", "-a", "4", "-d", "5", "--precision", "0.01", "-n", "1000", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "precision ±0.01 reached after" in " ".join(result.output.split())
+    data = json.loads(runner.invoke(app, ["odds", "dune1984", "-a", "4", "-d", "5", "--precision", "0.01", "-n", "1000", "--json"]).output)
+    assert data["precision"] == 0.01
+    widest = max(m["ci_high"] - m["ci_low"] for name, m in data["metrics"].items() if "rounds" not in name) / 2
+    assert widest <= 0.01 and data["trials"] > 1000
