@@ -412,9 +412,11 @@ def run_scenario(
     points = scenario.points
     workers = _workers(scenario, len(arms), jobs)
     across = (workers > 1 or backend == "dask") and len(points) > 1
-    settings = dataclasses.replace(
-        scenario.settings(jobs=1 if across else workers), backend=backend, scheduler=scheduler
-    )
+    # Across grid points, each point runs in-process inside its worker: only the outer pool uses
+    # the backend (a dask task must not start a cluster of its own).
+    settings = scenario.settings(jobs=1 if across else workers)
+    if not across:
+        settings = dataclasses.replace(settings, backend=backend, scheduler=scheduler)
     started = time.perf_counter()
     tasks = ((scenario.game, scenario.question.name, p.setup, arms, settings) for p in points)
     comparisons = []
