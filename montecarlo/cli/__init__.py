@@ -56,17 +56,8 @@ def games() -> None:
             typer.echo(f"  variant {v}" + (f": {desc}" if desc else ""))
 
 
-def _register() -> None:
-    """Import the modules that add commands to ``app``; each is optional until it exists."""
-    import importlib
-    import importlib.util
-
-    for module in ("montecarlo.cli.dune1984", "montecarlo.cli.imperium", "montecarlo.cli.reports"):
-        if importlib.util.find_spec(module) is not None:
-            importlib.import_module(module)
-
-
-_register()
+# The modules below add their commands to ``app`` when imported.
+from montecarlo.cli import dune1984, imperium, reports  # noqa: E402,F401
 
 
 def main() -> None:

@@ -4,9 +4,6 @@ The fight commands live in :mod:`montecarlo.cli.dune1984_fights`, the Guile, rea
 investment commands in :mod:`montecarlo.cli.dune1984_checks`; both add to the apps here.
 """
 
-import importlib
-import importlib.util
-
 import typer
 
 from montecarlo.cli import app
@@ -14,6 +11,5 @@ from montecarlo.cli import app
 dune1984_app = typer.Typer(help="Dune (1984): fights, Guile checks, movement reach, investments.", no_args_is_help=True)
 app.add_typer(dune1984_app, name="dune1984")
 
-for _module in ("montecarlo.cli.dune1984_fights", "montecarlo.cli.dune1984_checks"):
-    if importlib.util.find_spec(_module) is not None:
-        importlib.import_module(_module)
+# These modules add their commands to the apps above when imported.
+from montecarlo.cli import dune1984_checks, dune1984_fights  # noqa: E402,F401
