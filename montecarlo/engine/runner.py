@@ -28,7 +28,7 @@ import numpy as np
 from montecarlo.engine import stats
 from montecarlo.engine.rng import check_seed, chunk_generator
 from montecarlo.errors import InputError
-from montecarlo.games.base import Metric
+from montecarlo.engine.metrics import Metric
 
 DEFAULT_CHUNK_SIZE = 1 << 17
 BACKENDS = ("loky", "threading", "dask")

@@ -1,29 +1,59 @@
 """Registry of modelled games: ``get_game(name)``, ``list_games()``.
 
-Each game module defines a module-level ``GAME`` (:class:`montecarlo.games.base.Game`); the
-registry imports them lazily by name so that starting the CLI or a worker stays cheap.
+A game is any package or module ``montecarlo.games.<module>`` that defines a module-level
+``GAME`` (:class:`montecarlo.games.base.Game`); modules whose name starts with ``_`` (the
+template) and ``base`` are not games. Nothing is kept by hand: a new game is registered by
+adding its package. The game's name is the module name with ``_`` written ``-``
+(``war_for_arrakis`` -> ``war-for-arrakis``); either spelling is accepted. Games are found by
+listing the package folder, and imported only when asked for, so that starting the CLI or a
+worker stays cheap.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import pkgutil
 
 from montecarlo.errors import InputError
 from montecarlo.games.base import Game
 
-_MODULES = {
-    "dune1984": "montecarlo.games.dune1984",
-    "imperium": "montecarlo.games.imperium",
-}
+_NOT_GAMES = {"base"}
+
+
+@functools.lru_cache(maxsize=1)
+def _modules() -> dict[str, str]:
+    """Game name -> module path, from the package folder (sorted, so the order is stable)."""
+    found = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name in _NOT_GAMES:
+            continue
+        found[info.name.replace("_", "-")] = f"{__name__}.{info.name}"
+    return found
 
 
 def list_games() -> list[str]:
     """Names of the registered games."""
-    return list(_MODULES)
+    return list(_modules())
+
+
+def canonical_name(name: str) -> str:
+    """``war_for_arrakis`` or ``War-For-Arrakis`` -> ``war-for-arrakis``; InputError if unknown."""
+    key = str(name).strip().lower().replace("_", "-")
+    if key not in _modules():
+        raise InputError(f"unknown game {name!r}; known: {', '.join(list_games())}")
+    return key
+
+
+def module_name(name: str) -> str:
+    """The module that defines game ``name`` (``montecarlo.games.war_for_arrakis``)."""
+    return _modules()[canonical_name(name)]
 
 
 def get_game(name: str) -> Game:
     """The game registered as ``name``; InputError naming the known games otherwise."""
-    if name not in _MODULES:
-        raise InputError(f"unknown game {name!r}; known: {', '.join(list_games())}")
-    return importlib.import_module(_MODULES[name]).GAME
+    module = importlib.import_module(module_name(name))
+    game = getattr(module, "GAME", None)
+    if not isinstance(game, Game):
+        raise InputError(f"{module.__name__} defines no GAME")
+    return game

@@ -22,31 +22,22 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from montecarlo.engine.metrics import Metric, MetricKind
 from montecarlo.errors import InputError
+from montecarlo.validate import check_known, is_whole, whole
 
-MetricKind = Literal["probability", "mean", "distribution"]
 Kernel = Callable[[Any, Any, int, np.random.Generator], dict[str, np.ndarray]]
 ExactSolver = Callable[[Any, Any], "dict[str, float] | None"]
+Reference = Callable[[Any, Any, np.random.Generator], "dict[str, Any]"]
 
-
-@dataclass(frozen=True, slots=True)
-class Metric:
-    """One output of a question."""
-
-    name: str
-    kind: MetricKind
-    description: str
-    support: tuple[int, ...] = ()
-
-    def reported_names(self) -> tuple[str, ...]:
-        """The names under which this metric appears in results (one per value for a distribution)."""
-        if self.kind == "distribution":
-            return tuple(f"{self.name}={v}" for v in self.support)
-        return (self.name,)
+__all__ = [
+    "Game", "Question", "Metric", "MetricKind", "apply_overrides", "build_dataclass", "to_plain",
+    "check_known", "is_whole", "whole",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +55,7 @@ class Question:
     simulate: Kernel
     exact: ExactSolver | None = None
     parse_setup: Callable[[Mapping[str, Any]], Any] | None = None
+    reference: Reference | None = None  # one trial in plain Python: real dice, real shuffled cards
     example: Mapping[str, Any] = field(default_factory=dict)  # a typical setup, for docs and tests
 
     def setup(self, values: Mapping[str, Any]) -> Any:

@@ -1,0 +1,45 @@
+"""Validation helpers every layer shares: whole numbers in a range, unknown keys.
+
+They raise :class:`montecarlo.errors.InputError` naming the field, so the CLI can turn any bad
+value into one line and exit code 2.
+
+>>> whole("strength", 4, 1, 6)
+4
+>>> is_whole(True), is_whole(3)
+(False, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+from montecarlo.errors import InputError
+
+
+def is_whole(value: Any) -> bool:
+    """True for an int (numpy ints too), False for bools, floats and everything else."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def whole(name: str, value: Any, low: int, high: int | None = None) -> int:
+    """``value`` as an int if it is a whole number in ``low..high``, else InputError naming ``name``."""
+    if not is_whole(value) or value < low or (high is not None and value > high):
+        span = f"{low}..{high}" if high is not None else f">= {low}"
+        raise InputError(f"{name} must be an integer {span}, got {value!r}")
+    return int(value)
+
+
+def check_known(given: Iterable[str], known: Iterable[str], what: str) -> None:
+    """InputError listing the unknown keys of ``given`` (and the known ones) if there are any.
+
+    >>> check_known(["a", "x"], ["a", "b"], "duel setup")
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: duel setup: unknown field(s) x; known: a, b
+    """
+    known = list(known)
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise InputError(f"{what}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
