@@ -86,7 +86,7 @@ GAME = Game(
 @pytest.fixture
 def coin_game(monkeypatch):
     """Register the fake game as ``coin`` (the registry imports this module's GAME)."""
-    monkeypatch.setitem(games._MODULES, "coin", __name__)
+    monkeypatch.setitem(games.EXTRA, "coin", __name__)
     return GAME
 
 

@@ -19,11 +19,23 @@ from montecarlo.errors import InputError
 from montecarlo.games.base import Game
 
 _NOT_GAMES = {"base"}
+# Games defined outside this package (tests, plugins): name -> module path. See :func:`register`.
+EXTRA: dict[str, str] = {}
+
+
+def register(name: str, module: str) -> None:
+    """Register a game defined in another module (a test's fake game, a plugin)."""
+    EXTRA[name] = module
+
+
+def _modules() -> dict[str, str]:
+    """Game name -> module path: the package's own games, then registered ones."""
+    return {**_found(), **EXTRA}
 
 
 @functools.lru_cache(maxsize=1)
-def _modules() -> dict[str, str]:
-    """Game name -> module path, from the package folder (sorted, so the order is stable)."""
+def _found() -> dict[str, str]:
+    """The package's own games, from its folder (sorted, so the order is stable)."""
     found = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if info.name.startswith("_") or info.name in _NOT_GAMES:
@@ -39,6 +51,8 @@ def list_games() -> list[str]:
 
 def canonical_name(name: str) -> str:
     """``war_for_arrakis`` or ``War-For-Arrakis`` -> ``war-for-arrakis``; InputError if unknown."""
+    if name in EXTRA:
+        return name
     key = str(name).strip().lower().replace("_", "-")
     if key not in _modules():
         raise InputError(f"unknown game {name!r}; known: {', '.join(list_games())}")

@@ -31,7 +31,7 @@ builtin = "loaded"
 
 @pytest.fixture(autouse=True)
 def coin_game(monkeypatch):
-    monkeypatch.setitem(games._MODULES, "coin", "tests.test_scenarios")
+    monkeypatch.setitem(games.EXTRA, "coin", "tests.test_scenarios")
 
 
 def scenario(folder: Path, name: str = "coin-odds", title: str = "Coin odds", text: str = COIN) -> Path:

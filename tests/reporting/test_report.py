@@ -69,7 +69,7 @@ def result(tmp_path_factory):
     from montecarlo import games
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(games._MODULES, "coin", "tests.test_scenarios")
+        mp.setitem(games.EXTRA, "coin", "tests.test_scenarios")
         path = tmp_path_factory.mktemp("scenarios") / "coin-odds.toml"
         path.write_text(SCENARIO)
         return run_scenario(load_scenario(path), jobs=1)

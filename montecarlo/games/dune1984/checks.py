@@ -180,6 +180,7 @@ QUESTIONS = {
         ),
         simulate=simulate_guile,
         exact=exact_guile,
+        reference=reference_trial,
         parse_setup=parse_guile_setup,
         example={"guile": 3, "spice": 3},
     ),

@@ -657,6 +657,7 @@ QUESTIONS = {
         simulate=simulate_duel,
         exact=exact,
         parse_setup=parse_duel,
+        reference=reference_trial,
         example={"attacker": 4, "defender": 5},
     ),
     "fight": Question(
@@ -673,6 +674,7 @@ QUESTIONS = {
         simulate=simulate_fight,
         exact=exact,
         parse_setup=parse_fight,
+        reference=reference_trial,
         example={"attacker": [4, 3], "defender": [5], "defender_equipment": ["sword"]},
     ),
 }

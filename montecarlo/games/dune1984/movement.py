@@ -242,6 +242,7 @@ QUESTIONS = {
         ),
         simulate=simulate_reach,
         exact=exact_reach,
+        reference=reference_reach_trial,
         example={"distance": 5, "second_distance": 3},
     ),
     "invest": Question(
@@ -255,6 +256,7 @@ QUESTIONS = {
         ),
         simulate=simulate_invest,
         exact=exact_invest,
+        reference=reference_invest_trial,
         parse_setup=parse_invest_setup,
         example={"sums": [3, 11], "payout": 4, "players": 4},
     ),
