@@ -57,6 +57,8 @@ class Question:
     parse_setup: Callable[[Mapping[str, Any]], Any] | None = None
     reference: Reference | None = None  # one trial in plain Python: real dice, real shuffled cards
     example: Mapping[str, Any] = field(default_factory=dict)  # a typical setup, for docs and tests
+    # which metrics mean something for a setup (e.g. not seat 4 of a 3-player conflict); None: all
+    applicable: Callable[[Any], Sequence[str]] | None = None
 
     def setup(self, values: Mapping[str, Any]) -> Any:
         """A validated setup from plain values."""
@@ -66,6 +68,13 @@ class Question:
 
     def reported_names(self) -> tuple[str, ...]:
         return tuple(n for m in self.metrics for n in m.reported_names())
+
+    def applicable_metrics(self, setup: Any) -> tuple[str, ...]:
+        """Names of the metrics that apply to ``setup``; the others are reported as missing (NA)."""
+        if self.applicable is None:
+            return tuple(m.name for m in self.metrics)
+        keep = set(self.applicable(setup))
+        return tuple(m.name for m in self.metrics if m.name in keep)
 
     def metric(self, name: str) -> Metric:
         for m in self.metrics:
