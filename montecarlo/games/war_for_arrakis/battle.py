@@ -122,7 +122,8 @@ def parse_legion(text: Any, what: str = "legion") -> Legion:
                          f"remove {units - MAX_UNITS} unit(s) (leaders do not count)")
     if leaders and not units:
         raise InputError(f"{what}: leaders cannot stand alone; add at least one unit, e.g. '1 regular, {items[0]}'")
-    if len(leaders) != len(set(leaders)) and any(not LEADERS[k].generic for k in leaders):
+    named = [k for k in leaders if not LEADERS[k].generic]
+    if len(named) != len(set(named)):
         raise InputError(f"{what}: a named leader is listed twice")
     if len(factions) > 1:
         raise InputError(f"{what}: mixes Atreides and Harkonnen figures (fedaykin/naib/Atreides leaders vs "

@@ -9,7 +9,7 @@ once per pool and cached.
 >>> dist = pool(1, (3, 2, 1, 0))
 >>> dist[(1, 0, 0)], dist[(0, 1, 0)], dist[(0, 0, 1)]
 (0.5, 0.3333333333333333, 0.16666666666666666)
->>> sum(pool(6, (3, 2, 1, 0)).values())
+>>> round(sum(pool(6, (3, 2, 1, 0)).values()), 12)
 1.0
 >>> pool_fractions(2, (3, 2, 1, 0))[(1, 0, 1)]
 Fraction(1, 6)
@@ -44,7 +44,18 @@ def pool_fractions(n: int, faces: Faces) -> dict[tuple[int, int, int], Fraction]
 @functools.lru_cache(maxsize=256)
 def pool(n: int, faces: Faces) -> dict[tuple[int, int, int], float]:
     """``{(hits, shields, specials): probability}`` of ``n`` dice (floats, summing to 1)."""
-    return {k: float(v) for k, v in pool_fractions(n, faces).items()}
+    total = sum(faces)
+    p = [f / total for f in faces]
+    fact = [math.factorial(i) for i in range(n + 1)]
+    out: dict[tuple[int, int, int], float] = {}
+    for h in range(n + 1):
+        for s in range(n - h + 1):
+            for x in range(n - h - s + 1):
+                b = n - h - s - x
+                prob = fact[n] / (fact[h] * fact[s] * fact[x] * fact[b]) * p[0] ** h * p[1] ** s * p[2] ** x * p[3] ** b
+                if prob:
+                    out[(h, s, x)] = prob
+    return out
 
 
 @functools.lru_cache(maxsize=1024)
@@ -54,7 +65,7 @@ def damage(n: int, faces: Faces, special_hits: int, hit_hits: int = 1) -> tuple[
     Each Hit counts ``hit_hits``, each Special ``special_hits``; ``result[k] = P(k hits)``.
 
     >>> damage(2, (3, 2, 1, 0), 2)  # a Coriolis storm in Deep Desert
-    (0.25, 0.3333333333333333, 0.3055555555555556, 0.08333333333333333, 0.027777777777777776)
+    (0.1111111111111111, 0.3333333333333333, 0.3611111111111111, 0.16666666666666666, 0.027777777777777776)
     """
     top = n * max(special_hits, hit_hits)
     out = [Fraction(0)] * (top + 1)

@@ -10,8 +10,8 @@ storms strike; then the harvesters left collect spice.
 
 >>> from montecarlo.games.war_for_arrakis.rules import Rules
 >>> e = exact_storm(Rules(), StormSetup("2 regular", "deep desert"))
->>> round(e["destroyed"], 6), round(e["units_lost"], 6)  # 2+ hits: 1 - 1/4 - 1/3
-(0.416667, 1.083333)
+>>> round(e["destroyed"], 6), round(e["units_lost"], 6)  # P(2+ hits) = 1 - 1/9 - 1/3 = 5/9
+(0.555556, 1.444444)
 """
 
 from __future__ import annotations
