@@ -28,7 +28,7 @@ from montecarlo.games.war_for_arrakis import dice
 from montecarlo.games.war_for_arrakis.battle import Legion, capacity, legion_text, parse_legion, take_hits
 from montecarlo.games.war_for_arrakis.rules import DESERTS, EXPOSED, TERRAINS, Rules
 
-MAX_AREAS = 12
+MAX_AREAS = 10
 POOL_NOTE = ("wormsign pool {sand} Sand / {worm} Sandworm / {burrow} Burrowing: an ASSUMPTION "
              "(the split is not published)")
 FLAGS = ("harvester", "carryall", "settlement")
@@ -547,16 +547,17 @@ _STRIKE = (
     Metric("survivors", "distribution", "units left", SURVIVORS),
 )
 HAZARD_METRICS = (
-    Metric("worms", "distribution", "sandworms that appear (wormsign pool split assumed)", tuple(range(9))),
+    Metric("worms", "distribution", "sandworms that appear (wormsign pool split assumed)",
+           tuple(range(MAX_AREAS + 1))),
     Metric("expected_units_lost", "mean", "units lost to worms and storms (wormsign pool split assumed)"),
     Metric("units_lost", "distribution", "units lost to worms and storms (wormsign pool split assumed)",
-           tuple(range(19))),
+           tuple(range(31))),
     Metric("legions_destroyed", "mean", "legions wiped out (wormsign pool split assumed)"),
     Metric("harvesters_lost", "distribution", "harvesters lost to worms (wormsign pool split assumed)",
-           tuple(range(9))),
+           tuple(range(MAX_AREAS + 1))),
     Metric("expected_spice", "mean", "spice the harvesters left collect (wormsign pool split assumed)"),
     Metric("spice", "distribution", "spice the harvesters left collect (wormsign pool split assumed)",
-           tuple(range(17))),
+           tuple(range(2 * MAX_AREAS + 1))),
 )
 
 QUESTIONS = {
