@@ -84,11 +84,15 @@ def parse_legion(text: Any, what: str = "legion") -> Legion:
 
     >>> parse_legion("3 regular, 1 Fedaykin, naib")
     Legion(regular=3, elite=0, special=1, leaders=('naib',))
+    >>> parse_legion(4)  # a bare number is that many regulars
+    Legion(regular=4, elite=0, special=0, leaders=())
     >>> parse_legion("2 elites + Feyd-Rautha + 2 bashar")
     Legion(regular=0, elite=2, special=0, leaders=('bashar', 'bashar', 'feyd rautha'))
     """
     if isinstance(text, Legion):
         return text
+    if is_whole(text):  # a bare number: that many regulars (scenario grids)
+        text = f"{int(text)} regular"
     if not isinstance(text, str):
         raise InputError(f"{what} must be a legion like '4 regular, 1 elite, bashar', got {text!r}")
     counts, leaders, factions = [0, 0, 0], [], set()
