@@ -47,14 +47,23 @@ def matrix() -> None:
     for a in range(1, 7):
         for d in range(1, 7):
             for rank in range(4):
-                battle.exact_battle(rules, battle.BattleSetup(f"{a} regular", f"{d} regular", settlement=rank))
+                battle.exact_battle(
+                    rules, battle.BattleSetup(f"{a} regular", f"{d} regular", settlement=rank)
+                )
 
 
 def main() -> None:
-    line("battle kernel 5r+1e+Bashar vs 4r+1 Sardaukar, rank 1", kernel_rate("war-for-arrakis", "battle", SETUP),
-         "battles/s")
-    line("battle engine, same setup, 2 jobs, 20 M battles",
-         engine_rate("war-for-arrakis", "battle", SETUP, 20_000_000, jobs=2), "battles/s", ">= 2 M/s")
+    line(
+        "battle kernel 5r+1e+Bashar vs 4r+1 Sardaukar, rank 1",
+        kernel_rate("war-for-arrakis", "battle", SETUP),
+        "battles/s",
+    )
+    line(
+        "battle engine, same setup, 2 jobs, 20 M battles",
+        engine_rate("war-for-arrakis", "battle", SETUP, 20_000_000, jobs=2),
+        "battles/s",
+        ">= 2 M/s",
+    )
     line("exact round distribution, 6 dice vs 6, memos cold", cold_ms(round_6v6), "ms", "< 1 ms")
     line("exact whole battle of the setup above, memos cold", cold_ms(whole_battle), "ms")
     line("exact 6 x 6 x 4 regulars matrix, memos cold", cold_ms(matrix, repeats=3), "ms")

@@ -17,20 +17,51 @@ from montecarlo.analysis import ask
 from montecarlo.cli.common import RunOptions, cli_errors, emit, run_command
 
 GAME = "war-for-arrakis"
-app = typer.Typer(name=GAME, help="Dune: War for Arrakis: battles, storms, sandworms, Desert Hazards.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    name=GAME, help="Dune: War for Arrakis: battles, storms, sandworms, Desert Hazards.", no_args_is_help=True
+)
 
 _LEGION = "A legion: comma-separated 'N kind' items and leader names, e.g. '4 regular, 1 elite, bashar'."
 Attacker = Annotated[str, typer.Option("--attacker", "-a", help=_LEGION)]
-Defender = Annotated[str, typer.Option("--defender", "-d", help=_LEGION + " 'none' for an undefended settlement.")]
-Settlement = Annotated[int, typer.Option("--settlement", help="Rank 1..3 of the defender's settlement; 0 = none.")]
-Cards = Annotated[int, typer.Option(help="Planning cards discarded every round (+1 die each, 6 dice at most).")]
+Defender = Annotated[
+    str, typer.Option("--defender", "-d", help=_LEGION + " 'none' for an undefended settlement.")
+]
+Settlement = Annotated[
+    int, typer.Option("--settlement", help="Rank 1..3 of the defender's settlement; 0 = none.")
+]
+Cards = Annotated[
+    int, typer.Option(help="Planning cards discarded every round (+1 die each, 6 dice at most).")
+]
 Surprise = Annotated[bool, typer.Option("--surprise", help="Surprise attack (the attacker needs a leader).")]
-Policy = Annotated[Optional[list[str]], typer.Option(
-    "--policy", "-p", help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N; "
-                           "never, when_outnumbered (defender).")]
-Legion = Annotated[str, typer.Option("--legion", "-l", help="The Harkonnen legion, e.g. '3 regular, 1 elite, bashar'.")]
-Terrain = Annotated[str, typer.Option("--terrain", "-t", help="deep_desert, desert, minor_erg, plateau or mountain.")]
+Policy = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--policy",
+        "-p",
+        help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N; "
+        "never, when_outnumbered (defender).",
+    ),
+]
+Legion = Annotated[
+    str, typer.Option("--legion", "-l", help="The Harkonnen legion, e.g. '3 regular, 1 elite, bashar'.")
+]
+Terrain = Annotated[
+    str, typer.Option("--terrain", "-t", help="deep_desert, desert, minor_erg, plateau or mountain.")
+]
+
+
+def _shown(answer):
+    """The answer without the rows of impossible values (exactly 0 and never drawn), for tables."""
+    keep = {
+        name: m
+        for name, m in answer.metrics.items()
+        if "=" not in name or m.estimate > 0 or m.exact is None or m.exact > 0
+    }
+    return dataclasses.replace(answer, metrics=keep)
+
+
+def _emit(answer, run: RunOptions, title: str, extra=None) -> None:
+    emit(answer if run.json else _shown(answer), run, title, extra)
 
 
 def _policies(policy: Optional[list[str]]) -> dict[str, str]:
@@ -58,31 +89,42 @@ def battle(
     """Odds of a whole battle: who wins, in how many rounds, with what losses (exact where possible).
 
     Examples:
-        montecarlo odds war-for-arrakis --attacker "4 regular, 1 elite, bashar" --defender "3 regular, 1 fedaykin, naib" --settlement 2 --attacker-cards 1 --surprise
+        montecarlo odds war-for-arrakis -a "4 regular, bashar" -d "3 regular, naib" --settlement 2 --surprise
         montecarlo war-for-arrakis battle -a "3 regular" -d "3 regular" --policy while_ahead
     """
     from montecarlo.games.war_for_arrakis.battle import chain_states
 
-    setup = {"attacker": attacker, "defender": defender, "settlement": settlement,
-             "attacker_cards": attacker_cards, "defender_cards": defender_cards, "surprise": surprise}
+    setup = {
+        "attacker": attacker,
+        "defender": defender,
+        "settlement": settlement,
+        "attacker_cards": attacker_cards,
+        "defender_cards": defender_cards,
+        "surprise": surprise,
+    }
     overrides = _policies(policy)
     answer = ask(GAME, "battle", setup, variants=run.variant, overrides=overrides, settings=run.settings())
     s = answer.setup
     exact = any(m.exact is not None for m in answer.metrics.values())
-    extra = {"policies": {"attack": answer.rules.attack, "retreat": answer.rules.retreat},
-             "exact": "chain" if exact else "too large for the exact solver: estimates only"}
+    extra = {
+        "policies": {"attack": answer.rules.attack, "retreat": answer.rules.retreat},
+        "exact": "chain" if exact else "too large for the exact solver: estimates only",
+    }
     where = f" in a rank-{s.settlement} settlement" if s.settlement else ""
     title = f"War for Arrakis battle: {s.attacker} (attacker) vs {s.defender} (defender){where}"
     if s.attacker_cards or s.defender_cards:
         title += f"; Planning cards per round {s.attacker_cards}/{s.defender_cards}"
     if s.surprise:
         title += "; surprise attack"
-    emit(answer, run, title, extra)
+    _emit(answer, run, title, extra)
     if not run.json:
         typer.echo(_policy_line(answer.rules))
         if not exact:
-            typer.echo(f"exact: this setup is too large for the exact solver (about {chain_states(answer.rules, s):,} "
-                       "states); the estimates above are simulated")
+            typer.echo(
+                f"exact: this setup is too large for the exact solver "
+                f"(about {chain_states(answer.rules, s):,} "
+                "states); the estimates above are simulated"
+            )
 
 
 ODDS = battle
@@ -94,17 +136,28 @@ def storm(
     run: RunOptions,
     legion: Legion,
     terrain: Terrain,
-    settlement: Annotated[bool, typer.Option("--settlement", help="The area holds a Harkonnen settlement (no storm).")] = False,
+    settlement: Annotated[
+        bool, typer.Option("--settlement", help="The area holds a Harkonnen settlement (no storm).")
+    ] = False,
 ) -> None:
     """Damage of one Coriolis storm on a Harkonnen legion.
 
     Examples:
         montecarlo war-for-arrakis storm --legion "3 regular, 1 elite, bashar" --terrain deep_desert
     """
-    answer = ask(GAME, "storm", {"legion": legion, "terrain": terrain, "settlement": settlement},
-                 variants=run.variant, settings=run.settings())
+    answer = ask(
+        GAME,
+        "storm",
+        {"legion": legion, "terrain": terrain, "settlement": settlement},
+        variants=run.variant,
+        settings=run.settings(),
+    )
     s = answer.setup
-    emit(answer, run, f"Coriolis storm on {s.legion} in {s.terrain}" + (" (settlement: no storm)" if s.settlement else ""))
+    _emit(
+        answer,
+        run,
+        f"Coriolis storm on {s.legion} in {s.terrain}" + (" (settlement: no storm)" if s.settlement else ""),
+    )
 
 
 @app.command("worm")
@@ -113,7 +166,9 @@ def worm(
     run: RunOptions,
     legion: Legion,
     terrain: Terrain,
-    wild_maker: Annotated[bool, typer.Option("--wild-maker", help="The Wild Maker attacks (more dice).")] = False,
+    wild_maker: Annotated[
+        bool, typer.Option("--wild-maker", help="The Wild Maker attacks (more dice).")
+    ] = False,
     harvester: Annotated[bool, typer.Option("--harvester", help="A harvester stands in the area.")] = False,
     carryall: Annotated[bool, typer.Option("--carryall", help="A carryall can save the harvester.")] = False,
 ) -> None:
@@ -122,20 +177,29 @@ def worm(
     Examples:
         montecarlo war-for-arrakis worm --legion "3 regular, 1 sardaukar" --terrain desert --harvester
     """
-    setup = {"legion": legion, "terrain": terrain, "wild_maker": wild_maker, "harvester": harvester,
-             "carryall": carryall}
+    setup = {
+        "legion": legion,
+        "terrain": terrain,
+        "wild_maker": wild_maker,
+        "harvester": harvester,
+        "carryall": carryall,
+    }
     answer = ask(GAME, "worm", setup, variants=run.variant, settings=run.settings())
     s = answer.setup
     who = "Wild Maker" if s.wild_maker else "Sandworm"
-    emit(answer, run, f"{who} attack on {s.legion}{' + harvester' if s.harvester else ''} in {s.terrain}")
+    _emit(answer, run, f"{who} attack on {s.legion}{' + harvester' if s.harvester else ''} in {s.terrain}")
 
 
 @app.command("hazards")
 @run_command
 def hazards(
     run: RunOptions,
-    area: Annotated[list[str], typer.Option("--area", help="One area (repeatable): 'terrain: legion items, "
-                                                            "harvester, carryall, settlement'.")],
+    area: Annotated[
+        list[str],
+        typer.Option(
+            "--area", help="One area (repeatable): 'terrain: legion items, harvester, carryall, settlement'."
+        ),
+    ],
     wild_maker: Annotated[bool, typer.Option("--wild-maker", help="The Wild Maker is in play.")] = False,
 ) -> None:
     """One Desert Hazards step for a Harkonnen deployment: worms, storms, losses, spice.
@@ -144,14 +208,19 @@ def hazards(
     publishes it. Change it with the rule fields wormsign_sand, wormsign_sandworm, wormsign_burrowing.
 
     Examples:
-        montecarlo war-for-arrakis hazards --area "deep desert: 3 regular, harvester" --area "desert: harvester" --area "plateau: 2 regular"
+        montecarlo war-for-arrakis hazards --area "deep desert: 3 regular, harvester" --wild-maker
     """
     from montecarlo.games.war_for_arrakis.hazards import pool_note
 
-    answer = ask(GAME, "hazards", {"areas": list(area), "wild_maker": wild_maker}, variants=run.variant,
-                 settings=run.settings())
+    answer = ask(
+        GAME,
+        "hazards",
+        {"areas": list(area), "wild_maker": wild_maker},
+        variants=run.variant,
+        settings=run.settings(),
+    )
     note = pool_note(answer.rules)
-    emit(answer, run, "Desert Hazards: " + "; ".join(answer.setup.areas), {"wormsign_pool": note})
+    _emit(answer, run, "Desert Hazards: " + "; ".join(answer.setup.areas), {"wormsign_pool": note})
     if not run.json:
         typer.echo(note)
 
@@ -162,13 +231,19 @@ def need(
     defender: Defender,
     target: Annotated[float, typer.Option("--target", help="Attacker's win probability to reach.")] = 0.8,
     settlement: Settlement = 0,
-    leaders: Annotated[str, typer.Option("--leaders", help="Leaders going with every legion tried, e.g. 'bashar'.")] = "",
-    elite: Annotated[str, typer.Option("--elite", help="Kind of the upgraded units: elite, sardaukar, fedaykin.")] = "elite",
+    leaders: Annotated[
+        str, typer.Option("--leaders", help="Leaders going with every legion tried, e.g. 'bashar'.")
+    ] = "",
+    elite: Annotated[
+        str, typer.Option("--elite", help="Kind of the upgraded units: elite, sardaukar, fedaykin.")
+    ] = "elite",
     attacker_cards: Cards = 0,
     defender_cards: Cards = 0,
     surprise: Surprise = False,
     policy: Policy = None,
-    variant: Annotated[Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")] = None,
+    variant: Annotated[
+        Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """The smallest attacking legion that takes a defence with at least --target probability (exact).
@@ -177,30 +252,57 @@ def need(
     2 regular, 1 regular + 1 elite, ...); the legion tried just before the answer is shown beside it.
 
     Examples:
-        montecarlo war-for-arrakis need --defender "3 regular, 1 fedaykin, naib" --settlement 2 --target 0.8 --leaders bashar
+        montecarlo war-for-arrakis need -d "3 regular, naib" --settlement 1 --target 0.8 --leaders bashar
     """
     from montecarlo.games import get_game
     from montecarlo.games.war_for_arrakis.battle import need as search
 
     game = get_game(GAME)
     rules = game.rules(tuple(variant or ()), _policies(policy))
-    defence = game.question("battle").setup({"attacker": "1 regular" + (f", {leaders}" if leaders else ""),
-                                             "defender": defender, "settlement": settlement,
-                                             "attacker_cards": attacker_cards, "defender_cards": defender_cards,
-                                             "surprise": surprise})  # checks every option before the search
-    found, before, tried = search(rules, defence.defender, target, leaders=leaders, elite=elite,
-                                  settlement=settlement, attacker_cards=attacker_cards,
-                                  defender_cards=defender_cards, surprise=surprise)
+    defence = game.question("battle").setup(
+        {
+            "attacker": "1 regular" + (f", {leaders}" if leaders else ""),
+            "defender": defender,
+            "settlement": settlement,
+            "attacker_cards": attacker_cards,
+            "defender_cards": defender_cards,
+            "surprise": surprise,
+        }
+    )  # checks every option before the search
+    found, before, tried = search(
+        rules,
+        defence.defender,
+        target,
+        leaders=leaders,
+        elite=elite,
+        settlement=settlement,
+        attacker_cards=attacker_cards,
+        defender_cards=defender_cards,
+        surprise=surprise,
+    )
     row = lambda r: None if r is None else {"legion": r.legion, "attacker_win": r.attacker_win}  # noqa: E731
     if json_out:
-        typer.echo(json.dumps({"game": GAME, "question": "need", "defender": defence.defender,
-                               "settlement": settlement, "target": target, "rules": dataclasses.asdict(rules),
-                               "found": row(found), "next_smaller" if found else "strongest_tried": row(before),
-                               "legions_solved": tried}))
+        typer.echo(
+            json.dumps(
+                {
+                    "game": GAME,
+                    "question": "need",
+                    "defender": defence.defender,
+                    "settlement": settlement,
+                    "target": target,
+                    "rules": dataclasses.asdict(rules),
+                    "found": row(found),
+                    "next_smaller" if found else "strongest_tried": row(before),
+                    "legions_solved": tried,
+                }
+            )
+        )
         return
     where = f" in a rank-{settlement} settlement" if settlement else ""
-    typer.echo(f"Defence: {defence.defender}{where}; target attacker_win >= {target:g} (exact, "
-               f"{_policy_line(rules)})")
+    typer.echo(
+        f"Defence: {defence.defender}{where}; target attacker_win >= {target:g} (exact, "
+        f"{_policy_line(rules)})"
+    )
     if found is None:
         best = f"{before.legion} wins {before.attacker_win:.4f}" if before else "nothing tried"
         typer.echo(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")

@@ -21,8 +21,17 @@ from hypothesis import strategies as st
 from montecarlo.errors import InputError
 from montecarlo.games.war_for_arrakis import GAME
 from montecarlo.games.war_for_arrakis.battle import (
-    BattleSetup, exact_battle, need, parse_legion, reference_battle, round_distribution, round_odds,
-    round_table, simulate_battle, simulate_direct, take_hits,
+    BattleSetup,
+    exact_battle,
+    need,
+    parse_legion,
+    reference_battle,
+    round_distribution,
+    round_odds,
+    round_table,
+    simulate_battle,
+    simulate_direct,
+    take_hits,
 )
 from montecarlo.games.war_for_arrakis.dice import pool, pool_fractions
 from montecarlo.games.war_for_arrakis.rules import LEADERS, Rules, leader_order, policy_overrides
@@ -33,6 +42,7 @@ OUTCOMES = ("attacker_win", "defender_win", "both_destroyed")
 
 
 # --- reference values ---------------------------------------------------------------------------
+
 
 def test_reference_values_one_round():
     """1 regular vs 1 regular, no leaders, one die each: Hit 1/2, Shield 1/3, Special 1/6 (a
@@ -78,7 +88,9 @@ def brute_round(a: tuple, la: list, d: tuple, ld: list, n_a: int, n_d: int, extr
         hits, shields = [0, 0], [0, 0]
         for side, leaders, extra in ((0, la, extra_a), (1, ld, 0)):
             hits[side], shields[side] = rolled[side].count("hit"), rolled[side].count("shield")
-            chosen = sorted(leaders, key=lambda v: (-(v[0] + v[1]), -v[0]))[: rolled[side].count("special") + extra]
+            chosen = sorted(leaders, key=lambda v: (-(v[0] + v[1]), -v[0]))[
+                : rolled[side].count("special") + extra
+            ]
             hits[side] += sum(h for h, _ in chosen)
             shields[side] += sum(s for _, s in chosen)
         shields[1] = max(0, shields[1] - a[2])
@@ -110,8 +122,13 @@ def test_one_round_with_every_leader_matches_enumeration(name):
 
 def test_one_round_several_leaders_settlement_cards_and_surprise_match_enumeration():
     """Three leaders against two Specials at most: the best (Feyd 2H+1S) and next best go first."""
-    setup = BattleSetup("1 regular, 1 sardaukar, Feyd-Rautha, Captain Aramsham, bashar",
-                        "1 elite, 1 fedaykin, Chani", settlement=1, attacker_cards=1, surprise=True)
+    setup = BattleSetup(
+        "1 regular, 1 sardaukar, Feyd-Rautha, Captain Aramsham, bashar",
+        "1 elite, 1 fedaykin, Chani",
+        settlement=1,
+        attacker_cards=1,
+        surprise=True,
+    )
     want = brute_round((1, 0, 1), [(2, 1), (1, 1), (1, 0)], (0, 1, 1), [(1, 1)], 3, 3, extra_a=1)
     got = _by_state(setup)
     for key in want.keys() | got.keys():
@@ -119,7 +136,12 @@ def test_one_round_several_leaders_settlement_cards_and_surprise_match_enumerati
 
 
 def test_leader_order_best_first_and_overrides():
-    assert leader_order(RULES, ("bashar", "baron harkonnen", "beast rabban", "feyd rautha")) == ((2, 1), (2, 0), (0, 2), (1, 0))
+    assert leader_order(RULES, ("bashar", "baron harkonnen", "beast rabban", "feyd rautha")) == (
+        (2, 1),
+        (2, 0),
+        (0, 2),
+        (1, 0),
+    )
     changed = GAME.rules(overrides={"leader_values": {"Stilgar": "1H+2S"}})
     assert leader_order(changed, ("stilgar",)) == ((1, 2),)
     with pytest.raises(InputError, match="unknown leader"):
@@ -135,6 +157,7 @@ def test_dice_cap_and_pool():
 
 
 # --- kernels and reference against the exact chain -----------------------------------------------
+
 
 def _z(values: np.ndarray, expected: float, kind: str) -> float:
     n = values.size
@@ -180,19 +203,51 @@ def test_chain_kernel_and_direct_kernel_match_exact_over_regulars_grid():
 
 MIXED_GRID = [
     ({"attacker": "2 regular, 1 elite, bashar", "defender": "2 regular, 1 fedaykin, naib"}, ()),
-    ({"attacker": "1 regular, 2 sardaukar, Feyd-Rautha", "defender": "3 regular, 1 elite, Stilgar",
-      "settlement": 2, "defender_cards": 1}, ()),
-    ({"attacker": "3 regular, Thufir Hawat, bashar", "defender": "2 elite, Chani", "attacker_cards": 2,
-      "surprise": True}, ()),
-    ({"attacker": "4 regular, 1 elite, bashar", "defender": "3 regular, 1 fedaykin, naib", "settlement": 2,
-      "attacker_cards": 1, "surprise": True}, ("surprise_adds_die",)),
-    ({"attacker": "3 regular, 2 elite, Gaius Helen Mohiam", "defender": "4 regular, Paul-Muad'Dib"},
-     ("continue_always_costs",)),
+    (
+        {
+            "attacker": "1 regular, 2 sardaukar, Feyd-Rautha",
+            "defender": "3 regular, 1 elite, Stilgar",
+            "settlement": 2,
+            "defender_cards": 1,
+        },
+        (),
+    ),
+    (
+        {
+            "attacker": "3 regular, Thufir Hawat, bashar",
+            "defender": "2 elite, Chani",
+            "attacker_cards": 2,
+            "surprise": True,
+        },
+        (),
+    ),
+    (
+        {
+            "attacker": "4 regular, 1 elite, bashar",
+            "defender": "3 regular, 1 fedaykin, naib",
+            "settlement": 2,
+            "attacker_cards": 1,
+            "surprise": True,
+        },
+        ("surprise_adds_die",),
+    ),
+    (
+        {"attacker": "3 regular, 2 elite, Gaius Helen Mohiam", "defender": "4 regular, Paul-Muad'Dib"},
+        ("continue_always_costs",),
+    ),
     ({"attacker": "2 regular, 1 elite", "defender": "3 regular", "settlement": 1}, ("while_ahead",)),
-    ({"attacker": "5 regular, 1 sardaukar, bashar", "defender": "3 regular, Reverend Mother Jessica"},
-     ("retreat_when_outnumbered",)),
-    ({"attacker": "2 regular, 2 elite, Shaddam IV", "defender": "2 regular, 2 fedaykin, Alia", "settlement": 3},
-     ("one_round",)),
+    (
+        {"attacker": "5 regular, 1 sardaukar, bashar", "defender": "3 regular, Reverend Mother Jessica"},
+        ("retreat_when_outnumbered",),
+    ),
+    (
+        {
+            "attacker": "2 regular, 2 elite, Shaddam IV",
+            "defender": "2 regular, 2 fedaykin, Alia",
+            "settlement": 3,
+        },
+        ("one_round",),
+    ),
     ({"attacker": "3 regular", "defender": "none", "settlement": 1}, ()),
 ]
 
@@ -217,8 +272,10 @@ def test_reference_matches_exact_over_a_regulars_sample():
     for a, d, rank in REGULAR_GRID[::7]:
         setup = BattleSetup(f"{a} regular", f"{d} regular", settlement=rank)
         trials = [reference_battle(RULES, setup, rng) for _ in range(300)]
-        zs += _check({k: np.array([t[k] for t in trials]) for k in OUTCOMES + ("rounds", "attacker_losses")},
-                     exact_battle(RULES, setup))
+        zs += _check(
+            {k: np.array([t[k] for t in trials]) for k in OUTCOMES + ("rounds", "attacker_losses")},
+            exact_battle(RULES, setup),
+        )
     _pooled(zs)
 
 
@@ -255,16 +312,34 @@ def battles(draw, room: int = 0):
             r = 1
         parts = [f"{r} regular", f"{e} elite", f"{s} special", draw(st.sampled_from(leaders))]
         return ", ".join(p for p in parts if p)
+
     attacker = legion(LEADER_NAMES)
-    return dict(attacker=attacker, defender=legion(DEFENDER_LEADERS).replace("special", "fedaykin"),
-                settlement=draw(st.integers(0, 3)), attacker_cards=draw(st.integers(0, 2)),
-                defender_cards=draw(st.integers(0, 2)),
-                surprise=draw(st.booleans()) and "," in attacker and any(n in attacker for n in ("bashar", "Feyd", "Baron")))
+    return dict(
+        attacker=attacker,
+        defender=legion(DEFENDER_LEADERS).replace("special", "fedaykin"),
+        settlement=draw(st.integers(0, 3)),
+        attacker_cards=draw(st.integers(0, 2)),
+        defender_cards=draw(st.integers(0, 2)),
+        surprise=draw(st.booleans())
+        and "," in attacker
+        and any(n in attacker for n in ("bashar", "Feyd", "Baron")),
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(battles(), st.sampled_from([(), ("continue_always_costs",), ("while_ahead",), ("retreat_when_outnumbered",),
-                                   ("surprise_adds_die",), ("one_round",)]))
+@given(
+    battles(),
+    st.sampled_from(
+        [
+            (),
+            ("continue_always_costs",),
+            ("while_ahead",),
+            ("retreat_when_outnumbered",),
+            ("surprise_adds_die",),
+            ("one_round",),
+        ]
+    ),
+)
 def test_exhaustive_outcomes_sum_to_one(values, variants):
     e = exact_battle(GAME.rules(variants), BattleSetup(**values))
     assert sum(e[k] for k in OUTCOMES) == pytest.approx(1.0, abs=1e-9)
@@ -287,38 +362,52 @@ def test_one_more_regular_never_lowers_the_attackers_odds(values):
 
 # --- parsing ------------------------------------------------------------------------------------
 
+
 def test_parse_legion_normalises():
     setup = BattleSetup("4 Regulars, 1 elite, BASHAR", "3 regular, 1 fedaykin, naib", settlement=2)
     assert setup.attacker == "4 regular, 1 elite, Bashar"
-    assert setup.defender == "3 regular, 1 special, Naib"
-    assert parse_legion("3 regular") == (3, 0, 0, ())
-    assert parse_legion("2 sardaukar, feyd") == (0, 0, 2, ("feyd rautha",))
+    assert setup.defender == "3 regular, 1 fedaykin, Naib"
+    assert parse_legion("3 regular") == (3, 0, 0, (), "special")
+    assert parse_legion("2 sardaukar, feyd") == (0, 0, 2, ("feyd rautha",), "sardaukar")
+    assert BattleSetup("2 special, Stilgar", "1 regular").attacker == "2 fedaykin, Stilgar"
 
 
-@pytest.mark.parametrize("text,message", [
-    ("7 regular", "at most 6"),
-    ("4 regular, 3 elite", "remove 1 unit"),
-    ("bashar", "leaders cannot stand alone"),
-    ("3 knight", "unknown unit kind or leader 'knight'"),
-    ("2 regular, Duncan Idaho", "unknown unit kind or leader"),
-    ("-1 regular", "negative count"),
-    ("2 sardaukar, naib", "mixes Atreides and Harkonnen"),
-    ("1 regular, 2 Stilgar", "only one Stilgar"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("7 regular", "at most 6"),
+        ("4 regular, 3 elite", "remove 1 unit"),
+        ("bashar", "leaders cannot stand alone"),
+        ("3 knight", "unknown unit kind or leader 'knight'"),
+        ("2 regular, Duncan Idaho", "unknown unit kind or leader"),
+        ("-1 regular", "negative count"),
+        ("2 sardaukar, naib", "mixes Atreides and Harkonnen"),
+        ("1 regular, 2 Stilgar", "only one Stilgar"),
+    ],
+)
 def test_bad_legions(text, message):
     with pytest.raises(InputError, match=message):
         parse_legion(text, "attacker")
 
 
-@pytest.mark.parametrize("values,message", [
-    ({"attacker": "3 regular", "defender": "2 regular", "settlement": -1}, "settlement must be a rank 0..3"),
-    ({"attacker": "3 regular", "defender": "2 regular", "settlement": 4}, "settlement must be a rank 0..3"),
-    ({"attacker": "3 regular", "defender": "none"}, "nothing to attack"),
-    ({"attacker": "none", "defender": "2 regular"}, "at least one attacking unit"),
-    ({"attacker": "3 regular", "defender": "2 regular", "surprise": True}, "needs a leader"),
-    ({"attacker": "3 regular", "defender": "2 regular", "attacker_cards": 7}, "attacker_cards"),
-    ({"attacker": "3 regular"}, "defender is required"),
-])
+@pytest.mark.parametrize(
+    "values,message",
+    [
+        (
+            {"attacker": "3 regular", "defender": "2 regular", "settlement": -1},
+            "settlement must be a rank 0..3",
+        ),
+        (
+            {"attacker": "3 regular", "defender": "2 regular", "settlement": 4},
+            "settlement must be a rank 0..3",
+        ),
+        ({"attacker": "3 regular", "defender": "none"}, "nothing to attack"),
+        ({"attacker": "none", "defender": "2 regular"}, "at least one attacking unit"),
+        ({"attacker": "3 regular", "defender": "2 regular", "surprise": True}, "needs a leader"),
+        ({"attacker": "3 regular", "defender": "2 regular", "attacker_cards": 7}, "attacker_cards"),
+        ({"attacker": "3 regular"}, "defender is required"),
+    ],
+)
 def test_bad_setups(values, message):
     with pytest.raises(InputError, match=message):
         GAME.question("battle").setup(values)
@@ -339,12 +428,15 @@ def test_policies_by_name():
 def test_one_round_policy_and_settlement_cost():
     """max_rounds:1 is one round of 2.7's values; a settlement's continuation cost stops a lone regular."""
     one = exact_battle(GAME.rules(["one_round"]), BattleSetup("1 regular", "1 regular"))
-    assert one["attacker_win"] == pytest.approx(1 / 12) and one["defender_win"] == pytest.approx(1 / 12 + 7 / 12)
+    assert one["attacker_win"] == pytest.approx(1 / 12) and one["defender_win"] == pytest.approx(
+        1 / 12 + 7 / 12
+    )
     costly = exact_battle(RULES, BattleSetup("1 regular", "1 regular", settlement=1))
     assert costly["rounds"] == pytest.approx(1.0)  # it cannot pay its last unit to go on
 
 
 # --- need ---------------------------------------------------------------------------------------
+
 
 def test_need_finds_the_first_legion_reaching_the_target():
     found, before, tried = need(RULES, "2 regular", 0.8, leaders="bashar")

@@ -18,8 +18,19 @@ from montecarlo.errors import InputError
 from montecarlo.games.war_for_arrakis import GAME
 from montecarlo.games.war_for_arrakis.dice import damage
 from montecarlo.games.war_for_arrakis.hazards import (
-    HazardsSetup, StormSetup, WormSetup, exact_hazards, exact_storm, exact_worm, pool_note, reference_hazards,
-    reference_storm, reference_worm, simulate_hazards, simulate_storm, simulate_worm,
+    HazardsSetup,
+    StormSetup,
+    WormSetup,
+    exact_hazards,
+    exact_storm,
+    exact_worm,
+    pool_note,
+    reference_hazards,
+    reference_storm,
+    reference_worm,
+    simulate_hazards,
+    simulate_storm,
+    simulate_worm,
 )
 from montecarlo.games.war_for_arrakis.rules import Rules
 
@@ -34,7 +45,7 @@ def closed_form(n: int, special: int) -> list[float]:
     for x in range(n + 1):
         px = math.comb(n, x) * (1 / 6) ** x * (5 / 6) ** (n - x)
         for h in range(n - x + 1):
-            out[h + special * x] += px * math.comb(n - x, h) * 0.6 ** h * 0.4 ** (n - x - h)
+            out[h + special * x] += px * math.comb(n - x, h) * 0.6**h * 0.4 ** (n - x - h)
     return out
 
 
@@ -48,7 +59,9 @@ def test_storm_in_deep_desert_by_hand():
     assert e["units_lost"] == pytest.approx(float(want[1] + 2 * (1 - want[0] - want[1])))
 
 
-@pytest.mark.parametrize("place,special", [("deep_desert", 2), ("desert", 1), ("minor_erg", 0), ("plateau", 0)])
+@pytest.mark.parametrize(
+    "place,special", [("deep_desert", 2), ("desert", 1), ("minor_erg", 0), ("plateau", 0)]
+)
 def test_storm_damage_matches_closed_form(place, special):
     e = exact_storm(RULES, StormSetup("6 regular", place))
     want = closed_form(2, special)
@@ -84,23 +97,37 @@ def test_rulebook_dice_variants():
 
 def test_worm_on_a_harvester_alone_and_carryall():
     assert exact_worm(RULES, WormSetup("none", "desert", harvester=True))["harvester_lost"] == 1.0
-    assert exact_worm(RULES, WormSetup("none", "desert", harvester=True, carryall=True))["harvester_lost"] == 0.0
+    assert (
+        exact_worm(RULES, WormSetup("none", "desert", harvester=True, carryall=True))["harvester_lost"] == 0.0
+    )
     e = exact_worm(RULES, WormSetup("1 regular", "deep_desert", harvester=True))
-    assert e["harvester_lost"] == pytest.approx(e["destroyed"]) and e["destroyed"] == pytest.approx(1 - (1 / 3) ** 4)
+    assert e["harvester_lost"] == pytest.approx(e["destroyed"]) and e["destroyed"] == pytest.approx(
+        1 - (1 / 3) ** 4
+    )
 
 
 STRIKES = [
     ("storm", {"legion": "2 regular, 1 elite, 1 sardaukar", "terrain": "deep_desert"}, ()),
     ("storm", {"legion": "1 regular, 1 elite", "terrain": "desert"}, ("rulebook_storm_dice",)),
-    ("worm", {"legion": "2 regular, 2 elite", "terrain": "deep_desert", "wild_maker": True, "harvester": True}, ()),
-    ("worm", {"legion": "3 regular", "terrain": "desert", "harvester": True, "carryall": True},
-     ("rulebook_worm_dice",)),
+    (
+        "worm",
+        {"legion": "2 regular, 2 elite", "terrain": "deep_desert", "wild_maker": True, "harvester": True},
+        (),
+    ),
+    (
+        "worm",
+        {"legion": "3 regular", "terrain": "desert", "harvester": True, "carryall": True},
+        ("rulebook_worm_dice",),
+    ),
 ]
 
 
 def _z(values, expected, n):
-    se = max(math.sqrt(max(expected * (1 - expected), 0) / n), 1 / n) if set(np.unique(values)) <= {0, 1} \
+    se = (
+        max(math.sqrt(max(expected * (1 - expected), 0) / n), 1 / n)
+        if set(np.unique(values)) <= {0, 1}
         else max(np.std(values, ddof=1) / math.sqrt(n), 1 / n)
+    )
     return abs(np.mean(values) - expected) / se
 
 
@@ -123,6 +150,7 @@ def test_strike_kernel_and_reference_match_exact(question, values, variants):
 
 # --- wormsigns ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("k", [1, 3, 6, 9])
 def test_worms_in_deep_desert_are_hypergeometric(k):
     """In Deep Desert both Sandworm and Burrowing tokens make worms: 8 of the 16 tokens."""
@@ -139,7 +167,9 @@ def test_worms_in_desert_are_hypergeometric_and_draws_are_shared():
     e = exact_hazards(RULES, HazardsSetup(tuple(["desert: harvester"] * 5)))
     for w in range(6):
         assert e[f"worms={w}"] == pytest.approx(hypergeom(16, 4, 5).pmf(w))
-    mixed = HazardsSetup(("deep_desert: harvester", "desert: harvester", "plateau: 3 regular", "deep_desert: harvester"))
+    mixed = HazardsSetup(
+        ("deep_desert: harvester", "desert: harvester", "plateau: 3 regular", "deep_desert: harvester")
+    )
     sample = simulate_hazards(RULES, mixed, 60_000, np.random.default_rng(6))["worms"]
     # total worms: Sandworm tokens anywhere among the 3 draws, plus Burrowing ones in the 2 Deep Desert
     # draws; by symmetry of the draw order: P = sum over (sandworms s, burrowing b in Deep Desert)
@@ -157,7 +187,8 @@ def test_worms_in_desert_are_hypergeometric_and_draws_are_shared():
 
 
 def _slots(s_deep: int, b_deep: int, s_des: int) -> float:
-    """P(the 2 Deep Desert tokens hold s_deep Sandworm + b_deep Burrowing, the Desert token s_des Sandworm)."""
+    """P(the 2 Deep Desert tokens hold s_deep Sandworm + b_deep Burrowing tokens, and the Desert
+    token s_des Sandworm tokens), counted over every ordered draw of 3 tokens."""
     from itertools import permutations
 
     pool = ["S"] * 8 + ["W"] * 4 + ["B"] * 4
@@ -170,10 +201,29 @@ def _slots(s_deep: int, b_deep: int, s_des: int) -> float:
 
 
 HAZARDS = [
-    ({"areas": ["deep_desert: 3 regular, 1 elite, bashar, harvester", "desert: harvester, carryall",
-                "desert: 2 regular", "minor_erg: 2 regular, 1 sardaukar", "mountain: 3 regular"]}, ()),
-    ({"areas": ["deep_desert: 2 regular, harvester", "deep_desert: 4 regular", "plateau: 1 elite, settlement"],
-      "wild_maker": True}, ("rulebook_worm_dice",)),
+    (
+        {
+            "areas": [
+                "deep_desert: 3 regular, 1 elite, bashar, harvester",
+                "desert: harvester, carryall",
+                "desert: 2 regular",
+                "minor_erg: 2 regular, 1 sardaukar",
+                "mountain: 3 regular",
+            ]
+        },
+        (),
+    ),
+    (
+        {
+            "areas": [
+                "deep_desert: 2 regular, harvester",
+                "deep_desert: 4 regular",
+                "plateau: 1 elite, settlement",
+            ],
+            "wild_maker": True,
+        },
+        ("rulebook_worm_dice",),
+    ),
     ({"areas": ["desert: 1 regular, harvester", "deep_desert: harvester"]}, ("rulebook_storm_dice",)),
 ]
 
@@ -202,17 +252,20 @@ def test_pool_note_names_the_assumption():
     assert "ASSUMPTION" not in pool_note(GAME.rules(overrides={"wormsign_sand": 10}))
 
 
-@pytest.mark.parametrize("question,values,message", [
-    ("storm", {"legion": "3 regular", "terrain": "swamp"}, "unknown terrain 'swamp'"),
-    ("storm", {"legion": "2 regular, naib", "terrain": "desert"}, "Atreides"),
-    ("worm", {"legion": "3 regular", "terrain": "mountain"}, "Mountain"),
-    ("worm", {"legion": "3 regular", "terrain": "plateau", "harvester": True}, "desert areas"),
-    ("worm", {"legion": "none", "terrain": "desert"}, "needs a target"),
-    ("hazards", {"areas": ["plateau: harvester"]}, "desert areas"),
-    ("hazards", {"areas": ["desert: 2 regular, carryall"]}, "carryall only saves"),
-    ("hazards", {"areas": ["desert 2 regular"]}, "must look like"),
-    ("hazards", {"areas": ["desert: harvester"] * 11}, "1..10 areas"),
-])
+@pytest.mark.parametrize(
+    "question,values,message",
+    [
+        ("storm", {"legion": "3 regular", "terrain": "swamp"}, "unknown terrain 'swamp'"),
+        ("storm", {"legion": "2 regular, naib", "terrain": "desert"}, "Atreides"),
+        ("worm", {"legion": "3 regular", "terrain": "mountain"}, "Mountain"),
+        ("worm", {"legion": "3 regular", "terrain": "plateau", "harvester": True}, "desert areas"),
+        ("worm", {"legion": "none", "terrain": "desert"}, "needs a target"),
+        ("hazards", {"areas": ["plateau: harvester"]}, "desert areas"),
+        ("hazards", {"areas": ["desert: 2 regular, carryall"]}, "carryall only saves"),
+        ("hazards", {"areas": ["desert 2 regular"]}, "must look like"),
+        ("hazards", {"areas": ["desert: harvester"] * 11}, "1..10 areas"),
+    ],
+)
 def test_bad_hazard_setups(question, values, message):
     with pytest.raises(InputError, match=message):
         GAME.question(question).setup(values)

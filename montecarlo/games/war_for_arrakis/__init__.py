@@ -25,13 +25,36 @@ GAME = Game(
     variant_descriptions=VARIANT_DESCRIPTIONS,
     examples=(
         # no settlement: continue_always_costs matters; the attacker can fall behind (while_ahead)
-        ("battle", {"attacker": "4 regular, 1 elite, Stilgar", "defender": "3 regular, 1 sardaukar, Baron Harkonnen"}),
-        ("battle", {"attacker": "2 regular, 2 sardaukar, bashar", "defender": "3 regular",
-                    "settlement": 1, "surprise": True}),
+        (
+            "battle",
+            {
+                "attacker": "4 regular, 1 elite, Stilgar",
+                "defender": "3 regular, 1 sardaukar, Baron Harkonnen",
+            },
+        ),
+        (
+            "battle",
+            {
+                "attacker": "2 regular, 2 sardaukar, bashar",
+                "defender": "3 regular",
+                "settlement": 1,
+                "surprise": True,
+            },
+        ),
         ("storm", {"legion": "2 regular, 1 sardaukar", "terrain": "plateau"}),
         ("worm", {"legion": "none", "terrain": "deep_desert", "harvester": True}),
-        ("hazards", {"areas": ["deep_desert: 4 regular, 2 elite, bashar", "desert: harvester",
-                               "minor_erg: 3 regular", "desert: 2 regular, harvester"], "wild_maker": True}),
+        (
+            "hazards",
+            {
+                "areas": [
+                    "deep_desert: 4 regular, 2 elite, bashar",
+                    "desert: harvester",
+                    "minor_erg: 3 regular",
+                    "desert: 2 regular, harvester",
+                ],
+                "wild_maker": True,
+            },
+        ),
     ),
 )
 

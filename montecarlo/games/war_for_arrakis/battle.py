@@ -49,23 +49,31 @@ SIDES = ("attacker", "defender")
 
 # unit kinds: name -> (index in (regular, elite, special), faction or None)
 KINDS = {
-    "regular": (0, None), "regulars": (0, None),
-    "elite": (1, None), "elites": (1, None),
-    "special": (2, None), "specials": (2, None), "special elite": (2, None), "special elites": (2, None),
-    "sardaukar": (2, "harkonnen"), "fedaykin": (2, "atreides"),
+    "regular": (0, None),
+    "regulars": (0, None),
+    "elite": (1, None),
+    "elites": (1, None),
+    "special": (2, None),
+    "specials": (2, None),
+    "special elite": (2, None),
+    "special elites": (2, None),
+    "sardaukar": (2, "harkonnen"),
+    "fedaykin": (2, "atreides"),
 }
 UNIT_NAMES = "regular, elite, special elite (sardaukar or fedaykin)"
 
 
 # --- legions ------------------------------------------------------------------------------------
 
+
 class Legion(NamedTuple):
-    """A legion: unit counts and leaders (table keys, sorted)."""
+    """A legion: unit counts, leaders (table keys, sorted), and what its special elites are called."""
 
     regular: int
     elite: int
     special: int
     leaders: tuple[str, ...]
+    special_name: str = "special"  # sardaukar (Harkonnen), fedaykin (Atreides), or special
 
     @property
     def units(self) -> int:
@@ -83,11 +91,12 @@ def parse_legion(text: Any, what: str = "legion") -> Legion:
     """``"4 regular, 1 elite, bashar"`` -> Legion(4, 1, 0, ('bashar',)); InputError naming the fix.
 
     >>> parse_legion("3 regular, 1 Fedaykin, naib")
-    Legion(regular=3, elite=0, special=1, leaders=('naib',))
+    Legion(regular=3, elite=0, special=1, leaders=('naib',), special_name='fedaykin')
     >>> parse_legion(4)  # a bare number is that many regulars
-    Legion(regular=4, elite=0, special=0, leaders=())
+    Legion(regular=4, elite=0, special=0, leaders=(), special_name='special')
     >>> parse_legion("2 elites + Feyd-Rautha + 2 bashar")
-    Legion(regular=0, elite=2, special=0, leaders=('bashar', 'bashar', 'feyd rautha'))
+    Legion(regular=0, elite=2, special=0, leaders=('bashar', 'bashar', 'feyd rautha'), \
+special_name='sardaukar')
     """
     if isinstance(text, Legion):
         return text
@@ -115,33 +124,42 @@ def parse_legion(text: Any, what: str = "legion") -> Legion:
         found = find_leader(name)
         if found is None:
             known = ", ".join(v.name for v in LEADERS.values())
-            raise InputError(f"{what}: unknown unit kind or leader {name!r}; units: {UNIT_NAMES}; leaders: {known}")
+            raise InputError(
+                f"{what}: unknown unit kind or leader {name!r}; units: {UNIT_NAMES}; leaders: {known}"
+            )
         if count > 1 and not LEADERS[found].generic:
             raise InputError(f"{what}: there is only one {LEADERS[found].name}; write the name once")
         leaders += [found] * count
         factions.add(LEADERS[found].faction)
     units = sum(counts)
     if units > MAX_UNITS:
-        raise InputError(f"{what}: {units} units, but an area holds at most {MAX_UNITS}; "
-                         f"remove {units - MAX_UNITS} unit(s) (leaders do not count)")
+        raise InputError(
+            f"{what}: {units} units, but an area holds at most {MAX_UNITS}; "
+            f"remove {units - MAX_UNITS} unit(s) (leaders do not count)"
+        )
     if leaders and not units:
-        raise InputError(f"{what}: leaders cannot stand alone; add at least one unit, e.g. '1 regular, {items[0]}'")
+        raise InputError(
+            f"{what}: leaders cannot stand alone; add at least one unit, e.g. '1 regular, {items[0]}'"
+        )
     named = [k for k in leaders if not LEADERS[k].generic]
     if len(named) != len(set(named)):
         raise InputError(f"{what}: a named leader is listed twice")
     if len(factions) > 1:
-        raise InputError(f"{what}: mixes Atreides and Harkonnen figures (fedaykin/naib/Atreides leaders vs "
-                         "sardaukar/bashar/Harkonnen leaders); a legion belongs to one faction")
-    return Legion(counts[0], counts[1], counts[2], tuple(sorted(leaders)))
+        raise InputError(
+            f"{what}: mixes Atreides and Harkonnen figures (fedaykin/naib/Atreides leaders vs "
+            "sardaukar/bashar/Harkonnen leaders); a legion belongs to one faction"
+        )
+    name = {"harkonnen": "sardaukar", "atreides": "fedaykin"}.get(next(iter(factions), ""), "special")
+    return Legion(counts[0], counts[1], counts[2], tuple(sorted(leaders)), name)
 
 
 def legion_text(legion: Legion) -> str:
     """The canonical text of a legion (what setups store and reports show).
 
-    >>> legion_text(parse_legion("naib, 3 Regulars, 1 fedaykin"))
-    '3 regular, 1 special, Naib'
+    >>> legion_text(parse_legion("naib, 3 Regulars, 1 special"))
+    '3 regular, 1 fedaykin, Naib'
     """
-    parts = [f"{n} {kind}" for n, kind in zip(legion.counts, ("regular", "elite", "special")) if n]
+    parts = [f"{n} {kind}" for n, kind in zip(legion.counts, ("regular", "elite", legion.special_name)) if n]
     parts += [LEADERS[k].name for k in legion.leaders]
     return ", ".join(parts) if parts else "none"
 
@@ -172,18 +190,28 @@ class BattleSetup:
         a, d = parse_legion(self.attacker, "attacker"), parse_legion(self.defender, "defender")
         if not a.units:
             raise InputError("attacker: a battle needs at least one attacking unit, e.g. '1 regular'")
-        if isinstance(self.settlement, bool) or not is_whole(self.settlement) or not 0 <= self.settlement <= MAX_RANK:
-            raise InputError(f"settlement must be a rank 0..{MAX_RANK} (0 = no settlement), got {self.settlement!r}")
+        if (
+            isinstance(self.settlement, bool)
+            or not is_whole(self.settlement)
+            or not 0 <= self.settlement <= MAX_RANK
+        ):
+            raise InputError(
+                f"settlement must be a rank 0..{MAX_RANK} (0 = no settlement), got {self.settlement!r}"
+            )
         if not d.units and not self.settlement:
-            raise InputError("defender: no units and no settlement, so there is nothing to attack; "
-                             "give defending units or a settlement rank")
+            raise InputError(
+                "defender: no units and no settlement, so there is nothing to attack; "
+                "give defending units or a settlement rank"
+            )
         for side in SIDES:
             whole(f"{side}_cards", getattr(self, f"{side}_cards"), 0, MAX_CARDS)
         if not isinstance(self.surprise, bool):
             raise InputError(f"surprise must be true or false, got {self.surprise!r}")
         if self.surprise and not a.leaders:
-            raise InputError("surprise: a surprise attack is a Leadership action and needs a leader in the "
-                             "attacking legion; add one, e.g. 'bashar' or 'naib'")
+            raise InputError(
+                "surprise: a surprise attack is a Leadership action and needs a leader in the "
+                "attacking legion; add one, e.g. 'bashar' or 'naib'"
+            )
         object.__setattr__(self, "attacker", legion_text(a))
         object.__setattr__(self, "defender", legion_text(d))
         object.__setattr__(self, "settlement", int(self.settlement))
@@ -207,6 +235,7 @@ def parse_battle(values: Mapping[str, Any]) -> BattleSetup:
 
 
 # --- casualties ---------------------------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=None)
 def take_hits(counts: tuple[int, int, int], hits: int) -> tuple[int, int, int]:
@@ -238,8 +267,11 @@ def capacity(counts: tuple[int, int, int]) -> int:
 
 # --- one round ----------------------------------------------------------------------------------
 
+
 @functools.lru_cache(maxsize=None)
-def side_table(n: int, extra_specials: int, faces: tuple[int, ...], leaders: tuple[tuple[int, int], ...]) -> np.ndarray:
+def side_table(
+    n: int, extra_specials: int, faces: tuple[int, ...], leaders: tuple[tuple[int, int], ...]
+) -> np.ndarray:
     """``P[H, S]``: one side's Hits and Shields after its leaders used the Specials.
 
     ``leaders`` are (hits, shields) best first; each uses one Special, the rest are lost.
@@ -257,7 +289,9 @@ def side_table(n: int, extra_specials: int, faces: tuple[int, ...], leaders: tup
 
 
 @functools.lru_cache(maxsize=None)
-def round_table(side_a: tuple, side_d: tuple, cancel_a: int, cancel_d: int, cap_a: int, cap_d: int) -> np.ndarray:
+def round_table(
+    side_a: tuple, side_d: tuple, cancel_a: int, cancel_d: int, cap_a: int, cap_d: int
+) -> np.ndarray:
     """``P[k_a, k_d]``: hits the attacker takes (k_a) and the defender takes (k_d) in one round.
 
     ``side_x`` are the :func:`side_table` arguments of each side; ``cancel_a`` is the attacker's
@@ -273,7 +307,9 @@ def round_table(side_a: tuple, side_d: tuple, cancel_a: int, cancel_d: int, cap_
     on_d = np.clip(ha.ravel()[:, None] - sd_left[None, :], 0, cap_d)  # [attacker cell, defender cell]
     on_a = np.clip(hd.ravel()[None, :] - sa_left[:, None], 0, cap_a)
     weight = pa[:, None] * pd[None, :]
-    flat = np.bincount((on_a * (cap_d + 1) + on_d).ravel(), weights=weight.ravel(), minlength=(cap_a + 1) * (cap_d + 1))
+    flat = np.bincount(
+        (on_a * (cap_d + 1) + on_d).ravel(), weights=weight.ravel(), minlength=(cap_a + 1) * (cap_d + 1)
+    )
     table = flat.reshape(cap_a + 1, cap_d + 1)
     table.setflags(write=False)
     return table
@@ -290,11 +326,17 @@ class _Context(NamedTuple):
 
 def _context(rules: Rules, setup: BattleSetup) -> _Context:
     a, d = setup.legions
-    return _Context(rules, (leader_order(rules, a.leaders), leader_order(rules, d.leaders)),
-                    (setup.attacker_cards, setup.defender_cards), setup.settlement)
+    return _Context(
+        rules,
+        (leader_order(rules, a.leaders), leader_order(rules, d.leaders)),
+        (setup.attacker_cards, setup.defender_cards),
+        setup.settlement,
+    )
 
 
-def _sides(ctx: _Context, a: tuple[int, int, int], d: tuple[int, int, int], surprise: bool) -> tuple[tuple, tuple]:
+def _sides(
+    ctx: _Context, a: tuple[int, int, int], d: tuple[int, int, int], surprise: bool
+) -> tuple[tuple, tuple]:
     """The :func:`side_table` arguments of both sides for one round."""
     rules = ctx.rules
     die = surprise and rules.surprise == "die"
@@ -318,10 +360,20 @@ def round_odds(rules: Rules, setup: BattleSetup) -> dict[str, float]:
     the expected hits each side takes (net of Shields, clipped at what destroys the legion)."""
     a, d = (legion.counts for legion in setup.legions)
     ca, cd = capacity(a), capacity(d)
-    out = dict.fromkeys(("attacker_only", "defender_only", "both", "neither", "hits_on_attacker", "hits_on_defender"), 0.0)
+    out = dict.fromkeys(
+        ("attacker_only", "defender_only", "both", "neither", "hits_on_attacker", "hits_on_defender"), 0.0
+    )
     for (ka, kd), p in round_distribution(rules, setup).items():
         dead_a, dead_d = ka >= ca, kd >= cd and cd > 0
-        key = "both" if dead_a and dead_d else "defender_only" if dead_a else "attacker_only" if dead_d else "neither"
+        key = (
+            "both"
+            if dead_a and dead_d
+            else "defender_only"
+            if dead_a
+            else "attacker_only"
+            if dead_d
+            else "neither"
+        )
         out[key] += p
         out["hits_on_attacker"] += p * ka
         out["hits_on_defender"] += p * kd
@@ -436,7 +488,9 @@ def exact_battle(rules: Rules, setup: BattleSetup) -> dict[str, float] | None:
     return values
 
 
-def simulate_battle(rules: Rules, setup: BattleSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_battle(
+    rules: Rules, setup: BattleSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """``n`` battles: sampled from the chain, or played round by round when it is too large."""
     if chain_states(rules, setup) > DEFAULT_MAX_STATES:
         return simulate_direct(rules, setup, n, rng)
@@ -456,7 +510,10 @@ def clear_caches() -> None:
 
 # --- the direct kernel (no chain) ---------------------------------------------------------------
 
-def _roll(rules: Rules, n_dice: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+
+def _roll(
+    rules: Rules, n_dice: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Hits, Shields and Specials of one pool per trial (``n_dice[i]`` dice, at most 12)."""
     top = int(n_dice.max(initial=0))
     faces = rng.integers(0, rules.faces, size=(n_dice.size, top), dtype=np.int16)
@@ -484,7 +541,9 @@ def _take(r: np.ndarray, e: np.ndarray, s: np.ndarray, k: np.ndarray) -> None:
         k = np.where(half, 0, k)
 
 
-def simulate_direct(rules: Rules, setup: BattleSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_direct(
+    rules: Rules, setup: BattleSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """``n`` battles played round by round over arrays (any ``max_rounds``; no chain)."""
     (a, d), ctx = setup.legions, _context(rules, setup)
     side = [[np.full(n, v, dtype=np.int16) for v in legion.counts] for legion in (a, d)]
@@ -499,7 +558,9 @@ def simulate_direct(rules: Rules, setup: BattleSetup, n: int, rng: np.random.Gen
             break
         ar, ae, as_ = (v[idx] for v in side[0])
         dr, de, ds = (v[idx] for v in side[1])
-        n_a = np.minimum(rules.max_dice, ar + ae + as_ + ctx.cards[0] + int(first and rules.surprise == "die"))
+        n_a = np.minimum(
+            rules.max_dice, ar + ae + as_ + ctx.cards[0] + int(first and rules.surprise == "die")
+        )
         n_d = np.minimum(rules.max_dice, dr + de + ds + ctx.cards[1] + ctx.rank)
         (h_a, s_a, x_a), (h_d, s_d, x_d) = _roll(rules, n_a, rng), _roll(rules, n_d, rng)
         x_a = x_a + int(first and rules.surprise == "special")
@@ -522,7 +583,9 @@ def simulate_direct(rules: Rules, setup: BattleSetup, n: int, rng: np.random.Gen
         elif limit is not None:
             go &= rounds[idx] < limit
         ar, ae, as_ = (np.where(go, p, v) for p, v in ((pr, ar), (pe, ae), (ps, as_)))
-        retreat = go & (ar + ae + as_ > ud) if rules.retreat == "when_outnumbered" else np.zeros(idx.size, bool)
+        retreat = (
+            go & (ar + ae + as_ > ud) if rules.retreat == "when_outnumbered" else np.zeros(idx.size, bool)
+        )
         end[idx] = np.where(dead, DESTROYED, np.where(~go, STOPPED, np.where(retreat, RETREATED, GOING)))
         for target, values in zip(side[0] + side[1], (ar, ae, as_, dr, de, ds)):
             target[idx] = values
@@ -542,6 +605,7 @@ def simulate_direct(rules: Rules, setup: BattleSetup, n: int, rng: np.random.Gen
 
 
 # --- the slow reference -------------------------------------------------------------------------
+
 
 def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator) -> dict[str, Any]:
     """One battle in plain Python, every die rolled one by one, the rules read literally (tests).
@@ -638,14 +702,24 @@ def _leader_card(rules: Rules, key: str) -> tuple[int, int]:
 
 # --- the smallest legion that wins ----------------------------------------------------------------
 
+
 class NeedRow(NamedTuple):
     legion: str
     attacker_win: float
 
 
-def need(rules: Rules, defender: str, target: float, *, leaders: str = "", elite: str = "elite",
-         settlement: int = 0, attacker_cards: int = 0, defender_cards: int = 0,
-         surprise: bool = False) -> tuple[NeedRow | None, NeedRow | None, int]:
+def need(
+    rules: Rules,
+    defender: str,
+    target: float,
+    *,
+    leaders: str = "",
+    elite: str = "elite",
+    settlement: int = 0,
+    attacker_cards: int = 0,
+    defender_cards: int = 0,
+    surprise: bool = False,
+) -> tuple[NeedRow | None, NeedRow | None, int]:
     """The smallest attacking legion that takes ``defender`` with ``attacker_win >= target``.
 
     Legions are tried in order of size (units), and within a size with as few elites as
@@ -665,9 +739,19 @@ def need(rules: Rules, defender: str, target: float, *, leaders: str = "", elite
     previous, tried = None, 0
     for size in range(1, MAX_UNITS + 1):
         for elites in range(size + 1):
-            parts = [f"{size - elites} regular" if size > elites else "", f"{elites} {kind}" if elites else "", leaders]
-            setup = BattleSetup(", ".join(p for p in parts if p), defender, settlement, attacker_cards,
-                                defender_cards, surprise)
+            parts = [
+                f"{size - elites} regular" if size > elites else "",
+                f"{elites} {kind}" if elites else "",
+                leaders,
+            ]
+            setup = BattleSetup(
+                ", ".join(p for p in parts if p),
+                defender,
+                settlement,
+                attacker_cards,
+                defender_cards,
+                surprise,
+            )
             values = exact_battle(rules, setup)
             if values is None:
                 raise InputError("this battle is too large for the exact solver (lower max_rounds)")
@@ -689,24 +773,41 @@ CHAIN_METRICS = (
     Metric("defender_retreated", "probability", "the defender retreated (policy when_outnumbered)"),
     Metric("rounds", "mean", "rounds of combat fought"),
     Metric("attacker_survivors", "distribution", "attacking units left at the end", COUNTS),
-    Metric("defender_survivors", "distribution", "defending units left at the end (a retreat keeps them)", COUNTS),
+    Metric(
+        "defender_survivors", "distribution", "defending units left at the end (a retreat keeps them)", COUNTS
+    ),
 )
-METRICS = CHAIN_METRICS[:5] + (
-    Metric("attacker_losses", "mean", "attacking units lost (continuation costs included; demotions are not losses)"),
-    Metric("defender_losses", "mean", "defending units lost"),
-) + CHAIN_METRICS[5:]
+METRICS = (
+    CHAIN_METRICS[:5]
+    + (
+        Metric(
+            "attacker_losses",
+            "mean",
+            "attacking units lost (continuation costs included; demotions are not losses)",
+        ),
+        Metric("defender_losses", "mean", "defending units lost"),
+    )
+    + CHAIN_METRICS[5:]
+)
 
 QUESTIONS = {
     "battle": Question(
         name="battle",
-        description="whole battle of two legions (units, leaders, cards, settlement, surprise), exact where possible",
+        description=(
+            "whole battle of two legions (units, leaders, cards, settlement, surprise), exact where possible"
+        ),
         setup_type=BattleSetup,
         metrics=METRICS,
         simulate=simulate_battle,
         exact=exact_battle,
         parse_setup=parse_battle,
         reference=reference_battle,
-        example={"attacker": "4 regular, 1 elite, bashar", "defender": "3 regular, 1 fedaykin, naib",
-                 "settlement": 2, "attacker_cards": 1, "surprise": True},
+        example={
+            "attacker": "4 regular, 1 elite, bashar",
+            "defender": "3 regular, 1 fedaykin, naib",
+            "settlement": 2,
+            "attacker_cards": 1,
+            "surprise": True,
+        },
     ),
 }

@@ -34,7 +34,9 @@ def pool_fractions(n: int, faces: Faces) -> dict[tuple[int, int, int], Fraction]
         for s in range(n - h + 1):
             for x in range(n - h - s + 1):
                 b = n - h - s - x
-                ways = math.factorial(n) // (math.factorial(h) * math.factorial(s) * math.factorial(x) * math.factorial(b))
+                ways = math.factorial(n) // (
+                    math.factorial(h) * math.factorial(s) * math.factorial(x) * math.factorial(b)
+                )
                 prob = ways * p[0] ** h * p[1] ** s * p[2] ** x * p[3] ** b
                 if prob:
                     out[(h, s, x)] = prob
@@ -52,7 +54,14 @@ def pool(n: int, faces: Faces) -> dict[tuple[int, int, int], float]:
         for s in range(n - h + 1):
             for x in range(n - h - s + 1):
                 b = n - h - s - x
-                prob = fact[n] / (fact[h] * fact[s] * fact[x] * fact[b]) * p[0] ** h * p[1] ** s * p[2] ** x * p[3] ** b
+                prob = (
+                    fact[n]
+                    / (fact[h] * fact[s] * fact[x] * fact[b])
+                    * p[0] ** h
+                    * p[1] ** s
+                    * p[2] ** x
+                    * p[3] ** b
+                )
                 if prob:
                     out[(h, s, x)] = prob
     return out

@@ -29,8 +29,10 @@ from montecarlo.games.war_for_arrakis.battle import Legion, capacity, legion_tex
 from montecarlo.games.war_for_arrakis.rules import DESERTS, EXPOSED, TERRAINS, Rules
 
 MAX_AREAS = 10
-POOL_NOTE = ("wormsign pool {sand} Sand / {worm} Sandworm / {burrow} Burrowing: an ASSUMPTION "
-             "(the split is not published)")
+POOL_NOTE = (
+    "wormsign pool {sand} Sand / {worm} Sandworm / {burrow} Burrowing: an ASSUMPTION "
+    "(the split is not published)"
+)
 FLAGS = ("harvester", "carryall", "settlement")
 
 
@@ -46,7 +48,9 @@ def _harkonnen(legion: Legion, what: str) -> Legion:
     from montecarlo.games.war_for_arrakis.rules import LEADERS
 
     if any(LEADERS[k].faction == "atreides" for k in legion.leaders):
-        raise InputError(f"{what}: storms and sandworms strike Harkonnen legions; this one has Atreides leaders")
+        raise InputError(
+            f"{what}: storms and sandworms strike Harkonnen legions; this one has Atreides leaders"
+        )
     return legion
 
 
@@ -54,11 +58,15 @@ def pool_note(rules: Rules) -> str:
     """The line every output that uses the wormsign pool carries."""
     sand, worm, burrow = rules.pool
     note = POOL_NOTE.format(sand=sand, worm=worm, burrow=burrow)
-    return note if rules.pool_is_assumed else note.replace("an ASSUMPTION", "as given").replace(
-        " (the split is not published)", "")
+    return (
+        note
+        if rules.pool_is_assumed
+        else note.replace("an ASSUMPTION", "as given").replace(" (the split is not published)", "")
+    )
 
 
 # --- one storm, one worm ------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class StormSetup:
@@ -110,12 +118,16 @@ class WormSetup:
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if place == "mountain":
-            raise InputError("terrain: sandworms never attack a Mountain area; choose deep_desert, desert, "
-                             "minor_erg or plateau")
+            raise InputError(
+                "terrain: sandworms never attack a Mountain area; choose deep_desert, desert, "
+                "minor_erg or plateau"
+            )
         if not found.units and not self.harvester:
             raise InputError("legion: the worm needs a target; give units or harvester = true")
         if self.harvester and place not in DESERTS:
-            raise InputError(f"harvester: harvesters stand only in desert areas (deep_desert, desert), not {place}")
+            raise InputError(
+                f"harvester: harvesters stand only in desert areas (deep_desert, desert), not {place}"
+            )
         object.__setattr__(self, "legion", legion_text(found))
         object.__setattr__(self, "terrain", place)
 
@@ -166,7 +178,9 @@ def _strike(rules: Rules, counts: tuple[int, int, int], n: int, special: int) ->
 
 def exact_storm(rules: Rules, setup: StormSetup) -> dict[str, float]:
     """The storm's metrics exactly: the dice's hit distribution (multinomial) through the casualties."""
-    return _strike(rules, parse_legion(setup.legion).counts, *storm_dice(rules, setup.terrain, setup.settlement))
+    return _strike(
+        rules, parse_legion(setup.legion).counts, *storm_dice(rules, setup.terrain, setup.settlement)
+    )
 
 
 def exact_worm(rules: Rules, setup: WormSetup) -> dict[str, float]:
@@ -181,7 +195,9 @@ def exact_worm(rules: Rules, setup: WormSetup) -> dict[str, float]:
     return out
 
 
-def _roll_hits(rules: Rules, n_dice: np.ndarray | int, special: int, size: int, rng: np.random.Generator) -> np.ndarray:
+def _roll_hits(
+    rules: Rules, n_dice: np.ndarray | int, special: int, size: int, rng: np.random.Generator
+) -> np.ndarray:
     """Hits of ``n_dice`` dice per trial (Hit = 1, Special = ``special``, Shield and blank 0)."""
     n_dice = np.broadcast_to(np.asarray(n_dice, dtype=np.int64), (size,))
     top = int(n_dice.max(initial=0))
@@ -191,7 +207,9 @@ def _roll_hits(rules: Rules, n_dice: np.ndarray | int, special: int, size: int, 
     live = np.arange(top)[None, :] < n_dice[:, None]
     value = np.zeros(rules.faces, dtype=np.int16)
     value[: rules.hit_faces] = 1
-    value[rules.hit_faces + rules.shield_faces: rules.hit_faces + rules.shield_faces + rules.special_faces] = special
+    value[
+        rules.hit_faces + rules.shield_faces : rules.hit_faces + rules.shield_faces + rules.special_faces
+    ] = special
     return (value[faces] * live).sum(axis=1, dtype=np.int16)
 
 
@@ -203,11 +221,17 @@ def _left_table(counts: tuple[int, int, int]) -> np.ndarray:
 
 def _strike_arrays(counts: tuple[int, int, int], hits: np.ndarray) -> dict[str, np.ndarray]:
     left = _left_table(counts)[np.minimum(hits, capacity(counts))]
-    return {"hits": hits.astype(np.int16), "units_lost": (sum(counts) - left).astype(np.int8),
-            "destroyed": left == 0, "survivors": left.astype(np.int8)}
+    return {
+        "hits": hits.astype(np.int16),
+        "units_lost": (sum(counts) - left).astype(np.int8),
+        "destroyed": left == 0,
+        "survivors": left.astype(np.int8),
+    }
 
 
-def simulate_storm(rules: Rules, setup: StormSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_storm(
+    rules: Rules, setup: StormSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """``n`` storms: the dice rolled over arrays, casualties by table."""
     dice_n, special = storm_dice(rules, setup.terrain, setup.settlement)
     return _strike_arrays(parse_legion(setup.legion).counts, _roll_hits(rules, dice_n, special, n, rng))
@@ -216,7 +240,9 @@ def simulate_storm(rules: Rules, setup: StormSetup, n: int, rng: np.random.Gener
 def simulate_worm(rules: Rules, setup: WormSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``n`` sandworm attacks."""
     counts = parse_legion(setup.legion).counts
-    out = _strike_arrays(counts, _roll_hits(rules, *worm_dice(rules, setup.terrain, setup.wild_maker), n, rng))
+    out = _strike_arrays(
+        counts, _roll_hits(rules, *worm_dice(rules, setup.terrain, setup.wild_maker), n, rng)
+    )
     if not sum(counts):
         out["destroyed"] = np.zeros(n, dtype=bool)
         lost = np.ones(n, dtype=bool)
@@ -227,6 +253,7 @@ def simulate_worm(rules: Rules, setup: WormSetup, n: int, rng: np.random.Generat
 
 
 # --- plain-Python references --------------------------------------------------------------------
+
 
 def _figures(legion: Legion) -> list[str]:
     return ["regular"] * legion.regular + ["elite"] * legion.elite + ["special"] * legion.special
@@ -261,7 +288,12 @@ def reference_storm(rules: Rules, setup: StormSetup, rng: np.random.Generator) -
     hits = _dice_hits(rules, rules.storm_dice[i], rules.storm_special_hits[i], rng) if struck else 0
     for _ in range(hits):
         _hit(figures)
-    return {"hits": hits, "units_lost": start - len(figures), "destroyed": not figures, "survivors": len(figures)}
+    return {
+        "hits": hits,
+        "units_lost": start - len(figures),
+        "destroyed": not figures,
+        "survivors": len(figures),
+    }
 
 
 def reference_worm(rules: Rules, setup: WormSetup, rng: np.random.Generator) -> dict[str, Any]:
@@ -275,11 +307,17 @@ def reference_worm(rules: Rules, setup: WormSetup, rng: np.random.Generator) -> 
         _hit(figures)
     destroyed = start > 0 and not figures
     harvester_lost = setup.harvester and not setup.carryall and (start == 0 or destroyed)
-    return {"hits": hits, "units_lost": start - len(figures), "destroyed": destroyed, "survivors": len(figures),
-            "harvester_lost": harvester_lost}
+    return {
+        "hits": hits,
+        "units_lost": start - len(figures),
+        "destroyed": destroyed,
+        "survivors": len(figures),
+        "harvester_lost": harvester_lost,
+    }
 
 
 # --- Desert Hazards -----------------------------------------------------------------------------
+
 
 class Area(NamedTuple):
     """One area of a Harkonnen deployment."""
@@ -300,8 +338,8 @@ def parse_area(text: Any, what: str = "area") -> Area:
     """``"deep desert: 3 regular, harvester, carryall"`` -> Area.
 
     >>> parse_area("Deep Desert: 2 regular, bashar, harvester")
-    Area(terrain='deep_desert', legion=Legion(regular=2, elite=0, special=0, leaders=('bashar',)), \
-harvester=True, carryall=False, settlement=False)
+    Area(terrain='deep_desert', legion=Legion(regular=2, elite=0, special=0, leaders=('bashar',), \
+special_name='sardaukar'), harvester=True, carryall=False, settlement=False)
     """
     if not isinstance(text, str) or ":" not in text:
         raise InputError(f"{what} must look like 'deep desert: 3 regular, harvester', got {text!r}")
@@ -388,7 +426,9 @@ def _spice(rules: Rules, area: Area) -> int:
 
 
 @functools.lru_cache(maxsize=4096)
-def _area_outcomes(rules: Rules, area: Area, worm: bool, wild: bool) -> tuple[tuple[float, int, int, int, int], ...]:
+def _area_outcomes(
+    rules: Rules, area: Area, worm: bool, wild: bool
+) -> tuple[tuple[float, int, int, int, int], ...]:
     """((p, units lost, legion destroyed, harvester lost, spice), ...) of one area, given the worm."""
     counts, units = area.legion.counts, area.legion.units
     cap = capacity(counts)
@@ -454,7 +494,9 @@ def exact_hazards(rules: Rules, setup: HazardsSetup) -> dict[str, float]:
     return out
 
 
-def simulate_hazards(rules: Rules, setup: HazardsSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_hazards(
+    rules: Rules, setup: HazardsSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """``n`` Desert Hazards steps over arrays: a shuffled pool per trial, dice rolled per area."""
     tokens = _check_pool(rules, setup)
     pool = np.repeat(np.array([SAND, WORM, BURROW], dtype=np.int8), rules.pool)
@@ -490,8 +532,15 @@ def simulate_hazards(rules: Rules, setup: HazardsSetup, n: int, rng: np.random.G
             gone = worm & (eaten if units else True) & (not area.carryall)
             harvesters += gone
             spice += np.where(gone, 0, _spice(rules, area)).astype(np.int16)
-    return {"worms": worms, "units_lost": lost, "expected_units_lost": lost, "legions_destroyed": dead,
-            "harvesters_lost": harvesters, "spice": spice, "expected_spice": spice}
+    return {
+        "worms": worms,
+        "units_lost": lost,
+        "expected_units_lost": lost,
+        "legions_destroyed": dead,
+        "harvesters_lost": harvesters,
+        "spice": spice,
+        "expected_spice": spice,
+    }
 
 
 def reference_hazards(rules: Rules, setup: HazardsSetup, rng: np.random.Generator) -> dict[str, Any]:
@@ -532,8 +581,15 @@ def reference_hazards(rules: Rules, setup: HazardsSetup, rng: np.random.Generato
             harvesters += 1
         if harvester:
             spice += rules.deep_desert_spice if area.terrain == "deep_desert" else rules.desert_spice
-    return {"worms": worms, "units_lost": lost, "expected_units_lost": lost, "legions_destroyed": dead,
-            "harvesters_lost": harvesters, "spice": spice, "expected_spice": spice}
+    return {
+        "worms": worms,
+        "units_lost": lost,
+        "expected_units_lost": lost,
+        "legions_destroyed": dead,
+        "harvesters_lost": harvesters,
+        "spice": spice,
+        "expected_spice": spice,
+    }
 
 
 # --- questions ----------------------------------------------------------------------------------
@@ -547,17 +603,33 @@ _STRIKE = (
     Metric("survivors", "distribution", "units left", SURVIVORS),
 )
 HAZARD_METRICS = (
-    Metric("worms", "distribution", "sandworms that appear (wormsign pool split assumed)",
-           tuple(range(MAX_AREAS + 1))),
+    Metric(
+        "worms",
+        "distribution",
+        "sandworms that appear (wormsign pool split assumed)",
+        tuple(range(MAX_AREAS + 1)),
+    ),
     Metric("expected_units_lost", "mean", "units lost to worms and storms (wormsign pool split assumed)"),
-    Metric("units_lost", "distribution", "units lost to worms and storms (wormsign pool split assumed)",
-           tuple(range(31))),
+    Metric(
+        "units_lost",
+        "distribution",
+        "units lost to worms and storms (wormsign pool split assumed)",
+        tuple(range(31)),
+    ),
     Metric("legions_destroyed", "mean", "legions wiped out (wormsign pool split assumed)"),
-    Metric("harvesters_lost", "distribution", "harvesters lost to worms (wormsign pool split assumed)",
-           tuple(range(MAX_AREAS + 1))),
+    Metric(
+        "harvesters_lost",
+        "distribution",
+        "harvesters lost to worms (wormsign pool split assumed)",
+        tuple(range(MAX_AREAS + 1)),
+    ),
     Metric("expected_spice", "mean", "spice the harvesters left collect (wormsign pool split assumed)"),
-    Metric("spice", "distribution", "spice the harvesters left collect (wormsign pool split assumed)",
-           tuple(range(2 * MAX_AREAS + 1))),
+    Metric(
+        "spice",
+        "distribution",
+        "spice the harvesters left collect (wormsign pool split assumed)",
+        tuple(range(2 * MAX_AREAS + 1)),
+    ),
 )
 
 QUESTIONS = {
@@ -585,15 +657,23 @@ QUESTIONS = {
     ),
     "hazards": Question(
         name="hazards",
-        description=("one Desert Hazards step for a Harkonnen deployment: wormsigns drawn without replacement "
-                     "(pool split 8/4/4 is an ASSUMPTION), worms, storms, spice"),
+        description=(
+            "one Desert Hazards step for a Harkonnen deployment: wormsigns drawn without replacement "
+            "(pool split 8/4/4 is an ASSUMPTION), worms, storms, spice"
+        ),
         setup_type=HazardsSetup,
         metrics=HAZARD_METRICS,
         simulate=simulate_hazards,
         exact=exact_hazards,
         parse_setup=parse_hazards,
         reference=reference_hazards,
-        example={"areas": ["deep_desert: 3 regular, 1 elite, bashar, harvester", "deep_desert: harvester",
-                           "desert: 2 regular, harvester, carryall", "plateau: 2 regular"]},
+        example={
+            "areas": [
+                "deep_desert: 3 regular, 1 elite, bashar, harvester",
+                "deep_desert: harvester",
+                "desert: 2 regular, harvester, carryall",
+                "plateau: 2 regular",
+            ]
+        },
     ),
 }

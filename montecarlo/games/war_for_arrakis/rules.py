@@ -65,7 +65,9 @@ def _leaders() -> tuple[dict[str, Leader], dict[str, str], dict[str, Any]]:
     table: dict[str, Leader] = {}
     names: dict[str, str] = {}
     for row in data["leader"]:
-        found = Leader(row["name"], row["faction"], int(row["hits"]), int(row["shields"]), bool(row.get("generic")))
+        found = Leader(
+            row["name"], row["faction"], int(row["hits"]), int(row["shields"]), bool(row.get("generic"))
+        )
         table[_key(found.name)] = found
         for alias in (found.name, *row.get("aliases", ())):
             names[_key(alias)] = _key(found.name)
@@ -161,27 +163,45 @@ class Rules:
             raise InputError("the combat die needs at least one face")
         whole("max_dice", self.max_dice, 1, 12)
         whole("wild_maker_extra_dice", self.wild_maker_extra_dice, 0, 6)
-        for name in ("wormsign_sand", "wormsign_sandworm", "wormsign_burrowing", "desert_spice", "deep_desert_spice"):
+        for name in (
+            "wormsign_sand",
+            "wormsign_sandworm",
+            "wormsign_burrowing",
+            "desert_spice",
+            "deep_desert_spice",
+        ):
             whole(name, getattr(self, name), 0, 100)
         if self.pool_size == 0:
             raise InputError("the wormsign pool needs at least one token")
         if not isinstance(self.continue_always_costs, bool):
-            raise InputError(f"continue_always_costs must be true or false, got {self.continue_always_costs!r}")
+            raise InputError(
+                f"continue_always_costs must be true or false, got {self.continue_always_costs!r}"
+            )
         if self.surprise not in SURPRISE_KINDS:
             raise InputError(f"surprise must be one of {', '.join(SURPRISE_KINDS)}, got {self.surprise!r}")
         attack = str(self.attack).strip().lower()
         if attack not in ATTACK_POLICIES[:2]:
             match = re.fullmatch(r"max_rounds:(\d+)", attack)
             if not match or int(match.group(1)) < 1:
-                raise InputError(f"attack policy must be one of {', '.join(ATTACK_POLICIES)} (N >= 1), "
-                                 f"got {self.attack!r}")
+                raise InputError(
+                    f"attack policy must be one of {', '.join(ATTACK_POLICIES)} (N >= 1), got {self.attack!r}"
+                )
         object.__setattr__(self, "attack", attack)
         if self.retreat not in RETREAT_POLICIES:
-            raise InputError(f"retreat policy must be one of {', '.join(RETREAT_POLICIES)}, got {self.retreat!r}")
-        for name, top in (("storm_dice", 12), ("storm_special_hits", 6), ("worm_dice", 12), ("worm_special_hits", 6)):
+            raise InputError(
+                f"retreat policy must be one of {', '.join(RETREAT_POLICIES)}, got {self.retreat!r}"
+            )
+        for name, top in (
+            ("storm_dice", 12),
+            ("storm_special_hits", 6),
+            ("worm_dice", 12),
+            ("worm_special_hits", 6),
+        ):
             value = getattr(self, name)
             if not isinstance(value, (list, tuple)) or len(value) != len(EXPOSED):
-                raise InputError(f"{name} needs one value per exposed terrain ({', '.join(EXPOSED)}), got {value!r}")
+                raise InputError(
+                    f"{name} needs one value per exposed terrain ({', '.join(EXPOSED)}), got {value!r}"
+                )
             object.__setattr__(self, name, tuple(whole(name, v, 0, top) for v in value))
         object.__setattr__(self, "leader_values", _leader_values(self.leader_values))
 
@@ -260,13 +280,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 VARIANT_DESCRIPTIONS: dict[str, str] = {
-    "continue_always_costs": "every continuation costs the attacker 1 Hit, settlement or not (English overview)",
-    "surprise_adds_die": "a surprise attack adds 1 die to the first round instead of 1 Special (English overview)",
-    "rulebook_storm_dice": "storms roll 3/2/1 dice in Deep Desert/Desert/Minor Erg or Plateau; Hit or Special = 1 hit",
-    "rulebook_worm_dice": "sandworms roll 5/4/3 dice in Deep Desert/Desert/other terrain; Hit or Special = 1 hit",
+    "continue_always_costs": "every continuation costs the attacker 1 Hit, settlement or not (English text)",
+    "surprise_adds_die": "a surprise attack adds 1 die to round 1 instead of 1 Special (English text)",
+    "rulebook_storm_dice": "storms roll 3/2/1 dice in Deep Desert/Desert/elsewhere; Hit or Special = 1 hit",
+    "rulebook_worm_dice": "sandworms roll 5/4/3 dice in Deep Desert/Desert/elsewhere; Hit or Special = 1 hit",
     "while_ahead": "the attacker continues only while it has at least as many units as the defender",
     "one_round": "the attacker fights one round and stops (policy max_rounds:1)",
-    "retreat_when_outnumbered": "the defender retreats when the attacker continues with more units than it has",
+    "retreat_when_outnumbered": "the defender retreats when the attacker goes on with more units than it has",
 }
 
 POLICY_HELP = (
@@ -288,7 +308,11 @@ def policy_overrides(names: Any) -> dict[str, str]:
         if not name:
             continue
         field = "retreat" if name in RETREAT_POLICIES else "attack"
-        if field == "attack" and name not in ATTACK_POLICIES[:2] and not re.fullmatch(r"max_rounds:[1-9]\d*", name):
+        if (
+            field == "attack"
+            and name not in ATTACK_POLICIES[:2]
+            and not re.fullmatch(r"max_rounds:[1-9]\d*", name)
+        ):
             raise InputError(f"unknown policy {item!r}; {POLICY_HELP}")
         if field in out and out[field] != name:
             raise InputError(f"two {field} policies given ({out[field]}, {name}); choose one")
