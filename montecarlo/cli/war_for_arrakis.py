@@ -1,4 +1,4 @@
-"""Dune: War for Arrakis: battles, Coriolis storms, sandworms, Desert Hazards, and the legion you need.
+"""Dune: War for Arrakis: battles, Coriolis storms, sandworms, Desert Hazards, the legion you need.
 
 Thin commands over :func:`montecarlo.analysis.ask`: options become a setup, the answer is printed
 with its exact values beside the estimates (battles are exact unless ``max_rounds:N`` is
@@ -15,6 +15,7 @@ import typer
 
 from montecarlo.analysis import ask
 from montecarlo.cli.common import RunOptions, cli_errors, emit, run_command
+from montecarlo.errors import InputError
 
 GAME = "war-for-arrakis"
 app = typer.Typer(
@@ -312,3 +313,115 @@ def need(
         typer.echo(f"next smaller:    {before.legion}: attacker_win {before.attacker_win:.4f}")
     else:
         typer.echo("next smaller:    none (the smallest legion already reaches the target)")
+
+
+@cli_errors
+def table(
+    metric: Annotated[
+        str, typer.Option("--metric", "-m", help="e.g. attacker_win, rounds, attacker_survivors=2.")
+    ] = ("attacker_win"),
+    settlement: Settlement = 0,
+    attacker_with: Annotated[
+        str,
+        typer.Option("--attacker-with", help="Added to every attacking legion, e.g. 'bashar' or '1 elite'."),
+    ] = "",
+    defender_with: Annotated[
+        str, typer.Option("--defender-with", help="Added to every defending legion, e.g. 'naib'.")
+    ] = "",
+    attacker_cards: Cards = 0,
+    defender_cards: Cards = 0,
+    surprise: Surprise = False,
+    policy: Policy = None,
+    variant: Annotated[
+        Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """The exact 6 x 6 table of a battle metric: rows = attacking regulars, columns = defending regulars.
+
+    Every cell is exact (the battle's Markov chain); --attacker-with and --defender-with add the
+    same leaders or units to every legion of a row or column (cells over 6 units are left empty).
+
+    Examples:
+        montecarlo table war-for-arrakis --settlement 1 --attacker-with bashar
+    """
+    from montecarlo.games import get_game
+    from montecarlo.games.war_for_arrakis.battle import MAX_UNITS, exact_battle, parse_legion
+
+    game = get_game(GAME)
+    question = game.question("battle")
+    if metric not in question.reported_names():
+        raise InputError(
+            f"unknown metric {metric!r} for the battle; known: {', '.join(question.reported_names())}"
+        )
+    rules = game.rules(tuple(variant or ()), _policies(policy))
+    extra = [
+        parse_legion(text or "none", what).units
+        for text, what in ((attacker_with, "--attacker-with"), (defender_with, "--defender-with"))
+    ]
+    counts = range(1, MAX_UNITS + 1)
+    cells: dict[tuple[int, int], float | None] = {}
+    for a in counts:
+        for d in counts:
+            if a + extra[0] > MAX_UNITS or d + extra[1] > MAX_UNITS:
+                cells[a, d] = None
+                continue
+            setup = question.setup(
+                {
+                    "attacker": ", ".join(p for p in (f"{a} regular", attacker_with) if p),
+                    "defender": ", ".join(p for p in (f"{d} regular", defender_with) if p),
+                    "settlement": settlement,
+                    "attacker_cards": attacker_cards,
+                    "defender_cards": defender_cards,
+                    "surprise": surprise,
+                }
+            )
+            values = exact_battle(rules, setup)
+            if values is None:
+                raise InputError("these battles are too large for the exact solver (lower max_rounds)")
+            cells[a, d] = values[metric]
+    if json_out:
+        typer.echo(
+            json.dumps(
+                {
+                    "game": GAME,
+                    "question": "battle",
+                    "metric": metric,
+                    "exact": True,
+                    "settlement": settlement,
+                    "attacker_with": attacker_with,
+                    "defender_with": defender_with,
+                    "attacker_cards": attacker_cards,
+                    "defender_cards": defender_cards,
+                    "surprise": surprise,
+                    "variants": list(variant or ()),
+                    "rules": dataclasses.asdict(rules),
+                    "cells": [{"attacker": a, "defender": d, "exact": v} for (a, d), v in cells.items()],
+                }
+            )
+        )
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    where = f"rank-{settlement} settlement" if settlement else "no settlement"
+    shown = Table(
+        title=f"War for Arrakis battle, {metric} (exact): N regulars{_plus(attacker_with)} "
+        f"vs M regulars{_plus(defender_with)}, {where}",
+        caption=f"rows: attacking regulars, columns: defending regulars; {_policy_line(rules)}; "
+        f"{', '.join(variant or ()) or 'official rules'}",
+    )
+    shown.add_column("A \\ D", justify="right")
+    for d in counts:
+        shown.add_column(str(d), justify="right")
+    digits = 3 if "=" in metric or metric.endswith(("win", "destroyed", "retreated")) else 2
+    for a in counts:
+        shown.add_row(str(a), *("" if cells[a, d] is None else f"{cells[a, d]:.{digits}f}" for d in counts))
+    Console(width=max(100, Console().width)).print(shown)
+
+
+def _plus(extra: str) -> str:
+    return f" + {extra}" if extra else ""
+
+
+TABLE = table

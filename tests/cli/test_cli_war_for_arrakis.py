@@ -9,7 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from montecarlo.cli.war_for_arrakis import ODDS, app
+from montecarlo.cli.war_for_arrakis import ODDS, TABLE, app
 
 runner = CliRunner()
 
@@ -29,6 +29,24 @@ def odds_app() -> typer.Typer:
     throwaway.command("war-for-arrakis")(ODDS)
     throwaway.command("other")(lambda: None)  # a second command keeps the subcommand name
     return throwaway
+
+
+def test_exact_table():
+    throwaway = typer.Typer()
+    throwaway.command("war-for-arrakis")(TABLE)
+    throwaway.command("other")(lambda: None)
+    result = runner.invoke(throwaway, ["war-for-arrakis", "--json"])
+    assert result.exit_code == 0, result.output
+    cells = {(c["attacker"], c["defender"]): c["exact"] for c in json.loads(result.stdout)["cells"]}
+    assert cells[1, 1] == pytest.approx(1 / 5) and len(cells) == 36
+    result = runner.invoke(
+        throwaway,
+        ["war-for-arrakis", "--settlement", "2", "--attacker-with", "1 elite, bashar", "-m", "rounds"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "rounds (exact)" in result.stdout and "rank-2 settlement" in result.stdout
+    result = runner.invoke(throwaway, ["war-for-arrakis", "-m", "nope"])
+    assert result.exit_code == 2 and "unknown metric 'nope'" in result.stderr
 
 
 def test_odds_command_from_the_issue():

@@ -452,3 +452,18 @@ def test_need_reports_when_nothing_reaches_the_target():
     assert found is None and best.legion == "6 elite"
     with pytest.raises(InputError, match="target"):
         need(RULES, "2 regular", 1.5)
+
+
+def test_die_faces_and_leader_values_from_the_rules_reach_every_solver():
+    """A house die (2 Hit, 2 Shield, 1 Special, 1 blank) and a changed leader: the chain, the
+    round-by-round kernel and the reference all read them from the rules."""
+    rules = GAME.rules(overrides={"hit_faces": 2, "blank_faces": 1, "leader_values": {"Bashar": "1H+1S"}})
+    setup = BattleSetup("3 regular, 1 elite, bashar", "3 regular, 1 fedaykin", settlement=1)
+    exact = exact_battle(rules, setup)
+    assert exact["attacker_win"] != pytest.approx(exact_battle(RULES, setup)["attacker_win"])
+    names = OUTCOMES + ("rounds", "attacker_losses", "defender_losses")
+    _check(simulate_battle(rules, setup, 40_000, np.random.default_rng(21)), exact, names)
+    _check(simulate_direct(rules, setup, 20_000, np.random.default_rng(22)), exact, names)
+    rng = np.random.default_rng(23)
+    trials = [reference_battle(rules, setup, rng) for _ in range(1_500)]
+    _check({k: np.array([t[k] for t in trials]) for k in names}, exact, names)
