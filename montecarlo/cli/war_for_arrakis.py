@@ -355,8 +355,8 @@ def table(
             f"unknown metric {metric!r} for the battle; known: {', '.join(question.reported_names())}"
         )
     rules = game.rules(tuple(variant or ()), _policies(policy))
-    extra = [
-        parse_legion(text or "none", what).units
+    extra = [  # units each side's additions bring (a leader alone is checked beside one regular)
+        parse_legion(f"1 regular, {text}", what).units - 1 if text else 0
         for text, what in ((attacker_with, "--attacker-with"), (defender_with, "--defender-with"))
     ]
     counts = range(1, MAX_UNITS + 1)

@@ -45,6 +45,9 @@ def test_exact_table():
     )
     assert result.exit_code == 0, result.output
     assert "rounds (exact)" in result.stdout and "rank-2 settlement" in result.stdout
+    result = runner.invoke(throwaway, ["war-for-arrakis", "--attacker-with", "bashar", "--json"])
+    assert result.exit_code == 0, result.output
+    assert all(c["exact"] is not None for c in json.loads(result.stdout)["cells"])
     result = runner.invoke(throwaway, ["war-for-arrakis", "-m", "nope"])
     assert result.exit_code == 2 and "unknown metric 'nope'" in result.stderr
 
