@@ -32,8 +32,8 @@ import numpy as np
 
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass
-from montecarlo.games.dune1984.checks import whole
 from montecarlo.games.dune1984.rules import Rules
+from montecarlo.validate import whole
 
 MAX_PLAYERS = 4  # four Sietches: the game is for 2 to 4 players
 

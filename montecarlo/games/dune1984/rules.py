@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from montecarlo.errors import InputError
+from montecarlo.validate import whole
 
 TIE_RULES = ("reroll", "defender")
 DESIGNATION_POLICIES = ("weakest_first", "strongest_first")
@@ -42,11 +43,8 @@ class Rules:
         if self.guile_roll not in GUILE_ROLLS:
             raise InputError(f"guile_roll must be one of {', '.join(GUILE_ROLLS)}, got {self.guile_roll!r}")
         for name in ("max_dice", "die_faces", "sword_faces", "gom_faces", "max_strength", "spice_per_guile"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
-        if isinstance(self.strength_gain, bool) or not isinstance(self.strength_gain, int) or self.strength_gain < 0:
-            raise InputError(f"strength_gain must be a non-negative integer, got {self.strength_gain!r}")
+            whole(name, getattr(self, name), 1)
+        whole("strength_gain", self.strength_gain, 0)
 
 
 VARIANTS: dict[str, dict] = {
