@@ -1,4 +1,4 @@
-"""Guile checks (RULES.md 1.5): simulation vs closed form over whole grids, closed form vs brute
+"""Guile checks (docs/rules/dune1984.md, Guile checks): simulation vs closed form over whole grids, closed form vs brute
 force, the rulebook's "impossible to be eliminated", setup parsing and the shipped scenario."""
 
 import itertools

@@ -1,10 +1,13 @@
 """Dune: Imperium conflicts (``montecarlo.games.imperium``).
 
-- RULES.md 4.2 rule by rule on fixed strengths, through both the vectorised allocator and the
-  scalar reference (which must agree), for the official rules and every variant;
+- the reward rule of docs/rules/imperium.md case by case on fixed strengths, through the
+  vectorised allocator, the scalar group-by-group reading and the literal sentence-by-sentence
+  reading (which must all agree), for the official rules and every variant;
 - the vectorised allocator against the scalar reference on random strengths (hypothesis);
 - simulation against exact enumeration over a grid of seats, troops, hand sizes, decks and
-  variants, within 4.5 standard errors;
+  variants, within 4.5 standard errors; the plain-Python reference trial (real shuffled cards)
+  against exact enumeration on a handful of setups and every variant;
+- which metrics apply to a setup;
 - the sword distribution against scipy's hypergeometric, setup syntax and validation;
 - every shipped scenario builds every grid point's setup and every variant's rules.
 """
@@ -23,23 +26,25 @@ from scipy import stats as scipy_stats
 from montecarlo.analysis import RunSettings, ask
 from montecarlo.errors import InputError
 from montecarlo.games.imperium import (
-    DECKS, GAME, TIE_RULES, TIEBREAKS, Rules, allocate, exact_conflict, parse_troops,
-    reference_places, simulate_conflict, sword_pmf,
+    CONFLICTS, DECKS, GAME, TIE_RULES, TIEBREAKS, Rules, allocate, applicable_conflict, exact_conflict,
+    literal_places, parse_conflict, parse_troops, reference_conflict, reference_places, simulate_conflict,
+    sword_pmf,
 )
 
 SCENARIOS = pathlib.Path(__file__).resolve().parents[2] / "scenarios" / "imperium"
 
 
 def places(strengths, *variants, troops=None, **overrides):
-    """(places, tie for first, tie for second) of one conflict; both allocators must agree."""
+    """(places, tie for first, tie for second) of one conflict; all three readings must agree."""
     rules = GAME.rules(variants, overrides)
     ref = reference_places(strengths, rules, troops)
     alloc = allocate(np.array([strengths]), rules, None if troops is None else np.array([troops]))
     assert (alloc.places[0].tolist(), bool(alloc.tie_first[0]), bool(alloc.tie_second[0])) == ref
+    assert literal_places(strengths, troops or [0] * len(strengths), rules) == ref
     return ref
 
 
-# --- RULES.md 4.2, official rules ------------------------------------------------------------
+# --- the reward rule (docs/rules/imperium.md, Rewards and ties), official rules ---------------
 
 def test_plain_order_two_three_and_four_players():
     assert places([3, 5]) == ([2, 1], False, False)
@@ -200,6 +205,66 @@ def test_simulation_matches_exact(troops, intrigue, revealed, deck):
         for seat in range(1, 5):
             total = sum(exact[f"seat{seat}_{p}"].exact for p in ("first", "second", "third", "nothing")) if seat <= seats else 0
             assert total == pytest.approx(1.0 if seat <= seats else 0.0)
+
+
+def test_literal_reading_agrees_with_the_group_walk_everywhere_small():
+    """Every strength 0..3 and troops 0..1 for 2-4 players under every combination of rules."""
+    for players in (2, 3, 4):
+        for strengths in itertools.product(range(4), repeat=players):
+            for troops in itertools.product(range(2), repeat=players):
+                for ties, tiebreak, third in itertools.product(TIE_RULES, TIEBREAKS, (True, False)):
+                    rules = Rules(ties=ties, tiebreak=tiebreak, third_reward=third)
+                    expected = reference_places(strengths, rules, troops)
+                    assert literal_places(strengths, troops, rules) == expected, (rules, strengths, troops)
+
+
+REFERENCE_SETUPS = [  # (troops, intrigue, revealed, deck, conflict card)
+    ("1,1", "0", "3", "starting", "points_3_2_1"),
+    ("2,1", "0,2", "5", "starting+sword2", "skirmish"),
+    ("3,2,2", "0", "3", "starting", "battle_for_arrakeen"),
+    ("deploy:1+3:uniform,2,1", "1,0,0", "2,3,5", "starting+sword1", "points_3_2_1"),
+    ("3,2,2,1", "0", "3", "starting", "points_3_2_1"),
+    ("deploy:0+2:uniform,1:1/2|2:1/2,2,3", "0,1,0,2", "3", "starting+sword2", "points_3_2_1"),
+]
+REFERENCE_VARIANTS = [(), *((v,) for v in GAME.variants), ("ties_split_up", "tiebreak_by_troops")]
+
+
+@pytest.mark.parametrize("troops,intrigue,revealed,deck,card", REFERENCE_SETUPS)
+def test_reference_trial_matches_exact(troops, intrigue, revealed, deck, card):
+    """The plain-Python trial (real shuffled cards, the rule read literally) against enumeration.
+
+    Standard errors come from the exact values (for points, the exact variance from the exact
+    place probabilities), so an event of exact probability 0 or 1 must never or always happen.
+    """
+    setup = parse_conflict({"troops": troops, "intrigue": intrigue, "revealed": revealed, "deck": deck,
+                            "conflict": card})
+    vp = CONFLICTS[card].vp_by_place()
+    n = 4_000
+    for k, variants in enumerate(REFERENCE_VARIANTS):
+        rules = GAME.rules(variants)
+        exact = exact_conflict(rules, setup)
+        rng = np.random.default_rng(7_000 + k)
+        trials = [reference_conflict(rules, setup, rng) for _ in range(n)]
+        for name, value in exact.items():
+            mean = sum(float(t[name]) for t in trials) / n
+            if name.endswith("_points"):
+                seat = name[:name.index("_")]
+                second_moment = sum(exact[f"{seat}_{p}"] * v * v for p, v in zip(("nothing", "first", "second", "third"), vp))
+                variance = max(second_moment - value * value, 0.0)
+            else:
+                variance = value * (1 - value)
+            assert abs(mean - value) <= 4.5 * math.sqrt(max(variance, 0.0) / n) + 1e-9, (variants, name, mean, value)
+
+
+def test_applicable_metrics_follow_the_setup():
+    question = GAME.question()
+    two = question.applicable_metrics(parse_conflict({"troops": "2,2"}))
+    assert "tie_first" in two and "tie_second" not in two
+    assert {m for m in two if m.startswith("seat")} == {f"seat{s}_{p}" for s in (1, 2) for p in ("first", "second", "third", "nothing")}
+    three = set(applicable_conflict(parse_conflict({"troops": "2,2,1", "conflict": "skirmish"})))
+    assert {"tie_second", "seat3_points", "seat3_first"} <= three and not any(m.startswith("seat4") for m in three)
+    four = question.applicable_metrics(parse_conflict({"troops": "2,2,1,1", "conflict": "skirmish"}))
+    assert set(four) == {m.name for m in question.metrics}
 
 
 def test_no_troops_means_strength_zero_whatever_the_swords_and_intrigue():

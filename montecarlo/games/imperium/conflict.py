@@ -93,7 +93,7 @@ def reference_conflict(rules: Rules, setup: ConflictSetup, rng: np.random.Genera
     Each seat draws its troop count from its distribution, shuffles a real list of its deck's
     cards and counts the swords on the first ``revealed`` of them; its strength is 2 per troop
     + 1 per sword + intrigue, or 0 without a troop. :func:`literal_places` then hands out the
-    rewards. Seats the setup does not have take nothing.
+    rewards. Seats the setup does not have report all-false places and 0 points, like the kernel.
     """
     deck = DECKS[setup.deck]
     strengths, troop_counts = [], []
@@ -112,9 +112,10 @@ def reference_conflict(rules: Rules, setup: ConflictSetup, rng: np.random.Genera
     card = CONFLICTS[setup.conflict] if setup.conflict else None
     out: dict[str, Any] = {}
     for seat in SEATS:
-        place = places[seat - 1] if seat <= setup.players else 0
+        present = seat <= setup.players
+        place = places[seat - 1] if present else 0
         for number, name in enumerate(PLACES):
-            out[f"seat{seat}_{name}"] = place == number
+            out[f"seat{seat}_{name}"] = present and place == number
         out[f"seat{seat}_points"] = float(card.rewards[place - 1].vp) if card and place else 0.0
     out["tie_first"], out["tie_second"] = tie_first, tie_second
     return out
