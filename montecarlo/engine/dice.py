@@ -117,7 +117,9 @@ def count_drawn(rng: np.random.Generator, trials: int, marked: int, deck_size: i
 
 
 
-def deal_marked(rng: np.random.Generator, values: Sequence[int], deck_size: int, hand: int, trials: int) -> np.ndarray | int:
+def deal_marked(
+    rng: np.random.Generator, values: Sequence[int], deck_size: int, hand: int, trials: int
+) -> np.ndarray | int:
     """Total value of the marked cards in a hand of ``hand`` cards dealt from a shuffled deck.
 
     The deck holds ``deck_size`` cards, of which the marked ones carry ``values`` (one entry per

@@ -111,7 +111,8 @@ def test_tiebreak_by_troops_then_the_official_tie_rule():
     assert places([8, 5, 5, 2], "tiebreak_by_troops", troops=[4, 2, 1, 1]) == ([1, 2, 3, 0], False, False)
     # Same strength and same troops: still a tie, settled by the tie rule in force.
     assert places([6, 6, 4, 2], "tiebreak_by_troops", troops=[3, 3, 2, 1]) == ([2, 2, 3, 0], True, False)
-    assert places([6, 6, 4, 2], "tiebreak_by_troops", "ties_split_up", troops=[3, 3, 2, 1]) == ([1, 1, 3, 0], True, False)
+    assert places([6, 6, 4, 2], "tiebreak_by_troops", "ties_split_up", troops=[3, 3, 2, 1]) == (
+        [1, 1, 3, 0], True, False)
     assert places([0, 4, 4], "tiebreak_by_troops", troops=[0, 2, 1]) == ([0, 1, 2], False, False)
 
 
@@ -124,7 +125,8 @@ def test_tiebreak_by_seat_earlier_seat_wins_and_no_tie_is_left():
 
 
 def test_troops_then_seat_tiebreak():
-    assert places([6, 6, 6, 2], troops=[2, 3, 3, 1], tiebreak="troops_then_seat") == ([3, 1, 2, 0], False, False)
+    assert places([6, 6, 6, 2], troops=[2, 3, 3, 1], tiebreak="troops_then_seat") == (
+        [3, 1, 2, 0], False, False)
 
 
 def test_no_third_reward_even_with_four_players():
@@ -150,8 +152,9 @@ def conflicts(draw):
     players = draw(st.integers(2, 4))
     rows = draw(st.integers(1, 40))
     cell = st.integers(0, 7)
-    strengths = draw(st.lists(st.lists(cell, min_size=players, max_size=players), min_size=rows, max_size=rows))
-    troops = draw(st.lists(st.lists(st.integers(0, 3), min_size=players, max_size=players), min_size=rows, max_size=rows))
+    row = lambda values: st.lists(values, min_size=players, max_size=players)  # noqa: E731
+    strengths = draw(st.lists(row(cell), min_size=rows, max_size=rows))
+    troops = draw(st.lists(row(st.integers(0, 3)), min_size=rows, max_size=rows))
     rules = Rules(ties=draw(st.sampled_from(TIE_RULES)), tiebreak=draw(st.sampled_from(TIEBREAKS)),
                   third_reward=draw(st.booleans()))
     return rules, strengths, troops
@@ -179,7 +182,8 @@ TROOPS = [  # (troops, intrigue)
     ("deploy:0+2:uniform,1:1/2|2:1/2,2,3", "0,1,0,2"),
 ]
 GRID = [(t, i, r, "starting") for (t, i), r in itertools.product(TROOPS, ["0", "3", "5", "0,2,4,5"])]
-GRID += [(t, "0", "3", deck) for t in ("1,1", "2,2,1", "1:1/2|2:1/2,2,2,1") for deck in ("starting+sword1", "starting+sword2")]
+GRID += [(t, "0", "3", deck) for t in ("1,1", "2,2,1", "1:1/2|2:1/2,2,2,1")
+         for deck in ("starting+sword1", "starting+sword2")]
 
 
 def close_to_exact(answer, n):
@@ -196,14 +200,16 @@ def close_to_exact(answer, n):
 def test_simulation_matches_exact(troops, intrigue, revealed, deck):
     seats = len(troops.split(","))
     revealed = ",".join(revealed.split(",")[:seats]) if "," in revealed else revealed
-    setup = {"troops": troops, "intrigue": intrigue, "revealed": revealed, "deck": deck, "conflict": "points_3_2_1"}
+    setup = {"troops": troops, "intrigue": intrigue, "revealed": revealed, "deck": deck,
+             "conflict": "points_3_2_1"}
     n = 20_000
     for k, variants in enumerate(VARIANT_SETS):
         answer = ask(GAME, None, setup, variants, settings=RunSettings(trials=n, seed=4_000 + k, jobs=1))
         close_to_exact(answer, n)
         exact = answer.metrics
         for seat in range(1, 5):
-            total = sum(exact[f"seat{seat}_{p}"].exact for p in ("first", "second", "third", "nothing")) if seat <= seats else 0
+            places = ("first", "second", "third", "nothing")
+            total = sum(exact[f"seat{seat}_{p}"].exact for p in places) if seat <= seats else 0
             assert total == pytest.approx(1.0 if seat <= seats else 0.0)
 
 
@@ -249,20 +255,24 @@ def test_reference_trial_matches_exact(troops, intrigue, revealed, deck, card):
             mean = sum(float(t[name]) for t in trials) / n
             if name.endswith("_points"):
                 seat = name[:name.index("_")]
-                second_moment = sum(exact[f"{seat}_{p}"] * v * v for p, v in zip(("nothing", "first", "second", "third"), vp))
+                places = ("nothing", "first", "second", "third")
+                second_moment = sum(exact[f"{seat}_{p}"] * v * v for p, v in zip(places, vp))
                 variance = max(second_moment - value * value, 0.0)
             else:
                 variance = value * (1 - value)
-            assert abs(mean - value) <= 4.5 * math.sqrt(max(variance, 0.0) / n) + 1e-9, (variants, name, mean, value)
+            se = math.sqrt(variance / n)
+            assert abs(mean - value) <= 4.5 * se + 1e-9, (variants, name, mean, value)
 
 
 def test_applicable_metrics_follow_the_setup():
     question = GAME.question()
     two = question.applicable_metrics(parse_conflict({"troops": "2,2"}))
     assert "tie_first" in two and "tie_second" not in two
-    assert {m for m in two if m.startswith("seat")} == {f"seat{s}_{p}" for s in (1, 2) for p in ("first", "second", "third", "nothing")}
+    places = ("first", "second", "third", "nothing")
+    assert {m for m in two if m.startswith("seat")} == {f"seat{s}_{p}" for s in (1, 2) for p in places}
     three = set(applicable_conflict(parse_conflict({"troops": "2,2,1", "conflict": "skirmish"})))
-    assert {"tie_second", "seat3_points", "seat3_first"} <= three and not any(m.startswith("seat4") for m in three)
+    assert {"tie_second", "seat3_points", "seat3_first"} <= three
+    assert not any(m.startswith("seat4") for m in three)
     four = question.applicable_metrics(parse_conflict({"troops": "2,2,1,1", "conflict": "skirmish"}))
     assert set(four) == {m.name for m in question.metrics}
 
@@ -321,21 +331,25 @@ def test_sword_distribution_with_a_two_sword_card():
 
 
 def test_troop_entries_in_every_syntax():
-    same = ["0:1/4|2:3/4", "0:0.25 | 2:0.75", {0: 0.25, 2: 0.75}, {"0": "1/4", "2": "3/4"}, [[0, 0.25], [2, 0.75]]]
+    same = ["0:1/4|2:3/4", "0:0.25 | 2:0.75", {0: 0.25, 2: 0.75}, {"0": "1/4", "2": "3/4"},
+            [[0, 0.25], [2, 0.75]]]
     pmfs = {parse_troops(entry).pmf for entry in same}
     assert pmfs == {((0, 0.25), (2, 0.75))}
     assert parse_troops(3).pmf == parse_troops("3").pmf == ((3, 1.0),)
     assert parse_troops("deploy:2+3").pmf == ((4, 1.0),)  # recruits plus at most two from the garrison
     assert parse_troops("deploy:2+1").pmf == ((3, 1.0),)
     assert parse_troops("deploy:2+3:recruited").pmf == ((2, 1.0),)
-    assert parse_troops({"recruited": 0, "garrison": 3, "policy": "uniform"}).pmf == ((0, 1 / 3), (1, 1 / 3), (2, 1 / 3))
+    uniform = parse_troops({"recruited": 0, "garrison": 3, "policy": "uniform"})
+    assert uniform.pmf == ((0, 1 / 3), (1, 1 / 3), (2, 1 / 3))
 
 
 def test_setup_broadcasts_with_players():
     q = GAME.question()
-    setup = q.setup({"players": 3, "troops": "deploy:1+3", "revealed": "2,3,4", "conflict": "Siege of Carthag"})
+    setup = q.setup({"players": 3, "troops": "deploy:1+3", "revealed": "2,3,4",
+                     "conflict": "Siege of Carthag"})
     assert [t.spec for t in setup.troops] == ["deploy:1+3"] * 3
-    assert setup.revealed == (2, 3, 4) and setup.intrigue == (0, 0, 0) and setup.conflict == "siege_of_carthag"
+    assert setup.revealed == (2, 3, 4) and setup.intrigue == (0, 0, 0)
+    assert setup.conflict == "siege_of_carthag"
     assert q.setup({"troops": [3, 2, 2, 1]}) == q.setup({"troops": "3,2,2,1", "revealed": 3, "intrigue": "0"})
 
 
@@ -388,7 +402,8 @@ def test_scenario_builds_every_setup_and_variant(path):
     variants = spec.get("variants", {"official": {}})
     for variant in variants.values():
         builtin = variant.get("builtin", [])
-        GAME.rules([builtin] if isinstance(builtin, str) else builtin, {**spec.get("rules", {}), **variant.get("overrides", {})})
+        overrides = {**spec.get("rules", {}), **variant.get("overrides", {})}
+        GAME.rules([builtin] if isinstance(builtin, str) else builtin, overrides)
     for plot in spec.get("plots", []):
         assert plot["metric"] in names
         assert all(plot[k] in grid for k in ("x", "y", "facet", "hue") if k in plot)
@@ -401,7 +416,7 @@ def test_scenario_passes_the_scenario_loader(path):
 
 
 def test_scenarios_fit_the_time_budget():
-    """All imperium scenarios together: at most 120 M trials (~40 s on 2 cores at ~5 M/s with exact values)."""
+    """All imperium scenarios together: at most 120 M trials (~40 s on 2 cores at ~5 M/s)."""
     total = 0
     for path in SCENARIO_FILES:
         spec = tomllib.loads(path.read_text())

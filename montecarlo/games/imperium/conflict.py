@@ -54,7 +54,9 @@ def _draw_troops(rng: np.random.Generator, troops: Troops, n: int) -> np.ndarray
     return out
 
 
-def simulate_conflict(rules: Rules, setup: ConflictSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_conflict(
+    rules: Rules, setup: ConflictSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """``n`` conflicts: every seat's troops and revealed swords drawn, then rewards allocated."""
     players = setup.players
     deck = DECKS[setup.deck]
@@ -121,7 +123,9 @@ def reference_conflict(rules: Rules, setup: ConflictSetup, rng: np.random.Genera
     return out
 
 
-def literal_places(strengths: Sequence[int], troops: Sequence[int], rules: Rules) -> tuple[list[int], bool, bool]:
+def literal_places(
+    strengths: Sequence[int], troops: Sequence[int], rules: Rules
+) -> tuple[list[int], bool, bool]:
     """The reward rule sentence by sentence: (place per seat with 0 = nothing, tie for first, for second).
 
     >>> literal_places([6, 4, 4, 2], [3, 2, 2, 1], Rules())   # a tie for second takes the third
@@ -199,7 +203,9 @@ def _seat_states(rules: Rules, setup: ConflictSetup, seat: int) -> dict[tuple[in
     states: dict[tuple[int, int], float] = {}
     for t, pt in setup.troops[seat].pmf:
         for s, ps in swords.items():
-            strength = rules.troop_strength * t + rules.sword_strength * s + setup.intrigue[seat] if t > 0 else 0
+            strength = 0  # no troop: strength 0
+            if t > 0:
+                strength = rules.troop_strength * t + rules.sword_strength * s + setup.intrigue[seat]
             key = (strength, t if rules.by_troops else 0)
             states[key] = states.get(key, 0.0) + pt * float(ps)
     return states
@@ -266,11 +272,13 @@ def _metrics() -> tuple[Metric, ...]:
         for seat in SEATS for name in ("first", "second", "third", "nothing")
     )
     ties = (
-        Metric("tie_first", "probability", "two or more players tie for the highest strength (after any tie-breaker)"),
+        Metric("tie_first", "probability",
+               "two or more players tie for the highest strength (after any tie-breaker)"),
         Metric("tie_second", "probability", "one player alone on top, two or more tied for second"),
     )
     points = tuple(
-        Metric(f"seat{seat}_points", "mean", f"seat {seat}'s victory points from the conflict card (0 without one)")
+        Metric(f"seat{seat}_points", "mean",
+               f"seat {seat}'s victory points from the conflict card (0 without one)")
         for seat in SEATS
     )
     return places + ties + points

@@ -94,7 +94,9 @@ def allocate(strengths: np.ndarray, rules: Rules, troops: np.ndarray | None = No
     return Allocation(places.T, tie_first, tie_second)
 
 
-def reference_places(strengths: Sequence[int], rules: Rules, troops: Sequence[int] | None = None) -> tuple[list[int], bool, bool]:
+def reference_places(
+    strengths: Sequence[int], rules: Rules, troops: Sequence[int] | None = None
+) -> tuple[list[int], bool, bool]:
     """One conflict in plain Python, group by group down the ranking (for the exact solver and tests).
 
     Returns (place per seat with 0 = nothing, tie for first, tie for second).

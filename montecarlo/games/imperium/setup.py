@@ -67,11 +67,13 @@ class ConflictSetup:
         players = len(self.troops)
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise InputError(
-                f"troops: {players} seat(s) given; a Dune: Imperium conflict has {MIN_PLAYERS} to {MAX_PLAYERS} players")
+                f"troops: {players} seat(s) given; a Dune: Imperium conflict has {MIN_PLAYERS} to "
+                f"{MAX_PLAYERS} players")
         if self.deck not in DECKS:
             raise InputError(f"deck: unknown deck {self.deck!r}; known: {', '.join(DECKS)}")
         if self.conflict is not None and self.conflict not in CONFLICTS:
-            raise InputError(f"conflict: unknown conflict card {self.conflict!r}; known: {', '.join(CONFLICTS)}")
+            raise InputError(
+                f"conflict: unknown conflict card {self.conflict!r}; known: {', '.join(CONFLICTS)}")
         size = DECKS[self.deck].size
         for name in ("revealed", "intrigue"):
             values = getattr(self, name)
@@ -81,7 +83,8 @@ class ConflictSetup:
                 whole(f"{name}: seat {seat}", v, 0, MAX_INTRIGUE if name == "intrigue" else None)
         for seat, r in enumerate(self.revealed, 1):
             if r > size:
-                raise InputError(f"revealed: seat {seat} reveals {r} cards but the {self.deck} deck holds {size}")
+                raise InputError(
+                    f"revealed: seat {seat} reveals {r} cards but the {self.deck} deck holds {size}")
 
     @property
     def players(self) -> int:
@@ -89,7 +92,10 @@ class ConflictSetup:
 
 
 def parse_conflict(values: Mapping[str, Any]) -> ConflictSetup:
-    """A validated :class:`ConflictSetup` from plain values (CLI strings or TOML values); see the module doc."""
+    """A validated :class:`ConflictSetup` from plain values (CLI strings or TOML values).
+
+    See the module doc for the syntax.
+    """
     check_known(values, ("troops", "revealed", "intrigue", "deck", "conflict", "players"), "conflict setup")
     if "troops" not in values:
         raise InputError("troops: required (one entry per seat, e.g. '3,2,2,1')")
@@ -156,7 +162,8 @@ def parse_troops(entry: Any, where: str = "troops") -> Troops:
             low, high = _count(m[1], where), _count(m[2], where)
             if low > high:
                 raise InputError(f"{where}: empty range {entry!r}")
-            return _distribution([(t, Fraction(1, high - low + 1)) for t in range(low, high + 1)], where, text)
+            uniform = [(t, Fraction(1, high - low + 1)) for t in range(low, high + 1)]
+            return _distribution(uniform, where, text)
         if text.startswith("deploy"):
             m = _DEPLOY.match(text)
             if not m:
@@ -167,19 +174,23 @@ def parse_troops(entry: Any, where: str = "troops") -> Troops:
             for part in text.split("|"):
                 value, sep, prob = part.partition(":")
                 if not sep:
-                    raise InputError(f"{where}: expected value:probability pairs joined by '|', got {entry!r}")
+                    raise InputError(
+                        f"{where}: expected value:probability pairs joined by '|', got {entry!r}")
                 pairs.append((value, prob))
             return _distribution(pairs, where)
         raise InputError(
-            f"{where}: expected a troop count, a range 'a-b', 'v:p|v:p' or 'deploy:R+G[:policy]', got {entry!r}")
+            f"{where}: expected a troop count, a range 'a-b', 'v:p|v:p' or 'deploy:R+G[:policy]', "
+            f"got {entry!r}")
     if isinstance(entry, Mapping):
         if {"recruited", "garrison"} & set(entry):
             check_known(entry, ("recruited", "garrison", "policy"), f"{where}: deploy")
-            return _deploy(entry.get("recruited", 0), entry.get("garrison", 0), entry.get("policy", "max"), where)
+            return _deploy(
+                entry.get("recruited", 0), entry.get("garrison", 0), entry.get("policy", "max"), where)
         return _distribution(list(entry.items()), where)
     if isinstance(entry, (list, tuple)):
         if not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in entry):
-            raise InputError(f"{where}: a distribution is a list of [value, probability] pairs, got {entry!r}")
+            raise InputError(
+                f"{where}: a distribution is a list of [value, probability] pairs, got {entry!r}")
         return _distribution([tuple(p) for p in entry], where)
     if not is_whole(entry):
         raise InputError(f"{where}: expected a troop count, distribution or deploy spec, got {entry!r}")
@@ -194,7 +205,8 @@ def _count(value: Any, where: str, what: str = "troops") -> int:
     if value < 0:
         raise InputError(f"{where}: {what} cannot be negative, got {value}")
     if value > MAX_TROOPS:
-        raise InputError(f"{where}: {what} at most {MAX_TROOPS} (a player has {MAX_TROOPS} troop cubes), got {value}")
+        raise InputError(
+            f"{where}: {what} at most {MAX_TROOPS} (a player has {MAX_TROOPS} troop cubes), got {value}")
     return int(value)
 
 
@@ -230,7 +242,8 @@ def _deploy(recruited: Any, garrison: Any, policy: Any, where: str) -> Troops:
     r = _count(recruited, where, "recruited")
     g = _count(garrison, where, "garrison")
     if policy not in DEPLOY_POLICIES:
-        raise InputError(f"{where}: deploy policy must be one of {', '.join(DEPLOY_POLICIES)}, got {policy!r}")
+        raise InputError(
+            f"{where}: deploy policy must be one of {', '.join(DEPLOY_POLICIES)}, got {policy!r}")
     reach = min(2, g)  # recruits plus up to two from the garrison
     counts = {"max": [r + reach], "recruited": [r], "uniform": [r + k for k in range(reach + 1)]}[policy]
     spec = f"deploy:{r}+{g}" + ("" if policy == "max" else f":{policy}")
