@@ -1,10 +1,10 @@
-"""Guile checks of Dune (1984): Sand Storm, Worm and Poison (RULES.md 1.5).
+"""Guile checks of Dune (1984): Sand Storm, Worm and Poison (``docs/rules/dune1984.md``, Guile checks).
 
 The rulebook says Guile decides these attacks and that "for every 3 Spice you pay to the Spice
 Bank, you will increase your character's Guile by 1 point. If enough Spice is paid, it will
 become impossible for your character to be eliminated" (good for one attack only), and that a
 Stillsuit adds 1 Guile "when attacked by a Worm or Sand Storm while on desert spaces". It does
-not give the roll. Interpretation (RULES.md): the check rolls 1d6 and the character survives if
+not give the roll. Interpretation: the check rolls 1d6 and the character survives if
 the roll is <= its Guile, so Guile 6 is safe; variants ``guile_check_d8`` (1d8 <= Guile) and
 ``guile_check_2d6`` (2d6 <= 2 x Guile). Spice left over below a full step buys nothing.
 
