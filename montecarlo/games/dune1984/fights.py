@@ -47,8 +47,8 @@ import numpy as np
 from montecarlo.engine.chain import Chain
 from montecarlo.engine.dice import highest_die_cdf
 from montecarlo.errors import InputError
-from montecarlo.games.base import Metric, Question, build_dataclass
-from montecarlo.games.dune1984.checks import MAX_GUILE, survival, whole
+from montecarlo.games.base import Metric, Question, build_dataclass, is_whole, whole
+from montecarlo.games.dune1984.checks import MAX_GUILE, survival
 from montecarlo.games.dune1984.rules import CHARACTERS, DEFAULT_GUILE, Rules, character
 
 MAX_STRENGTH = 6  # the Strength track runs 1..6
@@ -90,7 +90,7 @@ def fighter(value: Any, field: str) -> tuple[int | str, int, int]:
         except InputError as exc:
             raise InputError(f"{field}: {exc}") from None
         return found.name, found.strength, found.guile
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_STRENGTH:
+    if not is_whole(value) or not 1 <= value <= MAX_STRENGTH:
         raise InputError(f"{field} must be a Strength 1..{MAX_STRENGTH} or a character name, got {value!r}")
     return int(value), int(value), DEFAULT_GUILE
 
