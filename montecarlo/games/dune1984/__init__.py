@@ -24,6 +24,12 @@ GAME = Game(
     questions={**fights.QUESTIONS, **checks.QUESTIONS, **movement.QUESTIONS},
     default_question="duel",
     variant_descriptions=VARIANT_DESCRIPTIONS,
+    examples=(
+        ("duel", {"attacker": 6, "defender": 5, "attacker_equipment": "gom_jabbar, poison",
+                  "defender_equipment": "sword"}),  # Gom Jabbar cap, Poison, Strength-6 winners
+        ("fight", {"attacker": [3, 1], "defender": [2, 2], "attacker_equipment": "poison"}),  # designation
+        ("guile", {"guile": 4, "spice": 0}),
+    ),
 )
 
 __all__ = ["GAME", "Rules", "VARIANTS", "CHARACTERS"]
