@@ -54,6 +54,11 @@ GAME = Game(
     questions={"conflict": CONFLICT},
     default_question="conflict",
     variant_descriptions=VARIANT_DESCRIPTIONS,
+    examples=(  # beside the 4-player example: 2 players with frequent ties; 3 with random troops
+        ("conflict", {"troops": "1,1", "revealed": 3, "conflict": "points_3_2_1"}),
+        ("conflict", {"troops": "deploy:0+2:uniform,1:1/2|2:1/2,2", "intrigue": "0,1,0",
+                      "revealed": "3,2,5", "deck": "starting+sword2", "conflict": "battle_for_arrakeen"}),
+    ),
 )
 
 __all__ = [
