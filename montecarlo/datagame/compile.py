@@ -430,7 +430,8 @@ def _rules_type(compiled: CompiledGame, d: Definition) -> type:
             value = getattr(self, name)
             if type(value) is not type(default) and not (
                     type(default) is int and isinstance(value, (int, np.integer)) and not isinstance(value, bool)):
-                kind = "true/false" if isinstance(default, bool) else type(default).__name__
+                kind = "true/false" if isinstance(default, bool) else "whole number" if isinstance(default, int) \
+                    else "string"
                 raise InputError(f"{d.source}: rules.{name}: expected a {kind} like {default!r}, got {value!r}")
             if name in d.keyword_rules and value not in (*d.sides, REROLL):
                 raise InputError(f"{d.source}: rules.{name}: {value!r} is used as round.ties; use one of: "
