@@ -76,11 +76,18 @@ def main() -> None:
     direct = N / median_seconds(lambda: compiled.simulate_direct(rules, setup, N, rng), 5)
     label = f"{BATTLE[0]} vs {BATTLE[1]}"
     same = hand_kernel(*BATTLE, N, np.random.default_rng(2))["attacker_win"].mean()
-    print(f"  same battle: hand-written estimate {same:.4f}, risk.toml exact "
-          f"{q.exact(rules, setup)['attacker_win']:.4f}", flush=True)
+    print(
+        f"  same battle: hand-written estimate {same:.4f}, risk.toml exact "
+        f"{q.exact(rules, setup)['attacker_win']:.4f}",
+        flush=True,
+    )
     line(f"Risk {label}: hand-written vectorised kernel", hand, "trials/s")
-    line(f"Risk {label}: risk.toml kernel (chain sampler, the default)", sampler, "trials/s",
-         f">= {hand / 2:,.0f} (half the hand-written)")
+    line(
+        f"Risk {label}: risk.toml kernel (chain sampler, the default)",
+        sampler,
+        "trials/s",
+        f">= {hand / 2:,.0f} (half the hand-written)",
+    )
     line(f"Risk {label}: risk.toml round-by-round kernel (large chains)", direct, "trials/s")
     line("ratio: risk.toml default kernel / hand-written", sampler / hand, "x", ">= 0.5")
     line("ratio: risk.toml round-by-round kernel / hand-written", direct / hand, "x")

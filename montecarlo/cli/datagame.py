@@ -65,8 +65,10 @@ def vars_of(setup) -> dict:
 def odds_command(
     run: RunOptions,
     path: Annotated[Path, typer.Argument(help="Game definition file (.toml), see docs/rules-as-data.md.")],
-    set_values: Annotated[Optional[list[str]], typer.Option(
-        "--set", help="A setup field as NAME=VALUE (repeatable), e.g. --set attackers=5.")] = None,
+    set_values: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", help="A setup field as NAME=VALUE (repeatable), e.g. --set attackers=5."),
+    ] = None,
 ) -> None:
     """Odds of a battle defined in a data file: estimate, 95% interval and exact value."""
     odds_file(path, set_values or [], run)

@@ -56,5 +56,13 @@ def is_definition(path: str | Path) -> bool:
         return False
 
 
-__all__ = ["FORMAT", "Definition", "DefinitionError", "is_definition", "load_compiled", "load_game",
-           "parse_definition", "read_definition"]
+__all__ = [
+    "FORMAT",
+    "Definition",
+    "DefinitionError",
+    "is_definition",
+    "load_compiled",
+    "load_game",
+    "parse_definition",
+    "read_definition",
+]

@@ -48,14 +48,23 @@ class CompiledGame:
         self._chains: dict[tuple, Chain] = {}
         self._sizes: dict[tuple, int | None] = {}  # (rules, start) -> states, None when too large
         question = Question(
-            name=d.question, description=d.question_description, setup_type=self.Setup,
-            metrics=self.metrics, simulate=self.simulate, exact=self.exact,
-            parse_setup=self.parse_setup, reference=self.reference,
+            name=d.question,
+            description=d.question_description,
+            setup_type=self.Setup,
+            metrics=self.metrics,
+            simulate=self.simulate,
+            exact=self.exact,
+            parse_setup=self.parse_setup,
+            reference=self.reference,
             example={f.name: f.example for f in d.setup},
         )
         self.game = Game(
-            name=d.name, title=d.title, rules_type=self.Rules, variants=d.variants,
-            questions={d.question: question}, default_question=d.question,
+            name=d.name,
+            title=d.title,
+            rules_type=self.Rules,
+            variants=d.variants,
+            questions={d.question: question},
+            default_question=d.question,
             variant_descriptions=d.variant_descriptions,
         )
 
@@ -70,8 +79,10 @@ class CompiledGame:
         out = {}
         for f in self.d.setup:
             if f.name not in values:
-                raise InputError(f"{self.d.name} setup: {f.name} is required (a whole number "
-                                 f"{f.low}..{f.high}); give it, e.g. --set {f.name}={f.example}")
+                raise InputError(
+                    f"{self.d.name} setup: {f.name} is required (a whole number "
+                    f"{f.low}..{f.high}); give it, e.g. --set {f.name}={f.example}"
+                )
             value = values[f.name]
             if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
                 value = int(value)
@@ -108,8 +119,11 @@ class CompiledGame:
             for die, count in groups:
                 n = count(env)
                 if isinstance(n, bool) or n < 0:
-                    raise self.d.error(f"round.roll.{side}.{die}", f"gives {n!r} dice in state {self._show(env)}; "
-                                       "a pool size must be a whole number >= 0 (use max(0, ...))")
+                    raise self.d.error(
+                        f"round.roll.{side}.{die}",
+                        f"gives {n!r} dice in state {self._show(env)}; "
+                        "a pool size must be a whole number >= 0 (use max(0, ...))",
+                    )
                 pool.append((faces[die], int(n)))
             pools.append(tuple(pool))
         return tuple(pools)
@@ -136,7 +150,9 @@ class CompiledGame:
             if d.pairs is not None:
                 k = d.pairs({**env, **sizes})
                 if isinstance(k, bool) or k < 0:
-                    raise d.error("round.pairs", f"gives {k!r} in state {self._show(env)}; pairs must be >= 0")
+                    raise d.error(
+                        "round.pairs", f"gives {k!r} in state {self._show(env)}; pairs must be >= 0"
+                    )
                 k = min(k, *sizes.values())
             table = rounds.pair_outcomes(pool_a, pool_d, k, ties, d.sides)
         return [(p, {**sizes, f"{a}_lost": la, f"{b}_lost": lb, "tied": t}) for p, la, lb, t in table]
@@ -154,8 +170,11 @@ class CompiledGame:
             env = self._env(rules)
             faces, ties = self._faces(env), self._ties(env)
             got = self._chains[key] = Chain(
-                functools.partial(self._transitions, env, faces, ties), functools.partial(self._outcome, env),
-                self.metrics, self.counters, max_states=self.d.exact_max_states,
+                functools.partial(self._transitions, env, faces, ties),
+                functools.partial(self._outcome, env),
+                self.metrics,
+                self.counters,
+                max_states=self.d.exact_max_states,
             )
         return got
 
@@ -201,8 +220,9 @@ class CompiledGame:
         except (ChainTooLarge, InputError):
             raise
         except MonteCarloError as exc:
-            raise self.d.error("round.update", f"{exc}; check round.update and end (every battle must be "
-                               "able to end)") from None
+            raise self.d.error(
+                "round.update", f"{exc}; check round.update and end (every battle must be " "able to end)"
+            ) from None
 
     def exact(self, rules: Any, setup: Any) -> dict[str, float] | None:
         """Every metric exactly from the chain; None when the chain is too large (see exact_note)."""
@@ -215,8 +235,10 @@ class CompiledGame:
         """Why there are no exact values for this setup (None when there are)."""
         start = self.start(rules, setup)
         if self.size(rules, start) is None:
-            return (f"{self.d.source}: the battle's chain has more than {self.d.exact_max_states:,} states, "
-                    "too many for the exact solver: simulated round by round, no exact values")
+            return (
+                f"{self.d.source}: the battle's chain has more than {self.d.exact_max_states:,} states, "
+                "too many for the exact solver: simulated round by round, no exact values"
+            )
         return None
 
     # --- kernels ----------------------------------------------------------------------------------
@@ -229,9 +251,11 @@ class CompiledGame:
             return self._checked(lambda: self.chain(rules).sample(start, n, rng))
         return self.simulate_direct(rules, setup, n, rng)
 
-    def simulate_direct(self, rules: Any, setup: Any, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    def simulate_direct(
+        self, rules: Any, setup: Any, n: int, rng: np.random.Generator
+    ) -> dict[str, np.ndarray]:
         """``n`` battles rolled round by round on numpy arrays (any size of chain)."""
-        d, (a, b) = self.d, self.d.sides
+        d = self.d
         env0 = self._env(rules)
         faces, ties = self._faces(env0), self._ties(env0)
         start = self.start(rules, setup)
@@ -270,8 +294,11 @@ class CompiledGame:
             counts["tie"] += ~changed
             cur = new
         else:
-            raise d.error("max_rounds", f"some battles were still going after {d.max_rounds:,} rounds; check "
-                          "end and round.update, or raise max_rounds")
+            raise d.error(
+                "max_rounds",
+                f"some battles were still going after {d.max_rounds:,} rounds; check "
+                "end and round.update, or raise max_rounds",
+            )
         env = {**env0, **final}
         out = {}
         for m_ in d.metrics:
@@ -292,9 +319,12 @@ class CompiledGame:
                 n = np.broadcast_to(np.asarray(count.vector(env), dtype=np.int64), (m,))
                 if (n < 0).any():
                     bad = int(np.flatnonzero(n < 0)[0])
-                    raise d.error(f"round.roll.{side}.{die}", f"gives {int(n[bad])} dice in state "
-                                  f"{', '.join(f'{f}={int(env[f][bad])}' for f in self.fields)}; a pool size "
-                                  "must be a whole number >= 0 (use max(0, ...))")
+                    raise d.error(
+                        f"round.roll.{side}.{die}",
+                        f"gives {int(n[bad])} dice in state "
+                        f"{', '.join(f'{f}={int(env[f][bad])}' for f in self.fields)}; a pool size "
+                        "must be a whole number >= 0 (use max(0, ...))",
+                    )
                 width = int(n.max()) if m else 0
                 face_list = faces[die]
                 if d.compare == "count":
@@ -429,27 +459,38 @@ def _rules_type(compiled: CompiledGame, d: Definition) -> type:
         for name, default in d.rules.items():
             value = getattr(self, name)
             if type(value) is not type(default) and not (
-                    type(default) is int and isinstance(value, (int, np.integer)) and not isinstance(value, bool)):
-                kind = "true/false" if isinstance(default, bool) else "whole number" if isinstance(default, int) \
-                    else "string"
-                raise InputError(f"{d.source}: rules.{name}: expected a {kind} like {default!r}, got {value!r}")
+                type(default) is int and isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+            ):
+                kind = (
+                    "true/false"
+                    if isinstance(default, bool)
+                    else "whole number" if isinstance(default, int) else "string"
+                )
+                raise InputError(
+                    f"{d.source}: rules.{name}: expected a {kind} like {default!r}, got {value!r}"
+                )
             if name in d.keyword_rules and value not in (*d.sides, REROLL):
-                raise InputError(f"{d.source}: rules.{name}: {value!r} is used as round.ties; use one of: "
-                                 f"{', '.join((*d.sides, REROLL))}")
+                raise InputError(
+                    f"{d.source}: rules.{name}: {value!r} is used as round.ties; use one of: "
+                    f"{', '.join((*d.sides, REROLL))}"
+                )
         env = _values(self)
         for name, die in d.dice.items():
             if die.faces is not None:
                 n = die.faces(env)
                 if isinstance(n, bool) or n < 1 or n > 10_000:
-                    raise InputError(f"{d.source}: dice.{name}.faces: gives {n!r} faces under these rules; "
-                                     "a die needs 1..10000 faces")
+                    raise InputError(
+                        f"{d.source}: dice.{name}.faces: gives {n!r} faces under these rules; "
+                        "a die needs 1..10000 faces"
+                    )
 
     def reduce(self):
         return _rules_from, (d.text, d.source, tuple(_values(self).items()))
 
     fields = [(name, type(value), dataclasses.field(default=value)) for name, value in d.rules.items()]
-    cls = dataclasses.make_dataclass("Rules", fields, frozen=True,
-                                     namespace={"__post_init__": post_init, "__reduce__": reduce})
+    cls = dataclasses.make_dataclass(
+        "Rules", fields, frozen=True, namespace={"__post_init__": post_init, "__reduce__": reduce}
+    )
     cls.__doc__ = f"Rules of {d.name} ({d.source}): {', '.join(d.rules) or 'none'}."
     return cls
 
@@ -458,8 +499,9 @@ def _setup_type(compiled: CompiledGame, d: Definition) -> type:
     def reduce(self):
         return _setup_from, (d.text, d.source, tuple(_values(self).items()))
 
-    cls = dataclasses.make_dataclass("Setup", [(f.name, int) for f in d.setup], frozen=True,
-                                     namespace={"__reduce__": reduce})
+    cls = dataclasses.make_dataclass(
+        "Setup", [(f.name, int) for f in d.setup], frozen=True, namespace={"__reduce__": reduce}
+    )
     cls.__doc__ = f"Setup of {d.name}: " + ", ".join(f"{f.name} {f.low}..{f.high}" for f in d.setup) + "."
     return cls
 

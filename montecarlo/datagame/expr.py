@@ -43,8 +43,12 @@ class ExprError(ValueError):
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
 _COMPARE = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
-    ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
 }
 _SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
 
@@ -166,8 +170,10 @@ def _build(node: ast.AST, allowed: frozenset, names: set, vector: bool) -> Node:
         pick = min if func == "min" else max
         return lambda env: pick(*(a(env) for a in args))
     what = type(node).__name__
-    raise ExprError(f"{what} is not allowed: only numbers, names, + - *, min, max, comparisons, "
-                    "and/or/not and 'a if c else b'")
+    raise ExprError(
+        f"{what} is not allowed: only numbers, names, + - *, min, max, comparisons, "
+        "and/or/not and 'a if c else b'"
+    )
 
 
 def _int(value: Any) -> Any:

@@ -25,9 +25,24 @@ METRIC_KINDS = ("probability", "mean", "distribution")
 MAX_SUPPORT = 1000
 DEFAULT_MAX_ROUNDS = 100_000
 
-TOP_KEYS = ("format", "name", "title", "description", "question", "question_description", "end",
-            "exact_max_states", "max_rounds", "setup", "state", "rules", "variants", "dice", "round",
-            "metrics")
+TOP_KEYS = (
+    "format",
+    "name",
+    "title",
+    "description",
+    "question",
+    "question_description",
+    "end",
+    "exact_max_states",
+    "max_rounds",
+    "setup",
+    "state",
+    "rules",
+    "variants",
+    "dice",
+    "round",
+    "metrics",
+)
 SETUP_KEYS = ("min", "max", "example", "description")
 VARIANT_KEYS = ("description", "overrides")
 DIE_KEYS = ("faces",)
@@ -141,7 +156,9 @@ def parse_definition(text: str, source: str = "<definition>", default_name: str 
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise DefinitionError(f"{source}: invalid TOML: {' '.join(str(exc).split())}; fix the syntax there") from None
+        raise DefinitionError(
+            f"{source}: invalid TOML: {' '.join(str(exc).split())}; fix the syntax there"
+        ) from None
     return _Reader(source).definition(data, text, default_name)
 
 
@@ -191,7 +208,9 @@ class _Reader:
 
     def ident(self, name: str, where: str, taken: Mapping[str, str]) -> None:
         if not _IDENT.match(name):
-            self.fail(where, f"{name!r} is not a usable name; use letters, digits and _ (starting with a letter)")
+            self.fail(
+                where, f"{name!r} is not a usable name; use letters, digits and _ (starting with a letter)"
+            )
         if name in RESERVED:
             self.fail(where, f"{name!r} is a reserved word of the expression language; choose another name")
         if name in taken:
@@ -209,8 +228,11 @@ class _Reader:
         self.keys(data, TOP_KEYS, "")
         fmt = data.get("format")
         if fmt != FORMAT:
-            self.fail("format", f"expected format = {FORMAT!r} (it marks the file as a game definition), "
-                                f"got {_show(fmt) if 'format' in data else 'nothing'}")
+            self.fail(
+                "format",
+                f"expected format = {FORMAT!r} (it marks the file as a game definition), "
+                f"got {_show(fmt) if 'format' in data else 'nothing'}",
+            )
         name = self.string(data, "name", "name", default_name)
         if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", name):
             self.fail("name", f"{name!r}: use letters, digits, '.', '_' or '-'")
@@ -234,7 +256,11 @@ class _Reader:
             example = self.whole(spec.get("example", low), f"{key}.example")
             if not low <= example <= high:
                 self.fail(f"{key}.example", f"{example} is outside {low}..{high}; pick a value in the range")
-            setup.append(SetupField(fname, low, high, example, self.string(spec, "description", f"{key}.description", fname)))
+            setup.append(
+                SetupField(
+                    fname, low, high, example, self.string(spec, "description", f"{key}.description", fname)
+                )
+            )
             taken[fname] = "a setup field"
         setup_names = [f.name for f in setup]
 
@@ -276,13 +302,23 @@ class _Reader:
             overrides = self.table(spec, "overrides", f"{key}.overrides")
             for rname, value in overrides.items():
                 if rname not in rules:
-                    self.fail(f"{key}.overrides.{rname}", f"not a rule of this file; known rules: {', '.join(rules) or 'none'}")
+                    self.fail(
+                        f"{key}.overrides.{rname}",
+                        f"not a rule of this file; known rules: {', '.join(rules) or 'none'}",
+                    )
                 if type(value) is not type(rules[rname]):
-                    self.fail(f"{key}.overrides.{rname}", f"expected a {_kind(rules[rname])} like the rule's "
-                                                          f"value {_show(rules[rname])}, got {_show(value)}")
+                    self.fail(
+                        f"{key}.overrides.{rname}",
+                        f"expected a {_kind(rules[rname])} like the rule's "
+                        f"value {_show(rules[rname])}, got {_show(value)}",
+                    )
             variants[vname] = dict(overrides)
-            descriptions[vname] = self.string(spec, "description", f"{key}.description",
-                                              ", ".join(f"{k} = {_show(v)}" for k, v in overrides.items()) or vname)
+            descriptions[vname] = self.string(
+                spec,
+                "description",
+                f"{key}.description",
+                ", ".join(f"{k} = {_show(v)}" for k, v in overrides.items()) or vname,
+            )
 
         # dice
         dice_raw = self.table(data, "dice", "dice", required=True)
@@ -292,17 +328,23 @@ class _Reader:
             self.ident(dname, key, {})
             self.keys(spec, DIE_KEYS, key)
             if "faces" not in spec:
-                self.fail(f"{key}.faces", "missing; give a number of faces (6), a rule's name, or a list of faces")
+                self.fail(
+                    f"{key}.faces", "missing; give a number of faces (6), a rule's name, or a list of faces"
+                )
             dice[dname] = self.die(dname, spec["faces"], f"{key}.faces", rule_names)
 
         # the round
         rnd = self.keys(self.table(data, "round", "round", required=True), ROUND_KEYS, "round")
         compare = self.string(rnd, "compare", "round.compare")
         if compare not in COMPARE_KINDS:
-            self.fail("round.compare", f"{compare!r} is not a comparison; use one of: {', '.join(COMPARE_KINDS)}")
+            self.fail(
+                "round.compare", f"{compare!r} is not a comparison; use one of: {', '.join(COMPARE_KINDS)}"
+            )
         roll_raw = self.table(rnd, "roll", "round.roll", required=True)
         if len(roll_raw) != 2:
-            self.fail("round.roll", f"expected exactly two sides (e.g. attacker and defender), got {len(roll_raw)}")
+            self.fail(
+                "round.roll", f"expected exactly two sides (e.g. attacker and defender), got {len(roll_raw)}"
+            )
         sides = tuple(roll_raw)
         roll, symbols = [], []
         for side in sides:
@@ -310,19 +352,30 @@ class _Reader:
             self.ident(side, key, {})  # a side's name is not itself an expression name
             pool = roll_raw[side]
             if not isinstance(pool, Mapping) or not pool:
-                self.fail(key, f"expected a table of dice and counts like {{ d6 = \"min(3, x)\" }}, got {_show(pool)}")
+                self.fail(
+                    key, f'expected a table of dice and counts like {{ d6 = "min(3, x)" }}, got {_show(pool)}'
+                )
             groups, seen = [], []
             for dname, count in pool.items():
                 if dname not in dice:
-                    self.fail(f"{key}.{dname}", f"no die named {dname!r}; define it under [dice.{dname}] "
-                                                f"(known: {', '.join(dice)})")
+                    self.fail(
+                        f"{key}.{dname}",
+                        f"no die named {dname!r}; define it under [dice.{dname}] "
+                        f"(known: {', '.join(dice)})",
+                    )
                 die = dice[dname]
                 if compare == "count" and die.numeric:
-                    self.fail(f"{key}.{dname}", "compare = 'count' needs dice with named faces, e.g. "
-                                                "faces = [\"hit\", \"hit\", \"shield\", \"blank\", \"blank\", \"blank\"]")
+                    self.fail(
+                        f"{key}.{dname}",
+                        "compare = 'count' needs dice with named faces, e.g. "
+                        'faces = ["hit", "hit", "shield", "blank", "blank", "blank"]',
+                    )
                 if compare != "count" and not die.numeric:
-                    self.fail(f"{key}.{dname}", f"compare = {compare!r} needs dice with numbers on their faces; "
-                                                "use compare = 'count' for named faces")
+                    self.fail(
+                        f"{key}.{dname}",
+                        f"compare = {compare!r} needs dice with numbers on their faces; "
+                        "use compare = 'count' for named faces",
+                    )
                 groups.append((dname, self.expr(count, base, f"{key}.{dname}")))
                 for s in die.symbols or ():
                     if s not in seen:
@@ -334,7 +387,9 @@ class _Reader:
             definition_quantities += [f"{side}_{s}" for s in syms]
         for q in definition_quantities + [f"{s}_lost" for s in sides] + ["tied"]:
             if q in taken:
-                self.fail("round.roll", f"the round defines the name {q!r}, which is already {taken[q]}; rename one")
+                self.fail(
+                    "round.roll", f"the round defines the name {q!r}, which is already {taken[q]}; rename one"
+                )
 
         ties, keyword_rules = None, frozenset()
         if compare == "count":
@@ -347,12 +402,18 @@ class _Reader:
             allowed = (*sides, REROLL)
             if ties in rules:
                 for where, value in [(f"rules.{ties}", rules[ties])] + [
-                        (f"variants.{v}.overrides.{ties}", o[ties]) for v, o in variants.items() if ties in o]:
+                    (f"variants.{v}.overrides.{ties}", o[ties]) for v, o in variants.items() if ties in o
+                ]:
                     if value not in allowed:
-                        self.fail(where, f"{_show(value)} is used as round.ties; use one of: {', '.join(allowed)}")
+                        self.fail(
+                            where, f"{_show(value)} is used as round.ties; use one of: {', '.join(allowed)}"
+                        )
                 keyword_rules = frozenset([ties])
             elif ties not in allowed:
-                self.fail("round.ties", f"{ties!r}: use one of {', '.join(allowed)}, or the name of a rule holding one")
+                self.fail(
+                    "round.ties",
+                    f"{ties!r}: use one of {', '.join(allowed)}, or the name of a rule holding one",
+                )
         pairs = None
         if "pairs" in rnd:
             if compare != "pairs":
@@ -366,26 +427,43 @@ class _Reader:
             lost_list = []
             for side in sides:
                 if side not in lost_raw:
-                    self.fail(f"round.lost.{side}", "missing; say what this side loses, e.g. "
-                                                    "\"max(0, other_hit - this_shield)\"")
+                    self.fail(
+                        f"round.lost.{side}",
+                        "missing; say what this side loses, e.g. " '"max(0, other_hit - this_shield)"',
+                    )
                 lost_list.append(self.expr(lost_raw[side], names, f"round.lost.{side}"))
             lost = tuple(lost_list)
         elif "lost" in rnd:
-            self.fail("round.lost", f"compare = {compare!r} decides the losses itself; remove lost "
-                                    "(it is for compare = 'count')")
+            self.fail(
+                "round.lost",
+                f"compare = {compare!r} decides the losses itself; remove lost "
+                "(it is for compare = 'count')",
+            )
 
         update_raw = self.table(rnd, "update", "round.update", required=True)
-        names = base + definition_quantities + [f"{s}_lost" for s in sides] + ([] if compare == "count" else ["tied"])
+        names = (
+            base
+            + definition_quantities
+            + [f"{s}_lost" for s in sides]
+            + ([] if compare == "count" else ["tied"])
+        )
         update = []
         for sname, text_ in update_raw.items():
             if sname not in state_names:
-                self.fail(f"round.update.{sname}", f"not a state field; state fields: {', '.join(state_names)}")
+                self.fail(
+                    f"round.update.{sname}", f"not a state field; state fields: {', '.join(state_names)}"
+                )
             update.append((sname, self.expr(text_, names, f"round.update.{sname}")))
         if not update:
-            self.fail("round.update", "empty; say how the state changes, e.g. defenders = \"defenders - defender_lost\"")
+            self.fail(
+                "round.update",
+                'empty; say how the state changes, e.g. defenders = "defenders - defender_lost"',
+            )
 
         if "end" not in data:
-            self.fail("end", "missing; give the condition that ends the battle, e.g. end = \"a == 0 or b == 0\"")
+            self.fail(
+                "end", 'missing; give the condition that ends the battle, e.g. end = "a == 0 or b == 0"'
+            )
         end = self.expr(data["end"], base, "end")
 
         # metrics
@@ -409,26 +487,51 @@ class _Reader:
                     self.fail(f"{key}.counts", f"{_show(counts)}: use one of {', '.join(COUNTS)}")
             else:
                 if "value" not in spec:
-                    self.fail(f"{key}.value", "missing; give an expression of the final state (or counts = ...)")
+                    self.fail(
+                        f"{key}.value", "missing; give an expression of the final state (or counts = ...)"
+                    )
                 value = self.expr(spec["value"], base, f"{key}.value")
             if kind == "distribution":
                 support = self.support(spec.get("support"), f"{key}.support")
             elif "support" in spec:
                 self.fail(f"{key}.support", "only a distribution has a support; remove it")
-            metrics.append(MetricSpec(mname, kind, value, counts, support,
-                                      self.string(spec, "description", f"{key}.description", mname)))
+            metrics.append(
+                MetricSpec(
+                    mname,
+                    kind,
+                    value,
+                    counts,
+                    support,
+                    self.string(spec, "description", f"{key}.description", mname),
+                )
+            )
 
         return Definition(
-            source=self.source, text=text, name=name,
+            source=self.source,
+            text=text,
+            name=name,
             title=self.string(data, "title", "title", name),
             description=self.string(data, "description", "description", ""),
             question=self.string(data, "question", "question", "battle"),
-            question_description=self.string(data, "question_description", "question_description",
-                                              "one battle fought to the end"),
-            setup=tuple(setup), state=tuple(state), rules=rules, variants=variants,
-            variant_descriptions=descriptions, dice=dice, compare=compare, ties=ties, pairs=pairs,
-            sides=sides, roll=tuple(roll), symbols=tuple(symbols), lost=lost, update=tuple(update),
-            end=end, metrics=tuple(metrics),
+            question_description=self.string(
+                data, "question_description", "question_description", "one battle fought to the end"
+            ),
+            setup=tuple(setup),
+            state=tuple(state),
+            rules=rules,
+            variants=variants,
+            variant_descriptions=descriptions,
+            dice=dice,
+            compare=compare,
+            ties=ties,
+            pairs=pairs,
+            sides=sides,
+            roll=tuple(roll),
+            symbols=tuple(symbols),
+            lost=lost,
+            update=tuple(update),
+            end=end,
+            metrics=tuple(metrics),
             exact_max_states=self.whole(data.get("exact_max_states", 250_000), "exact_max_states", 1),
             max_rounds=self.whole(data.get("max_rounds", DEFAULT_MAX_ROUNDS), "max_rounds", 1),
             keyword_rules=keyword_rules,
@@ -445,21 +548,31 @@ class _Reader:
             if all(isinstance(f, str) for f in faces):
                 for f in faces:
                     if not _IDENT.match(f):
-                        self.fail(where, f"face {f!r}: name faces with letters, digits and _ (e.g. \"hit\")")
+                        self.fail(where, f'face {f!r}: name faces with letters, digits and _ (e.g. "hit")')
                 return Die(name, symbols=tuple(faces))
-        self.fail(where, f"expected a number of faces, a rule's name, or a non-empty list of numbers or of "
-                         f"names, got {_show(faces)}")
+        self.fail(
+            where,
+            f"expected a number of faces, a rule's name, or a non-empty list of numbers or of "
+            f"names, got {_show(faces)}",
+        )
 
     def support(self, value: Any, where: str) -> tuple[int, ...]:
         if isinstance(value, str):
             m = re.match(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*$", value)
             if m and int(m.group(1)) <= int(m.group(2)) and int(m.group(2)) - int(m.group(1)) < MAX_SUPPORT:
                 return tuple(range(int(m.group(1)), int(m.group(2)) + 1))
-        elif isinstance(value, list) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        elif (
+            isinstance(value, list)
+            and value
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        ):
             if len(set(value)) == len(value) and len(value) <= MAX_SUPPORT:
                 return tuple(value)
-        self.fail(where, f"expected \"LOW..HIGH\" (at most {MAX_SUPPORT} values) or a list of distinct whole "
-                         f"numbers, got {_show(value)}")
+        self.fail(
+            where,
+            f'expected "LOW..HIGH" (at most {MAX_SUPPORT} values) or a list of distinct whole '
+            f"numbers, got {_show(value)}",
+        )
 
 
 def _kind(value: Any) -> str:

@@ -90,8 +90,11 @@ def red_wins(r: int, b: int, special: bool = True) -> float:
         return 0.0
     odds = round_odds(min(r, 3), min(b, 3), special)
     stay = odds.get((0, 0), 0.0)
-    moves = sum(p * red_wins(max(0, r - lr), max(0, b - lb), special)
-                for (lr, lb), p in odds.items() if (lr, lb) != (0, 0))
+    moves = sum(
+        p * red_wins(max(0, r - lr), max(0, b - lb), special)
+        for (lr, lb), p in odds.items()
+        if (lr, lb) != (0, 0)
+    )
     return moves / (1 - stay)
 
 
@@ -131,8 +134,13 @@ def test_count_mode_kernels_and_reference_agree_with_exact(shields):
 
 
 def test_a_chain_too_large_for_the_exact_solver_still_simulates_and_says_so(tmp_path):
-    small = load_compiled(write(tmp_path, SHIELDS.replace('name = "shields"',
-                                                          'name = "shields"\nexact_max_states = 5'), "small.toml"))
+    small = load_compiled(
+        write(
+            tmp_path,
+            SHIELDS.replace('name = "shields"', 'name = "shields"\nexact_max_states = 5'),
+            "small.toml",
+        )
+    )
     full = load_compiled(write(tmp_path, SHIELDS, "full.toml"))
     q, rules = small.game.question(), small.game.rules()
     setup = q.setup({"red": 6, "blue": 5})
@@ -147,13 +155,18 @@ def test_a_chain_too_large_for_the_exact_solver_still_simulates_and_says_so(tmp_
 
 def test_a_battle_that_can_stall_is_a_one_line_definition_error(tmp_path):
     stalls = SHIELDS.replace('red = "max(0, red - red_lost)"', 'red = "red"').replace(
-        'blue = "max(0, blue - blue_lost)"', 'blue = "blue"')
+        'blue = "max(0, blue - blue_lost)"', 'blue = "blue"'
+    )
     compiled = load_compiled(write(tmp_path, stalls))
     q = compiled.game.question()
     from montecarlo.errors import InputError
 
     with pytest.raises(InputError, match=r"game\.toml: round\.update: .*never ends"):
         q.exact(compiled.game.rules(), q.setup({"red": 1, "blue": 1}))
-    capped = load_compiled(write(tmp_path, stalls.replace('name = "shields"', 'name = "s"\nmax_rounds = 50'), "c.toml"))
+    capped = load_compiled(
+        write(tmp_path, stalls.replace('name = "shields"', 'name = "s"\nmax_rounds = 50'), "c.toml")
+    )
     with pytest.raises(InputError, match=r"c\.toml: max_rounds: .*50 rounds"):
-        capped.simulate_direct(capped.game.rules(), q.setup({"red": 1, "blue": 1}), 10, np.random.default_rng(1))
+        capped.simulate_direct(
+            capped.game.rules(), q.setup({"red": 1, "blue": 1}), 10, np.random.default_rng(1)
+        )

@@ -39,7 +39,9 @@ def invoke(*args: str):
 
 
 def test_odds_json_has_the_common_shape_with_exact_values():
-    result = invoke(str(RISK), "--set", "attackers=5", "--set", "defenders=3", "--json", "-n", "30000", "-s", "4")
+    result = invoke(
+        str(RISK), "--set", "attackers=5", "--set", "defenders=3", "--json", "-n", "30000", "-s", "4"
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert (data["game"], data["question"], data["trials"], data["seed"]) == ("risk", "battle", 30000, 4)
@@ -51,14 +53,18 @@ def test_odds_json_has_the_common_shape_with_exact_values():
 
 
 def test_odds_with_a_variant_and_a_table():
-    result = invoke(str(RISK), "--set", "attackers=2", "--set", "defenders=2", "-v", "ties_to_attacker", "-n", "5000")
+    result = invoke(
+        str(RISK), "--set", "attackers=2", "--set", "defenders=2", "-v", "ties_to_attacker", "-n", "5000"
+    )
     assert result.exit_code == 0, result.output
     assert "attacker_win" in result.stdout and "ties_to_attacker" in result.stdout
 
 
 def test_odds_says_when_there_are_no_exact_values(tmp_path):
     path = tmp_path / "big.toml"
-    path.write_text(RISK.read_text().replace('question = "battle"', 'question = "battle"\nexact_max_states = 20'))
+    path.write_text(
+        RISK.read_text().replace('question = "battle"', 'question = "battle"\nexact_max_states = 20')
+    )
     result = invoke(str(path), "--set", "attackers=30", "--set", "defenders=30", "--json", "-n", "2000")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -68,12 +74,15 @@ def test_odds_says_when_there_are_no_exact_values(tmp_path):
     assert "note:" in table.stdout and "no exact values" in table.stdout
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--set", "attackers=5"], "defenders is required"),
-    (["--set", "attackers=5", "--set", "defenders=0"], "defenders must be an integer 1..100"),
-    (["--set", "attackers5"], "--set expects NAME=VALUE"),
-    (["--set", "attackers=5", "--set", "defenders=3", "-v", "nope"], "unknown variant 'nope'"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--set", "attackers=5"], "defenders is required"),
+        (["--set", "attackers=5", "--set", "defenders=0"], "defenders must be an integer 1..100"),
+        (["--set", "attackers5"], "--set expects NAME=VALUE"),
+        (["--set", "attackers=5", "--set", "defenders=3", "-v", "nope"], "unknown variant 'nope'"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = invoke(str(RISK), *args)
     assert result.exit_code == 2
@@ -86,8 +95,9 @@ def test_a_bad_definition_is_one_line_and_exit_2(tmp_path):
     path.write_text(RISK.read_text().replace('compare = "pairs"', 'compare = "sum"'))
     result = invoke(str(path), "--set", "attackers=5", "--set", "defenders=3")
     assert result.exit_code == 2
-    assert result.output.strip() == (f"error: {path}: round.compare: 'sum' is not a comparison; use one of: "
-                                     "highest, pairs, count")
+    assert result.output.strip() == (
+        f"error: {path}: round.compare: 'sum' is not a comparison; use one of: " "highest, pairs, count"
+    )
     assert invoke(str(tmp_path / "missing.toml"), "--set", "a=1").exit_code == 2
 
 
@@ -96,8 +106,11 @@ def test_get_game_accepts_a_path_and_caches_it_per_modification_time(tmp_path):
     path.write_text(RISK.read_text())
     first = games.get_game(str(path))
     assert games.get_game(str(path)) is first
-    path.write_text(RISK.read_text().replace('title = "Risk: one battle fought to the end"', 'title = "Changed"'))
+    path.write_text(
+        RISK.read_text().replace('title = "Risk: one battle fought to the end"', 'title = "Changed"')
+    )
     import os
+
     os.utime(path, ns=(1, 1))
     assert games.get_game(str(path)).title == "Changed"
 
@@ -127,9 +140,11 @@ def test_a_small_scenario_runs_on_two_workers_with_exact_differences(tmp_path):
     (tmp_path / "games" / "risk.toml").write_text(RISK.read_text())
     scenario = tmp_path / "mine" / "s.toml"
     scenario.parent.mkdir()
-    scenario.write_text('game = "../games/risk.toml"\nseed = 1\ntrials = 3000\nmetrics = ["attacker_win"]\n'
-                        '[grid]\nattackers = [2, 5]\ndefenders = [3]\n'
-                        '[variants.official]\n[variants.ties]\noverrides = { ties = "attacker" }\n')
+    scenario.write_text(
+        'game = "../games/risk.toml"\nseed = 1\ntrials = 3000\nmetrics = ["attacker_win"]\n'
+        "[grid]\nattackers = [2, 5]\ndefenders = [3]\n"
+        '[variants.official]\n[variants.ties]\noverrides = { ties = "attacker" }\n'
+    )
     result = run_scenario(load_scenario(scenario), jobs=2)
     for c in result.comparisons:
         diff = c.differences[0]["attacker_win"]
@@ -138,7 +153,7 @@ def test_a_small_scenario_runs_on_two_workers_with_exact_differences(tmp_path):
 
 
 def test_a_scenario_naming_a_bad_definition_fails_in_one_line(tmp_path):
-    (tmp_path / "g.toml").write_text("format = \"dice-battle/1\"\n")
+    (tmp_path / "g.toml").write_text('format = "dice-battle/1"\n')
     with pytest.raises(ValueError) as info:
         parse_scenario({"game": str(tmp_path / "g.toml"), "seed": 1}, source="s.toml")
     assert str(info.value).startswith("s.toml: game: ") and "setup: missing" in str(info.value)

@@ -61,8 +61,11 @@ def risk():
 def table(compiled, variants=()) -> dict[tuple[int, int], float]:
     g = compiled.game
     q, rules = g.question(), g.rules(variants)
-    return {(a, d): q.exact(rules, q.setup({"attackers": a, "defenders": d}))["attacker_win"]
-            for a in range(1, 11) for d in range(1, 11)}
+    return {
+        (a, d): q.exact(rules, q.setup({"attackers": a, "defenders": d}))["attacker_win"]
+        for a in range(1, 11)
+        for d in range(1, 11)
+    }
 
 
 def test_one_roll_odds_are_osborne_table_2():
@@ -140,8 +143,11 @@ def test_every_metric_of_kernels_and_reference_agree_with_exact(risk):
     for label, out in runs.items():
         for m in q.metrics:
             values = np.asarray(out[m.name])
-            columns = ({f"{m.name}={v}": (values == v) for v in m.support} if m.kind == "distribution"
-                       else {m.name: values})
+            columns = (
+                {f"{m.name}={v}": (values == v) for v in m.support}
+                if m.kind == "distribution"
+                else {m.name: values}
+            )
             for name, col in columns.items():
                 col = col.astype(float)
                 target = exact[name]
