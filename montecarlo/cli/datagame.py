@@ -5,8 +5,12 @@ The file is a game definition (``docs/rules-as-data.md``); ``--set`` gives its s
 estimates; when the battle's chain is too large for the exact solver the battle is simulated
 round by round and the output says so (``extra.exact_note`` in JSON).
 
-:func:`odds_file` does the work; :data:`odds_command` is the typer command (its first argument
-is the file), for the root CLI to route ``odds X.toml`` to.
+:func:`odds_file` does the work. Two ways for the root CLI to route ``odds X.toml`` here:
+:func:`odds_command` is a typer command whose first argument is the file, and
+:func:`command_for` gives the click command for one file when the file's path has already been
+read as the sub-command's name (``montecarlo odds X.toml --set ...`` in a group of games): the
+odds group's ``get_command(ctx, name)`` returns ``command_for(name)`` when ``name`` ends in
+``.toml``.
 """
 
 from pathlib import Path
@@ -72,3 +76,22 @@ def odds_command(
 ) -> None:
     """Odds of a battle defined in a data file: estimate, 95% interval and exact value."""
     odds_file(path, set_values or [], run)
+
+
+def command_for(path: str):
+    """The click command that ``montecarlo odds PATH.toml`` runs once PATH named the sub-command."""
+
+    @run_command
+    def odds_toml(
+        run: RunOptions,
+        set_values: Annotated[
+            Optional[list[str]],
+            typer.Option("--set", help="A setup field as NAME=VALUE (repeatable), e.g. --set attackers=5."),
+        ] = None,
+    ) -> None:
+        odds_file(path, set_values or [], run)
+
+    odds_toml.__doc__ = f"Odds of the battle defined in {path}: estimate, 95% interval and exact value."
+    holder = typer.Typer()
+    holder.command(path)(odds_toml)
+    return typer.main.get_group(holder).commands[path]

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from montecarlo import games
 from montecarlo.analysis import kernel_for
-from montecarlo.cli.datagame import odds_command
+from montecarlo.cli.datagame import command_for, odds_command
 from montecarlo.scenarios import find_scenarios, load_scenario, parse_scenario, run_scenario
 
 cloudpickle = pytest.importorskip("cloudpickle")  # what joblib's loky workers use
@@ -157,3 +157,33 @@ def test_a_scenario_naming_a_bad_definition_fails_in_one_line(tmp_path):
     with pytest.raises(ValueError) as info:
         parse_scenario({"game": str(tmp_path / "g.toml"), "seed": 1}, source="s.toml")
     assert str(info.value).startswith("s.toml: game: ") and "setup: missing" in str(info.value)
+
+
+def test_a_group_of_games_routes_a_toml_name_to_the_file_command():
+    """What the root's odds group does: a sub-command name ending in .toml is a definition file."""
+
+    class Odds(typer.core.TyperGroup):
+        def get_command(self, ctx, name):
+            if name.endswith(".toml"):
+                return command_for(name)
+            return super().get_command(ctx, name)
+
+    app = typer.Typer(cls=Odds)
+
+    @app.command("dune1984")
+    def dune() -> None:  # games' odds commands beside it
+        """Nothing."""
+
+    @app.command("imperium")
+    def imperium() -> None:
+        """Nothing."""
+
+    args = [str(RISK), "--set", "attackers=3", "--set", "defenders=2", "--json", "-n", "20000", "-s", "1"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    win = data["metrics"]["attacker_win"]
+    assert data["game"] == "risk" and abs(win["estimate"] - win["exact"]) <= 4.5 * win["se"]
+    assert json.loads(invoke(*args).stdout) == data  # the same answer as the path-argument command
+    bad = CliRunner().invoke(app, [str(RISK), "--set", "attackers=0", "--set", "defenders=2"])
+    assert bad.exit_code == 2 and bad.output.startswith("error: attackers must be an integer 1..100")
