@@ -118,7 +118,7 @@ class CompiledGame:
             pool = []
             for die, count in groups:
                 n = count(env)
-                if isinstance(n, bool) or n < 0:
+                if n < 0:  # a comparison counts as 1 or 0
                     raise self.d.error(
                         f"round.roll.{side}.{die}",
                         f"gives {n!r} dice in state {self._show(env)}; "
@@ -149,11 +149,11 @@ class CompiledGame:
             k = min(sizes.values())
             if d.pairs is not None:
                 k = d.pairs({**env, **sizes})
-                if isinstance(k, bool) or k < 0:
+                if k < 0:
                     raise d.error(
                         "round.pairs", f"gives {k!r} in state {self._show(env)}; pairs must be >= 0"
                     )
-                k = min(k, *sizes.values())
+                k = int(min(k, *sizes.values()))
             table = rounds.pair_outcomes(pool_a, pool_d, k, ties, d.sides)
         return [(p, {**sizes, f"{a}_lost": la, f"{b}_lost": lb, "tied": t}) for p, la, lb, t in table]
 

@@ -46,3 +46,27 @@ def test_duel_via_get_game_path_and_the_sampler():
     out = q.simulate(game.rules(), setup, 50_000, np.random.default_rng(7))
     p = exact["attacker_win"]
     assert abs(out["attacker_win"].mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / 50_000)
+
+
+def test_a_mixed_pool_gives_the_python_model_s_gom_jabbar():
+    """One extra d8 beside the capped d6 pool is the model's Gom Jabbar (outside the cap)."""
+    text = (
+        DUEL.read_text()
+        .replace("[dice.d]", "[dice.gom]\nfaces = 8\n\n[dice.d]")
+        .replace(
+            'attacker = { d = "min(attacker, max_dice)" }',
+            'attacker = { d = "min(attacker, max_dice)", gom = 1 }',
+        )
+    )
+    from montecarlo.datagame.compile import compile_text
+
+    game = compile_text(text, "gom.toml").game
+    dune = get_game("dune1984")
+    q, dq = game.question(), dune.question("duel")
+    for a, d in PAIRS:
+        mine = q.exact(game.rules(), q.setup({"attacker": a, "defender": d}))
+        theirs = dq.exact(
+            dune.rules(), dq.setup({"attacker": a, "defender": d, "attacker_equipment": "gom_jabbar"})
+        )
+        for name, value in mine.items():
+            assert value == pytest.approx(theirs[name], abs=1e-12), (a, d, name)

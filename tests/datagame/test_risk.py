@@ -171,3 +171,30 @@ def test_whole_table_is_fast_from_a_cold_start():
         table(compiled)
         best = min(best, time.perf_counter() - start)
     assert best < 0.25, best
+
+
+MIXED = (
+    RISK.read_text()
+    .replace(
+        'attacker = { d6 = "min(attack_dice, attackers)" }',
+        'attacker = { d6 = "min(2, attackers)", d8 = "attackers >= 3" }',
+    )
+    .replace('ties = "ties"            #', 'pairs = "1 + (defenders > 1)"\nties = "ties"            #')
+    .replace("[dice.d6]", "[dice.d8]\nfaces = 8\n\n[dice.d6]")
+)
+
+
+@pytest.mark.parametrize("variant", [None, "defender_three_dice"])
+def test_mixed_pools_and_a_pairs_expression_agree_across_solver_kernel_and_reference(variant):
+    """Two d6 and, from 3 armies on, a d8 for the attacker; pairs given by an expression."""
+    compiled = compile_text(MIXED, "mixed.toml")
+    g = compiled.game
+    q, rules = g.question(), g.rules([variant] if variant else [])
+    for a, d in [(3, 2), (5, 4)]:
+        setup = q.setup({"attackers": a, "defenders": d})
+        p = q.exact(rules, setup)["attacker_win"]
+        direct = compiled.simulate_direct(rules, setup, 40_000, np.random.default_rng(a))["attacker_win"]
+        rng = np.random.default_rng(d)
+        reference = np.array([q.reference(rules, setup, rng)["attacker_win"] for _ in range(3000)])
+        for values in (direct, reference):
+            assert abs(values.mean() - p) <= Z * math.sqrt(p * (1 - p) / values.size), (a, d)
