@@ -65,7 +65,10 @@ def module_name(name: str) -> str:
 
 
 def get_game(name: str) -> Game:
-    """The game registered as ``name``; InputError naming the known games otherwise."""
+    """The game registered as ``name`` (or defined by a ``.toml`` file); InputError otherwise."""
+    if str(name).endswith(".toml"):  # rules as data: docs/rules-as-data.md
+        from montecarlo.datagame import load_game
+        return load_game(name)
     module = importlib.import_module(module_name(name))
     game = getattr(module, "GAME", None)
     if not isinstance(game, Game):
