@@ -1,4 +1,6 @@
-"""``montecarlo odds imperium``: who takes which reward of one Dune: Imperium conflict.
+"""Dune: Imperium (2020): who takes which reward of one conflict, ties, expected points.
+
+``montecarlo imperium conflict`` (also ``montecarlo odds imperium``) asks one conflict.
 
 Shows each seat's chance of the first, second and third reward and of nothing, the chance of
 a tie for first and for second, and (with ``--conflict``) each seat's expected victory points,
@@ -12,7 +14,6 @@ from typing import Annotated, Optional
 import typer
 
 from montecarlo.analysis import ask
-from montecarlo.cli import odds_app
 from montecarlo.cli.common import RunOptions, emit, run_command
 from montecarlo.games.imperium import CONFLICTS, DECKS
 
@@ -23,19 +24,30 @@ _TROOPS_HELP = (
 )
 
 
-@odds_app.command("imperium")
+app = typer.Typer(help="Dune: Imperium (2020): rewards of one conflict, ties and expected points.",
+                  no_args_is_help=True)
+
+
+@app.command("conflict")
 @run_command
-def imperium(
+def conflict_odds(
     run: RunOptions,
     troops: Annotated[str, typer.Option("--troops", "-t", help=_TROOPS_HELP)],
     revealed: Annotated[str, typer.Option("--revealed", "-r", help="Cards revealed from the deck: one value, or one per seat.")] = "3",
     intrigue: Annotated[str, typer.Option("--intrigue", "-i", help="Combat intrigue strength: one value, or one per seat (counts only with troops in the conflict).")] = "0",
-    deck: Annotated[str, typer.Option("--deck", "-d", help=f"Deck every seat reveals from: {', '.join(DECKS)}.")] = "starting",
+    deck: Annotated[str, typer.Option("--deck", help=f"Deck every seat reveals from: {', '.join(DECKS)}.")] = "starting",
     conflict: Annotated[Optional[str], typer.Option("--conflict", "-c", help=f"Conflict card, for expected victory points: {', '.join(CONFLICTS)}.")] = None,
 ) -> None:
-    """Reward odds of one conflict (2-4 players), ties, and expected points, with exact values."""
+    """Reward odds of one conflict (2-4 players), ties, and expected points, with exact values.
+
+    Examples:
+
+      montecarlo odds imperium --troops 3,2,2,1 --revealed 3
+
+      montecarlo imperium conflict -t 2,2 -r 3,5 --conflict skirmish -v tiebreak_by_seat
+    """
     setup = {"troops": troops, "revealed": revealed, "intrigue": intrigue, "deck": deck, "conflict": conflict}
-    answer = ask("imperium", "conflict", setup, variants=run.variant, settings=run.settings())
+    answer = ask("imperium", "conflict", setup, variants=run.variant, settings=run.settings("imperium conflict"))
     s = answer.setup
     shown = {name: m for name, m in answer.metrics.items() if _shown(name, s.players, s.conflict)}
     title = f"Conflict: troops {','.join(t.spec for t in s.troops)}; revealed {_per_seat(s.revealed)}"
@@ -46,6 +58,9 @@ def imperium(
         card = CONFLICTS[s.conflict]
         places = ", ".join(f"{p} {r}" for p, r in zip(("first", "second", "third"), card.rewards))
         typer.echo(f"{card.title} (level {card.level or '-'}): {places}; source: {card.source}")
+
+
+ODDS = conflict_odds
 
 
 def _shown(name: str, players: int, conflict: Optional[str]) -> bool:
