@@ -16,6 +16,7 @@ returning ``{metric_name: per-trial array}``, described by a list of ``Metric``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from contextlib import contextmanager
@@ -269,7 +270,9 @@ def run(
         cap = max_trials or max(trials, 10_000_000)
         target = min(trials, cap)
     report(0, target)
-    with backend_context(backend, scheduler):
+    # One worker on the default backend runs in-process: no need to import joblib at all.
+    in_process = jobs == 1 and backend != "dask"
+    with contextlib.nullcontext() if in_process else backend_context(backend, scheduler):
         while True:
             # Chunks from ``done`` to ``target``: every chunk but the last of the run is full,
             # and chunk i always draws from (seed, i), so planning lazily changes no number.

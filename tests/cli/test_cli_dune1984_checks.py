@@ -22,7 +22,7 @@ def run_json(*args):
     (["guile", "--guile", "3", "--spice", "3"], "guile", {"survive": 4 / 6, "next_step_saves": 1 / 6}),
     (["guile", "--guile", "Chani", "--stillsuit", "-v", "guile_check_2d6"], "guile", {"survive": 26 / 36}),
     (["reach", "--distance", "9"], "reach", {"reach": 4 / 36, "split_reach": 0.0}),
-    (["reach", "-d", "5", "--second-distance", "3"], "reach", {"reach": 15 / 36, "split_reach": 2 / 36}),
+    (["reach", "--distance", "5", "--second-distance", "3"], "reach", {"reach": 15 / 36, "split_reach": 2 / 36}),
     (["invest", "--sums", "3,11", "--payout", "4:1", "--players", "3"], "invest",
      {"returns": 1 - (8 / 9) ** 3, "spice_back": 5 * (1 - (8 / 9) ** 3)}),
 ])
@@ -53,7 +53,7 @@ def test_tables_show_the_exact_extras():
     result = runner.invoke(app, ["dune1984", "invest", "--sums", "3,11", "--payout", "4", *QUICK])
     assert result.exit_code == 0, result.output
     assert "break-even payout ratio (exact): 1.662:1" in result.stdout
-    result = runner.invoke(app, ["dune1984", "reach", "-d", "7", *QUICK])
+    result = runner.invoke(app, ["dune1984", "reach", "--distance", "7", *QUICK])
     assert result.exit_code == 0 and "split_either" in result.stdout
 
 
