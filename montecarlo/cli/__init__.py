@@ -43,7 +43,7 @@ SCENARIO_COMMANDS = {
 
 
 def _hide_flag_types() -> None:
-    """Show no ``<bool>`` type after flags (--json, --quiet, --help) in help screens."""
+    """Help screens show no ``<bool>`` after flags (--json, --help) and ``<str>...`` for lists."""
     original = getattr(TyperOption, "display_type_rich", None)
     if original is None or getattr(original, "_montecarlo", False):  # pragma: no cover
         return
@@ -51,7 +51,10 @@ def _hide_flag_types() -> None:
     def display_type_rich(self, ctx):
         if getattr(self, "is_flag", False) and not getattr(self, "count", False):
             return None
-        return original(self, ctx)
+        shown = original(self, ctx)
+        if isinstance(shown, str) and shown.startswith("<list[") and shown.endswith("]>"):
+            return f"<{shown[6:-2]}>..."
+        return shown
 
     display_type_rich._montecarlo = True
     TyperOption.display_type_rich = display_type_rich

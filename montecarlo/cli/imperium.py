@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from montecarlo.analysis import ask
-from montecarlo.cli.common import RunOptions, emit, run_command
+from montecarlo.cli.common import RunOptions, console, emit, run_command
 from montecarlo.games.imperium import CONFLICTS, DECKS
 
 _TROOPS_HELP = (
@@ -57,7 +57,8 @@ def conflict_odds(
     if s.conflict and not run.json:
         card = CONFLICTS[s.conflict]
         places = ", ".join(f"{p} {r}" for p, r in zip(("first", "second", "third"), card.rewards))
-        typer.echo(f"{card.title} (level {card.level or '-'}): {places}; source: {card.source}")
+        console().print(f"{card.title} (level {card.level or '-'}): {places}; source: {card.source}",
+                        markup=False, highlight=False)
 
 
 ODDS = conflict_odds
