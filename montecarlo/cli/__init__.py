@@ -118,8 +118,19 @@ def _game_of(module: str) -> Optional[str]:
     return next((g for g, m in game_cli_modules().items() if m == module), None)
 
 
+def _examples_last(cmd) -> None:
+    """Move the 'Examples:' paragraph of a command's docstring to its epilog, the end of its help."""
+    help_text = cmd.help or ""
+    head, mark, examples = help_text.partition("Examples:")
+    if not mark or cmd.epilog:
+        return
+    lines = [line.strip() for line in examples.strip().splitlines() if line.strip()]
+    cmd.help = head.rstrip()
+    cmd.epilog = "Examples:\n\n" + "\n\n".join(f"  {line}" for line in lines)
+
+
 def _tidy(command, game: Optional[str]) -> None:
-    """Name the game's variants in the --variant help of ``command`` (and of its subcommands)."""
+    """Examples at the end of each help; the game's variants named in --variant's help."""
     variants = None
     if game is not None:
         from montecarlo.games import get_game
@@ -129,6 +140,7 @@ def _tidy(command, game: Optional[str]) -> None:
     while stack:
         cmd = stack.pop()
         stack.extend(getattr(cmd, "commands", {}).values())
+        _examples_last(cmd)
         for param in getattr(cmd, "params", ()):
             if param.name == "variant" and variants is not None:
                 param.help = (f"House rule to apply (repeatable): {', '.join(variants)}; "
@@ -158,6 +170,7 @@ class LazyGroup(TyperGroup):
     def get_command(self, ctx, cmd_name: str):
         cmd = super().get_command(ctx, cmd_name)
         if cmd is not None:
+            _examples_last(cmd)
             return cmd
         lazy = self.lazy_commands(ctx)
         name = _canonical(cmd_name, lazy)

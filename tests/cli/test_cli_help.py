@@ -89,3 +89,9 @@ def test_the_duel_table_fits_80_columns():
     result = runner.invoke(app, ["table", "dune1984", "-n", "2000"], env={"COLUMNS": "80"})
     assert result.exit_code == 0
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
+
+
+def test_every_help_ends_with_a_working_example():
+    for path, _ in leaf_commands():
+        lines = [line.strip() for line in help_of(path).splitlines() if line.strip()]
+        assert "montecarlo " in lines[-1], (path, lines[-1])
