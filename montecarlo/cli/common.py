@@ -146,10 +146,11 @@ class ProgressReporter:
     def _bar(self, done: int, total: int) -> None:
         if self.progress is None and done < total:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
             self.progress = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.description}"), BarColumn(),
+                TextColumn("{task.completed:,.0f}/{task.total:,.0f} trials"),
                 TimeRemainingColumn(), console=Console(file=self.stream), transient=True,
             )
             self.progress.start()
