@@ -54,13 +54,13 @@ def fresh_process(*argv: str) -> tuple[subprocess.CompletedProcess, set[str]]:
 # --- start-up ---------------------------------------------------------------------------------
 
 
-def test_help_imports_no_game_no_scipy_no_polars():
+def test_help_imports_no_game_no_numpy_no_scipy_no_polars():
     proc, modules = fresh_process("--help")
     assert proc.returncode == 0, proc.stderr
     for game in game_cli_modules():
         assert f"montecarlo {game}".split()[1] in proc.stdout  # every game listed by name
     assert "odds" in proc.stdout and "table" in proc.stdout and "report" in proc.stdout
-    heavy = {"scipy.stats", "polars", "matplotlib", "joblib", "montecarlo.games.dune1984", "montecarlo.games.imperium",
+    heavy = {"numpy", "scipy.stats", "polars", "matplotlib", "joblib", "montecarlo.games.dune1984", "montecarlo.games.imperium",
              "montecarlo.cli.dune1984", "montecarlo.cli.imperium", "montecarlo.cli.reports", "montecarlo.analysis"}
     assert not heavy & modules, heavy & modules
 
