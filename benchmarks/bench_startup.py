@@ -18,8 +18,25 @@ COMMANDS = {
     "python -c 'import numpy'": [PYTHON, "-c", "import numpy"],
     "montecarlo --help": [PYTHON, "-m", "montecarlo", "--help"],
     "montecarlo odds dune1984 --attacker 4 --defender 5": [
-        PYTHON, "-m", "montecarlo", "odds", "dune1984", "--attacker", "4", "--defender", "5"],
-    "montecarlo odds imperium --troops 3,2,2,1": [PYTHON, "-m", "montecarlo", "odds", "imperium", "--troops", "3,2,2,1"],
+        PYTHON,
+        "-m",
+        "montecarlo",
+        "odds",
+        "dune1984",
+        "--attacker",
+        "4",
+        "--defender",
+        "5",
+    ],
+    "montecarlo odds imperium --troops 3,2,2,1": [
+        PYTHON,
+        "-m",
+        "montecarlo",
+        "odds",
+        "imperium",
+        "--troops",
+        "3,2,2,1",
+    ],
 }
 TARGETS = {"montecarlo --help": 3.0, "montecarlo odds dune1984 --attacker 4 --defender 5": 6.0}
 
@@ -48,7 +65,9 @@ def main() -> None:
     for label, value in medians.items():
         ratio = value / base
         target = TARGETS.get(label)
-        verdict = "" if target is None else f"   (target <= {target:g}x: {'met' if ratio <= target else 'MISSED'})"
+        verdict = (
+            "" if target is None else f"   (target <= {target:g}x: {'met' if ratio <= target else 'MISSED'})"
+        )
         print(f"{label:<58} {value:6.3f} s  {ratio:5.2f}x numpy{verdict}", flush=True)
 
 

@@ -170,7 +170,9 @@ def exact_values(question: Question, rules: Any, setup: Any) -> dict[str, float]
     return question.exact(rules, setup) or {}
 
 
-def _metric_values(question: Question, estimates: Mapping[str, stats.Estimate], exact: Mapping[str, float]) -> dict[str, MetricValue]:
+def _metric_values(
+    question: Question, estimates: Mapping[str, stats.Estimate], exact: Mapping[str, float]
+) -> dict[str, MetricValue]:
     kinds = {name: m.kind for m in question.metrics for name in m.reported_names()}
     described = {name: m.description for m in question.metrics for name in m.reported_names()}
     return {

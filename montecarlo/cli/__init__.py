@@ -143,9 +143,12 @@ def _tidy(command, game: Optional[str]) -> None:
         _examples_last(cmd)
         for param in getattr(cmd, "params", ()):
             if param.name == "variant" and variants is not None:
-                param.help = (f"House rule to apply (repeatable): {', '.join(variants)}; "
-                              "`montecarlo games` describes them." if variants else
-                              f"House rule to apply; {game} has none yet.")
+                param.help = (
+                    f"House rule to apply (repeatable): {', '.join(variants)}; "
+                    "`montecarlo games` describes them."
+                    if variants
+                    else f"House rule to apply; {game} has none yet."
+                )
 
 
 # --- lazy groups ------------------------------------------------------------------------------
@@ -192,7 +195,9 @@ class LazyGroup(TyperGroup):
             if args and "Did you mean" not in exc.message:
                 matches = get_close_matches(args[0], self.list_commands(ctx))
                 if matches:
-                    exc.message = exc.message.rstrip(".") + ". Did you mean " + ", ".join(map(repr, matches)) + "?"
+                    exc.message = (
+                        exc.message.rstrip(".") + ". Did you mean " + ", ".join(map(repr, matches)) + "?"
+                    )
             raise
 
     def format_help(self, ctx, formatter) -> None:
@@ -226,7 +231,9 @@ class OddsGroup(LazyGroup):
         module = importlib.import_module(game_cli_modules()[name])
         odds = getattr(module, "ODDS", None)
         if odds is None:
-            raise click_exceptions.UsageError(f"{name} defines no odds command; try: montecarlo {name} --help", ctx)
+            raise click_exceptions.UsageError(
+                f"{name} defines no odds command; try: montecarlo {name} --help", ctx
+            )
         return _single(odds, name)
 
 
@@ -241,7 +248,8 @@ class TableGroup(LazyGroup):
             if game is not None:
                 having = ", ".join(self.lazy_commands(ctx)) or "none"
                 raise click_exceptions.UsageError(
-                    f"{game} has no table command; games with one: {having}", ctx)
+                    f"{game} has no table command; games with one: {having}", ctx
+                )
         return cmd
 
     def load_command(self, ctx, name: str):
@@ -269,10 +277,16 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-odds_app = typer.Typer(cls=OddsGroup, no_args_is_help=True,
-                       help="Odds of one situation of a game's main question: estimate, 95% interval, exact value.")
-table_app = typer.Typer(cls=TableGroup, no_args_is_help=True,
-                        help="Whole two-way tables of odds (estimate and exact), for the games that have one.")
+odds_app = typer.Typer(
+    cls=OddsGroup,
+    no_args_is_help=True,
+    help="Odds of one situation of a game's main question: estimate, 95% interval, exact value.",
+)
+table_app = typer.Typer(
+    cls=TableGroup,
+    no_args_is_help=True,
+    help="Whole two-way tables of odds (estimate and exact), for the games that have one.",
+)
 app.add_typer(odds_app, name="odds")
 app.add_typer(table_app, name="table")
 
@@ -285,7 +299,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """Balance questions about board-game rules, answered by simulation and exact computation."""
 

@@ -59,8 +59,10 @@ class RunOptions:
         """The backend to use: as given, else dask with --scheduler, else loky."""
         if self.scheduler is not None:
             if self.backend not in (None, "dask"):
-                raise InputError(f"--scheduler is the address of a Dask scheduler: it needs --backend dask, "
-                                 f"got --backend {self.backend}")
+                raise InputError(
+                    f"--scheduler is the address of a Dask scheduler: it needs --backend dask, "
+                    f"got --backend {self.backend}"
+                )
             return "dask"
         backend = self.backend or "loky"
         if backend not in BACKENDS:
@@ -72,7 +74,9 @@ class RunOptions:
         if self.trials <= 0:
             raise InputError(f"--trials must be a positive integer, got {self.trials}")
         if self.jobs is not None and self.jobs < 1 and self.jobs != -1:
-            raise InputError(f"--jobs must be a positive number of workers, or -1 for all cores, got {self.jobs}")
+            raise InputError(
+                f"--jobs must be a positive number of workers, or -1 for all cores, got {self.jobs}"
+            )
         if self.max_trials is not None and self.max_trials <= 0:
             raise InputError(f"--max-trials must be a positive integer, got {self.max_trials}")
         if self.precision is not None and not 0 < self.precision < 0.5:
@@ -81,11 +85,19 @@ class RunOptions:
         cores = excess_jobs(self.jobs)
         if cores is not None and not self._warned:
             self._warned = True
-            typer.echo(f"warning: --jobs {self.jobs} is more than the {cores} cores of this machine; "
-                       f"running {cores} workers", err=True)
+            typer.echo(
+                f"warning: --jobs {self.jobs} is more than the {cores} cores of this machine; "
+                f"running {cores} workers",
+                err=True,
+            )
         settings = RunSettings(
-            trials=self.trials, seed=self.seed, jobs=self.jobs, precision=self.precision,
-            max_trials=self.max_trials, backend=backend, scheduler=self.scheduler,
+            trials=self.trials,
+            seed=self.seed,
+            jobs=self.jobs,
+            precision=self.precision,
+            max_trials=self.max_trials,
+            backend=backend,
+            scheduler=self.scheduler,
         )
         if self.quiet or self.json:
             return settings
@@ -135,13 +147,20 @@ class ProgressReporter:
             self._bar(done, total)
         if done > 0 and self.first is None:
             self.first = (now, done)
-        elif self.first is not None and not self.estimated and now - self.first[0] >= 0.5 and done > self.first[1]:
+        elif (
+            self.first is not None
+            and not self.estimated
+            and now - self.first[0] >= 0.5
+            and done > self.first[1]
+        ):
             self.estimated = True
             seconds = (total - done) * (now - self.first[0]) / (done - self.first[1])
             if seconds > ESTIMATE_ABOVE_SECONDS:
-                self._say(f"estimated time: about {_duration(seconds)} for {total:,} trials on {self.workers} "
-                          f"worker(s); --precision 0.001 stops as soon as every probability is known to "
-                          f"±0.001, or lower --trials")
+                self._say(
+                    f"estimated time: about {_duration(seconds)} for {total:,} trials on {self.workers} "
+                    f"worker(s); --precision 0.001 stops as soon as every probability is known to "
+                    f"±0.001, or lower --trials"
+                )
 
     def _bar(self, done: int, total: int) -> None:
         if self.progress is None and done < total:
@@ -149,9 +168,12 @@ class ProgressReporter:
             from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
             self.progress = Progress(
-                TextColumn("{task.description}"), BarColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
                 TextColumn("{task.completed:,.0f}/{task.total:,.0f} trials"),
-                TimeRemainingColumn(), console=Console(file=self.stream), transient=True,
+                TimeRemainingColumn(),
+                console=Console(file=self.stream),
+                transient=True,
             )
             self.progress.start()
             self.task = self.progress.add_task(self.label, total=total)
@@ -182,35 +204,127 @@ def _is_terminal(stream) -> bool:
 
 def _options(trials: int) -> dict[str, tuple[Any, Any]]:
     return {
-        "trials": (Annotated[int, typer.Option(
-            "--trials", "-n", help="Number of simulated trials (with --precision: the first batch).",
-            rich_help_panel="Simulation")], trials),
-        "seed": (Annotated[int, typer.Option(
-            "--seed", "-s", help="Seed of the run: same seed, same numbers.", rich_help_panel="Simulation")],
-            DEFAULT_SEED),
-        "jobs": (Annotated[Optional[int], typer.Option(
-            "--jobs", "-j", metavar="N", help="Worker processes, at most the cores (-1 = all cores). "
-            "Default: all cores above 1,000,000 trials, else 1.", rich_help_panel="Simulation")], None),
-        "precision": (Annotated[Optional[float], typer.Option(
-            "--precision", metavar="H", help="Add trials until every probability's 95% half-width is at most H "
-            "(e.g. 0.001).", rich_help_panel="Simulation")], None),
-        "max_trials": (Annotated[Optional[int], typer.Option(
-            "--max-trials", metavar="N", help="Cap on trials with --precision (default 10,000,000).",
-            rich_help_panel="Simulation")], None),
-        "variant": (Annotated[Optional[list[str]], typer.Option(
-            "--variant", "-v", metavar="NAME", help="Named house rule to apply (repeatable); "
-            "`montecarlo games` lists them.", rich_help_panel="Rules")], None),
-        "json": (Annotated[bool, typer.Option(
-            "--json", help="Print one JSON object on stdout instead of a table.", rich_help_panel="Output")], False),
-        "quiet": (Annotated[bool, typer.Option(
-            "--quiet", "-q", help="No progress bar or time estimate.", rich_help_panel="Output")], False),
-        "backend": (Annotated[Optional[str], typer.Option(
-            "--backend", metavar="NAME", help="joblib backend: loky (processes; the default), threading, or dask "
-            "(the default with --scheduler).", rich_help_panel="Simulation")], None),
-        "scheduler": (Annotated[Optional[str], typer.Option(
-            "--scheduler", metavar="ADDRESS", help="Dask scheduler address; selects --backend dask "
-            "(which without it starts a local cluster). Refused with another --backend.",
-            rich_help_panel="Simulation")], None),
+        "trials": (
+            Annotated[
+                int,
+                typer.Option(
+                    "--trials",
+                    "-n",
+                    help="Number of simulated trials (with --precision: the first batch).",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            trials,
+        ),
+        "seed": (
+            Annotated[
+                int,
+                typer.Option(
+                    "--seed",
+                    "-s",
+                    help="Seed of the run: same seed, same numbers.",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            DEFAULT_SEED,
+        ),
+        "jobs": (
+            Annotated[
+                Optional[int],
+                typer.Option(
+                    "--jobs",
+                    "-j",
+                    metavar="N",
+                    help="Worker processes, at most the cores (-1 = all cores). "
+                    "Default: all cores above 1,000,000 trials, else 1.",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
+        "precision": (
+            Annotated[
+                Optional[float],
+                typer.Option(
+                    "--precision",
+                    metavar="H",
+                    help="Add trials until every probability's 95% half-width is at most H (e.g. 0.001).",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
+        "max_trials": (
+            Annotated[
+                Optional[int],
+                typer.Option(
+                    "--max-trials",
+                    metavar="N",
+                    help="Cap on trials with --precision (default 10,000,000).",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
+        "variant": (
+            Annotated[
+                Optional[list[str]],
+                typer.Option(
+                    "--variant",
+                    "-v",
+                    metavar="NAME",
+                    help="Named house rule to apply (repeatable); `montecarlo games` lists them.",
+                    rich_help_panel="Rules",
+                ),
+            ],
+            None,
+        ),
+        "json": (
+            Annotated[
+                bool,
+                typer.Option(
+                    "--json",
+                    help="Print one JSON object on stdout instead of a table.",
+                    rich_help_panel="Output",
+                ),
+            ],
+            False,
+        ),
+        "quiet": (
+            Annotated[
+                bool,
+                typer.Option(
+                    "--quiet", "-q", help="No progress bar or time estimate.", rich_help_panel="Output"
+                ),
+            ],
+            False,
+        ),
+        "backend": (
+            Annotated[
+                Optional[str],
+                typer.Option(
+                    "--backend",
+                    metavar="NAME",
+                    help="joblib backend: loky (processes; the default), threading, or dask "
+                    "(the default with --scheduler).",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
+        "scheduler": (
+            Annotated[
+                Optional[str],
+                typer.Option(
+                    "--scheduler",
+                    metavar="ADDRESS",
+                    help="Dask scheduler address; selects --backend dask "
+                    "(which without it starts a local cluster). Refused with another --backend.",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
     }
 
 
@@ -304,8 +418,13 @@ def explanations(answer: Answer) -> list[tuple[str, str]]:
     return list(seen.items())
 
 
-def emit(answer: Answer, run: RunOptions, title: str, extra: Optional[dict] = None,
-         setup_extra: Optional[dict] = None) -> None:
+def emit(
+    answer: Answer,
+    run: RunOptions,
+    title: str,
+    extra: Optional[dict] = None,
+    setup_extra: Optional[dict] = None,
+) -> None:
     """Print an answer: one JSON object with --json, else a readable table and what each metric means.
 
     ``extra`` holds exact side results of a command (e.g. a break-even ratio); it goes into the
@@ -326,12 +445,17 @@ def emit(answer: Answer, run: RunOptions, title: str, extra: Optional[dict] = No
     trials = f"{answer.trials:,} trials"
     if answer.precision is not None:
         widest = max((m.ci_high - m.ci_low) / 2 for m in answer.metrics.values() if m.kind != "mean")
-        verdict = "reached" if widest <= answer.precision else "NOT reached (trial cap hit; raise --max-trials)"
+        verdict = (
+            "reached" if widest <= answer.precision else "NOT reached (trial cap hit; raise --max-trials)"
+        )
         trials = f"precision ±{answer.precision:g} {verdict} after {trials} (widest half-width {widest:.2g})"
-    table = Table(title=title, caption=(
-        f"{trials}, seed {answer.seed}, {rules}; 95% intervals "
-        "(Wilson for probabilities, normal for means)"
-    ))
+    table = Table(
+        title=title,
+        caption=(
+            f"{trials}, seed {answer.seed}, {rules}; 95% intervals "
+            "(Wilson for probabilities, normal for means)"
+        ),
+    )
     table.add_column("metric", no_wrap=True)
     table.add_column("estimate", justify="right", no_wrap=True)
     table.add_column("95% interval", justify="right", no_wrap=True)
@@ -339,7 +463,8 @@ def emit(answer: Answer, run: RunOptions, title: str, extra: Optional[dict] = No
     for m in answer.metrics.values():
         digits = 3 if m.kind == "mean" else 4
         table.add_row(
-            m.name, fmt_prob(m.estimate, digits),
+            m.name,
+            fmt_prob(m.estimate, digits),
             f"{fmt_prob(m.ci_low, digits)} – {fmt_prob(m.ci_high, digits)}",
             fmt_prob(m.exact, digits),
         )
@@ -380,6 +505,17 @@ def examples_of(help_text: Optional[str]) -> list[str]:
 
 
 __all__ = [
-    "RunOptions", "ProgressReporter", "run_command", "cli_errors", "emit", "console", "explanations",
-    "fmt_prob", "parse_int_list", "parse_name_list", "examples_of", "COMMON_OPTIONS", "DEFAULT_CHUNK_SIZE",
+    "RunOptions",
+    "ProgressReporter",
+    "run_command",
+    "cli_errors",
+    "emit",
+    "console",
+    "explanations",
+    "fmt_prob",
+    "parse_int_list",
+    "parse_name_list",
+    "examples_of",
+    "COMMON_OPTIONS",
+    "DEFAULT_CHUNK_SIZE",
 ]

@@ -16,8 +16,10 @@ from montecarlo.cli.dune1984_checks import guile, invest, reach
 from montecarlo.cli.dune1984_fights import duel, duel_table, fight
 from montecarlo.games.dune1984.rules import CHARACTERS, short_names
 
-app = typer.Typer(help="Dune (Parker Brothers, 1984): duels and fights, Guile checks, movement reach, investments.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Dune (Parker Brothers, 1984): duels and fights, Guile checks, movement reach, investments.",
+    no_args_is_help=True,
+)
 app.command("duel")(duel)
 app.command("fight")(fight)
 app.command("guile")(guile)
@@ -30,7 +32,9 @@ TABLE = duel_table
 
 @app.command("characters")
 def characters(
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of a table.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object on stdout instead of a table.")
+    ] = False,
 ) -> None:
     """Every character with house colour, Strength and Guile, and the short names that find them.
 
@@ -43,15 +47,33 @@ def characters(
     """
     short = {c.name: short_names(c.name) for c in CHARACTERS.values()}
     if as_json:
-        typer.echo(json.dumps({"characters": [
-            {"name": c.name, "house_colour": c.colour, "strength": c.strength, "guile": c.guile,
-             "also": short.get(c.name, [])} for c in CHARACTERS.values()]}))
+        typer.echo(
+            json.dumps(
+                {
+                    "characters": [
+                        {
+                            "name": c.name,
+                            "house_colour": c.colour,
+                            "strength": c.strength,
+                            "guile": c.guile,
+                            "also": short.get(c.name, []),
+                        }
+                        for c in CHARACTERS.values()
+                    ]
+                }
+            )
+        )
         return
     from rich.table import Table
 
     table = Table(title="Dune (1984) characters")
-    for column, justify in (("name", "left"), ("colour", "left"), ("Strength", "right"), ("Guile", "right"),
-                            ("also found as", "left")):
+    for column, justify in (
+        ("name", "left"),
+        ("colour", "left"),
+        ("Strength", "right"),
+        ("Guile", "right"),
+        ("also found as", "left"),
+    ):
         table.add_column(column, justify=justify)
     for c in CHARACTERS.values():
         table.add_row(c.name, c.colour, str(c.strength), str(c.guile), ", ".join(short.get(c.name, [])))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 Z95 = 1.959963984540054
-ROW = re.compile(r"^│\s*(\S+)\s*│\s*(-?[\d.]+)\s*│\s*(-?[\d.]+) – (-?[\d.]+)\s*│\s*(-?[\d.]+|—)\s*│$")
+NUMBER = r"(-?[\d.]+)"
+ROW = re.compile(rf"^│\s*(\S+)\s*│\s*{NUMBER}\s*│\s*{NUMBER} – {NUMBER}\s*│\s*(-?[\d.]+|—)\s*│$")
 
 
 def table_rows(text: str) -> dict[str, tuple[float, float, float, float | None]]:

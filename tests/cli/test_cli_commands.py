@@ -45,8 +45,13 @@ def fresh_process(*argv: str) -> tuple[subprocess.CompletedProcess, set[str]]:
         sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)) + "\\n")
         sys.exit(code)
     """)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"})
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"},
+    )
     modules = set(proc.stderr.rsplit("MODULES ", 1)[-1].split())
     return proc, modules
 
@@ -60,8 +65,19 @@ def test_help_imports_no_game_no_numpy_no_scipy_no_polars():
     for game in game_cli_modules():
         assert f"montecarlo {game}".split()[1] in proc.stdout  # every game listed by name
     assert "odds" in proc.stdout and "table" in proc.stdout and "report" in proc.stdout
-    heavy = {"numpy", "scipy.stats", "polars", "matplotlib", "joblib", "montecarlo.games.dune1984", "montecarlo.games.imperium",
-             "montecarlo.cli.dune1984", "montecarlo.cli.imperium", "montecarlo.cli.reports", "montecarlo.analysis"}
+    heavy = {
+        "numpy",
+        "scipy.stats",
+        "polars",
+        "matplotlib",
+        "joblib",
+        "montecarlo.games.dune1984",
+        "montecarlo.games.imperium",
+        "montecarlo.cli.dune1984",
+        "montecarlo.cli.imperium",
+        "montecarlo.cli.reports",
+        "montecarlo.analysis",
+    }
     assert not heavy & modules, heavy & modules
 
 
@@ -69,8 +85,16 @@ def test_odds_imports_only_its_game():
     proc, modules = fresh_process("odds", "dune1984", "--attacker", "4", "--defender", "5", "-n", "20000")
     assert proc.returncode == 0, proc.stderr
     assert "montecarlo.games.dune1984" in modules and "montecarlo.cli.dune1984" in modules
-    heavy = {"scipy.stats", "polars", "matplotlib", "joblib", "montecarlo.games.imperium", "montecarlo.cli.imperium",
-             "montecarlo.cli.reports", "montecarlo.reporting"}
+    heavy = {
+        "scipy.stats",
+        "polars",
+        "matplotlib",
+        "joblib",
+        "montecarlo.games.imperium",
+        "montecarlo.cli.imperium",
+        "montecarlo.cli.reports",
+        "montecarlo.reporting",
+    }
     assert not heavy & modules, heavy & modules
     assert_rows_agree(proc.stdout, at_least=17)
 
@@ -112,7 +136,9 @@ def test_dune_duel_and_imperium_conflict_answer_with_numbers():
     duel = run("dune1984", "duel", "-a", "4", "-d", "5", "-n", "20000", "--json")
     assert duel.exit_code == 0, duel.output
     data = json.loads(duel.stdout)
-    assert data["metrics"]["attacker_win"]["exact"] == pytest.approx(exact(Rules(), DuelSetup(4, 5))["attacker_win"])
+    assert data["metrics"]["attacker_win"]["exact"] == pytest.approx(
+        exact(Rules(), DuelSetup(4, 5))["attacker_win"]
+    )
     assert_json_agrees(data)
     conflict = run("imperium", "conflict", "--troops", "3,2,2,1", "-n", "20000", "--json")
     assert conflict.exit_code == 0, conflict.output
@@ -123,7 +149,9 @@ def test_dune_duel_and_imperium_conflict_answer_with_numbers():
 def test_game_names_accept_underscores_and_case():
     result = run("Dune1984", "reach", "--distance", "4", "-n", "2000", "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["metrics"]["reach"]["exact"] == pytest.approx(14 / 36)  # a die shows 4 (11/36) or the total is 4 (3/36)
+    assert json.loads(result.stdout)["metrics"]["reach"]["exact"] == pytest.approx(
+        14 / 36
+    )  # a die shows 4 (11/36) or the total is 4 (3/36)
 
 
 def test_table_of_a_game_without_one_names_the_games_that_have_one():
@@ -199,14 +227,24 @@ def test_characters_lists_strength_and_guile():
         assert cells[2:4] == [str(c.strength), str(c.guile)], line
     data = json.loads(run("dune1984", "characters", "--json").stdout)
     assert len(data["characters"]) == 12
-    assert {"name": "Feyd", "house_colour": "Green", "strength": 4, "guile": 3} .items() <= data["characters"][10].items()
+    assert {"name": "Feyd", "house_colour": "Green", "strength": 4, "guile": 3}.items() <= data["characters"][
+        10
+    ].items()
 
 
-@pytest.mark.parametrize("short,printed", [
-    ("Feyd-Rautha", "Feyd"), ("Paul", "Paul Atreides"), ("Rabban", "Beast Rabban"), ("Kynes", "Dr. Kynes"),
-    ("Baron", "Baron Harkonnen"), ("Shaddam", "Emperor Shaddam IV"), ("leto", "Duke Leto Atreides"),
-    ("dr. kynes", "Dr. Kynes"),
-])
+@pytest.mark.parametrize(
+    "short,printed",
+    [
+        ("Feyd-Rautha", "Feyd"),
+        ("Paul", "Paul Atreides"),
+        ("Rabban", "Beast Rabban"),
+        ("Kynes", "Dr. Kynes"),
+        ("Baron", "Baron Harkonnen"),
+        ("Shaddam", "Emperor Shaddam IV"),
+        ("leto", "Duke Leto Atreides"),
+        ("dr. kynes", "Dr. Kynes"),
+    ],
+)
 def test_short_names_resolve(short, printed):
     assert character(short).name == printed
     result = run("odds", "dune1984", "-a", short, "-d", "4", "-n", "2000", "--json")
@@ -214,21 +252,35 @@ def test_short_names_resolve(short, printed):
     data = json.loads(result.stdout)
     c = CHARACTERS[printed.lower()]
     assert data["setup"]["attacker"] == printed
-    assert data["setup"]["characters"][printed] == {"strength": c.strength, "guile": c.guile, "house_colour": c.colour}
-    assert data["metrics"]["attacker_win"]["exact"] == pytest.approx(exact(Rules(), DuelSetup(c.strength, 4))["attacker_win"])
+    assert data["setup"]["characters"][printed] == {
+        "strength": c.strength,
+        "guile": c.guile,
+        "house_colour": c.colour,
+    }
+    assert data["metrics"]["attacker_win"]["exact"] == pytest.approx(
+        exact(Rules(), DuelSetup(c.strength, 4))["attacker_win"]
+    )
 
 
 def test_ambiguous_names_list_the_candidates():
     result = run("odds", "dune1984", "-a", "Atreides", "-d", "4")
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "ambiguous" in lines[0] and "Paul Atreides" in lines[0] and "Duke Leto Atreides" in lines[0]
+    assert (
+        len(lines) == 1
+        and "ambiguous" in lines[0]
+        and "Paul Atreides" in lines[0]
+        and "Duke Leto Atreides" in lines[0]
+    )
 
 
 def test_titles_show_a_named_characters_strength_and_guile():
     result = run("odds", "dune1984", "-a", "Paul", "-d", "Rabban", "-n", "2000")
     title = " ".join(result.stdout.split())
-    assert "Paul Atreides (Strength 4, Guile 3) (attacker) vs Beast Rabban (Strength 5, Guile 3) (defender)" in title
+    assert (
+        "Paul Atreides (Strength 4, Guile 3) (attacker) vs Beast Rabban (Strength 5, Guile 3) (defender)"
+        in title
+    )
     guile = run("dune1984", "guile", "--guile", "Kynes", "-n", "2000")
     assert "Dr. Kynes (Strength 3, Guile 4)" in " ".join(guile.stdout.split())
     fight = run("dune1984", "fight", "-a", "Paul,Chani", "-d", "5", "-n", "2000", "--json")

@@ -19,14 +19,28 @@ def run_json(*args):
     return json.loads(result.stdout)
 
 
-@pytest.mark.parametrize("args,question,exact", [
-    (["guile", "--guile", "3", "--spice", "3"], "guile", {"survive": 4 / 6, "next_step_saves": 1 / 6}),
-    (["guile", "--guile", "Chani", "--stillsuit", "-v", "guile_check_2d6"], "guile", {"survive": 26 / 36}),
-    (["reach", "--distance", "9"], "reach", {"reach": 4 / 36, "split_reach": 0.0}),
-    (["reach", "--distance", "5", "--second-distance", "3"], "reach", {"reach": 15 / 36, "split_reach": 2 / 36}),
-    (["invest", "--sums", "3,11", "--payout", "4:1", "--players", "3"], "invest",
-     {"returns": 1 - (8 / 9) ** 3, "spice_back": 5 * (1 - (8 / 9) ** 3)}),
-])
+@pytest.mark.parametrize(
+    "args,question,exact",
+    [
+        (["guile", "--guile", "3", "--spice", "3"], "guile", {"survive": 4 / 6, "next_step_saves": 1 / 6}),
+        (
+            ["guile", "--guile", "Chani", "--stillsuit", "-v", "guile_check_2d6"],
+            "guile",
+            {"survive": 26 / 36},
+        ),
+        (["reach", "--distance", "9"], "reach", {"reach": 4 / 36, "split_reach": 0.0}),
+        (
+            ["reach", "--distance", "5", "--second-distance", "3"],
+            "reach",
+            {"reach": 15 / 36, "split_reach": 2 / 36},
+        ),
+        (
+            ["invest", "--sums", "3,11", "--payout", "4:1", "--players", "3"],
+            "invest",
+            {"returns": 1 - (8 / 9) ** 3, "spice_back": 5 * (1 - (8 / 9) ** 3)},
+        ),
+    ],
+)
 def test_json_has_the_common_shape(args, question, exact):
     out = run_json(*args)
     assert {"game", "question", "trials", "seed", "rules", "setup", "metrics"} <= set(out)
@@ -43,8 +57,13 @@ def test_json_has_the_common_shape(args, question, exact):
 
 def test_json_records_the_setup_and_rules():
     out = run_json("guile", "--guile", "duke leto atreides", "--spice", "5", "-v", "guile_check_d8")
-    assert out["setup"] == {"guile": 4, "spice": 5, "stillsuit": False, "character": "Duke Leto Atreides",
-                            "strength": 3}
+    assert out["setup"] == {
+        "guile": 4,
+        "spice": 5,
+        "stillsuit": False,
+        "character": "Duke Leto Atreides",
+        "strength": 3,
+    }
     assert run_json("guile", "--guile", "Leto")["setup"]["character"] == "Duke Leto Atreides"
     assert out["rules"]["guile_roll"] == "d8" and out["variants"] == ["guile_check_d8"]
     assert run_json("invest", "--sums", "11,3", "--payout", "2")["setup"]["sums"] == [3, 11]
@@ -65,24 +84,27 @@ def test_tables_show_the_exact_extras():
     assert assert_rows_agree(result.stdout, at_least=3)["reach"][3] == round(6 / 36 + 0, 4)
 
 
-@pytest.mark.parametrize("args,word", [
-    (["guile", "--guile", "-1"], "guile"),
-    (["guile", "--guile", "Nobody"], "character"),
-    (["guile", "--guile", "3", "--spice", "-3"], "spice"),
-    (["guile", "--guile", "3", "--variant", "guile_check_d20"], "variant"),
-    (["guile", "--guile", "3", "--trials", "0"], "trials"),
-    (["reach", "--distance", "0"], "distance"),
-    (["reach", "--distance", "13"], "distance"),
-    (["reach", "--distance", "3", "--second-distance", "7"], "second_distance"),
-    (["reach", "--distance", "3", "--trials", "-5"], "trials"),
-    (["invest", "--sums", "1,11", "--payout", "4"], "sums"),
-    (["invest", "--sums", "3,13", "--payout", "4"], "sums"),
-    (["invest", "--sums", "3,x", "--payout", "4"], "sums"),
-    (["invest", "--sums", "3,11", "--payout", "4", "--players", "1"], "players"),
-    (["invest", "--sums", "3,11", "--payout", "-2"], "payout"),
-    (["invest", "--sums", "3,11", "--payout", "4", "--stake", "0"], "stake"),
-    (["invest", "--sums", "3,11", "--payout", "4", "-v", "nope"], "variant"),
-])
+@pytest.mark.parametrize(
+    "args,word",
+    [
+        (["guile", "--guile", "-1"], "guile"),
+        (["guile", "--guile", "Nobody"], "character"),
+        (["guile", "--guile", "3", "--spice", "-3"], "spice"),
+        (["guile", "--guile", "3", "--variant", "guile_check_d20"], "variant"),
+        (["guile", "--guile", "3", "--trials", "0"], "trials"),
+        (["reach", "--distance", "0"], "distance"),
+        (["reach", "--distance", "13"], "distance"),
+        (["reach", "--distance", "3", "--second-distance", "7"], "second_distance"),
+        (["reach", "--distance", "3", "--trials", "-5"], "trials"),
+        (["invest", "--sums", "1,11", "--payout", "4"], "sums"),
+        (["invest", "--sums", "3,13", "--payout", "4"], "sums"),
+        (["invest", "--sums", "3,x", "--payout", "4"], "sums"),
+        (["invest", "--sums", "3,11", "--payout", "4", "--players", "1"], "players"),
+        (["invest", "--sums", "3,11", "--payout", "-2"], "payout"),
+        (["invest", "--sums", "3,11", "--payout", "4", "--stake", "0"], "stake"),
+        (["invest", "--sums", "3,11", "--payout", "4", "-v", "nope"], "variant"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, word):
     result = runner.invoke(app, ["dune1984", *args])
     assert result.exit_code == 2, result.output

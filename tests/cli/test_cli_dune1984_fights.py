@@ -26,7 +26,11 @@ def odds_json(*args: str) -> dict:
 def test_odds_json_has_the_documented_shape_and_exact_values():
     data = odds_json("--attacker", "4", "--defender", "5", "-n", "40000", "--seed", "9")
     assert (data["game"], data["question"], data["trials"], data["seed"]) == ("dune1984", "duel", 40000, 9)
-    assert data["rules"]["ties"] == "reroll" and data["setup"]["attacker"] == 4 and data["setup"]["defender_guile"] == 3
+    assert (
+        data["rules"]["ties"] == "reroll"
+        and data["setup"]["attacker"] == 4
+        and data["setup"]["defender_guile"] == 3
+    )
     win = data["metrics"]["attacker_win"]
     assert set(win) >= {"estimate", "ci_low", "ci_high", "exact"}
     assert win["exact"] == pytest.approx(exact(Rules(), DuelSetup(4, 5))["attacker_win"])
@@ -37,16 +41,24 @@ def test_odds_json_has_the_documented_shape_and_exact_values():
 
 def test_same_seed_same_json_and_jobs_do_not_matter():
     args = ("--attacker", "3", "--defender", "2", "-n", "300000", "--seed", "5")  # three chunks
-    one, again, two = odds_json(*args, "--jobs", "1"), odds_json(*args, "--jobs", "1"), odds_json(*args, "--jobs", "2")
+    one, again, two = (
+        odds_json(*args, "--jobs", "1"),
+        odds_json(*args, "--jobs", "1"),
+        odds_json(*args, "--jobs", "2"),
+    )
     assert one == again
     assert one["metrics"] == two["metrics"]
 
 
 def test_names_equipment_and_variants():
     paul = odds_json("--attacker", "Paul Atreides", "--defender", "Feyd", "-n", "20000")
-    assert paul["setup"]["attacker"] == "Paul Atreides" and paul["metrics"]["attacker_win"]["exact"] == pytest.approx(0.5)
+    assert paul["setup"]["attacker"] == "Paul Atreides" and paul["metrics"]["attacker_win"][
+        "exact"
+    ] == pytest.approx(0.5)
     assert_json_agrees(paul)
-    kit = odds_json("--attacker", "2", "--defender", "5", "--attacker-equipment", "sword,gom-jabbar", "-n", "20000")
+    kit = odds_json(
+        "--attacker", "2", "--defender", "5", "--attacker-equipment", "sword,gom-jabbar", "-n", "20000"
+    )
     assert kit["setup"]["attacker_equipment"] == ["gom_jabbar", "sword"]
     assert_json_agrees(kit)
     want = exact(Rules(), DuelSetup(2, 5, ("sword", "gom_jabbar")))["attacker_win"]
@@ -55,7 +67,20 @@ def test_names_equipment_and_variants():
     assert ties["variants"] == ["ties_favour_defender"] and ties["metrics"]["attacker_win"]["exact"] < 0.4
     assert ties["metrics"]["tied_rounds"]["estimate"] == 0
     assert_json_agrees(ties)
-    poison = run("odds", "dune1984", "-a", "3", "-d", "3", "--defender-equipment", "poison", "--defender-guile", "5", "-n", "20000")
+    poison = run(
+        "odds",
+        "dune1984",
+        "-a",
+        "3",
+        "-d",
+        "3",
+        "--defender-equipment",
+        "poison",
+        "--defender-guile",
+        "5",
+        "-n",
+        "20000",
+    )
     assert poison.exit_code == 0 and "Poison (an interpretation)" in poison.stdout
     rows = assert_rows_agree(poison.stdout, at_least=10)
     want = exact(Rules(), DuelSetup(3, 3, (), ("poison",), None, 5))
@@ -68,17 +93,25 @@ def test_readable_table_has_title_and_exact_column():
     assert "Dune (1984) duel: Strength 4 (attacker) vs Strength 5 (defender)" in result.stdout
     assert "exact" in result.stdout and "0.2597" in result.stdout  # the exact attacker_win, 4 decimals
     rows = assert_rows_agree(result.stdout, at_least=17)
-    assert rows["attacker_win"][3] == 0.2597 and rows["rounds"][3] == round(exact(Rules(), DuelSetup(4, 5))["rounds"], 3)
+    assert rows["attacker_win"][3] == 0.2597 and rows["rounds"][3] == round(
+        exact(Rules(), DuelSetup(4, 5))["rounds"], 3
+    )
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--attacker", "0", "--defender", "5"], "attacker must be a Strength 1..6"),
-    (["--attacker", "7", "--defender", "5"], "attacker must be a Strength 1..6"),
-    (["--attacker", "Bob", "--defender", "5"], "unknown character 'Bob'"),
-    (["--attacker", "4", "--defender", "5", "--variant", "nosuch"], "unknown variant 'nosuch'"),
-    (["--attacker", "4", "--defender", "5", "--trials", "0"], "--trials must be a positive integer"),
-    (["--attacker", "4", "--defender", "5", "--attacker-equipment", "lasgun"], "unknown equipment 'lasgun'"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--attacker", "0", "--defender", "5"], "attacker must be a Strength 1..6"),
+        (["--attacker", "7", "--defender", "5"], "attacker must be a Strength 1..6"),
+        (["--attacker", "Bob", "--defender", "5"], "unknown character 'Bob'"),
+        (["--attacker", "4", "--defender", "5", "--variant", "nosuch"], "unknown variant 'nosuch'"),
+        (["--attacker", "4", "--defender", "5", "--trials", "0"], "--trials must be a positive integer"),
+        (
+            ["--attacker", "4", "--defender", "5", "--attacker-equipment", "lasgun"],
+            "unknown equipment 'lasgun'",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = run("odds", "dune1984", *args)
     assert result.exit_code == 2
@@ -101,7 +134,9 @@ def test_table_prints_the_6x6_matrix_with_exact_values():
             p = exact(Rules(), DuelSetup(a + 1, d + 1))["attacker_win"]
             assert exacts[a][d] == round(p, 3)
             assert abs(estimates[a][d] - p) <= 4.5 * (p * (1 - p) / 5000) ** 0.5 + 1e-3, (a + 1, d + 1)
-    data = json.loads(run("table", "dune1984", "-n", "5000", "--attacker-equipment", "sword", "--json").stdout)
+    data = json.loads(
+        run("table", "dune1984", "-n", "5000", "--attacker-equipment", "sword", "--json").stdout
+    )
     assert data["metric"] == "attacker_win" and len(data["cells"]) == 36
     cell = next(c for c in data["cells"] if (c["attacker"], c["defender"]) == (2, 4))
     assert cell["exact"] == pytest.approx(exact(Rules(), DuelSetup(2, 4, ("sword",)))["attacker_win"])
@@ -123,8 +158,12 @@ def test_multi_character_fight():
     want = exact(Rules(), FightSetup((4, 3), (5,)))["attacker_win"]
     assert data["metrics"]["attacker_win"]["exact"] == pytest.approx(want)
     assert_json_agrees(data)
-    text = run("dune1984", "fight", "-a", "Paul Atreides,Chani", "-d", "5,2", "-v", "fight_to_last", "-n", "20000")
-    assert text.exit_code == 0 and "fight to the last" in text.stdout and "attacker_survivors=2" in text.stdout
+    text = run(
+        "dune1984", "fight", "-a", "Paul Atreides,Chani", "-d", "5,2", "-v", "fight_to_last", "-n", "20000"
+    )
+    assert (
+        text.exit_code == 0 and "fight to the last" in text.stdout and "attacker_survivors=2" in text.stdout
+    )
     rows = assert_rows_agree(text.stdout, at_least=10)
     want = exact(Rules(fight_to_last=True), FightSetup(("Paul Atreides", "Chani"), (5, 2)))
     assert rows["attacker_win"][3] == round(want["attacker_win"], 4)

@@ -1,8 +1,8 @@
 """Every command shown in README.md and in each command's help runs as shown.
 
 Simulations are shortened (``-n`` at most 2,000; scenario files copied with 2,000 trials, and
-one scenario of a folder) so the whole file stays fast; everything else is run as written. A README command followed by an
-``error:`` line must fail with exit code 2 and print that line.
+one scenario of a folder) so the whole file stays fast; everything else is run as written. A
+README command followed by an ``error:`` line must fail with exit code 2 and print that line.
 """
 
 from __future__ import annotations

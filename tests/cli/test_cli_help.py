@@ -66,21 +66,38 @@ def test_scheduler_and_backend_help_say_what_happens():
     assert "selects --backend dask" in text and "Refused with another --backend" in text
 
 
-@pytest.mark.parametrize("args", [
-    ["odds", "dune1984", "-a", "Paul", "-d", "Feyd", "--attacker-equipment", "sword,gom-jabbar", "-n", "20000"],
-    ["dune1984", "fight", "-a", "4,3", "-d", "5", "-n", "20000"],
-    ["odds", "imperium", "--troops", "3,2,2,1", "--conflict", "skirmish", "-n", "20000"],
-    ["dune1984", "guile", "--guile", "3", "--spice", "3", "-n", "20000"],
-    ["dune1984", "invest", "--sums", "3,11", "--payout", "2", "-n", "20000"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [
+            "odds",
+            "dune1984",
+            "-a",
+            "Paul",
+            "-d",
+            "Feyd",
+            "--attacker-equipment",
+            "sword,gom-jabbar",
+            "-n",
+            "20000",
+        ],
+        ["dune1984", "fight", "-a", "4,3", "-d", "5", "-n", "20000"],
+        ["odds", "imperium", "--troops", "3,2,2,1", "--conflict", "skirmish", "-n", "20000"],
+        ["dune1984", "guile", "--guile", "3", "--spice", "3", "-n", "20000"],
+        ["dune1984", "invest", "--sums", "3,11", "--payout", "2", "-n", "20000"],
+    ],
+)
 def test_odds_tables_fit_80_columns_with_whole_metric_names(args):
     result = runner.invoke(app, args, env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     widths = [len(line) for line in result.stdout.splitlines()]
     assert max(widths) <= 80, max(widths)
     rows = assert_rows_agree(result.stdout, at_least=2)
-    game, question = (args[1], "duel") if args[0] == "odds" and args[1] == "dune1984" else (
-        ("imperium", "conflict") if args[1] == "imperium" else ("dune1984", args[1]))
+    game, question = (
+        (args[1], "duel")
+        if args[0] == "odds" and args[1] == "dune1984"
+        else (("imperium", "conflict") if args[1] == "imperium" else ("dune1984", args[1]))
+    )
     known = set(games.get_game(game).question(question).reported_names())
     assert set(rows) <= known  # never a truncated or look-alike label
 

@@ -35,7 +35,7 @@ class Stop(Exception):
 
 def test_chunk_plan_is_lazy_and_exact():
     plan = engine.ChunkPlan(10**12, 1 << 17)
-    assert len(plan) == -(-10**12 // (1 << 17)) and plan[0] == 1 << 17 and plan[-1] == 10**12 % (1 << 17)
+    assert len(plan) == -(-(10**12) // (1 << 17)) and plan[0] == 1 << 17 and plan[-1] == 10**12 % (1 << 17)
     assert list(engine.ChunkPlan(300_001, 100_000)) == [100_000] * 3 + [1]
     assert engine.ChunkPlan(300_001, 100_000)[1:] == [100_000, 100_000, 1]
     assert len(engine.ChunkPlan(0, 10)) == 0
@@ -43,7 +43,9 @@ def test_chunk_plan_is_lazy_and_exact():
 
 def test_a_trillion_trials_start_at_once():
     q = get_game("dune1984").question("duel")
-    kernel = lambda n, rng: q.simulate(get_game("dune1984").rules(), q.setup({"attacker": 4, "defender": 5}), n, rng)  # noqa: E731
+    kernel = lambda n, rng: q.simulate(
+        get_game("dune1984").rules(), q.setup({"attacker": 4, "defender": 5}), n, rng
+    )  # noqa: E731
     calls = []
 
     def progress(done, total):
@@ -62,15 +64,28 @@ def test_progress_goes_from_zero_to_the_total_and_grows_with_precision():
     g = get_game("dune1984")
     q = g.question("duel")
     seen = []
-    settings = RunSettings(trials=300_001, seed=3, chunk_size=100_000, progress=lambda d, t: seen.append((d, t)))
+    settings = RunSettings(
+        trials=300_001, seed=3, chunk_size=100_000, progress=lambda d, t: seen.append((d, t))
+    )
     answer = ask(g, "duel", {"attacker": 4, "defender": 5}, settings=settings)
     assert seen[0] == (0, 300_001) and seen[-1] == (300_001, 300_001)
     assert [d for d, _ in seen] == [0, 100_000, 200_000, 300_000, 300_001]
-    quiet = ask(g, "duel", {"attacker": 4, "defender": 5}, settings=RunSettings(trials=300_001, seed=3, chunk_size=100_000))
+    quiet = ask(
+        g,
+        "duel",
+        {"attacker": 4, "defender": 5},
+        settings=RunSettings(trials=300_001, seed=3, chunk_size=100_000),
+    )
     assert answer.metrics == quiet.metrics  # reporting progress changes no number
     seen.clear()
-    ask(g, "duel", {"attacker": 4, "defender": 5},
-        settings=RunSettings(trials=1000, seed=3, precision=0.01, chunk_size=1000, progress=lambda d, t: seen.append((d, t))))
+    ask(
+        g,
+        "duel",
+        {"attacker": 4, "defender": 5},
+        settings=RunSettings(
+            trials=1000, seed=3, precision=0.01, chunk_size=1000, progress=lambda d, t: seen.append((d, t))
+        ),
+    )
     totals = [t for _, t in seen]
     assert totals[0] == 1000 and max(totals) > 1000 and seen[-1][0] == seen[-1][1] > 1000
     assert q.metrics  # the question reports through the same callback as any other
@@ -104,8 +119,25 @@ def test_short_runs_print_no_estimate():
 
 def test_cli_prints_an_estimate_within_seconds_for_a_trillion_trials():
     proc = subprocess.Popen(
-        [sys.executable, "-m", "montecarlo", "odds", "dune1984", "-a", "4", "-d", "5", "-n", "1000000000000", "-j", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "montecarlo",
+            "odds",
+            "dune1984",
+            "-a",
+            "4",
+            "-d",
+            "5",
+            "-n",
+            "1000000000000",
+            "-j",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     watchdog = threading.Timer(60, proc.kill)
     watchdog.start()
     started = time.perf_counter()
@@ -129,8 +161,10 @@ def test_jobs_above_the_cores_warn_and_use_the_cores():
     many = cli.invoke(app, [*args, "-j", str(CORES + 98)])
     one = cli.invoke(app, [*args, "-j", "1"])
     assert many.exit_code == 0, many.output
-    assert many.stderr.strip() == (f"warning: --jobs {CORES + 98} is more than the {CORES} cores of this machine; "
-                                   f"running {CORES} workers")
+    assert many.stderr.strip() == (
+        f"warning: --jobs {CORES + 98} is more than the {CORES} cores of this machine; "
+        f"running {CORES} workers"
+    )
     assert json.loads(many.stdout)["metrics"] == json.loads(one.stdout)["metrics"]
     assert_json_agrees(json.loads(one.stdout))
 
@@ -152,8 +186,18 @@ def test_minus_one_means_all_cores():
 
 
 def options(**given) -> RunOptions:
-    base = dict(trials=1000, seed=1, jobs=None, precision=None, max_trials=None, variant=(), json=True,
-                quiet=True, backend=None, scheduler=None)
+    base = dict(
+        trials=1000,
+        seed=1,
+        jobs=None,
+        precision=None,
+        max_trials=None,
+        variant=(),
+        json=True,
+        quiet=True,
+        backend=None,
+        scheduler=None,
+    )
     return RunOptions(**{**base, **given})
 
 
@@ -162,18 +206,24 @@ def test_scheduler_selects_dask_or_is_refused():
     assert options(scheduler="tcp://10.0.0.1:8786").backend_name() == "dask"
     assert options(scheduler="tcp://10.0.0.1:8786").settings().backend == "dask"
     assert options(backend="dask", scheduler="tcp://10.0.0.1:8786").backend_name() == "dask"
-    result = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", "--scheduler", "tcp://x:1", "--backend", "loky"])
+    result = cli.invoke(
+        app, ["odds", "dune1984", "-a", "3", "-d", "2", "--scheduler", "tcp://x:1", "--backend", "loky"]
+    )
     assert result.exit_code == 2
-    assert result.stderr.strip() == ("error: --scheduler is the address of a Dask scheduler: it needs --backend dask, "
-                                     "got --backend loky")
+    assert result.stderr.strip() == (
+        "error: --scheduler is the address of a Dask scheduler: it needs --backend dask, got --backend loky"
+    )
     bad = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", "--backend", "spark"])
     assert bad.exit_code == 2 and "--backend must be one of loky, threading, dask" in bad.stderr
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--precision", "0.7"], "--precision must be a half-width between 0 and 0.5"),
-    (["--precision", "0.01", "--max-trials", "0"], "--max-trials must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--precision", "0.7"], "--precision must be a half-width between 0 and 0.5"),
+        (["--precision", "0.01", "--max-trials", "0"], "--max-trials must be a positive integer"),
+    ],
+)
 def test_run_options_are_checked_before_any_work(args, message):
     result = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", *args])
     assert result.exit_code == 2 and message in result.stderr

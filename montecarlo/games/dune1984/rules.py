@@ -147,6 +147,7 @@ def short_names(printed: str) -> list[str]:
     ['Beast', 'Rabban', 'Glossu Rabban']
     """
     others = [set(_words(c.name)) for c in CHARACTERS.values() if c.name != printed]
-    words = [w for w in printed.replace(".", " ").split() if len(w) > 2 and not any(w.lower() in o for o in others)]
+    words = [w for w in printed.replace(".", " ").split()
+             if len(w) > 2 and not any(w.lower() in o for o in others)]
     words = [w for w in words if w.lower() != " ".join(_words(printed))]
     return words + [alias for alias, name in ALIASES.items() if name == printed]
