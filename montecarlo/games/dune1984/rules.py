@@ -1,7 +1,8 @@
 """Rules, variants and characters of Dune (Parker Brothers, 1984).
 
-Source: ``shared/seeds/dune1984-rulebook.txt`` as resolved by RULES.md section 1. Official values
-are the defaults; every house rule or interpretation is a named variant (a dict of overrides).
+The rules as modelled, with the rulebook section each comes from: ``docs/rules/dune1984.md``.
+Official values are the defaults; every house rule or interpretation is a named variant (a dict
+of overrides).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from montecarlo.errors import InputError
+from montecarlo.validate import whole
 
 TIE_RULES = ("reroll", "defender")
 DESIGNATION_POLICIES = ("weakest_first", "strongest_first")
@@ -19,18 +21,18 @@ GUILE_ROLLS = ("d6", "d8", "2d6")
 class Rules:
     """Every rule parameter of the Dune 1984 fight, check, movement and investment models."""
 
-    max_dice: int = 6  # never more than 6 dice (1.1)
+    max_dice: int = 6  # never more than 6 dice
     die_faces: int = 6  # the ordinary fight die
-    sword_faces: int = 8  # Sword: all of the character's dice are d8 (1.2)
-    gom_faces: int = 8  # Gom Jabbar: one extra d8 (1.2)
+    sword_faces: int = 8  # Sword: all of the character's dice are d8
+    gom_faces: int = 8  # Gom Jabbar: one extra d8
     gom_counts_toward_cap: bool = False  # variant: the Gom Jabbar die counts toward max_dice
-    ties: str = "reroll"  # tied round: "reroll" (1.1) or won by the "defender" (variant)
+    ties: str = "reroll"  # tied round: "reroll" (official) or won by the "defender" (variant)
     strength_gain: int = 1  # winner's Strength gain after a fight (variant: 0)
     max_strength: int = 6  # the Strength track runs 1..6
-    fight_to_last: bool = False  # 1.3 variant: fight on with the next designated character
-    designation: str = "weakest_first"  # 1.3 policy: which character takes the damage
-    guile_roll: str = "d6"  # 1.5: survive if roll <= Guile; variants "d8", "2d6" (<= 2 x Guile)
-    spice_per_guile: int = 3  # 1.5: 3 Spice buy +1 Guile for one attack
+    fight_to_last: bool = False  # variant: fight on with the next designated character
+    designation: str = "weakest_first"  # policy: which character takes the damage
+    guile_roll: str = "d6"  # survive if roll <= Guile; variants "d8", "2d6" (<= 2 x Guile)
+    spice_per_guile: int = 3  # 3 Spice buy +1 Guile for one attack
 
     def __post_init__(self) -> None:
         if self.ties not in TIE_RULES:
@@ -42,11 +44,8 @@ class Rules:
         if self.guile_roll not in GUILE_ROLLS:
             raise InputError(f"guile_roll must be one of {', '.join(GUILE_ROLLS)}, got {self.guile_roll!r}")
         for name in ("max_dice", "die_faces", "sword_faces", "gom_faces", "max_strength", "spice_per_guile"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
-        if isinstance(self.strength_gain, bool) or not isinstance(self.strength_gain, int) or self.strength_gain < 0:
-            raise InputError(f"strength_gain must be a non-negative integer, got {self.strength_gain!r}")
+            whole(name, getattr(self, name), 1)
+        whole("strength_gain", self.strength_gain, 0)
 
 
 VARIANTS: dict[str, dict] = {
