@@ -227,6 +227,13 @@ class OddsGroup(LazyGroup):
     def lazy_commands(self, ctx) -> dict[str, str]:
         return {name: describe(module) for name, module in game_cli_modules().items()}
 
+    def get_command(self, ctx, cmd_name: str):
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is None and not self._listing and not ctx.resilient_parsing:
+            known = ", ".join(self.lazy_commands(ctx))
+            raise click_exceptions.UsageError(f"unknown game {cmd_name!r}; known: {known}", ctx)
+        return cmd
+
     def load_command(self, ctx, name: str):
         module = importlib.import_module(game_cli_modules()[name])
         odds = getattr(module, "ODDS", None)
@@ -243,13 +250,11 @@ class TableGroup(LazyGroup):
 
     def get_command(self, ctx, cmd_name: str):
         cmd = super().get_command(ctx, cmd_name)
-        if cmd is None:
+        if cmd is None and not self._listing and not ctx.resilient_parsing:
             game = _canonical(cmd_name, game_cli_modules())
-            if game is not None:
-                having = ", ".join(self.lazy_commands(ctx)) or "none"
-                raise click_exceptions.UsageError(
-                    f"{game} has no table command; games with one: {having}", ctx
-                )
+            having = ", ".join(self.lazy_commands(ctx)) or "none"
+            problem = f"{game} has no table command" if game is not None else f"unknown game {cmd_name!r}"
+            raise click_exceptions.UsageError(f"{problem}; games with one: {having}", ctx)
         return cmd
 
     def load_command(self, ctx, name: str):

@@ -306,3 +306,10 @@ def test_json_carries_the_descriptions():
     data = json.loads(run("odds", "imperium", "--troops", "2,2", "-n", "2000", "--json").stdout)
     assert data["metrics"]["tie_first"]["description"].startswith("two or more players tie")
     assert all(m["description"] for m in data["metrics"].values())
+
+
+@pytest.mark.parametrize("group", ["odds", "table"])
+def test_unknown_games_are_named_with_the_known_ones(group):
+    result = run(group, "monopoly")
+    assert result.exit_code == 2
+    assert "unknown game 'monopoly'" in result.output and "dune1984" in result.output
