@@ -333,12 +333,16 @@ def games() -> None:
             typer.echo(f"  variant {v}" + (f": {desc}" if desc else ""))
 
 
+# click >= 8.2 raises this for a bare group after printing its help; older click exits by itself
+_NO_ARGS_IS_HELP = getattr(click_exceptions, "NoArgsIsHelpError", ())
+
+
 def main() -> None:
     """Entry point: run the app, turning usage errors and domain errors into one line + exit 2."""
     command = typer.main.get_command(app)
     try:
         code = command.main(args=sys.argv[1:], prog_name="montecarlo", standalone_mode=False)
-    except click_exceptions.NoArgsIsHelpError as exc:  # a bare group: its help, and success
+    except _NO_ARGS_IS_HELP as exc:  # a bare group: its help, and success
         text = exc.format_message()  # empty when rich has already printed the help
         if text.strip():
             typer.echo(text)
