@@ -98,10 +98,55 @@ CHARACTERS: dict[str, Character] = {
 DEFAULT_GUILE = 3  # the commonest printed Guile, for a side given only as a Strength
 
 
+# Common names that are not words of the printed name (the printed name is "Feyd"), as written.
+ALIASES: dict[str, str] = {
+    "Feyd-Rautha": "Feyd",
+    "Feyd-Rautha Harkonnen": "Feyd",
+    "Glossu Rabban": "Beast Rabban",
+    "Liet Kynes": "Dr. Kynes",
+    "Vladimir Harkonnen": "Baron Harkonnen",
+}
+
+
+def _words(name: str) -> tuple[str, ...]:
+    """'Feyd-Rautha', ' dr.  kynes ' -> ('feyd', 'rautha'), ('dr', 'kynes')."""
+    return tuple(name.lower().replace("-", " ").replace(".", " ").replace("'", " ").split())
+
+
 def character(name: str) -> Character:
-    """A character by name (case-insensitive), or InputError listing the known names."""
-    key = " ".join(name.strip().lower().split())
-    if key not in CHARACTERS:
-        known = ", ".join(c.name for c in CHARACTERS.values())
-        raise InputError(f"unknown character {name!r}; known: {known}")
-    return CHARACTERS[key]
+    """A character by name, case-insensitive: the printed name, a common short name, or words of it.
+
+    ``Paul``, ``Kynes``, ``Baron``, ``Shaddam``, ``Rabban`` and ``Feyd-Rautha`` each name one
+    character; a name that fits several (``Atreides``) is refused with the candidates listed.
+
+    >>> character("Feyd-Rautha").name, character("paul").name, character("Kynes").name
+    ('Feyd', 'Paul Atreides', 'Dr. Kynes')
+    """
+    words = _words(name)
+    key = " ".join(words)
+    by_words = {" ".join(_words(c.name)): c for c in CHARACTERS.values()}
+    if key in by_words:
+        return by_words[key]
+    aliases = {" ".join(_words(alias)): printed for alias, printed in ALIASES.items()}
+    if key in aliases:
+        return CHARACTERS[aliases[key].lower()]
+    matches = [c for c in CHARACTERS.values() if words and set(words) <= set(_words(c.name))]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise InputError(f"character {name!r} is ambiguous: {', '.join(c.name for c in matches)}")
+    known = ", ".join(c.name for c in CHARACTERS.values())
+    raise InputError(f"unknown character {name!r}; known: {known}")
+
+
+def short_names(printed: str) -> list[str]:
+    """The shorter names that find a character: words of its name no other shares, and aliases.
+
+    >>> short_names("Beast Rabban")
+    ['Beast', 'Rabban', 'Glossu Rabban']
+    """
+    others = [set(_words(c.name)) for c in CHARACTERS.values() if c.name != printed]
+    words = [w for w in printed.replace(".", " ").split()
+             if len(w) > 2 and not any(w.lower() in o for o in others)]
+    words = [w for w in words if w.lower() != " ".join(_words(printed))]
+    return words + [alias for alias, name in ALIASES.items() if name == printed]
