@@ -228,6 +228,8 @@ class OddsGroup(LazyGroup):
         return {name: describe(module) for name, module in game_cli_modules().items()}
 
     def get_command(self, ctx, cmd_name: str):
+        if cmd_name.endswith(".toml"):  # a battle defined in a file: docs/rules-as-data.md
+            return importlib.import_module(f"{__name__}.datagame").command_for(cmd_name)
         cmd = super().get_command(ctx, cmd_name)
         if cmd is None and not self._listing and not ctx.resilient_parsing:
             known = ", ".join(self.lazy_commands(ctx))
