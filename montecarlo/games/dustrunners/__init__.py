@@ -15,7 +15,7 @@ variants: :mod:`.rules`; deck files, enemies and vehicles: :mod:`.deck`.
 """
 
 from montecarlo.games.base import Game
-from montecarlo.games.dustrunners import combat
+from montecarlo.games.dustrunners import campaign, combat
 from montecarlo.games.dustrunners.rules import VARIANT_DESCRIPTIONS, VARIANTS, Rules
 
 GAME = Game(
@@ -23,7 +23,7 @@ GAME = Game(
     title="Dustrunners (solo card game)",
     rules_type=Rules,
     variants=VARIANTS,
-    questions={"combat": combat.COMBAT},
+    questions={"combat": combat.COMBAT, "campaign": campaign.CAMPAIGN},
     default_question="combat",
     variant_descriptions=VARIANT_DESCRIPTIONS,
 )
