@@ -84,6 +84,12 @@ class Deck:
             text += " with " + ", ".join(f"{n} x{k}" for n, k in self.overrides)
         return text + (" [ILLUSTRATIVE: not the published card list]" if self.illustrative else "")
 
+    def short_label(self) -> str:
+        """The deck file and size, for titles."""
+        tag = ", ILLUSTRATIVE" if self.illustrative else ""
+        mods = f", counts changed: {', '.join(f'{n} x{k}' for n, k in self.overrides)}" if self.overrides else ""
+        return f"{self.file} ({self.size} cards{tag}{mods})"
+
     def with_counts(self, counts: Mapping[str, Any]) -> "Deck":
         """The deck with some cards' copy counts replaced (by card name); 0 removes a card."""
         names = [c.name for c in self.cards]
