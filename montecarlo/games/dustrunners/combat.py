@@ -126,8 +126,11 @@ _COMBAT_KEYS = (
 
 
 def parse_card_counts(value: Any) -> dict[str, int]:
-    """``{"double tap": 0}`` or ``"double tap=0, critical hit=4"`` -> {name: count}."""
-    if value is None or value == "" or value == {}:
+    """``{"double tap": 0}`` or ``"double tap=0, critical hit=4"`` -> {name: count}.
+
+    ``""``, ``"as shipped"`` and ``"none"`` mean no override.
+    """
+    if value is None or value == {} or (isinstance(value, str) and value.strip() in ("", "as shipped", "none")):
         return {}
     if isinstance(value, Mapping):
         return dict(value)
