@@ -31,7 +31,7 @@ count in the draw pile, which is drawing without replacement from a uniformly sh
 >>> setup = parse_combat({"deck": "illustrative-12", "enemy_die": 2, "enemy_stars": 1,
 ...                       "health": 5, "ammo": 4, "damage_bonus": 1})
 >>> round(exact_combat(Rules(), setup)["player_win"], 4)
-0.9587
+0.8949
 """
 
 from __future__ import annotations
