@@ -37,11 +37,12 @@ def as_json(result):
 
 
 def test_odds_json_on_a_small_deck_has_exact_values_within_their_errors():
-    data = as_json(odds("--deck", "illustrative-12", "--enemy-die", "2", "--enemy-stars", "2", "--health", "6",
-                        "--ammo", "4", "--damage-bonus", "1", "--policy", "all_in", "-n", "20000", "--seed", "3",
-                        "--json", "-q"))
+    data = as_json(odds("--deck", "illustrative-12", "--enemy-die", "2", "--enemy-stars", "2",
+                        "--health", "6", "--ammo", "4", "--damage-bonus", "1", "--policy", "all_in",
+                        "-n", "20000", "--seed", "3", "--json", "-q"))
     assert list(data["metrics"]) == METRICS and data["game"] == "dustrunners" and data["question"] == "combat"
-    assert data["extra"]["deck_file"].endswith("illustrative-deck-12.toml") and data["extra"]["deck_illustrative"]
+    assert data["extra"]["deck_file"].endswith("illustrative-deck-12.toml")
+    assert data["extra"]["deck_illustrative"]
     assert "exact values: computed" in data["extra"]["exact"]
     for name, m in data["metrics"].items():
         assert m["exact"] is not None, name
@@ -64,7 +65,8 @@ def test_named_enemy_and_vehicle_on_the_shipped_deck_say_exact_is_not_computed()
 
 def test_user_deck_file_and_variant(tmp_path):
     path = tmp_path / "mine.toml"
-    path.write_text('name = "mine"\n[[card]]\ncount = 4\ndie = 3\ndriver = "raiders"\nskulls = 1\nloot = "ammo"\n')
+    path.write_text('name = "mine"\n[[card]]\ncount = 4\ndie = 3\ndriver = "raiders"\n'
+                    'skulls = 1\nloot = "ammo"\n')
     data = as_json(odds("--deck", str(path), "--enemy", "spybot", "--health", "3", "--ammo", "2",
                         "--variant", "short_turn_limit", "-n", "2000", "-q", "--json"))
     assert data["extra"]["deck_file"] == str(path) and not data["extra"]["deck_illustrative"]
@@ -81,7 +83,8 @@ def test_campaign_command():
     names = list(data["metrics"])
     assert names[:4] == ["survived=0", "survived=1", "survived=2", "survived=3"] and "survived=4" not in names
     assert math.isclose(sum(data["metrics"][f"survived={k}"]["estimate"] for k in range(4)), 1.0)
-    assert data["setup"]["exploration"] == "safer" and data["extra"]["deck_file"].endswith("illustrative-deck.toml")
+    assert data["setup"]["exploration"] == "safer"
+    assert data["extra"]["deck_file"].endswith("illustrative-deck.toml")
     table = runner.invoke(cli.app, ["campaign", "--health", "6", "--ammo", "3", "-n", "2000", "-q"])
     assert table.exit_code == 0 and "illustrative-deck.toml" in table.stdout and "survive_all" in table.stdout
 

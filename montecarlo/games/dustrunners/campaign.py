@@ -31,7 +31,8 @@ import numpy as np
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question
 from montecarlo.games.dustrunners import combat as cb
-from montecarlo.games.dustrunners.deck import LOOTS, Deck, Enemy, enemies as shipped_enemies, enemy as named_enemy
+from montecarlo.games.dustrunners.deck import LOOTS, Deck, Enemy
+from montecarlo.games.dustrunners.deck import enemies as shipped_enemies, enemy as named_enemy
 from montecarlo.games.dustrunners.deck import vehicle as named_vehicle
 from montecarlo.games.dustrunners.rules import Rules
 from montecarlo.validate import check_known, whole
@@ -82,7 +83,8 @@ class CampaignSetup:
         if self.redraw not in cb.REDRAW_POLICIES:
             raise InputError(f"redraw must be one of {', '.join(cb.REDRAW_POLICIES)}, got {self.redraw!r}")
         if self.exploration not in EXPLORATION_POLICIES:
-            raise InputError(f"exploration must be one of {', '.join(EXPLORATION_POLICIES)}, got {self.exploration!r}")
+            known = ", ".join(EXPLORATION_POLICIES)
+            raise InputError(f"exploration must be one of {known}, got {self.exploration!r}")
 
 
 _KEYS = ("deck", "card_counts", "enemies", "vehicle", "health", "ammo", "damage_bonus", "vp", "max_health",
@@ -107,14 +109,16 @@ def parse_campaign(values: Mapping[str, Any]) -> CampaignSetup:
         v = named_vehicle(values["vehicle"])
         car = v.name
         base = {"health": v.health, "ammo": v.ammo, "damage_bonus": v.damage_bonus, "vp": v.stars}
-    merged = {**base, **{k: values[k] for k in ("health", "ammo", "damage_bonus", "vp") if values.get(k) is not None}}
+    given = {k: values[k] for k in ("health", "ammo", "damage_bonus", "vp") if values.get(k) is not None}
+    merged = {**base, **given}
     if "health" not in merged:
         raise InputError("health: give the vehicle's health (health) or a shipped vehicle (vehicle)")
     health, ammo = merged["health"], merged.get("ammo", 0)
     return CampaignSetup(
         deck=deck, enemies=chosen, health=health, ammo=ammo, damage_bonus=merged.get("damage_bonus", 0),
-        vp=merged.get("vp", 0), max_health=values.get("max_health", health), max_ammo=values.get("max_ammo", ammo),
-        fights=values.get("fights", 5), policy=values.get("policy", "all_in"), redraw=values.get("redraw", "never"),
+        vp=merged.get("vp", 0), max_health=values.get("max_health", health),
+        max_ammo=values.get("max_ammo", ammo), fights=values.get("fights", 5),
+        policy=values.get("policy", "all_in"), redraw=values.get("redraw", "never"),
         exploration=values.get("exploration", "first"), vehicle=car,
     )
 
@@ -187,7 +191,8 @@ def reference_campaign(rules: Rules, setup: CampaignSetup, rng: np.random.Genera
 
 # -------------------------------------------------------------------------------------- kernel
 
-def simulate_campaign(rules: Rules, setup: CampaignSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_campaign(rules: Rules, setup: CampaignSetup, n: int,
+                      rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``n`` campaigns; trials still alive fight on, the deck state of each carried over."""
     t = cb.tables(setup.deck)
     b = cb.fresh_batch(t, n)

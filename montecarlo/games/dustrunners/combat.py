@@ -130,7 +130,8 @@ def parse_card_counts(value: Any) -> dict[str, int]:
 
     ``""``, ``"as shipped"`` and ``"none"`` mean no override.
     """
-    if value is None or value == {} or (isinstance(value, str) and value.strip() in ("", "as shipped", "none")):
+    none = isinstance(value, str) and value.strip() in ("", "as shipped", "none")
+    if value is None or value == {} or none:
         return {}
     if isinstance(value, Mapping):
         return dict(value)
@@ -143,7 +144,8 @@ def parse_card_counts(value: Any) -> dict[str, int]:
             try:
                 out[name.strip()] = int(count)
             except ValueError:
-                raise InputError(f"card_counts: {name.strip()}: expected an integer count, got {count.strip()!r}") from None
+                got = count.strip()
+                raise InputError(f"card_counts: {name.strip()}: expected an integer count, got {got!r}") from None
         return out
     raise InputError(f"card_counts: expected a table or 'card name=count, ...', got {value!r}")
 
@@ -156,7 +158,8 @@ def resolve_deck(values: Mapping[str, Any]) -> Deck:
 
 def resolve_enemy(values: Mapping[str, Any]) -> Enemy:
     """The enemy of a setup: a shipped enemy by name, or one built from enemy_* fields."""
-    custom = [k for k in ("enemy_die", "enemy_stars", "enemy_kind", "enemy_radiation", "enemy_moon") if k in values]
+    fields = ("enemy_die", "enemy_stars", "enemy_kind", "enemy_radiation", "enemy_moon")
+    custom = [k for k in fields if k in values]
     if values.get("enemy") is not None:
         if custom:
             raise InputError(f"give either enemy (a shipped enemy) or {', '.join(custom)}, not both")
@@ -637,7 +640,8 @@ def set_enemy(t: Tables, b: Batch, enemy: Enemy, second: bool | np.ndarray, idx:
     b.second[idx] = second
 
 
-def simulate_combat(rules: Rules, setup: CombatSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_combat(rules: Rules, setup: CombatSetup, n: int,
+                    rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``n`` combats, each from a freshly shuffled full deck."""
     t = tables(setup.deck)
     b = fresh_batch(t, n)
@@ -824,7 +828,8 @@ class ExactCombat:
             acc[j] += p * v[j]
 
 
-def exact_combat(rules: Rules, setup: CombatSetup, max_cards: int = MAX_EXACT_CARDS) -> dict[str, float] | None:
+def exact_combat(rules: Rules, setup: CombatSetup,
+                 max_cards: int = MAX_EXACT_CARDS) -> dict[str, float] | None:
     """Every metric exactly, for decks of at most ``max_cards`` cards (None if larger or too many states)."""
     if setup.deck.size > max_cards:
         return None

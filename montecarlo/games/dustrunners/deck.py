@@ -87,7 +87,8 @@ class Deck:
     def short_label(self) -> str:
         """The deck file and size, for titles."""
         tag = ", ILLUSTRATIVE" if self.illustrative else ""
-        mods = f", counts changed: {', '.join(f'{n} x{k}' for n, k in self.overrides)}" if self.overrides else ""
+        changed = ", ".join(f"{n} x{k}" for n, k in self.overrides)
+        mods = f", counts changed: {changed}" if self.overrides else ""
         return f"{self.file} ({self.size} cards{tag}{mods})"
 
     def with_counts(self, counts: Mapping[str, Any]) -> "Deck":
@@ -96,7 +97,8 @@ class Deck:
         new = list(self.counts)
         for name, k in counts.items():
             if name not in names:
-                raise InputError(f"card_counts: no card named {name!r} in {self.file}; known: {', '.join(names)}")
+                known = ", ".join(names)
+                raise InputError(f"card_counts: no card named {name!r} in {self.file}; known: {known}")
             if not is_whole(k) or not 0 <= k <= MAX_COPIES:
                 raise InputError(f"card_counts: {name}: expected a count 0..{MAX_COPIES}, got {k!r}")
             new[names.index(name)] = int(k)
@@ -200,7 +202,8 @@ def load_deck(deck: str | None = None) -> Deck:
     """A shipped deck by name (``illustrative``, ``illustrative-12``) or a deck file by path."""
     name = DEFAULT_DECK if deck is None else deck
     if not isinstance(name, str) or not name.strip():
-        raise InputError(f"deck: expected a deck file path or one of {', '.join(SHIPPED_DECKS)}, got {deck!r}")
+        known = ", ".join(SHIPPED_DECKS)
+        raise InputError(f"deck: expected a deck file path or one of {known}, got {deck!r}")
     name = name.strip()
     if name in SHIPPED_DECKS:
         path = DATA / SHIPPED_DECKS[name]
