@@ -145,7 +145,8 @@ def parse_card_counts(value: Any) -> dict[str, int]:
                 out[name.strip()] = int(count)
             except ValueError:
                 got = count.strip()
-                raise InputError(f"card_counts: {name.strip()}: expected an integer count, got {got!r}") from None
+                raise InputError(f"card_counts: {name.strip()}: expected an integer count, got {got!r}") \
+                    from None
         return out
     raise InputError(f"card_counts: expected a table or 'card name=count, ...', got {value!r}")
 
