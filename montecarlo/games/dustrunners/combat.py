@@ -414,6 +414,8 @@ class Batch:
     PILE = ("draw", "disc")
     VALUES = ("dtot", "ctot", "eh", "ph", "ammo", "vp", "spent", "steps", "vp_spent", "rad", "attacks",
               "stars", "kind", "radn", "base", "moon", "second")
+    CHANGING = ("draw", "disc", "dtot", "ctot", "eh", "ph", "ammo", "vp", "spent", "steps", "vp_spent", "rad",
+                "attacks")  # what a combat changes (the enemy fields stay as set)
 
     def __init__(self, **arrays: np.ndarray) -> None:
         self.__dict__.update(arrays)
@@ -426,8 +428,12 @@ class Batch:
         # np.take keeps the piles C-contiguous, so the Drawer's flat views write through
         return Batch(**{name: a.take(idx, axis=-1) for name, a in self.__dict__.items()})
 
-    def put(self, idx: np.ndarray, sub: "Batch") -> None:
-        for name, a in sub.__dict__.items():
+    def put(self, idx: np.ndarray, sub: "Batch", rows: np.ndarray | None = None) -> None:
+        """Write ``sub`` (or its columns ``rows``) back into columns ``idx``: changing fields only."""
+        for name in self.CHANGING:
+            a = getattr(sub, name)
+            if rows is not None:
+                a = a.take(rows, axis=-1)
             if name in self.PILE:
                 self.__dict__[name][:, idx] = a
             else:
@@ -585,9 +591,8 @@ def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: s
         idx = np.flatnonzero(player_first == first)
         if idx.size == 0:
             continue
-        sub = b.take(idx)
-        live = np.arange(idx.size)  # positions in ``sub`` still fighting
-        cur = sub
+        live = idx  # positions in ``b`` of the trials of ``cur``, still fighting
+        cur = b.take(idx)
         for turn in range(rules.turn_limit):
             dd = Drawer(t, cur, rng, eager)
             if (turn % 2 == 0) == first:
@@ -599,12 +604,13 @@ def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: s
             if done.any():
                 if done.all():
                     break
-                sub.put(live, cur)
+                # Finished trials go back to ``b`` once; the others fight on, compacted.
+                over = np.flatnonzero(done)
+                b.put(live[over], cur, over)
                 keep = np.flatnonzero(~done)
                 live = live[keep]
                 cur = cur.take(keep)
-        sub.put(live, cur)
-        b.put(idx, sub)
+        b.put(live, cur)
     win = (b.eh <= 0) & (b.ph > 0)
     lost = b.ph <= 0
     bonus_loot = np.zeros(n, dtype=bool)
