@@ -56,6 +56,7 @@ REDRAW_POLICIES = ("never", "when_losing")
 _FIXED = re.compile(r"^fixed:(\d+)$")
 MAX_EXACT_CARDS = 12  # the CLI computes the exact value for decks of at most this many cards
 MAX_EXACT_STATES = 400_000  # memoised states before the exact solver gives up (returns None)
+MAX_EXACT_WORK = 2_000_000  # enumerated draw outcomes before it gives up (a few seconds at most)
 MAX_HEALTH = 99
 
 
@@ -690,6 +691,7 @@ class ExactCombat:
         self.eager = rules.reshuffle == "when_empty"
         self.memo: dict[tuple, tuple[float, ...]] = {}
         self.max_states = max_states
+        self.work = 0
 
     # piles ----------------------------------------------------------------------------------
     def _draws(self, pile: tuple, disc: tuple):
@@ -713,9 +715,12 @@ class ExactCombat:
         """Draw ``count`` more cards in every state {(pile, disc, hand): p}; hand = kinds drawn."""
         for _ in range(count):
             nxt: dict = {}
+            self.work += len(states) * self.k
+            if self.work > MAX_EXACT_WORK:
+                raise _TooLarge
             for (pile, disc, hand), p in states.items():
                 for q, p2, d2, i in self._draws(pile, disc):
-                    key = (p2, d2, hand + ((i,) if i is not None else ()))
+                    key = (p2, d2, hand if i is None else tuple(sorted(hand + (i,))))  # a multiset
                     nxt[key] = nxt.get(key, 0.0) + p * q
             states = nxt
         return states
@@ -745,7 +750,7 @@ class ExactCombat:
         hit = self.memo.get(key)
         if hit is not None:
             return hit
-        if len(self.memo) >= self.max_states:
+        if len(self.memo) >= self.max_states or self.work > MAX_EXACT_WORK:
             raise _TooLarge
         rules, s = self.rules, self.setup
         if attacks >= rules.turn_limit:
@@ -799,8 +804,10 @@ class ExactCombat:
                         and len(hand) < self.size):
                     worst = max(range(len(counted)), key=lambda j: self.cards[counted[j]].skulls)
                     kept = counted[:worst] + counted[worst + 1:]
+                    self.work += self.k
                     for q, p3, d3, i in self._draws(p2, d2):
-                        k2 = (p3, d3, hand + (i,), kept + (i,), spent + rules.redraw_cost)
+                        k2 = (p3, d3, tuple(sorted(hand + (i,))), tuple(sorted(kept + (i,))),
+                              spent + rules.redraw_cost)
                         nxt[k2] = nxt.get(k2, 0.0) + p * q
                     continue
                 key = (p2, damage, 0, 0, spent)
@@ -811,6 +818,7 @@ class ExactCombat:
     def _after(self, acc, p, pile, eh, ph, ammo, vp, attacks, player_first, spent=0, steps=0, rad=0,
                vp_spent=0) -> None:
         """Add p x (this attack's own amounts + what follows) to ``acc``."""
+        self.work += 1
         acc[4] += p * spent
         acc[5] += p * steps
         acc[6] += p * vp_spent
@@ -837,7 +845,11 @@ class ExactCombat:
 
 def exact_combat(rules: Rules, setup: CombatSetup,
                  max_cards: int = MAX_EXACT_CARDS) -> dict[str, float] | None:
-    """Every metric exactly, for decks of at most ``max_cards`` cards (None if larger or too many states)."""
+    """Every metric exactly, for decks of at most ``max_cards`` cards.
+
+    None if the deck is larger, or if the recursion needs more than ``MAX_EXACT_STATES`` states
+    or ``MAX_EXACT_WORK`` enumerated draws (long combats: a turn limit far away, little damage).
+    """
     if setup.deck.size > max_cards:
         return None
     try:
