@@ -96,7 +96,14 @@ def combat(
     policy: Policy = "all_in",
     redraw: Redraw = "never",
 ) -> None:
-    """One combat: win odds, health lost, ammo spent, raider steps, VP gained, stalemates."""
+    """One combat: win odds, health lost, ammo spent, raider steps, VP gained, stalemates.
+
+    Examples:
+    montecarlo odds dustrunners --enemy road-raiders --vehicle interceptor
+    montecarlo odds dustrunners --enemy war-rig --second-card --vehicle hauler --policy just_enough
+    montecarlo odds dustrunners --deck illustrative-12 --enemy-die 3 --enemy-stars 2 --health 6 --ammo 4
+    montecarlo odds dustrunners --deck my-deck.toml --enemy spybot --health 5 --ammo 3 --policy fixed:2
+    """
     setup = _drop_none({
         "deck": deck, "card_counts": card_counts, "enemy": enemy, "second_card": second_card or None,
         "enemy_die": enemy_die, "enemy_stars": enemy_stars, "enemy_kind": enemy_kind,
@@ -139,7 +146,13 @@ def campaign(
     redraw: Redraw = "never",
     exploration: Exploration = "first",
 ) -> None:
-    """A campaign: how many fights a vehicle survives, with the deck carried over."""
+    """A campaign: how many fights a vehicle survives, with the deck carried over.
+
+    Examples:
+    montecarlo dustrunners campaign --vehicle interceptor --fights 8
+    montecarlo dustrunners campaign --vehicle hauler --exploration safer --redraw when_losing
+    montecarlo dustrunners campaign --health 7 --ammo 3 --enemies "road raiders, war rig" --fights 4
+    """
     setup = _drop_none({
         "deck": deck, "card_counts": card_counts, "enemies": parse_name_list(enemies) or None,
         "fights": fights,
