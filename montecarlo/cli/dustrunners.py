@@ -102,7 +102,7 @@ def combat(
     montecarlo odds dustrunners --enemy road-raiders --vehicle interceptor
     montecarlo odds dustrunners --enemy war-rig --second-card --vehicle hauler --policy just_enough
     montecarlo odds dustrunners --deck illustrative-12 --enemy-die 3 --enemy-stars 2 --health 6 --ammo 4
-    montecarlo odds dustrunners --card-counts "critical hit=0" --enemy spybot --health 5 --ammo 3 --policy fixed:2
+    montecarlo odds dustrunners --card-counts "critical hit=0" --enemy spybot --health 5 --ammo 3
     """
     setup = _drop_none({
         "deck": deck, "card_counts": card_counts, "enemy": enemy, "second_card": second_card or None,
