@@ -447,8 +447,8 @@ def fresh_batch(t: Tables, n: int) -> Batch:
     return Batch(
         draw=np.repeat(t.counts[:, None], n, axis=1), disc=np.zeros((t.k, n), dtype=np.int16),
         dtot=np.full(n, t.size, dtype=np.int16), ctot=z(), eh=z(), ph=z(), ammo=z(), vp=z(), spent=z(),
-        steps=z(np.int32), vp_spent=z(), rad=z(np.int32), attacks=z(), stars=z(), kind=z(np.int8), radn=z(), base=z(),
-        moon=z(), second=z(bool),
+        steps=z(np.int32), vp_spent=z(), rad=z(np.int32), attacks=z(), stars=z(), kind=z(np.int8),
+        radn=z(), base=z(), moon=z(), second=z(bool),
     )
 
 
