@@ -269,3 +269,12 @@ def test_card_counts_override_and_vehicle_values():
     assert "empty road x10" in setup.deck.label()
     same = parse_combat({"enemy": "war rig", "vehicle": "hauler", "card_counts": {"critical hit": 0}})
     assert same.deck.size == 28
+
+
+def test_questions_carry_their_reference_trials():
+    rng = np.random.default_rng(0)
+    for name in ("combat", "campaign"):
+        question = GAME.question(name)
+        setup = question.setup(question.example)
+        trial = question.reference(GAME.rules(), setup, rng)
+        assert set(trial) == {m.name for m in question.metrics}, name
