@@ -37,9 +37,8 @@ count in the draw pile, which is drawing without replacement from a uniformly sh
 from __future__ import annotations
 
 import functools
-import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
@@ -50,7 +49,7 @@ from montecarlo.games.dustrunners.deck import (
     ENEMY_KINDS, LOOTS, Card, Deck, Enemy, enemy as named_enemy, load_deck, vehicle as named_vehicle,
 )
 from montecarlo.games.dustrunners.rules import Rules
-from montecarlo.validate import check_known, is_whole, whole
+from montecarlo.validate import check_known, whole
 
 REDRAW_POLICIES = ("never", "when_losing")
 _FIXED = re.compile(r"^fixed:(\d+)$")
