@@ -412,8 +412,6 @@ class Batch:
     """
 
     PILE = ("draw", "disc")
-    VALUES = ("dtot", "ctot", "eh", "ph", "ammo", "vp", "spent", "steps", "vp_spent", "rad", "attacks",
-              "stars", "kind", "radn", "base", "moon", "second")
     CHANGING = ("draw", "disc", "dtot", "ctot", "eh", "ph", "ammo", "vp", "spent", "steps", "vp_spent", "rad",
                 "attacks")  # what a combat changes (the enemy fields stay as set)
 
