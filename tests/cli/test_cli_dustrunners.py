@@ -55,7 +55,7 @@ def test_named_enemy_and_vehicle_on_the_shipped_deck_say_exact_is_not_computed()
     assert result.exit_code == 0, result.stderr
     out = result.stdout
     assert "illustrative-deck.toml" in out and "ILLUSTRATIVE" in out
-    assert "not computed" in out and "up to 12" in out
+    assert "not computed" in out and "up to 16" in out
     data = as_json(odds("--enemy", "War Rig", "--second-card", "--vehicle", "hauler", "-n", "5000", "-q",
                         "--json", "--policy", "just_enough", "--redraw", "when_losing"))
     assert all(m["exact"] is None for m in data["metrics"].values())

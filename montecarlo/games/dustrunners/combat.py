@@ -53,7 +53,7 @@ from montecarlo.validate import check_known, whole
 
 REDRAW_POLICIES = ("never", "when_losing")
 _FIXED = re.compile(r"^fixed:(\d+)$")
-MAX_EXACT_CARDS = 12  # the CLI computes the exact value for decks of at most this many cards
+MAX_EXACT_CARDS = 16  # the exact solver tries decks of at most this many cards (within its budget)
 MAX_EXACT_STATES = 400_000  # memoised states before the exact solver gives up (returns None)
 MAX_EXACT_WORK = 2_000_000  # enumerated draw outcomes before it gives up (a few seconds at most)
 MAX_HEALTH = 99
