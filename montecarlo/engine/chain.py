@@ -125,6 +125,8 @@ class Chain:
         """``transitions(state)`` without zero-probability steps, memoised."""
         got = self._steps.get(state)
         if got is None:
+            if len(self._steps) >= self.max_states:
+                raise ChainTooLarge(f"more than {self.max_states:,} states")
             got = tuple(step for step in self.transitions(state) if step[0] > 0)
             total = sum(p for p, _, _ in got)
             if got and abs(total - 1.0) > 1e-9:
@@ -167,6 +169,21 @@ class Chain:
         got = self._values.get(start)
         if got is not None:
             return got
+        try:
+            return self._solve(start)
+        except ChainTooLarge:
+            if not self._steps:
+                raise
+        self.forget()  # the memo of earlier starts filled the limit: try once more from scratch
+        return self._solve(start)
+
+    def forget(self) -> None:
+        """Drop every memoised step, value and compiled table."""
+        self._steps.clear()
+        self._values.clear()
+        self._tables.clear()
+
+    def _solve(self, start: State) -> tuple[float, ...]:
         try:
             return self._recurse(start, set())
         except (_Cycle, RecursionError):
@@ -345,7 +362,12 @@ class Chain:
         if k is None:
             if len(self._tables) >= 64:
                 self._tables.pop(next(iter(self._tables)))
-            k = self._tables[start] = self._compile(start)
+            try:
+                k = self._compile(start)
+            except ChainTooLarge:  # the memo of earlier starts filled the limit: once more from scratch
+                self.forget()
+                k = self._compile(start)
+            self._tables[start] = k
         table, done, bits = k.table, k.done, rng.bit_generator
         state = np.zeros(n, dtype=table.dtype)  # every trial at the start state (code 0)
         loops = np.zeros(n, dtype=table.dtype) if k.loop_counters else None

@@ -1,6 +1,7 @@
 """Dune (Parker Brothers, 1984) — ``dune1984``.
 
-Rulebook: ``shared/seeds/dune1984-rulebook.txt``, resolved by RULES.md section 1. Questions:
+The rules as modelled, the rulebook section each comes from, every interpretation and every
+variant: ``docs/rules/dune1984.md``. Questions:
 
 - ``duel`` / ``fight`` (:mod:`.fights`): strength duels with d6/d8 dice and equipment, and
   fights with several characters per side.

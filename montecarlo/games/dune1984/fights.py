@@ -1,8 +1,8 @@
-"""Dune (1984) fights: Strength duels and fights with several characters a side (RULES.md 1.1-1.4).
+"""Dune (1984) fights: Strength duels and fights with several characters a side.
 
-Rulebook: ``shared/seeds/dune1984-rulebook.txt`` ("Fight/Ambush", "Fighting With More Than One
-Character", "Winning the Fight", the Equipment Cards and the character list), as resolved by
-RULES.md section 1. Each round both sides roll one die per point of Strength (a side's summed
+The rules as modelled, with the rulebook sections they come from ("Fight/Ambush", "Fighting With
+More Than One Character", "Winning the Fight", the Equipment Cards and the character list) and
+every interpretation: ``docs/rules/dune1984.md``. Each round both sides roll one die per point of Strength (a side's summed
 Strength in a multi-character fight), never more than ``max_dice``, and compare their highest
 die; ties are re-rolled; the loser's designated character loses 1 Strength. The winner gains
 ``strength_gain`` (never above ``max_strength``). Sword: all the side's dice are d8. Gom Jabbar:
@@ -15,8 +15,8 @@ one extra d8, outside the cap unless ``gom_counts_toward_cap``.
 
 Interpretations (the rulebook is silent; reports say so):
 
-- **Poison** (RULES.md 1.2): right after its holder's side first inflicts a point of damage, the
-  damaged character makes a Guile check (RULES.md 1.5, ``rules.guile_roll``) and is eliminated
+- **Poison**: right after its holder's side first inflicts a point of damage, the
+  damaged character makes a Guile check (see :mod:`.checks`, ``rules.guile_roll``) and is eliminated
   if it fails; the card is spent either way. If that point of damage already eliminated the
   character there is nothing to poison and no check.
 - Equipment in a multi-character fight belongs to the side and acts on the side's dice pool.
@@ -29,9 +29,11 @@ Interpretations (the rulebook is silent; reports say so):
 How it is computed: a fight is an absorbing Markov chain whose state is every character's
 Strength, the designated characters, the unused Poison cards and a pending Poison check. The
 per-round odds come from the closed-form distribution of the highest die
-(:func:`montecarlo.engine.dice.highest_die_cdf`). :func:`exact` walks the chain backwards with
-memoised values (Strength only falls, so no linear algebra); the kernel draws the same chain's
-steps with one random byte per active trial (see :func:`_simulate`).
+(:func:`montecarlo.engine.dice.highest_die_cdf`). This module writes only the rule
+(:func:`_transitions`, tagged "roll", "decisive" or "tie") and what a finished fight reports
+(:func:`_outcome`); :class:`montecarlo.engine.chain.Chain` derives from them the exact values
+(worked backwards with memoised values: Strength only falls) and the kernel (one random byte
+per active trial and step).
 """
 
 from __future__ import annotations
@@ -45,8 +47,8 @@ import numpy as np
 from montecarlo.engine.chain import Chain
 from montecarlo.engine.dice import highest_die_cdf
 from montecarlo.errors import InputError
-from montecarlo.games.base import Metric, Question, build_dataclass
-from montecarlo.games.dune1984.checks import MAX_GUILE, survival, whole
+from montecarlo.games.base import Metric, Question, build_dataclass, is_whole, whole
+from montecarlo.games.dune1984.checks import MAX_GUILE, survival
 from montecarlo.games.dune1984.rules import CHARACTERS, DEFAULT_GUILE, Rules, character
 
 MAX_STRENGTH = 6  # the Strength track runs 1..6
@@ -88,7 +90,7 @@ def fighter(value: Any, field: str) -> tuple[int | str, int, int]:
         except InputError as exc:
             raise InputError(f"{field}: {exc}") from None
         return found.name, found.strength, found.guile
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_STRENGTH:
+    if not is_whole(value) or not 1 <= value <= MAX_STRENGTH:
         raise InputError(f"{field} must be a Strength 1..{MAX_STRENGTH} or a character name, got {value!r}")
     return int(value), int(value), DEFAULT_GUILE
 
@@ -122,7 +124,7 @@ class DuelSetup:
 
 @dataclass(frozen=True, slots=True)
 class FightSetup:
-    """One to three characters a side (RULES.md 1.3).
+    """One to three characters a side (summed Strength, one designated character takes the damage).
 
     Attributes:
         attacker, defender: lists of Strengths 1..6 or character names (or a comma-separated
