@@ -38,7 +38,6 @@ Policy = Annotated[
     Optional[list[str]],
     typer.Option(
         "--policy",
-        "-p",
         help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N; "
         "never, when_outnumbered (defender).",
     ),
@@ -47,7 +46,7 @@ Legion = Annotated[
     str, typer.Option("--legion", "-l", help="The Harkonnen legion, e.g. '3 regular, 1 elite, bashar'.")
 ]
 Terrain = Annotated[
-    str, typer.Option("--terrain", "-t", help="deep_desert, desert, minor_erg, plateau or mountain.")
+    str, typer.Option("--terrain", help="deep_desert, desert, minor_erg, plateau or mountain.")
 ]
 
 
