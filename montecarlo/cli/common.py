@@ -449,13 +449,9 @@ def emit(
             "reached" if widest <= answer.precision else "NOT reached (trial cap hit; raise --max-trials)"
         )
         trials = f"precision ±{answer.precision:g} {verdict} after {trials} (widest half-width {widest:.2g})"
-    table = Table(
-        title=title,
-        caption=(
-            f"{trials}, seed {answer.seed}, {rules}; 95% intervals "
-            "(Wilson for probabilities, normal for means)"
-        ),
-    )
+    # Title and caption go above and below the table at the terminal's width: inside a narrow
+    # table they would wrap mid-word (a deck file's path, a legion).
+    table = Table()
     table.add_column("metric", no_wrap=True)
     table.add_column("estimate", justify="right", no_wrap=True)
     table.add_column("95% interval", justify="right", no_wrap=True)
@@ -469,7 +465,13 @@ def emit(
             fmt_prob(m.exact, digits),
         )
     out = console()
+    out.print(title, style="bold", highlight=False, soft_wrap=True)
     out.print(table)
+    out.print(
+        f"{trials}, seed {answer.seed}, {rules}; 95% intervals (Wilson for probabilities, normal for means)",
+        highlight=False,
+        soft_wrap=True,
+    )
     print_explanations(out, explanations(answer))
 
 
