@@ -465,12 +465,11 @@ def emit(
             fmt_prob(m.exact, digits),
         )
     out = console()
-    out.print(title, style="bold", highlight=False, soft_wrap=True)
+    out.print(title, style="bold", highlight=False)
     out.print(table)
     out.print(
         f"{trials}, seed {answer.seed}, {rules}; 95% intervals (Wilson for probabilities, normal for means)",
         highlight=False,
-        soft_wrap=True,
     )
     print_explanations(out, explanations(answer))
 
