@@ -1,0 +1,298 @@
+"""Findings: the few sentences a report opens with, generated from its tables.
+
+For a comparison: which variants move which metric (how often, which way, by how much), the
+largest effects with their setup and interval, and the variants that change nothing, said in
+one line instead of a table of zeros. For a matrix of one rule set: the range of each metric,
+where a win probability crosses 50%, the largest asymmetries between the two sides and seat
+advantages. Names of variants, metrics and grid fields are written in backticks (Markdown
+code; the HTML renders them as ``<code>``).
+
+>>> number_range([0.1, 0.25])
+'+0.100 to +0.250'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from typing import Any, Sequence
+
+import polars as pl
+
+from montecarlo.reporting.tables import IDENTICAL, NOT_APPLICABLE, TESTED, fmt, matrix_layout
+from montecarlo.scenarios import ScenarioResult
+
+MAX_LARGEST = 3  # largest effects named
+MAX_ROWS_DESCRIBED = 6  # rows of a matrix described one by one for the 50% line
+_SEAT = re.compile(r"^seat(\d+)_(.+)$")
+
+
+def findings(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> list[str]:
+    """The report's findings, most important first (the first one is the headline)."""
+    out = comparison_findings(result, tables["comparison"]) if "comparison" in tables else []
+    out += matrix_findings(result, tables["results"], variant=result.baseline, compared="comparison" in tables)
+    return out or ["No numbers to summarise: every metric is not applicable to every setup."]
+
+
+def headline(sentences: Sequence[str]) -> str:
+    """The first finding, for the index of all reports."""
+    return sentences[0] if sentences else ""
+
+
+# ---------------------------------------------------------------- comparisons
+
+
+def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]:
+    """Sentences about the variants' differences from the baseline."""
+    sc = result.scenario
+    setups = len(sc.points)
+    base = result.baseline
+    moved, quiet, unchanged = [], [], []
+    for variant in comp["variant"].unique(maintain_order=True):
+        rows = comp.filter(pl.col("variant") == variant)
+        applicable = rows.filter(pl.col("status") != NOT_APPLICABLE)
+        if applicable.height and (applicable["status"] == IDENTICAL).all():
+            unchanged.append(f"`{variant}`")
+            continue
+        parts, same, flat = [], [], []
+        for metric in sc.metrics:
+            names = sc.question.metric(metric).reported_names()
+            part = applicable.filter(pl.col("metric").is_in(list(names)))
+            if part.height == 0:
+                continue
+            if (part["status"] == IDENTICAL).all():
+                same.append(f"`{metric}`")
+                continue
+            sig = part.filter(pl.col("significant"))
+            if sig.height == 0:
+                flat.append(f"`{metric}`")
+            elif sc.question.metric(metric).kind == "distribution":
+                parts.append(f"shifts the distribution of `{metric}` in {_setups(sig, sc)} of {setups} setups")
+            else:
+                parts.append(f"{_direction(sig['difference'])} `{metric}` in {sig.height} of {part.height} "
+                             f"setups ({number_range(sig['difference'].to_list())})")
+        if parts:
+            text = f"`{variant}` " + _join(parts)
+            if same:
+                text += f"; it leaves {_join(same)} identical in all {setups} setups"
+            if flat:
+                text += f"; no significant change to {_join(flat)}"
+            moved.append(text + ".")
+        else:
+            text = f"`{variant}` changes nothing significantly"
+            if flat:
+                largest = applicable.filter(pl.col("status") == TESTED)["difference"].abs().max()
+                text += f" ({_join(flat)}: largest difference {fmt(largest, 4)})"
+            if same:
+                text += f"; it leaves {_join(same)} identical in all {setups} setups"
+            quiet.append(text + ".")
+    out = moved + quiet
+    if unchanged:
+        who = _join(unchanged)
+        verb = "leaves" if len(unchanged) == 1 else "leave"
+        out.append(f"{who} {verb} every metric identical to `{base}` in all {setups} setups: "
+                   "the two rule sets agree on every trial of these setups.")
+    tests = int((comp["status"] == TESTED).sum())
+    if not moved and tests:
+        out.insert(0, f"No variant changes any metric significantly ({tests} tests, Holm correction at 5%).")
+    largest = _largest(result, comp)
+    if largest:
+        out.insert(1 if moved else len(out), largest)
+    return out
+
+
+def _largest(result: ScenarioResult, comp: pl.DataFrame) -> str | None:
+    sig = comp.filter(pl.col("significant").fill_null(False))
+    if sig.height == 0:
+        return None
+    top = (sig.with_columns(pl.col("difference").abs().alias("_size")).sort("_size", descending=True)
+           .unique(["variant", "metric"], keep="first", maintain_order=True).head(MAX_LARGEST))
+    grid = list(result.scenario.grid)
+    items = []
+    for row in top.iter_rows(named=True):
+        exact = "" if row["exact_difference"] is None else f"; exact {fmt(row['exact_difference'], 4, True)}"
+        where = _setup_text(row, grid)
+        items.append(f"`{row['variant']}` on `{row['metric']}`: {fmt(row['difference'], 4, True)} "
+                     f"(95% CI {fmt(row['ci_low'], 4, True)} to {fmt(row['ci_high'], 4, True)}{exact})"
+                     + (f" at {where}" if where else ""))
+    return f"Largest effect{'s' * (len(items) > 1)}: " + "; ".join(items) + "."
+
+
+def _direction(diffs: pl.Series) -> str:
+    if (diffs > 0).all():
+        return "raises"
+    if (diffs < 0).all():
+        return "lowers"
+    return "moves (both ways)"
+
+
+def _setups(rows: pl.DataFrame, sc) -> int:
+    grid = list(sc.grid)
+    return rows.select(grid).unique().height if grid else 1
+
+
+# ---------------------------------------------------------------- one rule set
+
+
+def matrix_findings(result: ScenarioResult, long: pl.DataFrame, variant: str, compared: bool) -> list[str]:
+    """Sentences about ``variant``'s own numbers: ranges, 50% lines, asymmetries, seats."""
+    sc = result.scenario
+    rows = long.filter(pl.col("variant") == variant)
+    who = f" under `{variant}`" if compared else ""
+    out = []
+    row_field, col_field = matrix_layout(result)
+    scalar = [m for m in sc.metrics if sc.question.metric(m).kind != "distribution"]
+    for metric in scalar[: 1 if compared else 3]:
+        part = rows.filter(pl.col("metric") == metric, pl.col("estimate").is_not_null())
+        if part.height == 0:
+            continue
+        if part.height > 1:
+            out.append(_range(metric, part, list(sc.grid), who))
+        else:
+            out.append(f"`{metric}`{who} is {fmt(part['estimate'][0])} (95% CI {fmt(part['ci_low'][0])} to "
+                       f"{fmt(part['ci_high'][0])}).")
+        if sc.question.metric(metric).kind == "probability" and "win" in metric and not compared:
+            out += _crossing(result, metric, part, row_field, col_field)
+            if row_field and col_field and metric.split("_")[0] in (row_field, col_field):
+                out += _asymmetry(result, metric, part, row_field, col_field)
+    if not compared:
+        out += _seats(result, rows)
+    return out
+
+
+def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str) -> str:
+    low = part.sort("estimate").row(0, named=True)
+    high = part.sort("estimate", descending=True).row(0, named=True)
+    if low["estimate"] == high["estimate"]:
+        return f"`{metric}`{who} is {fmt(low['estimate'])} in every setup."
+    return (f"`{metric}`{who} ranges from {fmt(low['estimate'])} ({_setup_text(low, grid)}) "
+            f"to {fmt(high['estimate'])} ({_setup_text(high, grid)}).")
+
+
+def _crossing(result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None) -> list[str]:
+    """Where a win probability crosses 50%, per value of the fields outside the matrix."""
+    sc = result.scenario
+    if row is None or col is None or not (part["estimate"] > 0.5).any() or not (part["estimate"] < 0.5).any():
+        return []
+    others = [f for f in sc.grid if f not in (row, col)]
+    numeric = all(isinstance(v, (int, float)) for v in part[row].to_list() + part[col].to_list())
+    sentences = []
+    groups = part.partition_by(others, maintain_order=True) if others else [part]
+    for group in groups[:3]:
+        label = _setup_text(group.row(0, named=True), others)
+        above = {(r[row], r[col]) for r in group.iter_rows(named=True) if r["estimate"] > 0.5}
+        cells = [(r[row], r[col]) for r in group.iter_rows(named=True)]
+        if numeric:
+            for k in sorted({r - c for r, c in cells}):
+                if above == {(r, c) for r, c in cells if r - c >= k}:
+                    sentences.append(f"`{metric}` is above 50%{' with ' + label if label else ''} exactly when "
+                                     f"`{row}` − `{col}` ≥ {k}.")
+                    break
+            else:
+                sentences.append(_per_row(metric, group, row, col, label))
+        else:
+            sentences.append(_per_row(metric, group, row, col, label))
+    return sentences
+
+
+def _per_row(metric: str, group: pl.DataFrame, row: str, col: str, label: str) -> str:
+    parts = []
+    for value in group[row].unique(maintain_order=True).to_list()[:MAX_ROWS_DESCRIBED]:
+        sub = group.filter(pl.col(row) == value)
+        above = sub.filter(pl.col("estimate") > 0.5)[col].to_list()
+        parts.append(f"{row}={value}: " + (", ".join(str(v) for v in above) if above else "none")
+                     if len(above) < sub.height else f"{row}={value}: all")
+    return (f"`{metric}` is above 50%{' with ' + label if label else ''} at these `{col}` values: "
+            + "; ".join(parts) + ".")
+
+
+def _asymmetry(result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None) -> list[str]:
+    """Swapping the two sides: p(a, b) + p(b, a) − 1 is 0 when neither seat is favoured."""
+    sc = result.scenario
+    if row is None or col is None or set(part[row].to_list()) != set(part[col].to_list()):
+        return []
+    others = [f for f in sc.grid if f not in (row, col)]
+    cells = {(tuple(r[f] for f in others), r[row], r[col]): r["estimate"] for r in part.iter_rows(named=True)}
+    pairs, diagonal = [], []
+    for (key, a, b), p in cells.items():
+        q = cells.get((key, b, a))
+        if q is None:
+            continue
+        if a == b:
+            diagonal.append(p - 0.5)
+        elif _less(a, b):
+            pairs.append((p + q - 1, key, a, b))
+    out = []
+    if diagonal:
+        lo, hi = min(diagonal) + 0.5, max(diagonal) + 0.5
+        side = row if sum(diagonal) > 0 else col
+        span = fmt(lo) if lo == hi else f"{fmt(lo)}–{fmt(hi)}"
+        out.append(f"Seat advantage: with equal `{row}` and `{col}`, `{metric}` is {span} "
+                   f"(50% would be even), favouring the `{side}` side.")
+    if pairs:
+        size, key, a, b = max(pairs, key=lambda t: abs(t[0]))
+        label = _setup_text(dict(zip(others, key)), others)
+        out.append(f"Largest asymmetry: `{row}`={a} against `{col}`={b} and the reverse sum to "
+                   f"{fmt(size + 1)} instead of 1{' (' + label + ')' if label else ''}: the `{row if size > 0 else col}` "
+                   f"side gains {fmt(abs(size) * 100, 1)} points from its seat.")
+    return out
+
+
+def _seats(result: ScenarioResult, rows: pl.DataFrame) -> list[str]:
+    """Metrics ``seatN_<what>``: the largest gap between seats in one setup, per ``<what>``."""
+    by_what: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for name in result.scenario.metrics:
+        match = _SEAT.match(name)
+        if match and result.scenario.question.metric(name).kind != "distribution":
+            by_what[match.group(2)].append((int(match.group(1)), name))
+    out = []
+    grid = list(result.scenario.grid)
+    for what, seats in by_what.items():
+        if len(seats) < 2:
+            continue
+        best = None
+        part = rows.filter(pl.col("metric").is_in([n for _, n in seats]), pl.col("estimate").is_not_null())
+        for group in (part.partition_by(grid, maintain_order=True) if grid else [part]):
+            if group.height < 2:
+                continue
+            hi, lo = group.sort("estimate", descending=True).row(0, named=True), group.sort("estimate").row(0, named=True)
+            gap = hi["estimate"] - lo["estimate"]
+            noise = 4.5 * math.hypot(hi["se"] or 0, lo["se"] or 0)
+            if best is None or gap > best[0]:
+                best = (gap, hi, lo, noise)
+        if best is None:
+            continue
+        gap, hi, lo, noise = best
+        where = _setup_text(hi, grid)
+        verdict = "" if gap > noise else " (within noise)"
+        out.append(f"Seats, `seat*_{what}`: the largest gap is {fmt(gap)}{verdict}, `{hi['metric']}` "
+                   f"{fmt(hi['estimate'])} against `{lo['metric']}` {fmt(lo['estimate'])}"
+                   + (f" at {where}." if where else "."))
+    return out
+
+
+# ---------------------------------------------------------------- words
+
+
+def number_range(values: Sequence[float]) -> str:
+    """``+0.100 to +0.250`` (signed, four digits below 0.01 for small effects)."""
+    lo, hi = min(values), max(values)
+    digits = 4 if max(abs(lo), abs(hi)) < 0.01 else 3
+    return fmt(lo, digits, True) if lo == hi else f"{fmt(lo, digits, True)} to {fmt(hi, digits, True)}"
+
+
+def _setup_text(row: dict[str, Any], fields: Sequence[str]) -> str:
+    return ", ".join(f"{f}={row[f]}" for f in fields)
+
+
+def _join(items: Sequence[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _less(a: Any, b: Any) -> bool:
+    try:
+        return a < b
+    except TypeError:
+        return str(a) < str(b)
