@@ -355,8 +355,9 @@ def _blocks(result: ScenarioResult, tables: dict[str, pl.DataFrame], figures, fa
                "arms agree on every trial (difference 0, standard error 0) is \"identical\", not a test; a "
                "metric that does not apply to a setup is n/a."), ("table", _summary_display(comp))]
         b += [("img", name, title) for spec, name, title in figures if spec.kind == "forest"]
-        significant = comp.filter(pl.col("significant").fill_null(False)).drop("baseline", "status", "significant")
-        b += [("h3", f"Significant differences ({significant.height})"), ("table", significant, "comparison")]
+        significant = _significant_display(comp, grid)
+        b += [("h3", f"Significant differences ({significant.height}), largest first"),
+              ("table", significant, "comparison")]
         for name in tables:
             if name.startswith("difference-") and name.count("-") == 1:
                 shown, dropped = _difference_display(tables, name, grid, comp)
@@ -366,8 +367,10 @@ def _blocks(result: ScenarioResult, tables: dict[str, pl.DataFrame], figures, fa
                 if shown is not None:
                     b += [("h3", name), ("note", note), ("table", shown, name)]
                 if f"{name}-exact" in tables and shown is not None:
-                    b += [("h3", f"{name}-exact"), ("table", _exact_display(tables[f"{name}-exact"], grid, True),
-                                                    f"{name}-exact")]
+                    exact = _exact_display(tables[f"{name}-exact"], grid, True)
+                    if "variant" in exact.columns:
+                        exact = exact.filter(~pl.col("variant").is_in(dropped))
+                    b += [("h3", f"{name}-exact"), ("table", exact, f"{name}-exact")]
     b.append(("h2", "Tables"))
     for name in tables:
         if name.startswith("matrix-") and not name.endswith(("-ci_low", "-ci_high", "-exact")):
@@ -462,8 +465,35 @@ def _difference_display(tables, stem: str, grid: Sequence[str], comp: pl.DataFra
     return shown, dropped
 
 
+def _significant_display(comp: pl.DataFrame, grid: Sequence[str]) -> pl.DataFrame:
+    """The significant rows, largest |difference| first, in display text."""
+    sig = comp.filter(pl.col("significant").fill_null(False)).sort(pl.col("difference").abs(), descending=True)
+    return pl.DataFrame({
+        **{g: sig[g] for g in grid}, "variant": sig["variant"], "metric": sig["metric"],
+        "baseline": [fmt(v, 4) for v in sig["baseline_estimate"]],
+        "variant value": [fmt(v, 4) for v in sig["variant_estimate"]],
+        "difference [95% CI]": [f"{fmt(d, 4, True)} [{fmt(lo, 4, True)}, {fmt(hi, 4, True)}]"
+                                for d, lo, hi in zip(sig["difference"], sig["ci_low"], sig["ci_high"])],
+        "exact difference": [fmt(v, 4, True) for v in sig["exact_difference"]],
+        "Holm p": [fmt_p(p) for p in sig["p_holm"]],
+    }, strict=False)
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value: two significant figures, ``<1e-12`` below that (the normal tail's precision).
+
+    >>> fmt_p(0.0487), fmt_p(4.9e-4), fmt_p(0.0), fmt_p(None)
+    ('0.049', '0.00049', '<1e-12', '—')
+    """
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "—"
+    return "<1e-12" if p < 1e-12 else f"{p:.2g}"
+
+
 def _summary_display(comp: pl.DataFrame) -> pl.DataFrame:
-    s = comparison_summary(comp)
+    """Per variant and metric; rows with no real test (identical or n/a everywhere) left out:
+    the findings name those variants in one line."""
+    s = comparison_summary(comp).filter(pl.col("tests") > 0)
     return pl.DataFrame({
         "variant": s["variant"], "metric": s["metric"],
         "significant": [f"{a} of {b}" for a, b in zip(s["significant"], s["tests"])],
