@@ -248,3 +248,16 @@ def test_precision_runs_say_whether_the_target_was_reached(tmp_path):
     assert 0 < facts["widest_half_width"] <= 0.03
     data = json.loads(runner.invoke(app, ["compare", str(path), "--json", "-q"]).stdout)
     assert data["precision_reached"] is True and data["widest_half_width"] == facts["widest_half_width"]
+
+
+def test_answer_json_of_a_precision_run():
+    from montecarlo.analysis import RunSettings, ask
+    from tests.test_scenarios import GAME
+
+    settings = RunSettings(trials=500, seed=3, jobs=1, precision=0.02, max_trials=1000, chunk_size=500)
+    capped = ask(GAME, None, {"flips": 2}, settings=settings).to_json()
+    assert capped["precision"] == 0.02 and capped["precision_reached"] is False  # 1,000 trials: about ±0.03
+    assert 0.02 < capped["widest_half_width"] < 0.04 and capped["trials"] == 1000
+    reached = ask(GAME, None, {"flips": 2}, settings=RunSettings(trials=500, seed=3, jobs=1, precision=0.05)).to_json()
+    assert reached["precision_reached"] is True and reached["widest_half_width"] <= 0.05
+    assert "precision_reached" not in ask(GAME, None, {"flips": 2}, settings=RunSettings(trials=100, jobs=1)).to_json()
