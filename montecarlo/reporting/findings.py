@@ -24,6 +24,7 @@ from montecarlo.reporting.tables import IDENTICAL, NOT_APPLICABLE, TESTED, fmt, 
 from montecarlo.scenarios import ScenarioResult
 
 MAX_LARGEST = 3  # largest effects named
+MAX_METRICS_NAMED = 3  # metrics named per variant; the rest counted
 MAX_ROWS_DESCRIBED = 6  # rows of a matrix described one by one for the 50% line
 _SEAT = re.compile(r"^seat(\d+)_(.+)$")
 
@@ -73,6 +74,9 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                 parts.append(f"{_direction(sig['difference'])} `{metric}` in {sig.height} of {part.height} "
                              f"setups ({number_range(sig['difference'].to_list())})")
         if parts:
+            if len(parts) > MAX_METRICS_NAMED:
+                parts = parts[:MAX_METRICS_NAMED] + [f"moves {len(parts) - MAX_METRICS_NAMED} more metrics "
+                                                     "(see the comparison table)"]
             text = f"`{variant}` " + _join(parts)
             if same:
                 text += f"; it leaves {_join(same)} identical in all {setups} setups"
@@ -87,7 +91,8 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
             if same:
                 text += f"; it leaves {_join(same)} identical in all {setups} setups"
             quiet.append(text + ".")
-    out = moved + quiet
+    out = [_headline(comp, sc, base)] if len(moved) + len(quiet) + len(unchanged) > 1 else []
+    out += moved + quiet
     if unchanged:
         who = _join(unchanged)
         verb = "leaves" if len(unchanged) == 1 else "leave"
@@ -98,16 +103,37 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
         out.insert(0, f"No variant changes any metric significantly ({tests} tests, Holm correction at 5%).")
     largest = _largest(result, comp)
     if largest:
-        out.insert(1 if moved else len(out), largest)
+        out.append(largest)
     return out
+
+
+def _headline(comp: pl.DataFrame, sc, base: str) -> str:
+    """One sentence over all variants: what each one moves (most often moved metrics first)."""
+    parts = []
+    for variant in comp["variant"].unique(maintain_order=True):
+        rows = comp.filter(pl.col("variant") == variant, pl.col("status") != NOT_APPLICABLE)
+        sig = rows.filter(pl.col("significant"))
+        if sig.height == 0:
+            same = rows.height and (rows["status"] == IDENTICAL).all()
+            parts.append(f"`{variant}` {'changes nothing' if same else 'no significant change'}")
+            continue
+        counts = (sig.with_columns(pl.col("metric").str.split("=").list.first().alias("_base"))
+                  .group_by("_base", maintain_order=True).agg(pl.col("_base").count().alias("n"))
+                  .sort("n", descending=True, maintain_order=True))
+        names = [f"`{m}`" for m in counts["_base"]]
+        shown = names[:MAX_METRICS_NAMED] + ([f"{len(names) - MAX_METRICS_NAMED} more"] if len(names) > MAX_METRICS_NAMED else [])
+        parts.append(f"`{variant}` moves {_join(shown)} ({_setups(sig, sc)} of {len(sc.points)} setups)")
+    return f"Against `{base}`: " + "; ".join(parts) + "."
 
 
 def _largest(result: ScenarioResult, comp: pl.DataFrame) -> str | None:
     sig = comp.filter(pl.col("significant").fill_null(False))
     if sig.height == 0:
         return None
-    top = (sig.with_columns(pl.col("difference").abs().alias("_size")).sort("_size", descending=True)
-           .unique(["variant", "metric"], keep="first", maintain_order=True).head(MAX_LARGEST))
+    base = pl.col("metric").str.split("=").list.first()  # a distribution's values count as one metric
+    top = (sig.with_columns(pl.col("difference").abs().alias("_size"), base.alias("_base"))
+           .sort("_size", descending=True)
+           .unique(["variant", "_base"], keep="first", maintain_order=True).head(MAX_LARGEST))
     grid = list(result.scenario.grid)
     items = []
     for row in top.iter_rows(named=True):

@@ -304,7 +304,7 @@ def _write_contents(result: ScenarioResult, folder: Path, command: str) -> None:
             continue
         name = plotting.file_name(i, spec)
         plotting.save_png(fig, folder / name)
-        figures.append((spec, name, fig.get_suptitle().replace("\n", " ")))
+        figures.append((spec, name, " · ".join(fig.get_suptitle().split("\n"))))
     found = make_findings(result, tables)
     facts = header_facts(result, command, tables["results"])
     if sc.path and Path(sc.path).is_file():
@@ -434,8 +434,9 @@ def _matrix_display(tables: dict[str, pl.DataFrame], stem: str, grid: Sequence[s
                 cells.append("identical")
             else:
                 star = "*" if marks is not None and marks[c][i] else ""
-                cells.append(f"{fmt(e, 4 if signed else 3, signed)} [{fmt(low, 4 if signed else 3, signed)}, "
-                             f"{fmt(high, 4 if signed else 3, signed)}]{star}")
+                # the interval on a second line in HTML, so that a matrix fits the page
+                cells.append(f"{fmt(e, 4 if signed else 3, signed)}{star}\n[{fmt(low, 4 if signed else 3, signed)}, "
+                             f"{fmt(high, 4 if signed else 3, signed)}]")
         cols[c] = cells
     return pl.DataFrame(cols, strict=False)
 
@@ -470,11 +471,10 @@ def _significant_display(comp: pl.DataFrame, grid: Sequence[str]) -> pl.DataFram
     sig = comp.filter(pl.col("significant").fill_null(False)).sort(pl.col("difference").abs(), descending=True)
     return pl.DataFrame({
         **{g: sig[g] for g in grid}, "variant": sig["variant"], "metric": sig["metric"],
-        "baseline": [fmt(v, 4) for v in sig["baseline_estimate"]],
-        "variant value": [fmt(v, 4) for v in sig["variant_estimate"]],
-        "difference [95% CI]": [f"{fmt(d, 4, True)} [{fmt(lo, 4, True)}, {fmt(hi, 4, True)}]"
+        "baseline → variant": [f"{fmt(a, 4)} → {fmt(b, 4)}" for a, b in zip(sig["baseline_estimate"], sig["variant_estimate"])],
+        "difference [95% CI]": [f"{fmt(d, 4, True)}\n[{fmt(lo, 4, True)}, {fmt(hi, 4, True)}]"
                                 for d, lo, hi in zip(sig["difference"], sig["ci_low"], sig["ci_high"])],
-        "exact difference": [fmt(v, 4, True) for v in sig["exact_difference"]],
+        "exact": [fmt(v, 4, True) for v in sig["exact_difference"]],
         "Holm p": [fmt_p(p) for p in sig["p_holm"]],
     }, strict=False)
 
@@ -536,7 +536,7 @@ def _md_table(df: pl.DataFrame, link: str | None) -> str:
         return "_none_"
     shown = df.head(MAX_ROWS_SHOWN)
     lines = ["| " + " | ".join(shown.columns) + " |", "|" + "---|" * len(shown.columns)]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in shown.iter_rows()]
+    lines += ["| " + " | ".join(_cell(v).replace("\n", " ") for v in row) + " |" for row in shown.iter_rows()]
     if df.height > MAX_ROWS_SHOWN and link:
         lines.append(f"\n{df.height - MAX_ROWS_SHOWN} more rows in [{link}.csv]({link}.csv) / [{link}.parquet]({link}.parquet)")
     return "\n".join(lines)
@@ -578,12 +578,18 @@ def _html_table(df: pl.DataFrame, link: str | None) -> str:
         return "<p><em>none</em></p>"
     shown = df.head(MAX_ROWS_SHOWN)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>" for row in shown.iter_rows())
+    body = "".join("<tr>" + "".join(f"<td>{_html_cell(_cell(v))}</td>" for v in row) + "</tr>" for row in shown.iter_rows())
     more = ""
     if df.height > MAX_ROWS_SHOWN and link:
         more = (f'<p class="note">{df.height - MAX_ROWS_SHOWN} more rows in <a href="{link}.csv">{link}.csv</a> / '
                 f'<a href="{link}.parquet">{link}.parquet</a></p>')
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}'
+
+
+def _html_cell(text: str) -> str:
+    """A cell; a second line (an interval) in small print below the first."""
+    first, _, second = text.partition("\n")
+    return html.escape(first) + (f'<br><span class="ci">{html.escape(second)}</span>' if second else "")
 
 
 def _inline(text: str) -> str:
@@ -600,7 +606,7 @@ def _cell(value: Any) -> str:
 def _page(title: str, body: str) -> str:
     style = (
         "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
-        "table{border-collapse:collapse;margin:.5em 0;font-size:13px}th,td{border:1px solid #ccc;padding:2px 6px;"
+        "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#666;font-size:10px}th,td{border:1px solid #ccc;padding:2px 6px;"
         "text-align:right;white-space:nowrap}th{background:#f3f3f3}table.facts th,table.facts td{text-align:left;"
         "white-space:normal}.scroll{max-width:100%;overflow-x:auto}figure{margin:1em 0}img{max-width:100%;height:auto}"
         "pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap;word-break:break-all}.game{color:#666;font-size:90%}"
