@@ -32,7 +32,12 @@ _SEAT = re.compile(r"^seat(\d+)_(.+)$")
 def findings(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> list[str]:
     """The report's findings, most important first (the first one is the headline)."""
     out = comparison_findings(result, tables["comparison"]) if "comparison" in tables else []
-    out += matrix_findings(result, tables["results"], variant=result.baseline, compared="comparison" in tables)
+    own = matrix_findings(result, tables["results"], variant=result.baseline, compared="comparison" in tables)
+    crossing = [s for s in own if "is above 50%" in s]
+    if crossing and not out:  # one rule set: where the odds turn is a better headline than a range
+        own.remove(crossing[0])
+        own.insert(0, crossing[0])
+    out += own
     return out or ["No numbers to summarise: every metric is not applicable to every setup."]
 
 
@@ -196,6 +201,14 @@ def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str) -> str:
             f"to {fmt(high['estimate'])} ({_setup_text(high, grid)}).")
 
 
+def _side(row: dict[str, Any]) -> int:
+    """+1 above 50%, -1 below, 0 even: by the exact value where there is one, else by whether
+    the 95% interval leaves 0.5 out (an estimate of 0.501 is not "above")."""
+    if row.get("exact") is not None:
+        return 0 if abs(row["exact"] - 0.5) < 1e-9 else (1 if row["exact"] > 0.5 else -1)
+    return 1 if row["ci_low"] > 0.5 else (-1 if row["ci_high"] < 0.5 else 0)
+
+
 def _crossing(result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None) -> list[str]:
     """Where a win probability crosses 50%, per value of the fields outside the matrix."""
     sc = result.scenario
@@ -207,62 +220,69 @@ def _crossing(result: ScenarioResult, metric: str, part: pl.DataFrame, row: str 
     groups = part.partition_by(others, maintain_order=True) if others else [part]
     for group in groups[:3]:
         label = _setup_text(group.row(0, named=True), others)
-        above = {(r[row], r[col]) for r in group.iter_rows(named=True) if r["estimate"] > 0.5}
-        cells = [(r[row], r[col]) for r in group.iter_rows(named=True)]
+        where = f" with {label}" if label else ""
+        sides = {(r[row], r[col]): _side(r) for r in group.iter_rows(named=True)}
+        above = {cell for cell, side in sides.items() if side > 0}
+        even = {cell for cell, side in sides.items() if side == 0}
+        text = None
         if numeric:
-            for k in sorted({r - c for r, c in cells}):
-                if above == {(r, c) for r, c in cells if r - c >= k}:
-                    sentences.append(f"`{metric}` is above 50%{' with ' + label if label else ''} exactly when "
-                                     f"`{row}` − `{col}` ≥ {k}.")
+            for k in sorted({r - c for r, c in sides}):
+                if above == {(r, c) for r, c in sides if r - c >= k}:
+                    text = f"`{metric}` is above 50%{where} exactly when `{row}` − `{col}` ≥ {k}"
+                    if even and even == {(r, c) for r, c in sides if r - c == k - 1}:
+                        text += f", even (50%) when it is {k - 1}"
+                    elif even:
+                        text += f"; even (50% within the interval) at {len(even)} setups"
                     break
-            else:
-                sentences.append(_per_row(metric, group, row, col, label))
-        else:
-            sentences.append(_per_row(metric, group, row, col, label))
+        sentences.append((text or _per_row(metric, group, row, col, where, above)) + ".")
     return sentences
 
 
-def _per_row(metric: str, group: pl.DataFrame, row: str, col: str, label: str) -> str:
+def _per_row(metric: str, group: pl.DataFrame, row: str, col: str, where: str, above: set) -> str:
     parts = []
+    values = group[col].unique(maintain_order=True).to_list()
     for value in group[row].unique(maintain_order=True).to_list()[:MAX_ROWS_DESCRIBED]:
-        sub = group.filter(pl.col(row) == value)
-        above = sub.filter(pl.col("estimate") > 0.5)[col].to_list()
-        parts.append(f"{row}={value}: " + (", ".join(str(v) for v in above) if above else "none")
-                     if len(above) < sub.height else f"{row}={value}: all")
-    return (f"`{metric}` is above 50%{' with ' + label if label else ''} at these `{col}` values: "
-            + "; ".join(parts) + ".")
+        hits = [v for v in values if (value, v) in above]
+        parts.append(f"{row}={value}: " + ("all" if len(hits) == len(values) else ", ".join(map(str, hits)) or "none"))
+    return f"`{metric}` is above 50%{where} at these `{col}` values: " + "; ".join(parts)
 
 
 def _asymmetry(result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None) -> list[str]:
-    """Swapping the two sides: p(a, b) + p(b, a) − 1 is 0 when neither seat is favoured."""
+    """Swapping the two sides: p(a, b) + p(b, a) is 1 when neither side is favoured; at equal
+    values p is 0.5. One sentence per value of the other fields (at most three)."""
     sc = result.scenario
     if row is None or col is None or set(part[row].to_list()) != set(part[col].to_list()):
         return []
     others = [f for f in sc.grid if f not in (row, col)]
-    cells = {(tuple(r[f] for f in others), r[row], r[col]): r["estimate"] for r in part.iter_rows(named=True)}
-    pairs, diagonal = [], []
-    for (key, a, b), p in cells.items():
-        q = cells.get((key, b, a))
-        if q is None:
-            continue
-        if a == b:
-            diagonal.append(p - 0.5)
-        elif _less(a, b):
-            pairs.append((p + q - 1, key, a, b))
     out = []
-    if diagonal:
-        lo, hi = min(diagonal) + 0.5, max(diagonal) + 0.5
-        side = row if sum(diagonal) > 0 else col
-        span = fmt(lo) if lo == hi else f"{fmt(lo)}–{fmt(hi)}"
-        out.append(f"Seat advantage: with equal `{row}` and `{col}`, `{metric}` is {span} "
-                   f"(50% would be even), favouring the `{side}` side.")
-    if pairs:
-        size, key, a, b = max(pairs, key=lambda t: abs(t[0]))
-        label = _setup_text(dict(zip(others, key)), others)
-        out.append(f"Largest asymmetry: `{row}`={a} against `{col}`={b} and the reverse sum to "
-                   f"{fmt(size + 1)} instead of 1{' (' + label + ')' if label else ''}: the `{row if size > 0 else col}` "
-                   f"side gains {fmt(abs(size) * 100, 1)} points from its seat.")
-    return out
+    for group in (part.partition_by(others, maintain_order=True) if others else [part])[:3]:
+        label = _setup_text(group.row(0, named=True), others)
+        cells = {(r[row], r[col]): r for r in group.iter_rows(named=True)}
+        value = {k: (r["exact"] if r["exact"] is not None else r["estimate"]) for k, r in cells.items()}
+        noise = {k: 0.0 if r["exact"] is not None else 4.5 * (r["se"] or 0.0) for k, r in cells.items()}
+        diagonal = [k for k in cells if k[0] == k[1]]
+        pairs = [(value[a, b] + value[b, a] - 1, a, b, math.hypot(noise[a, b], noise[b, a]))
+                 for a, b in cells if _less(a, b) and (b, a) in cells]
+        parts = []
+        if diagonal:
+            lo, hi = min(value[k] for k in diagonal), max(value[k] for k in diagonal)
+            span = fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)}–{fmt(hi)}"
+            sides = {_side(cells[k]) for k in diagonal}
+            verdict = ("even" if sides == {0} else f"favouring the `{row}` side" if sides <= {0, 1}
+                       else f"favouring the `{col}` side" if sides <= {0, -1} else "either side")
+            parts.append(f"at equal `{row}` and `{col}`, `{metric}` is {span} ({verdict})")
+        if pairs:
+            size, a, b, pair_noise = max(pairs, key=lambda t: abs(t[0]))
+            if abs(size) <= max(pair_noise, 1e-9):
+                parts.append("swapping the two sides changes nothing beyond noise")
+            else:
+                favoured = row if size > 0 else col
+                parts.append(f"the largest asymmetry is `{row}`={a} against `{col}`={b}: with the sides swapped "
+                             f"the two chances sum to {fmt(size + 1)} instead of 1, the `{favoured}` side "
+                             f"favoured by {fmt(abs(size) * 100, 1)} points")
+        if parts:
+            out.append(("With " + label + ": " if label else "") + "; ".join(parts) + ".")
+    return [s[0].upper() + s[1:] for s in out]
 
 
 def _seats(result: ScenarioResult, rows: pl.DataFrame) -> list[str]:

@@ -57,7 +57,46 @@ def test_matrix_findings_say_where_odds_cross_half():
                          "grid": {"flips": [1, 2, 3, 4], "need": [1, 2, 3, 4]}})
     result = run_scenario(sc, jobs=1)
     text = findings(result, all_tables(result))
-    assert text[0].startswith("`win` ranges from 0.000 (flips=1, need=2) to ")
-    # exact: above 1/2 when need <= flips/2 (+1 for odd flips); 1 flip: 0.5 exactly, by chance on either side
-    crossing = next(s for s in text if "above 50%" in s)
-    assert "flips=2: 1;" in crossing and "flips=3: 1" in crossing and "flips=4: 1, 2" in crossing
+    # exact: above 1/2 when need <= flips/2; exactly 1/2 (even, not "above") at 1 flip need 1 and 3 flips need 2
+    assert text[0] == ("`win` is above 50% at these `need` values: flips=1: none; flips=2: 1; flips=3: 1; "
+                       "flips=4: 1, 2.")
+    assert text[1].startswith("`win` ranges from 0.000 (flips=1, need=2) to ")
+
+
+def test_seat_advantage_and_asymmetry_of_two_sides():
+    """A fake duel: side a wins with chance a / (a + b) + edge; swapping the sides shows the edge."""
+    import dataclasses
+
+    import numpy as np
+
+    from montecarlo.games.base import Game, Metric, Question
+
+    @dataclasses.dataclass(frozen=True)
+    class Rules:
+        edge: float = 0.0
+
+    @dataclasses.dataclass(frozen=True)
+    class Setup:
+        attacker: int = 1
+        defender: int = 1
+
+    def chance(rules, setup):
+        return min(1.0, setup.attacker / (setup.attacker + setup.defender) + rules.edge)
+
+    question = Question(
+        "duel", "a duel", Setup, (Metric("attacker_win", "probability", "the attacker wins"),),
+        simulate=lambda rules, setup, n, rng: {"attacker_win": rng.random(n) < chance(rules, setup)},
+        exact=lambda rules, setup: {"attacker_win": chance(rules, setup)},
+    )
+    game = Game("duel", "Duel", Rules, {"edge": {"edge": 0.1}}, {"duel": question}, "duel")
+    grid = {"attacker": [1, 2, 3], "defender": [1, 2, 3]}
+    fair = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
+    text = findings(fair, all_tables(fair))
+    assert text[0] == "`attacker_win` is above 50% exactly when `attacker` − `defender` ≥ 1, even (50%) when it is 0."
+    assert ("At equal `attacker` and `defender`, `attacker_win` is 0.500 (even); swapping the two sides changes "
+            "nothing beyond noise.") in text
+    edged = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid,
+                                         "variants": {"edge": {"builtin": "edge"}}}), jobs=1)
+    text = " ".join(findings(edged, all_tables(edged)))
+    assert "`attacker_win` is 0.600 (favouring the `attacker` side)" in text
+    assert "sum to 1.200 instead of 1, the `attacker` side favoured by 20.0 points" in text
