@@ -32,6 +32,8 @@ _SEAT = re.compile(r"^seat(\d+)_(.+)$")
 def findings(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> list[str]:
     """The report's findings, most important first (the first one is the headline)."""
     out = comparison_findings(result, tables["comparison"]) if "comparison" in tables else []
+    if "comparison" in tables:
+        out += seat_findings_by_variant(result, tables["results"])
     own = matrix_findings(result, tables["results"], variant=result.baseline, compared="comparison" in tables)
     crossing = [s for s in own if "is above 50%" in s]
     if crossing and not out:  # one rule set: where the odds turn is a better headline than a range
@@ -285,28 +287,36 @@ def _asymmetry(result: ScenarioResult, metric: str, part: pl.DataFrame, row: str
     return [s[0].upper() + s[1:] for s in out]
 
 
-def _seats(result: ScenarioResult, rows: pl.DataFrame) -> list[str]:
-    """Metrics ``seatN_<what>``: the largest gap between seats in one setup, per ``<what>``."""
-    by_what: dict[str, list[tuple[int, str]]] = defaultdict(list)
+def _seat_groups(result: ScenarioResult) -> dict[str, list[str]]:
+    """Metrics ``seatN_<what>`` grouped by ``<what>`` (two seats or more)."""
+    by_what: dict[str, list[str]] = defaultdict(list)
     for name in result.scenario.metrics:
         match = _SEAT.match(name)
         if match and result.scenario.question.metric(name).kind != "distribution":
-            by_what[match.group(2)].append((int(match.group(1)), name))
+            by_what[match.group(2)].append(name)
+    return {what: names for what, names in by_what.items() if len(names) >= 2}
+
+
+def _seat_gap(rows: pl.DataFrame, names: Sequence[str], grid: Sequence[str]):
+    """(gap, higher row, lower row, noise) of the setup where two seats differ most, or None."""
+    best = None
+    part = rows.filter(pl.col("metric").is_in(list(names)), pl.col("estimate").is_not_null())
+    for group in (part.partition_by(list(grid), maintain_order=True) if grid else [part]):
+        if group.height < 2:
+            continue
+        hi, lo = group.sort("estimate", descending=True).row(0, named=True), group.sort("estimate").row(0, named=True)
+        gap = hi["estimate"] - lo["estimate"]
+        if best is None or gap > best[0]:
+            best = (gap, hi, lo, 4.5 * math.hypot(hi["se"] or 0, lo["se"] or 0))
+    return best
+
+
+def _seats(result: ScenarioResult, rows: pl.DataFrame) -> list[str]:
+    """One rule set: the largest gap between seats in one setup, per ``seat*_<what>``."""
     out = []
     grid = list(result.scenario.grid)
-    for what, seats in by_what.items():
-        if len(seats) < 2:
-            continue
-        best = None
-        part = rows.filter(pl.col("metric").is_in([n for _, n in seats]), pl.col("estimate").is_not_null())
-        for group in (part.partition_by(grid, maintain_order=True) if grid else [part]):
-            if group.height < 2:
-                continue
-            hi, lo = group.sort("estimate", descending=True).row(0, named=True), group.sort("estimate").row(0, named=True)
-            gap = hi["estimate"] - lo["estimate"]
-            noise = 4.5 * math.hypot(hi["se"] or 0, lo["se"] or 0)
-            if best is None or gap > best[0]:
-                best = (gap, hi, lo, noise)
+    for what, names in _seat_groups(result).items():
+        best = _seat_gap(rows, names, grid)
         if best is None:
             continue
         gap, hi, lo, noise = best
@@ -315,6 +325,29 @@ def _seats(result: ScenarioResult, rows: pl.DataFrame) -> list[str]:
         out.append(f"Seats, `seat*_{what}`: the largest gap is {fmt(gap)}{verdict}, `{hi['metric']}` "
                    f"{fmt(hi['estimate'])} against `{lo['metric']}` {fmt(lo['estimate'])}"
                    + (f" at {where}." if where else "."))
+    return out
+
+
+def seat_findings_by_variant(result: ScenarioResult, long: pl.DataFrame) -> list[str]:
+    """Several rule sets: per ``seat*_<what>`` (at most two), each variant's largest gap
+    between seats in one setup — how fair each rule set is to the seats."""
+    out = []
+    grid = list(result.scenario.grid)
+    for what, names in list(_seat_groups(result).items())[:2]:
+        parts = []
+        for variant in (v.name for v in result.variants):
+            best = _seat_gap(long.filter(pl.col("variant") == variant), names, grid)
+            if best is None:
+                continue
+            gap, hi, lo, noise = best
+            if gap <= noise:
+                parts.append(f"`{variant}` {fmt(gap)} (within noise)")
+            else:
+                seat_hi, seat_lo = (_SEAT.match(r["metric"]).group(1) for r in (hi, lo))
+                where = _setup_text(hi, grid)
+                parts.append(f"`{variant}` {fmt(gap)} (seat {seat_hi} over seat {seat_lo}{' at ' + where if where else ''})")
+        if parts:
+            out.append(f"Largest gap between seats in `seat*_{what}`: " + "; ".join(parts) + ".")
     return out
 
 
