@@ -63,7 +63,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
         if applicable.height and (applicable["status"] == IDENTICAL).all():
             unchanged.append(f"`{variant}`")
             continue
-        parts, same, flat = [], [], []
+        parts, same, flat, everywhere = [], [], [], True
         for metric in sc.metrics:
             names = sc.question.metric(metric).reported_names()
             part = applicable.filter(pl.col("metric").is_in(list(names)))
@@ -71,6 +71,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                 continue
             if (part["status"] == IDENTICAL).all():
                 same.append(f"`{metric}`")
+                everywhere = everywhere and _setups(part, sc) == setups
                 continue
             sig = part.filter(pl.col("significant"))
             if sig.height == 0:
@@ -82,11 +83,12 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                              f"setups ({number_range(sig['difference'].to_list())})")
         if parts:
             if len(parts) > MAX_METRICS_NAMED:
-                parts = parts[:MAX_METRICS_NAMED] + [f"moves {len(parts) - MAX_METRICS_NAMED} more metrics "
+                more = len(parts) - MAX_METRICS_NAMED
+                parts = parts[:MAX_METRICS_NAMED] + [f"moves {more} more metric{'s' * (more > 1)} "
                                                      "(see the comparison table)"]
             text = f"`{variant}` " + _join(parts)
             if same:
-                text += f"; it leaves {_join(same)} identical in all {setups} setups"
+                text += f"; it leaves {_join(same)} identical {_where_all(everywhere, setups)}"
             if flat:
                 text += f"; no significant change to {_join(flat)}"
             moved.append(text + ".")
@@ -96,7 +98,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                 largest = applicable.filter(pl.col("status") == TESTED)["difference"].abs().max()
                 text += f" ({_join(flat)}: largest difference {fmt(largest, 4)})"
             if same:
-                text += f"; it leaves {_join(same)} identical in all {setups} setups"
+                text += f"; it leaves {_join(same)} identical {_where_all(everywhere, setups)}"
             quiet.append(text + ".")
     out = [_headline(comp, sc, base)] if len(moved) + len(quiet) + len(unchanged) > 1 else []
     out += moved + quiet
@@ -150,6 +152,10 @@ def _largest(result: ScenarioResult, comp: pl.DataFrame) -> str | None:
                      f"(95% CI {fmt(row['ci_low'], 4, True)} to {fmt(row['ci_high'], 4, True)}{exact})"
                      + (f" at {where}" if where else ""))
     return f"Largest effect{'s' * (len(items) > 1)}: " + "; ".join(items) + "."
+
+
+def _where_all(everywhere: bool, setups: int) -> str:
+    return f"in all {setups} setups" if everywhere else "in every setup where it applies"
 
 
 def _direction(diffs: pl.Series) -> str:

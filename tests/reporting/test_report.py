@@ -294,3 +294,21 @@ def test_index_shows_each_headline(tmp_path):
     (tmp_path / "index.html").write_text("<html>my homepage</html>")
     with pytest.raises(InputError, match="not written by montecarlo"):
         check_index_out(tmp_path)
+
+
+def test_a_report_with_metrics_that_do_not_apply(tmp_path):
+    """Seats a setup lacks: empty in every file, n/a on the pages, outside Holm and the plots' scale."""
+    from montecarlo.scenarios import parse_scenario
+    from tests.reporting.test_tables import coin_with_applicable
+
+    sc = parse_scenario({"game": coin_with_applicable(), "seed": 4, "trials": 1000, "metrics": ["win", "heads"],
+                         "grid": {"flips": [1, 2, 3], "need": [1, 2]},
+                         "variants": {"official": {}, "loaded": {"builtin": "loaded"}}})
+    out = write_report(run_scenario(sc, jobs=1), tmp_path / "na")
+    long = pl.read_parquet(out / "results.parquet")
+    assert long.filter(pl.col("metric") == "win", pl.col("flips") == 1)["estimate"].null_count() == 4
+    assert pl.read_csv(out / "matrix-win.csv").filter(pl.col("flips") == 1)["need=1"].null_count() == 2
+    facts = json.loads((out / "report.json").read_text())  # strict JSON: no NaN anywhere
+    assert facts["not_applicable"] == 2 and facts["tests"] + facts["identical"] + 2 == 12
+    page = (out / "index.html").read_text()
+    assert "n/a" in page and "NaN" not in page and "nan" not in (out / "report.md").read_text().lower().replace("_nan", "")
