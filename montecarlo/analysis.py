@@ -105,7 +105,8 @@ class Answer:
 
     def widest_half_width(self) -> float:
         """The widest 95% half-width among the probabilities (what ``precision`` bounds)."""
-        return max(((m.ci_high - m.ci_low) / 2 for m in self.metrics.values() if m.kind != "mean"), default=0.0)
+        widths = ((m.ci_high - m.ci_low) / 2 for m in self.metrics.values() if m.kind != "mean")
+        return max(widths, default=0.0)
 
     def precision_reached(self) -> bool | None:
         """Whether every probability's half-width is within ``precision`` (None without one)."""

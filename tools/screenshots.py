@@ -22,8 +22,14 @@ WIDTH = 1280
 HEIGHT = int(os.environ.get("SCREENSHOT_HEIGHT", "2000"))  # taller to see a whole long page
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--hide-scrollbars",
 )
 # Prints the page's scroll width into the DOM so that --dump-dom can read it.
@@ -37,25 +43,44 @@ def browser() -> str | None:
 def shoot(exe: str, page: Path, png: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="montecarlo-chromium-") as profile:
         subprocess.run(
-            [exe, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={png}",
-             f"--window-size={WIDTH},{HEIGHT}", page.resolve().as_uri()],
-            check=True, capture_output=True, timeout=120,
+            [
+                exe,
+                *FLAGS,
+                f"--user-data-dir={profile}",
+                f"--screenshot={png}",
+                f"--window-size={WIDTH},{HEIGHT}",
+                page.resolve().as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
         )
 
 
 def page_width(exe: str, page: Path) -> int | None:
     """The page's scroll width at the window width (wider than WIDTH: it scrolls sideways)."""
     html = page.read_text(encoding="utf-8")
-    probe = (f"<script>document.addEventListener('DOMContentLoaded',()=>{{document.title="
-             f"'WIDTH='+{PROBE};}});</script>")
+    probe = (
+        f"<script>document.addEventListener('DOMContentLoaded',()=>{{document.title="
+        f"'WIDTH='+{PROBE};}});</script>"
+    )
     with tempfile.TemporaryDirectory(prefix="montecarlo-chromium-") as profile:
         copy = page.with_name(f".probe-{page.name}")
         copy.write_text(html.replace("</head>", probe + "</head>", 1), encoding="utf-8")
         try:
             done = subprocess.run(
-                [exe, *FLAGS, f"--user-data-dir={profile}", f"--window-size={WIDTH},{HEIGHT}",
-                 "--dump-dom", copy.resolve().as_uri()],
-                check=True, capture_output=True, text=True, timeout=120,
+                [
+                    exe,
+                    *FLAGS,
+                    f"--user-data-dir={profile}",
+                    f"--window-size={WIDTH},{HEIGHT}",
+                    "--dump-dom",
+                    copy.resolve().as_uri(),
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+                timeout=120,
             )
         finally:
             copy.unlink(missing_ok=True)

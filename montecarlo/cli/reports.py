@@ -163,8 +163,10 @@ def _json(result, table: pl.DataFrame, shown: pl.DataFrame) -> dict:
         "baseline": result.baseline, "variants": [v.name for v in result.variants],
         "rules": {v.name: to_plain(v.rules) for v in result.variants},
         "common_random_numbers": True, "correction": "holm", "alpha": 0.05,
-        "tests": int((status == TESTED).sum()), "significant": int(table["significant"].fill_null(False).sum()),
-        "identical": int((status == IDENTICAL).sum()), "not_applicable": int((status == NOT_APPLICABLE).sum()),
+        "tests": int((status == TESTED).sum()),
+        "significant": int(table["significant"].fill_null(False).sum()),
+        "identical": int((status == IDENTICAL).sum()),
+        "not_applicable": int((status == NOT_APPLICABLE).sum()),
         "precision": sc.precision, **precision_facts(result, results_table(result)),
         "version": result.version, "rows": rows,
     }
@@ -174,7 +176,8 @@ def _sizes(facts: dict) -> str:
     """``"108 setups × 4 variants, 20,000–60,000 trials each; 12 of 46 tests significant"``."""
     lo, hi = facts["trials_min"], facts["trials_max"]
     text = (f"{facts['setups']} setup{'s' * (facts['setups'] != 1)} × {len(facts['variants'])} "
-            f"variant{'s' * (len(facts['variants']) != 1)}, {lo:,}{f'–{hi:,}' if hi != lo else ''} trials each")
+            f"variant{'s' * (len(facts['variants']) != 1)}, {lo:,}{f'–{hi:,}' if hi != lo else ''} "
+            "trials each")
     if "tests" in facts:
         text += f"; {facts['significant']} of {facts['tests']} tests significant (Holm)"
     return text
@@ -219,15 +222,18 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
         detail = Table(title=title, title_justify="left")
         for col in ("setup", "metric", "baseline", "variant", "difference [95% CI]", "exact diff", "Holm p"):
             left = col in ("setup", "metric")
-            detail.add_column(col, justify="left" if left else "right", overflow="fold", min_width=6 if left else None)
+            detail.add_column(col, justify="left" if left else "right", overflow="fold",
+                              min_width=6 if left else None)
         for row in part.head(limit).iter_rows(named=True):
             if row["status"] != "tested":
                 diff, p = row["status"], "—"
             else:
-                diff = f"{fmt(row['difference'], 4, True)} [{fmt(row['ci_low'], 4, True)}, {fmt(row['ci_high'], 4, True)}]"
+                diff = (f"{fmt(row['difference'], 4, True)} "
+                        f"[{fmt(row['ci_low'], 4, True)}, {fmt(row['ci_high'], 4, True)}]")
                 p = _p(row["p_holm"]) + ("*" if row["significant"] else "")
             detail.add_row(
-                ", ".join(f"{g}={row[g]}" for g in grid) or "—", row["metric"], fmt(row["baseline_estimate"], 4),
+                ", ".join(f"{g}={row[g]}" for g in grid) or "—", row["metric"],
+                fmt(row["baseline_estimate"], 4),
                 fmt(row["variant_estimate"], 4), diff, fmt(row["exact_difference"], 4, True), p,
             )
         limit -= min(limit, part.height)
@@ -239,7 +245,8 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
         notes.append(f"{rows.height - MAX_ROWS} more significant rows not shown")
     if rest and not show_all:
         notes.append(f"{rest} not significant, identical or n/a not shown")
-    console.print("; ".join(notes) + (" (use --all, or --json / --out for everything)." if len(notes) > 1 else "."))
+    more = " (use --all, or --json / --out for everything)." if len(notes) > 1 else "."
+    console.print("; ".join(notes) + more)
 
 
 def _p(p) -> str:

@@ -11,6 +11,13 @@ from montecarlo.reporting.report import check_index_out, check_out, write_index,
 from montecarlo.reporting.tables import all_tables, comparison_table, results_table
 
 __all__ = [
-    "all_tables", "check_index_out", "check_out", "comparison_table", "findings", "headline",
-    "results_table", "write_index", "write_report",
+    "all_tables",
+    "check_index_out",
+    "check_out",
+    "comparison_table",
+    "findings",
+    "headline",
+    "results_table",
+    "write_index",
+    "write_report",
 ]

@@ -77,15 +77,20 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
             if sig.height == 0:
                 flat.append(f"`{metric}`")
             elif sc.question.metric(metric).kind == "distribution":
-                parts.append(f"shifts the distribution of `{metric}` in {_setups(sig, sc)} of {setups} setups")
+                parts.append(
+                    f"shifts the distribution of `{metric}` in {_setups(sig, sc)} of {setups} setups"
+                )
             else:
-                parts.append(f"{_direction(sig['difference'])} `{metric}` in {sig.height} of {part.height} "
-                             f"setups ({number_range(sig['difference'].to_list())})")
+                parts.append(
+                    f"{_direction(sig['difference'])} `{metric}` in {sig.height} of {part.height} "
+                    f"setups ({number_range(sig['difference'].to_list())})"
+                )
         if parts:
             if len(parts) > MAX_METRICS_NAMED:
                 more = len(parts) - MAX_METRICS_NAMED
-                parts = parts[:MAX_METRICS_NAMED] + [f"moves {more} more metric{'s' * (more > 1)} "
-                                                     "(see the comparison table)"]
+                parts = parts[:MAX_METRICS_NAMED] + [
+                    f"moves {more} more metric{'s' * (more > 1)} " "(see the comparison table)"
+                ]
             text = f"`{variant}` " + _join(parts)
             if same:
                 text += f"; it leaves {_join(same)} identical {_where_all(everywhere, setups)}"
@@ -105,8 +110,10 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
     if unchanged:
         who = _join(unchanged)
         verb = "leaves" if len(unchanged) == 1 else "leave"
-        out.append(f"{who} {verb} every metric identical to `{base}` in all {setups} setups: "
-                   "the two rule sets agree on every trial of these setups.")
+        out.append(
+            f"{who} {verb} every metric identical to `{base}` in all {setups} setups: "
+            "the two rule sets agree on every trial of these setups."
+        )
     tests = int((comp["status"] == TESTED).sum())
     if not moved and tests:
         out.insert(0, f"No variant changes any metric significantly ({tests} tests, Holm correction at 5%).")
@@ -126,11 +133,16 @@ def _headline(comp: pl.DataFrame, sc, base: str) -> str:
             same = rows.height and (rows["status"] == IDENTICAL).all()
             parts.append(f"`{variant}` {'changes nothing' if same else 'no significant change'}")
             continue
-        counts = (sig.with_columns(pl.col("metric").str.split("=").list.first().alias("_base"))
-                  .group_by("_base", maintain_order=True).agg(pl.col("_base").count().alias("n"))
-                  .sort("n", descending=True, maintain_order=True))
+        counts = (
+            sig.with_columns(pl.col("metric").str.split("=").list.first().alias("_base"))
+            .group_by("_base", maintain_order=True)
+            .agg(pl.col("_base").count().alias("n"))
+            .sort("n", descending=True, maintain_order=True)
+        )
         names = [f"`{m}`" for m in counts["_base"]]
-        shown = names[:MAX_METRICS_NAMED] + ([f"{len(names) - MAX_METRICS_NAMED} more"] if len(names) > MAX_METRICS_NAMED else [])
+        shown = names[:MAX_METRICS_NAMED] + (
+            [f"{len(names) - MAX_METRICS_NAMED} more"] if len(names) > MAX_METRICS_NAMED else []
+        )
         parts.append(f"`{variant}` moves {_join(shown)} ({_setups(sig, sc)} of {len(sc.points)} setups)")
     return f"Against `{base}`: " + "; ".join(parts) + "."
 
@@ -140,17 +152,22 @@ def _largest(result: ScenarioResult, comp: pl.DataFrame) -> str | None:
     if sig.height == 0:
         return None
     base = pl.col("metric").str.split("=").list.first()  # a distribution's values count as one metric
-    top = (sig.with_columns(pl.col("difference").abs().alias("_size"), base.alias("_base"))
-           .sort("_size", descending=True)
-           .unique(["variant", "_base"], keep="first", maintain_order=True).head(MAX_LARGEST))
+    top = (
+        sig.with_columns(pl.col("difference").abs().alias("_size"), base.alias("_base"))
+        .sort("_size", descending=True)
+        .unique(["variant", "_base"], keep="first", maintain_order=True)
+        .head(MAX_LARGEST)
+    )
     grid = list(result.scenario.grid)
     items = []
     for row in top.iter_rows(named=True):
         exact = "" if row["exact_difference"] is None else f"; exact {fmt(row['exact_difference'], 4, True)}"
         where = _setup_text(row, grid)
-        items.append(f"`{row['variant']}` on `{row['metric']}`: {fmt(row['difference'], 4, True)} "
-                     f"(95% CI {fmt(row['ci_low'], 4, True)} to {fmt(row['ci_high'], 4, True)}{exact})"
-                     + (f" at {where}" if where else ""))
+        items.append(
+            f"`{row['variant']}` on `{row['metric']}`: {fmt(row['difference'], 4, True)} "
+            f"(95% CI {fmt(row['ci_low'], 4, True)} to {fmt(row['ci_high'], 4, True)}{exact})"
+            + (f" at {where}" if where else "")
+        )
     return f"Largest effect{'s' * (len(items) > 1)}: " + "; ".join(items) + "."
 
 
@@ -189,8 +206,10 @@ def matrix_findings(result: ScenarioResult, long: pl.DataFrame, variant: str, co
         if part.height > 1:
             out.append(_range(metric, part, list(sc.grid), who))
         else:
-            out.append(f"`{metric}`{who} is {fmt(part['estimate'][0])} (95% CI {fmt(part['ci_low'][0])} to "
-                       f"{fmt(part['ci_high'][0])}).")
+            out.append(
+                f"`{metric}`{who} is {fmt(part['estimate'][0])} (95% CI {fmt(part['ci_low'][0])} to "
+                f"{fmt(part['ci_high'][0])})."
+            )
         if sc.question.metric(metric).kind == "probability" and "win" in metric and not compared:
             out += _crossing(result, metric, part, row_field, col_field)
             if row_field and col_field and metric.split("_")[0] in (row_field, col_field):
@@ -205,8 +224,10 @@ def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str) -> str:
     high = part.sort("estimate", descending=True).row(0, named=True)
     if low["estimate"] == high["estimate"]:
         return f"`{metric}`{who} is {fmt(low['estimate'])} in every setup."
-    return (f"`{metric}`{who} ranges from {fmt(low['estimate'])} ({_setup_text(low, grid)}) "
-            f"to {fmt(high['estimate'])} ({_setup_text(high, grid)}).")
+    return (
+        f"`{metric}`{who} ranges from {fmt(low['estimate'])} ({_setup_text(low, grid)}) "
+        f"to {fmt(high['estimate'])} ({_setup_text(high, grid)})."
+    )
 
 
 def _side(row: dict[str, Any]) -> int:
@@ -217,7 +238,9 @@ def _side(row: dict[str, Any]) -> int:
     return 1 if row["ci_low"] > 0.5 else (-1 if row["ci_high"] < 0.5 else 0)
 
 
-def _crossing(result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None) -> list[str]:
+def _crossing(
+    result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None
+) -> list[str]:
     """Where a win probability crosses 50%, per value of the fields outside the matrix."""
     sc = result.scenario
     if row is None or col is None or not (part["estimate"] > 0.5).any() or not (part["estimate"] < 0.5).any():
@@ -251,11 +274,15 @@ def _per_row(metric: str, group: pl.DataFrame, row: str, col: str, where: str, a
     values = group[col].unique(maintain_order=True).to_list()
     for value in group[row].unique(maintain_order=True).to_list()[:MAX_ROWS_DESCRIBED]:
         hits = [v for v in values if (value, v) in above]
-        parts.append(f"{row}={value}: " + ("all" if len(hits) == len(values) else ", ".join(map(str, hits)) or "none"))
+        parts.append(
+            f"{row}={value}: " + ("all" if len(hits) == len(values) else ", ".join(map(str, hits)) or "none")
+        )
     return f"`{metric}` is above 50%{where} at these `{col}` values: " + "; ".join(parts)
 
 
-def _asymmetry(result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None) -> list[str]:
+def _asymmetry(
+    result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None
+) -> list[str]:
     """Swapping the two sides: p(a, b) + p(b, a) is 1 when neither side is favoured; at equal
     values p is 0.5. One sentence per value of the other fields (at most three)."""
     sc = result.scenario
@@ -269,15 +296,25 @@ def _asymmetry(result: ScenarioResult, metric: str, part: pl.DataFrame, row: str
         value = {k: (r["exact"] if r["exact"] is not None else r["estimate"]) for k, r in cells.items()}
         noise = {k: 0.0 if r["exact"] is not None else 4.5 * (r["se"] or 0.0) for k, r in cells.items()}
         diagonal = [k for k in cells if k[0] == k[1]]
-        pairs = [(value[a, b] + value[b, a] - 1, a, b, math.hypot(noise[a, b], noise[b, a]))
-                 for a, b in cells if _less(a, b) and (b, a) in cells]
+        pairs = [
+            (value[a, b] + value[b, a] - 1, a, b, math.hypot(noise[a, b], noise[b, a]))
+            for a, b in cells
+            if _less(a, b) and (b, a) in cells
+        ]
         parts = []
         if diagonal:
             lo, hi = min(value[k] for k in diagonal), max(value[k] for k in diagonal)
             span = fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)}–{fmt(hi)}"
             sides = {_side(cells[k]) for k in diagonal}
-            verdict = ("even" if sides == {0} else f"favouring the `{row}` side" if sides <= {0, 1}
-                       else f"favouring the `{col}` side" if sides <= {0, -1} else "either side")
+            verdict = (
+                "even"
+                if sides == {0}
+                else (
+                    f"favouring the `{row}` side"
+                    if sides <= {0, 1}
+                    else f"favouring the `{col}` side" if sides <= {0, -1} else "either side"
+                )
+            )
             parts.append(f"at equal `{row}` and `{col}`, `{metric}` is {span} ({verdict})")
         if pairs:
             size, a, b, pair_noise = max(pairs, key=lambda t: abs(t[0]))
@@ -285,9 +322,11 @@ def _asymmetry(result: ScenarioResult, metric: str, part: pl.DataFrame, row: str
                 parts.append("swapping the two sides changes nothing beyond noise")
             else:
                 favoured = row if size > 0 else col
-                parts.append(f"the largest asymmetry is `{row}`={a} against `{col}`={b}: with the sides swapped "
-                             f"the two chances sum to {fmt(size + 1)} instead of 1, the `{favoured}` side "
-                             f"favoured by {fmt(abs(size) * 100, 1)} points")
+                parts.append(
+                    f"the largest asymmetry is `{row}`={a} against `{col}`={b}: with the sides swapped "
+                    f"the two chances sum to {fmt(size + 1)} instead of 1, the `{favoured}` side "
+                    f"favoured by {fmt(abs(size) * 100, 1)} points"
+                )
         if parts:
             out.append(("With " + label + ": " if label else "") + "; ".join(parts) + ".")
     return [s[0].upper() + s[1:] for s in out]
@@ -310,7 +349,9 @@ def _seat_gap(rows: pl.DataFrame, names: Sequence[str], grid: Sequence[str]):
     for group in (part.partition_by(list(grid), maintain_order=True) if grid else [part]):
         if group.height < 2:
             continue
-        hi, lo = group.sort("estimate", descending=True).row(0, named=True), group.sort("estimate").row(0, named=True)
+        hi, lo = group.sort("estimate", descending=True).row(0, named=True), group.sort("estimate").row(
+            0, named=True
+        )
         gap = hi["estimate"] - lo["estimate"]
         if best is None or gap > best[0]:
             best = (gap, hi, lo, 4.5 * math.hypot(hi["se"] or 0, lo["se"] or 0))
@@ -328,9 +369,11 @@ def _seats(result: ScenarioResult, rows: pl.DataFrame) -> list[str]:
         gap, hi, lo, noise = best
         where = _setup_text(hi, grid)
         verdict = "" if gap > noise else " (within noise)"
-        out.append(f"Seats, `seat*_{what}`: the largest gap is {fmt(gap)}{verdict}, `{hi['metric']}` "
-                   f"{fmt(hi['estimate'])} against `{lo['metric']}` {fmt(lo['estimate'])}"
-                   + (f" at {where}." if where else "."))
+        out.append(
+            f"Seats, `seat*_{what}`: the largest gap is {fmt(gap)}{verdict}, `{hi['metric']}` "
+            f"{fmt(hi['estimate'])} against `{lo['metric']}` {fmt(lo['estimate'])}"
+            + (f" at {where}." if where else ".")
+        )
     return out
 
 
@@ -351,7 +394,10 @@ def seat_findings_by_variant(result: ScenarioResult, long: pl.DataFrame) -> list
             else:
                 seat_hi, seat_lo = (_SEAT.match(r["metric"]).group(1) for r in (hi, lo))
                 where = _setup_text(hi, grid)
-                parts.append(f"`{variant}` {fmt(gap)} (seat {seat_hi} over seat {seat_lo}{' at ' + where if where else ''})")
+                parts.append(
+                    f"`{variant}` {fmt(gap)} (seat {seat_hi} over seat {seat_lo}"
+                    + (f" at {where})" if where else ")")
+                )
         if parts:
             out.append(f"Largest gap between seats in `seat*_{what}`: " + "; ".join(parts) + ".")
     return out

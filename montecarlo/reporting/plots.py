@@ -93,7 +93,9 @@ def _default_forest(sc: Scenario, scalar: Sequence[str]) -> list[PlotSpec]:
     return [PlotSpec("forest", scalar[0], facet=facet, where=where)]
 
 
-def draw(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, comparison: pl.DataFrame | None) -> Figure | None:
+def draw(
+    spec: PlotSpec, sc: Scenario, results: pl.DataFrame, comparison: pl.DataFrame | None
+) -> Figure | None:
     """The figure for one plot spec, from the report's long tables (None: nothing to draw,
     e.g. a forest plot where every variant is identical to the baseline)."""
     if spec.kind == "forest":
@@ -179,14 +181,28 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                     continue
                 red, green, blue, _ = cmap(norm(v))
                 colour = "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
-                ax.text(j, i, f"{v:.3f}" if prob else f"{v:.2f}", ha="center", va="center", fontsize=7, color=colour)
+                ax.text(
+                    j,
+                    i,
+                    f"{v:.3f}" if prob else f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color=colour,
+                )
             _xticks(ax, xs)
             ax.set_yticks(range(len(ys)), [str(y) for y in ys])
             ax.set_xlabel(field_words(spec.x))
             ax.set_ylabel(field_words(spec.y))
             ax.set_title(_panel(variant if len(variants) > 1 else None, spec.facet, facet), fontsize=9)
-    fig.colorbar(image, ax=[ax for row in axes for ax in row], shrink=0.8, label=_wrap(words(sc, spec.metric), 40))
-    fig.suptitle(_title(spec, f"{_cap(words(sc, spec.metric))}\nby {field_words(spec.y)} and {field_words(spec.x)}", fixed))
+    fig.colorbar(
+        image, ax=[ax for row in axes for ax in row], shrink=0.8, label=_wrap(words(sc, spec.metric), 40)
+    )
+    fig.suptitle(
+        _title(
+            spec, f"{_cap(words(sc, spec.metric))}\nby {field_words(spec.y)} and {field_words(spec.x)}", fixed
+        )
+    )
     return fig
 
 
@@ -206,14 +222,25 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                 pts = [by_x[x] for x in xs if x in by_x]
                 # Text values (e.g. troop lists) are placed at their grid position, labelled below.
                 x = np.array([_num(p[spec.x]) if numeric_x else xs.index(p[spec.x]) for p in pts])
-                cols = (np.array([_num(p[col]) for p in pts]) for col in ("estimate", "ci_low", "ci_high", "exact"))
+                cols = (
+                    np.array([_num(p[col]) for p in pts])
+                    for col in ("estimate", "ci_low", "ci_high", "exact")
+                )
                 series.append((k, _series_label(spec.hue, hue, variant, row_variant, variants), x, *cols))
             for group in _coinciding(series):
                 k, label, x, est, lo, hi, ex = group[0]
                 if len(group) > 1:
                     label = " = ".join(str(g[1]) for g in group) + " (coinciding)"
-                line, = ax.plot(x, est, color=PALETTE[k % len(PALETTE)], marker=MARKERS[k % len(MARKERS)],
-                                ms=4, lw=1.4, linestyle=("-", "--", ":", "-.")[k % 4], label=label)
+                (line,) = ax.plot(
+                    x,
+                    est,
+                    color=PALETTE[k % len(PALETTE)],
+                    marker=MARKERS[k % len(MARKERS)],
+                    ms=4,
+                    lw=1.4,
+                    linestyle=("-", "--", ":", "-.")[k % 4],
+                    label=label,
+                )
                 ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
                 if not np.isnan(ex).all():
                     ax.plot(x, ex, "k.", ms=4, label=None if exact_shown else "exact")
@@ -227,15 +254,23 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
             ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
             ax.grid(alpha=0.3)
     _legend(axes[0][-1])
-    fig.suptitle(_title(spec, f"{_cap(words(sc, spec.metric))}\nagainst {field_words(spec.x)} (95% bands)", fixed))
+    fig.suptitle(
+        _title(spec, f"{_cap(words(sc, spec.metric))}\nagainst {field_words(spec.x)} (95% bands)", fixed)
+    )
     return fig
 
 
 def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     metric = sc.question.metric(spec.metric)
-    df, fixed, variants = _select(spec, sc, results, (spec.x, spec.hue, spec.facet), names=metric.reported_names())
+    df, fixed, variants = _select(
+        spec, sc, results, (spec.x, spec.hue, spec.facet), names=metric.reported_names()
+    )
     if metric.kind == "distribution":
-        categories, key, xlabel = list(metric.support), (lambda row: int(row["metric"].split("=", 1)[1])), spec.metric
+        categories, key, xlabel = (
+            list(metric.support),
+            (lambda row: int(row["metric"].split("=", 1)[1])),
+            spec.metric,
+        )
     elif spec.x is not None:
         categories, key, xlabel = _values(sc, spec.x), (lambda row: row[spec.x]), spec.x
     else:
@@ -254,9 +289,13 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
             for k, (hue, variant) in enumerate(series):
                 sub = _where(df, {"variant": variant, spec.hue: hue, spec.facet: facet})
                 by_cat = {key(row): row for row in sub.iter_rows(named=True)}
-                est, lo, hi, ex = (np.array([_num(by_cat.get(cat, {}).get(col)) for cat in categories])
-                                   for col in ("estimate", "ci_low", "ci_high", "exact"))
-                drawn.append((k, _series_label(spec.hue, hue, variant, row_variant, variants), None, est, lo, hi, ex))
+                est, lo, hi, ex = (
+                    np.array([_num(by_cat.get(cat, {}).get(col)) for cat in categories])
+                    for col in ("estimate", "ci_low", "ci_high", "exact")
+                )
+                drawn.append(
+                    (k, _series_label(spec.hue, hue, variant, row_variant, variants), None, est, lo, hi, ex)
+                )
             same = {g[0][0]: [m[1] for m in g[1:]] for g in _coinciding(drawn) if len(g) > 1}
             for k, label, _, est, lo, hi, ex in drawn:
                 pos = np.arange(len(categories)) - 0.4 + width * (k + 0.5)
@@ -264,20 +303,38 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                     label = " = ".join(str(n) for n in [label, *same[k]]) + " (coinciding)"
                 elif any(label in names for names in same.values()):
                     label = None  # named with the bar it coincides with
-                ax.bar(pos, est, width, yerr=np.abs(np.vstack([est - lo, hi - est])), capsize=2, label=label,
-                       color=PALETTE[k % len(PALETTE)], hatch=HATCHES[k % len(HATCHES)], edgecolor="white",
-                       linewidth=0.5, error_kw={"elinewidth": 0.8})
+                ax.bar(
+                    pos,
+                    est,
+                    width,
+                    yerr=np.abs(np.vstack([est - lo, hi - est])),
+                    capsize=2,
+                    label=label,
+                    color=PALETTE[k % len(PALETTE)],
+                    hatch=HATCHES[k % len(HATCHES)],
+                    edgecolor="white",
+                    linewidth=0.5,
+                    error_kw={"elinewidth": 0.8},
+                )
                 if not np.isnan(ex).all():
                     ax.plot(pos, ex, "k_", ms=max(4, 40 * width), label="exact" if k == 0 else None)
             _xticks(ax, categories)
-            ax.set_xlabel(_wrap(words(sc, spec.metric), 40) if metric.kind == "distribution" else field_words(xlabel))
-            ax.set_ylabel(_wrap(words(sc, spec.metric), 34) if metric.kind == "mean" else
-                          ("probability" if metric.kind == "distribution" else _wrap(words(sc, spec.metric), 34)))
+            ax.set_xlabel(
+                _wrap(words(sc, spec.metric), 40) if metric.kind == "distribution" else field_words(xlabel)
+            )
+            ax.set_ylabel(
+                _wrap(words(sc, spec.metric), 34)
+                if metric.kind == "mean"
+                else ("probability" if metric.kind == "distribution" else _wrap(words(sc, spec.metric), 34))
+            )
             ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
             ax.grid(axis="y", alpha=0.3)
     _legend(axes[0][-1])
-    what = (f"Distribution of {_lower(words(sc, spec.metric))}" if metric.kind == "distribution"
-            else f"{_cap(words(sc, spec.metric))}\nby {field_words(xlabel)}")
+    what = (
+        f"Distribution of {_lower(words(sc, spec.metric))}"
+        if metric.kind == "distribution"
+        else f"{_cap(words(sc, spec.metric))}\nby {field_words(xlabel)}"
+    )
     fig.suptitle(_title(spec, f"{what} (95% error bars)", fixed))
     return fig
 
@@ -291,7 +348,9 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     tested = df.filter(pl.col("status") == "tested")
     if tested.height == 0:
         return None
-    tested = tested.with_columns(pl.Series("_label", [_label(row, row_fields) for row in tested.iter_rows(named=True)]))
+    tested = tested.with_columns(
+        pl.Series("_label", [_label(row, row_fields) for row in tested.iter_rows(named=True)])
+    )
     all_labels = list(dict.fromkeys(tested["_label"]))
     significant = tested.filter(pl.col("significant"))
     pool = significant if significant.height else tested
@@ -306,8 +365,13 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     else:
         what = f"{len(labels)} {what}" + (f" of {len(all_labels)}" if len(labels) < len(all_labels) else "")
     step = 1.0 / (len(variants) + 1)
-    fig = Figure(figsize=(min(4.5 * len(facets) + 3.0, 16), min(2.2 + len(labels) * (0.12 + 0.14 * len(variants)), 40)),
-                 layout="constrained")
+    fig = Figure(
+        figsize=(
+            min(4.5 * len(facets) + 3.0, 16),
+            min(2.2 + len(labels) * (0.12 + 0.14 * len(variants)), 40),
+        ),
+        layout="constrained",
+    )
     axes = fig.subplots(1, len(facets), squeeze=False, sharey=True, sharex=True)[0]
     for ax, facet in zip(axes, facets):
         for k, variant in enumerate(variants):
@@ -326,10 +390,19 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
         ax.grid(axis="x", alpha=0.3)
     for k, variant in enumerate(variants):
         if variant in set(shown["variant"]):
-            axes[-1].errorbar([], [], fmt=MARKERS[k % len(MARKERS)], color=PALETTE[k % len(PALETTE)], label=variant)
+            axes[-1].errorbar(
+                [], [], fmt=MARKERS[k % len(MARKERS)], color=PALETTE[k % len(PALETTE)], label=variant
+            )
     _legend(axes[-1])
-    fig.suptitle(_title(spec, f"{_cap(words(sc, spec.metric))}: differences from {baseline}\n"
-                               f"{what}; 95% paired intervals; filled = significant after Holm", fixed), fontsize=10)
+    fig.suptitle(
+        _title(
+            spec,
+            f"{_cap(words(sc, spec.metric))}: differences from {baseline}\n"
+            f"{what}; 95% paired intervals; filled = significant after Holm",
+            fixed,
+        ),
+        fontsize=10,
+    )
     return fig
 
 
@@ -338,7 +411,11 @@ def _coinciding(series: list[tuple]) -> list[list[tuple]]:
     groups: list[list[tuple]] = []
     for s in series:
         for g in groups:
-            if g[0][3].shape == s[3].shape and np.array_equal(g[0][3], s[3], equal_nan=True) and not np.isnan(s[3]).all():
+            if (
+                g[0][3].shape == s[3].shape
+                and np.array_equal(g[0][3], s[3], equal_nan=True)
+                and not np.isnan(s[3]).all()
+            ):
                 g.append(s)
                 break
         else:
@@ -363,10 +440,21 @@ def _lower(text: str) -> str:
 # ---------------------------------------------------------------- helpers
 
 
-def _select(spec: PlotSpec, sc: Scenario, df: pl.DataFrame, used: Sequence[str | None], names: Sequence[str] | None = None, hold_unused: bool = True):
+def _select(
+    spec: PlotSpec,
+    sc: Scenario,
+    df: pl.DataFrame,
+    used: Sequence[str | None],
+    names: Sequence[str] | None = None,
+    hold_unused: bool = True,
+):
     """Rows of ``df`` for the spec's metric and variant; grid fields the plot does not use are held
     at their ``where`` value (else, with ``hold_unused``, at their middle value)."""
-    fixed = {f: spec.where.get(f, _middle(v)) for f, v in sc.grid.items() if f not in used and (hold_unused or f in spec.where)}
+    fixed = {
+        f: spec.where.get(f, _middle(v))
+        for f, v in sc.grid.items()
+        if f not in used and (hold_unused or f in spec.where)
+    }
     variants = df["variant"].unique(maintain_order=True).to_list()
     if spec.variant is not None:
         variants = [spec.variant]
@@ -381,15 +469,19 @@ def _where(df: pl.DataFrame, conditions: dict[Any, Any]) -> pl.DataFrame:
     return df.filter(*exprs) if exprs else df
 
 
-def _figure(rows: int, cols: int, width: float, height: float, wrap: int = 3, **kw) -> tuple[Figure, list[list]]:
+def _figure(
+    rows: int, cols: int, width: float, height: float, wrap: int = 3, **kw
+) -> tuple[Figure, list[list]]:
     """A figure of ``rows`` x ``cols`` panels (``axes[row][col]``); a single row of more than
     ``wrap`` panels wraps onto several lines."""
     lines, per_line = (math.ceil(cols / wrap), wrap) if rows == 1 and cols > wrap else (rows, cols)
-    fig = Figure(figsize=(min(per_line * width + 1.8, 24), min(lines * height + 0.8, 40)), layout="constrained")
+    fig = Figure(
+        figsize=(min(per_line * width + 1.8, 24), min(lines * height + 0.8, 40)), layout="constrained"
+    )
     grid = fig.subplots(lines, per_line, squeeze=False, **kw).ravel()
-    for ax in grid[rows * cols:]:
+    for ax in grid[rows * cols :]:
         ax.set_visible(False)
-    return fig, [list(grid[r * cols:(r + 1) * cols]) for r in range(rows)]
+    return fig, [list(grid[r * cols : (r + 1) * cols]) for r in range(rows)]
 
 
 def _xticks(ax, values: Sequence[Any]) -> None:
@@ -409,13 +501,20 @@ def _panel_rows(spec: PlotSpec, variants: Sequence[str]) -> list[str | None]:
     return list(variants) if spec.hue and len(variants) > 1 else [None]
 
 
-def _panel_series(sc: Scenario, hue: str | None, variants: Sequence[str], row_variant: str | None) -> list[tuple[Any, str]]:
+def _panel_series(
+    sc: Scenario, hue: str | None, variants: Sequence[str], row_variant: str | None
+) -> list[tuple[Any, str]]:
     """(hue value, variant) of each curve or bar group in one panel."""
     return [(h, v) for h in _values(sc, hue) for v in ([row_variant] if row_variant else variants)]
 
 
-def _series_label(hue_field: str | None, hue: Any, variant: str | None, row_variant: str | None, variants: Sequence[str]) -> str | None:
-    parts = [f"{hue_field}={hue}" if hue_field else None, variant if len(variants) > 1 and not row_variant else None]
+def _series_label(
+    hue_field: str | None, hue: Any, variant: str | None, row_variant: str | None, variants: Sequence[str]
+) -> str | None:
+    parts = [
+        f"{hue_field}={hue}" if hue_field else None,
+        variant if len(variants) > 1 and not row_variant else None,
+    ]
     return ", ".join(str(p) for p in parts if p) or None
 
 

@@ -36,7 +36,14 @@ from montecarlo.reporting import plots as plotting
 from montecarlo.reporting.findings import findings as make_findings
 from montecarlo.reporting.findings import headline
 from montecarlo.reporting.tables import (
-    IDENTICAL, NOT_APPLICABLE, TESTED, all_tables, comparison_summary, fmt, holm_line, matrix_index,
+    IDENTICAL,
+    NOT_APPLICABLE,
+    TESTED,
+    all_tables,
+    comparison_summary,
+    fmt,
+    holm_line,
+    matrix_index,
     summary_line,
 )
 from montecarlo.scenarios import ScenarioResult, show_value
@@ -44,8 +51,10 @@ from montecarlo.scenarios import ScenarioResult, show_value
 MAX_ROWS_SHOWN = 60  # longer tables are linked (CSV/Parquet), not printed
 WRITTEN_BY = "montecarlo"
 INDEX_MARK = '<meta name="generator" content="montecarlo">'
-CRN_NOTE = ("common random numbers: yes — every variant of a setup runs on the same random numbers "
-            "(same seed per chunk) and differences are paired per trial")
+CRN_NOTE = (
+    "common random numbers: yes — every variant of a setup runs on the same random numbers "
+    "(same seed per chunk) and differences are paired per trial"
+)
 
 
 # ---------------------------------------------------------------- destinations
@@ -62,7 +71,9 @@ def check_out(out: str | os.PathLike, option: str = "--out") -> Path:
     text = os.fspath(out)
     path = Path(text)
     if not text.strip() or path.name in ("", ".", "..") or text.endswith(("/.", "/..")):
-        raise InputError(f"{option}: {text!r} is not a folder name; give a new folder, e.g. reports/my-report")
+        raise InputError(
+            f"{option}: {text!r} is not a folder name; give a new folder, e.g. reports/my-report"
+        )
     if path.is_symlink() or path.exists():
         if not path.is_dir():
             raise InputError(f"{option}: {path} is a file, not a folder; give a new folder name")
@@ -92,20 +103,28 @@ def check_index_out(out: str | os.PathLike, option: str = "--out") -> Path:
         except OSError as exc:
             raise InputError(f"{option}: cannot read {index}: {exc.strerror or exc}") from None
         if INDEX_MARK not in head:
-            raise InputError(f"{option}: {index} was not written by montecarlo and would be replaced; "
-                             "choose another folder (nothing was changed)")
+            raise InputError(
+                f"{option}: {index} was not written by montecarlo and would be replaced; "
+                "choose another folder (nothing was changed)"
+            )
     _check_writable(path if path.exists() else path.parent, option)
     return path
 
 
 def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
-    refuse = (f"{option}: {path} holds files montecarlo did not write" + " ({}); "
-              "choose a new or empty folder (nothing was changed)")
+    refuse = (
+        f"{option}: {path} holds files montecarlo did not write" + " ({}); "
+        "choose a new or empty folder (nothing was changed)"
+    )
     try:
         data = json.loads((path / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = None
-    if not isinstance(data, dict) or data.get("written_by") != WRITTEN_BY or not isinstance(data.get("files"), list):
+    if (
+        not isinstance(data, dict)
+        or data.get("written_by") != WRITTEN_BY
+        or not isinstance(data.get("files"), list)
+    ):
         raise InputError(refuse.format(_few(entries)))
     foreign = [e for e in entries if e not in set(data["files"]) | {"report.json"}]
     if foreign:
@@ -169,18 +188,26 @@ def write_report(result: ScenarioResult, out: str | os.PathLike, command: str | 
     return out
 
 
-def write_index(out: str | os.PathLike, entries: Sequence[dict[str, str]], title: str = "montecarlo reports") -> Path:
+def write_index(
+    out: str | os.PathLike, entries: Sequence[dict[str, str]], title: str = "montecarlo reports"
+) -> Path:
     """``out/index.html`` linking every report: entries of ``href``, ``title``, ``game`` and
     ``headline`` (the report's first finding; ``summary``, if given, is shown below it)."""
     out = Path(out)
     items = []
     for e in entries:
         lead = e.get("headline") or e.get("summary", "")
-        extra = f'<br><span class="summary">{html.escape(e["summary"])}</span>' if e.get("headline") and e.get("summary") else ""
-        items.append(f'<li><a href="{html.escape(e["href"])}">{html.escape(e["title"])}</a> '
-                     f'<span class="game">{html.escape(e["game"])}</span><br>'
-                     f'<span class="headline">{_inline(lead)}</span>{extra}</li>')
-    page = _page(title, f"<h1>{html.escape(title)}</h1>\n<ul class=\"index\">\n" + "\n".join(items) + "\n</ul>")
+        extra = (
+            f'<br><span class="summary">{html.escape(e["summary"])}</span>'
+            if e.get("headline") and e.get("summary")
+            else ""
+        )
+        items.append(
+            f'<li><a href="{html.escape(e["href"])}">{html.escape(e["title"])}</a> '
+            f'<span class="game">{html.escape(e["game"])}</span><br>'
+            f'<span class="headline">{_inline(lead)}</span>{extra}</li>'
+        )
+    page = _page(title, f'<h1>{html.escape(title)}</h1>\n<ul class="index">\n' + "\n".join(items) + "\n</ul>")
     tmp = out / f".index.html.tmp-{secrets.token_hex(4)}"
     try:
         tmp.write_text(page, encoding="utf-8")
@@ -203,8 +230,9 @@ def precision_facts(result: ScenarioResult, long: pl.DataFrame) -> dict[str, Any
     if not sc.precision:
         return {}
     kinds = {n: m.kind for m in sc.question.metrics for n in m.reported_names()}
-    probs = long.filter(pl.col("metric").replace_strict(kinds, default="mean") != "mean",
-                        pl.col("estimate").is_not_null())
+    probs = long.filter(
+        pl.col("metric").replace_strict(kinds, default="mean") != "mean", pl.col("estimate").is_not_null()
+    )
     widest = float(((probs["ci_high"] - probs["ci_low"]) / 2).max() or 0.0) if probs.height else 0.0
     return {"precision_reached": widest <= sc.precision, "widest_half_width": widest}
 
@@ -215,8 +243,10 @@ def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None
     trials = [c.trials for c in result.comparisons]
     spread = f"{min(trials):,}" if min(trials) == max(trials) else f"{min(trials):,}–{max(trials):,}"
     if sc.precision:
-        trial_text = (f"until every probability's 95% half-width is ≤ {sc.precision} (first batch {sc.trials:,}"
-                      f"{f', cap {sc.max_trials:,}' if sc.max_trials else ''}): {spread} per setup")
+        trial_text = (
+            f"until every probability's 95% half-width is ≤ {sc.precision} (first batch {sc.trials:,}"
+            f"{f', cap {sc.max_trials:,}' if sc.max_trials else ''}): {spread} per setup"
+        )
         if long is not None:
             p = precision_facts(result, long)
             verdict = "reached" if p["precision_reached"] else "NOT reached (trial cap hit)"
@@ -246,45 +276,79 @@ def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None
     }
 
 
-def report_json(result: ScenarioResult, tables: dict[str, pl.DataFrame], found: Sequence[str],
-                command: str, files: Sequence[str]) -> dict[str, Any]:
+def report_json(
+    result: ScenarioResult,
+    tables: dict[str, pl.DataFrame],
+    found: Sequence[str],
+    command: str,
+    files: Sequence[str],
+) -> dict[str, Any]:
     """``report.json``: machine data — snake_case keys, numbers as numbers, no display text
     except the findings; ``written_by`` and ``files`` mark the folder as montecarlo's own."""
     sc = result.scenario
     trials = [c.trials for c in result.comparisons]
     data: dict[str, Any] = {
         "written_by": WRITTEN_BY,
-        "scenario": sc.name, "title": sc.title, "description": sc.description,
+        "scenario": sc.name,
+        "title": sc.title,
+        "description": sc.description,
         "file": str(sc.path) if sc.path else None,
-        "game": sc.game.name, "game_title": sc.game.title,
-        "question": sc.question.name, "question_description": sc.question.description,
-        "seed": sc.seed, "trials": sc.trials, "trials_min": min(trials), "trials_max": max(trials),
-        "precision": sc.precision, "max_trials": sc.max_trials,
+        "game": sc.game.name,
+        "game_title": sc.game.title,
+        "question": sc.question.name,
+        "question_description": sc.question.description,
+        "seed": sc.seed,
+        "trials": sc.trials,
+        "trials_min": min(trials),
+        "trials_max": max(trials),
+        "precision": sc.precision,
+        "max_trials": sc.max_trials,
         **precision_facts(result, tables["results"]),
         "chunk_size": sc.chunk_size,
         "grid": {k: [to_plain(v) for v in values] for k, values in sc.grid.items()},
         "setups": len(sc.points),
         "fixed_setup": to_plain(dict(sc.setup)),
-        "metrics": [{"name": m, "kind": sc.question.metric(m).kind, "description": sc.question.metric(m).description}
-                    for m in sc.metrics],
-        "variants": [{"name": v.name, "builtin": list(v.builtin), "overrides": to_plain(dict(v.overrides)),
-                      "description": v.description} for v in result.variants],
+        "metrics": [
+            {"name": m, "kind": sc.question.metric(m).kind, "description": sc.question.metric(m).description}
+            for m in sc.metrics
+        ],
+        "variants": [
+            {
+                "name": v.name,
+                "builtin": list(v.builtin),
+                "overrides": to_plain(dict(v.overrides)),
+                "description": v.description,
+            }
+            for v in result.variants
+        ],
         "baseline": result.baseline,
         "common_random_numbers": len(result.variants) > 1,
         "rules": {v.name: to_plain(v.rules) for v in result.variants},
     }
     if "comparison" in tables:
         status = tables["comparison"]["status"]
-        data.update({
-            "correction": "holm", "alpha": 0.05, "tests": int((status == TESTED).sum()),
-            "significant": int(tables["comparison"]["significant"].fill_null(False).sum()),
-            "identical": int((status == IDENTICAL).sum()), "not_applicable": int((status == NOT_APPLICABLE).sum()),
-        })
-    data.update({
-        "headline": headline(found), "findings": list(found),
-        "version": result.version, "date": result.date, "run_seconds": round(result.seconds, 3),
-        "jobs": result.jobs, "rerun": command, "files": sorted(files),
-    })
+        data.update(
+            {
+                "correction": "holm",
+                "alpha": 0.05,
+                "tests": int((status == TESTED).sum()),
+                "significant": int(tables["comparison"]["significant"].fill_null(False).sum()),
+                "identical": int((status == IDENTICAL).sum()),
+                "not_applicable": int((status == NOT_APPLICABLE).sum()),
+            }
+        )
+    data.update(
+        {
+            "headline": headline(found),
+            "findings": list(found),
+            "version": result.version,
+            "date": result.date,
+            "run_seconds": round(result.seconds, 3),
+            "jobs": result.jobs,
+            "rerun": command,
+            "files": sorted(files),
+        }
+    )
     return data
 
 
@@ -333,8 +397,13 @@ def _move_into_place(tmp: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _blocks(result: ScenarioResult, tables: dict[str, pl.DataFrame], figures, facts: dict[str, Any],
-            found: Sequence[str]) -> list[tuple]:
+def _blocks(
+    result: ScenarioResult,
+    tables: dict[str, pl.DataFrame],
+    figures,
+    facts: dict[str, Any],
+    found: Sequence[str],
+) -> list[tuple]:
     """The report as a list of blocks both renderers understand: findings first, then plots,
     comparison and tables, then the run facts (collapsed in HTML)."""
     sc = result.scenario
@@ -349,15 +418,24 @@ def _blocks(result: ScenarioResult, tables: dict[str, pl.DataFrame], figures, fa
         b += [("img", name, title) for spec, name, title in plain]
     if "comparison" in tables:
         comp = tables["comparison"]
-        b += [("h2", f"Comparison with {result.baseline}"), ("p",
-               f"Differences are variant − {result.baseline}, with 95% paired intervals ({CRN_NOTE}). "
-               f"Significance: Holm correction over the real tests at 5% — {holm_line(comp)}. A row whose two "
-               "arms agree on every trial (difference 0, standard error 0) is \"identical\", not a test; a "
-               "metric that does not apply to a setup is n/a."), ("table", _summary_display(comp))]
+        b += [
+            ("h2", f"Comparison with {result.baseline}"),
+            (
+                "p",
+                f"Differences are variant − {result.baseline}, with 95% paired intervals ({CRN_NOTE}). "
+                "Significance: Holm correction over the real tests at 5% — "
+                f"{holm_line(comp)}. A row whose two "
+                'arms agree on every trial (difference 0, standard error 0) is "identical", not a test; a '
+                "metric that does not apply to a setup is n/a.",
+            ),
+            ("table", _summary_display(comp)),
+        ]
         b += [("img", name, title) for spec, name, title in figures if spec.kind == "forest"]
         significant = _significant_display(comp, grid)
-        b += [("h3", f"Significant differences ({significant.height}), largest first"),
-              ("table", significant, "comparison")]
+        b += [
+            ("h3", f"Significant differences ({significant.height}), largest first"),
+            ("table", significant, "comparison"),
+        ]
         for name in tables:
             if name.startswith("difference-") and name.count("-") == 1:
                 shown, dropped = _difference_display(tables, name, grid, comp)
@@ -374,10 +452,16 @@ def _blocks(result: ScenarioResult, tables: dict[str, pl.DataFrame], figures, fa
     b.append(("h2", "Tables"))
     for name in tables:
         if name.startswith("matrix-") and not name.endswith(("-ci_low", "-ci_high", "-exact")):
-            b += [("h3", name), ("note", "estimate [95% interval]; n/a: does not apply to the setup"),
-                  ("table", _matrix_display(tables, name, grid), name)]
+            b += [
+                ("h3", name),
+                ("note", "estimate [95% interval]; n/a: does not apply to the setup"),
+                ("table", _matrix_display(tables, name, grid), name),
+            ]
             if f"{name}-exact" in tables:
-                b += [("h3", f"{name}-exact"), ("table", _exact_display(tables[f"{name}-exact"], grid), f"{name}-exact")]
+                b += [
+                    ("h3", f"{name}-exact"),
+                    ("table", _exact_display(tables[f"{name}-exact"], grid), f"{name}-exact"),
+                ]
         elif name.startswith("distribution-"):
             b += [("h3", name), ("table", tables[name], name)]
     b += [("h3", "All estimates (long form)"), ("table", tables["results"], "results")]
@@ -388,38 +472,88 @@ def _blocks(result: ScenarioResult, tables: dict[str, pl.DataFrame], figures, fa
 def _about(result: ScenarioResult, facts: dict[str, Any], figures, tables) -> list[tuple]:
     sc = result.scenario
     shown = {k: v for k, v in facts.items() if k != "rerun"}
-    b: list[tuple] = [("details", "About this run: scenario, rules, reproducibility, files"),
-                      ("kv", shown), ("p", "Rerun with:"), ("code", facts["rerun"]), ("h3", "Variants")]
-    b.append(("table", pl.DataFrame({
-        "variant": [v.name for v in result.variants],
-        "built-in": [", ".join(v.builtin) or "—" for v in result.variants],
-        "overrides": [", ".join(f"{k} = {show_value(x)}" for k, x in {**sc.rules, **v.overrides}.items()) or "—"
-                      for v in result.variants],
-        "description": [v.description for v in result.variants],
-    })))
+    b: list[tuple] = [
+        ("details", "About this run: scenario, rules, reproducibility, files"),
+        ("kv", shown),
+        ("p", "Rerun with:"),
+        ("code", facts["rerun"]),
+        ("h3", "Variants"),
+    ]
+    b.append(
+        (
+            "table",
+            pl.DataFrame(
+                {
+                    "variant": [v.name for v in result.variants],
+                    "built-in": [", ".join(v.builtin) or "—" for v in result.variants],
+                    "overrides": [
+                        ", ".join(f"{k} = {show_value(x)}" for k, x in {**sc.rules, **v.overrides}.items())
+                        or "—"
+                        for v in result.variants
+                    ],
+                    "description": [v.description for v in result.variants],
+                }
+            ),
+        )
+    )
     rules = {v.name: to_plain(v.rules) for v in result.variants}
     fields = list(next(iter(rules.values())))
-    b += [("p", "Full rules of each variant:"), ("table", pl.DataFrame(
-        {"rule": fields, **{name: [str(show_value(r[f])) for f in fields] for name, r in rules.items()}}
-    ))]
+    b += [
+        ("p", "Full rules of each variant:"),
+        (
+            "table",
+            pl.DataFrame(
+                {
+                    "rule": fields,
+                    **{name: [str(show_value(r[f])) for f in fields] for name, r in rules.items()},
+                }
+            ),
+        ),
+    ]
     b.append(("h3", "Metrics"))
-    b.append(("table", pl.DataFrame({
-        "metric": list(sc.metrics), "kind": [sc.question.metric(m).kind for m in sc.metrics],
-        "description": [sc.question.metric(m).description for m in sc.metrics],
-    })))
-    b.append(("p", "Estimates carry 95% intervals (Wilson for probabilities, normal for means); "
-                   "exact values come from the game's exact solver where one exists. Probabilities below "
-                   "0.001 are written in significant figures (4.8e-5)."))
-    b += [("h3", "Files"), ("files", [f"{n}.{ext}" for n in tables for ext in ("csv", "parquet")]
-                           + [name for _, name, _ in figures] + ["report.json"]), ("/details",)]
+    b.append(
+        (
+            "table",
+            pl.DataFrame(
+                {
+                    "metric": list(sc.metrics),
+                    "kind": [sc.question.metric(m).kind for m in sc.metrics],
+                    "description": [sc.question.metric(m).description for m in sc.metrics],
+                }
+            ),
+        )
+    )
+    b.append(
+        (
+            "p",
+            "Estimates carry 95% intervals (Wilson for probabilities, normal for means); "
+            "exact values come from the game's exact solver where one exists. Probabilities below "
+            "0.001 are written in significant figures (4.8e-5).",
+        )
+    )
+    b += [
+        ("h3", "Files"),
+        (
+            "files",
+            [f"{n}.{ext}" for n in tables for ext in ("csv", "parquet")]
+            + [name for _, name, _ in figures]
+            + ["report.json"],
+        ),
+        ("/details",),
+    ]
     return b
 
 
 # ---------------------------------------------------------------- display tables
 
 
-def _matrix_display(tables: dict[str, pl.DataFrame], stem: str, grid: Sequence[str], signed: bool = False,
-                    marks: pl.DataFrame | None = None) -> pl.DataFrame:
+def _matrix_display(
+    tables: dict[str, pl.DataFrame],
+    stem: str,
+    grid: Sequence[str],
+    signed: bool = False,
+    marks: pl.DataFrame | None = None,
+) -> pl.DataFrame:
     """``estimate [low, high]`` cells from the numeric matrices (``*`` where ``marks`` is true)."""
     est, lo, hi = tables[stem], tables[f"{stem}-ci_low"], tables[f"{stem}-ci_high"]
     index = matrix_index(est, grid)
@@ -435,8 +569,10 @@ def _matrix_display(tables: dict[str, pl.DataFrame], stem: str, grid: Sequence[s
             else:
                 star = "*" if marks is not None and marks[c][i] else ""
                 # the interval on a second line in HTML, so that a matrix fits the page
-                cells.append(f"{fmt(e, 4 if signed else 3, signed)}{star}\n[{fmt(low, 4 if signed else 3, signed)}, "
-                             f"{fmt(high, 4 if signed else 3, signed)}]")
+                cells.append(
+                    f"{fmt(e, 4 if signed else 3, signed)}{star}\n[{fmt(low, 4 if signed else 3, signed)}, "
+                    f"{fmt(high, 4 if signed else 3, signed)}]"
+                )
         cols[c] = cells
     return pl.DataFrame(cols, strict=False)
 
@@ -446,7 +582,8 @@ def _exact_display(df: pl.DataFrame, grid: Sequence[str], signed: bool = False) 
     digits = 4 if signed else 3
     return df.with_columns(
         pl.col(c).map_elements(lambda v: fmt(v, digits, signed), return_dtype=pl.String)
-        for c in df.columns if c not in index
+        for c in df.columns
+        if c not in index
     ).with_columns(pl.col(c).fill_null("—") for c in df.columns if c not in index)
 
 
@@ -454,8 +591,11 @@ def _difference_display(tables, stem: str, grid: Sequence[str], comp: pl.DataFra
     """The difference matrix without the variants identical to the baseline everywhere."""
     metric = stem.removeprefix("difference-")
     rows = comp.filter(pl.col("metric") == metric)
-    dropped = [v for v in rows["variant"].unique(maintain_order=True)
-               if rows.filter(pl.col("variant") == v, pl.col("status") == TESTED).height == 0]
+    dropped = [
+        v
+        for v in rows["variant"].unique(maintain_order=True)
+        if rows.filter(pl.col("variant") == v, pl.col("status") == TESTED).height == 0
+    ]
     shown = _matrix_display(tables, stem, grid, signed=True, marks=tables[f"{stem}-significant"])
     if "variant" in shown.columns:
         shown = shown.filter(~pl.col("variant").is_in(dropped))
@@ -468,15 +608,27 @@ def _difference_display(tables, stem: str, grid: Sequence[str], comp: pl.DataFra
 
 def _significant_display(comp: pl.DataFrame, grid: Sequence[str]) -> pl.DataFrame:
     """The significant rows, largest |difference| first, in display text."""
-    sig = comp.filter(pl.col("significant").fill_null(False)).sort(pl.col("difference").abs(), descending=True)
-    return pl.DataFrame({
-        **{g: sig[g] for g in grid}, "variant": sig["variant"], "metric": sig["metric"],
-        "baseline → variant": [f"{fmt(a, 4)} → {fmt(b, 4)}" for a, b in zip(sig["baseline_estimate"], sig["variant_estimate"])],
-        "difference [95% CI]": [f"{fmt(d, 4, True)}\n[{fmt(lo, 4, True)}, {fmt(hi, 4, True)}]"
-                                for d, lo, hi in zip(sig["difference"], sig["ci_low"], sig["ci_high"])],
-        "exact": [fmt(v, 4, True) for v in sig["exact_difference"]],
-        "Holm p": [fmt_p(p) for p in sig["p_holm"]],
-    }, strict=False)
+    sig = comp.filter(pl.col("significant").fill_null(False)).sort(
+        pl.col("difference").abs(), descending=True
+    )
+    return pl.DataFrame(
+        {
+            **{g: sig[g] for g in grid},
+            "variant": sig["variant"],
+            "metric": sig["metric"],
+            "baseline → variant": [
+                f"{fmt(a, 4)} → {fmt(b, 4)}"
+                for a, b in zip(sig["baseline_estimate"], sig["variant_estimate"])
+            ],
+            "difference [95% CI]": [
+                f"{fmt(d, 4, True)}\n[{fmt(lo, 4, True)}, {fmt(hi, 4, True)}]"
+                for d, lo, hi in zip(sig["difference"], sig["ci_low"], sig["ci_high"])
+            ],
+            "exact": [fmt(v, 4, True) for v in sig["exact_difference"]],
+            "Holm p": [fmt_p(p) for p in sig["p_holm"]],
+        },
+        strict=False,
+    )
 
 
 def fmt_p(p: float | None) -> str:
@@ -494,13 +646,23 @@ def _summary_display(comp: pl.DataFrame) -> pl.DataFrame:
     """Per variant and metric; rows with no real test (identical or n/a everywhere) left out:
     the findings name those variants in one line."""
     s = comparison_summary(comp).filter(pl.col("tests") > 0)
-    return pl.DataFrame({
-        "variant": s["variant"], "metric": s["metric"],
-        "significant": [f"{a} of {b}" for a, b in zip(s["significant"], s["tests"])],
-        "identical": s["identical"], "n/a": s["not_applicable"],
-        **{name: [fmt(v, 4, True) for v in s[col]] for name, col in
-           (("min diff", "min_difference"), ("mean diff", "mean_difference"), ("max diff", "max_difference"))},
-    })
+    return pl.DataFrame(
+        {
+            "variant": s["variant"],
+            "metric": s["metric"],
+            "significant": [f"{a} of {b}" for a, b in zip(s["significant"], s["tests"])],
+            "identical": s["identical"],
+            "n/a": s["not_applicable"],
+            **{
+                name: [fmt(v, 4, True) for v in s[col]]
+                for name, col in (
+                    ("min diff", "min_difference"),
+                    ("mean diff", "mean_difference"),
+                    ("max diff", "max_difference"),
+                )
+            },
+        }
+    )
 
 
 # ---------------------------------------------------------------- renderers
@@ -538,7 +700,10 @@ def _md_table(df: pl.DataFrame, link: str | None) -> str:
     lines = ["| " + " | ".join(shown.columns) + " |", "|" + "---|" * len(shown.columns)]
     lines += ["| " + " | ".join(_cell(v).replace("\n", " ") for v in row) + " |" for row in shown.iter_rows()]
     if df.height > MAX_ROWS_SHOWN and link:
-        lines.append(f"\n{df.height - MAX_ROWS_SHOWN} more rows in [{link}.csv]({link}.csv) / [{link}.parquet]({link}.parquet)")
+        lines.append(
+            f"\n{df.height - MAX_ROWS_SHOWN} more rows in [{link}.csv]({link}.csv) / "
+            f"[{link}.parquet]({link}.parquet)"
+        )
     return "\n".join(lines)
 
 
@@ -560,16 +725,25 @@ def _html(title: str, blocks: Iterable[tuple], folder: Path) -> str:
         elif kind == "code":
             out.append(f"<pre><code>{html.escape(args[0])}</code></pre>")
         elif kind == "kv":
-            rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in args[0].items())
+            rows = "".join(
+                f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+                for k, v in args[0].items()
+            )
             out.append(f'<div class="scroll"><table class="facts">{rows}</table></div>')
         elif kind == "table":
             out.append(_html_table(args[0], args[1] if len(args) > 1 else None))
         elif kind == "img":
             data = base64.b64encode((folder / args[0]).read_bytes()).decode("ascii")
-            out.append(f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(args[1])}" '
-                       f'data-file="{html.escape(args[0])}"><figcaption>{html.escape(args[1])}</figcaption></figure>')
+            out.append(
+                f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(args[1])}" '
+                f'data-file="{html.escape(args[0])}"><figcaption>{html.escape(args[1])}</figcaption></figure>'
+            )
         elif kind == "files":
-            out.append("<ul>" + "".join(f'<li><a href="{html.escape(f)}">{html.escape(f)}</a></li>' for f in args[0]) + "</ul>")
+            out.append(
+                "<ul>"
+                + "".join(f'<li><a href="{html.escape(f)}">{html.escape(f)}</a></li>' for f in args[0])
+                + "</ul>"
+            )
     return _page(title, "\n".join(out))
 
 
@@ -578,12 +752,20 @@ def _html_table(df: pl.DataFrame, link: str | None) -> str:
         return "<p><em>none</em></p>"
     shown = df.head(MAX_ROWS_SHOWN)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
-    body = "".join("<tr>" + "".join(f"<td>{_html_cell(_cell(v))}</td>" for v in row) + "</tr>" for row in shown.iter_rows())
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_html_cell(_cell(v))}</td>" for v in row) + "</tr>"
+        for row in shown.iter_rows()
+    )
     more = ""
     if df.height > MAX_ROWS_SHOWN and link:
-        more = (f'<p class="note">{df.height - MAX_ROWS_SHOWN} more rows in <a href="{link}.csv">{link}.csv</a> / '
-                f'<a href="{link}.parquet">{link}.parquet</a></p>')
-    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}'
+        more = (
+            f'<p class="note">{df.height - MAX_ROWS_SHOWN} more rows in '
+            f'<a href="{link}.csv">{link}.csv</a> / '
+            f'<a href="{link}.parquet">{link}.parquet</a></p>'
+        )
+    return (
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}'
+    )
 
 
 def _html_cell(text: str) -> str:
@@ -606,14 +788,20 @@ def _cell(value: Any) -> str:
 def _page(title: str, body: str) -> str:
     style = (
         "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
-        "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#666;font-size:10px}th,td{border:1px solid #ccc;padding:2px 6px;"
-        "text-align:right;white-space:nowrap}th{background:#f3f3f3}table.facts th,table.facts td{text-align:left;"
-        "white-space:normal}.scroll{max-width:100%;overflow-x:auto}figure{margin:1em 0}img{max-width:100%;height:auto}"
-        "pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap;word-break:break-all}.game{color:#666;font-size:90%}"
-        ".summary,.note{color:#555;font-size:90%}ul.index li{margin:.8em 0}ul.findings li{margin:.4em 0;line-height:1.4}"
-        "code{background:#f1f1f1;padding:0 .2em;border-radius:3px}details{margin:2em 0;border-top:1px solid #ddd}"
+        "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#666;font-size:10px}"
+        "th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}"
+        "th{background:#f3f3f3}"
+        "table.facts th,table.facts td{text-align:left;white-space:normal}"
+        ".scroll{max-width:100%;overflow-x:auto}figure{margin:1em 0}img{max-width:100%;height:auto}"
+        "pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap;word-break:break-all}"
+        ".game{color:#666;font-size:90%}.summary,.note{color:#555;font-size:90%}ul.index li{margin:.8em 0}"
+        "ul.findings li{margin:.4em 0;line-height:1.4}"
+        "code{background:#f1f1f1;padding:0 .2em;border-radius:3px}"
+        "details{margin:2em 0;border-top:1px solid #ddd}"
         "summary{font-size:1.3em;font-weight:bold;margin:.8em 0;cursor:pointer}"
     )
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{INDEX_MARK}"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{html.escape(title)}</title><style>{style}</style></head>\n<body>\n{body}\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{INDEX_MARK}'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{style}</style></head>\n<body>\n{body}\n</body></html>\n"
+    )

@@ -31,8 +31,20 @@ from montecarlo.scenarios import ScenarioResult, show_value
 
 RESULT_COLUMNS = ("variant", "metric", "estimate", "ci_low", "ci_high", "se", "exact", "trials")
 COMPARISON_COLUMNS = (
-    "variant", "baseline", "metric", "baseline_estimate", "variant_estimate", "difference",
-    "ci_low", "ci_high", "se", "exact_difference", "p_value", "p_holm", "significant", "status",
+    "variant",
+    "baseline",
+    "metric",
+    "baseline_estimate",
+    "variant_estimate",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "se",
+    "exact_difference",
+    "p_value",
+    "p_holm",
+    "significant",
+    "status",
     "trials",
 )
 ALPHA = 1 - stats.CONFIDENCE
@@ -68,7 +80,9 @@ def results_table(result: ScenarioResult) -> pl.DataFrame:
             for name in names:
                 m = answer.metrics[name]
                 if name in applies:
-                    values = dict(estimate=m.estimate, ci_low=m.ci_low, ci_high=m.ci_high, se=m.se, exact=m.exact)
+                    values = dict(
+                        estimate=m.estimate, ci_low=m.ci_low, ci_high=m.ci_high, se=m.se, exact=m.exact
+                    )
                 else:
                     values = dict.fromkeys(("estimate", "ci_low", "ci_high", "se", "exact"))
                 _append(rows, grid, i, variant=variant.name, metric=name, **values, trials=answer.trials)
@@ -90,23 +104,53 @@ def comparison_table(result: ScenarioResult, alpha: float = ALPHA) -> pl.DataFra
                 d = diffs[name]
                 common = dict(variant=result.variants[k].name, baseline=result.baseline, metric=name)
                 if name not in applies:
-                    _append(rows, grid, i, **common, **dict.fromkeys(COMPARISON_COLUMNS[3:12]),
-                            significant=None, status=NOT_APPLICABLE, trials=comparison.trials)
+                    _append(
+                        rows,
+                        grid,
+                        i,
+                        **common,
+                        **dict.fromkeys(COMPARISON_COLUMNS[3:12]),
+                        significant=None,
+                        status=NOT_APPLICABLE,
+                        trials=comparison.trials,
+                    )
                     continue
                 identical = d.estimate == 0 and d.se == 0
-                _append(rows, grid, i, **common, baseline_estimate=base[name].estimate,
-                        variant_estimate=comparison.answers[k].metrics[name].estimate,
-                        difference=d.estimate, ci_low=d.ci_low, ci_high=d.ci_high, se=d.se,
-                        exact_difference=d.exact, p_value=None if identical else d.p_value, p_holm=None,
-                        significant=False, status=IDENTICAL if identical else TESTED, trials=comparison.trials)
+                _append(
+                    rows,
+                    grid,
+                    i,
+                    **common,
+                    baseline_estimate=base[name].estimate,
+                    variant_estimate=comparison.answers[k].metrics[name].estimate,
+                    difference=d.estimate,
+                    ci_low=d.ci_low,
+                    ci_high=d.ci_high,
+                    se=d.se,
+                    exact_difference=d.exact,
+                    p_value=None if identical else d.p_value,
+                    p_holm=None,
+                    significant=False,
+                    status=IDENTICAL if identical else TESTED,
+                    trials=comparison.trials,
+                )
     tested = [j for j, s in enumerate(rows["status"]) if s == TESTED]
     p = [rows["p_value"][j] for j in tested]
     if tested:
         for j, adjusted, significant in zip(tested, stats.holm_adjusted(p), stats.holm(p, alpha)):
             rows["p_holm"][j] = _nan_to_none(float(adjusted))
             rows["significant"][j] = bool(significant)
-    floats = ("baseline_estimate", "variant_estimate", "difference", "ci_low", "ci_high", "se",
-              "exact_difference", "p_value", "p_holm")
+    floats = (
+        "baseline_estimate",
+        "variant_estimate",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "se",
+        "exact_difference",
+        "p_value",
+        "p_holm",
+    )
     return _frame(rows, float_columns=floats, bool_columns=("significant",))
 
 
@@ -122,7 +166,9 @@ def matrix_layout(result: ScenarioResult) -> tuple[str | None, str | None]:
     return (fields[0] if fields else None), None
 
 
-def matrix_tables(result: ScenarioResult, long: pl.DataFrame, comparison: pl.DataFrame | None) -> dict[str, pl.DataFrame]:
+def matrix_tables(
+    result: ScenarioResult, long: pl.DataFrame, comparison: pl.DataFrame | None
+) -> dict[str, pl.DataFrame]:
     """Pivoted tables of numbers: ``matrix-<metric>`` (estimates) with ``-ci_low``, ``-ci_high``
     and ``-exact`` beside it, ``difference-<metric>`` (variant − baseline) likewise plus
     ``-significant`` (after Holm; null where nothing was tested), and ``distribution-<metric>``."""
@@ -163,17 +209,14 @@ def all_tables(result: ScenarioResult) -> dict[str, pl.DataFrame]:
 def comparison_summary(comparison: pl.DataFrame) -> pl.DataFrame:
     """Per variant and metric: real tests, how many are significant, identical and not
     applicable rows, and the range of the differences (applicable rows only)."""
-    return (
-        comparison.group_by("variant", "metric", maintain_order=True)
-        .agg(
-            pl.col("significant").fill_null(False).sum().alias("significant"),
-            (pl.col("status") == TESTED).sum().alias("tests"),
-            (pl.col("status") == IDENTICAL).sum().alias("identical"),
-            (pl.col("status") == NOT_APPLICABLE).sum().alias("not_applicable"),
-            pl.col("difference").min().alias("min_difference"),
-            pl.col("difference").mean().alias("mean_difference"),
-            pl.col("difference").max().alias("max_difference"),
-        )
+    return comparison.group_by("variant", "metric", maintain_order=True).agg(
+        pl.col("significant").fill_null(False).sum().alias("significant"),
+        (pl.col("status") == TESTED).sum().alias("tests"),
+        (pl.col("status") == IDENTICAL).sum().alias("identical"),
+        (pl.col("status") == NOT_APPLICABLE).sum().alias("not_applicable"),
+        pl.col("difference").min().alias("min_difference"),
+        pl.col("difference").mean().alias("mean_difference"),
+        pl.col("difference").max().alias("max_difference"),
     )
 
 
@@ -195,8 +238,10 @@ def summary_line(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> str
     sc = result.scenario
     trials = tables["results"]["trials"]
     span = f"{trials.min():,}" if trials.min() == trials.max() else f"{trials.min():,}–{trials.max():,}"
-    text = (f"{len(sc.points)} setup{'s' * (len(sc.points) != 1)} × {len(sc.variants)} "
-            f"variant{'s' * (len(sc.variants) != 1)}, {span} trials each")
+    text = (
+        f"{len(sc.points)} setup{'s' * (len(sc.points) != 1)} × {len(sc.variants)} "
+        f"variant{'s' * (len(sc.variants) != 1)}, {span} trials each"
+    )
     if "comparison" in tables:
         text += "; " + holm_line(tables["comparison"])
     return text
@@ -235,7 +280,9 @@ def _append(rows: dict[str, list], grid: dict[str, list], i: int, **values: Any)
         rows[name].append(_nan_to_none(value))
 
 
-def _frame(rows: dict[str, list], float_columns: Sequence[str] = (), bool_columns: Sequence[str] = ()) -> pl.DataFrame:
+def _frame(
+    rows: dict[str, list], float_columns: Sequence[str] = (), bool_columns: Sequence[str] = ()
+) -> pl.DataFrame:
     """A frame whose number columns stay Float64 even when all values are missing."""
     schema = {**{c: pl.Float64 for c in float_columns}, **{c: pl.Boolean for c in bool_columns}}
     df = pl.DataFrame(rows, strict=False)
@@ -262,7 +309,11 @@ def _pivot(part: pl.DataFrame, sc, row: str | None, col: str | None, values: str
     on = col or "variant"
     index = others + ([] if col is None else ["variant"]) + ([row] if row else [])
     df = part.select(*index, on, pl.col(values).alias("cell")).with_columns(
-        pl.col(on).cast(pl.String).alias(on) if col is None else (pl.lit(f"{col}=") + pl.col(on).cast(pl.String)).alias(on),
+        (
+            pl.col(on).cast(pl.String).alias(on)
+            if col is None
+            else (pl.lit(f"{col}=") + pl.col(on).cast(pl.String)).alias(on)
+        )
     )
     if not index:  # no grid: one row, one column per variant
         return pl.DataFrame([pl.Series(k, [c], dtype=df["cell"].dtype) for k, c in zip(df[on], df["cell"])])

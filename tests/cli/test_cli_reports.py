@@ -56,7 +56,9 @@ def test_report_writes_the_folder(tmp_path):
     out = tmp_path / "out"
     result = runner.invoke(app, ["report", str(path), "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 0, result.output
-    assert {"index.html", "report.md", "results.csv", "results.parquet", "comparison.csv"} <= {p.name for p in out.iterdir()}
+    assert {"index.html", "report.md", "results.csv", "results.parquet", "comparison.csv"} <= {
+        p.name for p in out.iterdir()
+    }
     assert f"montecarlo report {path} --out {out}" in (out / "report.md").read_text()
     assert "wrote" in result.stderr and result.stdout == ""
 
@@ -81,7 +83,9 @@ def test_compare_table_json_and_baseline(tmp_path):
         loaded = rows["loaded", "win", flips]
         assert loaded["significant"] and loaded["ci_low"] > 0 and loaded["exact_difference"] > 0
 
-    flipped = json.loads(runner.invoke(app, ["compare", str(path), "--json", "--baseline", "loaded", "--metric", "win"]).stdout)
+    flipped = json.loads(
+        runner.invoke(app, ["compare", str(path), "--json", "--baseline", "loaded", "--metric", "win"]).stdout
+    )
     assert {r["metric"] for r in flipped["rows"]} == {"win"} and flipped["tests"] == 12
     official = [r for r in flipped["rows"] if r["variant"] == "official"]
     assert all(r["difference"] < 0 and r["significant"] for r in official)
@@ -99,7 +103,9 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
     single = scenario(tmp_path, "single", text='game = "coin"\nseed = 1\ntrials = 10\n')
     one_error_line(runner.invoke(app, ["compare", str(single)]), "two or more variants")
     good = scenario(tmp_path)
-    one_error_line(runner.invoke(app, ["compare", str(good), "--baseline", "nope"]), "--baseline: unknown variant 'nope'")
+    one_error_line(
+        runner.invoke(app, ["compare", str(good), "--baseline", "nope"]), "--baseline: unknown variant 'nope'"
+    )
     one_error_line(runner.invoke(app, ["compare", str(good), "--metric", "total"]), "--metric")
     one_error_line(runner.invoke(app, ["report", str(tmp_path / "missing.toml")]), "no such scenario file")
 
@@ -119,7 +125,9 @@ def test_report_all_writes_every_report_and_an_index(tmp_path):
     assert (out / "first" / "report.md").exists() and (out / "README.md").read_text() == "kept"
 
     scenario(root / "other", "first", "A clash")
-    one_error_line(runner.invoke(app, ["report-all", str(root), "--out", str(out)]), "'first' is also the name of")
+    one_error_line(
+        runner.invoke(app, ["report-all", str(root), "--out", str(out)]), "'first' is also the name of"
+    )
     one_error_line(runner.invoke(app, ["report-all", str(tmp_path / "nowhere")]), "not a directory")
 
 
@@ -154,7 +162,9 @@ def test_report_refuses_a_folder_of_user_files(tmp_path, no_simulation):
     before = user_files(tmp_path)
     for command in ("report", "compare"):
         result = runner.invoke(app, [command, str(path), "--out", str(docs)])
-        one_error_line(result, str(docs), "holds files montecarlo did not write", "notes.txt", "nothing was changed")
+        one_error_line(
+            result, str(docs), "holds files montecarlo did not write", "notes.txt", "nothing was changed"
+        )
         assert user_files(tmp_path) == before
     no_hidden_folders(tmp_path)
 
@@ -183,8 +193,9 @@ def test_read_only_parent_is_one_line_before_simulating(tmp_path, monkeypatch, n
     else:
         locked.chmod(0o555)
     try:
-        one_error_line(runner.invoke(app, ["report", str(path), "--out", str(locked / "r")]),
-                       "cannot write in", "locked")
+        one_error_line(
+            runner.invoke(app, ["report", str(path), "--out", str(locked / "r")]), "cannot write in", "locked"
+        )
     finally:
         locked.chmod(0o755)
     assert user_files(locked) == {"kept.txt": "keep"}
@@ -203,8 +214,12 @@ def test_report_replaces_its_own_folder_and_report_all_keeps_other_files(tmp_pat
     scenario(root / "coin", "first", "First")
     reports.mkdir()
     (reports / "index.html").write_text("<html>my own page</html>")
-    one_error_line(runner.invoke(app, ["report-all", str(root), "--out", str(reports)]), "not written by montecarlo")
-    assert (reports / "index.html").read_text() == "<html>my own page</html>" and user_files(reports).keys() == {"index.html"}
+    one_error_line(
+        runner.invoke(app, ["report-all", str(root), "--out", str(reports)]), "not written by montecarlo"
+    )
+    assert (reports / "index.html").read_text() == "<html>my own page</html>" and user_files(
+        reports
+    ).keys() == {"index.html"}
     (reports / "index.html").unlink()
     (reports / "first").mkdir()
     (reports / "first" / "draft.md").write_text("mine")
@@ -229,8 +244,10 @@ def test_compare_prints_its_summary_even_when_the_report_cannot_be_written(tmp_p
 
 
 def test_compare_summary_fits_100_columns_without_cutting_names(tmp_path):
-    text = COIN.replace("[variants.loaded]", "[variants.tiebreak_by_troops_then_seat]") + \
-        '[variants.tiebreak_by_troops_then_spice]\nbuiltin = "loaded"\n'
+    text = (
+        COIN.replace("[variants.loaded]", "[variants.tiebreak_by_troops_then_seat]")
+        + '[variants.tiebreak_by_troops_then_spice]\nbuiltin = "loaded"\n'
+    )
     path = scenario(tmp_path, text=text)
     out = runner.invoke(app, ["compare", str(path), "--all"]).stdout
     assert max(map(len, out.splitlines())) <= 100 and "…" not in out
@@ -258,6 +275,11 @@ def test_answer_json_of_a_precision_run():
     capped = ask(GAME, None, {"flips": 2}, settings=settings).to_json()
     assert capped["precision"] == 0.02 and capped["precision_reached"] is False  # 1,000 trials: about ±0.03
     assert 0.02 < capped["widest_half_width"] < 0.04 and capped["trials"] == 1000
-    reached = ask(GAME, None, {"flips": 2}, settings=RunSettings(trials=500, seed=3, jobs=1, precision=0.05)).to_json()
+    reached = ask(
+        GAME, None, {"flips": 2}, settings=RunSettings(trials=500, seed=3, jobs=1, precision=0.05)
+    ).to_json()
     assert reached["precision_reached"] is True and reached["widest_half_width"] <= 0.05
-    assert "precision_reached" not in ask(GAME, None, {"flips": 2}, settings=RunSettings(trials=100, jobs=1)).to_json()
+    assert (
+        "precision_reached"
+        not in ask(GAME, None, {"flips": 2}, settings=RunSettings(trials=100, jobs=1)).to_json()
+    )

@@ -14,9 +14,14 @@ TINY = {"game": GAME, "seed": 5, "trials": 300}
 
 @pytest.fixture(scope="module")
 def compared():
-    sc = parse_scenario({**TINY, "metrics": ["win", "heads"], "grid": {"flips": [1, 2, 3, 4], "need": [1, 2, 3, 4],
-                                                                       "tags": [[], ["red"]]},
-                         "variants": {"official": {}, "loaded": {"builtin": "loaded"}, "same": {}}})
+    sc = parse_scenario(
+        {
+            **TINY,
+            "metrics": ["win", "heads"],
+            "grid": {"flips": [1, 2, 3, 4], "need": [1, 2, 3, 4], "tags": [[], ["red"]]},
+            "variants": {"official": {}, "loaded": {"builtin": "loaded"}, "same": {}},
+        }
+    )
     result = run_scenario(sc, jobs=1)
     return sc, all_tables(result)
 
@@ -48,14 +53,20 @@ def test_rates_use_a_sequential_map():
 
 def test_words_on_axes_and_coinciding_curves_named(compared):
     sc, tables = compared
-    fig = plots.draw(PlotSpec("lines", "heads", x="flips", hue="need", variant="official"), sc, tables["results"], None)
+    fig = plots.draw(
+        PlotSpec("lines", "heads", x="flips", hue="need", variant="official"), sc, tables["results"], None
+    )
     ax = fig.axes[0]
     assert ax.get_ylabel() == "number of heads" and "Number of heads" in fig.get_suptitle()
     labels = ax.get_legend().get_texts()
     # heads does not depend on need: the four curves are one, named as coinciding
     assert [t.get_text() for t in labels][0] == "need=1 = need=2 = need=3 = need=4 (coinciding)"
-    fig = plots.draw(PlotSpec("lines", "win", x="flips", hue="need", variant="official"), sc, tables["results"], None)
-    lines = [line for line in fig.axes[0].get_lines() if line.get_label() != "exact" and line.get_marker() != "."]
+    fig = plots.draw(
+        PlotSpec("lines", "win", x="flips", hue="need", variant="official"), sc, tables["results"], None
+    )
+    lines = [
+        line for line in fig.axes[0].get_lines() if line.get_label() != "exact" and line.get_marker() != "."
+    ]
     assert len({to_hex(line.get_color()) for line in lines}) == len(lines) == 4
     assert len({line.get_marker() for line in lines}) == 4
     assert fig.axes[0].get_ylabel() == "chance: at least `need` heads".replace("`", "")

@@ -13,14 +13,22 @@ import pytest
 
 from montecarlo.engine import stats
 from montecarlo.reporting.tables import (
-    COMPARISON_COLUMNS, RESULT_COLUMNS, all_tables, comparison_summary, comparison_table,
-    fmt, results_table, summary_line,
+    COMPARISON_COLUMNS,
+    RESULT_COLUMNS,
+    all_tables,
+    comparison_summary,
+    comparison_table,
+    fmt,
+    results_table,
+    summary_line,
 )
 from montecarlo.scenarios import parse_scenario, run_scenario
 from tests.test_scenarios import GAME
 
 SCENARIO = {
-    "game": GAME, "seed": 11, "trials": 3000,
+    "game": GAME,
+    "seed": 11,
+    "trials": 3000,
     "grid": {"flips": [1, 2, 3], "need": [1, 2], "tags": [[], ["red", "blue"]]},
     "variants": {"official": {}, "same": {"overrides": {"bias": 0.5}}, "loaded": {"builtin": "loaded"}},
 }
@@ -69,7 +77,10 @@ def test_comparison_table_pairs_holm_and_signs(result):
     assert comp.filter(pl.col("status") != "tested")["p_holm"].null_count() == comp.height - tested.height
     z = (comp["difference"] - comp["exact_difference"]).abs() / comp["se"].clip(1e-12)
     assert z.max() <= 4.5
-    assert comparison_table(run_scenario(parse_scenario({"game": GAME, "seed": 1, "trials": 100}), jobs=1)) is None
+    assert (
+        comparison_table(run_scenario(parse_scenario({"game": GAME, "seed": 1, "trials": 100}), jobs=1))
+        is None
+    )
 
 
 def test_matrices_hold_numbers(tables):
@@ -90,8 +101,9 @@ def test_matrices_hold_numbers(tables):
     loaded = diff.filter(pl.col("variant") == "loaded")["need=1"]
     assert (loaded > 0).all() and sig.filter(pl.col("variant") == "loaded")["need=1"].all()
     assert not sig.filter(pl.col("variant") == "same")["need=1"].any()
-    assert tables["difference-win-exact"].filter(pl.col("variant") == "loaded", pl.col("flips") == 1)["need=1"][0] == \
-        pytest.approx(0.2)
+    assert tables["difference-win-exact"].filter(pl.col("variant") == "loaded", pl.col("flips") == 1)[
+        "need=1"
+    ][0] == pytest.approx(0.2)
     dist = tables["distribution-total"]
     assert dist.columns == ["flips", "need", "tags", "variant", *(f"total={v}" for v in range(6))]
     sums = dist.select(pl.sum_horizontal(pl.col(r"^total=\d$")))
@@ -99,12 +111,26 @@ def test_matrices_hold_numbers(tables):
 
 
 def test_no_grid_and_single_field_layouts():
-    one = run_scenario(parse_scenario({"game": GAME, "seed": 2, "trials": 500, "metrics": ["win"],
-                                       "variants": {"a": {}, "b": {"builtin": "loaded"}}}), jobs=1)
+    one = run_scenario(
+        parse_scenario(
+            {
+                "game": GAME,
+                "seed": 2,
+                "trials": 500,
+                "metrics": ["win"],
+                "variants": {"a": {}, "b": {"builtin": "loaded"}},
+            }
+        ),
+        jobs=1,
+    )
     m = all_tables(one)["matrix-win"]
     assert m.columns == ["a", "b"] and m.height == 1
-    line = run_scenario(parse_scenario({"game": GAME, "seed": 2, "trials": 500, "metrics": ["win"],
-                                        "grid": {"flips": [1, 2]}}), jobs=1)
+    line = run_scenario(
+        parse_scenario(
+            {"game": GAME, "seed": 2, "trials": 500, "metrics": ["win"], "grid": {"flips": [1, 2]}}
+        ),
+        jobs=1,
+    )
     assert all_tables(line)["matrix-win"].columns == ["flips", "official"]
 
 
@@ -120,11 +146,21 @@ def test_summaries(result, tables):
     assert f"{comp.height - tests} identical by construction" in line
 
 
-@pytest.mark.parametrize("value, digits, signed, text", [
-    (0.41234, 3, False, "0.412"), (4.8e-5, 4, False, "4.8e-5"), (-0.00004, 4, True, "-4.0e-5"),
-    (-1e-15, 4, True, "0.0000"), (-0.00004999, 3, False, "-5.0e-5"), (0.0, 4, True, "0.0000"),
-    (-0.2, 4, True, "-0.2000"), (None, 3, False, "—"), (float("nan"), 3, False, "—"), (12_000, 3, False, "12,000"),
-])
+@pytest.mark.parametrize(
+    "value, digits, signed, text",
+    [
+        (0.41234, 3, False, "0.412"),
+        (4.8e-5, 4, False, "4.8e-5"),
+        (-0.00004, 4, True, "-4.0e-5"),
+        (-1e-15, 4, True, "0.0000"),
+        (-0.00004999, 3, False, "-5.0e-5"),
+        (0.0, 4, True, "0.0000"),
+        (-0.2, 4, True, "-0.2000"),
+        (None, 3, False, "—"),
+        (float("nan"), 3, False, "—"),
+        (12_000, 3, False, "12,000"),
+    ],
+)
 def test_numbers_for_people(value, digits, signed, text):
     assert fmt(value, digits, signed) == text
     assert not fmt(value, digits, signed).startswith("-0.0")
@@ -137,20 +173,29 @@ def coin_with_applicable():
     from tests.test_scenarios import COIN
 
     question = dataclasses.replace(
-        COIN, applicable=lambda setup: ("win", "heads", "total") if setup.flips > 1 else ("heads", "total"))
+        COIN, applicable=lambda setup: ("win", "heads", "total") if setup.flips > 1 else ("heads", "total")
+    )
     return dataclasses.replace(GAME, questions={"flip": question})
 
 
 def test_metrics_that_do_not_apply_are_missing_not_numbers():
-    sc = parse_scenario({"game": coin_with_applicable(), "seed": 4, "trials": 2000, "metrics": ["win", "heads"],
-                         "grid": {"flips": [1, 2, 3]},
-                         "variants": {"official": {}, "loaded": {"builtin": "loaded"}}})
+    sc = parse_scenario(
+        {
+            "game": coin_with_applicable(),
+            "seed": 4,
+            "trials": 2000,
+            "metrics": ["win", "heads"],
+            "grid": {"flips": [1, 2, 3]},
+            "variants": {"official": {}, "loaded": {"builtin": "loaded"}},
+        }
+    )
     result = run_scenario(sc, jobs=1)
     tables = all_tables(result)
     long = tables["results"]
     missing = long.filter(pl.col("metric") == "win", pl.col("flips") == 1)
-    assert missing.height == 2 and missing.select("estimate", "ci_low", "ci_high", "se", "exact").null_count().row(0) \
-        == (2, 2, 2, 2, 2)
+    assert missing.height == 2 and missing.select(
+        "estimate", "ci_low", "ci_high", "se", "exact"
+    ).null_count().row(0) == (2, 2, 2, 2, 2)
     assert long.filter(pl.col("metric") == "heads")["estimate"].null_count() == 0
     comp = tables["comparison"]
     na = comp.filter(pl.col("metric") == "win", pl.col("flips") == 1)
