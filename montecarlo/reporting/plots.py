@@ -39,10 +39,12 @@ from matplotlib.ticker import MaxNLocator
 
 from montecarlo.scenarios import PlotSpec, Scenario, show_value
 
-MAX_FOREST_ROWS = 30
+MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
+MAX_FOREST_SETUPS = 200  # a default forest holds grid fields at their middle value above this
 MAX_DEFAULT_METRIC_PLOTS = 3
-# Okabe & Ito (2008): told apart with any colour vision; yellow last (weak on white)
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
+# Okabe & Ito (2008), told apart with any colour vision; black is kept for exact values, so a
+# neutral grey stands in for it; yellow last (weak on white)
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#666666", "#F0E442")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 HATCHES = ("", "//", "..", "xx", "\\\\", "--", "oo", "++")
 DIVERGING, SEQUENTIAL, MEANS = "PuOr", "cividis", "viridis"
@@ -79,14 +81,15 @@ def plan(sc: Scenario) -> list[PlotSpec]:
 
 
 def _default_forest(sc: Scenario, scalar: Sequence[str]) -> list[PlotSpec]:
-    """A forest plot of the first scalar metric, at most MAX_FOREST_ROWS setups per panel."""
+    """A forest plot of the first scalar metric over at most MAX_FOREST_SETUPS setups per panel
+    (of which the largest MAX_FOREST_ROWS are drawn)."""
     if len(sc.variants) < 2 or not scalar:
         return []
     other = [f for f in sc.grid if not _numeric(sc, f)]
     facet = _first([f for f in other if len(sc.grid[f]) <= 4])
     where, rows = {}, math.prod(len(v) for f, v in sc.grid.items() if f != facet)
     for f in (f for f in sc.grid if f != facet):
-        if rows <= MAX_FOREST_ROWS:
+        if rows <= MAX_FOREST_SETUPS:
             break
         where[f] = _middle(sc.grid[f])
         rows //= len(sc.grid[f])
@@ -492,8 +495,11 @@ def _xticks(ax, values: Sequence[Any]) -> None:
 
 
 def _legend(ax) -> None:
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+    """The legend right of ``ax``, "exact" last."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        pairs = sorted(zip(handles, labels), key=lambda hl: hl[1] == "exact")
+        ax.legend(*zip(*pairs), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
 
 
 def _panel_rows(spec: PlotSpec, variants: Sequence[str]) -> list[str | None]:
