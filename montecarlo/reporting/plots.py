@@ -256,7 +256,7 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
             ax.set_ylabel(_wrap(words(sc, spec.metric), 34))
             ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
             ax.grid(alpha=0.3)
-    _legend(axes[0][-1])
+    _legend(_top_right(axes))
     fig.suptitle(
         _title(spec, f"{_cap(words(sc, spec.metric))}\nagainst {field_words(spec.x)} (95% bands)", fixed)
     )
@@ -332,7 +332,7 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
             )
             ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
             ax.grid(axis="y", alpha=0.3)
-    _legend(axes[0][-1])
+    _legend(_top_right(axes))
     what = (
         f"Distribution of {_lower(words(sc, spec.metric))}"
         if metric.kind == "distribution"
@@ -370,7 +370,7 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     step = 1.0 / (len(variants) + 1)
     fig = Figure(
         figsize=(
-            min(4.5 * len(facets) + 3.0, 16),
+            min(max(4.5 * len(facets) + 3.0, 8.0), 16),
             min(2.2 + len(labels) * (0.12 + 0.14 * len(variants)), 40),
         ),
         layout="constrained",
@@ -401,7 +401,7 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
         _title(
             spec,
             f"{_cap(words(sc, spec.metric))}: differences from {baseline}\n"
-            f"{what}; 95% paired intervals; filled = significant after Holm",
+            f"{what};\n95% paired intervals; filled = significant after Holm",
             fixed,
         ),
         fontsize=10,
@@ -475,14 +475,16 @@ def _where(df: pl.DataFrame, conditions: dict[Any, Any]) -> pl.DataFrame:
 def _figure(
     rows: int, cols: int, width: float, height: float, wrap: int = 3, **kw
 ) -> tuple[Figure, list[list]]:
-    """A figure of ``rows`` x ``cols`` panels (``axes[row][col]``); a single row of more than
-    ``wrap`` panels wraps onto several lines."""
-    lines, per_line = (math.ceil(cols / wrap), wrap) if rows == 1 and cols > wrap else (rows, cols)
+    """A figure of ``rows`` x ``cols`` panels (``axes[row][col]``); a single row or a single
+    column of panels is laid out side by side, wrapping after ``wrap`` panels."""
+    single = rows == 1 or cols == 1
+    panels = rows * cols
+    lines, per_line = (math.ceil(panels / wrap), min(panels, wrap)) if single else (rows, cols)
     fig = Figure(
         figsize=(min(per_line * width + 1.8, 24), min(lines * height + 0.8, 40)), layout="constrained"
     )
     grid = fig.subplots(lines, per_line, squeeze=False, **kw).ravel()
-    for ax in grid[rows * cols :]:
+    for ax in grid[panels:]:
         ax.set_visible(False)
     return fig, [list(grid[r * cols : (r + 1) * cols]) for r in range(rows)]
 
@@ -492,6 +494,14 @@ def _xticks(ax, values: Sequence[Any]) -> None:
     labels = [str(v) for v in values]
     slant = max(map(len, labels), default=0) > 5
     ax.set_xticks(range(len(labels)), labels, rotation=30 if slant else 0, ha="right" if slant else "center")
+
+
+def _top_right(axes: list[list]) -> Any:
+    """The panel at the right end of the first line (where a legend goes)."""
+    flat = [ax for row in axes for ax in row]
+    if all(len(row) == 1 for row in axes):
+        return flat[min(len(flat), 3) - 1]
+    return axes[0][-1]
 
 
 def _legend(ax) -> None:
