@@ -499,7 +499,7 @@ def _xticks(ax, values: Sequence[Any]) -> None:
 def _top_right(axes: list[list]) -> Any:
     """The panel at the right end of the first line (where a legend goes)."""
     flat = [ax for row in axes for ax in row]
-    if all(len(row) == 1 for row in axes):
+    if len(axes) == 1 or all(len(row) == 1 for row in axes):  # laid out in lines of three
         return flat[min(len(flat), 3) - 1]
     return axes[0][-1]
 
