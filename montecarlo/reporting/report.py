@@ -51,6 +51,11 @@ from montecarlo.scenarios import ScenarioResult, show_value
 MAX_ROWS_SHOWN = 60  # longer tables are linked (CSV/Parquet), not printed
 WRITTEN_BY = "montecarlo"
 INDEX_MARK = '<meta name="generator" content="montecarlo">'
+_LEGACY_NAMES = re.compile(
+    r"(index\.html|report\.md|report\.json|scenario\.toml|plot-\d\d-[\w.=-]+\.png"
+    r"|(results|comparison|(matrix|difference|distribution)-[\w.=-]+)\.(csv|parquet))"
+)
+_LEGACY_INDEX = '<ul class="index">'  # the index page of an earlier montecarlo
 CRN_NOTE = (
     "common random numbers: yes — every variant of a setup runs on the same random numbers "
     "(same seed per chunk) and differences are paired per trial"
@@ -99,10 +104,11 @@ def check_index_out(out: str | os.PathLike, option: str = "--out") -> Path:
     index = path / "index.html"
     if index.exists():
         try:
-            head = index.read_text(encoding="utf-8", errors="replace")[:2000]
+            head = index.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise InputError(f"{option}: cannot read {index}: {exc.strerror or exc}") from None
-        if INDEX_MARK not in head:
+        legacy = _LEGACY_INDEX in head and "<title>montecarlo reports</title>" in head
+        if INDEX_MARK not in head and not legacy:
             raise InputError(
                 f"{option}: {index} was not written by montecarlo and would be replaced; "
                 "choose another folder (nothing was changed)"
@@ -120,13 +126,16 @@ def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
         data = json.loads((path / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = None
-    if (
-        not isinstance(data, dict)
-        or data.get("written_by") != WRITTEN_BY
-        or not isinstance(data.get("files"), list)
-    ):
+    if not isinstance(data, dict):
         raise InputError(refuse.format(_few(entries)))
-    foreign = [e for e in entries if e not in set(data["files"]) | {"report.json"}]
+    if data.get("written_by") == WRITTEN_BY and isinstance(data.get("files"), list):
+        known = set(data["files"]) | {"report.json"}
+        foreign = [e for e in entries if e not in known]
+    elif str(data.get("version", "")).startswith("montecarlo ") and "rerun" in data:
+        # a report of an earlier montecarlo (no file list yet): only names a report has
+        foreign = [e for e in entries if not _LEGACY_NAMES.fullmatch(e)]
+    else:
+        raise InputError(refuse.format(_few(entries)))
     if foreign:
         raise InputError(refuse.format(_few(foreign)))
 
