@@ -16,12 +16,15 @@ import functools
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from montecarlo import __version__
 from montecarlo.engine import runner, stats
 from montecarlo.games import get_game
-from montecarlo.games.base import Game, Question, to_plain
+from montecarlo.games.base import to_plain
+
+if TYPE_CHECKING:  # pragma: no cover
+    from montecarlo.games.base import Game, Question
 
 DEFAULT_SEED = 20261129
 DEFAULT_TRIALS = 200_000
@@ -39,21 +42,40 @@ class RunSettings:
     max_trials: int | None = None
     backend: str = "loky"
     scheduler: str | None = None
-    progress: bool = False
+    progress: Callable[[int, int], None] | None = None  # ``progress(done, total)``, see runner.run
     chunk_size: int = runner.DEFAULT_CHUNK_SIZE
 
     def resolved_jobs(self) -> int:
+        """Workers to use: ``jobs`` as given but never more than the cores (-1 = all cores).
+
+        More workers than cores only compete for them (100 on 2 cores ran 7 times slower), so
+        the count is capped; :func:`excess_jobs` tells a caller that wants to warn. 0 and
+        negative values other than -1 are refused.
+        """
+        cores = os.cpu_count() or 1
         if self.jobs is not None:
-            return self.jobs
+            jobs = runner.check_jobs(self.jobs)
+            return cores if jobs == -1 else min(jobs, cores)
         big = self.trials > AUTO_PARALLEL_ABOVE or self.precision is not None
-        return (os.cpu_count() or 1) if big else 1
+        return cores if big else 1
 
     def run(self, arms, metrics, label: str) -> runner.RunResult:
         return runner.run(
             arms, metrics, self.trials, self.seed, jobs=self.resolved_jobs(),
             chunk_size=self.chunk_size, precision=self.precision, max_trials=self.max_trials,
-            backend=self.backend, scheduler=self.scheduler, progress=self.progress, label=label,
+            backend=self.backend, scheduler=self.scheduler,
+            progress=self.progress if callable(self.progress) else None, label=label,
         )
+
+
+def excess_jobs(jobs: int | None) -> int | None:
+    """The core count if ``jobs`` asks for more workers than there are cores, else None.
+
+    >>> excess_jobs(1) is None and excess_jobs(None) is None and excess_jobs(-1) is None
+    True
+    """
+    cores = os.cpu_count() or 1
+    return cores if jobs is not None and jobs > cores else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +89,13 @@ class MetricValue:
     ci_high: float
     se: float
     exact: float | None
+    description: str = ""  # what the metric means (Metric.description)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "estimate": _finite(self.estimate), "ci_low": _finite(self.ci_low),
             "ci_high": _finite(self.ci_high), "se": _finite(self.se), "exact": self.exact,
+            "description": self.description,
         }
 
 
@@ -142,6 +166,7 @@ class Comparison:
 
 
 def resolve(game: str | Game, question: str | None) -> tuple[Game, Question]:
+    """The game (by name or object) and its question (None: the game's default question)."""
     g = get_game(game) if isinstance(game, str) else game
     return g, g.question(question)
 
@@ -157,11 +182,14 @@ def exact_values(question: Question, rules: Any, setup: Any) -> dict[str, float]
     return question.exact(rules, setup) or {}
 
 
-def _metric_values(question: Question, estimates: Mapping[str, stats.Estimate], exact: Mapping[str, float]) -> dict[str, MetricValue]:
+def _metric_values(
+    question: Question, estimates: Mapping[str, stats.Estimate], exact: Mapping[str, float]
+) -> dict[str, MetricValue]:
     kinds = {name: m.kind for m in question.metrics for name in m.reported_names()}
+    described = {name: m.description for m in question.metrics for name in m.reported_names()}
     return {
         name: MetricValue(name, kinds[name], est.estimate, est.ci_low, est.ci_high, est.se,
-                          _maybe_float(exact.get(name)))
+                          _maybe_float(exact.get(name)), described.get(name, ""))
         for name, est in estimates.items()
     }
 

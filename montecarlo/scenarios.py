@@ -168,7 +168,9 @@ def find_scenarios(directory: str | os.PathLike) -> list[Path]:
     root = Path(directory)
     if not root.is_dir():
         raise ScenarioError(f"{root}: not a directory of scenarios")
-    return sorted({*root.glob("*.toml"), *root.glob("*/*.toml")})
+    from montecarlo.datagame import is_definition  # game definitions (rules as data) are not scenarios
+
+    return sorted(p for p in {*root.glob("*.toml"), *root.glob("*/*.toml")} if not is_definition(p))
 
 
 def parse_scenario(
@@ -180,7 +182,10 @@ def parse_scenario(
     name = c.string(data, "name", default_name)
     if not _NAME.match(name):
         c.fail("name", "letters, digits, '.', '_' or '-' (it names the report folder)", name)
-    game = c.game(data.get("game"))
+    raw_game = data.get("game")
+    if isinstance(raw_game, str) and raw_game.endswith(".toml") and path is not None:
+        raw_game = str(path.parent / raw_game)  # a game definition file, relative to the scenario
+    game = c.game(raw_game)
     try:
         question = game.question(c.string(data, "question", None))
     except InputError as exc:

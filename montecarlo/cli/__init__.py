@@ -1,29 +1,299 @@
 """The ``montecarlo`` command: thin typer commands over :mod:`montecarlo.analysis`.
 
+The root knows no game by name. For every game of :func:`montecarlo.games.list_games` whose CLI
+module ``montecarlo.cli.<module>`` exists, it offers ``montecarlo GAME QUESTION`` (the module's
+``app``), ``montecarlo odds GAME`` (its ``ODDS``) and, if the module defines one,
+``montecarlo table GAME`` (its ``TABLE``). Modules are imported only when their command runs, so
+``montecarlo --help`` imports no game, no scipy and no polars; the help lists each game with the
+first line of its CLI module's docstring, read from the source without importing it. No module
+imports this one back.
+
 Every mistake of the user's ends as one line on stderr and exit code 2, never a traceback.
 """
 
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import importlib.util
 import sys
+from difflib import get_close_matches
+from typing import Optional
 
 import typer
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 try:  # recent typer vendors its own copy of click
+    from typer import _click as click
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover - older typer on top of click
+    import click
     from click import exceptions as click_exceptions
 
 from montecarlo import __version__
 from montecarlo.errors import MonteCarloError
 
+# Scenario commands live in montecarlo.cli.reports (polars, matplotlib): loaded when run.
+SCENARIO_COMMANDS = {
+    "report": "Run a scenario and write its report: index.html, report.md, tables, plots.",
+    "report-all": "Run every scenario under a folder and write an index linking the reports.",
+    "compare": "Compare every variant of a scenario with the baseline (paired, Holm-corrected).",
+}
+
+
+def _hide_flag_types() -> None:
+    """Help screens show no ``<bool>`` after flags (--json, --help) and ``<str>...`` for lists."""
+    original = getattr(TyperOption, "display_type_rich", None)
+    if original is None or getattr(original, "_montecarlo", False):  # pragma: no cover
+        return
+
+    def display_type_rich(self, ctx):
+        if getattr(self, "is_flag", False) and not getattr(self, "count", False):
+            return None
+        shown = original(self, ctx)
+        if isinstance(shown, str) and shown.startswith("<list[") and shown.endswith("]>"):
+            return f"<{shown[6:-2]}>..."
+        return shown
+
+    display_type_rich._montecarlo = True
+    TyperOption.display_type_rich = display_type_rich
+
+
+_hide_flag_types()
+
+
+# --- discovery --------------------------------------------------------------------------------
+
+
+def game_cli_modules() -> dict[str, str]:
+    """Game name -> its CLI module path, for every registered game that has one (not imported)."""
+    from montecarlo import games
+
+    found = {}
+    for name in games.list_games():
+        module = f"{__name__}.{games.module_name(name).rsplit('.', 1)[-1]}"
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):  # pragma: no cover
+            spec = None
+        if spec is not None:
+            found[name] = module
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _source_facts(module: str) -> tuple[str, bool]:
+    """(first docstring line, defines TABLE) of a CLI module, read from its source cheaply."""
+    spec = importlib.util.find_spec(module)
+    try:
+        tree = ast.parse(open(spec.origin, encoding="utf-8").read())
+    except (OSError, SyntaxError, TypeError):  # pragma: no cover - unusual loaders
+        loaded = importlib.import_module(module)
+        return (loaded.__doc__ or "").strip().split("\n")[0], hasattr(loaded, "TABLE")
+    doc = (ast.get_docstring(tree) or "").strip().split("\n")[0]
+    names = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return doc, "TABLE" in names
+
+
+def describe(module: str) -> str:
+    return _source_facts(module)[0]
+
+
+def has_table(module: str) -> bool:
+    return _source_facts(module)[1]
+
+
+def _canonical(name: str, known) -> Optional[str]:
+    if name in known:
+        return name
+    key = name.strip().lower().replace("_", "-")
+    return key if key in known else None
+
+
+def _game_of(module: str) -> Optional[str]:
+    return next((g for g, m in game_cli_modules().items() if m == module), None)
+
+
+def _examples_last(cmd) -> None:
+    """Move the 'Examples:' paragraph of a command's docstring to its epilog, the end of its help."""
+    help_text = cmd.help or ""
+    head, mark, examples = help_text.partition("Examples:")
+    if not mark or cmd.epilog:
+        return
+    lines = [line.strip() for line in examples.strip().splitlines() if line.strip()]
+    cmd.help = head.rstrip()
+    cmd.epilog = "Examples:\n\n" + "\n\n".join(f"  {line}" for line in lines)
+
+
+def _tidy(command, game: Optional[str]) -> None:
+    """Examples at the end of each help; the game's variants named in --variant's help."""
+    variants = None
+    if game is not None:
+        from montecarlo.games import get_game
+
+        variants = list(get_game(game).variants)
+    stack = [command]
+    while stack:
+        cmd = stack.pop()
+        stack.extend(getattr(cmd, "commands", {}).values())
+        _examples_last(cmd)
+        for param in getattr(cmd, "params", ()):
+            if param.name == "variant" and variants is not None:
+                param.help = (
+                    f"House rule to apply (repeatable): {', '.join(variants)}; "
+                    "`montecarlo games` describes them."
+                    if variants
+                    else f"House rule to apply; {game} has none yet."
+                )
+
+
+# --- lazy groups ------------------------------------------------------------------------------
+
+
+class LazyGroup(TyperGroup):
+    """A group whose commands are imported when asked for; its help lists them from stubs."""
+
+    _listing = False
+
+    def lazy_commands(self, ctx) -> dict[str, str]:
+        """Command name -> one-line description, for the commands not loaded yet."""
+        return {}
+
+    def load_command(self, ctx, name: str):
+        raise NotImplementedError
+
+    def list_commands(self, ctx) -> list[str]:
+        eager = super().list_commands(ctx)
+        return eager + [n for n in self.lazy_commands(ctx) if n not in eager]
+
+    def get_command(self, ctx, cmd_name: str):
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None:
+            _examples_last(cmd)
+            return cmd
+        lazy = self.lazy_commands(ctx)
+        name = _canonical(cmd_name, lazy)
+        if name is None:
+            return None
+        if name in self.commands:
+            return self.commands[name]
+        if self._listing:
+            return TyperCommand(name, help=lazy[name], short_help=lazy[name])
+        cmd = self.load_command(ctx, name)
+        cmd.name = name
+        self.commands[name] = cmd
+        return cmd
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except click_exceptions.UsageError as exc:
+            if args and "Did you mean" not in exc.message:
+                matches = get_close_matches(args[0], self.list_commands(ctx))
+                if matches:
+                    exc.message = (
+                        exc.message.rstrip(".") + ". Did you mean " + ", ".join(map(repr, matches)) + "?"
+                    )
+            raise
+
+    def format_help(self, ctx, formatter) -> None:
+        self._listing = True
+        try:
+            return super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+class RootGroup(LazyGroup):
+    def lazy_commands(self, ctx) -> dict[str, str]:
+        games = {name: describe(module) for name, module in game_cli_modules().items()}
+        return {**SCENARIO_COMMANDS, **games}
+
+    def load_command(self, ctx, name: str):
+        if name in SCENARIO_COMMANDS:
+            module = importlib.import_module(f"{__name__}.reports")
+            return typer.main.get_group(module.app).commands[name]
+        module = importlib.import_module(game_cli_modules()[name])
+        group = typer.main.get_group(module.app)
+        _tidy(group, name)
+        return group
+
+
+class OddsGroup(LazyGroup):
+    def lazy_commands(self, ctx) -> dict[str, str]:
+        return {name: describe(module) for name, module in game_cli_modules().items()}
+
+    def get_command(self, ctx, cmd_name: str):
+        if cmd_name.endswith(".toml"):  # a battle defined in a file: docs/rules-as-data.md
+            return importlib.import_module(f"{__name__}.datagame").command_for(cmd_name)
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is None and not self._listing and not ctx.resilient_parsing:
+            known = ", ".join(self.lazy_commands(ctx))
+            raise click_exceptions.UsageError(f"unknown game {cmd_name!r}; known: {known}", ctx)
+        return cmd
+
+    def load_command(self, ctx, name: str):
+        module = importlib.import_module(game_cli_modules()[name])
+        odds = getattr(module, "ODDS", None)
+        if odds is None:
+            raise click_exceptions.UsageError(
+                f"{name} defines no odds command; try: montecarlo {name} --help", ctx
+            )
+        return _single(odds, name)
+
+
+class TableGroup(LazyGroup):
+    def lazy_commands(self, ctx) -> dict[str, str]:
+        return {name: describe(module) for name, module in game_cli_modules().items() if has_table(module)}
+
+    def get_command(self, ctx, cmd_name: str):
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is None and not self._listing and not ctx.resilient_parsing:
+            game = _canonical(cmd_name, game_cli_modules())
+            having = ", ".join(self.lazy_commands(ctx)) or "none"
+            problem = f"{game} has no table command" if game is not None else f"unknown game {cmd_name!r}"
+            raise click_exceptions.UsageError(f"{problem}; games with one: {having}", ctx)
+        return cmd
+
+    def load_command(self, ctx, name: str):
+        module = importlib.import_module(game_cli_modules()[name])
+        return _single(module.TABLE, name)
+
+
+def _single(func, name: str):
+    """The click command of one command function, named ``name``, with the game's variants."""
+    holder = typer.Typer()
+    holder.command(name)(func)
+    cmd = typer.main.get_group(holder).commands[name]
+    _tidy(cmd, name)
+    return cmd
+
+
+# --- the app ----------------------------------------------------------------------------------
+
 app = typer.Typer(
     name="montecarlo",
+    cls=RootGroup,
     help="Balance questions about board-game rules, answered by simulation and exact computation.",
+    epilog="Start with: montecarlo games, then e.g. montecarlo odds dune1984 --attacker 4 --defender 5",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-odds_app = typer.Typer(help="Odds of one situation: estimate, 95% interval and exact value.", no_args_is_help=True)
-table_app = typer.Typer(help="Whole tables of odds (estimate and exact).", no_args_is_help=True)
+odds_app = typer.Typer(
+    cls=OddsGroup,
+    no_args_is_help=True,
+    help="Odds of one situation of a game's main question: estimate, 95% interval, exact value.",
+)
+table_app = typer.Typer(
+    cls=TableGroup,
+    no_args_is_help=True,
+    help="Whole two-way tables of odds (estimate and exact), for the games that have one.",
+)
 app.add_typer(odds_app, name="odds")
 app.add_typer(table_app, name="table")
 
@@ -36,28 +306,37 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """Balance questions about board-game rules, answered by simulation and exact computation."""
 
 
 @app.command("games")
 def games() -> None:
-    """List the modelled games, their questions and variants."""
+    """List the modelled games, their questions (with the command that asks each) and variants.
+
+    Examples:
+
+      montecarlo games
+    """
     from montecarlo.games import get_game, list_games
 
+    clis = game_cli_modules()
     for name in list_games():
         game = get_game(name)
         typer.echo(f"{name}: {game.title}")
         for q in game.questions.values():
-            typer.echo(f"  question {q.name}: {q.description}")
+            where = f"  [montecarlo {name} {q.name}]" if name in clis else ""
+            typer.echo(f"  question {q.name}: {q.description}{where}")
         for v in game.variants:
             desc = game.variant_descriptions.get(v, "")
             typer.echo(f"  variant {v}" + (f": {desc}" if desc else ""))
 
 
-# The modules below add their commands to ``app`` when imported.
-from montecarlo.cli import dune1984, imperium, reports  # noqa: E402,F401
+# click >= 8.2 raises this for a bare group after printing its help; older click exits by itself
+_NO_ARGS_IS_HELP = getattr(click_exceptions, "NoArgsIsHelpError", ())
 
 
 def main() -> None:
@@ -65,6 +344,11 @@ def main() -> None:
     command = typer.main.get_command(app)
     try:
         code = command.main(args=sys.argv[1:], prog_name="montecarlo", standalone_mode=False)
+    except _NO_ARGS_IS_HELP as exc:  # a bare group: its help, and success
+        text = exc.format_message()  # empty when rich has already printed the help
+        if text.strip():
+            typer.echo(text)
+        sys.exit(0)
     except click_exceptions.UsageError as exc:
         path = exc.ctx.command_path if exc.ctx else "montecarlo"
         typer.echo(f"error: {exc.format_message()} (see: {path} --help)", err=True)

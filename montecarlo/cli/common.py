@@ -1,27 +1,44 @@
-"""Options every simulating command shares, and how results are printed.
+"""Options every simulating command shares, progress, and how results are printed.
 
 ``@run_command`` gives a command the common options (--trials, --seed, --jobs, --precision,
 --max-trials, --variant, --json, --quiet, --backend, --scheduler) and hands them to it as one
 ``run: RunOptions`` argument; ``@cli_errors`` turns a MonteCarloError into one line on stderr and
 exit code 2. Commands stay thin: parse options into a setup, call :mod:`montecarlo.analysis`,
 print with :func:`emit`.
+
+Conventions of a game's CLI module (``montecarlo/cli/<module>.py``, found by the root):
+
+- ``app = typer.Typer(...)``: one command per question of the game, named after it.
+- ``ODDS``: the command function of the game's main question (``montecarlo odds GAME``);
+  optionally ``TABLE`` (``montecarlo table GAME``).
+- Every command's docstring ends with an ``Examples:`` paragraph whose lines start with
+  ``montecarlo``; a test runs each of them.
+- Short flags keep one meaning across games (``-a``/``-d`` attacker/defender, ``-n`` trials,
+  ``-s`` seed, ``-j`` jobs, ``-v`` variant, ``-q`` quiet, ``-m`` metric); the test suite checks.
 """
 
+from __future__ import annotations
+
+import dataclasses
 import functools
 import inspect
 import json
 import math
 import sys
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, excess_jobs
+from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE
 from montecarlo.errors import InputError, MonteCarloError
 
+ESTIMATE_ABOVE_SECONDS = 60.0  # runs projected to last longer say so up front
 
-@dataclass(frozen=True)
+
+@dataclass
 class RunOptions:
     """The common options of a simulating command, as the user gave them."""
 
@@ -33,33 +50,285 @@ class RunOptions:
     variant: tuple[str, ...]
     json: bool
     quiet: bool
-    backend: str
+    backend: Optional[str]
     scheduler: Optional[str]
+    _reporters: list = field(default_factory=list, repr=False)
+    _warned: bool = field(default=False, repr=False)
 
-    def settings(self) -> RunSettings:
+    def backend_name(self) -> str:
+        """The backend to use: as given, else dask with --scheduler, else loky."""
+        if self.scheduler is not None:
+            if self.backend not in (None, "dask"):
+                raise InputError(
+                    f"--scheduler is the address of a Dask scheduler: it needs --backend dask, "
+                    f"got --backend {self.backend}"
+                )
+            return "dask"
+        backend = self.backend or "loky"
+        if backend not in BACKENDS:
+            raise InputError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        return backend
+
+    def settings(self, label: str = "simulating") -> RunSettings:
+        """Checked run settings, with a progress reporter unless --quiet or --json."""
         if self.trials <= 0:
             raise InputError(f"--trials must be a positive integer, got {self.trials}")
-        if self.jobs == 0:
-            raise InputError("--jobs must be a positive number of workers, or -1 for all cores")
-        return RunSettings(
-            trials=self.trials, seed=self.seed, jobs=self.jobs, precision=self.precision,
-            max_trials=self.max_trials, backend=self.backend, scheduler=self.scheduler,
-            progress=not (self.quiet or self.json),
+        if self.jobs is not None and self.jobs < 1 and self.jobs != -1:
+            raise InputError(
+                f"--jobs must be a positive number of workers, or -1 for all cores, got {self.jobs}"
+            )
+        if self.max_trials is not None and self.max_trials <= 0:
+            raise InputError(f"--max-trials must be a positive integer, got {self.max_trials}")
+        if self.precision is not None and not 0 < self.precision < 0.5:
+            raise InputError(f"--precision must be a half-width between 0 and 0.5, got {self.precision}")
+        backend = self.backend_name()
+        cores = excess_jobs(self.jobs)
+        if cores is not None and not self._warned:
+            self._warned = True
+            typer.echo(
+                f"warning: --jobs {self.jobs} is more than the {cores} cores of this machine; "
+                f"running {cores} workers",
+                err=True,
+            )
+        settings = RunSettings(
+            trials=self.trials,
+            seed=self.seed,
+            jobs=self.jobs,
+            precision=self.precision,
+            max_trials=self.max_trials,
+            backend=backend,
+            scheduler=self.scheduler,
         )
+        if self.quiet or self.json:
+            return settings
+        reporter = ProgressReporter(label, settings.resolved_jobs(), self.precision is not None)
+        self._reporters.append(reporter)
+        return dataclasses.replace(settings, progress=reporter)
+
+    def close(self) -> None:
+        for reporter in self._reporters:
+            reporter.close()
 
 
-_COMMON: dict[str, tuple[Any, Any]] = {
-    "trials": (Annotated[int, typer.Option("--trials", "-n", help="Number of simulated trials (with --precision: the first batch).", rich_help_panel="Simulation")], DEFAULT_TRIALS),
-    "seed": (Annotated[int, typer.Option("--seed", "-s", help="Seed of the run: same seed, same numbers.", rich_help_panel="Simulation")], DEFAULT_SEED),
-    "jobs": (Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes (-1 = all cores). Default: all cores above 1,000,000 trials.", rich_help_panel="Simulation")], None),
-    "precision": (Annotated[Optional[float], typer.Option("--precision", help="Add trials until every probability's 95% half-width is at most this.", rich_help_panel="Simulation")], None),
-    "max_trials": (Annotated[Optional[int], typer.Option("--max-trials", help="Cap on trials with --precision (default 10,000,000).", rich_help_panel="Simulation")], None),
-    "variant": (Annotated[Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule to apply (repeatable).", rich_help_panel="Rules")], None),
-    "json": (Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of a table.", rich_help_panel="Output")], False),
-    "quiet": (Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.", rich_help_panel="Output")], False),
-    "backend": (Annotated[str, typer.Option("--backend", help="joblib backend: loky (processes), threading, or dask.", rich_help_panel="Simulation")], "loky"),
-    "scheduler": (Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address for --backend dask (default: a local cluster).", rich_help_panel="Simulation")], None),
-}
+def _duration(seconds: float) -> str:
+    """'45 s', '12 min', '3.5 h', '2.1 days'."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:,.1f} days"
+
+
+class ProgressReporter:
+    """``progress(done, total)`` for the runner: a rich bar on a terminal, and a time estimate.
+
+    The bar (on stderr, only when stderr is a terminal) starts with the run and vanishes when it
+    ends. Once the run has gone on for half a second past its first chunk, a run projected to
+    take more than a minute says so on stderr, with the hint to use --precision.
+    """
+
+    def __init__(self, label: str, workers: int, precision: bool, stream=None) -> None:
+        self.label = label
+        self.workers = workers
+        self.precision = precision
+        self.stream = stream if stream is not None else sys.stderr
+        self.bar_enabled = _is_terminal(self.stream)
+        self.progress = None
+        self.task = None
+        self.first: Optional[tuple[float, int]] = None  # (time, done) at the first finished chunk
+        self.estimated = False
+        self.messages: list[str] = []
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if self.bar_enabled:
+            self._bar(done, total)
+        if done > 0 and self.first is None:
+            self.first = (now, done)
+        elif (
+            self.first is not None
+            and not self.estimated
+            and now - self.first[0] >= 0.5
+            and done > self.first[1]
+        ):
+            self.estimated = True
+            seconds = (total - done) * (now - self.first[0]) / (done - self.first[1])
+            if seconds > ESTIMATE_ABOVE_SECONDS:
+                self._say(
+                    f"estimated time: about {_duration(seconds)} for {total:,} trials on {self.workers} "
+                    f"worker(s); --precision 0.001 stops as soon as every probability is known to "
+                    f"±0.001, or lower --trials"
+                )
+
+    def _bar(self, done: int, total: int) -> None:
+        if self.progress is None and done < total:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed:,.0f}/{task.total:,.0f} trials"),
+                TimeRemainingColumn(),
+                console=Console(file=self.stream),
+                transient=True,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task(self.label, total=total)
+        if self.progress is not None:
+            self.progress.update(self.task, completed=done, total=total)
+            if done >= total and not self.precision:
+                self.close()
+
+    def _say(self, message: str) -> None:
+        self.messages.append(message)
+        if self.progress is not None:
+            self.progress.console.print(message, markup=False, highlight=False)
+        else:
+            print(message, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _options(trials: int) -> dict[str, tuple[Any, Any]]:
+    return {
+        "trials": (
+            Annotated[
+                int,
+                typer.Option(
+                    "--trials",
+                    "-n",
+                    help="Number of simulated trials (with --precision: the first batch).",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            trials,
+        ),
+        "seed": (
+            Annotated[
+                int,
+                typer.Option(
+                    "--seed",
+                    "-s",
+                    help="Seed of the run: same seed, same numbers.",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            DEFAULT_SEED,
+        ),
+        "jobs": (
+            Annotated[
+                Optional[int],
+                typer.Option(
+                    "--jobs",
+                    "-j",
+                    metavar="N",
+                    help="Worker processes, at most the cores (-1 = all cores). "
+                    "Default: all cores above 1,000,000 trials, else 1.",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
+        "precision": (
+            Annotated[
+                Optional[float],
+                typer.Option(
+                    "--precision",
+                    metavar="H",
+                    help="Add trials until every probability's 95% half-width is at most H (e.g. 0.001).",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
+        "max_trials": (
+            Annotated[
+                Optional[int],
+                typer.Option(
+                    "--max-trials",
+                    metavar="N",
+                    help="Cap on trials with --precision (default 10,000,000).",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
+        "variant": (
+            Annotated[
+                Optional[list[str]],
+                typer.Option(
+                    "--variant",
+                    "-v",
+                    metavar="NAME",
+                    help="Named house rule to apply (repeatable); `montecarlo games` lists them.",
+                    rich_help_panel="Rules",
+                ),
+            ],
+            None,
+        ),
+        "json": (
+            Annotated[
+                bool,
+                typer.Option(
+                    "--json",
+                    help="Print one JSON object on stdout instead of a table.",
+                    rich_help_panel="Output",
+                ),
+            ],
+            False,
+        ),
+        "quiet": (
+            Annotated[
+                bool,
+                typer.Option(
+                    "--quiet", "-q", help="No progress bar or time estimate.", rich_help_panel="Output"
+                ),
+            ],
+            False,
+        ),
+        "backend": (
+            Annotated[
+                Optional[str],
+                typer.Option(
+                    "--backend",
+                    metavar="NAME",
+                    help="joblib backend: loky (processes; the default), threading, or dask "
+                    "(the default with --scheduler).",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
+        "scheduler": (
+            Annotated[
+                Optional[str],
+                typer.Option(
+                    "--scheduler",
+                    metavar="ADDRESS",
+                    help="Dask scheduler address; selects --backend dask "
+                    "(which without it starts a local cluster). Refused with another --backend.",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
+    }
+
+
+COMMON_OPTIONS = tuple(_options(DEFAULT_TRIALS))
 
 
 def cli_errors(func: Callable) -> Callable:
@@ -76,25 +345,37 @@ def cli_errors(func: Callable) -> Callable:
     return wrapper
 
 
-def run_command(func: Callable) -> Callable:
-    """Add the common run options to ``func``'s signature; pass them as ``run: RunOptions``."""
+def run_command(func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS) -> Callable:
+    """Add the common run options to ``func``'s signature; pass them as ``run: RunOptions``.
+
+    Use as ``@run_command``, or ``@run_command(trials=50_000)`` where the command's own default
+    number of trials differs (the help then shows the default that is used).
+    """
+    if func is None:
+        return functools.partial(run_command, trials=trials)
+    options = _options(trials)
     sig = inspect.signature(func)
     own = [p for p in sig.parameters.values() if p.name != "run"]
     added = [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
-        for name, (annotation, default) in _COMMON.items()
+        for name, (annotation, default) in options.items()
     ]
 
     @cli_errors
-    def wrapper(**kwargs):
-        common = {name: kwargs.pop(name) for name in _COMMON}
+    def wrapper(*args, **kwargs):
+        common = {name: kwargs.pop(name) for name in options}
         common["variant"] = tuple(common["variant"] or ())
-        return func(**kwargs, run=RunOptions(**common))
+        run = RunOptions(**common)
+        try:
+            return func(*args, **kwargs, run=run)
+        finally:
+            run.close()
 
     wrapper.__signature__ = sig.replace(parameters=own + added)
     wrapper.__annotations__ = {p.name: p.annotation for p in own + added}
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
+    wrapper.__wrapped_command__ = func
     return wrapper
 
 
@@ -119,40 +400,122 @@ def fmt_prob(x: Optional[float], digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
-def emit(answer: Answer, run: RunOptions, title: str, extra: Optional[dict] = None) -> None:
-    """Print an answer: one JSON object with --json, else a readable table.
+def console(stderr: bool = False):
+    """A rich console on stdout (or stderr) as wide as the terminal (80 columns when piped)."""
+    from rich.console import Console
+
+    return Console(file=sys.stderr if stderr else sys.stdout)
+
+
+def explanations(answer: Answer) -> list[tuple[str, str]]:
+    """(label, description) once per metric shown: 'winner_strength=v' for a distribution."""
+    seen: dict[str, str] = {}
+    for name, m in answer.metrics.items():
+        base, _, value = name.partition("=")
+        label = f"{base}=v" if value else base
+        if label not in seen and m.description:
+            seen[label] = m.description
+    return list(seen.items())
+
+
+def emit(
+    answer: Answer,
+    run: RunOptions,
+    title: str,
+    extra: Optional[dict] = None,
+    setup_extra: Optional[dict] = None,
+) -> None:
+    """Print an answer: one JSON object with --json, else a readable table and what each metric means.
 
     ``extra`` holds exact side results of a command (e.g. a break-even ratio); it goes into the
-    JSON object under ``"extra"``. Commands print their own readable form of it.
+    JSON object under ``"extra"``. Commands print their own readable form of it. ``setup_extra``
+    adds derived facts to the JSON ``setup`` (e.g. a named character's Strength and Guile).
     """
     if run.json:
         payload = answer.to_json()
+        if setup_extra:
+            payload["setup"].update(setup_extra)
         if extra:
             payload["extra"] = extra
         typer.echo(json.dumps(payload, sort_keys=False))
         return
-    from rich.console import Console
     from rich.table import Table
 
     rules = ", ".join(answer.variants) if answer.variants else "official rules"
     trials = f"{answer.trials:,} trials"
     if answer.precision is not None:
         widest = max((m.ci_high - m.ci_low) / 2 for m in answer.metrics.values() if m.kind != "mean")
-        verdict = "reached" if widest <= answer.precision else "NOT reached (trial cap hit; raise --max-trials)"
+        verdict = (
+            "reached" if widest <= answer.precision else "NOT reached (trial cap hit; raise --max-trials)"
+        )
         trials = f"precision ±{answer.precision:g} {verdict} after {trials} (widest half-width {widest:.2g})"
-    table = Table(title=title, caption=(
-        f"{trials}, seed {answer.seed}, {rules}; 95% intervals "
-        "(Wilson for probabilities, normal for means)"
-    ))
-    table.add_column("metric")
-    table.add_column("estimate", justify="right")
-    table.add_column("95% interval", justify="right")
-    table.add_column("exact", justify="right")
+    table = Table(
+        title=title,
+        caption=(
+            f"{trials}, seed {answer.seed}, {rules}; 95% intervals "
+            "(Wilson for probabilities, normal for means)"
+        ),
+    )
+    table.add_column("metric", no_wrap=True)
+    table.add_column("estimate", justify="right", no_wrap=True)
+    table.add_column("95% interval", justify="right", no_wrap=True)
+    table.add_column("exact", justify="right", no_wrap=True)
     for m in answer.metrics.values():
         digits = 3 if m.kind == "mean" else 4
         table.add_row(
-            m.name, fmt_prob(m.estimate, digits),
+            m.name,
+            fmt_prob(m.estimate, digits),
             f"{fmt_prob(m.ci_low, digits)} – {fmt_prob(m.ci_high, digits)}",
             fmt_prob(m.exact, digits),
         )
-    Console(file=sys.stdout, width=max(100, Console().width)).print(table)
+    out = console()
+    out.print(table)
+    print_explanations(out, explanations(answer))
+
+
+def print_explanations(out, rows: list[tuple[str, str]]) -> None:
+    """One line per metric under a table: 'name  what it means' (wrapped under its own column)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column()
+    for label, description in rows:
+        grid.add_row(Text(label), Text(description))
+    out.print(grid)
+
+
+def examples_of(help_text: Optional[str]) -> list[str]:
+    """The example command lines of a command's help: lines that start with 'montecarlo '.
+
+    >>> examples_of("Odds.\\n\\nExamples:\\n\\n  montecarlo odds dune1984 -a 4 -d 5")
+    ['montecarlo odds dune1984 -a 4 -d 5']
+    >>> examples_of("Example: montecarlo games")
+    ['montecarlo games']
+    """
+    found = []
+    for line in (help_text or "").splitlines():
+        line = line.strip()
+        for prefix in ("Examples:", "Example:", "$"):
+            line = line.removeprefix(prefix).strip()
+        if line.startswith("montecarlo "):
+            found.append(line)
+    return found
+
+
+__all__ = [
+    "RunOptions",
+    "ProgressReporter",
+    "run_command",
+    "cli_errors",
+    "emit",
+    "console",
+    "explanations",
+    "fmt_prob",
+    "parse_int_list",
+    "parse_name_list",
+    "examples_of",
+    "COMMON_OPTIONS",
+    "DEFAULT_CHUNK_SIZE",
+]

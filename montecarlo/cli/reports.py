@@ -16,9 +16,11 @@ from typing import Annotated, Optional
 import polars as pl
 import typer
 
-from montecarlo.cli import app
 from montecarlo.cli.common import cli_errors
 from montecarlo.errors import InputError, ScenarioError
+
+# The root (montecarlo.cli) loads these commands from this app when one of them is run.
+app = typer.Typer()
 
 DEFAULT_OUT = Path("reports")
 MAX_ROWS = 40
@@ -29,7 +31,7 @@ Backend = Annotated[str, typer.Option("--backend", help="joblib backend: loky (p
 Scheduler = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address for --backend dask (default: a local cluster).")]
 
 
-@app.command("report")
+@app.command("report", epilog="Examples: montecarlo report scenarios/dune1984/guile-survival.toml --out reports/guile")
 @cli_errors
 def report(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML), see docs/scenarios.md.")],
@@ -51,7 +53,7 @@ def report(
         typer.echo(f"wrote {folder}/index.html ({len(sc.points)} setups, {result.seconds:.1f} s)", err=True)
 
 
-@app.command("report-all")
+@app.command("report-all", epilog="Example: montecarlo report-all scenarios --out reports")
 @cli_errors
 def report_all(
     directory: Annotated[Path, typer.Argument(help="Folder of scenarios: <game>/*.toml (e.g. scenarios).")],
@@ -104,7 +106,7 @@ def report_all(
         typer.echo(f"wrote {out}/index.html: {len(entries)} reports in {time.perf_counter() - started:.0f} s", err=True)
 
 
-@app.command("compare")
+@app.command("compare", epilog="Example: montecarlo compare scenarios/imperium/tie-variants.toml --metric tie_first")
 @cli_errors
 def compare(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML) with two or more variants.")],

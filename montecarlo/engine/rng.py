@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from montecarlo.errors import InputError
+from montecarlo.validate import is_whole
 
 
 def check_seed(seed: int) -> int:
     """Return ``seed`` if it is a usable non-negative integer, else raise InputError."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_whole(seed) or seed < 0:
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     return int(seed)
 

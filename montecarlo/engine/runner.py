@@ -16,8 +16,8 @@ returning ``{metric_name: per-trial array}``, described by a list of ``Metric``.
 
 from __future__ import annotations
 
+import contextlib
 import math
-import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -172,6 +172,54 @@ def check_trials(trials: int, what: str = "trials") -> int:
     return int(trials)
 
 
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: called once before the first chunk (done=0) and after each chunk;
+``total`` grows when a precision run decides it needs more trials. The caller (the CLI) draws
+the bar: the engine prints nothing."""
+
+
+class ChunkPlan(Sequence[int]):
+    """The sizes of the chunks that cover ``trials`` trials, computed on demand.
+
+    A plan of 10**12 trials has about 7.6 million chunks; building that list first took half a
+    minute before anything ran, so the sizes are generated as workers ask for them.
+
+    >>> list(ChunkPlan(300_000, 131_072))
+    [131072, 131072, 37856]
+    """
+
+    def __init__(self, trials: int, chunk_size: int) -> None:
+        self.trials = trials
+        self.chunk_size = chunk_size
+        self._len = -(-trials // chunk_size) if trials > 0 else 0
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._len))]
+        if index < 0:
+            index += self._len
+        if not 0 <= index < self._len:
+            raise IndexError(index)
+        return min(self.chunk_size, self.trials - index * self.chunk_size)
+
+    def __iter__(self) -> Iterator[int]:
+        full, rest = divmod(self.trials, self.chunk_size)
+        for _ in range(full):
+            yield self.chunk_size
+        if rest:
+            yield rest
+
+
+def check_jobs(jobs: int) -> int:
+    """``jobs`` as given if it is -1 or positive; InputError for 0, -2, ... or a non-integer."""
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or (jobs < 1 and jobs != -1):
+        raise InputError(f"jobs must be a positive number of workers, or -1 for all cores, got {jobs!r}")
+    return int(jobs)
+
+
 def run(
     arms: ArmKernel | Sequence[ArmKernel],
     metrics: Sequence[Metric],
@@ -184,7 +232,7 @@ def run(
     max_trials: int | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
-    progress: bool = False,
+    progress: Progress | None = None,
     label: str = "simulating",
 ) -> RunResult:
     """Run ``trials`` trials of every arm (or, with ``precision``, as many as it takes).
@@ -192,6 +240,9 @@ def run(
     With ``precision=H`` the run adds chunks until every probability's 95% half-width is at
     most H or ``max_trials`` is reached; ``trials`` is then the first batch. The chunk plan is a
     function of the tallies so far, which are deterministic, so the final count is too.
+
+    ``progress(done, total)``, if given, is called before the first chunk and after each one;
+    ``label`` names the run for it (kept for callers; the engine itself prints nothing).
     """
     arm_list = [arms] if callable(arms) else list(arms)
     if not arm_list:
@@ -199,14 +250,14 @@ def run(
     trials = check_trials(trials)
     seed = check_seed(seed)
     chunk_size = check_trials(chunk_size, "chunk size")
-    if jobs == 0 or not isinstance(jobs, int):
-        raise InputError(f"jobs must be a non-zero integer (-1 = all cores), got {jobs!r}")
+    jobs = check_jobs(jobs)
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
     if precision is not None and not 0 < precision < 0.5:
         raise InputError(f"precision must be a half-width between 0 and 0.5, got {precision!r}")
     if max_trials is not None:
         max_trials = check_trials(max_trials, "max trials")
+    report = progress if callable(progress) else (lambda done, total: None)
     columns = columns_of(metrics)
     n_arms = len(arm_list)
     totals = np.zeros((2 * n_arms - 1, 2, len(columns)))
@@ -218,17 +269,19 @@ def run(
     else:
         cap = max_trials or max(trials, 10_000_000)
         target = min(trials, cap)
-    with _progress_bar(progress, label) as bar, backend_context(backend, scheduler):
+    report(0, target)
+    # One worker on the default backend runs in-process: no need to import joblib at all.
+    in_process = jobs == 1 and backend != "dask"
+    with contextlib.nullcontext() if in_process else backend_context(backend, scheduler):
         while True:
-            sizes = []
-            while done + sum(sizes) < target:
-                sizes.append(min(chunk_size, target - done - sum(sizes)))
-            if sizes:
-                bar.set_total(target)
+            # Chunks from ``done`` to ``target``: every chunk but the last of the run is full,
+            # and chunk i always draws from (seed, i), so planning lazily changes no number.
+            sizes = ChunkPlan(target - done, chunk_size)
+            if len(sizes):
                 for chunk_totals, size in _execute(arm_list, metrics, sizes, seed, next_chunk, jobs, backend):
                     totals += chunk_totals
                     done += size
-                    bar.advance(done, time.perf_counter() - started)
+                    report(done, target)
                 next_chunk += len(sizes)
             if precision is None:
                 break
@@ -240,6 +293,7 @@ def run(
             target = min(cap, max(needed, done + 1))
             # Whole chunks only, so that chunk i always has the same size and seed.
             target = min(cap, math.ceil(target / chunk_size) * chunk_size)
+            report(done, target)
     return RunResult(done, seed, chunk_size, columns, n_arms, totals, time.perf_counter() - started)
 
 
@@ -288,56 +342,3 @@ def backend_context(backend: str, scheduler: str | None):
             yield
     finally:
         client.close()
-
-
-class _NoBar:
-    def set_total(self, total: int) -> None:
-        pass
-
-    def advance(self, done: int, elapsed: float) -> None:
-        pass
-
-
-class _LazyBar:
-    """A rich progress bar on stderr that appears only once a run has lasted a second."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.total = 0
-        self.progress = None
-        self.task = None
-
-    def set_total(self, total: int) -> None:
-        self.total = total
-        if self.progress is not None:
-            self.progress.update(self.task, total=total)
-
-    def advance(self, done: int, elapsed: float) -> None:
-        if self.progress is None and elapsed > 1.0 and done < self.total:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.progress = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TimeRemainingColumn(), console=Console(stderr=True), transient=True,
-            )
-            self.progress.start()
-            self.task = self.progress.add_task(self.label, total=self.total)
-        if self.progress is not None:
-            self.progress.update(self.task, completed=done)
-
-    def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
-
-@contextmanager
-def _progress_bar(enabled: bool, label: str):
-    if not enabled or not sys.stderr.isatty():
-        yield _NoBar()
-        return
-    bar = _LazyBar(label)
-    try:
-        yield bar
-    finally:
-        bar.close()

@@ -5,7 +5,7 @@ the runner can merge chunks without keeping them.
 
 >>> est = proportion(520, 1000)
 >>> round(est.ci_low, 4), round(est.ci_high, 4)
-(0.4891, 0.5508)
+(0.489, 0.5508)
 """
 
 from __future__ import annotations
@@ -13,18 +13,34 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Sequence
 
 import numpy as np
-from scipy import stats as _scipy_stats
 
 CONFIDENCE = 0.95
 
 
 @functools.lru_cache(maxsize=None)
 def z_value(confidence: float = CONFIDENCE) -> float:
-    """Two-sided normal quantile for ``confidence`` (1.96 for 95%)."""
-    return float(_scipy_stats.norm.ppf(0.5 + confidence / 2))
+    """Two-sided normal quantile for ``confidence`` (1.96 for 95%).
+
+    Computed with :class:`statistics.NormalDist` (Wichura's AS241, accurate to about 1e-16),
+    not scipy.stats, whose import alone costs about a second at start-up.
+
+    >>> round(z_value(0.95), 6)
+    1.959964
+    """
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def normal_sf(x: float) -> float:
+    """Upper tail of the standard normal, P(Z > x), from ``math.erfc`` (no scipy).
+
+    >>> round(normal_sf(1.959963984540054), 6)
+    0.025
+    """
+    return 0.5 * math.erfc(x / math.sqrt(2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +122,7 @@ def independent_difference(
 def _difference(diff: float, se: float, confidence: float) -> Difference:
     z = z_value(confidence)
     if se > 0:
-        p_value = float(2 * _scipy_stats.norm.sf(abs(diff) / se))
+        p_value = 2 * normal_sf(abs(diff) / se)
     else:
         p_value = 1.0 if diff == 0 else 0.0
     return Difference(diff, diff - z * se, diff + z * se, se, p_value)

@@ -14,9 +14,12 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
+from typing import TYPE_CHECKING
 
 from montecarlo.errors import InputError
-from montecarlo.games.base import Game
+
+if TYPE_CHECKING:  # pragma: no cover
+    from montecarlo.games.base import Game
 
 _NOT_GAMES = {"base"}
 # Games defined outside this package (tests, plugins): name -> module path. See :func:`register`.
@@ -65,7 +68,12 @@ def module_name(name: str) -> str:
 
 
 def get_game(name: str) -> Game:
-    """The game registered as ``name``; InputError naming the known games otherwise."""
+    """The game registered as ``name`` (or defined by a ``.toml`` file); InputError otherwise."""
+    if str(name).endswith(".toml"):  # rules as data: docs/rules-as-data.md
+        from montecarlo.datagame import load_game
+        return load_game(name)
+    from montecarlo.games.base import Game  # here, so that listing games imports no numpy
+
     module = importlib.import_module(module_name(name))
     game = getattr(module, "GAME", None)
     if not isinstance(game, Game):

@@ -96,6 +96,16 @@ class Game:
     questions: Mapping[str, Question]
     default_question: str
     variant_descriptions: Mapping[str, str] = field(default_factory=dict)
+    # more (question, setup) pairs beside each question's example, chosen so that every variant
+    # changes some result in one of them (the consistency test checks kernels, references and
+    # exact solvers on all of them)
+    examples: Sequence[tuple[str, Mapping[str, Any]]] = ()
+
+    def setups(self, question: str) -> list[Mapping[str, Any]]:
+        """The example setups of ``question``: its own example, then the game's extra ones."""
+        q = self.question(question)
+        own = [q.example] if q.example else []
+        return own + [setup for name, setup in self.examples if name == question]
 
     def question(self, name: str | None = None) -> Question:
         key = name or self.default_question

@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from montecarlo.cli import app
+from tests.cli.helpers import assert_json_agrees, assert_rows_agree
 
 runner = CliRunner()
 QUICK = ["--trials", "20000", "--seed", "7"]
@@ -18,21 +19,36 @@ def run_json(*args):
     return json.loads(result.stdout)
 
 
-@pytest.mark.parametrize("args,question,exact", [
-    (["guile", "--guile", "3", "--spice", "3"], "guile", {"survive": 4 / 6, "next_step_saves": 1 / 6}),
-    (["guile", "--guile", "Chani", "--stillsuit", "-v", "guile_check_2d6"], "guile", {"survive": 26 / 36}),
-    (["reach", "--distance", "9"], "reach", {"reach": 4 / 36, "split_reach": 0.0}),
-    (["reach", "-d", "5", "--second-distance", "3"], "reach", {"reach": 15 / 36, "split_reach": 2 / 36}),
-    (["invest", "--sums", "3,11", "--payout", "4:1", "--players", "3"], "invest",
-     {"returns": 1 - (8 / 9) ** 3, "spice_back": 5 * (1 - (8 / 9) ** 3)}),
-])
+@pytest.mark.parametrize(
+    "args,question,exact",
+    [
+        (["guile", "--guile", "3", "--spice", "3"], "guile", {"survive": 4 / 6, "next_step_saves": 1 / 6}),
+        (
+            ["guile", "--guile", "Chani", "--stillsuit", "-v", "guile_check_2d6"],
+            "guile",
+            {"survive": 26 / 36},
+        ),
+        (["reach", "--distance", "9"], "reach", {"reach": 4 / 36, "split_reach": 0.0}),
+        (
+            ["reach", "--distance", "5", "--second-distance", "3"],
+            "reach",
+            {"reach": 15 / 36, "split_reach": 2 / 36},
+        ),
+        (
+            ["invest", "--sums", "3,11", "--payout", "4:1", "--players", "3"],
+            "invest",
+            {"returns": 1 - (8 / 9) ** 3, "spice_back": 5 * (1 - (8 / 9) ** 3)},
+        ),
+    ],
+)
 def test_json_has_the_common_shape(args, question, exact):
     out = run_json(*args)
     assert {"game", "question", "trials", "seed", "rules", "setup", "metrics"} <= set(out)
     assert (out["game"], out["question"], out["trials"], out["seed"]) == ("dune1984", question, 20000, 7)
     for metric in out["metrics"].values():
-        assert {"estimate", "ci_low", "ci_high", "exact"} <= set(metric)
-        assert metric["ci_low"] <= metric["estimate"] <= metric["ci_high"]
+        assert {"estimate", "ci_low", "ci_high", "exact", "description"} <= set(metric)
+        assert metric["ci_low"] <= metric["estimate"] <= metric["ci_high"] and metric["description"]
+    assert_json_agrees(out)
     for name, value in exact.items():
         m = out["metrics"][name]
         assert m["exact"] == pytest.approx(value)
@@ -41,7 +57,14 @@ def test_json_has_the_common_shape(args, question, exact):
 
 def test_json_records_the_setup_and_rules():
     out = run_json("guile", "--guile", "duke leto atreides", "--spice", "5", "-v", "guile_check_d8")
-    assert out["setup"] == {"guile": 4, "spice": 5, "stillsuit": False, "character": "Duke Leto Atreides"}
+    assert out["setup"] == {
+        "guile": 4,
+        "spice": 5,
+        "stillsuit": False,
+        "character": "Duke Leto Atreides",
+        "strength": 3,
+    }
+    assert run_json("guile", "--guile", "Leto")["setup"]["character"] == "Duke Leto Atreides"
     assert out["rules"]["guile_roll"] == "d8" and out["variants"] == ["guile_check_d8"]
     assert run_json("invest", "--sums", "11,3", "--payout", "2")["setup"]["sums"] == [3, 11]
 
@@ -50,31 +73,38 @@ def test_tables_show_the_exact_extras():
     result = runner.invoke(app, ["dune1984", "guile", "--guile", "3", *QUICK])
     assert result.exit_code == 0, result.output
     assert "Spice ladder" in result.stdout and "0.180" in result.stdout
+    rows = assert_rows_agree(result.stdout, at_least=2)
+    assert rows["survive"][3] == 0.5  # Guile 3 survives 1d6 <= 3
     result = runner.invoke(app, ["dune1984", "invest", "--sums", "3,11", "--payout", "4", *QUICK])
     assert result.exit_code == 0, result.output
     assert "break-even payout ratio (exact): 1.662:1" in result.stdout
-    result = runner.invoke(app, ["dune1984", "reach", "-d", "7", *QUICK])
+    assert assert_rows_agree(result.stdout, at_least=3)["returns"][3] == round(1 - (8 / 9) ** 4, 4)
+    result = runner.invoke(app, ["dune1984", "reach", "--distance", "7", *QUICK])
     assert result.exit_code == 0 and "split_either" in result.stdout
+    assert assert_rows_agree(result.stdout, at_least=3)["reach"][3] == round(6 / 36 + 0, 4)
 
 
-@pytest.mark.parametrize("args,word", [
-    (["guile", "--guile", "-1"], "guile"),
-    (["guile", "--guile", "Nobody"], "character"),
-    (["guile", "--guile", "3", "--spice", "-3"], "spice"),
-    (["guile", "--guile", "3", "--variant", "guile_check_d20"], "variant"),
-    (["guile", "--guile", "3", "--trials", "0"], "trials"),
-    (["reach", "--distance", "0"], "distance"),
-    (["reach", "--distance", "13"], "distance"),
-    (["reach", "--distance", "3", "--second-distance", "7"], "second_distance"),
-    (["reach", "--distance", "3", "--trials", "-5"], "trials"),
-    (["invest", "--sums", "1,11", "--payout", "4"], "sums"),
-    (["invest", "--sums", "3,13", "--payout", "4"], "sums"),
-    (["invest", "--sums", "3,x", "--payout", "4"], "sums"),
-    (["invest", "--sums", "3,11", "--payout", "4", "--players", "1"], "players"),
-    (["invest", "--sums", "3,11", "--payout", "-2"], "payout"),
-    (["invest", "--sums", "3,11", "--payout", "4", "--stake", "0"], "stake"),
-    (["invest", "--sums", "3,11", "--payout", "4", "-v", "nope"], "variant"),
-])
+@pytest.mark.parametrize(
+    "args,word",
+    [
+        (["guile", "--guile", "-1"], "guile"),
+        (["guile", "--guile", "Nobody"], "character"),
+        (["guile", "--guile", "3", "--spice", "-3"], "spice"),
+        (["guile", "--guile", "3", "--variant", "guile_check_d20"], "variant"),
+        (["guile", "--guile", "3", "--trials", "0"], "trials"),
+        (["reach", "--distance", "0"], "distance"),
+        (["reach", "--distance", "13"], "distance"),
+        (["reach", "--distance", "3", "--second-distance", "7"], "second_distance"),
+        (["reach", "--distance", "3", "--trials", "-5"], "trials"),
+        (["invest", "--sums", "1,11", "--payout", "4"], "sums"),
+        (["invest", "--sums", "3,13", "--payout", "4"], "sums"),
+        (["invest", "--sums", "3,x", "--payout", "4"], "sums"),
+        (["invest", "--sums", "3,11", "--payout", "4", "--players", "1"], "players"),
+        (["invest", "--sums", "3,11", "--payout", "-2"], "payout"),
+        (["invest", "--sums", "3,11", "--payout", "4", "--stake", "0"], "stake"),
+        (["invest", "--sums", "3,11", "--payout", "4", "-v", "nope"], "variant"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, word):
     result = runner.invoke(app, ["dune1984", *args])
     assert result.exit_code == 2, result.output

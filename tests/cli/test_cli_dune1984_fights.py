@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 from montecarlo.cli import app
 from montecarlo.games.dune1984.fights import DuelSetup, FightSetup, exact
 from montecarlo.games.dune1984.rules import Rules
+from tests.cli.helpers import assert_json_agrees, assert_rows_agree
 
 runner = CliRunner()
 
@@ -25,33 +26,65 @@ def odds_json(*args: str) -> dict:
 def test_odds_json_has_the_documented_shape_and_exact_values():
     data = odds_json("--attacker", "4", "--defender", "5", "-n", "40000", "--seed", "9")
     assert (data["game"], data["question"], data["trials"], data["seed"]) == ("dune1984", "duel", 40000, 9)
-    assert data["rules"]["ties"] == "reroll" and data["setup"]["attacker"] == 4 and data["setup"]["defender_guile"] == 3
+    assert (
+        data["rules"]["ties"] == "reroll"
+        and data["setup"]["attacker"] == 4
+        and data["setup"]["defender_guile"] == 3
+    )
     win = data["metrics"]["attacker_win"]
     assert set(win) >= {"estimate", "ci_low", "ci_high", "exact"}
     assert win["exact"] == pytest.approx(exact(Rules(), DuelSetup(4, 5))["attacker_win"])
     assert win["ci_low"] <= win["estimate"] <= win["ci_high"]
     assert abs(win["estimate"] - win["exact"]) <= 4.5 * win["se"]
+    assert_json_agrees(data)
 
 
 def test_same_seed_same_json_and_jobs_do_not_matter():
     args = ("--attacker", "3", "--defender", "2", "-n", "300000", "--seed", "5")  # three chunks
-    one, again, two = odds_json(*args, "--jobs", "1"), odds_json(*args, "--jobs", "1"), odds_json(*args, "--jobs", "2")
+    one, again, two = (
+        odds_json(*args, "--jobs", "1"),
+        odds_json(*args, "--jobs", "1"),
+        odds_json(*args, "--jobs", "2"),
+    )
     assert one == again
     assert one["metrics"] == two["metrics"]
 
 
 def test_names_equipment_and_variants():
     paul = odds_json("--attacker", "Paul Atreides", "--defender", "Feyd", "-n", "20000")
-    assert paul["setup"]["attacker"] == "Paul Atreides" and paul["metrics"]["attacker_win"]["exact"] == pytest.approx(0.5)
-    kit = odds_json("--attacker", "2", "--defender", "5", "--attacker-equipment", "sword,gom-jabbar", "-n", "20000")
+    assert paul["setup"]["attacker"] == "Paul Atreides" and paul["metrics"]["attacker_win"][
+        "exact"
+    ] == pytest.approx(0.5)
+    assert_json_agrees(paul)
+    kit = odds_json(
+        "--attacker", "2", "--defender", "5", "--attacker-equipment", "sword,gom-jabbar", "-n", "20000"
+    )
     assert kit["setup"]["attacker_equipment"] == ["gom_jabbar", "sword"]
+    assert_json_agrees(kit)
     want = exact(Rules(), DuelSetup(2, 5, ("sword", "gom_jabbar")))["attacker_win"]
     assert kit["metrics"]["attacker_win"]["exact"] == pytest.approx(want)
     ties = odds_json("--attacker", "3", "--defender", "3", "--variant", "ties_favour_defender", "-n", "20000")
     assert ties["variants"] == ["ties_favour_defender"] and ties["metrics"]["attacker_win"]["exact"] < 0.4
     assert ties["metrics"]["tied_rounds"]["estimate"] == 0
-    poison = run("odds", "dune1984", "-a", "3", "-d", "3", "--defender-equipment", "poison", "--defender-guile", "5", "-n", "20000")
+    assert_json_agrees(ties)
+    poison = run(
+        "odds",
+        "dune1984",
+        "-a",
+        "3",
+        "-d",
+        "3",
+        "--defender-equipment",
+        "poison",
+        "--defender-guile",
+        "5",
+        "-n",
+        "20000",
+    )
     assert poison.exit_code == 0 and "Poison (an interpretation)" in poison.stdout
+    rows = assert_rows_agree(poison.stdout, at_least=10)
+    want = exact(Rules(), DuelSetup(3, 3, (), ("poison",), None, 5))
+    assert rows["poisoned"][3] == round(want["poisoned"], 4) and rows["poisoned"][0] > 0
 
 
 def test_readable_table_has_title_and_exact_column():
@@ -59,16 +92,26 @@ def test_readable_table_has_title_and_exact_column():
     assert result.exit_code == 0
     assert "Dune (1984) duel: Strength 4 (attacker) vs Strength 5 (defender)" in result.stdout
     assert "exact" in result.stdout and "0.2597" in result.stdout  # the exact attacker_win, 4 decimals
+    rows = assert_rows_agree(result.stdout, at_least=17)
+    assert rows["attacker_win"][3] == 0.2597 and rows["rounds"][3] == round(
+        exact(Rules(), DuelSetup(4, 5))["rounds"], 3
+    )
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--attacker", "0", "--defender", "5"], "attacker must be a Strength 1..6"),
-    (["--attacker", "7", "--defender", "5"], "attacker must be a Strength 1..6"),
-    (["--attacker", "Bob", "--defender", "5"], "unknown character 'Bob'"),
-    (["--attacker", "4", "--defender", "5", "--variant", "nosuch"], "unknown variant 'nosuch'"),
-    (["--attacker", "4", "--defender", "5", "--trials", "0"], "--trials must be a positive integer"),
-    (["--attacker", "4", "--defender", "5", "--attacker-equipment", "lasgun"], "unknown equipment 'lasgun'"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--attacker", "0", "--defender", "5"], "attacker must be a Strength 1..6"),
+        (["--attacker", "7", "--defender", "5"], "attacker must be a Strength 1..6"),
+        (["--attacker", "Bob", "--defender", "5"], "unknown character 'Bob'"),
+        (["--attacker", "4", "--defender", "5", "--variant", "nosuch"], "unknown variant 'nosuch'"),
+        (["--attacker", "4", "--defender", "5", "--trials", "0"], "--trials must be a positive integer"),
+        (
+            ["--attacker", "4", "--defender", "5", "--attacker-equipment", "lasgun"],
+            "unknown equipment 'lasgun'",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = run("odds", "dune1984", *args)
     assert result.exit_code == 2
@@ -80,10 +123,20 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
 def test_table_prints_the_6x6_matrix_with_exact_values():
     result = run("table", "dune1984", "-n", "5000", "--seed", "3")
     assert result.exit_code == 0, result.output
-    rows = [line for line in result.stdout.splitlines() if line.strip().startswith("│")]
-    assert len(rows) == 6 and all(line.count("(") == 6 for line in rows)
-    assert "0.500)" in rows[0] and "5,000 trials per cell" in result.stdout
-    data = json.loads(run("table", "dune1984", "-n", "5000", "--attacker-equipment", "sword", "--json").stdout)
+    lines = [line for line in result.stdout.splitlines() if line.strip().startswith("│")]
+    cells = [[c.strip(" ()") for c in line.strip().strip("│").split("│")][1:] for line in lines]
+    estimates = [[float(x) for x in row] for row in cells[0::2]]
+    exacts = [[float(x) for x in row] for row in cells[1::2]]
+    assert len(estimates) == len(exacts) == 6 and all(len(row) == 6 for row in estimates + exacts)
+    assert exacts[0][0] == 0.5 and "5,000 trials per cell" in " ".join(result.stdout.split())
+    for a in range(6):
+        for d in range(6):
+            p = exact(Rules(), DuelSetup(a + 1, d + 1))["attacker_win"]
+            assert exacts[a][d] == round(p, 3)
+            assert abs(estimates[a][d] - p) <= 4.5 * (p * (1 - p) / 5000) ** 0.5 + 1e-3, (a + 1, d + 1)
+    data = json.loads(
+        run("table", "dune1984", "-n", "5000", "--attacker-equipment", "sword", "--json").stdout
+    )
     assert data["metric"] == "attacker_win" and len(data["cells"]) == 36
     cell = next(c for c in data["cells"] if (c["attacker"], c["defender"]) == (2, 4))
     assert cell["exact"] == pytest.approx(exact(Rules(), DuelSetup(2, 4, ("sword",)))["attacker_win"])
@@ -104,7 +157,15 @@ def test_multi_character_fight():
     assert data["question"] == "fight" and data["setup"]["attacker"] == [4, 3]
     want = exact(Rules(), FightSetup((4, 3), (5,)))["attacker_win"]
     assert data["metrics"]["attacker_win"]["exact"] == pytest.approx(want)
-    text = run("dune1984", "fight", "-a", "Paul Atreides,Chani", "-d", "5,2", "-v", "fight_to_last", "-n", "20000")
-    assert text.exit_code == 0 and "fight to the last" in text.stdout and "attacker_survivors=2" in text.stdout
+    assert_json_agrees(data)
+    text = run(
+        "dune1984", "fight", "-a", "Paul Atreides,Chani", "-d", "5,2", "-v", "fight_to_last", "-n", "20000"
+    )
+    assert (
+        text.exit_code == 0 and "fight to the last" in text.stdout and "attacker_survivors=2" in text.stdout
+    )
+    rows = assert_rows_agree(text.stdout, at_least=10)
+    want = exact(Rules(fight_to_last=True), FightSetup(("Paul Atreides", "Chani"), (5, 2)))
+    assert rows["attacker_win"][3] == round(want["attacker_win"], 4)
     bad = run("dune1984", "fight", "--attacker", "4,3,2,1", "--defender", "5")
     assert bad.exit_code == 2 and "attacker must list 1..3 characters" in bad.stderr

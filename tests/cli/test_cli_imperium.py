@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from montecarlo.cli import app
+from tests.cli.helpers import assert_json_agrees, assert_rows_agree
 
 runner = CliRunner()
 PLACES = ("first", "second", "third", "nothing")
@@ -44,7 +45,10 @@ def test_two_players_show_only_their_seats_and_points_with_a_card():
     assert data["setup"]["conflict"] == "skirmish"
     # Skirmish gives 1 VP to the first reward only, so points are the chance of the first reward.
     for seat in (1, 2):
-        assert data["metrics"][f"seat{seat}_points"]["exact"] == pytest.approx(data["metrics"][f"seat{seat}_first"]["exact"])
+        assert data["metrics"][f"seat{seat}_points"]["exact"] == pytest.approx(
+            data["metrics"][f"seat{seat}_first"]["exact"]
+        )
+    assert_json_agrees(data)
 
 
 def test_variant_and_intrigue():
@@ -52,12 +56,16 @@ def test_variant_and_intrigue():
     assert data["variants"] == ["tiebreak_by_seat"]
     assert data["metrics"]["tie_first"]["exact"] == 0.0 and data["metrics"]["tie_first"]["estimate"] == 0.0
     assert data["setup"]["intrigue"] == [1, 0, 0]
+    assert_json_agrees(data)
 
 
 def test_distribution_range_and_deploy_troops():
-    data = odds_json("--troops", "deploy:1+3:uniform,0:1/4|2:3/4,1-3", "--revealed", "2,3,4", "--deck", "starting+sword2")
+    data = odds_json(
+        "--troops", "deploy:1+3:uniform,0:1/4|2:3/4,1-3", "--revealed", "2,3,4", "--deck", "starting+sword2"
+    )
     assert [t["spec"] for t in data["setup"]["troops"]] == ["deploy:1+3:uniform", "0:1/4|2:3/4", "1-3"]
     assert data["setup"]["deck"] == "starting+sword2"
+    assert_json_agrees(data)
 
 
 def test_table_output_names_the_card_and_its_source():
@@ -65,21 +73,29 @@ def test_table_output_names_the_card_and_its_source():
     assert result.exit_code == 0, result.stderr
     assert "seat1_first" in result.stdout and "seat3_first" not in result.stdout
     assert "3/2/1 VP yardstick" in result.stdout and "illustrative" in result.stdout
+    rows = assert_rows_agree(result.stdout, at_least=10)
+    assert rows["seat1_first"][0] > 0.5 > rows["seat2_first"][0]
+    assert rows["seat1_points"][3] == pytest.approx(
+        3 * rows["seat1_first"][3] + 2 * rows["seat1_second"][3], abs=2e-3
+    )
 
 
-@pytest.mark.parametrize("args", [
-    ["--troops", "3,2,2,1,1"],
-    ["--troops", "3"],
-    ["--troops", "-1,2"],
-    ["--troops", "2,x"],
-    ["--troops", "0:1/2|2:1/3,1"],
-    ["--troops", "2,2", "--revealed", "11"],
-    ["--troops", "2,2", "--revealed", "3,3,3"],
-    ["--troops", "2,2", "--intrigue", "-1"],
-    ["--troops", "2,2", "--deck", "imperium_row"],
-    ["--troops", "2,2", "--conflict", "battle_of_corrin"],
-    ["--troops", "2,2", "--variant", "ties_favour_defender"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--troops", "3,2,2,1,1"],
+        ["--troops", "3"],
+        ["--troops", "-1,2"],
+        ["--troops", "2,x"],
+        ["--troops", "0:1/2|2:1/3,1"],
+        ["--troops", "2,2", "--revealed", "11"],
+        ["--troops", "2,2", "--revealed", "3,3,3"],
+        ["--troops", "2,2", "--intrigue", "-1"],
+        ["--troops", "2,2", "--deck", "imperium_row"],
+        ["--troops", "2,2", "--conflict", "battle_of_corrin"],
+        ["--troops", "2,2", "--variant", "ties_favour_defender"],
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args):
     result = odds(*args, "--trials", "1000", "--quiet")
     assert result.exit_code == 2, (args, result.stdout)
@@ -87,8 +103,18 @@ def test_bad_input_is_one_line_and_exit_2(args):
     assert len(lines) == 1 and lines[0].startswith("error:"), (args, result.stderr)
 
 
+def test_the_conflict_is_also_a_command_of_the_game():
+    result = runner.invoke(app, ["imperium", "conflict", "--troops", "3,2", "-n", "20000", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["question"] == "conflict" and len(data["setup"]["troops"]) == 2
+    assert_json_agrees(data)
+
+
 def test_missing_troops_is_a_one_line_usage_error():
-    proc = subprocess.run([sys.executable, "-m", "montecarlo", "odds", "imperium"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "montecarlo", "odds", "imperium"], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--troops" in lines[0] and "Traceback" not in proc.stderr

@@ -17,7 +17,9 @@ def test_version_and_games():
 
 
 def run_main(*args):
-    return subprocess.run([sys.executable, "-m", "montecarlo", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "montecarlo", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_usage_errors_are_one_line_with_exit_2():
@@ -37,10 +39,18 @@ def test_help_exits_zero():
 def test_precision_runs_say_how_many_trials_they_took():
     import json
 
-    result = runner.invoke(app, ["odds", "dune1984", "-a", "4", "-d", "5", "--precision", "0.01", "-n", "1000", "-q"])
+    result = runner.invoke(
+        app, ["odds", "dune1984", "-a", "4", "-d", "5", "--precision", "0.01", "-n", "1000", "-q"]
+    )
     assert result.exit_code == 0, result.output
     assert "precision ±0.01 reached after" in " ".join(result.output.split())
-    data = json.loads(runner.invoke(app, ["odds", "dune1984", "-a", "4", "-d", "5", "--precision", "0.01", "-n", "1000", "--json"]).output)
+    data = json.loads(
+        runner.invoke(
+            app, ["odds", "dune1984", "-a", "4", "-d", "5", "--precision", "0.01", "-n", "1000", "--json"]
+        ).output
+    )
     assert data["precision"] == 0.01
-    widest = max(m["ci_high"] - m["ci_low"] for name, m in data["metrics"].items() if "rounds" not in name) / 2
+    widest = (
+        max(m["ci_high"] - m["ci_low"] for name, m in data["metrics"].items() if "rounds" not in name) / 2
+    )
     assert widest <= 0.01 and data["trials"] > 1000

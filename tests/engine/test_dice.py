@@ -75,3 +75,37 @@ def test_count_drawn_is_hypergeometric():
     assert np.all(dice.count_drawn(np.random.default_rng(5), 10, 2, 10, 0) == 0)
     with pytest.raises(InputError):
         dice.count_drawn(np.random.default_rng(5), 10, 2, 10, 11)
+
+
+@pytest.mark.parametrize("values,size,hand", [([1, 1], 10, 3), ([1, 1, 2], 11, 5), ([3], 4, 2), ([1] * 5, 130, 40)])
+def test_deal_marked_matches_the_exact_hand_distribution(values, size, hand):
+    copies = {0: size - len(values)}
+    for v in values:
+        copies[v] = copies.get(v, 0) + 1
+    pmf = dice.hand_total_pmf(copies, hand)
+    assert sum(pmf.values()) == 1
+    n = 100_000
+    totals = dice.deal_marked(np.random.default_rng(hand), values, size, hand, n)
+    for total, p in pmf.items():
+        se = math.sqrt(float(p) * (1 - float(p)) / n)
+        assert abs(np.mean(totals == total) - float(p)) <= 4.5 * se + 1e-12, (total, p)
+
+
+def test_hand_total_pmf_is_hypergeometric_for_one_kind_of_marked_card():
+    for hand in range(11):
+        pmf = dice.hand_total_pmf({0: 8, 1: 2}, hand)
+        for k in range(3):
+            assert float(pmf.get(k, 0)) == pytest.approx(sps.hypergeom(10, 2, hand).pmf(k), abs=1e-12)
+
+
+def test_deal_marked_without_randomness_draws_nothing():
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    assert dice.deal_marked(rng, [1, 2], 10, 0, 5) == 0
+    assert dice.deal_marked(rng, [], 10, 4, 5) == 0
+    assert dice.deal_marked(rng, [1, 2], 10, 10, 5) == 3
+    assert rng.bit_generator.state == state
+    with pytest.raises(InputError):
+        dice.deal_marked(rng, [1], 10, 11, 5)
+    with pytest.raises(InputError):
+        dice.hand_total_pmf({0: 3}, 4)

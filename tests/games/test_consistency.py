@@ -1,9 +1,19 @@
-"""One contract test run over every registered game and question (OpenSpiel's habit).
+"""One contract test run over every registered game, question and variant (OpenSpiel's habit).
 
-Each question must: build its example setup; return one value per trial for every metric with
-the right dtype; give the same trials for the same seed; keep exact values within the reported
-names and agree with its own simulation; accept every variant of its game.
+For every question and every setup a game offers (its example and the game's extra examples),
+under official rules and under each variant:
+
+- the kernel returns one value per trial for every metric, with the right dtype, and the same
+  values for the same seed;
+- the kernel agrees with the exact solver, where there is one, within 4.5 standard errors;
+- the ``reference`` trial (plain Python, the rules read literally) agrees with the exact solver,
+  or with the kernel where there is no exact solver, within 4.5 standard errors;
+- every variant changes some result (not merely the rules object) in one of the setups.
+
+A new game is checked here as soon as its package defines ``GAME``: nothing to add.
 """
+
+from __future__ import annotations
 
 import dataclasses
 import math
@@ -12,67 +22,166 @@ import pickle
 import numpy as np
 import pytest
 
-from montecarlo.analysis import RunSettings, ask
 from montecarlo.games import get_game, list_games
 
+Z = 4.5
+KERNEL_TRIALS = 20_000
+REFERENCE_TRIALS = 4_000
+
 QUESTIONS = [(g, q) for g in list_games() for q in get_game(g).questions]
+CASES = [
+    (g, q, variant, i)
+    for g, q in QUESTIONS
+    for variant in (None, *get_game(g).variants)
+    for i in range(len(get_game(g).setups(q)))
+]
+
+
+def _ids(case) -> str:
+    g, q, variant, i = case
+    return f"{g}-{q}-{variant or 'official'}-{i}"
+
+
+def columns(question, outcome: dict, n: int) -> dict[str, np.ndarray]:
+    """Per reported name, the per-trial values (0/1 for probabilities and distribution values)."""
+    out = {}
+    for m in question.metrics:
+        values = np.asarray(outcome[m.name])
+        assert values.shape == (n,), m.name
+        if m.kind == "distribution":
+            for v in m.support:
+                out[f"{m.name}={v}"] = (values == v).astype(float)
+        else:
+            out[m.name] = values.astype(float)
+    return out
+
+
+def reference_columns(question, rules, setup, n: int, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    trials = [question.reference(rules, setup, rng) for _ in range(n)]
+    stacked = {m.name: np.asarray([t[m.name] for t in trials]) for m in question.metrics}
+    return columns(question, stacked, n)
+
+
+def assert_agree(sample: dict[str, np.ndarray], target: dict[str, float], kinds: dict[str, str], what: str,
+                 other: dict[str, np.ndarray] | None = None) -> None:
+    """Every column's mean within Z standard errors of ``target`` (exact) or of ``other``'s mean."""
+    for name, values in sample.items():
+        if other is None and name not in target:
+            continue
+        n = values.size
+        if other is None:
+            expected = target[name]
+            if kinds[name] == "mean":
+                se = values.std(ddof=1) / math.sqrt(n)
+            else:
+                se = math.sqrt(max(expected * (1 - expected), 0.0) / n)
+        else:
+            expected = other[name].mean()
+            se = math.sqrt(values.var(ddof=1) / n + other[name].var(ddof=1) / other[name].size)
+        gap = abs(values.mean() - expected)
+        assert gap <= Z * se + 1e-9, f"{what}: {name} = {values.mean():.5f}, expected {expected:.5f} (se {se:.2g})"
+
+
+def _kinds(question) -> dict[str, str]:
+    return {n: m.kind for m in question.metrics for n in m.reported_names()}
+
+
+def _setup(game, question_name, i):
+    question = game.question(question_name)
+    return question, question.setup(game.setups(question_name)[i])
 
 
 def test_every_game_has_questions_and_a_default():
     for name in list_games():
         game = get_game(name)
+        assert game.name == name
         assert game.questions, name
         assert game.default_question in game.questions
         assert dataclasses.is_dataclass(game.rules_type)
-        params = game.rules_type.__dataclass_params__
-        assert params.frozen, f"{name} rules must be frozen"
-        for variant in game.variants:
-            assert game.rules([variant]) != game.rules(), f"variant {variant} changes nothing"
+        assert game.rules_type.__dataclass_params__.frozen, f"{name} rules must be frozen"
+        for question in game.questions.values():
+            assert game.setups(question.name), f"{name} {question.name} has no example setup"
+            assert question.reference is not None, f"{name} {question.name} has no reference trial"
 
 
 @pytest.mark.parametrize("game_name,question_name", QUESTIONS)
 def test_question_contract(game_name, question_name):
     game = get_game(game_name)
     question = game.question(question_name)
-    if not question.example:
-        pytest.skip("question has no example setup")
-    setup = question.setup(question.example)
-    assert setup.__dataclass_params__.frozen
-    assert pickle.loads(pickle.dumps(setup)) == setup
-    hash(setup)
-    rules = game.rules()
-    n = 4000
-    first = question.simulate(rules, setup, n, np.random.default_rng(11))
-    again = question.simulate(rules, setup, n, np.random.default_rng(11))
-    assert set(first) >= {m.name for m in question.metrics}
-    for metric in question.metrics:
-        values = np.asarray(first[metric.name])
-        assert values.shape == (n,), metric.name
-        assert np.array_equal(values, np.asarray(again[metric.name])), f"{metric.name} not reproducible"
-        if metric.kind == "probability":
-            assert values.dtype == bool, metric.name
-        elif metric.kind == "distribution":
-            assert np.issubdtype(values.dtype, np.integer), metric.name
-    for variant in game.variants:
-        out = question.simulate(game.rules([variant]), setup, 100, np.random.default_rng(1))
-        assert all(np.asarray(out[m.name]).shape == (100,) for m in question.metrics)
+    for values in game.setups(question_name):
+        setup = question.setup(values)
+        assert setup.__dataclass_params__.frozen
+        assert pickle.loads(pickle.dumps(setup)) == setup
+        hash(setup)
+        n = 4000
+        first = question.simulate(game.rules(), setup, n, np.random.default_rng(11))
+        again = question.simulate(game.rules(), setup, n, np.random.default_rng(11))
+        assert set(first) >= {m.name for m in question.metrics}
+        for metric in question.metrics:
+            values = np.asarray(first[metric.name])
+            assert values.shape == (n,), metric.name
+            assert np.array_equal(values, np.asarray(again[metric.name])), f"{metric.name} not reproducible"
+            if metric.kind == "probability":
+                assert values.dtype == bool, metric.name
+            elif metric.kind == "distribution":
+                assert np.issubdtype(values.dtype, np.integer), metric.name
+        if question.exact is not None:
+            exact = question.exact(game.rules(), setup) or {}
+            assert set(exact) <= set(question.reported_names()), set(exact) - set(question.reported_names())
+            for name, value in exact.items():
+                assert math.isfinite(value), name
+                if _kinds(question)[name] != "mean":
+                    assert -1e-12 <= value <= 1 + 1e-12, (name, value)
 
 
-@pytest.mark.parametrize("game_name,question_name", QUESTIONS)
-def test_exact_agrees_with_simulation_on_the_example(game_name, question_name):
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_kernel_agrees_with_exact(case):
+    game_name, question_name, variant, i = case
     game = get_game(game_name)
-    question = game.question(question_name)
-    if not question.example or question.exact is None:
-        pytest.skip("no example or no exact solver")
-    answer = ask(game, question_name, question.example, settings=RunSettings(trials=40_000, seed=5, jobs=1))
-    names = set(question.reported_names())
-    exact = question.exact(game.rules(), question.setup(question.example)) or {}
-    assert set(exact) <= names, f"exact names not reported: {set(exact) - names}"
-    for name, value in answer.metrics.items():
-        if value.exact is None:
-            continue
-        assert math.isfinite(value.exact)
-        if value.kind == "probability":
-            assert -1e-12 <= value.exact <= 1 + 1e-12
-        tolerance = 4.5 * value.se + 1e-9
-        assert abs(value.estimate - value.exact) <= tolerance, (name, value)
+    question, setup = _setup(game, question_name, i)
+    rules = game.rules([variant] if variant else [])
+    exact = question.exact(rules, setup) if question.exact else None
+    if not exact:
+        pytest.skip("no exact solver for this setup")
+    outcome = question.simulate(rules, setup, KERNEL_TRIALS, np.random.default_rng(2024 + i))
+    assert_agree(columns(question, outcome, KERNEL_TRIALS), exact, _kinds(question), f"kernel {_ids(case)}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_reference_agrees_with_exact_or_kernel(case):
+    game_name, question_name, variant, i = case
+    game = get_game(game_name)
+    question, setup = _setup(game, question_name, i)
+    rules = game.rules([variant] if variant else [])
+    sample = reference_columns(question, rules, setup, REFERENCE_TRIALS, seed=77 + i)
+    exact = question.exact(rules, setup) if question.exact else None
+    if exact:
+        assert_agree(sample, exact, _kinds(question), f"reference {_ids(case)}")
+    else:
+        outcome = question.simulate(rules, setup, KERNEL_TRIALS, np.random.default_rng(5))
+        kernel = columns(question, outcome, KERNEL_TRIALS)
+        assert_agree(sample, {}, _kinds(question), f"reference vs kernel {_ids(case)}", other=kernel)
+
+
+VARIANTS = [(g, v) for g in list_games() for v in get_game(g).variants]
+
+
+@pytest.mark.parametrize("game_name,variant", VARIANTS)
+def test_every_variant_changes_a_result(game_name, variant):
+    """A variant must move some number in some example setup, not merely the rules object."""
+    game = get_game(game_name)
+    official, changed = game.rules(), game.rules([variant])
+    for question_name in game.questions:
+        question = game.question(question_name)
+        for values in game.setups(question_name):
+            setup = question.setup(values)
+            if question.exact is not None:
+                a, b = question.exact(official, setup) or {}, question.exact(changed, setup) or {}
+                if any(abs(a[k] - b[k]) > 1e-9 for k in a.keys() & b.keys()):
+                    return
+            out_a = question.simulate(official, setup, 2000, np.random.default_rng(3))
+            out_b = question.simulate(changed, setup, 2000, np.random.default_rng(3))
+            if any(not np.array_equal(out_a[m.name], out_b[m.name]) for m in question.metrics):
+                return
+    pytest.fail(f"variant {variant} of {game_name} changes no result in any example setup")

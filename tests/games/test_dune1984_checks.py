@@ -1,5 +1,6 @@
-"""Guile checks (RULES.md 1.5): simulation vs closed form over whole grids, closed form vs brute
-force, the rulebook's "impossible to be eliminated", setup parsing and the shipped scenario."""
+"""Guile checks (docs/rules/dune1984.md, Guile checks): simulation vs closed form over whole
+grids, closed form vs brute force, the rulebook's "impossible to be eliminated", setup parsing and
+the shipped scenario."""
 
 import itertools
 import pathlib

@@ -1,4 +1,4 @@
-"""Dune (1984) fights (RULES.md 1.1-1.4).
+"""Dune (1984) fights (docs/rules/dune1984.md: duels, equipment, fights with several characters).
 
 The vectorised kernel against the exact solver over whole 6 x 6 grids (plain dice, Sword, Gom
 Jabbar, each variant) and Poison grids; the solver's one-round odds against brute-force

@@ -1,10 +1,13 @@
 """Dune: Imperium conflicts (``montecarlo.games.imperium``).
 
-- RULES.md 4.2 rule by rule on fixed strengths, through both the vectorised allocator and the
-  scalar reference (which must agree), for the official rules and every variant;
+- the reward rule of docs/rules/imperium.md case by case on fixed strengths, through the
+  vectorised allocator, the scalar group-by-group reading and the literal sentence-by-sentence
+  reading (which must all agree), for the official rules and every variant;
 - the vectorised allocator against the scalar reference on random strengths (hypothesis);
 - simulation against exact enumeration over a grid of seats, troops, hand sizes, decks and
-  variants, within 4.5 standard errors;
+  variants, within 4.5 standard errors; the plain-Python reference trial (real shuffled cards)
+  against exact enumeration on a handful of setups and every variant;
+- which metrics apply to a setup;
 - the sword distribution against scipy's hypergeometric, setup syntax and validation;
 - every shipped scenario builds every grid point's setup and every variant's rules.
 """
@@ -23,23 +26,25 @@ from scipy import stats as scipy_stats
 from montecarlo.analysis import RunSettings, ask
 from montecarlo.errors import InputError
 from montecarlo.games.imperium import (
-    DECKS, GAME, TIE_RULES, TIEBREAKS, Rules, allocate, exact_conflict, parse_troops,
-    reference_places, simulate_conflict, sword_pmf,
+    CONFLICTS, DECKS, GAME, TIE_RULES, TIEBREAKS, Rules, allocate, applicable_conflict, exact_conflict,
+    literal_places, parse_conflict, parse_troops, reference_conflict, reference_places, simulate_conflict,
+    sword_pmf,
 )
 
 SCENARIOS = pathlib.Path(__file__).resolve().parents[2] / "scenarios" / "imperium"
 
 
 def places(strengths, *variants, troops=None, **overrides):
-    """(places, tie for first, tie for second) of one conflict; both allocators must agree."""
+    """(places, tie for first, tie for second) of one conflict; all three readings must agree."""
     rules = GAME.rules(variants, overrides)
     ref = reference_places(strengths, rules, troops)
     alloc = allocate(np.array([strengths]), rules, None if troops is None else np.array([troops]))
     assert (alloc.places[0].tolist(), bool(alloc.tie_first[0]), bool(alloc.tie_second[0])) == ref
+    assert literal_places(strengths, troops or [0] * len(strengths), rules) == ref
     return ref
 
 
-# --- RULES.md 4.2, official rules ------------------------------------------------------------
+# --- the reward rule (docs/rules/imperium.md, Rewards and ties), official rules ---------------
 
 def test_plain_order_two_three_and_four_players():
     assert places([3, 5]) == ([2, 1], False, False)
@@ -106,7 +111,8 @@ def test_tiebreak_by_troops_then_the_official_tie_rule():
     assert places([8, 5, 5, 2], "tiebreak_by_troops", troops=[4, 2, 1, 1]) == ([1, 2, 3, 0], False, False)
     # Same strength and same troops: still a tie, settled by the tie rule in force.
     assert places([6, 6, 4, 2], "tiebreak_by_troops", troops=[3, 3, 2, 1]) == ([2, 2, 3, 0], True, False)
-    assert places([6, 6, 4, 2], "tiebreak_by_troops", "ties_split_up", troops=[3, 3, 2, 1]) == ([1, 1, 3, 0], True, False)
+    assert places([6, 6, 4, 2], "tiebreak_by_troops", "ties_split_up", troops=[3, 3, 2, 1]) == (
+        [1, 1, 3, 0], True, False)
     assert places([0, 4, 4], "tiebreak_by_troops", troops=[0, 2, 1]) == ([0, 1, 2], False, False)
 
 
@@ -119,7 +125,8 @@ def test_tiebreak_by_seat_earlier_seat_wins_and_no_tie_is_left():
 
 
 def test_troops_then_seat_tiebreak():
-    assert places([6, 6, 6, 2], troops=[2, 3, 3, 1], tiebreak="troops_then_seat") == ([3, 1, 2, 0], False, False)
+    assert places([6, 6, 6, 2], troops=[2, 3, 3, 1], tiebreak="troops_then_seat") == (
+        [3, 1, 2, 0], False, False)
 
 
 def test_no_third_reward_even_with_four_players():
@@ -145,8 +152,9 @@ def conflicts(draw):
     players = draw(st.integers(2, 4))
     rows = draw(st.integers(1, 40))
     cell = st.integers(0, 7)
-    strengths = draw(st.lists(st.lists(cell, min_size=players, max_size=players), min_size=rows, max_size=rows))
-    troops = draw(st.lists(st.lists(st.integers(0, 3), min_size=players, max_size=players), min_size=rows, max_size=rows))
+    row = lambda values: st.lists(values, min_size=players, max_size=players)  # noqa: E731
+    strengths = draw(st.lists(row(cell), min_size=rows, max_size=rows))
+    troops = draw(st.lists(row(st.integers(0, 3)), min_size=rows, max_size=rows))
     rules = Rules(ties=draw(st.sampled_from(TIE_RULES)), tiebreak=draw(st.sampled_from(TIEBREAKS)),
                   third_reward=draw(st.booleans()))
     return rules, strengths, troops
@@ -174,7 +182,8 @@ TROOPS = [  # (troops, intrigue)
     ("deploy:0+2:uniform,1:1/2|2:1/2,2,3", "0,1,0,2"),
 ]
 GRID = [(t, i, r, "starting") for (t, i), r in itertools.product(TROOPS, ["0", "3", "5", "0,2,4,5"])]
-GRID += [(t, "0", "3", deck) for t in ("1,1", "2,2,1", "1:1/2|2:1/2,2,2,1") for deck in ("starting+sword1", "starting+sword2")]
+GRID += [(t, "0", "3", deck) for t in ("1,1", "2,2,1", "1:1/2|2:1/2,2,2,1")
+         for deck in ("starting+sword1", "starting+sword2")]
 
 
 def close_to_exact(answer, n):
@@ -191,15 +200,81 @@ def close_to_exact(answer, n):
 def test_simulation_matches_exact(troops, intrigue, revealed, deck):
     seats = len(troops.split(","))
     revealed = ",".join(revealed.split(",")[:seats]) if "," in revealed else revealed
-    setup = {"troops": troops, "intrigue": intrigue, "revealed": revealed, "deck": deck, "conflict": "points_3_2_1"}
+    setup = {"troops": troops, "intrigue": intrigue, "revealed": revealed, "deck": deck,
+             "conflict": "points_3_2_1"}
     n = 20_000
     for k, variants in enumerate(VARIANT_SETS):
         answer = ask(GAME, None, setup, variants, settings=RunSettings(trials=n, seed=4_000 + k, jobs=1))
         close_to_exact(answer, n)
         exact = answer.metrics
         for seat in range(1, 5):
-            total = sum(exact[f"seat{seat}_{p}"].exact for p in ("first", "second", "third", "nothing")) if seat <= seats else 0
+            places = ("first", "second", "third", "nothing")
+            total = sum(exact[f"seat{seat}_{p}"].exact for p in places) if seat <= seats else 0
             assert total == pytest.approx(1.0 if seat <= seats else 0.0)
+
+
+def test_literal_reading_agrees_with_the_group_walk_everywhere_small():
+    """Every strength 0..3 and troops 0..1 for 2-4 players under every combination of rules."""
+    for players in (2, 3, 4):
+        for strengths in itertools.product(range(4), repeat=players):
+            for troops in itertools.product(range(2), repeat=players):
+                for ties, tiebreak, third in itertools.product(TIE_RULES, TIEBREAKS, (True, False)):
+                    rules = Rules(ties=ties, tiebreak=tiebreak, third_reward=third)
+                    expected = reference_places(strengths, rules, troops)
+                    assert literal_places(strengths, troops, rules) == expected, (rules, strengths, troops)
+
+
+REFERENCE_SETUPS = [  # (troops, intrigue, revealed, deck, conflict card)
+    ("1,1", "0", "3", "starting", "points_3_2_1"),
+    ("2,1", "0,2", "5", "starting+sword2", "skirmish"),
+    ("3,2,2", "0", "3", "starting", "battle_for_arrakeen"),
+    ("deploy:1+3:uniform,2,1", "1,0,0", "2,3,5", "starting+sword1", "points_3_2_1"),
+    ("3,2,2,1", "0", "3", "starting", "points_3_2_1"),
+    ("deploy:0+2:uniform,1:1/2|2:1/2,2,3", "0,1,0,2", "3", "starting+sword2", "points_3_2_1"),
+]
+REFERENCE_VARIANTS = [(), *((v,) for v in GAME.variants), ("ties_split_up", "tiebreak_by_troops")]
+
+
+@pytest.mark.parametrize("troops,intrigue,revealed,deck,card", REFERENCE_SETUPS)
+def test_reference_trial_matches_exact(troops, intrigue, revealed, deck, card):
+    """The plain-Python trial (real shuffled cards, the rule read literally) against enumeration.
+
+    Standard errors come from the exact values (for points, the exact variance from the exact
+    place probabilities), so an event of exact probability 0 or 1 must never or always happen.
+    """
+    setup = parse_conflict({"troops": troops, "intrigue": intrigue, "revealed": revealed, "deck": deck,
+                            "conflict": card})
+    vp = CONFLICTS[card].vp_by_place()
+    n = 4_000
+    for k, variants in enumerate(REFERENCE_VARIANTS):
+        rules = GAME.rules(variants)
+        exact = exact_conflict(rules, setup)
+        rng = np.random.default_rng(7_000 + k)
+        trials = [reference_conflict(rules, setup, rng) for _ in range(n)]
+        for name, value in exact.items():
+            mean = sum(float(t[name]) for t in trials) / n
+            if name.endswith("_points"):
+                seat = name[:name.index("_")]
+                places = ("nothing", "first", "second", "third")
+                second_moment = sum(exact[f"{seat}_{p}"] * v * v for p, v in zip(places, vp))
+                variance = max(second_moment - value * value, 0.0)
+            else:
+                variance = value * (1 - value)
+            se = math.sqrt(variance / n)
+            assert abs(mean - value) <= 4.5 * se + 1e-9, (variants, name, mean, value)
+
+
+def test_applicable_metrics_follow_the_setup():
+    question = GAME.question()
+    two = question.applicable_metrics(parse_conflict({"troops": "2,2"}))
+    assert "tie_first" in two and "tie_second" not in two
+    places = ("first", "second", "third", "nothing")
+    assert {m for m in two if m.startswith("seat")} == {f"seat{s}_{p}" for s in (1, 2) for p in places}
+    three = set(applicable_conflict(parse_conflict({"troops": "2,2,1", "conflict": "skirmish"})))
+    assert {"tie_second", "seat3_points", "seat3_first"} <= three
+    assert not any(m.startswith("seat4") for m in three)
+    four = question.applicable_metrics(parse_conflict({"troops": "2,2,1,1", "conflict": "skirmish"}))
+    assert set(four) == {m.name for m in question.metrics}
 
 
 def test_no_troops_means_strength_zero_whatever_the_swords_and_intrigue():
@@ -256,21 +331,25 @@ def test_sword_distribution_with_a_two_sword_card():
 
 
 def test_troop_entries_in_every_syntax():
-    same = ["0:1/4|2:3/4", "0:0.25 | 2:0.75", {0: 0.25, 2: 0.75}, {"0": "1/4", "2": "3/4"}, [[0, 0.25], [2, 0.75]]]
+    same = ["0:1/4|2:3/4", "0:0.25 | 2:0.75", {0: 0.25, 2: 0.75}, {"0": "1/4", "2": "3/4"},
+            [[0, 0.25], [2, 0.75]]]
     pmfs = {parse_troops(entry).pmf for entry in same}
     assert pmfs == {((0, 0.25), (2, 0.75))}
     assert parse_troops(3).pmf == parse_troops("3").pmf == ((3, 1.0),)
     assert parse_troops("deploy:2+3").pmf == ((4, 1.0),)  # recruits plus at most two from the garrison
     assert parse_troops("deploy:2+1").pmf == ((3, 1.0),)
     assert parse_troops("deploy:2+3:recruited").pmf == ((2, 1.0),)
-    assert parse_troops({"recruited": 0, "garrison": 3, "policy": "uniform"}).pmf == ((0, 1 / 3), (1, 1 / 3), (2, 1 / 3))
+    uniform = parse_troops({"recruited": 0, "garrison": 3, "policy": "uniform"})
+    assert uniform.pmf == ((0, 1 / 3), (1, 1 / 3), (2, 1 / 3))
 
 
 def test_setup_broadcasts_with_players():
     q = GAME.question()
-    setup = q.setup({"players": 3, "troops": "deploy:1+3", "revealed": "2,3,4", "conflict": "Siege of Carthag"})
+    setup = q.setup({"players": 3, "troops": "deploy:1+3", "revealed": "2,3,4",
+                     "conflict": "Siege of Carthag"})
     assert [t.spec for t in setup.troops] == ["deploy:1+3"] * 3
-    assert setup.revealed == (2, 3, 4) and setup.intrigue == (0, 0, 0) and setup.conflict == "siege_of_carthag"
+    assert setup.revealed == (2, 3, 4) and setup.intrigue == (0, 0, 0)
+    assert setup.conflict == "siege_of_carthag"
     assert q.setup({"troops": [3, 2, 2, 1]}) == q.setup({"troops": "3,2,2,1", "revealed": 3, "intrigue": "0"})
 
 
@@ -323,7 +402,8 @@ def test_scenario_builds_every_setup_and_variant(path):
     variants = spec.get("variants", {"official": {}})
     for variant in variants.values():
         builtin = variant.get("builtin", [])
-        GAME.rules([builtin] if isinstance(builtin, str) else builtin, {**spec.get("rules", {}), **variant.get("overrides", {})})
+        overrides = {**spec.get("rules", {}), **variant.get("overrides", {})}
+        GAME.rules([builtin] if isinstance(builtin, str) else builtin, overrides)
     for plot in spec.get("plots", []):
         assert plot["metric"] in names
         assert all(plot[k] in grid for k in ("x", "y", "facet", "hue") if k in plot)
@@ -336,7 +416,7 @@ def test_scenario_passes_the_scenario_loader(path):
 
 
 def test_scenarios_fit_the_time_budget():
-    """All imperium scenarios together: at most 120 M trials (~40 s on 2 cores at ~5 M/s with exact values)."""
+    """All imperium scenarios together: at most 120 M trials (~40 s on 2 cores at ~5 M/s)."""
     total = 0
     for path in SCENARIO_FILES:
         spec = tomllib.loads(path.read_text())

@@ -1,6 +1,7 @@
 """Dune (Parker Brothers, 1984) — ``dune1984``.
 
-Rulebook: ``shared/seeds/dune1984-rulebook.txt``, resolved by RULES.md section 1. Questions:
+The rules as modelled, the rulebook section each comes from, every interpretation and every
+variant: ``docs/rules/dune1984.md``. Questions:
 
 - ``duel`` / ``fight`` (:mod:`.fights`): strength duels with d6/d8 dice and equipment, and
   fights with several characters per side.
@@ -23,6 +24,12 @@ GAME = Game(
     questions={**fights.QUESTIONS, **checks.QUESTIONS, **movement.QUESTIONS},
     default_question="duel",
     variant_descriptions=VARIANT_DESCRIPTIONS,
+    examples=(
+        ("duel", {"attacker": 6, "defender": 5, "attacker_equipment": "gom_jabbar, poison",
+                  "defender_equipment": "sword"}),  # Gom Jabbar cap, Poison, Strength-6 winners
+        ("fight", {"attacker": [3, 1], "defender": [2, 2], "attacker_equipment": "poison"}),  # designation
+        ("guile", {"guile": 4, "spice": 0}),
+    ),
 )
 
 __all__ = ["GAME", "Rules", "VARIANTS", "CHARACTERS"]

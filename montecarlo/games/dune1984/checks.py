@@ -1,10 +1,10 @@
-"""Guile checks of Dune (1984): Sand Storm, Worm and Poison (RULES.md 1.5).
+"""Guile checks of Dune (1984): Sand Storm, Worm and Poison (``docs/rules/dune1984.md``, Guile checks).
 
 The rulebook says Guile decides these attacks and that "for every 3 Spice you pay to the Spice
 Bank, you will increase your character's Guile by 1 point. If enough Spice is paid, it will
 become impossible for your character to be eliminated" (good for one attack only), and that a
 Stillsuit adds 1 Guile "when attacked by a Worm or Sand Storm while on desert spaces". It does
-not give the roll. Interpretation (RULES.md): the check rolls 1d6 and the character survives if
+not give the roll. Interpretation: the check rolls 1d6 and the character survives if
 the roll is <= its Guile, so Guile 6 is safe; variants ``guile_check_d8`` (1d8 <= Guile) and
 ``guile_check_2d6`` (2d6 <= 2 x Guile). Spice left over below a full step buys nothing.
 
@@ -25,17 +25,10 @@ import numpy as np
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question
 from montecarlo.games.dune1984.rules import Rules, character
+from montecarlo.validate import check_known, whole  # fights.py imports whole from here too
 
 MAX_GUILE = 10  # printed Guile is 3 or 4; the setup accepts 0..10 for what-ifs
 FACES = {"d6": 6, "d8": 8}  # the one-die check rolls
-
-
-def whole(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """``value`` if it is an int in ``low..high``, else InputError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (high is not None and value > high):
-        span = f"{low}..{high}" if high is not None else f">= {low}"
-        raise InputError(f"{name} must be an integer {span}, got {value!r}")
-    return int(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +60,7 @@ class GuileSetup:
 
 def parse_guile_setup(values: Mapping[str, Any]) -> GuileSetup:
     """``{"guile": 3 | "Paul Atreides", "spice": 0, "stillsuit": False}`` -> GuileSetup."""
-    known = ("guile", "spice", "stillsuit")
-    unknown = sorted(set(values) - set(known))
-    if unknown:
-        raise InputError(f"guile setup: unknown field(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    check_known(values, ("guile", "spice", "stillsuit"), "guile setup")
     if "guile" not in values:
         raise InputError("guile setup: guile is required (an integer 0..10 or a character name)")
     guile, name = values["guile"], None

@@ -1,8 +1,8 @@
-"""Dune (1984) fights: Strength duels and fights with several characters a side (RULES.md 1.1-1.4).
+"""Dune (1984) fights: Strength duels and fights with several characters a side.
 
-Rulebook: ``shared/seeds/dune1984-rulebook.txt`` ("Fight/Ambush", "Fighting With More Than One
-Character", "Winning the Fight", the Equipment Cards and the character list), as resolved by
-RULES.md section 1. Each round both sides roll one die per point of Strength (a side's summed
+The rules as modelled, with the rulebook sections they come from ("Fight/Ambush", "Fighting With
+More Than One Character", "Winning the Fight", the Equipment Cards and the character list) and
+every interpretation: ``docs/rules/dune1984.md``. Each round both sides roll one die per point of Strength (a side's summed
 Strength in a multi-character fight), never more than ``max_dice``, and compare their highest
 die; ties are re-rolled; the loser's designated character loses 1 Strength. The winner gains
 ``strength_gain`` (never above ``max_strength``). Sword: all the side's dice are d8. Gom Jabbar:
@@ -15,8 +15,8 @@ one extra d8, outside the cap unless ``gom_counts_toward_cap``.
 
 Interpretations (the rulebook is silent; reports say so):
 
-- **Poison** (RULES.md 1.2): right after its holder's side first inflicts a point of damage, the
-  damaged character makes a Guile check (RULES.md 1.5, ``rules.guile_roll``) and is eliminated
+- **Poison**: right after its holder's side first inflicts a point of damage, the
+  damaged character makes a Guile check (see :mod:`.checks`, ``rules.guile_roll``) and is eliminated
   if it fails; the card is spent either way. If that point of damage already eliminated the
   character there is nothing to poison and no check.
 - Equipment in a multi-character fight belongs to the side and acts on the side's dice pool.
@@ -29,24 +29,26 @@ Interpretations (the rulebook is silent; reports say so):
 How it is computed: a fight is an absorbing Markov chain whose state is every character's
 Strength, the designated characters, the unused Poison cards and a pending Poison check. The
 per-round odds come from the closed-form distribution of the highest die
-(:func:`montecarlo.engine.dice.highest_die_cdf`). :func:`exact` walks the chain backwards with
-memoised values (Strength only falls, so no linear algebra); the kernel draws the same chain's
-steps with one random byte per active trial (see :func:`_simulate`).
+(:func:`montecarlo.engine.dice.highest_die_cdf`). This module writes only the rule
+(:func:`_transitions`, tagged "roll", "decisive" or "tie") and what a finished fight reports
+(:func:`_outcome`); :class:`montecarlo.engine.chain.Chain` derives from them the exact values
+(worked backwards with memoised values: Strength only falls) and the kernel (one random byte
+per active trial and step).
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
+from montecarlo.engine.chain import Chain
 from montecarlo.engine.dice import highest_die_cdf
 from montecarlo.errors import InputError
-from montecarlo.games.base import Metric, Question, build_dataclass
-from montecarlo.games.dune1984.checks import MAX_GUILE, survival, whole
+from montecarlo.games.base import Metric, Question, build_dataclass, is_whole, whole
+from montecarlo.games.dune1984.checks import MAX_GUILE, survival
 from montecarlo.games.dune1984.rules import CHARACTERS, DEFAULT_GUILE, Rules, character
 
 MAX_STRENGTH = 6  # the Strength track runs 1..6
@@ -88,7 +90,7 @@ def fighter(value: Any, field: str) -> tuple[int | str, int, int]:
         except InputError as exc:
             raise InputError(f"{field}: {exc}") from None
         return found.name, found.strength, found.guile
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_STRENGTH:
+    if not is_whole(value) or not 1 <= value <= MAX_STRENGTH:
         raise InputError(f"{field} must be a Strength 1..{MAX_STRENGTH} or a character name, got {value!r}")
     return int(value), int(value), DEFAULT_GUILE
 
@@ -122,7 +124,7 @@ class DuelSetup:
 
 @dataclass(frozen=True, slots=True)
 class FightSetup:
-    """One to three characters a side (RULES.md 1.3).
+    """One to three characters a side (summed Strength, one designated character takes the damage).
 
     Attributes:
         attacker, defender: lists of Strengths 1..6 or character names (or a comma-separated
@@ -250,12 +252,26 @@ def round_odds(rules: Rules, strength_a: int, kit_a: tuple[str, ...], strength_d
 
 
 # --- the chain ----------------------------------------------------------------------------------
-# A state is (strengths, designated, unused_poison, pending, poisoned): strengths per side (tuples),
-# the designated character per side, a bit per side holding an unused Poison, the side whose
-# designated character awaits a Poison check (-1: none; END: the fight is over) and a bit per side
-# that lost a character to Poison.
 
-END = 2
+END = 2  # ``pending`` of a final state: the fight is over
+
+
+class FightState(NamedTuple):
+    """Where a fight stands between two rolls.
+
+    Attributes:
+        strengths: per side, every character's Strength (0 = eliminated).
+        designated: per side, the index of the character that takes the damage.
+        unused_poison: one bit per side (1 = attacker, 2 = defender) holding an unused Poison.
+        pending: the side whose designated character awaits a Poison check; -1 none; END over.
+        poisoned: one bit per side that lost a character to Poison.
+    """
+
+    strengths: tuple[tuple[int, ...], tuple[int, ...]]
+    designated: tuple[int, int]
+    unused_poison: int
+    pending: int
+    poisoned: int
 
 
 class _Context:
@@ -291,15 +307,15 @@ def _designate(strengths: tuple[int, ...], strongest: bool) -> int:
 
 
 @functools.lru_cache(maxsize=8192)
-def _start(rules: Rules, setup: DuelSetup | FightSetup) -> tuple[_Context, tuple]:
+def _start(rules: Rules, setup: DuelSetup | FightSetup) -> tuple[_Context, FightState]:
     (sa, ga, ka), (sd, gd, kd) = _sides(setup)
     strongest = rules.designation == "strongest_first"
     ctx = _context(rules, (_dice(rules, ka), _dice(rules, kd)), (ga, gd))
     poison = ("poison" in ka) | ("poison" in kd) << 1
-    return ctx, ((sa, sd), (_designate(sa, strongest), _designate(sd, strongest)), poison, -1, 0)
+    return ctx, FightState((sa, sd), (_designate(sa, strongest), _designate(sd, strongest)), poison, -1, 0)
 
 
-def _hit(ctx: _Context, state: tuple, target: int, poisoned: bool) -> tuple:
+def _hit(ctx: _Context, state: FightState, target: int, poisoned: bool) -> FightState:
     """The state after ``target``'s designated character loses 1 Strength (or all, to Poison)."""
     strengths, designated, unused, _, lost = state
     i = designated[target]
@@ -315,60 +331,40 @@ def _hit(ctx: _Context, state: tuple, target: int, poisoned: bool) -> tuple:
         pending = target if side[i] > 0 else -1
     if side[i] == 0:
         if not ctx.rules.fight_to_last or not any(side):
-            return strengths, designated, 0, END, lost
+            return FightState(strengths, designated, 0, END, lost)
         i = _designate(side, ctx.rules.designation == "strongest_first")
         designated = (i, designated[1]) if target == 0 else (designated[0], i)
-    return strengths, designated, unused, pending, lost
+    return FightState(strengths, designated, unused, pending, lost)
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _transitions(ctx: _Context, state: tuple) -> tuple[tuple[float, tuple, bool], ...]:
-    """The next step from ``state``: ((probability, next state, is a re-rolled tie), ...)."""
+ROLL, TIE = ("roll", "decisive"), ("roll", "tie")  # tags of a decisive roll and of a re-rolled tie
+COUNTERS = {"rounds": "roll", "decisive_rounds": "decisive", "tied_rounds": "tie"}
+
+
+def _transitions(ctx: _Context, state: FightState) -> tuple[tuple[float, FightState, tuple[str, ...]], ...]:
+    """The next step from ``state``: a roll of both sides' dice, or a pending Poison check."""
     strengths, designated, _, pending, _ = state
     if pending == END:
         return ()
     if pending >= 0:  # a Poison check: survive, or be eliminated
         keep = survival(ctx.rules, ctx.guiles[pending][designated[pending]])
-        steps = ((keep, state[:3] + (-1, state[4]), False), (1 - keep, _hit(ctx, state, pending, True), False))
-    else:
-        win_a, win_d, tie = ctx.odds[min(sum(strengths[0]), ctx.dice[0][2])][min(sum(strengths[1]), ctx.dice[1][2])]
-        if tie >= 1.0 and ctx.rules.ties == "reroll":
-            raise InputError("under these rules every roll is a tie, so the fight never ends")
-        hit_d, hit_a = _hit(ctx, state, 1, False), _hit(ctx, state, 0, False)
-        if ctx.rules.ties == "defender":
-            steps = ((win_a, hit_d, False), (win_d + tie, hit_a, False))
-        else:
-            steps = ((win_a, hit_d, False), (win_d, hit_a, False), (tie, state, True))
-    return tuple(step for step in steps if step[0] > 0)
+        return ((keep, state._replace(pending=-1), ()), (1 - keep, _hit(ctx, state, pending, True), ()))
+    win_a, win_d, tie = ctx.odds[min(sum(strengths[0]), ctx.dice[0][2])][min(sum(strengths[1]), ctx.dice[1][2])]
+    if tie >= 1.0 and ctx.rules.ties == "reroll":
+        raise InputError("under these rules every roll is a tie, so the fight never ends")
+    hit_d, hit_a = _hit(ctx, state, 1, False), _hit(ctx, state, 0, False)
+    if ctx.rules.ties == "defender":
+        return ((win_a, hit_d, ROLL), (win_d + tie, hit_a, ROLL))
+    return ((win_a, hit_d, ROLL), (win_d, hit_a, ROLL), (tie, state, TIE))
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _value(question: str, ctx: _Context, state: tuple) -> tuple[float, ...]:
-    """Expected reported metrics from ``state`` on, in ``_NAMES[question]`` order."""
-    steps = _transitions(ctx, state)
-    if not steps:
-        return _end_terms(question, ctx.rules, state)
-    stay = sum(p for p, _, tie in steps if tie)
-    parts = [(p / (1 - stay), _value(question, ctx, nxt)) for p, nxt, tie in steps if not tie]
-    if len(parts) == 2:
-        (q1, v1), (q2, v2) = parts
-        out = [q1 * a + q2 * b for a, b in zip(v1, v2)]
-    else:
-        out = [sum(q * x for (q, _), x in zip(parts, column)) for column in zip(*(v for _, v in parts))]
-    if state[3] < 0:  # a roll: 1 / (1 - P(tie)) rolls a visit, one of them decisive
-        out[1] += 1 / (1 - stay)  # rounds
-        out[2] += 1.0  # decisive_rounds
-        out[3] += stay / (1 - stay)  # tied_rounds
-    return tuple(out)
-
-
-def _end_metrics(question: str, rules: Rules, end: tuple) -> dict[str, int]:
+def _outcome(question: str, rules: Rules, end: FightState) -> dict[str, int | bool]:
     """The per-fight values fixed by the final state (the winner's Strength, survivors, ...)."""
     strengths, designated, _, _, lost = end
     won = strengths[1][designated[1]] == 0  # the attacker won
     winner = strengths[0] if won else strengths[1]
     gain = [min(v + rules.strength_gain, max(rules.max_strength, v)) if v else 0 for v in winner]
-    out = {"attacker_win": won, "poisoned": lost != 0}
+    out: dict[str, int | bool] = {"attacker_win": won, "poisoned": lost != 0}
     if question == "duel":
         out.update(winner_strength=winner[0], winner_strength_after=gain[0])
     else:
@@ -380,198 +376,61 @@ def _end_metrics(question: str, rules: Rules, end: tuple) -> dict[str, int]:
     return out
 
 
-def _end_terms(question: str, rules: Rules, end: tuple) -> tuple[float, ...]:
-    """The reported values a final state fixes, in ``_NAMES[question]`` order."""
-    values = _end_metrics(question, rules, end)
-    terms = dict.fromkeys(_NAMES[question], 0.0)
-    for m in QUESTIONS[question].metrics:
-        if m.kind == "distribution" and values[m.name] in m.support:
-            terms[f"{m.name}={values[m.name]}"] = 1.0
-        elif m.name in values and m.kind != "distribution":
-            terms[m.name] = float(values[m.name])
-    return tuple(terms.values())
+@functools.lru_cache(maxsize=1024)
+def _chain(question: str, ctx: _Context) -> Chain:
+    """The fight as an absorbing chain (one per question and context, so solved states are shared)."""
+    return Chain(functools.partial(_transitions, ctx), functools.partial(_outcome, question, ctx.rules),
+                 QUESTIONS[question].metrics, COUNTERS)
+
+
+def _solve(question: str, rules: Rules, setup: DuelSetup | FightSetup) -> dict[str, float]:
+    ctx, start = _start(rules, setup)
+    return _chain(question, ctx).exact(start)
+
+
+def exact_duel(rules: Rules, setup: DuelSetup) -> dict[str, float]:
+    """Every metric of a duel, exactly (expected rounds included), from the chain engine."""
+    return _solve("duel", rules, setup)
+
+
+def exact_fight(rules: Rules, setup: FightSetup) -> dict[str, float]:
+    """Every metric of a multi-character fight, exactly, from the chain engine."""
+    return _solve("fight", rules, setup)
 
 
 def exact(rules: Rules, setup: DuelSetup | FightSetup) -> dict[str, float]:
-    """Every metric of a duel or fight, exactly (expected rounds included).
-
-    With re-rolled ties each visit of a state costs 1 / (1 - P(tie)) rolls on average, of which
-    P(tie) / (1 - P(tie)) are ties; the rest of the walk uses the odds given that a roll is
-    decisive.
-    """
-    question = "duel" if isinstance(setup, DuelSetup) else "fight"
-    ctx, start = _start(rules, setup)
-    return dict(zip(_NAMES[question], _value(question, ctx, start)))
+    """A duel or a fight, whichever ``setup`` is."""
+    return exact_duel(rules, setup) if isinstance(setup, DuelSetup) else exact_fight(rules, setup)
 
 
 def clear_caches() -> None:
     """Forget every memoised round table, chain and kernel table (for cold timings)."""
-    for cached in (_sides, _highest, _round_table, _context, _start, _transitions, _value, _kernel):
+    for cached in (_sides, _highest, _round_table, _context, _start, _chain):
         cached.cache_clear()
 
 
-# --- the kernel ---------------------------------------------------------------------------------
-
-SCALE_BITS = 24  # step probabilities are quantised to multiples of 2**-24
-STEP_COST, COMPACT_COST = 1.0, 3.0  # relative cost per trial of a step and of a compaction
-
-
-@dataclass(frozen=True)
-class _Kernel:
-    """The chain as a lookup table over ``(code << 8) | byte`` (see :func:`_simulate`)."""
-
-    table: np.ndarray  # the next (code << 8) | 1 for a re-rolled tie, 0 otherwise
-    done: int  # values >= done are final states
-    ends: np.ndarray  # per code, one record of the per-fight values its final state fixes
-    schedule: tuple[int, ...]  # steps between compactions of the active set
-
-
-@functools.lru_cache(maxsize=32)
-def _kernel(question: str, rules: Rules, setup: DuelSetup | FightSetup) -> _Kernel:
-    ctx, start = _start(rules, setup)
-    order, index, decisive = [start], {start: 0}, {start: 0}
-    for state in order:  # breadth first; the list grows while we walk it
-        for _, nxt, tie in _transitions(ctx, state):
-            if nxt not in index:
-                index[nxt] = len(order)
-                order.append(nxt)
-                decisive[nxt] = decisive[state] + (state[3] == -1 and not tie)
-    live = [s for s in order if s[3] != END]
-    ends = [s for s in order if s[3] == END]
-    code = {s: i for i, s in enumerate(live)}
-    code.update({s: -1 - i for i, s in enumerate(ends)})  # final states are numbered last
-    rows: list = [None] * len(live)
-
-    def fill(cum, targets, ties, low, width):
-        """256 buckets of [low, low + width); a bucket holding a step boundary gets its own row."""
-        step = width >> 8
-        starts = low + step * np.arange(256, dtype=np.int64)
-        first = np.searchsorted(cum, starts, side="right")
-        last = np.searchsorted(cum, starts + step - 1, side="right")
-        nxt, tie = targets[first], ties[first]
-        for j in np.flatnonzero(first != last):
-            rows.append(None)
-            nxt[j], tie[j] = len(rows) - 1, 0
-            rows[nxt[j]] = fill(cum, targets, ties, int(starts[j]), step)
-        return nxt, tie
-
-    for state in live:
-        steps = _transitions(ctx, state)
-        cum = np.rint(np.cumsum([p for p, _, _ in steps]) * (1 << SCALE_BITS)).astype(np.int64)
-        cum[-1] = 1 << SCALE_BITS
-        rows[code[state]] = fill(cum, np.array([code[n] for _, n, _ in steps], dtype=np.int64),
-                                 np.array([t for _, _, t in steps], dtype=np.int64), 0, 1 << SCALE_BITS)
-    first_end = len(rows)
-    nxt = np.concatenate([r[0] for r in rows] + [first_end + np.repeat(np.arange(len(ends)), 256)])
-    tie = np.concatenate([r[1] for r in rows] + [np.zeros(256 * len(ends), dtype=np.int64)])
-    nxt = np.where(nxt < 0, first_end - 1 - nxt, nxt)
-    table = ((nxt << 8) | tie).astype(np.uint16 if first_end + len(ends) <= 256 else np.uint32)
-
-    values = [{**_end_metrics(question, rules, s), "decisive_rounds": decisive[s]} for s in ends]
-    kinds = {name: bool if isinstance(v, (bool, np.bool_)) else np.uint16 if name == "decisive_rounds" else np.int8
-             for name, v in values[0].items()}
-    size = sum(np.dtype(kind).itemsize for kind in kinds.values())
-    record = np.dtype({"names": list(kinds), "formats": list(kinds.values()),  # padded: 8-byte records copy fast
-                       "itemsize": 1 << max(size - 1, 0).bit_length()})
-    records = np.zeros(first_end + len(ends), dtype=record)  # zeros for the live codes
-    for name in kinds:
-        records[name][first_end:] = [v[name] for v in values]
-    return _Kernel(table, first_end << 8, records, _schedule(ctx, order, index))
-
-
-def _schedule(ctx: _Context, order: list, index: dict) -> tuple[int, ...]:
-    """Steps between compactions of the active set, minimising the expected work.
-
-    A step costs about ``STEP_COST`` per active trial and a compaction ``COMPACT_COST`` per
-    trial it scans; the live share after each step is the chain's exact survival curve, so a
-    small dynamic programme over compaction points finds the cheapest plan.
-    """
-    edges = [(i, index[nxt], p) for i, state in enumerate(order) for p, nxt, _ in _transitions(ctx, state)]
-    src, dst, prob = (np.array(column) for column in zip(*edges))
-    live = np.array([state[3] != END for state in order])
-    mass = np.zeros(len(order))
-    mass[0] = 1.0
-    alive = [1.0]
-    while alive[-1] > 1e-6 and len(alive) < 2000:
-        mass = np.bincount(dst, weights=mass[src] * prob, minlength=len(order))
-        alive.append(float(mass[live].sum()))
-    cost, back = [0.0], [0]
-    for i in range(1, len(alive)):
-        options = [(cost[j] + alive[j] * ((i - j) * STEP_COST + COMPACT_COST), j) for j in range(max(0, i - 64), i)]
-        best = min(options)
-        cost.append(best[0])
-        back.append(best[1])
-    points, i = [], len(alive) - 1
-    while i > 0:
-        points.append(i)
-        i = back[i]
-    points.append(0)
-    points.reverse()
-    return tuple(b - a for a, b in zip(points, points[1:]))
-
+# --- the kernels --------------------------------------------------------------------------------
 
 def _simulate(question: str, rules: Rules, setup: DuelSetup | FightSetup, n: int,
               rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """``n`` fights: walk the chain with one random byte per active trial and step.
-
-    The state code sits in the high bits of a small unsigned int, so a step is a few passes:
-    XOR a fresh random byte into the low 8 bits, look the result up in ``table`` (the next code,
-    whose low bit flags a re-rolled tie), and add that bit to the trial's tie count. A byte picks
-    one of 256 equal slices of [0, 1); the rare slice that holds a boundary between two outcomes
-    leads to a helper row that the next byte refines, three levels deep. Step probabilities are
-    thus rounded to multiples of 2**-24, like float32 uniforms: a step's outcome odds are off by
-    less than 1e-7, so a probability over a whole fight is biased by less than 1e-7 per step
-    (about 1e-6 for a 5-vs-5 duel), some fifty times below the standard error of even 100
-    million trials (5e-5). XOR with the tie bit keeps the next byte uniform. Poison checks are
-    steps of their own (a separate draw). Finished trials leave the active set on a schedule
-    planned from the chain's exact survival curve; results stay in trial order (paired runs).
-    """
-    k = _kernel(question, rules, setup)
-    table, done, bits = k.table, k.done, rng.bit_generator
-    state = np.zeros(n, dtype=table.dtype)  # every trial at the start state (code 0)
-    ties = np.zeros(n, dtype=table.dtype)
-    final, final_ties = np.empty(n, dtype=table.dtype), np.empty(n, dtype=table.dtype)
-    where = None  # the original index of each active trial (None: all trials, in order)
-    gaps = itertools.chain(k.schedule, itertools.repeat(2))
-    index_buffer, flag_buffer = np.empty(n, dtype=np.intp), np.empty_like(state)  # reused: fewer page faults
-    while state.size:
-        m = state.size
-        index, flag = index_buffer[:m], flag_buffer[:m]
-        for _ in range(next(gaps)):
-            np.bitwise_xor(state, bits.random_raw((m + 7) >> 3).view(np.uint8)[:m], out=index)
-            np.take(table, index, out=state, mode="clip")
-            np.bitwise_and(state, 1, out=flag)
-            np.add(ties, flag, out=ties)
-        finished = state >= done
-        out = np.flatnonzero(finished)
-        if not out.size:
-            continue
-        keep = np.flatnonzero(~finished)
-        final_at = out if where is None else where[out]
-        final[final_at], final_ties[final_at] = state[out], ties[out]
-        state, ties = state[keep], ties[keep]
-        where = keep if where is None else where[keep]
-    record = np.take(k.ends, (final >> 8).astype(np.intp), mode="clip")
-    ends = {name: record[name] for name in k.ends.dtype.names}
-    ties = final_ties.astype(np.uint16, copy=False)
-    ends.update(rounds=ends["decisive_rounds"] + ties, tied_rounds=ties)
-    return ends
+    ctx, start = _start(rules, setup)
+    return _chain(question, ctx).sample(start, n, rng)
 
 
 def simulate_duel(rules: Rules, setup: DuelSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """``n`` duels (see :func:`_simulate` for how the kernel draws them)."""
+    """``n`` duels, sampled from the chain (:meth:`montecarlo.engine.chain.Chain.sample`)."""
     return _simulate("duel", rules, setup, n, rng)
 
 
 def simulate_fight(rules: Rules, setup: FightSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """``n`` multi-character fights (see :func:`_simulate`)."""
+    """``n`` multi-character fights, sampled from the chain."""
     return _simulate("fight", rules, setup, n, rng)
 
 
 # --- the slow reference -------------------------------------------------------------------------
 
-def reference_trial(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.Generator) -> dict[str, Any]:
-    """One fight in plain Python, every die rolled, the rules applied literally (for tests)."""
+def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.Generator) -> dict[str, Any]:
+    """One duel or fight in plain Python, every die rolled, the rules applied literally (for tests)."""
     (str_a, guile_a, kit_a), (str_d, guile_d, kit_d) = _sides(setup)
     strength, guile, kit = [list(str_a), list(str_d)], [guile_a, guile_d], [kit_a, kit_d]
     strongest = rules.designation == "strongest_first"
@@ -633,6 +492,10 @@ def reference_trial(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.
     return result
 
 
+reference_fight = reference_duel  # one reading of the rules serves both (a duel is a 1-vs-1 fight)
+reference_trial = reference_duel  # the earlier name
+
+
 # --- questions ----------------------------------------------------------------------------------
 
 _COMMON = (
@@ -655,9 +518,9 @@ QUESTIONS = {
             _POISONED,
         ),
         simulate=simulate_duel,
-        exact=exact,
+        exact=exact_duel,
         parse_setup=parse_duel,
-        reference=reference_trial,
+        reference=reference_duel,
         example={"attacker": 4, "defender": 5},
     ),
     "fight": Question(
@@ -672,11 +535,9 @@ QUESTIONS = {
             _POISONED,
         ),
         simulate=simulate_fight,
-        exact=exact,
+        exact=exact_fight,
         parse_setup=parse_fight,
-        reference=reference_trial,
+        reference=reference_fight,
         example={"attacker": [4, 3], "defender": [5], "defender_equipment": ["sword"]},
     ),
 }
-_NAMES = {name: q.reported_names() for name, q in QUESTIONS.items()}
-assert all(names[1:4] == ("rounds", "decisive_rounds", "tied_rounds") for names in _NAMES.values())

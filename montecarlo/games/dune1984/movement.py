@@ -1,4 +1,6 @@
-"""Movement reach and investments on the 2d6 movement roll of Dune (1984) (RULES.md 1.6, 1.7).
+"""Movement reach and investments on the 2d6 movement roll of Dune (1984).
+
+Rules as modelled: ``docs/rules/dune1984.md`` (Movement reach, Investments).
 
 Reach: "If you decide to move one character ... use the number on either die, or the total of the
 two dice"; a split roll moves two characters "only the number of spaces indicated on a single
@@ -32,8 +34,8 @@ import numpy as np
 
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass
-from montecarlo.games.dune1984.checks import whole
 from montecarlo.games.dune1984.rules import Rules
+from montecarlo.validate import whole
 
 MAX_PLAYERS = 4  # four Sietches: the game is for 2 to 4 players
 

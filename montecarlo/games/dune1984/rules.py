@@ -1,7 +1,8 @@
 """Rules, variants and characters of Dune (Parker Brothers, 1984).
 
-Source: ``shared/seeds/dune1984-rulebook.txt`` as resolved by RULES.md section 1. Official values
-are the defaults; every house rule or interpretation is a named variant (a dict of overrides).
+The rules as modelled, with the rulebook section each comes from: ``docs/rules/dune1984.md``.
+Official values are the defaults; every house rule or interpretation is a named variant (a dict
+of overrides).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from montecarlo.errors import InputError
+from montecarlo.validate import whole
 
 TIE_RULES = ("reroll", "defender")
 DESIGNATION_POLICIES = ("weakest_first", "strongest_first")
@@ -19,18 +21,18 @@ GUILE_ROLLS = ("d6", "d8", "2d6")
 class Rules:
     """Every rule parameter of the Dune 1984 fight, check, movement and investment models."""
 
-    max_dice: int = 6  # never more than 6 dice (1.1)
+    max_dice: int = 6  # never more than 6 dice
     die_faces: int = 6  # the ordinary fight die
-    sword_faces: int = 8  # Sword: all of the character's dice are d8 (1.2)
-    gom_faces: int = 8  # Gom Jabbar: one extra d8 (1.2)
+    sword_faces: int = 8  # Sword: all of the character's dice are d8
+    gom_faces: int = 8  # Gom Jabbar: one extra d8
     gom_counts_toward_cap: bool = False  # variant: the Gom Jabbar die counts toward max_dice
-    ties: str = "reroll"  # tied round: "reroll" (1.1) or won by the "defender" (variant)
+    ties: str = "reroll"  # tied round: "reroll" (official) or won by the "defender" (variant)
     strength_gain: int = 1  # winner's Strength gain after a fight (variant: 0)
     max_strength: int = 6  # the Strength track runs 1..6
-    fight_to_last: bool = False  # 1.3 variant: fight on with the next designated character
-    designation: str = "weakest_first"  # 1.3 policy: which character takes the damage
-    guile_roll: str = "d6"  # 1.5: survive if roll <= Guile; variants "d8", "2d6" (<= 2 x Guile)
-    spice_per_guile: int = 3  # 1.5: 3 Spice buy +1 Guile for one attack
+    fight_to_last: bool = False  # variant: fight on with the next designated character
+    designation: str = "weakest_first"  # policy: which character takes the damage
+    guile_roll: str = "d6"  # survive if roll <= Guile; variants "d8", "2d6" (<= 2 x Guile)
+    spice_per_guile: int = 3  # 3 Spice buy +1 Guile for one attack
 
     def __post_init__(self) -> None:
         if self.ties not in TIE_RULES:
@@ -42,11 +44,8 @@ class Rules:
         if self.guile_roll not in GUILE_ROLLS:
             raise InputError(f"guile_roll must be one of {', '.join(GUILE_ROLLS)}, got {self.guile_roll!r}")
         for name in ("max_dice", "die_faces", "sword_faces", "gom_faces", "max_strength", "spice_per_guile"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
-        if isinstance(self.strength_gain, bool) or not isinstance(self.strength_gain, int) or self.strength_gain < 0:
-            raise InputError(f"strength_gain must be a non-negative integer, got {self.strength_gain!r}")
+            whole(name, getattr(self, name), 1)
+        whole("strength_gain", self.strength_gain, 0)
 
 
 VARIANTS: dict[str, dict] = {
@@ -99,10 +98,55 @@ CHARACTERS: dict[str, Character] = {
 DEFAULT_GUILE = 3  # the commonest printed Guile, for a side given only as a Strength
 
 
+# Common names that are not words of the printed name (the printed name is "Feyd"), as written.
+ALIASES: dict[str, str] = {
+    "Feyd-Rautha": "Feyd",
+    "Feyd-Rautha Harkonnen": "Feyd",
+    "Glossu Rabban": "Beast Rabban",
+    "Liet Kynes": "Dr. Kynes",
+    "Vladimir Harkonnen": "Baron Harkonnen",
+}
+
+
+def _words(name: str) -> tuple[str, ...]:
+    """'Feyd-Rautha', ' dr.  kynes ' -> ('feyd', 'rautha'), ('dr', 'kynes')."""
+    return tuple(name.lower().replace("-", " ").replace(".", " ").replace("'", " ").split())
+
+
 def character(name: str) -> Character:
-    """A character by name (case-insensitive), or InputError listing the known names."""
-    key = " ".join(name.strip().lower().split())
-    if key not in CHARACTERS:
-        known = ", ".join(c.name for c in CHARACTERS.values())
-        raise InputError(f"unknown character {name!r}; known: {known}")
-    return CHARACTERS[key]
+    """A character by name, case-insensitive: the printed name, a common short name, or words of it.
+
+    ``Paul``, ``Kynes``, ``Baron``, ``Shaddam``, ``Rabban`` and ``Feyd-Rautha`` each name one
+    character; a name that fits several (``Atreides``) is refused with the candidates listed.
+
+    >>> character("Feyd-Rautha").name, character("paul").name, character("Kynes").name
+    ('Feyd', 'Paul Atreides', 'Dr. Kynes')
+    """
+    words = _words(name)
+    key = " ".join(words)
+    by_words = {" ".join(_words(c.name)): c for c in CHARACTERS.values()}
+    if key in by_words:
+        return by_words[key]
+    aliases = {" ".join(_words(alias)): printed for alias, printed in ALIASES.items()}
+    if key in aliases:
+        return CHARACTERS[aliases[key].lower()]
+    matches = [c for c in CHARACTERS.values() if words and set(words) <= set(_words(c.name))]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise InputError(f"character {name!r} is ambiguous: {', '.join(c.name for c in matches)}")
+    known = ", ".join(c.name for c in CHARACTERS.values())
+    raise InputError(f"unknown character {name!r}; known: {known}")
+
+
+def short_names(printed: str) -> list[str]:
+    """The shorter names that find a character: words of its name no other shares, and aliases.
+
+    >>> short_names("Beast Rabban")
+    ['Beast', 'Rabban', 'Glossu Rabban']
+    """
+    others = [set(_words(c.name)) for c in CHARACTERS.values() if c.name != printed]
+    words = [w for w in printed.replace(".", " ").split()
+             if len(w) > 2 and not any(w.lower() in o for o in others)]
+    words = [w for w in words if w.lower() != " ".join(_words(printed))]
+    return words + [alias for alias, name in ALIASES.items() if name == printed]

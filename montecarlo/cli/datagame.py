@@ -1,0 +1,97 @@
+"""``montecarlo odds PATH.toml --set NAME=VALUE ...``: odds of a battle defined in a data file.
+
+The file is a game definition (``docs/rules-as-data.md``); ``--set`` gives its setup fields and
+``--variant`` names its variants. The answer has the common JSON shape, exact values beside the
+estimates; when the battle's chain is too large for the exact solver the battle is simulated
+round by round and the output says so (``extra.exact_note`` in JSON).
+
+:func:`odds_file` does the work. Two ways for the root CLI to route ``odds X.toml`` here:
+:func:`odds_command` is a typer command whose first argument is the file, and
+:func:`command_for` gives the click command for one file when the file's path has already been
+read as the sub-command's name (``montecarlo odds X.toml --set ...`` in a group of games): the
+odds group's ``get_command(ctx, name)`` returns ``command_for(name)`` when ``name`` ends in
+``.toml``.
+"""
+
+from pathlib import Path
+from typing import Annotated, Optional, Sequence
+
+import typer
+
+from montecarlo.cli.common import RunOptions, emit, run_command
+from montecarlo.errors import InputError
+
+
+def parse_set(values: Sequence[str]) -> dict[str, str]:
+    """``["attackers=5", "defenders=3"]`` -> ``{"attackers": "5", "defenders": "3"}``.
+
+    >>> parse_set(["attackers=5", " defenders = 3"])
+    {'attackers': '5', 'defenders': '3'}
+    """
+    out: dict[str, str] = {}
+    for item in values:
+        name, sep, value = str(item).partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise InputError(f"--set expects NAME=VALUE (e.g. --set attackers=5), got {item!r}")
+        if name.strip() in out:
+            raise InputError(f"--set {name.strip()} is given twice; give each setup field once")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> None:
+    """Simulate the battle a definition file describes and print estimates beside exact values."""
+    from montecarlo.analysis import ask
+    from montecarlo.datagame import load_compiled
+
+    if not str(path).endswith(".toml"):
+        raise InputError(f"{path}: a game definition is a .toml file (see docs/rules-as-data.md)")
+    compiled = load_compiled(path)
+    game = compiled.game
+    question = game.question()
+    setup = question.setup(parse_set(set_values))  # every input checked before any trial
+    rules = game.rules(run.variant)
+    note = compiled.exact_note(rules, setup)
+    answer = ask(game, None, setup, variants=run.variant, settings=run.settings())
+    shown = ", ".join(f"{k} {v}" for k, v in vars_of(setup).items())
+    emit(answer, run, f"{game.title}: {shown}", extra={"exact_note": note} if note else None)
+    if note and not run.json:
+        typer.echo(f"note: {note}")
+
+
+def vars_of(setup) -> dict:
+    import dataclasses
+
+    return {f.name: getattr(setup, f.name) for f in dataclasses.fields(setup)}
+
+
+@run_command
+def odds_command(
+    run: RunOptions,
+    path: Annotated[Path, typer.Argument(help="Game definition file (.toml), see docs/rules-as-data.md.")],
+    set_values: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", help="A setup field as NAME=VALUE (repeatable), e.g. --set attackers=5."),
+    ] = None,
+) -> None:
+    """Odds of a battle defined in a data file: estimate, 95% interval and exact value."""
+    odds_file(path, set_values or [], run)
+
+
+def command_for(path: str):
+    """The click command that ``montecarlo odds PATH.toml`` runs once PATH named the sub-command."""
+
+    @run_command
+    def odds_toml(
+        run: RunOptions,
+        set_values: Annotated[
+            Optional[list[str]],
+            typer.Option("--set", help="A setup field as NAME=VALUE (repeatable), e.g. --set attackers=5."),
+        ] = None,
+    ) -> None:
+        odds_file(path, set_values or [], run)
+
+    odds_toml.__doc__ = f"Odds of the battle defined in {path}: estimate, 95% interval and exact value."
+    holder = typer.Typer()
+    holder.command(path)(odds_toml)
+    return typer.main.get_group(holder).commands[path]

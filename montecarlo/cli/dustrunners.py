@@ -1,0 +1,176 @@
+"""Dustrunners commands: ``montecarlo dustrunners combat|campaign`` and ``montecarlo odds dustrunners``.
+
+``combat`` (also ``ODDS``): one combat from a freshly shuffled resolution deck, with the exact
+value beside each estimate when the deck is small enough for the exact solver (and a line saying
+so when it is not). ``campaign``: fights in a row with the deck, health, ammo and VP carried over.
+Every output names the deck file (the shipped deck is illustrative, and says so).
+"""
+
+import dataclasses
+from typing import Annotated, Optional
+
+import typer
+
+from montecarlo.analysis import ask
+from montecarlo.cli.common import RunOptions, emit, parse_name_list, run_command
+
+app = typer.Typer(help="Dustrunners (solo card game): combats and campaigns on a resolution deck.",
+                  no_args_is_help=True)
+
+
+
+def _opt(name: str, help: str, panel: str, kind: type = Optional[int]):
+    """An option type: ``kind`` annotated with a typer option ``name`` in help panel ``panel``."""
+    return Annotated[kind, typer.Option(name, help=help, rich_help_panel=panel)]
+
+
+Deck = _opt("--deck", "Resolution deck: a deck TOML file, or a shipped deck (illustrative, "
+            "illustrative-12). Default: illustrative.", "Deck", str)
+Counts = _opt("--card-counts", "Override card counts of the deck by card name: "
+              "'double tap=0, critical hit=4'.", "Deck", Optional[str])
+Vehicle = _opt("--vehicle", "Shipped vehicle (scout, interceptor, hauler): health, ammo, damage bonus, VP.",
+               "You", Optional[str])
+Health = _opt("--health", "Your health (overrides --vehicle).", "You")
+Ammo = _opt("--ammo", "Your ammo (overrides --vehicle).", "You")
+Bonus = _opt("--damage-bonus", "Your vehicle's damage bonus (overrides --vehicle).", "You")
+Vp = _opt("--vp", "Victory points at the start (for redraws).", "You")
+Policy = _opt("--policy", "Ammo per attack: all_in, fixed:N or just_enough.", "Policies", str)
+Redraw = _opt("--redraw", "VP redraw policy: never, or when_losing (redraw the worst card of a lethal "
+              "raider attack).", "Policies", str)
+EnemyName = _opt("--enemy", "Shipped enemy by name (scavenger-buggy, road-raiders, war-rig, spybot, "
+                 "mutant-pack).", "Enemy", Optional[str])
+SecondCard = _opt("--second-card", "The enemy is the second exploration card: right die value, bonus "
+                  "loot always.", "Enemy", bool)
+EnemyDie = _opt("--enemy-die", "The enemy card's die value (instead of --enemy).", "Enemy")
+EnemyStars = _opt("--enemy-stars", "Cards the enemy draws per attack (instead of --enemy).", "Enemy")
+EnemyKind = _opt("--enemy-kind", "raiders, spybot or mutant (instead of --enemy).", "Enemy", Optional[str])
+EnemyRadiation = _opt("--enemy-radiation", "A mutant's radiation skulls, 1 or 2.", "Enemy")
+EnemyMoon = _opt("--enemy-moon", "The enemy's moon (bonus loot when the loot card's moon matches).", "Enemy",
+                 Optional[str])
+Enemies = _opt("--enemies", "Exploration pool: comma-separated shipped enemy names (default: all).", "Enemy",
+               Optional[str])
+Fights = _opt("--fights", "Combats in the campaign (1..12).", "Campaign", int)
+MaxHealth = _opt("--max-health", "Health cap for loot (default: starting health).", "You")
+MaxAmmo = _opt("--max-ammo", "Ammo cap for loot (default: starting ammo).", "You")
+Exploration = _opt("--exploration", "Which exploration card to fight: first, or safer.", "Policies", str)
+
+
+def _drop_none(values: dict) -> dict:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _you(s) -> str:
+    car = f"{s.vehicle}: " if s.vehicle else ""
+    return f"{car}health {s.health}, ammo {s.ammo}, damage bonus {s.damage_bonus}"
+
+
+def _exact_note(deck, exact_found: bool) -> str:
+    from montecarlo.games.dustrunners.combat import MAX_EXACT_CARDS
+
+    if exact_found:
+        return f"exact values: computed (deck of {deck.size} cards)"
+    if deck.size > MAX_EXACT_CARDS:
+        return (f"exact values: not computed — the deck has {deck.size} cards; "
+                f"the exact solver handles decks of up to {MAX_EXACT_CARDS}")
+    return "exact values: not computed — too many states for the exact solver"
+
+
+@app.command("combat")
+@run_command
+def combat(
+    run: RunOptions,
+    deck: Deck = "illustrative",
+    card_counts: Counts = None,
+    enemy: EnemyName = None,
+    second_card: SecondCard = False,
+    enemy_die: EnemyDie = None,
+    enemy_stars: EnemyStars = None,
+    enemy_kind: EnemyKind = None,
+    enemy_radiation: EnemyRadiation = None,
+    enemy_moon: EnemyMoon = None,
+    vehicle: Vehicle = None,
+    health: Health = None,
+    ammo: Ammo = None,
+    damage_bonus: Bonus = None,
+    vp: Vp = None,
+    policy: Policy = "all_in",
+    redraw: Redraw = "never",
+) -> None:
+    """One combat: win odds, health lost, ammo spent, raider steps, VP gained, stalemates.
+
+    Examples:
+    montecarlo odds dustrunners --enemy road-raiders --vehicle interceptor
+    montecarlo odds dustrunners --enemy war-rig --second-card --vehicle hauler --policy just_enough
+    montecarlo odds dustrunners --deck illustrative-12 --enemy-die 3 --enemy-stars 2 --health 6 --ammo 4
+    montecarlo odds dustrunners --card-counts "critical hit=0" --enemy spybot --health 5 --ammo 3
+    """
+    setup = _drop_none({
+        "deck": deck, "card_counts": card_counts, "enemy": enemy, "second_card": second_card or None,
+        "enemy_die": enemy_die, "enemy_stars": enemy_stars, "enemy_kind": enemy_kind,
+        "enemy_radiation": enemy_radiation, "enemy_moon": enemy_moon, "vehicle": vehicle, "health": health,
+        "ammo": ammo, "damage_bonus": damage_bonus, "vp": vp, "policy": policy, "redraw": redraw,
+    })
+    answer = ask("dustrunners", "combat", setup, variants=run.variant, settings=run.settings())
+    s = answer.setup
+    e = s.enemy
+    foe = f"{e.name} ({'second' if s.second_card else 'first'} card: die {s.enemy_die}, "
+    spy = ", spybot" if e.kind == "spybot" else ""
+    foe += f"{e.radiation} radiation)" if e.kind == "mutant" else f"{e.stars} stars{spy})"
+    title = (f"Dustrunners combat: {foe} vs {_you(s)}; policy {s.policy}, redraw {s.redraw}; "
+             f"deck {s.deck.short_label()}")
+    found = any(m.exact is not None for m in answer.metrics.values())
+    note = _exact_note(s.deck, found)
+    emit(answer, run, title, extra={"deck": s.deck.label(), "deck_file": s.deck.file,
+                                    "deck_illustrative": s.deck.illustrative, "exact": note})
+    if not run.json:
+        typer.echo(f"deck: {s.deck.label()}")
+        typer.echo(note)
+
+
+@app.command("campaign")
+@run_command
+def campaign(
+    run: RunOptions,
+    deck: Deck = "illustrative",
+    card_counts: Counts = None,
+    enemies: Enemies = None,
+    fights: Fights = 5,
+    vehicle: Vehicle = None,
+    health: Health = None,
+    ammo: Ammo = None,
+    damage_bonus: Bonus = None,
+    vp: Vp = None,
+    max_health: MaxHealth = None,
+    max_ammo: MaxAmmo = None,
+    policy: Policy = "all_in",
+    redraw: Redraw = "never",
+    exploration: Exploration = "first",
+) -> None:
+    """A campaign: how many fights a vehicle survives, with the deck carried over.
+
+    Examples:
+    montecarlo dustrunners campaign --vehicle interceptor --fights 8
+    montecarlo dustrunners campaign --vehicle hauler --exploration safer --redraw when_losing
+    montecarlo dustrunners campaign --health 7 --ammo 3 --enemies "road raiders, war rig" --fights 4
+    """
+    setup = _drop_none({
+        "deck": deck, "card_counts": card_counts, "enemies": parse_name_list(enemies) or None,
+        "fights": fights,
+        "vehicle": vehicle, "health": health, "ammo": ammo, "damage_bonus": damage_bonus, "vp": vp,
+        "max_health": max_health, "max_ammo": max_ammo, "policy": policy, "redraw": redraw,
+        "exploration": exploration,
+    })
+    answer = ask("dustrunners", "campaign", setup, variants=run.variant, settings=run.settings())
+    s = answer.setup
+    shown = {k: m for k, m in answer.metrics.items()
+             if not k.startswith("survived=") or int(k.split("=")[1]) <= s.fights}
+    title = (f"Dustrunners campaign: {s.fights} fights vs {', '.join(e.name for e in s.enemies)}; {_you(s)}; "
+             f"policy {s.policy}, redraw {s.redraw}, exploration {s.exploration}; "
+             f"deck {s.deck.short_label()}")
+    emit(dataclasses.replace(answer, metrics=shown), run, title,
+         extra={"deck": s.deck.label(), "deck_file": s.deck.file, "deck_illustrative": s.deck.illustrative})
+    if not run.json:
+        typer.echo(f"deck: {s.deck.label()}")
+
+
+ODDS = combat

@@ -1,0 +1,529 @@
+"""A checked definition -> a :class:`montecarlo.games.base.Game` (exact solver, kernels, reference).
+
+- ``Rules``: a frozen dataclass made from the file's ``[rules]`` (official values as defaults);
+  ``VARIANTS`` are the file's ``[variants.NAME].overrides``.
+- One question (``battle`` unless the file names it) whose setup fields are ``[setup]``.
+- The exact solver and the fast sampler come from :class:`montecarlo.engine.chain.Chain`: the
+  state is the file's ``[state]``; one step is one round, whose outcome distribution is
+  enumerated once per pair of pools (:mod:`montecarlo.datagame.rounds`) and looked up.
+- When the chain is too large for the exact solver (more than ``exact_max_states`` states) the
+  exact values are ``None`` and the battle is simulated round by round on numpy arrays
+  (:meth:`CompiledGame.simulate_direct`); :meth:`CompiledGame.exact_note` says so.
+- ``reference``: one battle in plain Python, each die rolled on its own.
+
+A compiled game pickles as its file's text, so worker processes rebuild it from the text.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import functools
+from typing import Any, Mapping
+
+import numpy as np
+
+from montecarlo.datagame import rounds
+from montecarlo.datagame.spec import COUNTS, REROLL, Definition, DefinitionError, parse_definition
+from montecarlo.engine.chain import Chain, ChainTooLarge
+from montecarlo.errors import InputError, MonteCarloError
+from montecarlo.games.base import Game, Metric, Question, check_known
+from montecarlo.validate import whole
+
+SAMPLER_MAX_STATES = 20_000  # above this many states the byte-table sampler's table gets too big
+DECISIVE, TIE = ("round", "decisive"), ("round", "tie")  # a round that changed the state, or not
+
+
+class CompiledGame:
+    """A definition compiled once: its types, chains (one per set of rules) and the Game."""
+
+    def __init__(self, definition: Definition) -> None:
+        self.d = d = definition
+        self.fields = d.state_fields
+        self.State = collections.namedtuple("State", self.fields, rename=False)
+        self.Rules = _rules_type(self, d)
+        self.Setup = _setup_type(self, d)
+        self.metrics = tuple(Metric(m.name, m.kind, m.description, m.support) for m in d.metrics)
+        self.counters = {m.name: COUNTS[m.counts] for m in d.metrics if m.counts}
+        self._chains: dict[tuple, Chain] = {}
+        self._sizes: dict[tuple, int | None] = {}  # (rules, start) -> states, None when too large
+        question = Question(
+            name=d.question,
+            description=d.question_description,
+            setup_type=self.Setup,
+            metrics=self.metrics,
+            simulate=self.simulate,
+            exact=self.exact,
+            parse_setup=self.parse_setup,
+            reference=self.reference,
+            example={f.name: f.example for f in d.setup},
+        )
+        self.game = Game(
+            name=d.name,
+            title=d.title,
+            rules_type=self.Rules,
+            variants=d.variants,
+            questions={d.question: question},
+            default_question=d.question,
+            variant_descriptions=d.variant_descriptions,
+        )
+
+    def __reduce__(self):
+        return compile_text, (self.d.text, self.d.source)
+
+    # --- setups and start states ----------------------------------------------------------------
+
+    def parse_setup(self, values: Mapping[str, Any]) -> Any:
+        """Plain values (TOML, ``--set``: ints or digit strings) -> a validated Setup."""
+        check_known(values, [f.name for f in self.d.setup], f"{self.d.name} setup")
+        out = {}
+        for f in self.d.setup:
+            if f.name not in values:
+                raise InputError(
+                    f"{self.d.name} setup: {f.name} is required (a whole number "
+                    f"{f.low}..{f.high}); give it, e.g. --set {f.name}={f.example}"
+                )
+            value = values[f.name]
+            if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+                value = int(value)
+            out[f.name] = whole(f.name, value, f.low, f.high)
+        return self.Setup(**out)
+
+    def start(self, rules: Any, setup: Any) -> tuple:
+        env = {**_values(rules), **_values(setup)}
+        return self.State(*(int(expr(env)) for _, expr in self.d.state))
+
+    # --- one round, exactly -------------------------------------------------------------------------
+
+    def _env(self, rules: Any) -> dict[str, Any]:
+        return _values(rules)
+
+    def _faces(self, rules_env: Mapping[str, Any]) -> dict[str, tuple]:
+        """Each die's faces under these rules (a rule may set a die's number of faces)."""
+        out = {}
+        for name, die in self.d.dice.items():
+            if die.faces is not None:
+                out[name] = tuple(range(1, int(die.faces(rules_env)) + 1))
+            else:
+                out[name] = die.values if die.numeric else die.symbols
+        return out
+
+    def _ties(self, rules_env: Mapping[str, Any]) -> str:
+        t = self.d.ties
+        return rules_env[t] if t in rules_env else (t or REROLL)
+
+    def _pools(self, env: Mapping[str, Any], faces: Mapping[str, tuple]) -> tuple:
+        pools = []
+        for side, groups in zip(self.d.sides, self.d.roll):
+            pool = []
+            for die, count in groups:
+                n = count(env)
+                if n < 0:  # a comparison counts as 1 or 0
+                    raise self.d.error(
+                        f"round.roll.{side}.{die}",
+                        f"gives {n!r} dice in state {self._show(env)}; "
+                        "a pool size must be a whole number >= 0 (use max(0, ...))",
+                    )
+                pool.append((faces[die], int(n)))
+            pools.append(tuple(pool))
+        return tuple(pools)
+
+    def outcomes(self, env: Mapping[str, Any], faces, ties: str) -> list[tuple[float, dict[str, Any]]]:
+        """Every outcome of one round from the state in ``env``: (probability, round quantities)."""
+        d, (a, b) = self.d, self.d.sides
+        pool_a, pool_d = self._pools(env, faces)
+        sizes = {f"{a}_dice": sum(n for _, n in pool_a), f"{b}_dice": sum(n for _, n in pool_d)}
+        if d.compare == "count":
+            out = []
+            for p, ca, cd in rounds.count_outcomes(pool_a, pool_d, d.symbols):
+                q = dict(sizes)
+                q.update(zip((f"{a}_{s}" for s in d.symbols[0]), ca))
+                q.update(zip((f"{b}_{s}" for s in d.symbols[1]), cd))
+                full = {**env, **q}
+                q[f"{a}_lost"], q[f"{b}_lost"] = d.lost[0](full), d.lost[1](full)
+                out.append((p, q))
+            return out
+        if d.compare == "highest":
+            table = rounds.highest_outcomes(pool_a, pool_d, ties, d.sides)
+        else:
+            k = min(sizes.values())
+            if d.pairs is not None:
+                k = d.pairs({**env, **sizes})
+                if k < 0:
+                    raise d.error(
+                        "round.pairs", f"gives {k!r} in state {self._show(env)}; pairs must be >= 0"
+                    )
+                k = int(min(k, *sizes.values()))
+            table = rounds.pair_outcomes(pool_a, pool_d, k, ties, d.sides)
+        return [(p, {**sizes, f"{a}_lost": la, f"{b}_lost": lb, "tied": t}) for p, la, lb, t in table]
+
+    def _show(self, env: Mapping[str, Any]) -> str:
+        return ", ".join(f"{f}={env[f]}" for f in self.fields)
+
+    # --- the chain -------------------------------------------------------------------------------------
+
+    def chain(self, rules: Any) -> Chain:
+        """The battle as an absorbing chain under ``rules`` (one per set of rules, memoised)."""
+        key = dataclasses.astuple(rules)
+        got = self._chains.get(key)
+        if got is None:
+            env = self._env(rules)
+            faces, ties = self._faces(env), self._ties(env)
+            got = self._chains[key] = Chain(
+                functools.partial(self._transitions, env, faces, ties),
+                functools.partial(self._outcome, env),
+                self.metrics,
+                self.counters,
+                max_states=self.d.exact_max_states,
+            )
+        return got
+
+    def _transitions(self, rules_env, faces, ties, state) -> list:
+        env = {**rules_env, **state._asdict()}
+        if self.d.end(env):
+            return []
+        steps: dict[tuple, float] = {}
+        update = self.d.update
+        for p, q in self.outcomes(env, faces, ties):
+            full = {**env, **q}
+            nxt = dict(zip(self.fields, state))
+            for name, expr in update:
+                nxt[name] = int(expr(full))
+            key = tuple(nxt.values())
+            steps[key] = steps.get(key, 0.0) + p
+        return [(p, self.State(*key), TIE if key == state else DECISIVE) for key, p in steps.items()]
+
+    def _outcome(self, rules_env, state) -> dict[str, Any]:
+        env = {**rules_env, **state._asdict()}
+        out = {}
+        for m in self.d.metrics:
+            if m.value is None:
+                continue
+            v = m.value(env)
+            out[m.name] = bool(v) if m.kind == "probability" else int(v)
+        return out
+
+    def size(self, rules: Any, start: tuple) -> int | None:
+        """The number of states from ``start`` under ``rules``; None above ``exact_max_states``."""
+        key = (dataclasses.astuple(rules), start)
+        if key not in self._sizes:
+            try:
+                self._sizes[key] = self._checked(lambda: self.chain(rules).size(start))
+            except ChainTooLarge:
+                self._sizes[key] = None
+        return self._sizes[key]
+
+    def _checked(self, work):
+        """Run chain work, turning a battle that cannot end into a one-line definition error."""
+        try:
+            return work()
+        except (ChainTooLarge, InputError):
+            raise
+        except MonteCarloError as exc:
+            raise self.d.error(
+                "round.update", f"{exc}; check round.update and end (every battle must be " "able to end)"
+            ) from None
+
+    def exact(self, rules: Any, setup: Any) -> dict[str, float] | None:
+        """Every metric exactly from the chain; None when the chain is too large (see exact_note)."""
+        start = self.start(rules, setup)
+        if self.size(rules, start) is None:
+            return None
+        return self._checked(lambda: self.chain(rules).exact(start))
+
+    def exact_note(self, rules: Any, setup: Any) -> str | None:
+        """Why there are no exact values for this setup (None when there are)."""
+        start = self.start(rules, setup)
+        if self.size(rules, start) is None:
+            return (
+                f"{self.d.source}: the battle's chain has more than {self.d.exact_max_states:,} states, "
+                "too many for the exact solver: simulated round by round, no exact values"
+            )
+        return None
+
+    # --- kernels ----------------------------------------------------------------------------------
+
+    def simulate(self, rules: Any, setup: Any, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """``n`` battles: the chain's sampler when the chain is small, else round by round."""
+        start = self.start(rules, setup)
+        size = self.size(rules, start)
+        if size is not None and size <= SAMPLER_MAX_STATES:
+            return self._checked(lambda: self.chain(rules).sample(start, n, rng))
+        return self.simulate_direct(rules, setup, n, rng)
+
+    def simulate_direct(
+        self, rules: Any, setup: Any, n: int, rng: np.random.Generator
+    ) -> dict[str, np.ndarray]:
+        """``n`` battles rolled round by round on numpy arrays (any size of chain)."""
+        d = self.d
+        env0 = self._env(rules)
+        faces, ties = self._faces(env0), self._ties(env0)
+        start = self.start(rules, setup)
+        cur = {f: np.full(n, v, dtype=np.int64) for f, v in zip(self.fields, start)}
+        where = np.arange(n)
+        final = {f: np.empty(n, dtype=np.int64) for f in self.fields}
+        counts = {tag: np.zeros(n, dtype=np.int64) for tag in ("round", "decisive", "tie")}
+        done_counts = {tag: np.empty(n, dtype=np.int64) for tag in counts}
+        for _ in range(d.max_rounds + 1):
+            env = {**env0, **cur}
+            over = np.broadcast_to(np.asarray(d.end.vector(env)) != 0, where.shape)
+            if over.any():
+                idx = where[over]
+                for f in self.fields:
+                    final[f][idx] = cur[f][over]
+                for tag in counts:
+                    done_counts[tag][idx] = counts[tag][over]
+                keep = ~over
+                where = where[keep]
+                cur = {f: v[keep] for f, v in cur.items()}
+                counts = {tag: v[keep] for tag, v in counts.items()}
+                env = {**env0, **cur}
+            m = where.size
+            if not m:
+                break
+            q = self._round_vector(env, faces, ties, m, rng)
+            full = {**env, **q}
+            new = dict(cur)
+            for name, expr in d.update:
+                new[name] = np.broadcast_to(np.asarray(expr.vector(full), dtype=np.int64), (m,)).copy()
+            changed = np.zeros(m, dtype=bool)
+            for f in self.fields:
+                changed |= new[f] != cur[f]
+            counts["round"] += 1
+            counts["decisive"] += changed
+            counts["tie"] += ~changed
+            cur = new
+        else:
+            raise d.error(
+                "max_rounds",
+                f"some battles were still going after {d.max_rounds:,} rounds; check "
+                "end and round.update, or raise max_rounds",
+            )
+        env = {**env0, **final}
+        out = {}
+        for m_ in d.metrics:
+            if m_.counts:
+                out[m_.name] = done_counts[COUNTS[m_.counts]]
+                continue
+            v = np.broadcast_to(np.asarray(m_.value.vector(env)), (n,))
+            out[m_.name] = (v != 0) if m_.kind == "probability" else v.astype(np.int64)
+        return out
+
+    def _round_vector(self, env, faces, ties, m: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """One round for ``m`` battles at once: the round quantities as arrays."""
+        d, sides = self.d, self.d.sides
+        rolled, sizes = [], {}
+        for side, groups in zip(sides, d.roll):
+            parts, total = [], np.zeros(m, dtype=np.int64)
+            for die, count in groups:
+                n = np.broadcast_to(np.asarray(count.vector(env), dtype=np.int64), (m,))
+                if (n < 0).any():
+                    bad = int(np.flatnonzero(n < 0)[0])
+                    raise d.error(
+                        f"round.roll.{side}.{die}",
+                        f"gives {int(n[bad])} dice in state "
+                        f"{', '.join(f'{f}={int(env[f][bad])}' for f in self.fields)}; a pool size "
+                        "must be a whole number >= 0 (use max(0, ...))",
+                    )
+                width = int(n.max()) if m else 0
+                face_list = faces[die]
+                if d.compare == "count":
+                    codes = np.array([d.symbols[sides.index(side)].index(s) for s in face_list])
+                else:
+                    codes = np.array(face_list, dtype=np.int64)
+                values = codes[rng.integers(0, len(face_list), size=(m, width))]
+                mask = np.arange(width) < n[:, None]
+                parts.append((values, mask))
+                total += n
+            rolled.append(parts)
+            sizes[f"{side}_dice"] = total
+        q: dict[str, np.ndarray] = dict(sizes)
+        a, b = sides
+        if d.compare == "count":
+            for side, parts, symbols in zip(sides, rolled, d.symbols):
+                for i, s in enumerate(symbols):
+                    q[f"{side}_{s}"] = sum(((v == i) & mk).sum(axis=1) for v, mk in parts)
+            full = {**env, **q}
+            q[f"{a}_lost"] = np.broadcast_to(np.asarray(d.lost[0].vector(full), dtype=np.int64), (m,))
+            q[f"{b}_lost"] = np.broadcast_to(np.asarray(d.lost[1].vector(full), dtype=np.int64), (m,))
+            return q
+        tie_a, tie_d, tie_t = rounds._lose(ties, sides)
+        sorted_sides = []
+        for parts in rolled:
+            cols = [np.where(mk, v, rounds.EMPTY) for v, mk in parts]
+            joined = np.concatenate(cols, axis=1) if cols else np.full((m, 0), rounds.EMPTY)
+            if d.compare == "highest":
+                joined = joined.max(axis=1, initial=rounds.EMPTY)[:, None]
+            else:
+                joined = -np.sort(-joined, axis=1)
+            sorted_sides.append(joined)
+        if d.compare == "highest":
+            k = np.ones(m, dtype=np.int64)
+        else:
+            k = np.minimum(sizes[f"{a}_dice"], sizes[f"{b}_dice"])
+            if d.pairs is not None:
+                want = np.broadcast_to(np.asarray(d.pairs.vector({**env, **sizes}), dtype=np.int64), (m,))
+                if (want < 0).any():
+                    raise d.error("round.pairs", "gives a negative number of pairs; pairs must be >= 0")
+                k = np.minimum(k, want)
+        lost_a, lost_d, tied = (np.zeros(m, dtype=np.int64) for _ in range(3))
+        width = min(sorted_sides[0].shape[1], sorted_sides[1].shape[1])
+        for j in range(width):
+            x, y, live = sorted_sides[0][:, j], sorted_sides[1][:, j], j < k
+            same = live & (x == y)
+            lost_d += live & (x > y)
+            lost_a += live & (x < y)
+            if tie_a:
+                lost_a += same
+            if tie_d:
+                lost_d += same
+            if tie_t:
+                tied += same
+        q.update({f"{a}_lost": lost_a, f"{b}_lost": lost_d, "tied": tied})
+        return q
+
+    # --- the reference trial ----------------------------------------------------------------------
+
+    def reference(self, rules: Any, setup: Any, rng: np.random.Generator) -> dict[str, Any]:
+        """One battle in plain Python: every die rolled on its own, the round read literally."""
+        d, (a, b) = self.d, self.d.sides
+        env0 = self._env(rules)
+        faces = self._faces(env0)
+        ties = self._ties(env0)
+        state = dict(zip(self.fields, self.start(rules, setup)))
+        tally = {"round": 0, "decisive": 0, "tie": 0}
+        while not d.end({**env0, **state}):
+            if tally["round"] >= d.max_rounds:
+                raise d.error("max_rounds", f"a battle was still going after {d.max_rounds:,} rounds")
+            env = {**env0, **state}
+            dice = []  # per side: the faces shown, one die at a time
+            for side, groups in zip(d.sides, d.roll):
+                shown = []
+                for die, count in groups:
+                    for _ in range(count(env)):
+                        shown.append(faces[die][int(rng.integers(len(faces[die])))])
+                dice.append(shown)
+            q: dict[str, Any] = {f"{a}_dice": len(dice[0]), f"{b}_dice": len(dice[1])}
+            if d.compare == "count":
+                for side, shown, symbols in zip(d.sides, dice, d.symbols):
+                    for s in symbols:
+                        q[f"{side}_{s}"] = shown.count(s)
+                full = {**env, **q}
+                q[f"{a}_lost"], q[f"{b}_lost"] = d.lost[0](full), d.lost[1](full)
+            else:
+                if d.compare == "highest":
+                    pairs = [(max(dice[0], default=rounds.EMPTY), max(dice[1], default=rounds.EMPTY))]
+                else:
+                    k = min(len(dice[0]), len(dice[1]))
+                    if d.pairs is not None:
+                        k = min(k, d.pairs({**env, **q}))
+                    pairs = list(zip(sorted(dice[0], reverse=True), sorted(dice[1], reverse=True)))[:k]
+                lost = {a: 0, b: 0}
+                tied = 0
+                for x, y in pairs:
+                    if x > y:
+                        lost[b] += 1
+                    elif y > x:
+                        lost[a] += 1
+                    elif ties == REROLL:
+                        tied += 1
+                    else:  # the side named by ties wins the tied pair: the other one loses
+                        lost[b if ties == a else a] += 1
+                q.update({f"{a}_lost": lost[a], f"{b}_lost": lost[b], "tied": tied})
+            full = {**env, **q}
+            new = dict(state)
+            for name, expr in d.update:
+                new[name] = int(expr(full))
+            tally["round"] += 1
+            tally["decisive" if new != state else "tie"] += 1
+            state = new
+        env = {**env0, **state}
+        out: dict[str, Any] = {}
+        for m in d.metrics:
+            if m.counts:
+                out[m.name] = tally[COUNTS[m.counts]]
+            else:
+                v = m.value(env)
+                out[m.name] = bool(v) if m.kind == "probability" else int(v)
+        return out
+
+
+def _values(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+
+
+def _rules_type(compiled: CompiledGame, d: Definition) -> type:
+    """The file's ``[rules]`` as a frozen dataclass, values checked on construction."""
+
+    def post_init(self) -> None:
+        for name, default in d.rules.items():
+            value = getattr(self, name)
+            if type(value) is not type(default) and not (
+                type(default) is int and isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+            ):
+                kind = (
+                    "true/false"
+                    if isinstance(default, bool)
+                    else "whole number" if isinstance(default, int) else "string"
+                )
+                raise InputError(
+                    f"{d.source}: rules.{name}: expected a {kind} like {default!r}, got {value!r}"
+                )
+            if name in d.keyword_rules and value not in (*d.sides, REROLL):
+                raise InputError(
+                    f"{d.source}: rules.{name}: {value!r} is used as round.ties; use one of: "
+                    f"{', '.join((*d.sides, REROLL))}"
+                )
+        env = _values(self)
+        for name, die in d.dice.items():
+            if die.faces is not None:
+                n = die.faces(env)
+                if isinstance(n, bool) or n < 1 or n > 10_000:
+                    raise InputError(
+                        f"{d.source}: dice.{name}.faces: gives {n!r} faces under these rules; "
+                        "a die needs 1..10000 faces"
+                    )
+
+    def reduce(self):
+        return _rules_from, (d.text, d.source, tuple(_values(self).items()))
+
+    fields = [(name, type(value), dataclasses.field(default=value)) for name, value in d.rules.items()]
+    cls = dataclasses.make_dataclass(
+        "Rules", fields, frozen=True, namespace={"__post_init__": post_init, "__reduce__": reduce}
+    )
+    cls.__doc__ = f"Rules of {d.name} ({d.source}): {', '.join(d.rules) or 'none'}."
+    return cls
+
+
+def _setup_type(compiled: CompiledGame, d: Definition) -> type:
+    def reduce(self):
+        return _setup_from, (d.text, d.source, tuple(_values(self).items()))
+
+    cls = dataclasses.make_dataclass(
+        "Setup", [(f.name, int) for f in d.setup], frozen=True, namespace={"__reduce__": reduce}
+    )
+    cls.__doc__ = f"Setup of {d.name}: " + ", ".join(f"{f.name} {f.low}..{f.high}" for f in d.setup) + "."
+    return cls
+
+
+@functools.lru_cache(maxsize=64)
+def compile_text(text: str, source: str) -> CompiledGame:
+    """A definition's text -> its compiled game (cached: a worker compiles each file once)."""
+    return CompiledGame(parse_definition(text, source, default_name=_stem(source)))
+
+
+def _stem(source: str) -> str:
+    from pathlib import Path
+
+    return Path(source).stem or "game"
+
+
+def _rules_from(text: str, source: str, values: tuple) -> Any:
+    return compile_text(text, source).Rules(**dict(values))
+
+
+def _setup_from(text: str, source: str, values: tuple) -> Any:
+    return compile_text(text, source).Setup(**dict(values))
+
+
+__all__ = ["CompiledGame", "compile_text", "DefinitionError", "SAMPLER_MAX_STATES"]

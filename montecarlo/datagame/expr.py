@@ -1,0 +1,190 @@
+"""A small, safe expression language for game definitions (pool sizes, updates, conditions).
+
+An expression is parsed with Python's :mod:`ast` and checked node by node: only whole-number
+literals, ``True``/``False``, the names the context allows, ``+ - *``, unary ``-``, ``min(...)``,
+``max(...)``, comparisons (chains too), ``and``/``or``/``not`` and ``a if condition else b`` are
+accepted. Anything else (attributes, calls other than ``min``/``max``, division, powers,
+subscripts, strings, lambdas) is refused with the reason, so a definition file can never run
+arbitrary code. The checked tree is turned into nested closures, evaluated either on Python ints
+(the exact solver, the reference trial) or on numpy arrays (the vectorised simulation).
+
+>>> e = Expr("min(3, attackers) + (defenders > 2)", {"attackers", "defenders"})
+>>> e({"attackers": 5, "defenders": 3}), sorted(e.names)
+(4, ['attackers', 'defenders'])
+>>> import numpy as np
+>>> e.vector({"attackers": np.array([1, 5]), "defenders": np.array([3, 1])}).tolist()
+[2, 3]
+>>> Expr("__import__('os')", set())
+Traceback (most recent call last):
+...
+montecarlo.datagame.expr.ExprError: only min(...) and max(...) may be called, not __import__
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import operator
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+FUNCTIONS = ("min", "max")
+RESERVED = frozenset(FUNCTIONS) | {"True", "False", "and", "or", "not", "if", "else"}
+MAX_LENGTH = 500
+
+Env = Mapping[str, Any]
+Node = Callable[[Env], Any]
+
+
+class ExprError(ValueError):
+    """An expression that does not parse or uses something the language does not allow."""
+
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+_COMPARE = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
+_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+
+
+class Expr:
+    """One checked expression over the names in ``allowed``.
+
+    Args:
+        text: the expression as written in the file (an int is accepted too).
+        allowed: the names it may use (state fields, rules, round quantities).
+
+    Raises:
+        ExprError: with a one-line reason (unknown name, forbidden construct, syntax error).
+    """
+
+    __slots__ = ("text", "names", "_scalar", "_vector", "constant")
+
+    def __init__(self, text: str | int, allowed: Iterable[str]) -> None:
+        if isinstance(text, bool) or not isinstance(text, (str, int)):
+            raise ExprError(f"expected an expression (a string) or a whole number, got {text!r}")
+        self.text = str(text)
+        if len(self.text) > MAX_LENGTH:
+            raise ExprError(f"expression longer than {MAX_LENGTH} characters")
+        try:
+            tree = ast.parse(self.text.strip(), mode="eval").body
+        except SyntaxError as exc:
+            raise ExprError(f"cannot parse {self.text!r}: {exc.msg}") from None
+        allowed = frozenset(allowed)
+        names: set[str] = set()
+        self._scalar = _build(tree, allowed, names, vector=False)
+        self._vector = _build(tree, allowed, names, vector=True)
+        self.names = frozenset(names)
+        self.constant = not names
+
+    def __call__(self, env: Env) -> Any:
+        """The value on Python ints and bools."""
+        return self._scalar(env)
+
+    def vector(self, env: Env) -> Any:
+        """The value on numpy arrays (elementwise; comparisons give bool arrays)."""
+        return self._vector(env)
+
+    def __repr__(self) -> str:
+        return f"Expr({self.text!r})"
+
+
+def _build(node: ast.AST, allowed: frozenset, names: set, vector: bool) -> Node:
+    """A closure computing ``node``; ExprError for anything outside the language."""
+    build = functools.partial(_build, allowed=allowed, names=names, vector=vector)
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or (isinstance(value, int) and abs(value) < 2**62):
+            return lambda env: value
+        raise ExprError(f"only whole numbers and True/False may be written, not {value!r}")
+    if isinstance(node, ast.Name):
+        name = node.id
+        if name not in allowed:
+            known = ", ".join(sorted(allowed)) or "none"
+            raise ExprError(f"unknown name {name!r}; the names known here are: {known}")
+        names.add(name)
+        return lambda env: env[name]
+    if isinstance(node, ast.BinOp):
+        op = _BINARY.get(type(node.op))
+        if op is None:
+            raise ExprError(f"operator {type(node.op).__name__} is not allowed (only + - *)")
+        left, right = build(node.left), build(node.right)
+        if vector:
+            return lambda env: op(_int(left(env)), _int(right(env)))
+        return lambda env: op(left(env), right(env))
+    if isinstance(node, ast.UnaryOp):
+        inner = build(node.operand)
+        if isinstance(node.op, ast.USub):
+            return (lambda env: -_int(inner(env))) if vector else (lambda env: -inner(env))
+        if isinstance(node.op, ast.UAdd):
+            return inner
+        if isinstance(node.op, ast.Not):
+            return (lambda env: _bool(inner(env)) == 0) if vector else (lambda env: not inner(env))
+        raise ExprError(f"operator {type(node.op).__name__} is not allowed")
+    if isinstance(node, ast.BoolOp):
+        parts = [build(v) for v in node.values]
+        if vector:
+            join = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
+            return lambda env: functools.reduce(join, (_bool(p(env)) for p in parts))
+        if isinstance(node.op, ast.And):
+            return lambda env: all(p(env) for p in parts)
+        return lambda env: any(p(env) for p in parts)
+    if isinstance(node, ast.Compare):
+        ops = []
+        for op in node.ops:
+            if type(op) not in _COMPARE:
+                raise ExprError(f"comparison {type(op).__name__} is not allowed (use == != < <= > >=)")
+            ops.append(_COMPARE[type(op)])
+        terms = [build(node.left)] + [build(c) for c in node.comparators]
+        if len(ops) == 1:
+            (op,), (a, b) = ops, terms
+            return lambda env: op(a(env), b(env))
+
+        def chain(env: Env) -> Any:
+            values = [t(env) for t in terms]
+            pairs = (op(x, y) for op, x, y in zip(ops, values, values[1:]))
+            return functools.reduce(np.logical_and, pairs) if vector else all(pairs)
+
+        return chain
+    if isinstance(node, ast.IfExp):
+        test, yes, no = build(node.test), build(node.body), build(node.orelse)
+        if vector:
+            return lambda env: np.where(_bool(test(env)), yes(env), no(env))
+        return lambda env: yes(env) if test(env) else no(env)
+    if isinstance(node, ast.Call):
+        func = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
+        if func not in FUNCTIONS:
+            raise ExprError(f"only min(...) and max(...) may be called, not {func}")
+        if node.keywords or len(node.args) < 2 or any(isinstance(a, ast.Starred) for a in node.args):
+            raise ExprError(f"{func}(...) takes two or more plain arguments")
+        args = [build(a) for a in node.args]
+        if vector:
+            join = np.minimum if func == "min" else np.maximum
+            return lambda env: functools.reduce(join, (_int(a(env)) for a in args))
+        pick = min if func == "min" else max
+        return lambda env: pick(*(a(env) for a in args))
+    what = type(node).__name__
+    raise ExprError(
+        f"{what} is not allowed: only numbers, names, + - *, min, max, comparisons, "
+        "and/or/not and 'a if c else b'"
+    )
+
+
+def _int(value: Any) -> Any:
+    """Bool arrays as ints before arithmetic (numpy would add booleans as logical or)."""
+    if isinstance(value, np.ndarray) and value.dtype == bool:
+        return value.astype(np.int64)
+    return value
+
+
+def _bool(value: Any) -> Any:
+    """A truth value elementwise (a number is true when it is not zero)."""
+    if isinstance(value, np.ndarray):
+        return value if value.dtype == bool else value != 0
+    return bool(value)

@@ -1,0 +1,167 @@
+"""Exact distributions of one round's dice, enumerated once per pool and cached.
+
+A *pool* is a tuple of ``(faces, count)`` groups: ``faces`` lists one entry per face of the die
+(numbers, or names for counted faces), ``count`` is how many such dice are rolled. Dice of one
+group are exchangeable, so a group is enumerated as sorted multisets with multinomial weights
+(``C(f + n - 1, n)`` outcomes instead of ``f ** n``); groups are then combined.
+
+>>> d6 = ((tuple(range(1, 7)), 1),)
+>>> sides = ("attacker", "defender")
+>>> [(round(p * 36), a, d, t) for p, a, d, t in pair_outcomes(d6, d6, 1, "defender", sides)]
+[(15, 0, 1, 0), (21, 1, 0, 0)]
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections import Counter
+
+from montecarlo.errors import MonteCarloError
+
+EMPTY = -(2**62)  # the "value" of a pool without dice: below every face
+MAX_OUTCOMES = 2_000_000  # multisets enumerated for one group, beyond which exact gives up
+
+Pool = tuple[tuple[tuple, int], ...]
+
+
+class PoolTooLarge(MonteCarloError):
+    """A pool whose exact distribution would take too many outcomes to enumerate."""
+
+
+def _multisets(faces: tuple, count: int):
+    """``(sorted multiset of faces, probability)`` for ``count`` dice showing ``faces`` uniformly."""
+    freq = Counter(faces)
+    values = sorted(freq, key=lambda v: (isinstance(v, str), v))
+    if math.comb(len(values) + count - 1, count) > MAX_OUTCOMES:
+        raise PoolTooLarge(f"{count} dice of {len(values)} faces are too many to enumerate exactly")
+    total = len(faces)
+    for combo in itertools.combinations_with_replacement(values, count):
+        ways = math.factorial(count)
+        prob = 1.0
+        for v, k in Counter(combo).items():
+            ways //= math.factorial(k)
+            prob *= (freq[v] / total) ** k
+        yield combo, ways * prob
+
+
+@functools.lru_cache(maxsize=4096)
+def top_values(pool: Pool, keep: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Distribution of the ``keep`` highest dice of a numeric pool, highest first."""
+    dist: dict[tuple[int, ...], float] = {(): 1.0}
+    for faces, count in pool:
+        if count == 0:
+            continue
+        group: dict[tuple[int, ...], float] = {}
+        for combo, p in _multisets(faces, count):
+            top = tuple(sorted(combo, reverse=True)[:keep])
+            group[top] = group.get(top, 0.0) + p
+        merged: dict[tuple[int, ...], float] = {}
+        for a, pa in dist.items():
+            for b, pb in group.items():
+                key = tuple(sorted(a + b, reverse=True)[:keep])
+                merged[key] = merged.get(key, 0.0) + pa * pb
+        dist = merged
+    return tuple(dist.items())
+
+
+@functools.lru_cache(maxsize=4096)
+def highest(pool: Pool) -> tuple[tuple[int, float], ...]:
+    """Distribution of the highest die of a numeric pool (``EMPTY`` when it has no dice).
+
+    The CDF of a maximum is the product of the dice's CDFs, so no enumeration is needed.
+    """
+    groups = [(faces, count) for faces, count in pool if count > 0]
+    if not groups:
+        return ((EMPTY, 1.0),)
+    values = sorted({v for faces, _ in groups for v in faces})
+    out, below = [], 0.0
+    for v in values:
+        cdf = 1.0
+        for faces, count in groups:
+            cdf *= (sum(f <= v for f in faces) / len(faces)) ** count
+        if cdf > below:
+            out.append((v, cdf - below))
+        below = cdf
+    return tuple(out)
+
+
+def _lose(tie: str, sides: tuple[str, str]) -> tuple[int, int, int]:
+    """(attacker loses, defender loses, tied) for a tied comparison under ``tie``."""
+    if tie == sides[0]:
+        return 0, 1, 0  # the first side wins ties
+    if tie == sides[1]:
+        return 1, 0, 0
+    return 0, 0, 1
+
+
+@functools.lru_cache(maxsize=4096)
+def highest_outcomes(pool_a: Pool, pool_d: Pool, tie: str, sides: tuple[str, str]):
+    """``((p, a_lost, d_lost, tied), ...)`` when the highest dice are compared."""
+    da, dd = highest(pool_a), highest(pool_d)
+    win_a = sum(pa * pd for va, pa in da for vd, pd in dd if va > vd)
+    win_d = sum(pa * pd for va, pa in da for vd, pd in dd if va < vd)
+    tied = sum(pa * pd for va, pa in da for vd, pd in dd if va == vd)
+    out: dict[tuple[int, int, int], float] = {}
+    for p, key in ((win_a, (0, 1, 0)), (win_d, (1, 0, 0)), (tied, _lose(tie, sides))):
+        out[key] = out.get(key, 0.0) + p
+    return tuple((p, *key) for key, p in out.items() if p > 0)
+
+
+@functools.lru_cache(maxsize=4096)
+def pair_outcomes(pool_a: Pool, pool_d: Pool, pairs: int, tie: str, sides: tuple[str, str]):
+    """``((p, a_lost, d_lost, tied), ...)`` when the ``pairs`` highest dice are compared in order."""
+    if pairs <= 0:
+        return ((1.0, 0, 0, 0),)
+    tied_loss = _lose(tie, sides)
+    out: dict[tuple[int, int, int], float] = {}
+    for top_a, pa in top_values(pool_a, pairs):
+        for top_d, pd in top_values(pool_d, pairs):
+            a_lost = d_lost = tied = 0
+            for x, y in zip(top_a, top_d):
+                if x > y:
+                    d_lost += 1
+                elif y > x:
+                    a_lost += 1
+                else:
+                    a_lost, d_lost, tied = a_lost + tied_loss[0], d_lost + tied_loss[1], tied + tied_loss[2]
+            key = (a_lost, d_lost, tied)
+            out[key] = out.get(key, 0.0) + pa * pd
+    return tuple((p, *key) for key, p in sorted(out.items()))
+
+
+@functools.lru_cache(maxsize=4096)
+def symbol_counts(pool: Pool, symbols: tuple[str, ...]) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Distribution of how many dice of a pool show each of ``symbols``."""
+    index = {s: i for i, s in enumerate(symbols)}
+    dist: dict[tuple[int, ...], float] = {(0,) * len(symbols): 1.0}
+    for faces, count in pool:
+        if count == 0:
+            continue
+        group: dict[tuple[int, ...], float] = {}
+        for combo, p in _multisets(faces, count):
+            vec = [0] * len(symbols)
+            for s in combo:
+                vec[index[s]] += 1
+            group[tuple(vec)] = group.get(tuple(vec), 0.0) + p
+        merged: dict[tuple[int, ...], float] = {}
+        for a, pa in dist.items():
+            for b, pb in group.items():
+                key = tuple(x + y for x, y in zip(a, b))
+                merged[key] = merged.get(key, 0.0) + pa * pb
+        dist = merged
+    return tuple(dist.items())
+
+
+@functools.lru_cache(maxsize=4096)
+def count_outcomes(pool_a: Pool, pool_d: Pool, symbols: tuple[tuple[str, ...], tuple[str, ...]]):
+    """``((p, counts_a, counts_d), ...)``: every joint result of counting both pools' faces."""
+    da, dd = symbol_counts(pool_a, symbols[0]), symbol_counts(pool_d, symbols[1])
+    return tuple((pa * pd, ca, cd) for ca, pa in da for cd, pd in dd)
+
+
+def clear_caches() -> None:
+    """Forget every cached distribution (for cold timings)."""
+    for cached in (top_values, highest, highest_outcomes, pair_outcomes, symbol_counts, count_outcomes):
+        cached.cache_clear()

@@ -1,0 +1,578 @@
+"""Absorbing Markov chains: exact values and a fast sampler from one description.
+
+A game describes a random process that ends (a duel, a battle) by three things:
+
+- a start state: any hashable value; a ``NamedTuple`` gives the fields names;
+- ``transitions(state) -> [(probability, next_state, tags), ...]``: the next step, empty for a
+  final state. ``tags`` is a tuple of words naming what the step was (``("roll", "tie")``);
+- ``outcome(final_state) -> {metric: value}``: the per-trial values a final state fixes (who
+  won, who is left).
+
+and names, in ``counters``, the metrics that count tagged steps along the way (``{"rounds":
+"roll"}``). From that one description :class:`Chain` gives the exact expected value of every
+metric (:meth:`Chain.exact`), the distribution of final states (:meth:`Chain.absorption`) and a
+vectorised sampler (:meth:`Chain.sample`). The states are found by walking the rule, as in
+icepool's ``absorbing_markov_chain``.
+
+>>> from typing import NamedTuple
+>>> from montecarlo.engine.metrics import Metric
+>>> class Coins(NamedTuple):  # flip until two heads in a row
+...     run: int
+>>> def flip(s):
+...     if s.run == 2:
+...         return []
+...     return [(0.5, Coins(s.run + 1), ("flip",)), (0.5, Coins(0), ("flip",))]
+>>> chain = Chain(flip, lambda s: {"done": True},
+...               (Metric("done", "probability", ""), Metric("flips", "mean", "")), {"flips": "flip"})
+>>> chain.exact(Coins(0))
+{'done': 1.0, 'flips': 6.0}
+
+How the sampler works: every live state gets a code; a trial's state is stored as ``code << 8``
+in a small unsigned int. One step XORs a fresh random byte into the low 8 bits and looks the
+result up in a table that holds the next ``(code << 8) | tag_id``. A byte picks one of 256 equal
+slices of [0, 1); the rare slice that holds a boundary between two outcomes leads to a helper row
+that the next byte refines, three levels deep, so step probabilities are rounded to multiples of
+2**-24 (an error below 1e-7 per step). XOR with a fixed tag id keeps the next byte uniform.
+Finished trials leave the active set on a schedule planned from the chain's exact survival curve.
+
+Counters cost nothing per step when the count of a tag is the same on every path to a state (the
+engine checks this on the walk) and every self-loop carries the same tags: the count is then read
+off the final state plus the number of self-loops taken (one flag per step). Otherwise the
+counter is added up step by step from the tag ids.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Mapping, Sequence
+
+import numpy as np
+
+from montecarlo.engine.metrics import Metric
+from montecarlo.errors import MonteCarloError
+
+State = Hashable
+Step = tuple[float, State, tuple[str, ...]]
+
+SCALE_BITS = 24  # step probabilities are quantised to multiples of 2**-24
+STEP_COST, COMPACT_COST = 1.0, 3.0  # relative cost per trial of a step and of a compaction
+DEFAULT_MAX_STATES = 250_000
+
+
+class _Cycle(Exception):
+    """A walk came back to a state on its own path (not a self-loop)."""
+
+
+class ChainTooLarge(MonteCarloError):
+    """The chain has more states than the limit: simulate it another way, or raise the limit."""
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A chain compiled for :meth:`Chain.sample` from one start state."""
+
+    table: np.ndarray  # index (code << 8) | byte -> next (code << 8) | tag id
+    done: int  # values >= done are final states
+    ends: np.ndarray  # per code, a record of the per-trial values its final state fixes
+    schedule: tuple[int, ...]  # steps between compactions of the active set
+    loop_counters: dict[str, int]  # counter -> increment per self-loop taken (flag bit method)
+    step_counters: dict[str, np.ndarray]  # counter -> increment per tag id (counted each step)
+    source: dict[str, str | None]  # counter read off the final state -> its column (None: zero)
+
+
+class Chain:
+    """An absorbing Markov chain given as a rule: see the module docstring.
+
+    Args:
+        transitions: ``state -> [(p, next_state, tags), ...]``; empty for a final state. The
+            probabilities of a state's steps sum to 1; a step back to the same state is a
+            self-loop (a re-rolled tie).
+        outcome: ``final_state -> {metric name: value}`` (bool, int or float).
+        metrics: the metrics reported; each is a key of ``outcome`` or of ``counters``.
+        counters: ``{metric name: tag}``: the metric counts the steps whose tags hold ``tag``.
+        max_states: the walk stops with :class:`ChainTooLarge` beyond this many states.
+
+    Expected values are memoised per state, so chains that share states (a 4-vs-5 duel passes
+    through 3-vs-5) are solved once: keep one ``Chain`` per set of rules and reuse it.
+    """
+
+    def __init__(
+        self,
+        transitions: Callable[[State], Sequence[Step]],
+        outcome: Callable[[State], Mapping[str, Any]],
+        metrics: Sequence[Metric],
+        counters: Mapping[str, str] | None = None,
+        *,
+        max_states: int = DEFAULT_MAX_STATES,
+    ) -> None:
+        self.transitions = transitions
+        self.outcome = outcome
+        self.metrics = tuple(metrics)
+        self.counters = dict(counters or {})
+        self.max_states = max_states
+        self.names = tuple(n for m in self.metrics for n in m.reported_names())
+        self._counter_at = {self.names.index(name): tag for name, tag in self.counters.items()}
+        self._steps: dict[State, tuple[Step, ...]] = {}
+        self._values: dict[State, tuple[float, ...]] = {}
+        self._tag_vectors: dict[tuple[str, ...], tuple[float, ...]] = {}
+        self._tag_positions: dict[tuple[str, ...], tuple[int, ...]] = {}
+        self._tables: dict[State, _Table] = {}
+
+    # --- the walk ---------------------------------------------------------------------------
+
+    def steps(self, state: State) -> tuple[Step, ...]:
+        """``transitions(state)`` without zero-probability steps, memoised."""
+        got = self._steps.get(state)
+        if got is None:
+            if len(self._steps) >= self.max_states:
+                raise ChainTooLarge(f"more than {self.max_states:,} states")
+            got = tuple(step for step in self.transitions(state) if step[0] > 0)
+            total = sum(p for p, _, _ in got)
+            if got and abs(total - 1.0) > 1e-9:
+                raise ValueError(f"the steps from {state!r} have total probability {total}, not 1")
+            if got and all(nxt == state for _, nxt, _ in got):
+                raise MonteCarloError(f"state {state!r} only leads back to itself: the process never ends")
+            self._steps[state] = got
+        return got
+
+    def states(self, start: State) -> list[State]:
+        """Every state reachable from ``start``, breadth first (start first)."""
+        order, seen = [start], {start}
+        for state in order:  # the list grows while we walk it
+            for _, nxt, _ in self.steps(state):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    order.append(nxt)
+                    if len(order) > self.max_states:
+                        raise ChainTooLarge(f"more than {self.max_states:,} states")
+        return order
+
+    def size(self, start: State) -> int:
+        """The number of states reachable from ``start`` (ChainTooLarge beyond the limit)."""
+        return len(self.states(start))
+
+    # --- exact values -------------------------------------------------------------------------
+
+    def exact(self, start: State) -> dict[str, float]:
+        """The expected value of every reported metric (probabilities for 0/1 columns)."""
+        return dict(zip(self.names, self.value(start)))
+
+    def value(self, start: State) -> tuple[float, ...]:
+        """Expected reported values from ``start`` on, in ``self.names`` order.
+
+        Worked backwards from the final states. A state's self-loop of probability ``q`` is
+        folded in: the walk leaves it with the other steps' odds divided by ``1 - q``, and each
+        visit costs ``q / (1 - q)`` self-loops on average. Cycles through several states are
+        solved as a sparse linear system instead.
+        """
+        got = self._values.get(start)
+        if got is not None:
+            return got
+        try:
+            return self._solve(start)
+        except ChainTooLarge:
+            if not self._steps:
+                raise
+        self.forget()  # the memo of earlier starts filled the limit: try once more from scratch
+        return self._solve(start)
+
+    def forget(self) -> None:
+        """Drop every memoised step, value and compiled table."""
+        self._steps.clear()
+        self._values.clear()
+        self._tables.clear()
+
+    def _solve(self, start: State) -> tuple[float, ...]:
+        try:
+            return self._recurse(start, set())
+        except (_Cycle, RecursionError):
+            pass
+        order = self._post_order(start)
+        if order is None:
+            self._solve_linear(start)
+        else:
+            for state in order:
+                self._values[state] = self._backward(state)
+        return self._values[start]
+
+    def _recurse(self, state: State, on_path: set) -> tuple[float, ...]:
+        """Depth-first values with memo (the fast path); _Cycle if a state leads back to itself."""
+        steps = self._steps.get(state)
+        if steps is None:
+            steps = self.steps(state)
+        if steps:
+            on_path.add(state)
+            values = self._values
+            for _, nxt, _ in steps:
+                if nxt not in values and nxt != state:
+                    if nxt in on_path:
+                        raise _Cycle
+                    self._recurse(nxt, on_path)
+            on_path.discard(state)
+        got = self._values[state] = self._backward(state)
+        return got
+
+    def absorption(self, start: State) -> dict[State, float]:
+        """The probability of ending in each final state."""
+        order = self.states(start)
+        index = {s: i for i, s in enumerate(order)}
+        mass = np.zeros(len(order))
+        mass[0] = 1.0
+        ends: dict[State, float] = {}
+        post = self._post_order(start, skip_solved=False)
+        if post is None:
+            raise MonteCarloError("absorption needs a chain without cycles other than self-loops")
+        for state in reversed(post):  # a topological order: every state before its successors
+            steps = self.steps(state)
+            p_here = mass[index[state]]
+            if not steps:
+                ends[state] = float(p_here)
+                continue
+            stay = sum(p for p, nxt, _ in steps if nxt == state)
+            for p, nxt, _ in steps:
+                if nxt != state:
+                    mass[index[nxt]] += p_here * p / (1 - stay)
+        return ends
+
+    def _post_order(self, start: State, skip_solved: bool = True) -> list[State] | None:
+        """States (not yet solved), each after all its successors; None if there is a cycle."""
+        solved = self._values if skip_solved else {}
+        order: list[State] = []
+        on_path: set[State] = set()
+        finished: set[State] = set()
+        stack: list[tuple[State, Any]] = [(start, None)]
+        while stack:
+            state, successors = stack[-1]
+            if successors is None:
+                if state in solved or state in finished:
+                    stack.pop()
+                    continue
+                on_path.add(state)
+                successors = iter([nxt for _, nxt, _ in self.steps(state) if nxt != state])
+                stack[-1] = (state, successors)
+            for nxt in successors:
+                if nxt in on_path:
+                    return None
+                if nxt not in solved and nxt not in finished:
+                    stack.append((nxt, None))
+                    break
+            else:
+                stack.pop()
+                on_path.discard(state)
+                finished.add(state)
+                order.append(state)
+        return order
+
+    def _tags(self, tags: tuple[str, ...]) -> tuple[float, ...]:
+        got = self._tag_vectors.get(tags)
+        if got is None:
+            vector = [0.0] * len(self.names)
+            for i, tag in self._counter_at.items():
+                vector[i] = float(tag in tags)
+            got = self._tag_vectors[tags] = tuple(vector)
+        return got
+
+    def _final_terms(self, state: State) -> tuple[float, ...]:
+        values = self.outcome(state)
+        terms = dict.fromkeys(self.names, 0.0)
+        for m in self.metrics:
+            if m.name in self.counters:
+                continue
+            if m.name not in values:
+                raise KeyError(f"outcome of {state!r} has no value for metric {m.name!r}")
+            v = values[m.name]
+            if m.kind == "distribution":
+                if v in m.support:
+                    terms[f"{m.name}={v}"] = 1.0
+            else:
+                terms[m.name] = float(v)
+        return tuple(terms.values())
+
+    def _backward(self, state: State) -> tuple[float, ...]:
+        """A state's values from its successors' (all already known)."""
+        steps = self._steps.get(state)
+        if steps is None:
+            steps = self.steps(state)
+        if not steps:
+            return self._final_terms(state)
+        values, counting = self._values, bool(self._counter_at)
+        stay, moves, counts = 0.0, [], {}
+        for p, nxt, tags in steps:
+            if nxt == state:
+                stay += p
+            else:
+                moves.append((p, values[nxt]))
+            if counting:
+                for i in self._counted(tags):
+                    counts[i] = counts.get(i, 0.0) + p
+        scale = 1.0 / (1.0 - stay)
+        if len(moves) == 2:
+            (p1, v1), (p2, v2) = moves
+            q1, q2 = p1 * scale, p2 * scale
+            out = [q1 * a + q2 * b for a, b in zip(v1, v2)]
+        elif len(moves) == 1:
+            out = list(moves[0][1])
+        else:
+            out = [sum(p * scale * x for (p, _), x in zip(moves, column)) for column in zip(*(v for _, v in moves))]
+        for i, p in counts.items():
+            out[i] += p * scale
+        return tuple(out)
+
+    def _counted(self, tags: tuple[str, ...]) -> tuple[int, ...]:
+        """Positions of the counters that a step with ``tags`` adds 1 to."""
+        got = self._tag_positions.get(tags)
+        if got is None:
+            got = self._tag_positions[tags] = tuple(i for i, tag in self._counter_at.items() if tag in tags)
+        return got
+
+    def _solve_linear(self, start: State) -> None:
+        """Values of every state reachable from ``start`` by one sparse solve (chains with cycles)."""
+        from scipy.sparse import csr_matrix, identity
+        from scipy.sparse.linalg import spsolve
+
+        order = self.states(start)
+        index = {s: i for i, s in enumerate(order)}
+        rows, cols, probs = [], [], []
+        rhs = np.zeros((len(order), len(self.names)))
+        for i, state in enumerate(order):
+            steps = self.steps(state)
+            if not steps:
+                rhs[i] = self._final_terms(state)
+                continue
+            for p, nxt, tags in steps:
+                rows.append(i)
+                cols.append(index[nxt])
+                probs.append(p)
+                rhs[i] += p * np.asarray(self._tags(tags))
+        n = len(order)
+        matrix = identity(n, format="csr") - csr_matrix((probs, (rows, cols)), shape=(n, n))
+        solution = np.asarray(spsolve(matrix.tocsc(), rhs)).reshape(n, len(self.names))
+        for state, row in zip(order, solution):
+            self._values[state] = tuple(row.tolist())
+
+    # --- the sampler --------------------------------------------------------------------------
+
+    def sample(self, start: State, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """``n`` independent walks from ``start``: one value per trial for every metric.
+
+        Trials stay in order (paired runs under common random numbers line up).
+        """
+        k = self._tables.get(start)
+        if k is None:
+            if len(self._tables) >= 64:
+                self._tables.pop(next(iter(self._tables)))
+            try:
+                k = self._compile(start)
+            except ChainTooLarge:  # the memo of earlier starts filled the limit: once more from scratch
+                self.forget()
+                k = self._compile(start)
+            self._tables[start] = k
+        table, done, bits = k.table, k.done, rng.bit_generator
+        state = np.zeros(n, dtype=table.dtype)  # every trial at the start state (code 0)
+        loops = np.zeros(n, dtype=table.dtype) if k.loop_counters else None
+        counts = {name: np.zeros(n, dtype=np.uint32) for name in k.step_counters}
+        final = np.empty(n, dtype=table.dtype)
+        final_loops = np.empty(n, dtype=table.dtype) if loops is not None else None
+        final_counts = {name: np.empty(n, dtype=np.uint32) for name in counts}
+        where = None  # the original index of each active trial (None: all trials, in order)
+        gaps = itertools.chain(k.schedule, itertools.repeat(2))
+        index_buffer, flag_buffer = np.empty(n, dtype=np.intp), np.empty_like(state)  # reused buffers
+        while state.size:
+            m = state.size
+            index, flag = index_buffer[:m], flag_buffer[:m]
+            for _ in range(next(gaps)):
+                np.bitwise_xor(state, bits.random_raw((m + 7) >> 3).view(np.uint8)[:m], out=index)
+                np.take(table, index, out=state, mode="clip")
+                if loops is not None:
+                    np.bitwise_and(state, 1, out=flag)
+                    np.add(loops, flag, out=loops)
+                for name, per_tag in k.step_counters.items():
+                    np.add(counts[name], per_tag[state & 0xFF], out=counts[name])
+            finished = state >= done
+            out = np.flatnonzero(finished)
+            if not out.size:
+                continue
+            keep = np.flatnonzero(~finished)
+            final_at = out if where is None else where[out]
+            final[final_at] = state[out]
+            state = state[keep]
+            if loops is not None:
+                final_loops[final_at] = loops[out]
+                loops = loops[keep]
+            for name in counts:
+                final_counts[name][final_at] = counts[name][out]
+                counts[name] = counts[name][keep]
+            where = keep if where is None else where[keep]
+        record = np.take(k.ends, (final >> 8).astype(np.intp), mode="clip")
+        result = {name: record[name] for name in k.ends.dtype.names}
+        taken = final_loops.astype(np.uint16, copy=False) if final_loops is not None else None
+        for name, src in k.source.items():
+            per_loop = k.loop_counters.get(name, 0)
+            if src is None:  # counted by self-loops alone
+                result[name] = taken if per_loop == 1 else taken * np.uint16(per_loop)
+            elif per_loop:
+                result[name] = record[src] + (taken if per_loop == 1 else taken * np.uint16(per_loop))
+            else:
+                result[name] = record[src]
+        for name, values in final_counts.items():
+            result[name] = values
+        return {m.name: result[m.name] for m in self.metrics}
+
+    def _compile(self, start: State) -> _Table:
+        order = self.states(start)
+        index = {s: i for i, s in enumerate(order)}
+        live = [s for s in order if self.steps(s)]
+        ends = [s for s in order if not self.steps(s)]
+        if not ends:
+            raise MonteCarloError("the chain has no final state")
+        loop_counters, potential, step_counters, tag_ids = self._plan_counters(start, order)
+        code = {s: i for i, s in enumerate(live)}
+        code.update({s: -1 - i for i, s in enumerate(ends)})  # final states are numbered last
+        rows: list = [None] * len(live)
+
+        def fill(cum, targets, flags, low, width):
+            """256 buckets of [low, low + width); a bucket holding a step boundary gets its own row."""
+            step = width >> 8
+            starts = low + step * np.arange(256, dtype=np.int64)
+            first = np.searchsorted(cum, starts, side="right")
+            last = np.searchsorted(cum, starts + step - 1, side="right")
+            nxt, flag = targets[first], flags[first]
+            for j in np.flatnonzero(first != last):
+                rows.append(None)
+                nxt[j], flag[j] = len(rows) - 1, 0
+                rows[nxt[j]] = fill(cum, targets, flags, int(starts[j]), step)
+            return nxt, flag
+
+        for state in live:
+            steps = self.steps(state)
+            cum = np.rint(np.cumsum([p for p, _, _ in steps]) * (1 << SCALE_BITS)).astype(np.int64)
+            cum[-1] = 1 << SCALE_BITS
+            flags = [tag_ids.get((nxt == state, tags), 0) for _, nxt, tags in steps]
+            rows[code[state]] = fill(cum, np.array([code[n] for _, n, _ in steps], dtype=np.int64),
+                                     np.array(flags, dtype=np.int64), 0, 1 << SCALE_BITS)
+        first_end = len(rows)
+        nxt = np.concatenate([r[0] for r in rows] + [first_end + np.repeat(np.arange(len(ends)), 256)])
+        flag = np.concatenate([r[1] for r in rows] + [np.zeros(256 * len(ends), dtype=np.int64)])
+        nxt = np.where(nxt < 0, first_end - 1 - nxt, nxt)
+        table = ((nxt << 8) | flag).astype(np.uint16 if first_end + len(ends) <= 256 else np.uint32)
+
+        # A counter read off the final state shares its column with an equal one (rounds and
+        # decisive rounds of a duel), and needs none where it is 0 on every path (tied rounds).
+        source: dict[str, str | None] = {}
+        for name, phi in potential.items():
+            column = tuple(phi[s] for s in ends)
+            twin = next((other for other, src in source.items() if src == other
+                         and tuple(potential[other][s] for s in ends) == column), None)
+            source[name] = None if not any(column) and name in loop_counters else (twin or name)
+        values = []
+        for s in ends:
+            row = dict(self.outcome(s))
+            row.update({name: potential[name][s] for name, src in source.items() if src == name})
+            values.append(row)
+        kinds = {}
+        for m in self.metrics:
+            if m.name in self.counters and source.get(m.name) != m.name:
+                continue
+            column = [v[m.name] for v in values]
+            kinds[m.name] = _dtype(m, column, m.name in potential)
+        size = sum(np.dtype(kind).itemsize for kind in kinds.values())
+        record = np.dtype({"names": list(kinds), "formats": list(kinds.values()),  # padded: 8-byte records
+                           "itemsize": max(1 << max(size - 1, 0).bit_length(), size, 1)})
+        records = np.zeros(first_end + len(ends), dtype=record)  # zeros for the live codes
+        for name in kinds:
+            records[name][first_end:] = [v[name] for v in values]
+        return _Table(table, first_end << 8, records, self._schedule(order, index), loop_counters,
+                      step_counters, source)
+
+    def _plan_counters(self, start: State, order: list[State]):
+        """How each counter is counted: off the final state, by self-loops taken, or per step.
+
+        Returns (loop increments, potentials per final state, per-tag-id increments, tag ids).
+        """
+        if not self.counters:
+            return {}, {}, {}, {}
+        loop_tags = {tags for s in order for _, nxt, tags in self.steps(s) if nxt == s}
+        potential: dict[str, dict[State, int]] = {}
+        for name, tag in self.counters.items():
+            phi = {start: 0}
+            for s in order:
+                for _, nxt, tags in self.steps(s):
+                    if nxt == s:
+                        continue
+                    value = phi[s] + (tag in tags)
+                    if phi.setdefault(nxt, value) != value:
+                        break
+                else:
+                    continue
+                break
+            else:
+                potential[name] = phi
+        one_loop_kind = len(loop_tags) <= 1 and len(potential) == len(self.counters)
+        if one_loop_kind:
+            tags = next(iter(loop_tags), ())
+            loop_counters = {name: int(tag in tags) for name, tag in self.counters.items() if tag in tags}
+            tag_ids = {(True, tags): 1} if loop_counters else {}
+            return loop_counters, potential, {}, tag_ids
+        # counted step by step: one id per distinct (is a self-loop, tags) that a counter sees
+        kinds = sorted({(nxt == s, tags) for s in order for _, nxt, tags in self.steps(s)
+                        if any(tag in tags for tag in self.counters.values())}, key=repr)
+        if len(kinds) > 255:
+            raise MonteCarloError("too many different tag sets for the sampler (at most 255)")
+        tag_ids = {kind: i + 1 for i, kind in enumerate(kinds)}
+        step_counters = {}
+        for name, tag in self.counters.items():
+            per_tag = np.zeros(256, dtype=np.uint32)
+            for (_, tags), i in tag_ids.items():
+                per_tag[i] = tag in tags
+            step_counters[name] = per_tag
+        return {}, {}, step_counters, tag_ids
+
+    def _schedule(self, order: list[State], index: dict[State, int]) -> tuple[int, ...]:
+        """Steps between compactions of the active set, minimising the expected work.
+
+        A step costs about ``STEP_COST`` per active trial and a compaction ``COMPACT_COST`` per
+        trial it scans; the live share after each step is the chain's exact survival curve, so a
+        small dynamic programme over compaction points finds the cheapest plan.
+        """
+        edges = [(i, index[nxt], p) for i, state in enumerate(order) for p, nxt, _ in self.steps(state)]
+        if not edges:
+            return ()
+        src, dst, prob = (np.array(column) for column in zip(*edges))
+        live = np.array([bool(self.steps(state)) for state in order])
+        mass = np.zeros(len(order))
+        mass[0] = 1.0
+        alive = [1.0]
+        while alive[-1] > 1e-6 and len(alive) < 2000:
+            mass = np.bincount(dst, weights=mass[src] * prob, minlength=len(order))
+            alive.append(float(mass[live].sum()))
+        cost, back = [0.0], [0]
+        for i in range(1, len(alive)):
+            options = [(cost[j] + alive[j] * ((i - j) * STEP_COST + COMPACT_COST), j)
+                       for j in range(max(0, i - 64), i)]
+            best = min(options)
+            cost.append(best[0])
+            back.append(best[1])
+        points, i = [], len(alive) - 1
+        while i > 0:
+            points.append(i)
+            i = back[i]
+        points.append(0)
+        points.reverse()
+        return tuple(b - a for a, b in zip(points, points[1:]))
+
+
+def _dtype(metric: Metric, column: list, counter: bool) -> Any:
+    """The smallest dtype that holds a metric's values over the final states."""
+    if counter:
+        return np.uint16
+    if metric.kind == "probability" or all(isinstance(v, (bool, np.bool_)) for v in column):
+        return bool
+    if metric.kind == "mean" and any(isinstance(v, (float, np.floating)) for v in column):
+        return np.float64
+    low, high = min(column), max(column)
+    for kind in (np.int8, np.int16, np.int32):
+        info = np.iinfo(kind)
+        if info.min <= low and high <= info.max:
+            return kind
+    return np.int64

@@ -1,0 +1,31 @@
+"""Dustrunners (solo card game): combat driven by a resolution deck — ``dustrunners``.
+
+The resolution deck is drawn without replacement and its state carries through a whole combat
+(and across the combats of a campaign). The real card list is not published: the shipped deck,
+enemies and vehicles (``data/``) are illustrative, and every output names the deck file used.
+Questions:
+
+- ``combat`` (:mod:`.combat`): one combat from a freshly shuffled deck — win odds, health lost,
+  ammo spent, raider steps, VP gained, stalemates; exact for small decks.
+- ``campaign`` (:mod:`.campaign`): a run of combats with health, ammo, VP and the deck carried
+  over — how many fights a vehicle survives.
+
+The rules as modelled, with every interpretation: ``docs/rules/dustrunners.md``. Rules and
+variants: :mod:`.rules`; deck files, enemies and vehicles: :mod:`.deck`.
+"""
+
+from montecarlo.games.base import Game
+from montecarlo.games.dustrunners import campaign, combat
+from montecarlo.games.dustrunners.rules import VARIANT_DESCRIPTIONS, VARIANTS, Rules
+
+GAME = Game(
+    name="dustrunners",
+    title="Dustrunners (solo card game)",
+    rules_type=Rules,
+    variants=VARIANTS,
+    questions={"combat": combat.COMBAT, "campaign": campaign.CAMPAIGN},
+    default_question="combat",
+    variant_descriptions=VARIANT_DESCRIPTIONS,
+)
+
+__all__ = ["GAME", "Rules", "VARIANTS"]

@@ -1,0 +1,117 @@
+"""Dustrunners commands through their own ``app`` and the ``ODDS`` command on a throw-away app:
+JSON shape, exact values on small decks (and the note when the deck is too large), the deck file
+named in every output, and one-line errors with exit code 2 for bad input."""
+
+import json
+import math
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from montecarlo.cli import dustrunners as cli
+
+runner = CliRunner()
+METRICS = ["player_win", "player_lost", "stalemate", "health_lost", "ammo_spent", "raider_steps",
+           "vp_gained", "radiation", "attacks", "bonus_loot"]
+
+
+def odds_app() -> typer.Typer:
+    app = typer.Typer()
+    app.command("dustrunners")(cli.ODDS)
+
+    @app.command("other")
+    def other() -> None:  # a second command, so that typer keeps the command name
+        pass
+
+    return app
+
+
+def odds(*args):
+    return runner.invoke(odds_app(), ["dustrunners", *args])
+
+
+def as_json(result):
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_odds_json_on_a_small_deck_has_exact_values_within_their_errors():
+    data = as_json(odds("--deck", "illustrative-12", "--enemy-die", "2", "--enemy-stars", "2",
+                        "--health", "6", "--ammo", "4", "--damage-bonus", "1", "--policy", "all_in",
+                        "-n", "20000", "--seed", "3", "--json", "-q"))
+    assert list(data["metrics"]) == METRICS and data["game"] == "dustrunners" and data["question"] == "combat"
+    assert data["extra"]["deck_file"].endswith("illustrative-deck-12.toml")
+    assert data["extra"]["deck_illustrative"]
+    assert "exact values: computed" in data["extra"]["exact"]
+    for name, m in data["metrics"].items():
+        assert m["exact"] is not None, name
+        assert abs(m["estimate"] - m["exact"]) <= 4.5 * m["se"] + 1e-9, name
+    assert data["setup"]["deck"]["file"].endswith("illustrative-deck-12.toml")
+
+
+def test_named_enemy_and_vehicle_on_the_shipped_deck_say_exact_is_not_computed():
+    result = odds("--enemy", "War Rig", "--second-card", "--vehicle", "hauler", "-n", "5000", "-q")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "illustrative-deck.toml" in out and "ILLUSTRATIVE" in out
+    assert "not computed" in out and "up to 16" in out
+    data = as_json(odds("--enemy", "War Rig", "--second-card", "--vehicle", "hauler", "-n", "5000", "-q",
+                        "--json", "--policy", "just_enough", "--redraw", "when_losing"))
+    assert all(m["exact"] is None for m in data["metrics"].values())
+    assert data["setup"]["enemy"]["name"] == "War Rig" and data["setup"]["second_card"] is True
+    assert data["setup"]["health"] == 8 and data["setup"]["policy"] == "just_enough"
+
+
+def test_user_deck_file_and_variant(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text('name = "mine"\n[[card]]\ncount = 4\ndie = 3\ndriver = "raiders"\n'
+                    'skulls = 1\nloot = "ammo"\n')
+    data = as_json(odds("--deck", str(path), "--enemy", "spybot", "--health", "3", "--ammo", "2",
+                        "--variant", "short_turn_limit", "-n", "2000", "-q", "--json"))
+    assert data["extra"]["deck_file"] == str(path) and not data["extra"]["deck_illustrative"]
+    assert data["variants"] == ["short_turn_limit"]
+    # A spybot cannot hurt you, and 2 ammo x 1 skull never kills 2 + 3 health: a stalemate.
+    assert data["metrics"]["stalemate"]["exact"] == 1.0 and data["metrics"]["attacks"]["exact"] == 20
+
+
+def test_campaign_command():
+    result = runner.invoke(cli.app, ["campaign", "--vehicle", "interceptor", "--fights", "3", "--enemies",
+                                     "scavenger buggy, road raiders", "--exploration", "safer", "-n", "4000",
+                                     "-q", "--json"])
+    data = as_json(result)
+    names = list(data["metrics"])
+    assert names[:4] == ["survived=0", "survived=1", "survived=2", "survived=3"] and "survived=4" not in names
+    assert math.isclose(sum(data["metrics"][f"survived={k}"]["estimate"] for k in range(4)), 1.0)
+    assert data["setup"]["exploration"] == "safer"
+    assert data["extra"]["deck_file"].endswith("illustrative-deck.toml")
+    table = runner.invoke(cli.app, ["campaign", "--health", "6", "--ammo", "3", "-n", "2000", "-q"])
+    assert table.exit_code == 0 and "illustrative-deck.toml" in table.stdout and "survive_all" in table.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["--enemy", "spybot", "--health", "-1"],
+    ["--enemy", "spybot", "--health", "3", "--ammo", "-2"],
+    ["--enemy", "zorg", "--health", "3"],
+    ["--enemy", "spybot", "--vehicle", "tank"],
+    ["--health", "3"],
+    ["--enemy", "spybot", "--health", "3", "--deck", "/nonexistent/deck.toml"],
+    ["--enemy", "spybot", "--health", "3", "--policy", "everything"],
+    ["--enemy", "spybot", "--health", "3", "--card-counts", "nope=1"],
+    ["--enemy", "spybot", "--health", "3", "--variant", "no_such_rule"],
+    ["--enemy-die", "9", "--enemy-stars", "1", "--health", "3", "--enemy-kind", "dragon"],
+])
+def test_bad_input_is_one_line_and_exit_2(args):
+    result = odds(*args, "-n", "1000", "-q")
+    assert result.exit_code == 2, (args, result.stdout)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), (args, result.stderr)
+
+
+def test_empty_deck_file_is_one_line(tmp_path):
+    path = tmp_path / "empty.toml"
+    path.write_text("")
+    result = odds("--deck", str(path), "--enemy", "spybot", "--health", "3", "-q")
+    assert result.exit_code == 2 and str(path) in result.stderr and "no cards" in result.stderr
+    bad = runner.invoke(cli.app, ["campaign", "--health", "3", "--fights", "40", "-q"])
+    assert bad.exit_code == 2 and "fights" in bad.stderr

@@ -1,0 +1,114 @@
+"""Help that tells the truth: defaults that are used, the game's variants, no type placeholders,
+one meaning per short flag across every game, and tables that fit 80 columns."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from montecarlo import games
+from montecarlo.cli import app
+from tests.cli.helpers import assert_rows_agree
+from tests.cli.test_cli_examples import all_commands, leaf_commands
+
+runner = CliRunner()
+
+
+def help_of(path: str) -> str:
+    result = runner.invoke(app, [*path.split()[1:], "--help"], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, (path, result.output)
+    return result.stdout
+
+
+def test_no_type_placeholders_in_any_help():
+    for path, _ in all_commands():
+        text = help_of(path)
+        assert "<bool>" not in text and "<list[" not in text, path
+
+
+def test_short_flags_mean_one_thing_across_games():
+    meaning: dict[str, set[str]] = {}
+    for path, cmd in leaf_commands():
+        for param in cmd.params:
+            longs = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+            for short in (o for o in getattr(param, "opts", ()) if len(o) == 2):
+                meaning.setdefault(short, set()).update(longs)
+    clashes = {short: longs for short, longs in meaning.items() if len(longs) > 1}
+    assert not clashes, clashes
+    assert meaning["-d"] == {"--defender"} and meaning["-a"] == {"--attacker"}
+
+
+def test_table_help_shows_the_trials_it_uses():
+    text = help_of("montecarlo table dune1984")
+    assert "[default: 50000]" in text and "200000" not in text
+    data = json.loads(runner.invoke(app, ["table", "dune1984", "--metric", "rounds", "--json"]).stdout)
+    assert data["trials"] == 50_000
+    assert "[default: 200000]" in help_of("montecarlo odds dune1984")
+
+
+@pytest.mark.parametrize("game", ["dune1984", "imperium"])
+def test_variant_help_lists_the_games_variants(game):
+    variants = list(games.get_game(game).variants)
+    for path, cmd in leaf_commands():
+        if path.split()[1:2] != [game] and path.split()[1:3] not in (["odds", game], ["table", game]):
+            continue
+        option = next((p for p in cmd.params if p.name == "variant"), None)
+        if option is None:
+            continue
+        for name in variants:
+            assert name in option.help, (path, name)
+
+
+def test_scheduler_and_backend_help_say_what_happens():
+    text = " ".join(help_of("montecarlo odds dune1984").split())
+    assert "selects --backend dask" in text and "Refused with another --backend" in text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [
+            "odds",
+            "dune1984",
+            "-a",
+            "Paul",
+            "-d",
+            "Feyd",
+            "--attacker-equipment",
+            "sword,gom-jabbar",
+            "-n",
+            "20000",
+        ],
+        ["dune1984", "fight", "-a", "4,3", "-d", "5", "-n", "20000"],
+        ["odds", "imperium", "--troops", "3,2,2,1", "--conflict", "skirmish", "-n", "20000"],
+        ["dune1984", "guile", "--guile", "3", "--spice", "3", "-n", "20000"],
+        ["dune1984", "invest", "--sums", "3,11", "--payout", "2", "-n", "20000"],
+    ],
+)
+def test_odds_tables_fit_80_columns_with_whole_metric_names(args):
+    result = runner.invoke(app, args, env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    widths = [len(line) for line in result.stdout.splitlines()]
+    assert max(widths) <= 80, max(widths)
+    rows = assert_rows_agree(result.stdout, at_least=2)
+    game, question = (
+        (args[1], "duel")
+        if args[0] == "odds" and args[1] == "dune1984"
+        else (("imperium", "conflict") if args[1] == "imperium" else ("dune1984", args[1]))
+    )
+    known = set(games.get_game(game).question(question).reported_names())
+    assert set(rows) <= known  # never a truncated or look-alike label
+
+
+def test_the_duel_table_fits_80_columns():
+    result = runner.invoke(app, ["table", "dune1984", "-n", "2000"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+
+
+def test_every_help_ends_with_a_working_example():
+    for path, _ in leaf_commands():
+        lines = [line.strip() for line in help_of(path).splitlines() if line.strip()]
+        assert "montecarlo " in lines[-1], (path, lines[-1])

@@ -1,0 +1,229 @@
+"""No silent surprises: huge runs start at once and say how long they will take, --jobs beyond
+the cores warns and uses the cores, negative jobs are refused, --scheduler is never ignored."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from montecarlo.analysis import RunSettings, ask
+from montecarlo.cli import app
+from montecarlo.cli import common
+from montecarlo.cli.common import ProgressReporter, RunOptions
+from montecarlo.engine import runner as engine
+from montecarlo.errors import InputError
+from montecarlo.games import get_game
+from tests.cli.helpers import assert_json_agrees
+
+cli = CliRunner()
+CORES = os.cpu_count() or 1
+
+
+class Stop(Exception):
+    pass
+
+
+# --- lazy chunk plans and the progress callback -----------------------------------------------
+
+
+def test_chunk_plan_is_lazy_and_exact():
+    plan = engine.ChunkPlan(10**12, 1 << 17)
+    assert len(plan) == -(-(10**12) // (1 << 17)) and plan[0] == 1 << 17 and plan[-1] == 10**12 % (1 << 17)
+    assert list(engine.ChunkPlan(300_001, 100_000)) == [100_000] * 3 + [1]
+    assert engine.ChunkPlan(300_001, 100_000)[1:] == [100_000, 100_000, 1]
+    assert len(engine.ChunkPlan(0, 10)) == 0
+
+
+def test_a_trillion_trials_start_at_once():
+    q = get_game("dune1984").question("duel")
+    kernel = lambda n, rng: q.simulate(
+        get_game("dune1984").rules(), q.setup({"attacker": 4, "defender": 5}), n, rng
+    )  # noqa: E731
+    calls = []
+
+    def progress(done, total):
+        calls.append((time.perf_counter(), done, total))
+        if done >= 2 << 17:
+            raise Stop
+
+    started = time.perf_counter()
+    with pytest.raises(Stop):
+        engine.run(kernel, q.metrics, 10**12, 1, jobs=1, progress=progress)
+    assert calls[0][1:] == (0, 10**12)
+    assert calls[0][0] - started < 0.5 and time.perf_counter() - started < 5
+
+
+def test_progress_goes_from_zero_to_the_total_and_grows_with_precision():
+    g = get_game("dune1984")
+    q = g.question("duel")
+    seen = []
+    settings = RunSettings(
+        trials=300_001, seed=3, chunk_size=100_000, progress=lambda d, t: seen.append((d, t))
+    )
+    answer = ask(g, "duel", {"attacker": 4, "defender": 5}, settings=settings)
+    assert seen[0] == (0, 300_001) and seen[-1] == (300_001, 300_001)
+    assert [d for d, _ in seen] == [0, 100_000, 200_000, 300_000, 300_001]
+    quiet = ask(
+        g,
+        "duel",
+        {"attacker": 4, "defender": 5},
+        settings=RunSettings(trials=300_001, seed=3, chunk_size=100_000),
+    )
+    assert answer.metrics == quiet.metrics  # reporting progress changes no number
+    seen.clear()
+    ask(
+        g,
+        "duel",
+        {"attacker": 4, "defender": 5},
+        settings=RunSettings(
+            trials=1000, seed=3, precision=0.01, chunk_size=1000, progress=lambda d, t: seen.append((d, t))
+        ),
+    )
+    totals = [t for _, t in seen]
+    assert totals[0] == 1000 and max(totals) > 1000 and seen[-1][0] == seen[-1][1] > 1000
+    assert q.metrics  # the question reports through the same callback as any other
+
+
+def test_the_reporter_estimates_long_runs_once(monkeypatch):
+    import io
+
+    ticks = [0.0, 0.1, 0.2, 0.8, 0.9, 1.0]
+    monkeypatch.setattr(common.time, "perf_counter", lambda: ticks.pop(0) if len(ticks) > 1 else ticks[0])
+
+    stream = io.StringIO()
+    reporter = ProgressReporter("dune1984 duel", 1, precision=False, stream=stream)
+    for done in (0, 100_000, 200_000, 300_000, 400_000, 500_000):
+        reporter(done, 10**9)
+    text = stream.getvalue()
+    assert text.count("estimated time") == 1 and "--precision" in text
+    # 200,000 trials in the 0.7 s after the first chunk: the 999,700,000 left take about 3,500 s
+    assert text.startswith("estimated time: about 58 min for 1,000,000,000 trials on 1 worker(s)")
+
+
+def test_short_runs_print_no_estimate():
+    import io
+
+    stream = io.StringIO()
+    reporter = ProgressReporter("x", 1, precision=False, stream=stream)
+    for done in range(0, 1_000_001, 100_000):
+        reporter(done, 1_000_000)
+    assert stream.getvalue() == ""
+
+
+def test_cli_prints_an_estimate_within_seconds_for_a_trillion_trials():
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "montecarlo",
+            "odds",
+            "dune1984",
+            "-a",
+            "4",
+            "-d",
+            "5",
+            "-n",
+            "1000000000000",
+            "-j",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.start()
+    started = time.perf_counter()
+    try:
+        line = proc.stderr.readline()
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait()
+    assert line.startswith("estimated time: about"), line
+    assert "--precision" in line and time.perf_counter() - started < 30
+
+
+# --- jobs and backends ------------------------------------------------------------------------
+
+
+def test_jobs_above_the_cores_warn_and_use_the_cores():
+    assert RunSettings(jobs=CORES + 50).resolved_jobs() == CORES
+    assert RunSettings(jobs=-1).resolved_jobs() == CORES
+    args = ["odds", "dune1984", "-a", "3", "-d", "2", "-n", "300000", "--json"]
+    many = cli.invoke(app, [*args, "-j", str(CORES + 98)])
+    one = cli.invoke(app, [*args, "-j", "1"])
+    assert many.exit_code == 0, many.output
+    assert many.stderr.strip() == (
+        f"warning: --jobs {CORES + 98} is more than the {CORES} cores of this machine; "
+        f"running {CORES} workers"
+    )
+    assert json.loads(many.stdout)["metrics"] == json.loads(one.stdout)["metrics"]
+    assert_json_agrees(json.loads(one.stdout))
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "-100"])
+def test_zero_and_negative_jobs_other_than_minus_one_are_refused(jobs):
+    result = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", "-n", "1000", "--jobs", jobs])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines == [f"error: --jobs must be a positive number of workers, or -1 for all cores, got {jobs}"]
+    with pytest.raises(InputError):
+        RunSettings(jobs=int(jobs)).resolved_jobs()
+
+
+def test_minus_one_means_all_cores():
+    result = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", "-n", "20000", "-j", "-1", "--json"])
+    assert result.exit_code == 0 and result.stderr == ""
+    assert_json_agrees(json.loads(result.stdout))
+
+
+def options(**given) -> RunOptions:
+    base = dict(
+        trials=1000,
+        seed=1,
+        jobs=None,
+        precision=None,
+        max_trials=None,
+        variant=(),
+        json=True,
+        quiet=True,
+        backend=None,
+        scheduler=None,
+    )
+    return RunOptions(**{**base, **given})
+
+
+def test_scheduler_selects_dask_or_is_refused():
+    assert options().backend_name() == "loky"
+    assert options(scheduler="tcp://10.0.0.1:8786").backend_name() == "dask"
+    assert options(scheduler="tcp://10.0.0.1:8786").settings().backend == "dask"
+    assert options(backend="dask", scheduler="tcp://10.0.0.1:8786").backend_name() == "dask"
+    result = cli.invoke(
+        app, ["odds", "dune1984", "-a", "3", "-d", "2", "--scheduler", "tcp://x:1", "--backend", "loky"]
+    )
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: --scheduler is the address of a Dask scheduler: it needs --backend dask, got --backend loky"
+    )
+    bad = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", "--backend", "spark"])
+    assert bad.exit_code == 2 and "--backend must be one of loky, threading, dask" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--precision", "0.7"], "--precision must be a half-width between 0 and 0.5"),
+        (["--precision", "0.01", "--max-trials", "0"], "--max-trials must be a positive integer"),
+    ],
+)
+def test_run_options_are_checked_before_any_work(args, message):
+    result = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", *args])
+    assert result.exit_code == 2 and message in result.stderr

@@ -1,0 +1,203 @@
+"""The definition format: every mistake is one line naming the file, the key and the fix."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import montecarlo.cli.datagame
+import montecarlo.datagame.expr
+import montecarlo.datagame.rounds
+from montecarlo.datagame import DefinitionError, is_definition, load_game, parse_definition
+from montecarlo.datagame.expr import Expr, ExprError
+
+ROOT = Path(__file__).resolve().parents[2]
+RISK = (ROOT / "scenarios" / "games" / "risk.toml").read_text()
+
+
+def test_doctests_of_the_modules():
+    for module in (montecarlo.datagame.expr, montecarlo.datagame.rounds, montecarlo.cli.datagame):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os')",
+        "x.y",
+        "x / 2",
+        "x ** 2",
+        "x // 2",
+        "'a'",
+        "[1]",
+        "x[0]",
+        "lambda: 1",
+        "abs(x)",
+        "min(*x)",
+        "min(x)",
+        "max(x, y=1)",
+        "(y := 1)",
+        "1.5",
+        "x if",
+        "open('f')",
+        "{x}",
+        "f'{x}'",
+        "x @ x",
+        "x in (1, 2)",
+        "x is 1",
+    ],
+)
+def test_expressions_outside_the_language_are_refused(text):
+    with pytest.raises(ExprError):
+        Expr(text, {"x"})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-20, 20), st.integers(-20, 20), st.integers(0, 5))
+def test_scalar_and_vector_evaluation_agree(a, b, c):
+    texts = [
+        "min(3, a) + b * 2 - c",
+        "max(a, b, c) - (a > b)",
+        "a if a > b else b - c",
+        "(a == b) + (b != c) + (a < b <= c)",
+        "not a and (b or c)",
+        "-a + +b",
+        "(a > 0) * (b > 0) * c",
+    ]
+    env = {"a": a, "b": b, "c": c}
+    vec = {k: np.array([v, v]) for k, v in env.items()}
+    for text in texts:
+        e = Expr(text, env)
+        assert int(e(env)) == int(np.asarray(e.vector(vec))[0]), text
+
+
+def bad(old: str, new: str) -> str:
+    assert old in RISK, old
+    return RISK.replace(old, new, 1)
+
+
+CASES = [
+    (bad('format = "dice-battle/1"', 'format = "dice-battle/9"'), "format", "dice-battle/1"),
+    (
+        bad('attackers = "attackers - attacker_lost"', 'attackers = "atackers - attacker_lost"'),
+        "round.update.attackers",
+        "unknown name 'atackers'",
+    ),
+    (
+        bad('attacker = { d6 = "min(attack_dice, attackers)" }', 'attacker = { d8 = "min(3, attackers)" }'),
+        "round.roll.attacker.d8",
+        "[dice.d8]",
+    ),
+    (bad('compare = "pairs"', 'compare = "sum"'), "round.compare", "highest, pairs, count"),
+    (bad('ties = "ties"', 'ties = "nobody"'), "round.ties", "attacker, defender, reroll"),
+    (
+        bad('overrides = { ties = "attacker" }', 'overrides = { ties = "attackers" }'),
+        "variants.ties_to_attacker.overrides.ties",
+        "attacker, defender, reroll",
+    ),
+    (
+        bad("overrides = { defend_dice = 3 }", 'overrides = { defend_dice = "3" }'),
+        "variants.defender_three_dice.overrides.defend_dice",
+        "whole number",
+    ),
+    (
+        bad("overrides = { defend_dice = 3 }", "overrides = { defnd_dice = 3 }"),
+        "variants.defender_three_dice.overrides.defnd_dice",
+        "known rules",
+    ),
+    (bad('support = "0..10"', 'support = "10..0"'), "metrics.attackers_left.support", "LOW..HIGH"),
+    (bad('kind = "probability"', 'kind = "chance"'), "metrics.attacker_win.kind", "probability, mean"),
+    (bad('counts = "rounds"', 'counts = "turns"'), "metrics.rounds.counts", "decisive_rounds"),
+    (
+        bad('value = "defenders == 0"', "value = \"__import__('os').system('true')\""),
+        "metrics.attacker_win.value",
+        "only min(...) and max(...)",
+    ),
+    (
+        bad("min = 1\nmax = 100\nexample = 5", "min = 1\nmax = 100\nexample = 500"),
+        "setup.attackers.example",
+        "outside 1..100",
+    ),
+    (bad("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 6\nsides = 6"), "dice.d6.sides", "unknown key"),
+    (
+        bad("[dice.d6]\nfaces = 6", '[dice.d6]\nfaces = ["hit", "miss"]'),
+        "round.roll.attacker.d6",
+        "numbers on their faces",
+    ),
+    (bad('end = "attackers == 0 or defenders == 0"', ""), "end", "missing"),
+    (bad("attack_dice = 3", "attackers = 3"), "rules.attackers", "already the name of a setup field"),
+    (bad("defend_dice = 2 ", "defend_dice = 2.5 "), "rules.defend_dice", "whole number"),
+    ('format = "dice-battle/1"\n[setup\n', "invalid TOML", "fix the syntax"),
+]
+
+
+@pytest.mark.parametrize("text,key,fix", CASES, ids=[c[1] for c in CASES])
+def test_definition_errors_name_the_file_the_key_and_the_fix(text, key, fix):
+    with pytest.raises(DefinitionError) as info:
+        parse_definition(text, "games/mine.toml")
+    message = str(info.value)
+    assert message.startswith(f"games/mine.toml: {key}"), message
+    assert fix in message and "\n" not in message
+
+
+def test_rules_overrides_are_checked_when_the_rules_are_built(tmp_path):
+    path = tmp_path / "risk.toml"
+    path.write_text(RISK)
+    game = load_game(path)
+    with pytest.raises(ValueError, match=r"risk\.toml: rules\.ties: 'nobody'"):
+        game.rules(overrides={"ties": "nobody"})
+    with pytest.raises(ValueError, match=r"rules\.attack_dice: expected a whole number"):
+        game.rules(overrides={"attack_dice": "3"})
+    with pytest.raises(ValueError, match="attackers must be an integer 1..100"):
+        game.question().setup({"attackers": 0, "defenders": 1})
+    with pytest.raises(ValueError, match="unknown field"):
+        game.question().setup({"attackers": 1, "defenders": 1, "generals": 1})
+
+
+def test_a_negative_pool_size_names_the_key_and_the_state(tmp_path):
+    path = tmp_path / "neg.toml"
+    path.write_text(RISK.replace('"min(defend_dice, defenders)"', '"defenders - 2"'))
+    game = load_game(path)
+    q = game.question()
+    with pytest.raises(
+        ValueError,
+        match=r"neg\.toml: round\.roll\.defender\.d6: gives -1 dice in state " r"attackers=1, defenders=1",
+    ):
+        q.exact(game.rules(), q.setup({"attackers": 1, "defenders": 1}))
+
+
+def test_missing_file_and_definition_detection(tmp_path):
+    with pytest.raises(DefinitionError, match="no such game definition file"):
+        load_game(tmp_path / "nope.toml")
+    (tmp_path / "scenario.toml").write_text('game = "dune1984"\nseed = 1\n')
+    (tmp_path / "broken.toml").write_text("[[[")
+    (tmp_path / "risk.toml").write_text(RISK)
+    assert [is_definition(tmp_path / n) for n in ("scenario.toml", "broken.toml", "risk.toml")] == [
+        False,
+        False,
+        True,
+    ]
+
+
+def test_state_table_carries_extra_fields(tmp_path):
+    """A [state] table may carry more than the setup (here the attacker's starting armies)."""
+    text = RISK.replace(
+        "[rules]",
+        '[state]\nattackers = "attackers"\ndefenders = "defenders"\n' 'start = "attackers"\n\n[rules]',
+    ).replace(
+        'value = "attackers"\ndescription = "the attacker\'s armies left at the end, on average',
+        'value = "start - attackers"\ndescription = "the attacker\'s losses, on average',
+    )
+    path = tmp_path / "losses.toml"
+    path.write_text(text)
+    base = ROOT / "scenarios" / "games" / "risk.toml"
+    g, g0 = load_game(path), load_game(base)
+    setup = {"attackers": 7, "defenders": 4}
+    losses = g.question().exact(g.rules(), g.question().setup(setup))["attackers_remaining"]
+    left = g0.question().exact(g0.rules(), g0.question().setup(setup))["attackers_remaining"]
+    assert losses == pytest.approx(7 - left, abs=1e-12)

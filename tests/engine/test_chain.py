@@ -1,0 +1,217 @@
+"""The chain engine against answers computed another way.
+
+- Random absorbing chains (with self-loops, and with cycles through several states) against the
+  fundamental matrix ``N = (I - Q)^-1`` of textbook absorbing-chain theory: absorption
+  probabilities ``N R`` and expected visits, computed here with numpy, independently of
+  :mod:`montecarlo.engine.chain`.
+- Gambler's ruin against its closed form.
+- The sampler against the exact values within 4.5 standard errors, for counters read off the
+  final state and counters counted step by step.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+from montecarlo.engine.chain import Chain, ChainTooLarge
+from montecarlo.engine.metrics import Metric
+from montecarlo.errors import MonteCarloError
+
+Z = 4.5
+
+
+def random_chain(seed: int, live: int = 6, ends: int = 3, cyclic: bool = False, loops: bool = True):
+    """A random absorbing chain on states 0..live-1 (live) and live..live+ends-1 (final).
+
+    Without ``cyclic`` a live state only moves to higher-numbered states (plus a self-loop), so
+    the chain is a DAG with self-loops; with it, it may also move back. Every step is tagged
+    "step"; self-loops also "loop". Returns (transitions, matrix P).
+    """
+    rng = np.random.default_rng(seed)
+    n = live + ends
+    P = np.zeros((n, n))
+    for i in range(live):
+        targets = [j for j in range(n) if (cyclic or j > i) and j != i]
+        chosen = rng.choice(targets, size=min(3, len(targets)), replace=False)
+        weights = rng.random(len(chosen)) + 0.1
+        stay = rng.uniform(0.1, 0.5) if loops else 0.0
+        P[i, chosen] = (1 - stay) * weights / weights.sum()
+        P[i, i] += stay
+        if i == live - 1 and not cyclic:  # make sure the last live state can end
+            P[i, live:] += 0.0
+    for j in range(live, n):
+        P[j, j] = 1.0
+
+    def transitions(s: int):
+        if s >= live:
+            return []
+        return [(float(P[s, j]), j, ("step", "loop") if j == s else ("step",)) for j in np.flatnonzero(P[s])]
+
+    return transitions, P, live
+
+
+def fundamental(P: np.ndarray, live: int):
+    """Absorption probabilities and expected steps / self-loops from every live state."""
+    Q, R = P[:live, :live], P[:live, live:]
+    N = np.linalg.inv(np.eye(live) - Q)
+    steps = N.sum(axis=1)  # each visit of a live state is one step
+    loops = N @ np.diag(Q)  # a visit of state i is a self-loop with probability Q[i, i]
+    return N @ R, steps, loops
+
+
+METRICS = (
+    Metric("end", "distribution", "which final state", (6, 7, 8)),
+    Metric("steps", "mean", "steps taken"),
+    Metric("loops", "mean", "self-loops taken"),
+)
+COUNTERS = {"steps": "step", "loops": "loop"}
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("cyclic", [False, True])
+def test_exact_matches_the_fundamental_matrix(seed, cyclic):
+    transitions, P, live = random_chain(seed, cyclic=cyclic)
+    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
+    absorbed, steps, loops = fundamental(P, live)
+    for start in range(live):
+        exact = chain.exact(start)
+        for k, end in enumerate((6, 7, 8)):
+            assert exact[f"end={end}"] == pytest.approx(absorbed[start, k], abs=1e-12)
+        assert exact["steps"] == pytest.approx(steps[start], rel=1e-12)
+        assert exact["loops"] == pytest.approx(loops[start], rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_absorption_matches_the_fundamental_matrix(seed):
+    transitions, P, live = random_chain(seed)
+    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
+    absorbed, _, _ = fundamental(P, live)
+    got = chain.absorption(0)
+    for k, end in enumerate((6, 7, 8)):
+        assert got.get(end, 0.0) == pytest.approx(absorbed[0, k], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("cyclic", [False, True])
+def test_sampler_matches_exact(seed, cyclic):
+    transitions, P, live = random_chain(seed, cyclic=cyclic)
+    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
+    n = 40_000
+    out = chain.sample(0, n, np.random.default_rng(seed))
+    exact = chain.exact(0)
+    for end in (6, 7, 8):
+        p = exact[f"end={end}"]
+        got = np.mean(out["end"] == end)
+        assert abs(got - p) <= Z * math.sqrt(p * (1 - p) / n) + 1e-9
+    for name in ("steps", "loops"):
+        values = out[name].astype(float)
+        assert abs(values.mean() - exact[name]) <= Z * values.std(ddof=1) / math.sqrt(n)
+
+
+class Purse(NamedTuple):
+    coins: int
+
+
+def ruin(p: float, target: int):
+    """Gambler's ruin with a draw (stay) of probability 0.2."""
+    stay = 0.2
+
+    def transitions(s: Purse):
+        if s.coins in (0, target):
+            return []
+        up, down = (1 - stay) * p, (1 - stay) * (1 - p)
+        return [(up, Purse(s.coins + 1), ("bet",)), (down, Purse(s.coins - 1), ("bet",)),
+                (stay, s, ("bet", "draw"))]
+
+    metrics = (Metric("rich", "probability", ""), Metric("bets", "mean", ""), Metric("draws", "mean", ""))
+    return Chain(transitions, lambda s: {"rich": s.coins == target}, metrics, {"bets": "bet", "draws": "draw"})
+
+
+@pytest.mark.parametrize("p", [0.3, 0.5, 0.6])
+def test_gamblers_ruin_closed_form(p):
+    target, k = 7, 3
+    chain = ruin(p, target)
+    exact = chain.exact(Purse(k))
+    if p == 0.5:
+        win = k / target
+        moves = k * (target - k)
+    else:
+        r = (1 - p) / p
+        win = (1 - r**k) / (1 - r**target)
+        moves = k / (1 - 2 * p) - target / (1 - 2 * p) * win
+    assert exact["rich"] == pytest.approx(win, rel=1e-12)
+    # every move costs 1 / (1 - 0.2) bets on average, 0.2 / 0.8 of them draws
+    assert exact["bets"] == pytest.approx(moves / 0.8, rel=1e-10)
+    assert exact["draws"] == pytest.approx(moves * 0.25, rel=1e-10)
+    out = chain.sample(Purse(k), 30_000, np.random.default_rng(1))
+    assert abs(out["rich"].mean() - win) <= Z * math.sqrt(win * (1 - win) / 30_000)
+
+
+class Duel(NamedTuple):
+    a: int
+    b: int
+
+
+def countdown(p: float, tie: float):
+    """Two sides lose one point a decisive round; ties re-roll: counters read off the final state."""
+
+    def transitions(s: Duel):
+        if 0 in s:
+            return []
+        return [(p, Duel(s.a, s.b - 1), ("roll", "decisive")), ((1 - p - tie), Duel(s.a - 1, s.b), ("roll", "decisive")),
+                (tie, s, ("roll", "tie"))]
+
+    metrics = (Metric("a_wins", "probability", ""), Metric("left", "distribution", "", (1, 2, 3, 4)),
+               Metric("rounds", "mean", ""), Metric("decisive", "mean", ""), Metric("ties", "mean", ""))
+    return Chain(transitions, lambda s: {"a_wins": s.b == 0, "left": max(s)},
+                 metrics, {"rounds": "roll", "decisive": "decisive", "ties": "tie"})
+
+
+def test_countdown_against_the_negative_binomial():
+    p, tie = 0.35, 0.3
+    q = p / (1 - tie)  # a decisive round goes to a with probability q
+    chain = countdown(p, tie)
+    exact = chain.exact(Duel(3, 4))
+    # a wins when b's 4th loss comes before a's 3rd: sum over a's losses j = 0..2
+    win = sum(math.comb(3 + j, j) * q**4 * (1 - q) ** j for j in range(3))
+    assert exact["a_wins"] == pytest.approx(win, rel=1e-12)
+    assert sum(exact[f"left={v}"] for v in (1, 2, 3, 4)) == pytest.approx(1.0)
+    assert exact["ties"] == pytest.approx(exact["decisive"] * tie / (1 - tie), rel=1e-12)
+    assert exact["rounds"] == pytest.approx(exact["decisive"] + exact["ties"], rel=1e-12)
+    n = 50_000
+    out = chain.sample(Duel(3, 4), n, np.random.default_rng(9))
+    assert abs(out["a_wins"].mean() - win) <= Z * math.sqrt(win * (1 - win) / n)
+    for name in ("rounds", "decisive", "ties"):
+        v = out[name].astype(float)
+        assert abs(v.mean() - exact[name]) <= Z * v.std(ddof=1) / math.sqrt(n), name
+    assert np.array_equal(out["rounds"], out["decisive"] + out["ties"])
+
+
+def test_same_generator_state_same_trials():
+    chain = countdown(0.4, 0.2)
+    a = chain.sample(Duel(5, 5), 5000, np.random.default_rng(3))
+    b = chain.sample(Duel(5, 5), 5000, np.random.default_rng(3))
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_too_many_states_is_refused():
+    chain = Chain(lambda s: [(1.0, s + 1, ())] if s < 10_000 else [], lambda s: {"x": True},
+                  (Metric("x", "probability", ""),), max_states=500)
+    with pytest.raises(ChainTooLarge):
+        chain.exact(0)
+
+
+def test_probabilities_must_sum_to_one():
+    chain = Chain(lambda s: [(0.5, 1, ())] if s == 0 else [], lambda s: {"x": True}, (Metric("x", "probability", ""),))
+    with pytest.raises(ValueError, match="total probability"):
+        chain.exact(0)
+
+
+def test_a_state_that_only_loops_never_ends():
+    chain = Chain(lambda s: [(1.0, s, ())], lambda s: {"x": True}, (Metric("x", "probability", ""),))
+    with pytest.raises(MonteCarloError, match="never ends"):
+        chain.exact(0)
