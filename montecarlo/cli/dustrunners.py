@@ -1,4 +1,6 @@
-"""Dustrunners commands: ``montecarlo dustrunners combat|campaign`` and ``montecarlo odds dustrunners``.
+"""Dustrunners (solo card game): combat odds against a resolution deck, and whole campaigns.
+
+``montecarlo dustrunners combat|campaign`` (``combat`` also as ``montecarlo odds dustrunners``).
 
 ``combat`` (also ``ODDS``): one combat from a freshly shuffled resolution deck, with the exact
 value beside each estimate when the deck is small enough for the exact solver (and a line saying

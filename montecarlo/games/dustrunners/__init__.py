@@ -26,6 +26,11 @@ GAME = Game(
     questions={"combat": combat.COMBAT, "campaign": campaign.CAMPAIGN},
     default_question="combat",
     variant_descriptions=VARIANT_DESCRIPTIONS,
+    examples=(  # VP redraws (their cost is a variant) need VP to spend and the when_losing policy
+        ("combat", {"enemy": "road raiders", "vehicle": "interceptor", "redraw": "when_losing", "vp": 2}),
+        ("combat", {"enemy": "road raiders", "vehicle": "interceptor", "redraw": "when_losing", "vp": 3}),
+        ("campaign", {"vehicle": "scout", "fights": 4, "redraw": "when_losing"}),
+    ),
 )
 
 __all__ = ["GAME", "Rules", "VARIANTS"]
