@@ -124,7 +124,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
 
 
 def _headline(comp: pl.DataFrame, sc, base: str) -> str:
-    """One sentence over all variants: what each one moves (most often moved metrics first)."""
+    """One sentence over all variants: what each one moves (metrics in the scenario's order)."""
     parts = []
     for variant in comp["variant"].unique(maintain_order=True):
         rows = comp.filter(pl.col("variant") == variant, pl.col("status") != NOT_APPLICABLE)
@@ -133,13 +133,8 @@ def _headline(comp: pl.DataFrame, sc, base: str) -> str:
             same = rows.height and (rows["status"] == IDENTICAL).all()
             parts.append(f"`{variant}` {'changes nothing' if same else 'no significant change'}")
             continue
-        counts = (
-            sig.with_columns(pl.col("metric").str.split("=").list.first().alias("_base"))
-            .group_by("_base", maintain_order=True)
-            .agg(pl.col("_base").count().alias("n"))
-            .sort("n", descending=True, maintain_order=True)
-        )
-        names = [f"`{m}`" for m in counts["_base"]]
+        moved = set(sig["metric"].str.split("=").list.first())
+        names = [f"`{m}`" for m in sc.metrics if m in moved]  # in the scenario's order
         shown = names[:MAX_METRICS_NAMED] + (
             [f"{len(names) - MAX_METRICS_NAMED} more"] if len(names) > MAX_METRICS_NAMED else []
         )
