@@ -37,11 +37,13 @@ from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from montecarlo.reporting.tables import fmt
 from montecarlo.scenarios import PlotSpec, Scenario, show_value
 
 MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
 MAX_FOREST_SETUPS = 200  # a default forest holds grid fields at their middle value above this
 MAX_DEFAULT_METRIC_PLOTS = 3
+MAX_LINE_WIDTH = 16.0  # inches of panels side by side (the page shows 12)
 # Okabe & Ito (2008), told apart with any colour vision; black is kept for exact values, so a
 # neutral grey stands in for it; yellow last (weak on white)
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#666666", "#F0E442")
@@ -187,7 +189,7 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                 ax.text(
                     j,
                     i,
-                    f"{v:.3f}" if prob else f"{v:.2f}",
+                    fmt(v, 3) if prob else fmt(v, 2),  # 4.8e-5, not 0.000
                     ha="center",
                     va="center",
                     fontsize=7,
@@ -479,6 +481,7 @@ def _figure(
     column of panels is laid out side by side, wrapping after ``wrap`` panels."""
     single = rows == 1 or cols == 1
     panels = rows * cols
+    wrap = max(1, min(wrap, int(MAX_LINE_WIDTH // width)))  # wide panels (big heat maps): fewer a line
     lines, per_line = (math.ceil(panels / wrap), min(panels, wrap)) if single else (rows, cols)
     fig = Figure(
         figsize=(min(per_line * width + 1.8, 24), min(lines * height + 0.8, 40)), layout="constrained"
@@ -498,10 +501,8 @@ def _xticks(ax, values: Sequence[Any]) -> None:
 
 def _top_right(axes: list[list]) -> Any:
     """The panel at the right end of the first line (where a legend goes)."""
-    flat = [ax for row in axes for ax in row]
-    if len(axes) == 1 or all(len(row) == 1 for row in axes):  # laid out in lines of three
-        return flat[min(len(flat), 3) - 1]
-    return axes[0][-1]
+    top = [ax for row in axes for ax in row if ax.get_subplotspec().rowspan.start == 0]
+    return max(top, key=lambda ax: ax.get_subplotspec().colspan.start)
 
 
 def _legend(ax) -> None:
