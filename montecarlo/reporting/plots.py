@@ -26,6 +26,7 @@ the grid, and the title says so.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Sequence
 
@@ -165,11 +166,27 @@ def colour_map(sc: Scenario, metric: str, values: np.ndarray, difference: bool =
 # ---------------------------------------------------------------- the four kinds
 
 
-def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
+def difference_heatmap(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | None:
+    """A heat map spec drawn for the differences variant − baseline: a diverging map centred at
+    0, ``=`` where the two arms are identical, ``*`` where significant after Holm. None when
+    every variant is identical to the baseline there."""
+    baseline = comparison["baseline"][0]
+    df = comparison.filter(pl.col("variant") != baseline).with_columns(pl.col("difference").alias("estimate"))
+    if spec.variant is not None and spec.variant != baseline:
+        df = df.filter(pl.col("variant") == spec.variant)
+    tested = df.filter(pl.col("metric") == spec.metric, pl.col("status") == "tested")["variant"]
+    df = df.filter(pl.col("variant").is_in(tested.unique().to_list()))
+    if df.height == 0:
+        return None
+    return _heatmap(dataclasses.replace(spec, variant=None, title=None), sc, df, baseline=baseline)
+
+
+def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str | None = None) -> Figure:
     df, fixed, variants = _select(spec, sc, results, (spec.x, spec.y, spec.facet))
     xs, ys, facets = _values(sc, spec.x), _values(sc, spec.y), _values(sc, spec.facet)
     prob = sc.question.metric(spec.metric).kind == "probability"
-    cmap, norm = colour_map(sc, spec.metric, np.array([_num(v) for v in df["estimate"]]))
+    diff = baseline is not None
+    cmap, norm = colour_map(sc, spec.metric, np.array([_num(v) for v in df["estimate"]]), difference=diff)
     width, height = 1.2 + 0.62 * len(xs), 1.0 + 0.45 * len(ys)
     fig, axes = _figure(len(variants), len(facets), width, height)
     image = None
@@ -177,8 +194,8 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
         for c, facet in enumerate(facets):
             ax = axes[r][c]
             sub = _where(df, {"variant": variant, spec.facet: facet})
-            cells = {(row[spec.y], row[spec.x]): row["estimate"] for row in sub.iter_rows(named=True)}
-            grid = np.array([[_num(cells.get((y, x))) for x in xs] for y in ys])
+            cells = {(row[spec.y], row[spec.x]): row for row in sub.iter_rows(named=True)}
+            grid = np.array([[_num(cells.get((y, x), {}).get("estimate")) for x in xs] for y in ys])
             image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto")
             for (i, j), v in np.ndenumerate(grid):
                 if math.isnan(v):
@@ -186,10 +203,14 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                     continue
                 red, green, blue, _ = cmap(norm(v))
                 colour = "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
+                text = fmt(v, 3, diff) if prob else fmt(v, 2, diff)  # 4.8e-5, not 0.000
+                if diff:
+                    row = cells[ys[i], xs[j]]
+                    text = "=" if row["status"] == "identical" else text + ("*" if row["significant"] else "")
                 ax.text(
                     j,
                     i,
-                    fmt(v, 3) if prob else fmt(v, 2),  # 4.8e-5, not 0.000
+                    text,
                     ha="center",
                     va="center",
                     fontsize=7,
@@ -199,15 +220,15 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
             ax.set_yticks(range(len(ys)), [str(y) for y in ys])
             ax.set_xlabel(field_words(spec.x))
             ax.set_ylabel(field_words(spec.y))
-            ax.set_title(_panel(variant if len(variants) > 1 else None, spec.facet, facet), fontsize=9)
-    fig.colorbar(
-        image, ax=[ax for row in axes for ax in row], shrink=0.8, label=_wrap(words(sc, spec.metric), 40)
-    )
-    fig.suptitle(
-        _title(
-            spec, f"{_cap(words(sc, spec.metric))}\nby {field_words(spec.y)} and {field_words(spec.x)}", fixed
-        )
-    )
+            name = f"{variant} − {baseline}" if diff else variant if len(variants) > 1 else None
+            ax.set_title(_panel(name, spec.facet, facet), fontsize=9)
+    label = words(sc, spec.metric) + (f": variant − {baseline}" if diff else "")
+    fig.colorbar(image, ax=[ax for row in axes for ax in row], shrink=0.8, label=_wrap(label, 40))
+    what = f"{_cap(words(sc, spec.metric))}\nby {field_words(spec.y)} and {field_words(spec.x)}"
+    if diff:
+        what = (f"{_cap(words(sc, spec.metric))}: difference from {baseline}\nby {field_words(spec.y)} and "
+                f"{field_words(spec.x)}; * significant after Holm, = identical")
+    fig.suptitle(_title(spec, what, fixed))
     return fig
 
 

@@ -370,14 +370,18 @@ def _write_contents(result: ScenarioResult, folder: Path, command: str) -> None:
     for name, df in tables.items():
         df.write_csv(folder / f"{name}.csv")
         df.write_parquet(folder / f"{name}.parquet")
-    figures = []
-    for i, spec in enumerate(plotting.plan(sc)):
-        fig = plotting.draw(spec, sc, tables["results"], tables.get("comparison"))
-        if fig is None:
-            continue
-        name = plotting.file_name(i, spec)
-        plotting.save_png(fig, folder / name)
-        figures.append((spec, name, " · ".join(fig.get_suptitle().split("\n"))))
+    figures = []  # (kind, file name, caption); kind "difference": a heat map of differences
+    specs = plotting.plan(sc)
+    for i, spec in enumerate(specs):
+        drawn = [(spec.kind, plotting.file_name(i, spec), plotting.draw(spec, sc, tables["results"],
+                                                                        tables.get("comparison")))]
+        if spec.kind == "heatmap" and "comparison" in tables:
+            name = plotting.file_name(i, spec).replace("-heatmap-", "-heatmap-difference-")
+            drawn.append(("difference", name, plotting.difference_heatmap(spec, sc, tables["comparison"])))
+        for kind, name, fig in drawn:
+            if fig is not None:
+                plotting.save_png(fig, folder / name)
+                figures.append((kind, name, " · ".join(fig.get_suptitle().split("\n"))))
     found = make_findings(result, tables)
     facts = header_facts(result, command, tables["results"])
     if sc.path and Path(sc.path).is_file():
@@ -421,10 +425,10 @@ def _blocks(
     if sc.description:
         b.append(("p", sc.description))
     b += [("h2", "Findings"), ("list", list(found)), ("note", summary_line(result, tables))]
-    plain = [f for f in figures if f[0].kind != "forest"]
+    plain = [f for f in figures if f[0] not in ("forest", "difference")]
     if plain:
         b.append(("h2", "Plots"))
-        b += [("img", name, title) for spec, name, title in plain]
+        b += [("img", name, title) for kind, name, title in plain]
     if "comparison" in tables:
         comp = tables["comparison"]
         b += [
@@ -439,7 +443,7 @@ def _blocks(
             ),
             ("table", _summary_display(comp)),
         ]
-        b += [("img", name, title) for spec, name, title in figures if spec.kind == "forest"]
+        b += [("img", name, title) for kind, name, title in figures if kind in ("forest", "difference")]
         significant = _significant_display(comp, grid)
         b += [
             ("h3", f"Significant differences ({significant.height}), largest first"),

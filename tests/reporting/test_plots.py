@@ -84,3 +84,17 @@ def test_forest_shows_the_largest_effects_on_one_scale(compared, monkeypatch):
     assert legend == ["loaded"]  # `same` is identical everywhere: no rows, not in the legend
     comp = tables["comparison"].filter(tables["comparison"]["variant"] == "same")
     assert plots.draw(PlotSpec("forest", "win"), sc, None, comp) is None  # nothing tested: no plot
+
+
+def test_difference_heat_map_is_centred_at_zero(compared):
+    sc, tables = compared
+    spec = PlotSpec("heatmap", "win", x="need", y="flips", facet="tags")
+    fig = plots.difference_heatmap(spec, sc, tables["comparison"])
+    image = fig.axes[0].get_images()[0]
+    assert image.norm.vcenter == 0 and image.norm.vmin == -image.norm.vmax
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    # an identical cell and a significant one
+    assert "=" in texts and any(t.startswith("+") and t.endswith("*") for t in texts)
+    assert "difference from official" in fig.get_suptitle()
+    titles = [ax.get_title() for ax in fig.axes if ax.get_images()]
+    assert titles == ["loaded − official · tags=none", "loaded − official · tags=red"]  # `same`: no panel

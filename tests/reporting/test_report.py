@@ -103,7 +103,8 @@ def test_files_and_documented_columns(report, result):
     ):
         assert {f"{table}.csv", f"{table}.parquet"} <= names, table
     pngs = sorted(n for n in names if n.endswith(".png"))
-    assert [p.split("-")[2] for p in pngs] == ["heatmap", "lines", "bars", "bars", "forest"]
+    assert [p.split("-")[2] for p in pngs] == ["heatmap", "heatmap", "lines", "bars", "bars", "forest"]
+    assert "plot-01-heatmap-difference-win.png" in pngs  # the heat map of the differences too
     long = pl.read_parquet(report / "results.parquet")
     assert long.columns == ["flips", "need", "tags", *RESULT_COLUMNS]
     assert long.equals(pl.read_csv(report / "results.csv").with_columns(pl.col("exact").cast(pl.Float64)))
