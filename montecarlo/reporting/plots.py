@@ -424,7 +424,7 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
         _title(
             spec,
             f"{_cap(words(sc, spec.metric))}: differences from {baseline}\n"
-            f"{what};\n95% paired intervals; filled = significant after Holm",
+            f"{what}\n95% paired intervals; filled = significant after Holm",
             fixed,
         ),
         fontsize=10,
