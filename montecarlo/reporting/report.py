@@ -476,7 +476,9 @@ def _blocks(
                     ("table", _exact_display(tables[f"{name}-exact"], grid), f"{name}-exact"),
                 ]
         elif name.startswith("distribution-"):
-            b += [("h3", name), ("table", tables[name], name)]
+            metric = name.removeprefix("distribution-")
+            b += [("h3", name), ("note", f"probability of each value of `{metric}` (columns)"),
+                  ("table", _distribution_display(tables[name], metric), name)]
     b += [("h3", "All estimates (long form)"), ("table", tables["results"], "results")]
     b += _about(result, facts, figures, tables)
     return b
@@ -588,6 +590,14 @@ def _matrix_display(
                 )
         cols[c] = cells
     return pl.DataFrame(cols, strict=False)
+
+
+def _distribution_display(df: pl.DataFrame, metric: str) -> pl.DataFrame:
+    """Value columns named by the value alone (``3``, not ``winner_strength=3``), 3 decimals."""
+    values = [c for c in df.columns if c.startswith(f"{metric}=")]
+    return df.with_columns(
+        pl.col(c).map_elements(lambda v: fmt(v, 3), return_dtype=pl.String).fill_null("n/a") for c in values
+    ).rename({c: c.split("=", 1)[1] for c in values})
 
 
 def _exact_display(df: pl.DataFrame, grid: Sequence[str], signed: bool = False) -> pl.DataFrame:
