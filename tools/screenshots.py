@@ -57,35 +57,31 @@ def shoot(exe: str, page: Path, png: Path) -> None:
         )
 
 
-def page_width(exe: str, page: Path) -> int | None:
-    """The page's scroll width at the window width (wider than WIDTH: it scrolls sideways)."""
+def measure(exe: str, page: Path) -> tuple[int | None, int | None]:
+    """(the page's scroll width, how many tables are cut by their scroll box) at WIDTH.
+
+    A page wider than WIDTH scrolls sideways; a cut table must be scrolled inside its box.
+    The probe runs on a copy in a temporary folder (the report folder is left as it is).
+    """
     html = page.read_text(encoding="utf-8")
     probe = (
-        f"<script>document.addEventListener('DOMContentLoaded',()=>{{document.title="
-        f"'WIDTH='+{PROBE};}});</script>"
+        "<script>document.addEventListener('DOMContentLoaded',()=>{"
+        f"const cut=[...document.querySelectorAll('.scroll')].filter(e=>e.scrollWidth>e.clientWidth+1);"
+        f"document.title='WIDTH='+{PROBE}+'/'+cut.length;}});</script>"
     )
-    with tempfile.TemporaryDirectory(prefix="montecarlo-chromium-") as profile:
-        copy = page.with_name(f".probe-{page.name}")
+    with tempfile.TemporaryDirectory(prefix="montecarlo-chromium-") as tmp:
+        copy = Path(tmp) / page.name
         copy.write_text(html.replace("</head>", probe + "</head>", 1), encoding="utf-8")
-        try:
-            done = subprocess.run(
-                [
-                    exe,
-                    *FLAGS,
-                    f"--user-data-dir={profile}",
-                    f"--window-size={WIDTH},{HEIGHT}",
-                    "--dump-dom",
-                    copy.resolve().as_uri(),
-                ],
-                check=True,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-        finally:
-            copy.unlink(missing_ok=True)
+        done = subprocess.run(
+            [exe, *FLAGS, f"--user-data-dir={tmp}/profile", f"--window-size={WIDTH},{HEIGHT}",
+             "--dump-dom", copy.as_uri()],
+            check=True, capture_output=True, text=True, timeout=120,
+        )
     marker = done.stdout.split("<title>WIDTH=", 1)
-    return int(marker[1].split("<", 1)[0]) if len(marker) > 1 else None
+    if len(marker) < 2:
+        return None, None
+    width, cut = marker[1].split("<", 1)[0].split("/")
+    return int(width), int(cut)
 
 
 def main(argv: list[str]) -> int:
@@ -106,10 +102,11 @@ def main(argv: list[str]) -> int:
         name = "index" if page.parent == reports else page.parent.name
         png = out / f"{name}.png"
         shoot(exe, page, png)
-        width = page_width(exe, page)
+        width, cut = measure(exe, page)
         too_wide = width is not None and width > WIDTH
         wide += too_wide
-        print(f"{png}  page width {width} px{'  WIDER THAN THE WINDOW' if too_wide else ''}")
+        note = "  WIDER THAN THE WINDOW" if too_wide else ""
+        print(f"{png}  page width {width} px, {cut} table(s) scrolling inside their box{note}")
     print(f"{len(pages)} pages, {wide} wider than {WIDTH} px")
     return 1 if wide else 0
 

@@ -44,6 +44,7 @@ from montecarlo.reporting.tables import (
     fmt,
     holm_line,
     matrix_index,
+    matrix_layout,
     summary_line,
 )
 from montecarlo.scenarios import ScenarioResult, show_value
@@ -444,6 +445,7 @@ def _blocks(
             ("table", _summary_display(comp)),
         ]
         b += [("img", name, title) for kind, name, title in figures if kind in ("forest", "difference")]
+        columns = _columns_note(result)
         significant = _significant_display(comp, grid)
         b += [
             ("h3", f"Significant differences ({significant.height}), largest first"),
@@ -452,7 +454,7 @@ def _blocks(
         for name in tables:
             if name.startswith("difference-") and name.count("-") == 1:
                 shown, dropped = _difference_display(tables, name, grid, comp)
-                note = "95% paired intervals; * significant after Holm"
+                note = f"{columns}95% paired intervals; * significant after Holm"
                 if dropped:
                     note += f"; not shown: {', '.join(dropped)} (identical to {result.baseline} everywhere)"
                 if shown is not None:
@@ -463,11 +465,12 @@ def _blocks(
                         exact = exact.filter(~pl.col("variant").is_in(dropped))
                     b += [("h3", f"{name}-exact"), ("table", exact, f"{name}-exact")]
     b.append(("h2", "Tables"))
+    columns = _columns_note(result)
     for name in tables:
         if name.startswith("matrix-") and not name.endswith(("-ci_low", "-ci_high", "-exact")):
             b += [
                 ("h3", name),
-                ("note", "estimate [95% interval]; n/a: does not apply to the setup"),
+                ("note", f"{columns}estimate [95% interval]; n/a: does not apply to the setup"),
                 ("table", _matrix_display(tables, name, grid), name),
             ]
             if f"{name}-exact" in tables:
@@ -589,7 +592,21 @@ def _matrix_display(
                     f"{fmt(high, 4 if signed else 3, signed)}]"
                 )
         cols[c] = cells
-    return pl.DataFrame(cols, strict=False)
+    return _short_headers(pl.DataFrame(cols, strict=False), index)
+
+
+def _columns_note(result: ScenarioResult) -> str:
+    col = matrix_layout(result)[1]
+    return f"columns: `{col}`; " if col else ""
+
+
+def _short_headers(df: pl.DataFrame, index: Sequence[str]) -> pl.DataFrame:
+    """``defender=3`` -> ``3`` when every value column names the same field (the page says which)."""
+    values = [c for c in df.columns if c not in index]
+    fields = {c.split("=", 1)[0] for c in values if "=" in c}
+    if len(fields) != 1 or not all("=" in c for c in values):
+        return df
+    return df.rename({c: c.split("=", 1)[1] for c in values})
 
 
 def _distribution_display(df: pl.DataFrame, metric: str) -> pl.DataFrame:
@@ -603,11 +620,12 @@ def _distribution_display(df: pl.DataFrame, metric: str) -> pl.DataFrame:
 def _exact_display(df: pl.DataFrame, grid: Sequence[str], signed: bool = False) -> pl.DataFrame:
     index = matrix_index(df, grid)
     digits = 4 if signed else 3
-    return df.with_columns(
+    shown = df.with_columns(
         pl.col(c).map_elements(lambda v: fmt(v, digits, signed), return_dtype=pl.String)
         for c in df.columns
         if c not in index
     ).with_columns(pl.col(c).fill_null("—") for c in df.columns if c not in index)
+    return _short_headers(shown, index)
 
 
 def _difference_display(tables, stem: str, grid: Sequence[str], comp: pl.DataFrame):
@@ -812,7 +830,7 @@ def _page(title: str, body: str) -> str:
     style = (
         "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
         "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#666;font-size:10px}"
-        "th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}"
+        "th,td{border:1px solid #ccc;padding:2px 5px;text-align:right;white-space:nowrap}"
         "th{background:#f3f3f3}"
         "table.facts th,table.facts td{text-align:left;white-space:normal}"
         ".scroll{max-width:100%;overflow-x:auto}figure{margin:1em 0}img{max-width:100%;height:auto}"
