@@ -810,8 +810,10 @@ def _html_table(df: pl.DataFrame, link: str | None) -> str:
 
 
 def _html_cell(text: str) -> str:
-    """A cell; a second line (an interval) in small print below the first."""
+    """A cell; a second line (an interval) in small print below the first; long text wraps."""
     first, _, second = text.partition("\n")
+    if len(first) > 40 and not second:
+        return f'<span class="wrap">{html.escape(first)}</span>'
     return html.escape(first) + (f'<br><span class="ci">{html.escape(second)}</span>' if second else "")
 
 
@@ -828,10 +830,10 @@ def _cell(value: Any) -> str:
 
 def _page(title: str, body: str) -> str:
     style = (
-        "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
-        "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#666;font-size:10px}"
-        "th,td{border:1px solid #ccc;padding:2px 5px;text-align:right;white-space:nowrap}"
-        "th{background:#f3f3f3}"
+        "body{font-family:system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;color:#222}"
+        "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#666;font-size:9px}"
+        "th,td{border:1px solid #ccc;padding:2px 4px;text-align:right;white-space:nowrap}"
+        "th{background:#f3f3f3}.wrap{display:inline-block;min-width:16em;white-space:normal;text-align:left}"
         "table.facts th,table.facts td{text-align:left;white-space:normal}"
         ".scroll{max-width:100%;overflow-x:auto}figure{margin:1em 0}img{max-width:100%;height:auto}"
         "pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap;word-break:break-all}"

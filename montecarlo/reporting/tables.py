@@ -156,13 +156,18 @@ def comparison_table(result: ScenarioResult, alpha: float = ALPHA) -> pl.DataFra
 
 def matrix_layout(result: ScenarioResult) -> tuple[str | None, str | None]:
     """(row field, column field) of the matrices: a heat map's y/x, else the first two grid fields
-    (numbers first); with fewer than two grid fields the columns are the variants (None)."""
+    (numbers first; the longer one down the rows when it has more than 8 values); with fewer
+    than two grid fields the columns are the variants (None)."""
     for plot in result.scenario.plots:
         if plot.kind == "heatmap":
             return plot.y, plot.x
-    fields = sorted(result.scenario.grid, key=lambda f: not _numeric(result, f))
+    grid = result.scenario.grid
+    fields = sorted(grid, key=lambda f: not _numeric(result, f))
     if len(fields) >= 2:
-        return fields[0], fields[1]
+        row, col = fields[0], fields[1]
+        if len(grid[col]) > 8 and len(grid[row]) < len(grid[col]):  # long lists down, not across
+            row, col = col, row
+        return row, col
     return (fields[0] if fields else None), None
 
 
