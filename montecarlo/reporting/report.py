@@ -408,7 +408,10 @@ def _move_into_place(tmp: Path, out: Path) -> None:
     except BaseException:
         os.replace(old, out)
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    if old.is_symlink():  # --out was a link to a report folder: the link goes, its target stays
+        old.unlink()
+    else:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _blocks(

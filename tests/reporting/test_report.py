@@ -408,3 +408,13 @@ def test_reports_of_an_earlier_version_may_be_replaced_but_not_user_files(tmp_pa
     index = tmp_path / "index.html"
     index.write_text('<html><head><title>montecarlo reports</title></head><ul class="index"></ul></html>')
     check_index_out(tmp_path)
+
+
+def test_a_link_to_a_report_folder_is_replaced_by_the_new_report(tmp_path):
+    small = small_result()
+    target = write_report(small, tmp_path / "target")
+    link = tmp_path / "link"
+    link.symlink_to(target, target_is_directory=True)
+    write_report(small, link)
+    assert link.is_dir() and not link.is_symlink() and (target / "report.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "target"]
