@@ -1,0 +1,426 @@
+"""Dune: War for Arrakis: battles, Coriolis storms, sandworms, Desert Hazards, the legion you need.
+
+Thin commands over :func:`montecarlo.analysis.ask`: options become a setup, the answer is printed
+with its exact values beside the estimates (battles are exact unless ``max_rounds:N`` is
+enormous, and the command says so then). ``need`` uses the exact solver alone. Every output that
+uses the wormsign pool says that its split is an assumption. The rules as modelled:
+``docs/rules/war-for-arrakis.md``.
+"""
+
+import dataclasses
+import json
+from typing import Annotated, Optional
+
+import typer
+
+from montecarlo.analysis import ask
+from montecarlo.cli.common import RunOptions, cli_errors, emit, run_command
+from montecarlo.errors import InputError
+
+GAME = "war-for-arrakis"
+app = typer.Typer(
+    name=GAME, help="Dune: War for Arrakis: battles, storms, sandworms, Desert Hazards.", no_args_is_help=True
+)
+
+_LEGION = "A legion: comma-separated 'N kind' items and leader names, e.g. '4 regular, 1 elite, bashar'."
+Attacker = Annotated[str, typer.Option("--attacker", "-a", help=_LEGION)]
+Defender = Annotated[
+    str, typer.Option("--defender", "-d", help=_LEGION + " 'none' for an undefended settlement.")
+]
+Settlement = Annotated[
+    int, typer.Option("--settlement", help="Rank 1..3 of the defender's settlement; 0 = none.")
+]
+Cards = Annotated[
+    int, typer.Option(help="Planning cards discarded every round (+1 die each, 6 dice at most).")
+]
+Surprise = Annotated[bool, typer.Option("--surprise", help="Surprise attack (the attacker needs a leader).")]
+Policy = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--policy",
+        help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N; "
+        "never, when_outnumbered (defender).",
+    ),
+]
+Legion = Annotated[
+    str, typer.Option("--legion", "-l", help="The Harkonnen legion, e.g. '3 regular, 1 elite, bashar'.")
+]
+Terrain = Annotated[
+    str, typer.Option("--terrain", help="deep_desert, desert, minor_erg, plateau or mountain.")
+]
+
+
+def _shown(answer):
+    """The answer without the rows of impossible values (exactly 0 and never drawn), for tables."""
+    keep = {
+        name: m
+        for name, m in answer.metrics.items()
+        if "=" not in name or m.estimate > 0 or m.exact is None or m.exact > 0
+    }
+    return dataclasses.replace(answer, metrics=keep)
+
+
+def _emit(answer, run: RunOptions, title: str, extra=None) -> None:
+    emit(answer if run.json else _shown(answer), run, title, extra)
+
+
+def _policies(policy: Optional[list[str]]) -> dict[str, str]:
+    from montecarlo.games.war_for_arrakis.rules import policy_overrides
+
+    return policy_overrides(",".join(policy or ()))
+
+
+def _policy_line(rules) -> str:
+    return f"policies: attacker {rules.attack}, defender retreats {rules.retreat}"
+
+
+@app.command("battle")
+@run_command
+def battle(
+    run: RunOptions,
+    attacker: Attacker,
+    defender: Defender,
+    settlement: Settlement = 0,
+    attacker_cards: Cards = 0,
+    defender_cards: Cards = 0,
+    surprise: Surprise = False,
+    policy: Policy = None,
+) -> None:
+    """Odds of a whole battle: who wins, in how many rounds, with what losses (exact where possible).
+
+    Examples:
+        montecarlo odds war-for-arrakis -a "4 regular, bashar" -d "3 regular, naib" --settlement 2 --surprise
+        montecarlo war-for-arrakis battle -a "3 regular" -d "3 regular" --policy while_ahead
+    """
+    from montecarlo.games.war_for_arrakis.battle import chain_states
+
+    setup = {
+        "attacker": attacker,
+        "defender": defender,
+        "settlement": settlement,
+        "attacker_cards": attacker_cards,
+        "defender_cards": defender_cards,
+        "surprise": surprise,
+    }
+    overrides = _policies(policy)
+    answer = ask(GAME, "battle", setup, variants=run.variant, overrides=overrides, settings=run.settings())
+    s = answer.setup
+    exact = any(m.exact is not None for m in answer.metrics.values())
+    extra = {
+        "policies": {"attack": answer.rules.attack, "retreat": answer.rules.retreat},
+        "exact": "chain" if exact else "too large for the exact solver: estimates only",
+    }
+    where = f" in a rank-{s.settlement} settlement" if s.settlement else ""
+    title = f"War for Arrakis battle: {s.attacker} (attacker) vs {s.defender} (defender){where}"
+    if s.attacker_cards or s.defender_cards:
+        title += f"; Planning cards per round {s.attacker_cards}/{s.defender_cards}"
+    if s.surprise:
+        title += "; surprise attack"
+    _emit(answer, run, title, extra)
+    if not run.json:
+        typer.echo(_policy_line(answer.rules))
+        if not exact:
+            typer.echo(
+                f"exact: this setup is too large for the exact solver "
+                f"(about {chain_states(answer.rules, s):,} "
+                "states); the estimates above are simulated"
+            )
+
+
+ODDS = battle
+
+
+@app.command("storm")
+@run_command
+def storm(
+    run: RunOptions,
+    legion: Legion,
+    terrain: Terrain,
+    settlement: Annotated[
+        bool, typer.Option("--settlement", help="The area holds a Harkonnen settlement (no storm).")
+    ] = False,
+) -> None:
+    """Damage of one Coriolis storm on a Harkonnen legion.
+
+    Examples:
+        montecarlo war-for-arrakis storm --legion "3 regular, 1 elite, bashar" --terrain deep_desert
+    """
+    answer = ask(
+        GAME,
+        "storm",
+        {"legion": legion, "terrain": terrain, "settlement": settlement},
+        variants=run.variant,
+        settings=run.settings(),
+    )
+    s = answer.setup
+    _emit(
+        answer,
+        run,
+        f"Coriolis storm on {s.legion} in {s.terrain}" + (" (settlement: no storm)" if s.settlement else ""),
+    )
+
+
+@app.command("worm")
+@run_command
+def worm(
+    run: RunOptions,
+    legion: Legion,
+    terrain: Terrain,
+    wild_maker: Annotated[
+        bool, typer.Option("--wild-maker", help="The Wild Maker attacks (more dice).")
+    ] = False,
+    harvester: Annotated[bool, typer.Option("--harvester", help="A harvester stands in the area.")] = False,
+    carryall: Annotated[bool, typer.Option("--carryall", help="A carryall can save the harvester.")] = False,
+) -> None:
+    """Damage of one sandworm (or Wild Maker) attack on an area.
+
+    Examples:
+        montecarlo war-for-arrakis worm --legion "3 regular, 1 sardaukar" --terrain desert --harvester
+    """
+    setup = {
+        "legion": legion,
+        "terrain": terrain,
+        "wild_maker": wild_maker,
+        "harvester": harvester,
+        "carryall": carryall,
+    }
+    answer = ask(GAME, "worm", setup, variants=run.variant, settings=run.settings())
+    s = answer.setup
+    who = "Wild Maker" if s.wild_maker else "Sandworm"
+    _emit(answer, run, f"{who} attack on {s.legion}{' + harvester' if s.harvester else ''} in {s.terrain}")
+
+
+@app.command("hazards")
+@run_command
+def hazards(
+    run: RunOptions,
+    area: Annotated[
+        list[str],
+        typer.Option(
+            "--area", help="One area (repeatable): 'terrain: legion items, harvester, carryall, settlement'."
+        ),
+    ],
+    wild_maker: Annotated[bool, typer.Option("--wild-maker", help="The Wild Maker is in play.")] = False,
+) -> None:
+    """One Desert Hazards step for a Harkonnen deployment: worms, storms, losses, spice.
+
+    The wormsign pool's split (8 Sand / 4 Sandworm / 4 Burrowing) is an assumption: no source
+    publishes it. Change it with the rule fields wormsign_sand, wormsign_sandworm, wormsign_burrowing.
+
+    Examples:
+        montecarlo war-for-arrakis hazards --area "deep desert: 3 regular, harvester" --wild-maker
+    """
+    from montecarlo.games.war_for_arrakis.hazards import pool_note
+
+    answer = ask(
+        GAME,
+        "hazards",
+        {"areas": list(area), "wild_maker": wild_maker},
+        variants=run.variant,
+        settings=run.settings(),
+    )
+    note = pool_note(answer.rules)
+    _emit(answer, run, "Desert Hazards: " + "; ".join(answer.setup.areas), {"wormsign_pool": note})
+    if not run.json:
+        typer.echo(note)
+
+
+@app.command("need")
+@cli_errors
+def need(
+    defender: Defender,
+    target: Annotated[float, typer.Option("--target", help="Attacker's win probability to reach.")] = 0.8,
+    settlement: Settlement = 0,
+    leaders: Annotated[
+        str, typer.Option("--leaders", help="Leaders going with every legion tried, e.g. 'bashar'.")
+    ] = "",
+    elite: Annotated[
+        str, typer.Option("--elite", help="Kind of the upgraded units: elite, sardaukar, fedaykin.")
+    ] = "elite",
+    attacker_cards: Cards = 0,
+    defender_cards: Cards = 0,
+    surprise: Surprise = False,
+    policy: Policy = None,
+    variant: Annotated[
+        Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """The smallest attacking legion that takes a defence with at least --target probability (exact).
+
+    Legions are tried by size, and within a size with as few elites as possible (1 regular, 1 elite,
+    2 regular, 1 regular + 1 elite, ...); the legion tried just before the answer is shown beside it.
+
+    Examples:
+        montecarlo war-for-arrakis need -d "3 regular, naib" --settlement 1 --target 0.8 --leaders bashar
+    """
+    from montecarlo.games import get_game
+    from montecarlo.games.war_for_arrakis.battle import need as search
+
+    game = get_game(GAME)
+    rules = game.rules(tuple(variant or ()), _policies(policy))
+    defence = game.question("battle").setup(
+        {
+            "attacker": "1 regular" + (f", {leaders}" if leaders else ""),
+            "defender": defender,
+            "settlement": settlement,
+            "attacker_cards": attacker_cards,
+            "defender_cards": defender_cards,
+            "surprise": surprise,
+        }
+    )  # checks every option before the search
+    found, before, tried = search(
+        rules,
+        defence.defender,
+        target,
+        leaders=leaders,
+        elite=elite,
+        settlement=settlement,
+        attacker_cards=attacker_cards,
+        defender_cards=defender_cards,
+        surprise=surprise,
+    )
+    row = lambda r: None if r is None else {"legion": r.legion, "attacker_win": r.attacker_win}  # noqa: E731
+    if json_out:
+        typer.echo(
+            json.dumps(
+                {
+                    "game": GAME,
+                    "question": "need",
+                    "defender": defence.defender,
+                    "settlement": settlement,
+                    "target": target,
+                    "rules": dataclasses.asdict(rules),
+                    "found": row(found),
+                    "next_smaller" if found else "strongest_tried": row(before),
+                    "legions_solved": tried,
+                }
+            )
+        )
+        return
+    where = f" in a rank-{settlement} settlement" if settlement else ""
+    typer.echo(
+        f"Defence: {defence.defender}{where}; target attacker_win >= {target:g} (exact, "
+        f"{_policy_line(rules)})"
+    )
+    if found is None:
+        best = f"{before.legion} wins {before.attacker_win:.4f}" if before else "nothing tried"
+        typer.echo(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")
+        return
+    typer.echo(f"smallest legion: {found.legion}: attacker_win {found.attacker_win:.4f}")
+    if before is not None:
+        typer.echo(f"next smaller:    {before.legion}: attacker_win {before.attacker_win:.4f}")
+    else:
+        typer.echo("next smaller:    none (the smallest legion already reaches the target)")
+
+
+@cli_errors
+def table(
+    metric: Annotated[
+        str, typer.Option("--metric", "-m", help="e.g. attacker_win, rounds, attacker_survivors=2.")
+    ] = ("attacker_win"),
+    settlement: Settlement = 0,
+    attacker_with: Annotated[
+        str,
+        typer.Option("--attacker-with", help="Added to every attacking legion, e.g. 'bashar' or '1 elite'."),
+    ] = "",
+    defender_with: Annotated[
+        str, typer.Option("--defender-with", help="Added to every defending legion, e.g. 'naib'.")
+    ] = "",
+    attacker_cards: Cards = 0,
+    defender_cards: Cards = 0,
+    surprise: Surprise = False,
+    policy: Policy = None,
+    variant: Annotated[
+        Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """The exact 6 x 6 table of a battle metric: rows = attacking regulars, columns = defending regulars.
+
+    Every cell is exact (the battle's Markov chain); --attacker-with and --defender-with add the
+    same leaders or units to every legion of a row or column (cells over 6 units are left empty).
+
+    Examples:
+        montecarlo table war-for-arrakis --settlement 1 --attacker-with bashar
+    """
+    from montecarlo.games import get_game
+    from montecarlo.games.war_for_arrakis.battle import MAX_UNITS, exact_battle, parse_legion
+
+    game = get_game(GAME)
+    question = game.question("battle")
+    if metric not in question.reported_names():
+        raise InputError(
+            f"unknown metric {metric!r} for the battle; known: {', '.join(question.reported_names())}"
+        )
+    rules = game.rules(tuple(variant or ()), _policies(policy))
+    extra = [  # units each side's additions bring (a leader alone is checked beside one regular)
+        parse_legion(f"1 regular, {text}", what).units - 1 if text else 0
+        for text, what in ((attacker_with, "--attacker-with"), (defender_with, "--defender-with"))
+    ]
+    counts = range(1, MAX_UNITS + 1)
+    cells: dict[tuple[int, int], float | None] = {}
+    for a in counts:
+        for d in counts:
+            if a + extra[0] > MAX_UNITS or d + extra[1] > MAX_UNITS:
+                cells[a, d] = None
+                continue
+            setup = question.setup(
+                {
+                    "attacker": ", ".join(p for p in (f"{a} regular", attacker_with) if p),
+                    "defender": ", ".join(p for p in (f"{d} regular", defender_with) if p),
+                    "settlement": settlement,
+                    "attacker_cards": attacker_cards,
+                    "defender_cards": defender_cards,
+                    "surprise": surprise,
+                }
+            )
+            values = exact_battle(rules, setup)
+            if values is None:
+                raise InputError("these battles are too large for the exact solver (lower max_rounds)")
+            cells[a, d] = values[metric]
+    if json_out:
+        typer.echo(
+            json.dumps(
+                {
+                    "game": GAME,
+                    "question": "battle",
+                    "metric": metric,
+                    "exact": True,
+                    "settlement": settlement,
+                    "attacker_with": attacker_with,
+                    "defender_with": defender_with,
+                    "attacker_cards": attacker_cards,
+                    "defender_cards": defender_cards,
+                    "surprise": surprise,
+                    "variants": list(variant or ()),
+                    "rules": dataclasses.asdict(rules),
+                    "cells": [{"attacker": a, "defender": d, "exact": v} for (a, d), v in cells.items()],
+                }
+            )
+        )
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    where = f"rank-{settlement} settlement" if settlement else "no settlement"
+    shown = Table(
+        title=f"War for Arrakis battle, {metric} (exact): N regulars{_plus(attacker_with)} "
+        f"vs M regulars{_plus(defender_with)}, {where}",
+        caption=f"rows: attacking regulars, columns: defending regulars; {_policy_line(rules)}; "
+        f"{', '.join(variant or ()) or 'official rules'}",
+    )
+    shown.add_column("A \\ D", justify="right")
+    for d in counts:
+        shown.add_column(str(d), justify="right")
+    digits = 3 if "=" in metric or metric.endswith(("win", "destroyed", "retreated")) else 2
+    for a in counts:
+        shown.add_row(str(a), *("" if cells[a, d] is None else f"{cells[a, d]:.{digits}f}" for d in counts))
+    Console(width=max(100, Console().width)).print(shown)
+
+
+def _plus(extra: str) -> str:
+    return f" + {extra}" if extra else ""
+
+
+TABLE = table

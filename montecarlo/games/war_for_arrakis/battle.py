@@ -1,0 +1,813 @@
+"""Battles of Dune: War for Arrakis: legions, one round exactly, whole battles on the chain engine.
+
+The rules as modelled are in ``docs/rules/war-for-arrakis.md`` ("A battle"). A legion is written
+as comma-separated items, ``N kind`` or a leader's name: ``"4 regular, 1 elite, bashar"``,
+``"3 regular, 1 fedaykin, naib"``, ``"2 sardaukar, Feyd-Rautha"``; ``"3 regular"`` alone is a
+legion.
+
+>>> from montecarlo.games.war_for_arrakis.rules import Rules
+>>> odds = round_odds(Rules(), BattleSetup("1 regular", "1 regular"))
+>>> [round(odds[k] * 12, 6) for k in ("attacker_only", "defender_only", "both", "neither")]
+[1.0, 1.0, 3.0, 7.0]
+>>> e = exact_battle(Rules(), BattleSetup("1 regular", "1 regular"))
+>>> round(e["attacker_win"], 6), round(e["both_destroyed"], 6), round(e["rounds"], 6)
+(0.2, 0.6, 2.4)
+
+How it is computed. Casualties are taken one hit at a time in a fixed order, so a legion is
+fully described by the hits it has taken, and a battle by the pair of legions (plus, only where
+it matters, "the surprise round is still to come" and the round number under ``max_rounds:N``).
+One round's joint distribution of (hits on the attacker, hits on the defender) comes from the
+two pools' exact (Hits, Shields, Specials) distributions (:mod:`.dice`), the leaders' Specials
+best leader first, special elites cancelling Shields and Shields cancelling Hits. The battle is
+an absorbing chain over those states (:class:`montecarlo.engine.chain.Chain`): :func:`exact_battle`
+solves it backwards and the kernel samples it; a round in which nothing happens and the attacker
+continues for free is a self-loop. Only an enormous ``max_rounds:N`` makes the chain too large:
+then the kernel plays the battles round by round over arrays (:func:`simulate_direct`) and there
+is no exact value.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, NamedTuple
+
+import numpy as np
+
+from montecarlo.engine.chain import DEFAULT_MAX_STATES, Chain
+from montecarlo.errors import InputError
+from montecarlo.games.base import Metric, Question, build_dataclass
+from montecarlo.games.war_for_arrakis import dice
+from montecarlo.games.war_for_arrakis.rules import LEADERS, Rules, find_leader, leader_order
+from montecarlo.validate import is_whole, whole
+
+MAX_UNITS = 6  # stacking limit of an area (leaders are not units)
+MAX_RANK = 3  # settlement ranks: Pyon village 1, Carthag 2, Arrakeen 3 (sietches 1..3)
+MAX_CARDS = 6  # Planning cards discarded in one round (the dice cap makes more useless)
+SIDES = ("attacker", "defender")
+
+# unit kinds: name -> (index in (regular, elite, special), faction or None)
+KINDS = {
+    "regular": (0, None),
+    "regulars": (0, None),
+    "elite": (1, None),
+    "elites": (1, None),
+    "special": (2, None),
+    "specials": (2, None),
+    "special elite": (2, None),
+    "special elites": (2, None),
+    "sardaukar": (2, "harkonnen"),
+    "fedaykin": (2, "atreides"),
+}
+UNIT_NAMES = "regular, elite, special elite (sardaukar or fedaykin)"
+
+
+# --- legions ------------------------------------------------------------------------------------
+
+
+class Legion(NamedTuple):
+    """A legion: unit counts, leaders (table keys, sorted), and what its special elites are called."""
+
+    regular: int
+    elite: int
+    special: int
+    leaders: tuple[str, ...]
+    special_name: str = "special"  # sardaukar (Harkonnen), fedaykin (Atreides), or special
+
+    @property
+    def units(self) -> int:
+        return self.regular + self.elite + self.special
+
+    @property
+    def counts(self) -> tuple[int, int, int]:
+        return self.regular, self.elite, self.special
+
+
+_ITEM = re.compile(r"^(?:(-?\d+)\s*[x×]?\s+)?(.+)$")
+
+
+def parse_legion(text: Any, what: str = "legion") -> Legion:
+    """``"4 regular, 1 elite, bashar"`` -> Legion(4, 1, 0, ('bashar',)); InputError naming the fix.
+
+    >>> parse_legion("3 regular, 1 Fedaykin, naib")
+    Legion(regular=3, elite=0, special=1, leaders=('naib',), special_name='fedaykin')
+    >>> parse_legion(4)  # a bare number is that many regulars
+    Legion(regular=4, elite=0, special=0, leaders=(), special_name='special')
+    >>> parse_legion("2 elites + Feyd-Rautha + 2 bashar")
+    Legion(regular=0, elite=2, special=0, leaders=('bashar', 'bashar', 'feyd rautha'), \
+special_name='sardaukar')
+    """
+    if isinstance(text, Legion):
+        return text
+    if is_whole(text):  # a bare number: that many regulars (scenario grids)
+        text = f"{int(text)} regular"
+    if not isinstance(text, str):
+        raise InputError(f"{what} must be a legion like '4 regular, 1 elite, bashar', got {text!r}")
+    counts, leaders, factions = [0, 0, 0], [], set()
+    items = [part.strip() for part in re.split(r"[,+]", text) if part.strip()]
+    if [i.lower() for i in items] in ([], ["none"], ["empty"]):
+        return Legion(0, 0, 0, ())
+    for item in items:
+        match = _ITEM.match(" ".join(item.split()))
+        number, name = match.group(1), match.group(2)
+        count = int(number) if number is not None else 1
+        key = " ".join(name.lower().replace("-", " ").split())
+        if count < 0:
+            raise InputError(f"{what}: {item!r} has a negative count; counts are 0..{MAX_UNITS}")
+        if key in KINDS:
+            index, faction = KINDS[key]
+            counts[index] += count
+            if faction:
+                factions.add(faction)
+            continue
+        found = find_leader(name)
+        if found is None:
+            known = ", ".join(v.name for v in LEADERS.values())
+            raise InputError(
+                f"{what}: unknown unit kind or leader {name!r}; units: {UNIT_NAMES}; leaders: {known}"
+            )
+        if count > 1 and not LEADERS[found].generic:
+            raise InputError(f"{what}: there is only one {LEADERS[found].name}; write the name once")
+        leaders += [found] * count
+        factions.add(LEADERS[found].faction)
+    units = sum(counts)
+    if units > MAX_UNITS:
+        raise InputError(
+            f"{what}: {units} units, but an area holds at most {MAX_UNITS}; "
+            f"remove {units - MAX_UNITS} unit(s) (leaders do not count)"
+        )
+    if leaders and not units:
+        raise InputError(
+            f"{what}: leaders cannot stand alone; add at least one unit, e.g. '1 regular, {items[0]}'"
+        )
+    named = [k for k in leaders if not LEADERS[k].generic]
+    if len(named) != len(set(named)):
+        raise InputError(f"{what}: a named leader is listed twice")
+    if len(factions) > 1:
+        raise InputError(
+            f"{what}: mixes Atreides and Harkonnen figures (fedaykin/naib/Atreides leaders vs "
+            "sardaukar/bashar/Harkonnen leaders); a legion belongs to one faction"
+        )
+    name = {"harkonnen": "sardaukar", "atreides": "fedaykin"}.get(next(iter(factions), ""), "special")
+    return Legion(counts[0], counts[1], counts[2], tuple(sorted(leaders)), name)
+
+
+def legion_text(legion: Legion) -> str:
+    """The canonical text of a legion (what setups store and reports show).
+
+    >>> legion_text(parse_legion("naib, 3 Regulars, 1 special"))
+    '3 regular, 1 fedaykin, Naib'
+    """
+    parts = [f"{n} {kind}" for n, kind in zip(legion.counts, ("regular", "elite", legion.special_name)) if n]
+    parts += [LEADERS[k].name for k in legion.leaders]
+    return ", ".join(parts) if parts else "none"
+
+
+@dataclass(frozen=True, slots=True)
+class BattleSetup:
+    """One battle.
+
+    Attributes:
+        attacker, defender: legions as text (``"4 regular, 1 elite, bashar"``), stored in
+            canonical form. The defender may be ``"none"`` when it holds a settlement (an
+            undefended settlement falls without a roll).
+        settlement: the rank (1..3) of the defender's settlement, 0 for none. It adds that many
+            dice to the defender every round and makes each continuation cost the attacker 1 Hit.
+        attacker_cards, defender_cards: Planning cards each side discards every round (+1 die
+            each, within the 6-dice cap).
+        surprise: a surprise attack (Leadership action; the attacker needs a leader).
+    """
+
+    attacker: str
+    defender: str
+    settlement: int = 0
+    attacker_cards: int = 0
+    defender_cards: int = 0
+    surprise: bool = False
+
+    def __post_init__(self) -> None:
+        a, d = parse_legion(self.attacker, "attacker"), parse_legion(self.defender, "defender")
+        if not a.units:
+            raise InputError("attacker: a battle needs at least one attacking unit, e.g. '1 regular'")
+        if (
+            isinstance(self.settlement, bool)
+            or not is_whole(self.settlement)
+            or not 0 <= self.settlement <= MAX_RANK
+        ):
+            raise InputError(
+                f"settlement must be a rank 0..{MAX_RANK} (0 = no settlement), got {self.settlement!r}"
+            )
+        if not d.units and not self.settlement:
+            raise InputError(
+                "defender: no units and no settlement, so there is nothing to attack; "
+                "give defending units or a settlement rank"
+            )
+        for side in SIDES:
+            whole(f"{side}_cards", getattr(self, f"{side}_cards"), 0, MAX_CARDS)
+        if not isinstance(self.surprise, bool):
+            raise InputError(f"surprise must be true or false, got {self.surprise!r}")
+        if self.surprise and not a.leaders:
+            raise InputError(
+                "surprise: a surprise attack is a Leadership action and needs a leader in the "
+                "attacking legion; add one, e.g. 'bashar' or 'naib'"
+            )
+        object.__setattr__(self, "attacker", legion_text(a))
+        object.__setattr__(self, "defender", legion_text(d))
+        object.__setattr__(self, "settlement", int(self.settlement))
+
+    @property
+    def legions(self) -> tuple[Legion, Legion]:
+        return _legion(self.attacker), _legion(self.defender)
+
+
+@functools.lru_cache(maxsize=4096)
+def _legion(text: str) -> Legion:
+    return parse_legion(text)
+
+
+def parse_battle(values: Mapping[str, Any]) -> BattleSetup:
+    """Plain values (TOML, CLI) -> BattleSetup; attacker and defender are required."""
+    for side in SIDES:
+        if side not in values:
+            raise InputError(f"battle setup: {side} is required (a legion like '4 regular, 1 elite, bashar')")
+    return build_dataclass(BattleSetup, values, "battle setup")
+
+
+# --- casualties ---------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def take_hits(counts: tuple[int, int, int], hits: int) -> tuple[int, int, int]:
+    """(regular, elite, special) after ``hits`` hits, one at a time in the rule's order.
+
+    A hit removes a regular; with none left it turns an elite into a regular (plain elites before
+    special elites, which are worth more); leaders fall only with the last unit.
+
+    >>> take_hits((1, 1, 1), 2), take_hits((1, 1, 1), 3), take_hits((0, 0, 2), 3)
+    ((1, 0, 1), (0, 0, 1), (1, 0, 0))
+    """
+    r, e, s = counts
+    for _ in range(hits):
+        if r:
+            r -= 1
+        elif e:
+            e, r = e - 1, r + 1
+        elif s:
+            s, r = s - 1, r + 1
+        else:
+            break
+    return r, e, s
+
+
+def capacity(counts: tuple[int, int, int]) -> int:
+    """Hits that destroy the legion: one per regular, two per elite."""
+    return counts[0] + 2 * (counts[1] + counts[2])
+
+
+# --- one round ----------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def side_table(
+    n: int, extra_specials: int, faces: tuple[int, ...], leaders: tuple[tuple[int, int], ...]
+) -> np.ndarray:
+    """``P[H, S]``: one side's Hits and Shields after its leaders used the Specials.
+
+    ``leaders`` are (hits, shields) best first; each uses one Special, the rest are lost.
+    """
+    dist = dice.pool(n, faces)
+    extra_h = np.cumsum([0] + [h for h, _ in leaders])
+    extra_s = np.cumsum([0] + [s for _, s in leaders])
+    top_h, top_s = n + int(extra_h[-1]), n + int(extra_s[-1])
+    table = np.zeros((top_h + 1, top_s + 1))
+    for (h, s, x), p in dist.items():
+        used = min(x + extra_specials, len(leaders))
+        table[h + extra_h[used], s + extra_s[used]] += p
+    table.setflags(write=False)
+    return table
+
+
+@functools.lru_cache(maxsize=None)
+def round_table(
+    side_a: tuple, side_d: tuple, cancel_a: int, cancel_d: int, cap_a: int, cap_d: int
+) -> np.ndarray:
+    """``P[k_a, k_d]``: hits the attacker takes (k_a) and the defender takes (k_d) in one round.
+
+    ``side_x`` are the :func:`side_table` arguments of each side; ``cancel_a`` is the attacker's
+    special elites (each cancels one defender Shield), ``cancel_d`` the defender's; hits are
+    clipped at ``cap_a``/``cap_d`` (more cannot matter).
+    """
+    ta, td = side_table(*side_a), side_table(*side_d)
+    ha, sa = np.indices(ta.shape)
+    hd, sd = np.indices(td.shape)
+    sa_left = np.maximum(sa - cancel_d, 0).ravel()  # attacker's Shields left after the defender's elites
+    sd_left = np.maximum(sd - cancel_a, 0).ravel()
+    pa, pd = ta.ravel(), td.ravel()
+    on_d = np.clip(ha.ravel()[:, None] - sd_left[None, :], 0, cap_d)  # [attacker cell, defender cell]
+    on_a = np.clip(hd.ravel()[None, :] - sa_left[:, None], 0, cap_a)
+    weight = pa[:, None] * pd[None, :]
+    flat = np.bincount(
+        (on_a * (cap_d + 1) + on_d).ravel(), weights=weight.ravel(), minlength=(cap_a + 1) * (cap_d + 1)
+    )
+    table = flat.reshape(cap_a + 1, cap_d + 1)
+    table.setflags(write=False)
+    return table
+
+
+class _Context(NamedTuple):
+    """What stays fixed during one battle (the chain is built once per context)."""
+
+    rules: Rules
+    leaders: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]  # per side, best first
+    cards: tuple[int, int]
+    rank: int
+
+
+def _context(rules: Rules, setup: BattleSetup) -> _Context:
+    a, d = setup.legions
+    return _Context(
+        rules,
+        (leader_order(rules, a.leaders), leader_order(rules, d.leaders)),
+        (setup.attacker_cards, setup.defender_cards),
+        setup.settlement,
+    )
+
+
+def _sides(
+    ctx: _Context, a: tuple[int, int, int], d: tuple[int, int, int], surprise: bool
+) -> tuple[tuple, tuple]:
+    """The :func:`side_table` arguments of both sides for one round."""
+    rules = ctx.rules
+    die = surprise and rules.surprise == "die"
+    n_a = min(rules.max_dice, sum(a) + ctx.cards[0] + die)
+    n_d = min(rules.max_dice, sum(d) + ctx.cards[1] + ctx.rank)
+    special = int(surprise and rules.surprise == "special")
+    return (n_a, special, rules.die, ctx.leaders[0]), (n_d, 0, rules.die, ctx.leaders[1])
+
+
+def round_distribution(rules: Rules, setup: BattleSetup) -> dict[tuple[int, int], float]:
+    """``{(hits on the attacker, hits on the defender): p}`` of the battle's first round."""
+    ctx = _context(rules, setup)
+    a, d = (legion.counts for legion in setup.legions)
+    side_a, side_d = _sides(ctx, a, d, setup.surprise)
+    table = round_table(side_a, side_d, a[2], d[2], capacity(a), capacity(d))
+    return {(int(i), int(j)): float(table[i, j]) for i, j in zip(*np.nonzero(table))}
+
+
+def round_odds(rules: Rules, setup: BattleSetup) -> dict[str, float]:
+    """The first round alone: who is destroyed (attacker only, defender only, both, neither) and
+    the expected hits each side takes (net of Shields, clipped at what destroys the legion)."""
+    a, d = (legion.counts for legion in setup.legions)
+    ca, cd = capacity(a), capacity(d)
+    out = dict.fromkeys(
+        ("attacker_only", "defender_only", "both", "neither", "hits_on_attacker", "hits_on_defender"), 0.0
+    )
+    for (ka, kd), p in round_distribution(rules, setup).items():
+        dead_a, dead_d = ka >= ca, kd >= cd and cd > 0
+        key = (
+            "both"
+            if dead_a and dead_d
+            else "defender_only"
+            if dead_a
+            else "attacker_only"
+            if dead_d
+            else "neither"
+        )
+        out[key] += p
+        out["hits_on_attacker"] += p * ka
+        out["hits_on_defender"] += p * kd
+    return out
+
+
+# --- the chain ----------------------------------------------------------------------------------
+
+GOING, STOPPED, RETREATED, DESTROYED = 0, 1, 2, 3  # ``end`` of a state
+
+
+class BattleState(NamedTuple):
+    """Where a battle stands before a round (or how it ended).
+
+    Attributes:
+        attacker, defender: (regular, elite, special) units left.
+        surprise: the surprise attack's first round is still to come.
+        round: rounds fought so far, kept only under ``max_rounds:N`` (else 0, so that a round
+            where nothing happens is a self-loop).
+        end: GOING, or how the battle ended: STOPPED (the attacker stopped), RETREATED (the
+            defender retreated), DESTROYED (a side, or both, has no units).
+    """
+
+    attacker: tuple[int, int, int]
+    defender: tuple[int, int, int]
+    surprise: bool
+    round: int
+    end: int
+
+
+ROUND = ("round",)
+
+
+def _continuation_cost(ctx: _Context) -> int:
+    return 1 if ctx.rank > 0 or ctx.rules.continue_always_costs else 0
+
+
+def _after_round(ctx: _Context, state: BattleState, a: tuple, d: tuple) -> BattleState:
+    """The state after a round's casualties: the attacker's and the defender's decisions."""
+    if not sum(a) or not sum(d):
+        return BattleState(a, d, False, 0, DESTROYED)
+    rules, cost = ctx.rules, _continuation_cost(ctx)
+    paid = take_hits(a, cost) if cost else a
+    limit = rules.max_rounds
+    go = sum(paid) > 0  # never pay the last unit to continue
+    if go and rules.attack == "while_ahead":
+        go = sum(a) >= sum(d)
+    elif go and limit is not None:
+        go = state.round + 1 < limit
+    if not go:
+        return BattleState(a, d, False, 0, STOPPED)
+    if rules.retreat == "when_outnumbered" and sum(paid) > sum(d):
+        return BattleState(paid, d, False, 0, RETREATED)
+    return BattleState(paid, d, False, state.round + 1 if limit is not None else 0, GOING)
+
+
+def _transitions(ctx: _Context, state: BattleState) -> list[tuple[float, BattleState, tuple[str, ...]]]:
+    if state.end != GOING:
+        return []
+    a, d = state.attacker, state.defender
+    side_a, side_d = _sides(ctx, a, d, state.surprise)
+    ca, cd = capacity(a), capacity(d)
+    table = round_table(side_a, side_d, a[2], d[2], ca, cd)
+    steps = []
+    for ka, kd in zip(*np.nonzero(table)):
+        nxt = _after_round(ctx, state, take_hits(a, int(ka)), take_hits(d, int(kd)))
+        steps.append((float(table[ka, kd]), nxt, ROUND))
+    return steps
+
+
+def _outcome(end: BattleState) -> dict[str, Any]:
+    ua, ud = sum(end.attacker), sum(end.defender)
+    return {
+        "attacker_win": ua > 0 and (ud == 0 or end.end == RETREATED),
+        "defender_win": ud > 0 and (ua == 0 or end.end == STOPPED),
+        "both_destroyed": ua == 0 and ud == 0,
+        "defender_retreated": end.end == RETREATED,
+        "attacker_survivors": ua,
+        "defender_survivors": ud,
+    }
+
+
+def _start(setup: BattleSetup) -> BattleState:
+    a, d = (legion.counts for legion in setup.legions)
+    return BattleState(a, d, setup.surprise, 0, GOING if sum(d) else DESTROYED)
+
+
+def chain_states(rules: Rules, setup: BattleSetup) -> int:
+    """An upper bound on the chain's states, known before walking it.
+
+    A legion is fixed by the hits it has taken (at most ``capacity + 1`` states a side); the
+    surprise round doubles the live states, ``max_rounds:N`` multiplies them by N, and each pair
+    can also end in three ways.
+    """
+    a, d = (legion.counts for legion in setup.legions)
+    return (capacity(a) + 1) * (capacity(d) + 1) * ((1 + setup.surprise) * (rules.max_rounds or 1) + 3)
+
+
+@functools.lru_cache(maxsize=512)
+def _chain(ctx: _Context) -> Chain:
+    return Chain(functools.partial(_transitions, ctx), _outcome, CHAIN_METRICS, {"rounds": "round"})
+
+
+def exact_battle(rules: Rules, setup: BattleSetup) -> dict[str, float] | None:
+    """Every metric exactly, from the chain; None when the chain would be too large."""
+    if chain_states(rules, setup) > DEFAULT_MAX_STATES:
+        return None
+    values = _chain(_context(rules, setup)).exact(_start(setup))
+    a, d = setup.legions
+    for side, units in (("attacker", a.units), ("defender", d.units)):
+        values[f"{side}_losses"] = units - sum(v * values[f"{side}_survivors={v}"] for v in COUNTS)
+    return values
+
+
+def simulate_battle(
+    rules: Rules, setup: BattleSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """``n`` battles: sampled from the chain, or played round by round when it is too large."""
+    if chain_states(rules, setup) > DEFAULT_MAX_STATES:
+        return simulate_direct(rules, setup, n, rng)
+    out = _chain(_context(rules, setup)).sample(_start(setup), n, rng)
+    a, d = setup.legions
+    out["attacker_losses"] = np.int8(a.units) - out["attacker_survivors"].astype(np.int8)
+    out["defender_losses"] = np.int8(d.units) - out["defender_survivors"].astype(np.int8)
+    return out
+
+
+def clear_caches() -> None:
+    """Forget every memoised table and chain (for cold timings)."""
+    for cached in (side_table, round_table, _chain, take_hits, _legion, leader_order):
+        cached.cache_clear()
+    dice.clear_caches()
+
+
+# --- the direct kernel (no chain) ---------------------------------------------------------------
+
+
+def _roll(
+    rules: Rules, n_dice: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hits, Shields and Specials of one pool per trial (``n_dice[i]`` dice, at most 12)."""
+    top = int(n_dice.max(initial=0))
+    faces = rng.integers(0, rules.faces, size=(n_dice.size, top), dtype=np.int16)
+    live = np.arange(top)[None, :] < n_dice[:, None]
+    h_end, s_end = rules.hit_faces, rules.hit_faces + rules.shield_faces
+    x_end = s_end + rules.special_faces
+    hits = ((faces < h_end) & live).sum(axis=1)
+    shields = ((faces >= h_end) & (faces < s_end) & live).sum(axis=1)
+    specials = ((faces >= s_end) & (faces < x_end) & live).sum(axis=1)
+    return hits, shields, specials
+
+
+def _take(r: np.ndarray, e: np.ndarray, s: np.ndarray, k: np.ndarray) -> None:
+    """Apply ``k`` hits per trial in place (regulars, then plain elites, then special elites)."""
+    t = np.minimum(k, r)
+    r -= t
+    k = k - t
+    for elites in (e, s):
+        full = np.minimum(k // 2, elites)  # elites demoted and then removed
+        elites -= full
+        k = k - 2 * full
+        half = (k == 1) & (elites > 0)  # one more demoted to a regular
+        elites -= half
+        r += half
+        k = np.where(half, 0, k)
+
+
+def simulate_direct(
+    rules: Rules, setup: BattleSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """``n`` battles played round by round over arrays (any ``max_rounds``; no chain)."""
+    (a, d), ctx = setup.legions, _context(rules, setup)
+    side = [[np.full(n, v, dtype=np.int16) for v in legion.counts] for legion in (a, d)]
+    lead = [np.array([[0, 0], *ctx.leaders[i]], dtype=np.int16).cumsum(axis=0) for i in range(2)]
+    rounds = np.zeros(n, dtype=np.uint16)
+    end = np.full(n, GOING if d.units else DESTROYED, dtype=np.int8)
+    cost, limit = _continuation_cost(ctx), rules.max_rounds
+    first = setup.surprise
+    while True:
+        idx = np.flatnonzero(end == GOING)
+        if not idx.size:
+            break
+        ar, ae, as_ = (v[idx] for v in side[0])
+        dr, de, ds = (v[idx] for v in side[1])
+        n_a = np.minimum(
+            rules.max_dice, ar + ae + as_ + ctx.cards[0] + int(first and rules.surprise == "die")
+        )
+        n_d = np.minimum(rules.max_dice, dr + de + ds + ctx.cards[1] + ctx.rank)
+        (h_a, s_a, x_a), (h_d, s_d, x_d) = _roll(rules, n_a, rng), _roll(rules, n_d, rng)
+        x_a = x_a + int(first and rules.surprise == "special")
+        used_a, used_d = np.minimum(x_a, len(lead[0]) - 1), np.minimum(x_d, len(lead[1]) - 1)
+        h_a, s_a = h_a + lead[0][used_a, 0], s_a + lead[0][used_a, 1]
+        h_d, s_d = h_d + lead[1][used_d, 0], s_d + lead[1][used_d, 1]
+        s_a, s_d = np.maximum(s_a - ds, 0), np.maximum(s_d - as_, 0)
+        on_d, on_a = np.maximum(h_a - s_d, 0), np.maximum(h_d - s_a, 0)
+        _take(ar, ae, as_, on_a)
+        _take(dr, de, ds, on_d)
+        rounds[idx] += 1
+        ua, ud = ar + ae + as_, dr + de + ds
+        dead = (ua == 0) | (ud == 0)
+        pr, pe, ps = ar.copy(), ae.copy(), as_.copy()
+        if cost:
+            _take(pr, pe, ps, np.full(idx.size, cost))
+        go = ~dead & (pr + pe + ps > 0)
+        if rules.attack == "while_ahead":
+            go &= ua >= ud
+        elif limit is not None:
+            go &= rounds[idx] < limit
+        ar, ae, as_ = (np.where(go, p, v) for p, v in ((pr, ar), (pe, ae), (ps, as_)))
+        retreat = (
+            go & (ar + ae + as_ > ud) if rules.retreat == "when_outnumbered" else np.zeros(idx.size, bool)
+        )
+        end[idx] = np.where(dead, DESTROYED, np.where(~go, STOPPED, np.where(retreat, RETREATED, GOING)))
+        for target, values in zip(side[0] + side[1], (ar, ae, as_, dr, de, ds)):
+            target[idx] = values
+        first = False
+    ua, ud = sum(side[0]), sum(side[1])
+    return {
+        "attacker_win": (ua > 0) & ((ud == 0) | (end == RETREATED)),
+        "defender_win": (ud > 0) & ((ua == 0) | (end == STOPPED)),
+        "both_destroyed": (ua == 0) & (ud == 0),
+        "defender_retreated": end == RETREATED,
+        "rounds": rounds,
+        "attacker_losses": (a.units - ua).astype(np.int8),
+        "defender_losses": (d.units - ud).astype(np.int8),
+        "attacker_survivors": ua.astype(np.int8),
+        "defender_survivors": ud.astype(np.int8),
+    }
+
+
+# --- the slow reference -------------------------------------------------------------------------
+
+
+def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator) -> dict[str, Any]:
+    """One battle in plain Python, every die rolled one by one, the rules read literally (tests).
+
+    Each legion is a list of figures; each hit removes or demotes one figure in the rule's
+    order. Written from the rules text, not from the chain's transition function.
+    """
+    legions = setup.legions
+    units = [["regular"] * lg.regular + ["elite"] * lg.elite + ["special"] * lg.special for lg in legions]
+    start = [len(u) for u in units]
+    leaders = [[_leader_card(rules, k) for k in lg.leaders] for lg in legions]
+    for side in leaders:  # best leader first: largest hits + shields, then most hits
+        side.sort(key=lambda v: (v[0] + v[1], v[0]), reverse=True)
+    faces = ["hit"] * rules.hit_faces + ["shield"] * rules.shield_faces + ["special"] * rules.special_faces
+    faces += ["blank"] * rules.blank_faces
+    costly = setup.settlement > 0 or rules.continue_always_costs
+
+    def hit(side: int) -> None:
+        figures = units[side]
+        if "regular" in figures:
+            figures.remove("regular")
+        elif "elite" in figures:
+            figures[figures.index("elite")] = "regular"
+        elif "special" in figures:
+            figures[figures.index("special")] = "regular"
+        # with no units the hit falls on a leader; the leaders go with the last unit anyway
+
+    def roll(count: int) -> list[str]:
+        return [faces[int(rng.integers(0, len(faces)))] for _ in range(count)]
+
+    rounds, how = 0, None
+    if not units[1]:
+        how = "undefended"
+    while how is None:
+        rounds += 1
+        surprise = setup.surprise and rounds == 1
+        n_a = len(units[0]) + setup.attacker_cards + (1 if surprise and rules.surprise == "die" else 0)
+        n_d = len(units[1]) + setup.defender_cards + setup.settlement
+        results = [roll(min(n_a, rules.max_dice)), roll(min(n_d, rules.max_dice))]
+        if surprise and rules.surprise == "special":
+            results[0].append("special")
+        hits, shields = [0, 0], [0, 0]
+        for side in (0, 1):
+            hits[side] = results[side].count("hit")
+            shields[side] = results[side].count("shield")
+            specials = results[side].count("special")
+            for h, s in leaders[side][:specials]:  # one Special per leader, best first
+                hits[side] += h
+                shields[side] += s
+        for side in (0, 1):  # each special elite cancels one opposing Shield
+            shields[1 - side] = max(0, shields[1 - side] - units[side].count("special"))
+        damage = [max(0, hits[1] - shields[0]), max(0, hits[0] - shields[1])]  # hits each side takes
+        for side in (0, 1):
+            for _ in range(damage[side]):
+                hit(side)
+        if not units[0] or not units[1]:
+            how = "destroyed"
+            break
+        # the attacker decides
+        if costly and len(units[0]) == 1 and units[0][0] == "regular":
+            how = "stopped"  # paying would cost its last unit
+            break
+        if rules.attack == "while_ahead" and len(units[0]) < len(units[1]):
+            how = "stopped"
+            break
+        if rules.max_rounds is not None and rounds >= rules.max_rounds:
+            how = "stopped"
+            break
+        if costly:
+            hit(0)
+        if rules.retreat == "when_outnumbered" and len(units[0]) > len(units[1]):
+            how = "retreated"
+            break
+    ua, ud = len(units[0]), len(units[1])
+    return {
+        "attacker_win": ua > 0 and (ud == 0 or how == "retreated"),
+        "defender_win": ud > 0 and (ua == 0 or how == "stopped"),
+        "both_destroyed": ua == 0 and ud == 0,
+        "defender_retreated": how == "retreated",
+        "rounds": rounds if how != "undefended" else 0,
+        "attacker_losses": start[0] - ua,
+        "defender_losses": start[1] - ud,
+        "attacker_survivors": ua,
+        "defender_survivors": ud,
+    }
+
+
+def _leader_card(rules: Rules, key: str) -> tuple[int, int]:
+    for k, h, s in rules.leader_values:
+        if k == key:
+            return h, s
+    return LEADERS[key].hits, LEADERS[key].shields
+
+
+# --- the smallest legion that wins ----------------------------------------------------------------
+
+
+class NeedRow(NamedTuple):
+    legion: str
+    attacker_win: float
+
+
+def need(
+    rules: Rules,
+    defender: str,
+    target: float,
+    *,
+    leaders: str = "",
+    elite: str = "elite",
+    settlement: int = 0,
+    attacker_cards: int = 0,
+    defender_cards: int = 0,
+    surprise: bool = False,
+) -> tuple[NeedRow | None, NeedRow | None, int]:
+    """The smallest attacking legion that takes ``defender`` with ``attacker_win >= target``.
+
+    Legions are tried in order of size (units), and within a size with as few elites as
+    possible: 1 regular, 1 elite, 2 regular, 1 regular + 1 elite, 2 elites, 3 regular, ...
+    ``leaders`` (e.g. ``"bashar"``) go with every legion tried; ``elite`` names the upgraded kind
+    (``elite``, ``sardaukar``, ``fedaykin``).
+
+    Returns:
+        (the first legion reaching the target or None, the legion tried just before it — or the
+        strongest tried when none reaches it — and the number of legions solved).
+    """
+    if not 0 < target <= 1:
+        raise InputError(f"--target must be a probability in (0, 1], got {target}")
+    kind = " ".join(str(elite).lower().replace("-", " ").split())
+    if kind not in KINDS or KINDS[kind][0] == 0:
+        raise InputError(f"elite kind must be elite, sardaukar, fedaykin or special, got {elite!r}")
+    previous, tried = None, 0
+    for size in range(1, MAX_UNITS + 1):
+        for elites in range(size + 1):
+            parts = [
+                f"{size - elites} regular" if size > elites else "",
+                f"{elites} {kind}" if elites else "",
+                leaders,
+            ]
+            setup = BattleSetup(
+                ", ".join(p for p in parts if p),
+                defender,
+                settlement,
+                attacker_cards,
+                defender_cards,
+                surprise,
+            )
+            values = exact_battle(rules, setup)
+            if values is None:
+                raise InputError("this battle is too large for the exact solver (lower max_rounds)")
+            tried += 1
+            row = NeedRow(setup.attacker, values["attacker_win"])
+            if row.attacker_win >= target - 1e-12:
+                return row, previous, tried
+            previous = row
+    return None, previous, tried
+
+
+# --- the question -------------------------------------------------------------------------------
+
+COUNTS = tuple(range(MAX_UNITS + 1))
+CHAIN_METRICS = (
+    Metric("attacker_win", "probability", "the defender is destroyed or retreats and the attacker has units"),
+    Metric("defender_win", "probability", "the attacker is destroyed, or stops while the defender has units"),
+    Metric("both_destroyed", "probability", "both legions are destroyed (no winner)"),
+    Metric("defender_retreated", "probability", "the defender retreated (policy when_outnumbered)"),
+    Metric("rounds", "mean", "rounds of combat fought"),
+    Metric("attacker_survivors", "distribution", "attacking units left at the end", COUNTS),
+    Metric(
+        "defender_survivors", "distribution", "defending units left at the end (a retreat keeps them)", COUNTS
+    ),
+)
+METRICS = (
+    CHAIN_METRICS[:5]
+    + (
+        Metric(
+            "attacker_losses",
+            "mean",
+            "attacking units lost (continuation costs included; demotions are not losses)",
+        ),
+        Metric("defender_losses", "mean", "defending units lost"),
+    )
+    + CHAIN_METRICS[5:]
+)
+
+QUESTIONS = {
+    "battle": Question(
+        name="battle",
+        description=(
+            "whole battle of two legions (units, leaders, cards, settlement, surprise), exact where possible"
+        ),
+        setup_type=BattleSetup,
+        metrics=METRICS,
+        simulate=simulate_battle,
+        exact=exact_battle,
+        parse_setup=parse_battle,
+        reference=reference_battle,
+        example={
+            "attacker": "4 regular, 1 elite, bashar",
+            "defender": "3 regular, 1 fedaykin, naib",
+            "settlement": 2,
+            "attacker_cards": 1,
+            "surprise": True,
+        },
+    ),
+}

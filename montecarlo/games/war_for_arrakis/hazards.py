@@ -1,0 +1,679 @@
+"""Coriolis storms, sandworm attacks and the Desert Hazards step of Dune: War for Arrakis.
+
+The rules as modelled are in ``docs/rules/war-for-arrakis.md`` ("Storms", "Sandworms",
+"Desert Hazards"). A storm or a worm rolls combat dice at a Harkonnen legion; Shields do
+nothing, a Hit is 1 hit and a Special a number of hits that depends on the terrain; casualties
+are taken as in a battle. The Desert Hazards step draws one wormsign token per desert area that
+holds a Harkonnen legion or harvester, without replacement, from a pool whose split is an
+ASSUMPTION (8 Sand / 4 Sandworm / 4 Burrowing by default: no source publishes it); then the
+storms strike; then the harvesters left collect spice.
+
+>>> from montecarlo.games.war_for_arrakis.rules import Rules
+>>> e = exact_storm(Rules(), StormSetup("2 regular", "deep desert"))
+>>> round(e["destroyed"], 6), round(e["units_lost"], 6)  # P(2+ hits) = 1 - 1/9 - 1/3 = 5/9
+(0.555556, 1.444444)
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Mapping, NamedTuple
+
+import numpy as np
+
+from montecarlo.errors import InputError
+from montecarlo.games.base import Metric, Question, build_dataclass
+from montecarlo.games.war_for_arrakis import dice
+from montecarlo.games.war_for_arrakis.battle import Legion, capacity, legion_text, parse_legion, take_hits
+from montecarlo.games.war_for_arrakis.rules import DESERTS, EXPOSED, TERRAINS, Rules
+
+MAX_AREAS = 10
+POOL_NOTE = (
+    "wormsign pool {sand} Sand / {worm} Sandworm / {burrow} Burrowing: an ASSUMPTION "
+    "(the split is not published)"
+)
+FLAGS = ("harvester", "carryall", "settlement")
+
+
+def terrain(value: Any, what: str = "terrain") -> str:
+    """'Deep Desert' / 'deep-desert' / 'deep_desert' -> 'deep_desert'; InputError if unknown."""
+    key = "_".join(str(value).strip().lower().replace("-", " ").replace("_", " ").split())
+    if key not in TERRAINS:
+        raise InputError(f"{what}: unknown terrain {value!r}; known: {', '.join(TERRAINS)}")
+    return key
+
+
+def _harkonnen(legion: Legion, what: str) -> Legion:
+    from montecarlo.games.war_for_arrakis.rules import LEADERS
+
+    if any(LEADERS[k].faction == "atreides" for k in legion.leaders):
+        raise InputError(
+            f"{what}: storms and sandworms strike Harkonnen legions; this one has Atreides leaders"
+        )
+    return legion
+
+
+def pool_note(rules: Rules) -> str:
+    """The line every output that uses the wormsign pool carries."""
+    sand, worm, burrow = rules.pool
+    note = POOL_NOTE.format(sand=sand, worm=worm, burrow=burrow)
+    return (
+        note
+        if rules.pool_is_assumed
+        else note.replace("an ASSUMPTION", "as given").replace(" (the split is not published)", "")
+    )
+
+
+# --- one storm, one worm ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StormSetup:
+    """A Coriolis storm on one Harkonnen legion.
+
+    Attributes:
+        legion: the legion (``"3 regular, 1 elite, bashar"``).
+        terrain: deep_desert, desert, minor_erg, plateau or mountain (never struck).
+        settlement: the area holds a Harkonnen settlement (never struck).
+    """
+
+    legion: str
+    terrain: str
+    settlement: bool = False
+
+    def __post_init__(self) -> None:
+        found = _harkonnen(parse_legion(self.legion, "legion"), "legion")
+        if not found.units:
+            raise InputError("legion: a storm strikes a legion; give at least one unit")
+        object.__setattr__(self, "legion", legion_text(found))
+        object.__setattr__(self, "terrain", terrain(self.terrain))
+        if not isinstance(self.settlement, bool):
+            raise InputError(f"settlement must be true or false, got {self.settlement!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class WormSetup:
+    """A sandworm attack on one area.
+
+    Attributes:
+        legion: the Harkonnen legion there, or ``"none"`` for a harvester alone.
+        terrain: deep_desert, desert, minor_erg or plateau (worms never reach a Mountain area).
+        wild_maker: the attacker is the Wild Maker (more dice).
+        harvester: a harvester stands in the area; it is lost if the worm destroys every unit
+            there (or if it stands alone), unless a carryall saves it.
+        carryall: a carryall in a connected Air zone saves the harvester.
+    """
+
+    legion: str
+    terrain: str
+    wild_maker: bool = False
+    harvester: bool = False
+    carryall: bool = False
+
+    def __post_init__(self) -> None:
+        found = _harkonnen(parse_legion(self.legion, "legion"), "legion")
+        place = terrain(self.terrain)
+        for name in ("wild_maker", "harvester", "carryall"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if place == "mountain":
+            raise InputError(
+                "terrain: sandworms never attack a Mountain area; choose deep_desert, desert, "
+                "minor_erg or plateau"
+            )
+        if not found.units and not self.harvester:
+            raise InputError("legion: the worm needs a target; give units or harvester = true")
+        if self.harvester and place not in DESERTS:
+            raise InputError(
+                f"harvester: harvesters stand only in desert areas (deep_desert, desert), not {place}"
+            )
+        object.__setattr__(self, "legion", legion_text(found))
+        object.__setattr__(self, "terrain", place)
+
+
+def parse_storm(values: Mapping[str, Any]) -> StormSetup:
+    for name in ("legion", "terrain"):
+        if name not in values:
+            raise InputError(f"storm setup: {name} is required")
+    return build_dataclass(StormSetup, values, "storm setup")
+
+
+def parse_worm(values: Mapping[str, Any]) -> WormSetup:
+    for name in ("legion", "terrain"):
+        if name not in values:
+            raise InputError(f"worm setup: {name} is required")
+    return build_dataclass(WormSetup, values, "worm setup")
+
+
+def storm_dice(rules: Rules, place: str, settlement: bool = False) -> tuple[int, int]:
+    """(dice, hits per Special) of a storm in this terrain; (0, 0) where storms never strike."""
+    if place not in EXPOSED or settlement:
+        return 0, 0
+    i = EXPOSED.index(place)
+    return rules.storm_dice[i], rules.storm_special_hits[i]
+
+
+def worm_dice(rules: Rules, place: str, wild_maker: bool = False) -> tuple[int, int]:
+    """(dice, hits per Special) of a sandworm attack in this terrain."""
+    i = EXPOSED.index(place)
+    return rules.worm_dice[i] + (rules.wild_maker_extra_dice if wild_maker else 0), rules.worm_special_hits[i]
+
+
+def _strike(rules: Rules, counts: tuple[int, int, int], n: int, special: int) -> dict[str, float]:
+    """Exact metrics of ``n`` dice striking a legion (hits, units lost, destroyed, survivors)."""
+    dist = dice.damage(n, rules.die, special) if n else (1.0,)
+    cap, units = capacity(counts), sum(counts)
+    out = {f"hits={k}": 0.0 for k in HITS}
+    out.update({f"survivors={k}": 0.0 for k in SURVIVORS}, units_lost=0.0, destroyed=0.0)
+    for k, p in enumerate(dist):
+        left = sum(take_hits(counts, min(k, cap)))
+        if k in HITS:
+            out[f"hits={k}"] += p
+        out[f"survivors={left}"] += p
+        out["units_lost"] += p * (units - left)
+        out["destroyed"] += p * (left == 0)
+    return out
+
+
+def exact_storm(rules: Rules, setup: StormSetup) -> dict[str, float]:
+    """The storm's metrics exactly: the dice's hit distribution (multinomial) through the casualties."""
+    return _strike(
+        rules, parse_legion(setup.legion).counts, *storm_dice(rules, setup.terrain, setup.settlement)
+    )
+
+
+def exact_worm(rules: Rules, setup: WormSetup) -> dict[str, float]:
+    """The worm's metrics exactly."""
+    counts = parse_legion(setup.legion).counts
+    out = _strike(rules, counts, *worm_dice(rules, setup.terrain, setup.wild_maker))
+    alone = not sum(counts)
+    if alone:
+        out["destroyed"] = 0.0  # no legion to destroy
+    lost = 1.0 if alone else out["destroyed"]
+    out["harvester_lost"] = lost if setup.harvester and not setup.carryall else 0.0
+    return out
+
+
+def _roll_hits(
+    rules: Rules, n_dice: np.ndarray | int, special: int, size: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Hits of ``n_dice`` dice per trial (Hit = 1, Special = ``special``, Shield and blank 0)."""
+    n_dice = np.broadcast_to(np.asarray(n_dice, dtype=np.int64), (size,))
+    top = int(n_dice.max(initial=0))
+    if top == 0:
+        return np.zeros(size, dtype=np.int16)
+    faces = rng.integers(0, rules.faces, size=(size, top), dtype=np.int16)
+    live = np.arange(top)[None, :] < n_dice[:, None]
+    value = np.zeros(rules.faces, dtype=np.int16)
+    value[: rules.hit_faces] = 1
+    value[
+        rules.hit_faces + rules.shield_faces : rules.hit_faces + rules.shield_faces + rules.special_faces
+    ] = special
+    return (value[faces] * live).sum(axis=1, dtype=np.int16)
+
+
+@functools.lru_cache(maxsize=1024)
+def _left_table(counts: tuple[int, int, int]) -> np.ndarray:
+    """Units left after k hits, k = 0..capacity."""
+    return np.array([sum(take_hits(counts, k)) for k in range(capacity(counts) + 1)], dtype=np.int8)
+
+
+def _strike_arrays(counts: tuple[int, int, int], hits: np.ndarray) -> dict[str, np.ndarray]:
+    left = _left_table(counts)[np.minimum(hits, capacity(counts))]
+    return {
+        "hits": hits.astype(np.int16),
+        "units_lost": (sum(counts) - left).astype(np.int8),
+        "destroyed": left == 0,
+        "survivors": left.astype(np.int8),
+    }
+
+
+def simulate_storm(
+    rules: Rules, setup: StormSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """``n`` storms: the dice rolled over arrays, casualties by table."""
+    dice_n, special = storm_dice(rules, setup.terrain, setup.settlement)
+    return _strike_arrays(parse_legion(setup.legion).counts, _roll_hits(rules, dice_n, special, n, rng))
+
+
+def simulate_worm(rules: Rules, setup: WormSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """``n`` sandworm attacks."""
+    counts = parse_legion(setup.legion).counts
+    out = _strike_arrays(
+        counts, _roll_hits(rules, *worm_dice(rules, setup.terrain, setup.wild_maker), n, rng)
+    )
+    if not sum(counts):
+        out["destroyed"] = np.zeros(n, dtype=bool)
+        lost = np.ones(n, dtype=bool)
+    else:
+        lost = out["destroyed"]
+    out["harvester_lost"] = lost & (setup.harvester and not setup.carryall)
+    return out
+
+
+# --- plain-Python references --------------------------------------------------------------------
+
+
+def _figures(legion: Legion) -> list[str]:
+    return ["regular"] * legion.regular + ["elite"] * legion.elite + ["special"] * legion.special
+
+
+def _hit(figures: list[str]) -> None:
+    """One hit: a regular falls; else an elite (plain first) becomes a regular."""
+    if "regular" in figures:
+        figures.remove("regular")
+    elif "elite" in figures:
+        figures[figures.index("elite")] = "regular"
+    elif "special" in figures:
+        figures[figures.index("special")] = "regular"
+
+
+def _dice_hits(rules: Rules, count: int, special: int, rng: np.random.Generator) -> int:
+    faces = ["hit"] * rules.hit_faces + ["shield"] * rules.shield_faces + ["special"] * rules.special_faces
+    faces += ["blank"] * rules.blank_faces
+    hits = 0
+    for _ in range(count):
+        face = faces[int(rng.integers(0, len(faces)))]
+        hits += 1 if face == "hit" else special if face == "special" else 0
+    return hits
+
+
+def reference_storm(rules: Rules, setup: StormSetup, rng: np.random.Generator) -> dict[str, Any]:
+    """One storm, dice rolled one by one, figures removed one hit at a time."""
+    figures = _figures(parse_legion(setup.legion))
+    start = len(figures)
+    struck = setup.terrain != "mountain" and not setup.settlement
+    i = EXPOSED.index(setup.terrain) if struck else 0
+    hits = _dice_hits(rules, rules.storm_dice[i], rules.storm_special_hits[i], rng) if struck else 0
+    for _ in range(hits):
+        _hit(figures)
+    return {
+        "hits": hits,
+        "units_lost": start - len(figures),
+        "destroyed": not figures,
+        "survivors": len(figures),
+    }
+
+
+def reference_worm(rules: Rules, setup: WormSetup, rng: np.random.Generator) -> dict[str, Any]:
+    """One sandworm attack, dice rolled one by one."""
+    figures = _figures(parse_legion(setup.legion))
+    start = len(figures)
+    i = EXPOSED.index(setup.terrain)
+    count = rules.worm_dice[i] + (rules.wild_maker_extra_dice if setup.wild_maker else 0)
+    hits = _dice_hits(rules, count, rules.worm_special_hits[i], rng)
+    for _ in range(hits):
+        _hit(figures)
+    destroyed = start > 0 and not figures
+    harvester_lost = setup.harvester and not setup.carryall and (start == 0 or destroyed)
+    return {
+        "hits": hits,
+        "units_lost": start - len(figures),
+        "destroyed": destroyed,
+        "survivors": len(figures),
+        "harvester_lost": harvester_lost,
+    }
+
+
+# --- Desert Hazards -----------------------------------------------------------------------------
+
+
+class Area(NamedTuple):
+    """One area of a Harkonnen deployment."""
+
+    terrain: str
+    legion: Legion
+    harvester: bool
+    carryall: bool
+    settlement: bool
+
+    @property
+    def token(self) -> bool:
+        """A wormsign token is placed here: a desert area with a Harkonnen legion or harvester."""
+        return self.terrain in DESERTS and (self.legion.units > 0 or self.harvester)
+
+
+def parse_area(text: Any, what: str = "area") -> Area:
+    """``"deep desert: 3 regular, harvester, carryall"`` -> Area.
+
+    >>> parse_area("Deep Desert: 2 regular, bashar, harvester")
+    Area(terrain='deep_desert', legion=Legion(regular=2, elite=0, special=0, leaders=('bashar',), \
+special_name='sardaukar'), harvester=True, carryall=False, settlement=False)
+    """
+    if not isinstance(text, str) or ":" not in text:
+        raise InputError(f"{what} must look like 'deep desert: 3 regular, harvester', got {text!r}")
+    place, _, rest = text.partition(":")
+    place = terrain(place, what)
+    items = [p.strip() for p in rest.replace("+", ",").split(",") if p.strip()]
+    flags = {f: False for f in FLAGS}
+    units = []
+    for item in items:
+        key = item.lower()
+        if key in FLAGS or key.rstrip("s") in FLAGS:
+            flags[key.rstrip("s") if key not in FLAGS else key] = True
+        else:
+            units.append(item)
+    legion = _harkonnen(parse_legion(", ".join(units) or "none", what), what)
+    if flags["harvester"] and place not in DESERTS:
+        raise InputError(f"{what}: harvesters stand only in desert areas (deep desert, desert), not {place}")
+    if flags["carryall"] and not flags["harvester"]:
+        raise InputError(f"{what}: a carryall only saves a harvester; this area has none")
+    if not legion.units and not flags["harvester"]:
+        raise InputError(f"{what}: an area of the deployment needs a legion or a harvester")
+    return Area(place, legion, flags["harvester"], flags["carryall"], flags["settlement"])
+
+
+def area_text(area: Area) -> str:
+    """The canonical text of an area."""
+    parts = [legion_text(area.legion)] if area.legion.units else []
+    parts += [f for f in FLAGS if getattr(area, f)]
+    return f"{area.terrain}: {', '.join(parts)}"
+
+
+@dataclass(frozen=True, slots=True)
+class HazardsSetup:
+    """A Harkonnen deployment facing one Desert Hazards step.
+
+    Attributes:
+        areas: one text per area, ``"terrain: legion items, harvester, carryall, settlement"``
+            (a list, or one string with areas separated by ``;``), resolved in this order.
+        wild_maker: the Wild Maker is in play: the first worm that appears where a legion stands
+            is the Wild Maker (more dice).
+    """
+
+    areas: tuple[str, ...]
+    wild_maker: bool = False
+
+    def __post_init__(self) -> None:
+        items = self.areas.split(";") if isinstance(self.areas, str) else list(self.areas)
+        items = [i for i in items if str(i).strip()]
+        if not 1 <= len(items) <= MAX_AREAS:
+            raise InputError(f"areas: give 1..{MAX_AREAS} areas, got {len(items)}")
+        parsed = [parse_area(str(i).strip(), f"area {n + 1}") for n, i in enumerate(items)]
+        object.__setattr__(self, "areas", tuple(area_text(a) for a in parsed))
+        if not isinstance(self.wild_maker, bool):
+            raise InputError(f"wild_maker must be true or false, got {self.wild_maker!r}")
+
+    @property
+    def parsed(self) -> tuple[Area, ...]:
+        return _areas(self.areas)
+
+
+@functools.lru_cache(maxsize=1024)
+def _areas(texts: tuple[str, ...]) -> tuple[Area, ...]:
+    return tuple(parse_area(t) for t in texts)
+
+
+def parse_hazards(values: Mapping[str, Any]) -> HazardsSetup:
+    if "areas" not in values:
+        raise InputError("hazards setup: areas is required (e.g. ['deep desert: 3 regular, harvester'])")
+    return build_dataclass(HazardsSetup, values, "hazards setup")
+
+
+def _check_pool(rules: Rules, setup: HazardsSetup) -> int:
+    tokens = sum(a.token for a in setup.parsed)
+    if tokens > rules.pool_size:
+        raise InputError(f"areas: {tokens} areas need a wormsign token but the pool holds {rules.pool_size}")
+    return tokens
+
+
+SAND, WORM, BURROW = 0, 1, 2
+
+
+def _spice(rules: Rules, area: Area) -> int:
+    return rules.deep_desert_spice if area.terrain == "deep_desert" else rules.desert_spice
+
+
+@functools.lru_cache(maxsize=4096)
+def _area_outcomes(
+    rules: Rules, area: Area, worm: bool, wild: bool
+) -> tuple[tuple[float, int, int, int, int], ...]:
+    """((p, units lost, legion destroyed, harvester lost, spice), ...) of one area, given the worm."""
+    counts, units = area.legion.counts, area.legion.units
+    cap = capacity(counts)
+    n_storm, s_storm = storm_dice(rules, area.terrain, area.settlement)
+    storm = dice.damage(n_storm, rules.die, s_storm) if n_storm and units else (1.0,)
+    worm_hits: tuple[float, ...] = (1.0,)
+    if worm and units:
+        n_worm, s_worm = worm_dice(rules, area.terrain, wild)
+        worm_hits = dice.damage(n_worm, rules.die, s_worm)
+    out: dict[tuple[int, int, int, int], float] = {}
+    for k1, p1 in enumerate(worm_hits):
+        eaten = units > 0 and k1 >= cap
+        lost_harvester = area.harvester and not area.carryall and worm and (units == 0 or eaten)
+        spice = _spice(rules, area) if area.harvester and not lost_harvester else 0
+        for k2, p2 in enumerate(storm if not eaten else (1.0,)):
+            left = sum(take_hits(counts, min(k1 + k2, cap)))
+            key = (units - left, int(units > 0 and left == 0), int(lost_harvester), spice)
+            out[key] = out.get(key, 0.0) + p1 * p2
+    return tuple((p, *k) for k, p in out.items() if p > 0)
+
+
+def _worm_appears(area: Area, kind: int) -> bool:
+    return kind == WORM or (kind == BURROW and area.terrain == "deep_desert")
+
+
+def exact_hazards(rules: Rules, setup: HazardsSetup) -> dict[str, float]:
+    """Every metric exactly: tokens drawn without replacement, area by area, by dynamic programming.
+
+    The state after each area is (tokens of each kind drawn so far, Wild Maker used) with the
+    joint distribution of the running totals (worms, units lost, legions destroyed, harvesters
+    lost, spice).
+    """
+    _check_pool(rules, setup)
+    pool = rules.pool
+    states: dict[tuple, dict[tuple, float]] = {((0, 0, 0), False): {(0, 0, 0, 0, 0): 1.0}}
+    for area in setup.parsed:
+        nxt: dict[tuple, dict[tuple, float]] = {}
+        for (drawn, used), totals in states.items():
+            if area.token:
+                left = [pool[k] - drawn[k] for k in range(3)]
+                kinds = [(k, left[k] / sum(left)) for k in range(3) if left[k]]
+            else:
+                kinds = [(None, 1.0)]
+            for kind, pk in kinds:
+                worm = kind is not None and _worm_appears(area, kind)
+                wild = setup.wild_maker and worm and not used and area.legion.units > 0
+                key = (tuple(d + (k == kind) for k, d in enumerate(drawn)), used or wild)
+                bucket = nxt.setdefault(key, {})
+                for p, lost, dead, harvester, spice in _area_outcomes(rules, area, worm, wild):
+                    for (w, u, ld, h, sp), pt in totals.items():
+                        t = (w + worm, u + lost, ld + dead, h + harvester, sp + spice)
+                        bucket[t] = bucket.get(t, 0.0) + pt * pk * p
+        states = nxt
+    out = {name: 0.0 for m in HAZARD_METRICS for name in m.reported_names()}
+    for totals in states.values():
+        for (w, u, ld, h, sp), p in totals.items():
+            for name, v in (("worms", w), ("units_lost", u), ("harvesters_lost", h), ("spice", sp)):
+                if f"{name}={v}" in out:
+                    out[f"{name}={v}"] += p
+            out["expected_units_lost"] += p * u
+            out["legions_destroyed"] += p * ld
+            out["expected_spice"] += p * sp
+    return out
+
+
+def simulate_hazards(
+    rules: Rules, setup: HazardsSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """``n`` Desert Hazards steps over arrays: a shuffled pool per trial, dice rolled per area."""
+    tokens = _check_pool(rules, setup)
+    pool = np.repeat(np.array([SAND, WORM, BURROW], dtype=np.int8), rules.pool)
+    drawn = pool[np.argsort(rng.random((n, pool.size)), axis=1)[:, :tokens]] if tokens else None
+    worms = np.zeros(n, dtype=np.int16)
+    lost, dead, harvesters, spice = (np.zeros(n, dtype=np.int16) for _ in range(4))
+    used = np.zeros(n, dtype=bool)
+    t = 0
+    for area in setup.parsed:
+        counts, units = area.legion.counts, area.legion.units
+        if area.token:
+            kind = drawn[:, t]
+            t += 1
+            worm = (kind == WORM) | ((kind == BURROW) & (area.terrain == "deep_desert"))
+        else:
+            worm = np.zeros(n, dtype=bool)
+        worms += worm
+        hits = np.zeros(n, dtype=np.int16)
+        eaten = np.zeros(n, dtype=bool)
+        if units:
+            wild = worm & ~used if setup.wild_maker else np.zeros(n, dtype=bool)
+            used |= wild
+            base, special = worm_dice(rules, area.terrain) if area.terrain in EXPOSED else (0, 0)
+            n_dice = np.where(worm, base + wild * rules.wild_maker_extra_dice, 0)
+            hits = _roll_hits(rules, n_dice, special, n, rng)
+            eaten = hits >= capacity(counts)
+            n_storm, s_storm = storm_dice(rules, area.terrain, area.settlement)
+            hits = hits + np.where(eaten, 0, _roll_hits(rules, n_storm, s_storm, n, rng))
+            left = _left_table(counts)[np.minimum(hits, capacity(counts))]
+            lost += units - left
+            dead += left == 0
+        if area.harvester:
+            gone = worm & (eaten if units else True) & (not area.carryall)
+            harvesters += gone
+            spice += np.where(gone, 0, _spice(rules, area)).astype(np.int16)
+    return {
+        "worms": worms,
+        "units_lost": lost,
+        "expected_units_lost": lost,
+        "legions_destroyed": dead,
+        "harvesters_lost": harvesters,
+        "spice": spice,
+        "expected_spice": spice,
+    }
+
+
+def reference_hazards(rules: Rules, setup: HazardsSetup, rng: np.random.Generator) -> dict[str, Any]:
+    """One Desert Hazards step in plain Python: a real pool of tokens shuffled, dice one by one."""
+    pool = ["sand"] * rules.wormsign_sand + ["sandworm"] * rules.wormsign_sandworm
+    pool += ["burrowing"] * rules.wormsign_burrowing
+    pool = [pool[i] for i in rng.permutation(len(pool))]
+    worms = lost = dead = harvesters = spice = 0
+    wild_maker_free = setup.wild_maker
+    for area in setup.parsed:
+        figures = _figures(area.legion)
+        start = len(figures)
+        worm = False
+        if area.terrain in ("deep_desert", "desert") and (figures or area.harvester):
+            token = pool.pop(0)  # placed face down, then revealed
+            worm = token == "sandworm" or (token == "burrowing" and area.terrain == "deep_desert")
+        worms += worm
+        harvester = area.harvester
+        if worm and figures:
+            i = EXPOSED.index(area.terrain)
+            count = rules.worm_dice[i]
+            if wild_maker_free:
+                count += rules.wild_maker_extra_dice
+                wild_maker_free = False
+            for _ in range(_dice_hits(rules, count, rules.worm_special_hits[i], rng)):
+                _hit(figures)
+            if not figures and harvester and not area.carryall:
+                harvester = False
+        elif worm and harvester and not area.carryall:
+            harvester = False
+        if figures and area.terrain != "mountain" and not area.settlement:
+            i = EXPOSED.index(area.terrain)
+            for _ in range(_dice_hits(rules, rules.storm_dice[i], rules.storm_special_hits[i], rng)):
+                _hit(figures)
+        lost += start - len(figures)
+        dead += start > 0 and not figures
+        if area.harvester and not harvester:
+            harvesters += 1
+        if harvester:
+            spice += rules.deep_desert_spice if area.terrain == "deep_desert" else rules.desert_spice
+    return {
+        "worms": worms,
+        "units_lost": lost,
+        "expected_units_lost": lost,
+        "legions_destroyed": dead,
+        "harvesters_lost": harvesters,
+        "spice": spice,
+        "expected_spice": spice,
+    }
+
+
+# --- questions ----------------------------------------------------------------------------------
+
+HITS = tuple(range(13))
+SURVIVORS = tuple(range(7))
+_STRIKE = (
+    Metric("hits", "distribution", "hits the dice inflict (Shields count for nothing)", HITS),
+    Metric("units_lost", "mean", "units lost (an elite turned regular is not lost)"),
+    Metric("destroyed", "probability", "every unit of the legion is lost (its leaders too)"),
+    Metric("survivors", "distribution", "units left", SURVIVORS),
+)
+HAZARD_METRICS = (
+    Metric(
+        "worms",
+        "distribution",
+        "sandworms that appear (wormsign pool split assumed)",
+        tuple(range(MAX_AREAS + 1)),
+    ),
+    Metric("expected_units_lost", "mean", "units lost to worms and storms (wormsign pool split assumed)"),
+    Metric(
+        "units_lost",
+        "distribution",
+        "units lost to worms and storms (wormsign pool split assumed)",
+        tuple(range(31)),
+    ),
+    Metric("legions_destroyed", "mean", "legions wiped out (wormsign pool split assumed)"),
+    Metric(
+        "harvesters_lost",
+        "distribution",
+        "harvesters lost to worms (wormsign pool split assumed)",
+        tuple(range(MAX_AREAS + 1)),
+    ),
+    Metric("expected_spice", "mean", "spice the harvesters left collect (wormsign pool split assumed)"),
+    Metric(
+        "spice",
+        "distribution",
+        "spice the harvesters left collect (wormsign pool split assumed)",
+        tuple(range(2 * MAX_AREAS + 1)),
+    ),
+)
+
+QUESTIONS = {
+    "storm": Question(
+        name="storm",
+        description="a Coriolis storm on one Harkonnen legion, by terrain",
+        setup_type=StormSetup,
+        metrics=_STRIKE,
+        simulate=simulate_storm,
+        exact=exact_storm,
+        parse_setup=parse_storm,
+        reference=reference_storm,
+        example={"legion": "3 regular, 1 elite, bashar", "terrain": "deep_desert"},
+    ),
+    "worm": Question(
+        name="worm",
+        description="a sandworm (or Wild Maker) attack on one area, by terrain, with its harvester",
+        setup_type=WormSetup,
+        metrics=_STRIKE + (Metric("harvester_lost", "probability", "the area's harvester is lost"),),
+        simulate=simulate_worm,
+        exact=exact_worm,
+        parse_setup=parse_worm,
+        reference=reference_worm,
+        example={"legion": "3 regular, 1 sardaukar", "terrain": "desert", "harvester": True},
+    ),
+    "hazards": Question(
+        name="hazards",
+        description=(
+            "one Desert Hazards step for a Harkonnen deployment: wormsigns drawn without replacement "
+            "(pool split 8/4/4 is an ASSUMPTION), worms, storms, spice"
+        ),
+        setup_type=HazardsSetup,
+        metrics=HAZARD_METRICS,
+        simulate=simulate_hazards,
+        exact=exact_hazards,
+        parse_setup=parse_hazards,
+        reference=reference_hazards,
+        example={
+            "areas": [
+                "deep_desert: 3 regular, 1 elite, bashar, harvester",
+                "deep_desert: harvester",
+                "desert: 2 regular, harvester, carryall",
+                "plateau: 2 regular",
+            ]
+        },
+    ),
+}

@@ -1,0 +1,204 @@
+"""``montecarlo war-for-arrakis ...`` and ``montecarlo odds war-for-arrakis``: JSON with exact values
+beside estimates, policies, the too-large note, storms, worms, hazards with the wormsign
+assumption, ``need``; every bad input is one line on stderr and exit code 2."""
+
+import json
+import math
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from montecarlo.cli.war_for_arrakis import ODDS, TABLE, app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+def run_json(*args, trials=20_000):
+    result = run(*args, "--trials", str(trials), "--seed", "7", "--json", "--quiet")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def odds_app() -> typer.Typer:
+    throwaway = typer.Typer()
+    throwaway.command("war-for-arrakis")(ODDS)
+    throwaway.command("other")(lambda: None)  # a second command keeps the subcommand name
+    return throwaway
+
+
+def test_exact_table():
+    throwaway = typer.Typer()
+    throwaway.command("war-for-arrakis")(TABLE)
+    throwaway.command("other")(lambda: None)
+    result = runner.invoke(throwaway, ["war-for-arrakis", "--json"])
+    assert result.exit_code == 0, result.output
+    cells = {(c["attacker"], c["defender"]): c["exact"] for c in json.loads(result.stdout)["cells"]}
+    assert cells[1, 1] == pytest.approx(1 / 5) and len(cells) == 36
+    result = runner.invoke(
+        throwaway,
+        ["war-for-arrakis", "--settlement", "2", "--attacker-with", "1 elite, bashar", "-m", "rounds"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "rounds (exact)" in result.stdout and "rank-2 settlement" in result.stdout
+    result = runner.invoke(throwaway, ["war-for-arrakis", "--attacker-with", "bashar", "--json"])
+    assert result.exit_code == 0, result.output
+    assert all(c["exact"] is not None for c in json.loads(result.stdout)["cells"])
+    result = runner.invoke(throwaway, ["war-for-arrakis", "-m", "nope"])
+    assert result.exit_code == 2 and "unknown metric 'nope'" in result.stderr
+
+
+def test_odds_command_from_the_issue():
+    args = [
+        "war-for-arrakis",
+        "--attacker",
+        "4 regular, 1 elite, bashar",
+        "--defender",
+        "3 regular, 1 fedaykin, naib",
+        "--settlement",
+        "2",
+        "--attacker-cards",
+        "1",
+        "--surprise",
+        "--trials",
+        "20000",
+        "--json",
+        "--quiet",
+    ]
+    result = runner.invoke(odds_app(), args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    metrics = data["metrics"]
+    for name in (
+        "attacker_win",
+        "defender_win",
+        "both_destroyed",
+        "rounds",
+        "attacker_losses",
+        "defender_losses",
+        "attacker_survivors=0",
+        "attacker_survivors=5",
+    ):
+        assert metrics[name]["exact"] is not None, name
+    assert sum(
+        metrics[k]["exact"] for k in ("attacker_win", "defender_win", "both_destroyed")
+    ) == pytest.approx(1)
+    for name in ("attacker_win", "defender_win"):
+        m = metrics[name]
+        assert (
+            abs(m["estimate"] - m["exact"]) <= 4.5 * math.sqrt(m["exact"] * (1 - m["exact"]) / 20_000) + 1e-9
+        )
+    assert data["setup"]["attacker"] == "4 regular, 1 elite, Bashar" and data["setup"]["surprise"] is True
+    assert data["extra"]["exact"] == "chain"
+
+
+def test_table_output_policies_and_variants():
+    result = run(
+        "battle",
+        "-a",
+        "3 regular",
+        "-d",
+        "3 regular",
+        "--policy",
+        "while_ahead",
+        "--policy",
+        "when_outnumbered",
+        "-v",
+        "continue_always_costs",
+        "-n",
+        "5000",
+        "-q",
+    )
+    assert result.exit_code == 0, result.output
+    assert "attacker_win" in result.stdout and "exact" in result.stdout
+    assert "policies: attacker while_ahead, defender retreats when_outnumbered" in result.stdout
+    data = run_json("battle", "-a", "3 regular", "-d", "3 regular", "--policy", "max_rounds:2")
+    assert data["rules"]["attack"] == "max_rounds:2" and data["metrics"]["rounds"]["exact"] <= 2
+
+
+def test_too_large_for_the_exact_solver_is_said():
+    result = run(
+        "battle", "-a", "6 elite", "-d", "6 elite", "--policy", "max_rounds:5000", "-n", "2000", "-q"
+    )
+    assert result.exit_code == 0, result.output
+    assert "too large for the exact solver" in result.stdout
+    data = run_json("battle", "-a", "6 elite", "-d", "6 elite", "--policy", "max_rounds:5000", trials=2000)
+    assert data["metrics"]["attacker_win"]["exact"] is None and "too large" in data["extra"]["exact"]
+
+
+def test_storm_worm_and_hazards():
+    data = run_json("storm", "--legion", "2 regular", "--terrain", "Deep Desert")
+    assert data["metrics"]["destroyed"]["exact"] == pytest.approx(5 / 9)
+    data = run_json("worm", "--legion", "none", "--terrain", "desert", "--harvester")
+    assert data["metrics"]["harvester_lost"]["exact"] == 1.0
+    result = run(
+        "hazards",
+        "--area",
+        "deep desert: 3 regular, harvester",
+        "--area",
+        "desert: harvester",
+        "-n",
+        "5000",
+        "-q",
+    )
+    assert result.exit_code == 0, result.output
+    assert "ASSUMPTION" in result.stdout
+    data = run_json("hazards", "--area", "deep desert: 3 regular, harvester", "--wild-maker")
+    assert "ASSUMPTION" in data["extra"]["wormsign_pool"]
+    assert data["setup"]["areas"] == ["deep_desert: 3 regular, harvester"]
+
+
+def test_need_shows_the_next_smaller_legion():
+    result = run("need", "--defender", "2 regular", "--target", "0.8", "--leaders", "bashar")
+    assert result.exit_code == 0, result.output
+    assert "smallest legion:" in result.stdout and "next smaller:" in result.stdout
+    result = run(
+        "need",
+        "--defender",
+        "3 regular, 1 fedaykin, naib",
+        "--settlement",
+        "2",
+        "--target",
+        "0.3",
+        "--leaders",
+        "bashar",
+        "--json",
+    )
+    data = json.loads(result.stdout)
+    assert data["found"]["attacker_win"] >= 0.3 > data["next_smaller"]["attacker_win"]
+    assert data["found"]["legion"] == "1 regular, 5 elite, Bashar"
+    result = run("need", "--defender", "6 elite", "--settlement", "3", "--target", "0.999")
+    assert result.exit_code == 0 and "no legion of up to 6 units" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args,fix",
+    [
+        (["battle", "-a", "7 regular", "-d", "2 regular"], "at most 6"),
+        (["battle", "-a", "bashar", "-d", "2 regular"], "leaders cannot stand alone"),
+        (["battle", "-a", "2 regular, Kynes", "-d", "2 regular"], "unknown unit kind or leader 'Kynes'"),
+        (["battle", "-a", "2 knights", "-d", "2 regular"], "unknown unit kind or leader 'knights'"),
+        (
+            ["battle", "-a", "2 regular", "-d", "2 regular", "--settlement", "-1"],
+            "settlement must be a rank 0..3",
+        ),
+        (["battle", "-a", "2 regular", "-d", "2 regular", "--surprise"], "needs a leader"),
+        (["battle", "-a", "2 regular", "-d", "2 regular", "--policy", "charge"], "unknown policy 'charge'"),
+        (["battle", "-a", "2 regular", "-d", "2 regular", "-v", "nope"], "unknown variant 'nope'"),
+        (["storm", "--legion", "2 regular", "--terrain", "swamp"], "unknown terrain 'swamp'"),
+        (["worm", "--legion", "2 regular", "--terrain", "mountain"], "Mountain"),
+        (["hazards", "--area", "plateau: harvester"], "desert areas"),
+        (["need", "--defender", "2 regular", "--target", "1.5"], "--target must be a probability"),
+        (["need", "--defender", "2 regular", "--elite", "knight"], "elite kind"),
+        (["need", "--defender", "9 regular"], "at most 6"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, fix):
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and fix in lines[0], result.stderr

@@ -1,0 +1,469 @@
+"""Dune: War for Arrakis battles (docs/rules/war-for-arrakis.md).
+
+The published reference values; one round with every leader against brute-force enumeration of
+every face; the chain sampler, the round-by-round kernel and the plain-Python reference against
+the exact chain over grids of setups (4.5 standard errors, fixed seeds, plus a pooled check
+over each grid so that a small bias spread over many cells is caught too); legion parsing and
+its errors; properties (hypothesis); the ``need`` search.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from montecarlo.errors import InputError
+from montecarlo.games.war_for_arrakis import GAME
+from montecarlo.games.war_for_arrakis.battle import (
+    BattleSetup,
+    exact_battle,
+    need,
+    parse_legion,
+    reference_battle,
+    round_distribution,
+    round_odds,
+    round_table,
+    simulate_battle,
+    simulate_direct,
+    take_hits,
+)
+from montecarlo.games.war_for_arrakis.dice import pool, pool_fractions
+from montecarlo.games.war_for_arrakis.rules import LEADERS, Rules, leader_order, policy_overrides
+
+Z = 4.5
+RULES = Rules()
+OUTCOMES = ("attacker_win", "defender_win", "both_destroyed")
+
+
+# --- reference values ---------------------------------------------------------------------------
+
+
+def test_reference_values_one_round():
+    """1 regular vs 1 regular, no leaders, one die each: Hit 1/2, Shield 1/3, Special 1/6 (a
+    Special does nothing without a leader). The attacker alone destroys the defender when it
+    rolls a Hit (1/2) and the defender rolls neither a Hit nor a Shield (a Special, 1/6): 1/12;
+    the defender alone likewise 1/12; both when both roll a Hit (a Shield would cancel it): 1/4;
+    neither: 1 - 1/12 - 1/12 - 1/4 = 7/12."""
+    odds = round_odds(RULES, BattleSetup("1 regular", "1 regular"))
+    assert odds["attacker_only"] == pytest.approx(1 / 12)
+    assert odds["defender_only"] == pytest.approx(1 / 12)
+    assert odds["both"] == pytest.approx(1 / 4)
+    assert odds["neither"] == pytest.approx(7 / 12)
+
+
+def test_reference_values_whole_battle():
+    """Continuing is free without a settlement, and a round where neither falls repeats the
+    same state, so the battle ends as the first decisive round does: each outcome's one-round
+    odds divided by 5/12 = 1/12 + 1/12 + 1/4: 1/5, 1/5, 3/5 (expected rounds 12/5)."""
+    e = exact_battle(RULES, BattleSetup("1 regular", "1 regular"))
+    assert e["attacker_win"] == pytest.approx(1 / 5)
+    assert e["defender_win"] == pytest.approx(1 / 5)
+    assert e["both_destroyed"] == pytest.approx(3 / 5)
+    assert e["rounds"] == pytest.approx(12 / 5)
+
+
+def test_reference_value_expected_net_hits():
+    """One die against no dice: a Hit (1/2) is 1 net hit, nothing cancels it: 1/2."""
+    table = round_table((1, 0, RULES.die, ()), (0, 0, RULES.die, ()), 0, 0, 5, 5)
+    assert sum(kd * p for (ka, kd), p in np.ndenumerate(table)) == pytest.approx(0.5)
+    assert sum(p for (h, _, _), p in pool_fractions(1, RULES.die).items() if h) == Fraction(1, 2)
+
+
+# --- one round against brute force ---------------------------------------------------------------
+
+FACES = ["hit"] * 3 + ["shield"] * 2 + ["special"]
+
+
+def brute_round(a: tuple, la: list, d: tuple, ld: list, n_a: int, n_d: int, extra_a: int = 0) -> dict:
+    """Every face of every die enumerated; the round resolved as the rules say, from scratch."""
+    out: dict = {}
+    for faces in itertools.product(range(6), repeat=n_a + n_d):
+        rolled = [[FACES[f] for f in faces[:n_a]], [FACES[f] for f in faces[n_a:]]]
+        hits, shields = [0, 0], [0, 0]
+        for side, leaders, extra in ((0, la, extra_a), (1, ld, 0)):
+            hits[side], shields[side] = rolled[side].count("hit"), rolled[side].count("shield")
+            chosen = sorted(leaders, key=lambda v: (-(v[0] + v[1]), -v[0]))[
+                : rolled[side].count("special") + extra
+            ]
+            hits[side] += sum(h for h, _ in chosen)
+            shields[side] += sum(s for _, s in chosen)
+        shields[1] = max(0, shields[1] - a[2])
+        shields[0] = max(0, shields[0] - d[2])
+        result = (take_hits(a, max(0, hits[1] - shields[0])), take_hits(d, max(0, hits[0] - shields[1])))
+        out[result] = out.get(result, 0.0) + 6.0 ** -(n_a + n_d)
+    return out
+
+
+def _by_state(setup: BattleSetup) -> dict:
+    a, d = (lg.counts for lg in setup.legions)
+    got: dict = {}
+    for (ka, kd), p in round_distribution(RULES, setup).items():
+        key = (take_hits(a, ka), take_hits(d, kd))
+        got[key] = got.get(key, 0.0) + p
+    return got
+
+
+@pytest.mark.parametrize("name", sorted(LEADERS))
+def test_one_round_with_every_leader_matches_enumeration(name):
+    value = (LEADERS[name].hits, LEADERS[name].shields)
+    setup = BattleSetup(f"2 regular, {LEADERS[name].name}", "1 regular, 1 elite, 1 special")
+    want = brute_round((2, 0, 0), [value], (1, 1, 1), [], 2, 3)
+    got = _by_state(setup)
+    assert got.keys() == want.keys()
+    for key in want:
+        assert got[key] == pytest.approx(want[key], abs=1e-12), key
+
+
+def test_one_round_several_leaders_settlement_cards_and_surprise_match_enumeration():
+    """Three leaders against two Specials at most: the best (Feyd 2H+1S) and next best go first."""
+    setup = BattleSetup(
+        "1 regular, 1 sardaukar, Feyd-Rautha, Captain Aramsham, bashar",
+        "1 elite, 1 fedaykin, Chani",
+        settlement=1,
+        attacker_cards=1,
+        surprise=True,
+    )
+    want = brute_round((1, 0, 1), [(2, 1), (1, 1), (1, 0)], (0, 1, 1), [(1, 1)], 3, 3, extra_a=1)
+    got = _by_state(setup)
+    for key in want.keys() | got.keys():
+        assert got.get(key, 0.0) == pytest.approx(want.get(key, 0.0), abs=1e-12), key
+
+
+def test_leader_order_best_first_and_overrides():
+    assert leader_order(RULES, ("bashar", "baron harkonnen", "beast rabban", "feyd rautha")) == (
+        (2, 1),
+        (2, 0),
+        (0, 2),
+        (1, 0),
+    )
+    changed = GAME.rules(overrides={"leader_values": {"Stilgar": "1H+2S"}})
+    assert leader_order(changed, ("stilgar",)) == ((1, 2),)
+    with pytest.raises(InputError, match="unknown leader"):
+        GAME.rules(overrides={"leader_values": {"Kynes": "1H"}})
+
+
+def test_dice_cap_and_pool():
+    assert sum(pool(6, RULES.die).values()) == pytest.approx(1.0)
+    assert sum(pool_fractions(6, RULES.die).values()) == 1
+    capped = BattleSetup("6 regular", "1 regular", attacker_cards=3)
+    plain = BattleSetup("6 regular", "1 regular")
+    assert round_distribution(RULES, capped) == round_distribution(RULES, plain)  # never more than 6 dice
+
+
+# --- kernels and reference against the exact chain -----------------------------------------------
+
+
+def _z(values: np.ndarray, expected: float, kind: str) -> float:
+    n = values.size
+    if kind == "mean":  # a sample that never varied still has an se of at least 1/n
+        se = max(values.std(ddof=1) / math.sqrt(n), 1 / n)
+    else:  # one stray trial of an event rarer than 1/n is not a disagreement
+        se = max(math.sqrt(max(expected * (1 - expected), 0) / n), 1 / n)
+    if se == 0:
+        return 0.0 if abs(values.mean() - expected) < 1e-9 else math.inf
+    return (values.mean() - expected) / se
+
+
+def _check(outcome: dict, exact: dict, names=OUTCOMES + ("rounds", "attacker_losses")) -> list[float]:
+    zs = []
+    for name in names:
+        kind = "mean" if name in ("rounds", "attacker_losses", "defender_losses") else "probability"
+        z = _z(np.asarray(outcome[name], dtype=float), exact[name], kind)
+        assert abs(z) <= Z, (name, np.mean(outcome[name]), exact[name])
+        zs.append(z)
+    return zs
+
+
+def _pooled(zs: list[float]) -> None:
+    """The mean of many z-scores is ~N(0, 1/k) if every cell is unbiased (cells are independent)."""
+    assert abs(sum(zs) / math.sqrt(len(zs))) <= Z
+
+
+REGULAR_GRID = [(a, d, rank) for a in range(1, 7) for d in range(1, 7) for rank in range(4)]
+
+
+def test_chain_kernel_and_direct_kernel_match_exact_over_regulars_grid():
+    rng = np.random.default_rng(2023)
+    zs_chain, zs_direct = [], []
+    for a, d, rank in REGULAR_GRID:
+        setup = BattleSetup(f"{a} regular", f"{d} regular", settlement=rank)
+        exact = exact_battle(RULES, setup)
+        assert sum(exact[k] for k in OUTCOMES) == pytest.approx(1.0)
+        zs_chain += _check(simulate_battle(RULES, setup, 20_000, rng), exact)
+        zs_direct += _check(simulate_direct(RULES, setup, 5_000, rng), exact)
+    _pooled(zs_chain)
+    _pooled(zs_direct)
+
+
+MIXED_GRID = [
+    ({"attacker": "2 regular, 1 elite, bashar", "defender": "2 regular, 1 fedaykin, naib"}, ()),
+    (
+        {
+            "attacker": "1 regular, 2 sardaukar, Feyd-Rautha",
+            "defender": "3 regular, 1 elite, Stilgar",
+            "settlement": 2,
+            "defender_cards": 1,
+        },
+        (),
+    ),
+    (
+        {
+            "attacker": "3 regular, Thufir Hawat, bashar",
+            "defender": "2 elite, Chani",
+            "attacker_cards": 2,
+            "surprise": True,
+        },
+        (),
+    ),
+    (
+        {
+            "attacker": "4 regular, 1 elite, bashar",
+            "defender": "3 regular, 1 fedaykin, naib",
+            "settlement": 2,
+            "attacker_cards": 1,
+            "surprise": True,
+        },
+        ("surprise_adds_die",),
+    ),
+    (
+        {"attacker": "3 regular, 2 elite, Gaius Helen Mohiam", "defender": "4 regular, Paul-Muad'Dib"},
+        ("continue_always_costs",),
+    ),
+    ({"attacker": "2 regular, 1 elite", "defender": "3 regular", "settlement": 1}, ("while_ahead",)),
+    (
+        {"attacker": "5 regular, 1 sardaukar, bashar", "defender": "3 regular, Reverend Mother Jessica"},
+        ("retreat_when_outnumbered",),
+    ),
+    (
+        {
+            "attacker": "2 regular, 2 elite, Shaddam IV",
+            "defender": "2 regular, 2 fedaykin, Alia",
+            "settlement": 3,
+        },
+        ("one_round",),
+    ),
+    ({"attacker": "3 regular", "defender": "none", "settlement": 1}, ()),
+]
+
+
+@pytest.mark.parametrize("values,variants", MIXED_GRID)
+def test_kernels_and_reference_match_exact_with_elites_leaders_cards_and_surprise(values, variants):
+    rules = GAME.rules(variants)
+    setup = GAME.question("battle").setup(values)
+    exact = exact_battle(rules, setup)
+    names = OUTCOMES + ("rounds", "attacker_losses", "defender_losses", "defender_retreated")
+    _check(simulate_battle(rules, setup, 40_000, np.random.default_rng(7)), exact, names)
+    _check(simulate_direct(rules, setup, 20_000, np.random.default_rng(8)), exact, names)
+    rng = np.random.default_rng(9)
+    trials = [reference_battle(rules, setup, rng) for _ in range(1_500)]
+    _check({k: np.array([t[k] for t in trials]) for k in names}, exact, names)
+
+
+def test_reference_matches_exact_over_a_regulars_sample():
+    """The slow plain-Python battle over a spread of the regulars grid (few trials per cell, pooled)."""
+    rng = np.random.default_rng(11)
+    zs = []
+    for a, d, rank in REGULAR_GRID[::7]:
+        setup = BattleSetup(f"{a} regular", f"{d} regular", settlement=rank)
+        trials = [reference_battle(RULES, setup, rng) for _ in range(300)]
+        zs += _check(
+            {k: np.array([t[k] for t in trials]) for k in OUTCOMES + ("rounds", "attacker_losses")},
+            exact_battle(RULES, setup),
+        )
+    _pooled(zs)
+
+
+def test_grid_check_can_fail():
+    """The same check tells a battle from its neighbour (one regular more for the defender)."""
+    setup, other = BattleSetup("4 regular", "3 regular"), BattleSetup("4 regular", "4 regular")
+    sample = simulate_battle(RULES, other, 20_000, np.random.default_rng(1))
+    with pytest.raises(AssertionError):
+        _check(sample, exact_battle(RULES, setup))
+
+
+def test_large_max_rounds_falls_back_to_the_direct_kernel():
+    rules = GAME.rules(overrides={"attack": "max_rounds:5000"})
+    setup = BattleSetup("6 elite", "6 elite")
+    assert exact_battle(rules, setup) is None
+    out = simulate_battle(rules, setup, 2_000, np.random.default_rng(3))
+    exact = exact_battle(RULES, setup)  # 5000 rounds is "until destroyed" in practice
+    _check(out, exact, OUTCOMES)
+
+
+# --- properties ---------------------------------------------------------------------------------
+
+LEADER_NAMES = ["", "bashar", "Feyd-Rautha", "Baron Harkonnen", "bashar, Captain Aramsham"]
+DEFENDER_LEADERS = ["", "naib", "Stilgar", "Lady Jessica", "naib, Chani"]
+
+
+@st.composite
+def battles(draw, room: int = 0):
+    def legion(leaders):
+        r = draw(st.integers(0, 6 - room))
+        e = draw(st.integers(0, 6 - room - r))
+        s = draw(st.integers(0, 6 - room - r - e))
+        if r + e + s == 0:
+            r = 1
+        parts = [f"{r} regular", f"{e} elite", f"{s} special", draw(st.sampled_from(leaders))]
+        return ", ".join(p for p in parts if p)
+
+    attacker = legion(LEADER_NAMES)
+    return dict(
+        attacker=attacker,
+        defender=legion(DEFENDER_LEADERS).replace("special", "fedaykin"),
+        settlement=draw(st.integers(0, 3)),
+        attacker_cards=draw(st.integers(0, 2)),
+        defender_cards=draw(st.integers(0, 2)),
+        surprise=draw(st.booleans())
+        and "," in attacker
+        and any(n in attacker for n in ("bashar", "Feyd", "Baron")),
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    battles(),
+    st.sampled_from(
+        [
+            (),
+            ("continue_always_costs",),
+            ("while_ahead",),
+            ("retreat_when_outnumbered",),
+            ("surprise_adds_die",),
+            ("one_round",),
+        ]
+    ),
+)
+def test_exhaustive_outcomes_sum_to_one(values, variants):
+    e = exact_battle(GAME.rules(variants), BattleSetup(**values))
+    assert sum(e[k] for k in OUTCOMES) == pytest.approx(1.0, abs=1e-9)
+    for side in ("attacker", "defender"):
+        assert sum(e[f"{side}_survivors={v}"] for v in range(7)) == pytest.approx(1.0, abs=1e-9)
+    assert all(-1e-12 <= e[k] <= 1 + 1e-12 for k in OUTCOMES)
+
+
+@settings(max_examples=60, deadline=None)
+@given(battles(room=1))
+def test_one_more_regular_never_lowers_the_attackers_odds(values):
+    """Under the default policies one more attacking regular never hurts: it is the first to fall,
+    adds a die below the cap, and leaves leaders, elites and the defender as they were.
+    (Under ``while_ahead`` or ``when_outnumbered`` the same holds in every case tried here too;
+    a 6-dice cap makes the extra unit worth only its hit, never less than nothing.)"""
+    base = BattleSetup(**values)
+    more = BattleSetup(**{**values, "attacker": "1 regular, " + values["attacker"]})
+    assert exact_battle(RULES, more)["attacker_win"] >= exact_battle(RULES, base)["attacker_win"] - 1e-12
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+
+def test_parse_legion_normalises():
+    setup = BattleSetup("4 Regulars, 1 elite, BASHAR", "3 regular, 1 fedaykin, naib", settlement=2)
+    assert setup.attacker == "4 regular, 1 elite, Bashar"
+    assert setup.defender == "3 regular, 1 fedaykin, Naib"
+    assert parse_legion("3 regular") == (3, 0, 0, (), "special")
+    assert parse_legion("2 sardaukar, feyd") == (0, 0, 2, ("feyd rautha",), "sardaukar")
+    assert BattleSetup("2 special, Stilgar", "1 regular").attacker == "2 fedaykin, Stilgar"
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("7 regular", "at most 6"),
+        ("4 regular, 3 elite", "remove 1 unit"),
+        ("bashar", "leaders cannot stand alone"),
+        ("3 knight", "unknown unit kind or leader 'knight'"),
+        ("2 regular, Duncan Idaho", "unknown unit kind or leader"),
+        ("-1 regular", "negative count"),
+        ("2 sardaukar, naib", "mixes Atreides and Harkonnen"),
+        ("1 regular, 2 Stilgar", "only one Stilgar"),
+    ],
+)
+def test_bad_legions(text, message):
+    with pytest.raises(InputError, match=message):
+        parse_legion(text, "attacker")
+
+
+@pytest.mark.parametrize(
+    "values,message",
+    [
+        (
+            {"attacker": "3 regular", "defender": "2 regular", "settlement": -1},
+            "settlement must be a rank 0..3",
+        ),
+        (
+            {"attacker": "3 regular", "defender": "2 regular", "settlement": 4},
+            "settlement must be a rank 0..3",
+        ),
+        ({"attacker": "3 regular", "defender": "none"}, "nothing to attack"),
+        ({"attacker": "none", "defender": "2 regular"}, "at least one attacking unit"),
+        ({"attacker": "3 regular", "defender": "2 regular", "surprise": True}, "needs a leader"),
+        ({"attacker": "3 regular", "defender": "2 regular", "attacker_cards": 7}, "attacker_cards"),
+        ({"attacker": "3 regular"}, "defender is required"),
+    ],
+)
+def test_bad_setups(values, message):
+    with pytest.raises(InputError, match=message):
+        GAME.question("battle").setup(values)
+
+
+def test_policies_by_name():
+    assert policy_overrides("max_rounds:3") == {"attack": "max_rounds:3"}
+    assert GAME.rules(overrides=policy_overrides(["when_outnumbered"])).retreat == "when_outnumbered"
+    for bad in ("max_rounds:0", "charge", "max_rounds:x"):
+        with pytest.raises(InputError, match="policy"):
+            policy_overrides(bad)
+    with pytest.raises(InputError, match="choose one"):
+        policy_overrides("while_ahead, until_destroyed")
+    with pytest.raises(InputError, match="attack policy"):
+        Rules(attack="sometimes")
+
+
+def test_one_round_policy_and_settlement_cost():
+    """max_rounds:1 is one round of 2.7's values; a settlement's continuation cost stops a lone regular."""
+    one = exact_battle(GAME.rules(["one_round"]), BattleSetup("1 regular", "1 regular"))
+    assert one["attacker_win"] == pytest.approx(1 / 12) and one["defender_win"] == pytest.approx(
+        1 / 12 + 7 / 12
+    )
+    costly = exact_battle(RULES, BattleSetup("1 regular", "1 regular", settlement=1))
+    assert costly["rounds"] == pytest.approx(1.0)  # it cannot pay its last unit to go on
+
+
+# --- need ---------------------------------------------------------------------------------------
+
+
+def test_need_finds_the_first_legion_reaching_the_target():
+    found, before, tried = need(RULES, "2 regular", 0.8, leaders="bashar")
+    assert found is not None and found.attacker_win >= 0.8
+    assert before is not None and before.attacker_win < 0.8
+    check = exact_battle(RULES, BattleSetup(found.legion, "2 regular"))
+    assert check["attacker_win"] == pytest.approx(found.attacker_win)
+    assert tried >= 2
+
+
+def test_need_reports_when_nothing_reaches_the_target():
+    found, best, _ = need(RULES, "6 elite", 0.999, settlement=3)
+    assert found is None and best.legion == "6 elite"
+    with pytest.raises(InputError, match="target"):
+        need(RULES, "2 regular", 1.5)
+
+
+def test_die_faces_and_leader_values_from_the_rules_reach_every_solver():
+    """A house die (2 Hit, 2 Shield, 1 Special, 1 blank) and a changed leader: the chain, the
+    round-by-round kernel and the reference all read them from the rules."""
+    rules = GAME.rules(overrides={"hit_faces": 2, "blank_faces": 1, "leader_values": {"Bashar": "1H+1S"}})
+    setup = BattleSetup("3 regular, 1 elite, bashar", "3 regular, 1 fedaykin", settlement=1)
+    exact = exact_battle(rules, setup)
+    assert exact["attacker_win"] != pytest.approx(exact_battle(RULES, setup)["attacker_win"])
+    names = OUTCOMES + ("rounds", "attacker_losses", "defender_losses")
+    _check(simulate_battle(rules, setup, 40_000, np.random.default_rng(21)), exact, names)
+    _check(simulate_direct(rules, setup, 20_000, np.random.default_rng(22)), exact, names)
+    rng = np.random.default_rng(23)
+    trials = [reference_battle(rules, setup, rng) for _ in range(1_500)]
+    _check({k: np.array([t[k] for t in trials]) for k in names}, exact, names)

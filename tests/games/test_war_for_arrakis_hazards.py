@@ -1,0 +1,290 @@
+"""Dune: War for Arrakis storms, sandworms and Desert Hazards (docs/rules/war-for-arrakis.md).
+
+Storm and worm damage against closed forms; wormsign draws against the hypergeometric
+distribution (tokens drawn without replacement); kernels and the plain-Python references
+against the exact solvers within 4.5 standard errors; setup errors.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy.stats import hypergeom
+
+from montecarlo.errors import InputError
+from montecarlo.games.war_for_arrakis import GAME
+from montecarlo.games.war_for_arrakis.dice import damage
+from montecarlo.games.war_for_arrakis.hazards import (
+    HazardsSetup,
+    StormSetup,
+    WormSetup,
+    exact_hazards,
+    exact_storm,
+    exact_worm,
+    pool_note,
+    reference_hazards,
+    reference_storm,
+    reference_worm,
+    simulate_hazards,
+    simulate_storm,
+    simulate_worm,
+)
+from montecarlo.games.war_for_arrakis.rules import Rules
+
+RULES = Rules()
+Z = 4.5
+
+
+def closed_form(n: int, special: int) -> list[float]:
+    """P(k hits) of n dice: x Specials ~ Binomial(n, 1/6); of the other n - x dice, h Hits ~
+    Binomial(n - x, (1/2) / (5/6) = 3/5); k = h + special * x."""
+    out = [0.0] * (n * max(special, 1) + 1)
+    for x in range(n + 1):
+        px = math.comb(n, x) * (1 / 6) ** x * (5 / 6) ** (n - x)
+        for h in range(n - x + 1):
+            out[h + special * x] += px * math.comb(n - x, h) * 0.6**h * 0.4 ** (n - x - h)
+    return out
+
+
+def test_storm_in_deep_desert_by_hand():
+    """2 dice, Hit 1/2 = 1 hit, Special 1/6 = 2 hits, Shield 1/3 = 0: P(0) = 1/9, P(1) = 2(1/2)(1/3)
+    = 1/3, P(2) = 1/4 + 2(1/6)(1/3) = 13/36, P(3) = 2(1/2)(1/6) = 1/6, P(4) = 1/36."""
+    want = [Fraction(1, 9), Fraction(1, 3), Fraction(13, 36), Fraction(1, 6), Fraction(1, 36)]
+    assert damage(2, RULES.die, 2) == pytest.approx([float(w) for w in want])
+    e = exact_storm(RULES, StormSetup("2 regular", "deep_desert"))
+    assert e["destroyed"] == pytest.approx(float(1 - want[0] - want[1]))
+    assert e["units_lost"] == pytest.approx(float(want[1] + 2 * (1 - want[0] - want[1])))
+
+
+@pytest.mark.parametrize(
+    "place,special", [("deep_desert", 2), ("desert", 1), ("minor_erg", 0), ("plateau", 0)]
+)
+def test_storm_damage_matches_closed_form(place, special):
+    e = exact_storm(RULES, StormSetup("6 regular", place))
+    want = closed_form(2, special)
+    for k, p in enumerate(want):
+        assert e[f"hits={k}"] == pytest.approx(p)
+    assert e["units_lost"] == pytest.approx(sum(k * p for k, p in enumerate(want)))  # 6 regulars absorb all
+
+
+@pytest.mark.parametrize("place,special", [("deep_desert", 2), ("desert", 1), ("plateau", 0)])
+@pytest.mark.parametrize("wild", [False, True])
+def test_worm_damage_matches_closed_form(place, special, wild):
+    n = 6 if wild else 4
+    e = exact_worm(RULES, WormSetup("3 regular, 1 elite", place, wild_maker=wild))
+    want = closed_form(n, special)
+    for k, p in enumerate(want):
+        assert e[f"hits={k}"] == pytest.approx(p)
+    # 3 regulars then an elite (2 hits): units lost = min(k, 3) + (k >= 5)
+    assert e["units_lost"] == pytest.approx(sum(p * (min(k, 3) + (k >= 5)) for k, p in enumerate(want)))
+    assert e["destroyed"] == pytest.approx(sum(p for k, p in enumerate(want) if k >= 5))
+
+
+def test_rulebook_dice_variants():
+    storm = GAME.rules(["rulebook_storm_dice"])
+    e = exact_storm(storm, StormSetup("6 regular", "deep_desert"))  # 3 dice, Hit or Special = 1 hit (2/3)
+    for k in range(4):
+        assert e[f"hits={k}"] == pytest.approx(math.comb(3, k) * (2 / 3) ** k * (1 / 3) ** (3 - k))
+    worm = GAME.rules(["rulebook_worm_dice"])
+    e = exact_worm(worm, WormSetup("6 regular", "plateau"))  # 3 dice on other terrain
+    assert e["units_lost"] == pytest.approx(3 * 2 / 3)
+    assert exact_storm(RULES, StormSetup("2 regular", "mountain"))["units_lost"] == 0
+    assert exact_storm(RULES, StormSetup("2 regular", "desert", settlement=True))["units_lost"] == 0
+
+
+def test_worm_on_a_harvester_alone_and_carryall():
+    assert exact_worm(RULES, WormSetup("none", "desert", harvester=True))["harvester_lost"] == 1.0
+    assert (
+        exact_worm(RULES, WormSetup("none", "desert", harvester=True, carryall=True))["harvester_lost"] == 0.0
+    )
+    e = exact_worm(RULES, WormSetup("1 regular", "deep_desert", harvester=True))
+    assert e["harvester_lost"] == pytest.approx(e["destroyed"]) and e["destroyed"] == pytest.approx(
+        1 - (1 / 3) ** 4
+    )
+
+
+STRIKES = [
+    ("storm", {"legion": "2 regular, 1 elite, 1 sardaukar", "terrain": "deep_desert"}, ()),
+    ("storm", {"legion": "1 regular, 1 elite", "terrain": "desert"}, ("rulebook_storm_dice",)),
+    (
+        "worm",
+        {"legion": "2 regular, 2 elite", "terrain": "deep_desert", "wild_maker": True, "harvester": True},
+        (),
+    ),
+    (
+        "worm",
+        {"legion": "3 regular", "terrain": "desert", "harvester": True, "carryall": True},
+        ("rulebook_worm_dice",),
+    ),
+]
+
+
+def _z(values, expected, n):
+    se = (
+        max(math.sqrt(max(expected * (1 - expected), 0) / n), 1 / n)
+        if set(np.unique(values)) <= {0, 1}
+        else max(np.std(values, ddof=1) / math.sqrt(n), 1 / n)
+    )
+    return abs(np.mean(values) - expected) / se
+
+
+@pytest.mark.parametrize("question,values,variants", STRIKES)
+def test_strike_kernel_and_reference_match_exact(question, values, variants):
+    rules = GAME.rules(variants)
+    q = GAME.question(question)
+    setup = q.setup(values)
+    exact = q.exact(rules, setup)
+    kernel = q.simulate(rules, setup, 50_000, np.random.default_rng(4))
+    rng = np.random.default_rng(5)
+    ref = [q.reference(rules, setup, rng) for _ in range(3_000)]
+    for name in ("units_lost", "destroyed") + (("harvester_lost",) if question == "worm" else ()):
+        for sample in (np.asarray(kernel[name], float), np.array([r[name] for r in ref], float)):
+            assert _z(sample, exact[name], sample.size) <= Z, (name, sample.mean(), exact[name])
+    for k in range(8):
+        sample = np.asarray(kernel["hits"]) == k
+        assert _z(sample, exact[f"hits={k}"], sample.size) <= Z, k
+
+
+# --- wormsigns ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [1, 3, 6, 9])
+def test_worms_in_deep_desert_are_hypergeometric(k):
+    """In Deep Desert both Sandworm and Burrowing tokens make worms: 8 of the 16 tokens."""
+    setup = HazardsSetup(tuple(["deep_desert: harvester"] * k))
+    e = exact_hazards(RULES, setup)
+    for w in range(k + 1):
+        assert e[f"worms={w}"] == pytest.approx(hypergeom(16, 8, k).pmf(w))
+        assert e[f"harvesters_lost={w}"] == pytest.approx(hypergeom(16, 8, k).pmf(w))  # no carryalls
+    assert e["expected_spice"] == pytest.approx(2 * k * (1 - 8 / 16))
+
+
+def test_worms_in_desert_are_hypergeometric_and_draws_are_shared():
+    """In Desert only Sandworm tokens make worms (4 of 16); a mixed deployment draws from one pool."""
+    e = exact_hazards(RULES, HazardsSetup(tuple(["desert: harvester"] * 5)))
+    for w in range(6):
+        assert e[f"worms={w}"] == pytest.approx(hypergeom(16, 4, 5).pmf(w))
+    mixed = HazardsSetup(
+        ("deep_desert: harvester", "desert: harvester", "plateau: 3 regular", "deep_desert: harvester")
+    )
+    sample = simulate_hazards(RULES, mixed, 60_000, np.random.default_rng(6))["worms"]
+    # total worms: Sandworm tokens anywhere among the 3 draws, plus Burrowing ones in the 2 Deep Desert
+    # draws; by symmetry of the draw order: P = sum over (sandworms s, burrowing b in Deep Desert)
+    want = {}
+    for s_deep in range(3):
+        for s_des in range(2):
+            for b_deep in range(3 - s_deep):
+                # multivariate hypergeometric over the ordered slots: 2 deep slots, 1 desert slot
+                p = _slots(s_deep, b_deep, s_des)
+                want[s_deep + s_des + b_deep] = want.get(s_deep + s_des + b_deep, 0) + p
+    e = exact_hazards(RULES, mixed)
+    for w, p in want.items():
+        assert e[f"worms={w}"] == pytest.approx(p)
+        assert _z(sample == w, p, sample.size) <= Z
+
+
+def _slots(s_deep: int, b_deep: int, s_des: int) -> float:
+    """P(the 2 Deep Desert tokens hold s_deep Sandworm + b_deep Burrowing tokens, and the Desert
+    token s_des Sandworm tokens), counted over every ordered draw of 3 tokens."""
+    from itertools import permutations
+
+    pool = ["S"] * 8 + ["W"] * 4 + ["B"] * 4
+    total = 0.0
+    for i, j, m in permutations(range(16), 3):
+        deep = [pool[i], pool[j]]
+        if deep.count("W") == s_deep and deep.count("B") == b_deep and (pool[m] == "W") == bool(s_des):
+            total += 1
+    return total / (16 * 15 * 14)
+
+
+HAZARDS = [
+    (
+        {
+            "areas": [
+                "deep_desert: 3 regular, 1 elite, bashar, harvester",
+                "desert: harvester, carryall",
+                "desert: 2 regular",
+                "minor_erg: 2 regular, 1 sardaukar",
+                "mountain: 3 regular",
+            ]
+        },
+        (),
+    ),
+    (
+        {
+            "areas": [
+                "deep_desert: 2 regular, harvester",
+                "deep_desert: 4 regular",
+                "plateau: 1 elite, settlement",
+            ],
+            "wild_maker": True,
+        },
+        ("rulebook_worm_dice",),
+    ),
+    ({"areas": ["desert: 1 regular, harvester", "deep_desert: harvester"]}, ("rulebook_storm_dice",)),
+]
+
+
+@pytest.mark.parametrize("values,variants", HAZARDS)
+def test_hazards_kernel_and_reference_match_exact(values, variants):
+    rules = GAME.rules(variants)
+    setup = GAME.question("hazards").setup(values)
+    exact = exact_hazards(rules, setup)
+    assert sum(exact[f"worms={w}"] for w in range(11)) == pytest.approx(1.0)
+    assert sum(exact[f"spice={s}"] for s in range(21)) == pytest.approx(1.0)
+    kernel = simulate_hazards(rules, setup, 40_000, np.random.default_rng(12))
+    rng = np.random.default_rng(13)
+    ref = [reference_hazards(rules, setup, rng) for _ in range(2_000)]
+    for name in ("expected_units_lost", "legions_destroyed", "expected_spice"):
+        for sample in (np.asarray(kernel[name], float), np.array([r[name] for r in ref], float)):
+            assert _z(sample, exact[name], sample.size) <= Z, (name, sample.mean(), exact[name])
+    for name, top in (("worms", 11), ("harvesters_lost", 11), ("units_lost", 31)):
+        for v in range(top):
+            sample = np.asarray(kernel[name]) == v
+            assert _z(sample, exact[f"{name}={v}"], sample.size) <= Z, (name, v)
+
+
+def test_pool_note_names_the_assumption():
+    assert "ASSUMPTION" in pool_note(RULES)
+    assert "ASSUMPTION" not in pool_note(GAME.rules(overrides={"wormsign_sand": 10}))
+
+
+@pytest.mark.parametrize(
+    "question,values,message",
+    [
+        ("storm", {"legion": "3 regular", "terrain": "swamp"}, "unknown terrain 'swamp'"),
+        ("storm", {"legion": "2 regular, naib", "terrain": "desert"}, "Atreides"),
+        ("worm", {"legion": "3 regular", "terrain": "mountain"}, "Mountain"),
+        ("worm", {"legion": "3 regular", "terrain": "plateau", "harvester": True}, "desert areas"),
+        ("worm", {"legion": "none", "terrain": "desert"}, "needs a target"),
+        ("hazards", {"areas": ["plateau: harvester"]}, "desert areas"),
+        ("hazards", {"areas": ["desert: 2 regular, carryall"]}, "carryall only saves"),
+        ("hazards", {"areas": ["desert 2 regular"]}, "must look like"),
+        ("hazards", {"areas": ["desert: harvester"] * 11}, "1..10 areas"),
+    ],
+)
+def test_bad_hazard_setups(question, values, message):
+    with pytest.raises(InputError, match=message):
+        GAME.question(question).setup(values)
+
+
+def test_pool_smaller_than_the_deployment():
+    rules = GAME.rules(overrides={"wormsign_sand": 1, "wormsign_sandworm": 1, "wormsign_burrowing": 0})
+    with pytest.raises(InputError, match="pool holds 2"):
+        exact_hazards(rules, HazardsSetup(("desert: harvester",) * 3))
+    with pytest.raises(InputError, match="pool holds 2"):
+        simulate_hazards(rules, HazardsSetup(("desert: harvester",) * 3), 10, np.random.default_rng(1))
+
+
+def test_references_run_on_the_examples():
+    for q, values, _ in STRIKES:
+        setup = GAME.question(q).setup(values)
+        one = (reference_storm if q == "storm" else reference_worm)(RULES, setup, np.random.default_rng(1))
+        assert one["units_lost"] >= 0
+    out = simulate_storm(RULES, StormSetup("1 regular", "mountain"), 100, np.random.default_rng(1))
+    assert not out["destroyed"].any()
+    out = simulate_worm(RULES, WormSetup("none", "desert", harvester=True), 100, np.random.default_rng(1))
+    assert out["harvester_lost"].all() and not out["destroyed"].any()
