@@ -265,13 +265,15 @@ def _crossing(
 
 
 def _per_row(metric: str, group: pl.DataFrame, row: str, col: str, where: str, above: set) -> str:
+    """Which values of one field are above 50%, for each value of the field with fewer values."""
+    rows, cols = (group[f].unique(maintain_order=True).to_list() for f in (row, col))
+    if len(rows) > len(cols):  # describe along the shorter field
+        row, col, rows, cols, above = col, row, cols, rows, {(c, r) for r, c in above}
     parts = []
-    values = group[col].unique(maintain_order=True).to_list()
-    for value in group[row].unique(maintain_order=True).to_list()[:MAX_ROWS_DESCRIBED]:
-        hits = [v for v in values if (value, v) in above]
-        parts.append(
-            f"{row}={value}: " + ("all" if len(hits) == len(values) else ", ".join(map(str, hits)) or "none")
-        )
+    for value in rows[:MAX_ROWS_DESCRIBED]:
+        hits = [v for v in cols if (value, v) in above]
+        listed = "all" if len(hits) == len(cols) else ", ".join(map(str, hits)) or "none"
+        parts.append(f"{row}={value}: {listed}")
     return f"`{metric}` is above 50%{where} at these `{col}` values: " + "; ".join(parts)
 
 
