@@ -78,7 +78,8 @@ def check_out(out: str | os.PathLike, option: str = "--out") -> Path:
     path = Path(text)
     if not text.strip() or path.name in ("", ".", "..") or text.endswith(("/.", "/..")):
         raise InputError(
-            f"{option}: {text!r} is not a folder name; give a new folder, e.g. reports/my-report"
+            f"{option}: {text!r} (an empty path or a current/parent folder) cannot hold a report; "
+            "give a new folder, e.g. reports/my-report"
         )
     if path.is_symlink() or path.exists():
         if not path.is_dir():
