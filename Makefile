@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test report bench lint clean
+.PHONY: install test report screenshots bench lint clean
 
 install: $(STAMP)
 
@@ -19,6 +19,11 @@ test: install
 
 report: install
 	$(VENV)/bin/montecarlo report-all scenarios --out reports
+
+# PNGs of reports/index.html and every report (Chromium headless from the system's packages)
+screenshots: install
+	test -f reports/index.html || $(MAKE) report
+	$(PY) tools/screenshots.py reports reports/screenshots
 
 bench: install
 	$(PY) benchmarks/run.py

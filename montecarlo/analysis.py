@@ -121,8 +121,20 @@ class Answer:
             "seed": self.seed, "version": self.version, "variants": list(self.variants),
             "rules": to_plain(self.rules), "setup": to_plain(self.setup),
             "precision": self.precision,
+            **({} if self.precision is None else {
+                "precision_reached": self.precision_reached(), "widest_half_width": self.widest_half_width(),
+            }),
             "metrics": {name: m.to_json() for name, m in self.metrics.items()},
         }
+
+    def widest_half_width(self) -> float:
+        """The widest 95% half-width among the probabilities (what ``precision`` bounds)."""
+        widths = ((m.ci_high - m.ci_low) / 2 for m in self.metrics.values() if m.kind != "mean")
+        return max(widths, default=0.0)
+
+    def precision_reached(self) -> bool | None:
+        """Whether every probability's half-width is within ``precision`` (None without one)."""
+        return None if self.precision is None else self.widest_half_width() <= self.precision
 
 
 @dataclass(frozen=True)

@@ -42,11 +42,11 @@ def report(
     scheduler: Scheduler = None,
 ) -> None:
     """Run a scenario and write its report: index.html, report.md, tables (CSV, Parquet), plots."""
-    from montecarlo.reporting import write_report
+    from montecarlo.reporting import check_out, write_report
     from montecarlo.scenarios import load_scenario, run_scenario
 
     sc = load_scenario(scenario)
-    folder = out or DEFAULT_OUT / sc.name
+    folder = check_out(DEFAULT_OUT / sc.name if out is None else out)  # before any simulation
     result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
     write_report(result, folder, command=_command(scenario, out))
     if not quiet:
@@ -66,8 +66,7 @@ def report_all(
     """Run every scenario under DIRECTORY and write OUT/<name>/ for each plus OUT/index.html."""
     import time
 
-    from montecarlo.reporting import all_tables, write_index, write_report
-    from montecarlo.reporting.tables import summary_line
+    from montecarlo.reporting import check_index_out, check_out, write_index, write_report
     from montecarlo.scenarios import find_scenarios, load_scenario, run_scenario
 
     paths = find_scenarios(directory)
@@ -88,14 +87,18 @@ def report_all(
         for line in errors[:-1]:
             typer.echo(f"error: {line}", err=True)
         raise ScenarioError(errors[-1] + (f" ({len(errors)} invalid scenario files)" if len(errors) > 1 else ""))
+    check_index_out(out)  # every destination before any simulation; other files in OUT are kept
+    for sc in scenarios:
+        check_out(out / sc.name, option=f"--out ({sc.name})")
     out.mkdir(parents=True, exist_ok=True)
     entries = []
     started = time.perf_counter()
     for sc in scenarios:
         result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
         folder = write_report(result, out / sc.name, command=_command(sc.path, out / sc.name))
+        facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         entries.append({"href": f"{sc.name}/index.html", "title": sc.title, "game": sc.game.title,
-                        "summary": summary_line(result, all_tables(result))})
+                        "headline": facts["headline"], "summary": _sizes(facts)})
         if not quiet:
             typer.echo(f"wrote {folder}/index.html ({result.seconds:.1f} s)", err=True)
     write_index(out, entries)
@@ -118,7 +121,7 @@ def compare(
     scheduler: Scheduler = None,
 ) -> None:
     """Compare every variant with the baseline: paired differences, 95% intervals, Holm correction."""
-    from montecarlo.reporting import comparison_table, write_report
+    from montecarlo.reporting import check_out, comparison_table, write_report
     from montecarlo.scenarios import load_scenario, run_scenario
 
     sc = load_scenario(scenario)
@@ -129,11 +132,11 @@ def compare(
     for m in metric or ():
         if m not in sc.metrics:
             raise InputError(f"--metric: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})")
+    if out is not None:
+        check_out(out)  # before any simulation
     result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=not (quiet or as_json),
                           backend=backend, scheduler=scheduler)
     table = comparison_table(result)
-    if out is not None:
-        write_report(result, out, command=_command(scenario, out))
     shown = table
     if metric:
         names = [n for m in metric for n in sc.question.metric(m).reported_names()]
@@ -142,67 +145,110 @@ def compare(
         typer.echo(json.dumps(_json(result, table, shown), default=str))
     else:
         _print(result, table, shown, show_all)
+    if out is not None:  # after the summary: a failed write still leaves the numbers on screen
+        folder = write_report(result, out, command=_command(scenario, out))
+        if not (quiet or as_json):
+            typer.echo(f"wrote {folder}/index.html", err=True)
 
 
 def _json(result, table: pl.DataFrame, shown: pl.DataFrame) -> dict:
     sc = result.scenario
     from montecarlo.games.base import to_plain
+    from montecarlo.reporting.report import precision_facts
+    from montecarlo.reporting.tables import IDENTICAL, NOT_APPLICABLE, TESTED, results_table
 
     grid = list(sc.grid)
     rows = [{"setup": {k: row.pop(k) for k in grid}, **row} for row in shown.to_dicts()]
+    status = table["status"]
     return {
         "scenario": sc.name, "game": sc.game.name, "question": sc.question.name, "seed": sc.seed,
         "baseline": result.baseline, "variants": [v.name for v in result.variants],
         "rules": {v.name: to_plain(v.rules) for v in result.variants},
         "common_random_numbers": True, "correction": "holm", "alpha": 0.05,
-        "tests": table.height, "significant": int(table["significant"].sum()),
+        "tests": int((status == TESTED).sum()),
+        "significant": int(table["significant"].fill_null(False).sum()),
+        "identical": int((status == IDENTICAL).sum()),
+        "not_applicable": int((status == NOT_APPLICABLE).sum()),
+        "precision": sc.precision, **precision_facts(result, results_table(result)),
         "version": result.version, "rows": rows,
     }
+
+
+def _sizes(facts: dict) -> str:
+    """``"108 setups × 4 variants, 20,000–60,000 trials each; 12 of 46 tests significant"``."""
+    lo, hi = facts["trials_min"], facts["trials_max"]
+    text = (f"{facts['setups']} setup{'s' * (facts['setups'] != 1)} × {len(facts['variants'])} "
+            f"variant{'s' * (len(facts['variants']) != 1)}, {lo:,}{f'–{hi:,}' if hi != lo else ''} "
+            "trials each")
+    if "tests" in facts:
+        text += f"; {facts['significant']} of {facts['tests']} tests significant (Holm)"
+    return text
+
+
+WIDTH = 100  # the terminal summary fits 100 columns
 
 
 def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from montecarlo.reporting.tables import comparison_summary, fmt
+    from montecarlo.reporting.tables import comparison_summary, fmt, holm_line
 
     sc = result.scenario
-    console = Console(file=sys.stdout, width=max(120, Console().width))
+    console = Console(file=sys.stdout, width=WIDTH)
     trials = table["trials"]
     span = f"{trials.min():,}" if trials.min() == trials.max() else f"{trials.min():,}–{trials.max():,}"
     caption = (f"{span} trials per setup, seed {sc.seed}; common random numbers: yes (paired per trial); "
-               f"Holm correction over all {table.height} differences at 5%")
+               f"Holm correction at 5% over the real tests: {holm_line(table)}")
     summary = Table(title=f"{sc.title}: variants − {result.baseline}", caption=caption)
-    for col in ("variant", "metric", "significant", "min diff", "mean diff", "max diff"):
-        summary.add_column(col, justify="left" if col in ("variant", "metric") else "right")
+    for col in ("variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff"):
+        left = col in ("variant", "metric")
+        # names wrap onto a second line rather than being cut into look-alikes
+        summary.add_column(col, justify="left" if left else "right", overflow="fold",
+                           no_wrap=not left, min_width=5 if left else None)
     for row in comparison_summary(shown).iter_rows(named=True):
         summary.add_row(row["variant"], row["metric"], f"{row['significant']} of {row['tests']}",
+                        str(row["identical"]), str(row["not_applicable"]),
                         *(fmt(row[k], 4, signed=True) for k in ("min_difference", "mean_difference", "max_difference")))
     console.print(summary)
-    rows = shown if show_all else shown.filter(pl.col("significant"))
+    rows = shown if show_all else shown.filter(pl.col("significant").fill_null(False))
     rest = shown.height - rows.height
     if rows.height == 0:
         console.print(f"No significant differences among the {shown.height} shown (use --all to list them).")
         return
-    detail = Table(title="Differences" + ("" if show_all else " significant after Holm"))
     grid = list(sc.grid)
-    for col in (*grid, "variant", "metric", result.baseline, "variant value", "difference [95% CI]", "exact diff", "Holm p", "sig."):
-        detail.add_column(col, justify="left" if col in (*grid, "variant", "metric") else "right")
-    for row in rows.head(MAX_ROWS if not show_all else rows.height).iter_rows(named=True):
-        detail.add_row(
-            *(str(row[g]) for g in grid), row["variant"], row["metric"], fmt(row["baseline_estimate"], 4),
-            fmt(row["variant_estimate"], 4),
-            f"{fmt(row['difference'], 4, True)} [{fmt(row['ci_low'], 4, True)}, {fmt(row['ci_high'], 4, True)}]",
-            fmt(row["exact_difference"], 4, True), _p(row["p_holm"]), "yes" if row["significant"] else "no",
-        )
-    console.print(detail)
-    notes = []
+    limit = MAX_ROWS if not show_all else rows.height
+    for variant in rows["variant"].unique(maintain_order=True):
+        part = rows.filter(pl.col("variant") == variant)
+        title = f"{variant} − {result.baseline}" + ("" if show_all else ": significant after Holm")
+        detail = Table(title=title, title_justify="left")
+        for col in ("setup", "metric", "baseline", "variant", "difference [95% CI]", "exact diff", "Holm p"):
+            left = col in ("setup", "metric")
+            detail.add_column(col, justify="left" if left else "right", overflow="fold",
+                              min_width=6 if left else None)
+        for row in part.head(limit).iter_rows(named=True):
+            if row["status"] != "tested":
+                diff, p = row["status"], "—"
+            else:
+                diff = (f"{fmt(row['difference'], 4, True)} "
+                        f"[{fmt(row['ci_low'], 4, True)}, {fmt(row['ci_high'], 4, True)}]")
+                p = _p(row["p_holm"]) + ("*" if row["significant"] else "")
+            detail.add_row(
+                ", ".join(f"{g}={row[g]}" for g in grid) or "—", row["metric"],
+                fmt(row["baseline_estimate"], 4),
+                fmt(row["variant_estimate"], 4), diff, fmt(row["exact_difference"], 4, True), p,
+            )
+        limit -= min(limit, part.height)
+        console.print(detail)
+        if limit == 0:
+            break
+    notes = ["* significant after Holm"]
     if rows.height > MAX_ROWS and not show_all:
         notes.append(f"{rows.height - MAX_ROWS} more significant rows not shown")
     if rest and not show_all:
-        notes.append(f"{rest} not significant not shown")
-    if notes:
-        console.print("; ".join(notes) + " (use --all, or --json / --out for everything).")
+        notes.append(f"{rest} not significant, identical or n/a not shown")
+    more = " (use --all, or --json / --out for everything)." if len(notes) > 1 else "."
+    console.print("; ".join(notes) + more)
 
 
 def _p(p) -> str:

@@ -3,33 +3,54 @@
 Four kinds, chosen by a scenario's ``[[plots]]`` or by :func:`plan` when it has none:
 
 - ``heatmap``: a metric over two grid fields (e.g. attacker × defender Strength), the numbers in
-  the cells, one panel per facet value and variant.
+  the cells, one panel per facet value and variant. Win probabilities use a diverging map
+  centred at 0.5 (purple: the first side wins more often, orange: less), other rates a
+  sequential map from 0, means a sequential map over their range; cells where the metric does
+  not apply are grey and read "n/a".
 - ``lines``: a metric against a swept number, with its 95% interval as a band, one curve per
-  hue value (and variant); exact values as black dots.
+  hue value (and variant); exact values as black dots. Curves that coincide are drawn once
+  and named together in the legend ("a = b (coinciding)").
 - ``bars``: a distribution (one bar per value) or a metric over a categorical field, with
   95% error bars.
-- ``forest``: paired differences from the baseline with intervals, one row per setup; a filled
-  marker is significant after Holm, a hollow one is not.
+- ``forest``: paired differences from the baseline with intervals; a filled marker is
+  significant after Holm, a hollow one is not. Only the significant setups are shown, or, when
+  there are more than :data:`MAX_FOREST_ROWS`, the largest effects; rows identical to the
+  baseline or not applicable are left out (the title says how many are shown). All panels
+  share one x scale.
 
+Colours are the Okabe–Ito palette (distinguishable with any colour vision) and every series
+also has its own marker or hatch. Axis labels and titles use the metric's description.
 Grid fields a plot does not use are held at their ``where`` value, else at the middle value of
 the grid, and the title says so.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Sequence
 
 import numpy as np
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import Normalize
+from matplotlib import colormaps
+from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
+from montecarlo.reporting.tables import fmt
 from montecarlo.scenarios import PlotSpec, Scenario, show_value
 
-MAX_FOREST_ROWS = 40
+MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
+MAX_FOREST_SETUPS = 200  # a default forest holds grid fields at their middle value above this
 MAX_DEFAULT_METRIC_PLOTS = 3
+MAX_LINE_WIDTH = 16.0  # inches of panels side by side (the page shows 12)
+# Okabe & Ito (2008), told apart with any colour vision; black is kept for exact values, so a
+# neutral grey stands in for it; yellow last (weak on white)
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#666666", "#F0E442")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+HATCHES = ("", "//", "..", "xx", "\\\\", "--", "oo", "++")
+DIVERGING, SEQUENTIAL, MEANS = "PuOr", "cividis", "viridis"
 
 
 def plan(sc: Scenario) -> list[PlotSpec]:
@@ -63,22 +84,26 @@ def plan(sc: Scenario) -> list[PlotSpec]:
 
 
 def _default_forest(sc: Scenario, scalar: Sequence[str]) -> list[PlotSpec]:
-    """A forest plot of the first scalar metric, at most MAX_FOREST_ROWS setups per panel."""
+    """A forest plot of the first scalar metric over at most MAX_FOREST_SETUPS setups per panel
+    (of which the largest MAX_FOREST_ROWS are drawn)."""
     if len(sc.variants) < 2 or not scalar:
         return []
     other = [f for f in sc.grid if not _numeric(sc, f)]
     facet = _first([f for f in other if len(sc.grid[f]) <= 4])
     where, rows = {}, math.prod(len(v) for f, v in sc.grid.items() if f != facet)
     for f in (f for f in sc.grid if f != facet):
-        if rows <= MAX_FOREST_ROWS:
+        if rows <= MAX_FOREST_SETUPS:
             break
         where[f] = _middle(sc.grid[f])
         rows //= len(sc.grid[f])
     return [PlotSpec("forest", scalar[0], facet=facet, where=where)]
 
 
-def draw(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, comparison: pl.DataFrame | None) -> Figure:
-    """The figure for one plot spec, from the report's long tables."""
+def draw(
+    spec: PlotSpec, sc: Scenario, results: pl.DataFrame, comparison: pl.DataFrame | None
+) -> Figure | None:
+    """The figure for one plot spec, from the report's long tables (None: nothing to draw,
+    e.g. a forest plot where every variant is identical to the baseline)."""
     if spec.kind == "forest":
         if comparison is None:
             raise ValueError("a forest plot needs a comparison (two or more variants)")
@@ -96,15 +121,72 @@ def file_name(index: int, spec: PlotSpec) -> str:
     return f"plot-{index + 1:02d}-{spec.kind}-{spec.metric}.png"
 
 
+def words(sc: Scenario, metric: str) -> str:
+    """A metric in words for axes and titles: its description (without a trailing remark in
+    parentheses), as a chance for a probability.
+
+    >>> from montecarlo.games.base import Metric
+    >>> class Q:  # a stand-in question
+    ...     def metric(self, name): return Metric(name, "probability", "the attacker wins (note)")
+    >>> class S: question = Q()
+    >>> words(S(), "attacker_win")
+    'chance: the attacker wins'
+    """
+    m = sc.question.metric(metric.split("=", 1)[0])
+    text = m.description.strip()
+    if text.endswith(")") and " (" in text:
+        text = text[: text.rindex(" (")]
+    text = text.replace("`", "")
+    return f"chance: {text}" if m.kind == "probability" else text
+
+
+def field_words(field: str | None) -> str:
+    return "" if field is None else field.replace("_", " ")
+
+
+def colour_map(sc: Scenario, metric: str, values: np.ndarray, difference: bool = False):
+    """(cmap, norm): diverging at 0 for differences, at 0.5 for win odds, sequential from 0
+    for other probabilities (rates), sequential over the range for means."""
+    kind = sc.question.metric(metric).kind
+    finite = values[np.isfinite(values)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if difference:
+        reach = max(abs(lo), abs(hi), 1e-9)
+        cmap, norm = DIVERGING, TwoSlopeNorm(0.0, -reach, reach)
+    elif kind == "probability" and "win" in metric:
+        cmap, norm = DIVERGING, TwoSlopeNorm(0.5, 0.0, 1.0)
+    elif kind == "probability":
+        cmap, norm = SEQUENTIAL, Normalize(0.0, max(hi, 1e-9))
+    else:
+        cmap, norm = MEANS, Normalize(lo, hi if hi > lo else lo + 1e-9)
+    cmap = colormaps[cmap].with_extremes(bad="#e6e6e6")
+    return cmap, norm
+
+
 # ---------------------------------------------------------------- the four kinds
 
 
-def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
+def difference_heatmap(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | None:
+    """A heat map spec drawn for the differences variant − baseline: a diverging map centred at
+    0, ``=`` where the two arms are identical, ``*`` where significant after Holm. None when
+    every variant is identical to the baseline there."""
+    baseline = comparison["baseline"][0]
+    df = comparison.filter(pl.col("variant") != baseline).with_columns(pl.col("difference").alias("estimate"))
+    if spec.variant is not None and spec.variant != baseline:
+        df = df.filter(pl.col("variant") == spec.variant)
+    tested = df.filter(pl.col("metric") == spec.metric, pl.col("status") == "tested")["variant"]
+    df = df.filter(pl.col("variant").is_in(tested.unique().to_list()))
+    if df.height == 0:
+        return None
+    return _heatmap(dataclasses.replace(spec, variant=None, title=None), sc, df, baseline=baseline)
+
+
+def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str | None = None) -> Figure:
     df, fixed, variants = _select(spec, sc, results, (spec.x, spec.y, spec.facet))
     xs, ys, facets = _values(sc, spec.x), _values(sc, spec.y), _values(sc, spec.facet)
     prob = sc.question.metric(spec.metric).kind == "probability"
-    norm = Normalize(0, 1) if prob else Normalize(df["estimate"].min(), df["estimate"].max())
-    cmap = "RdBu" if prob else "viridis"
+    diff = baseline is not None
+    cmap, norm = colour_map(sc, spec.metric, np.array([_num(v) for v in df["estimate"]]), difference=diff)
     width, height = 1.2 + 0.62 * len(xs), 1.0 + 0.45 * len(ys)
     fig, axes = _figure(len(variants), len(facets), width, height)
     image = None
@@ -112,21 +194,41 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
         for c, facet in enumerate(facets):
             ax = axes[r][c]
             sub = _where(df, {"variant": variant, spec.facet: facet})
-            cells = {(row[spec.y], row[spec.x]): row["estimate"] for row in sub.iter_rows(named=True)}
-            grid = np.array([[_num(cells.get((y, x))) for x in xs] for y in ys])
-            image = ax.imshow(grid, origin="lower", cmap=cmap, norm=norm, aspect="auto")
+            cells = {(row[spec.y], row[spec.x]): row for row in sub.iter_rows(named=True)}
+            grid = np.array([[_num(cells.get((y, x), {}).get("estimate")) for x in xs] for y in ys])
+            image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto")
             for (i, j), v in np.ndenumerate(grid):
-                if not math.isnan(v):
-                    red, green, blue, _ = image.cmap(norm(v))
-                    colour = "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
-                    ax.text(j, i, f"{v:.3f}" if prob else f"{v:.2f}", ha="center", va="center", fontsize=7, color=colour)
+                if math.isnan(v):
+                    ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="#555555")
+                    continue
+                red, green, blue, _ = cmap(norm(v))
+                colour = "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
+                text = fmt(v, 3, diff) if prob else fmt(v, 2, diff)  # 4.8e-5, not 0.000
+                if diff:
+                    row = cells[ys[i], xs[j]]
+                    text = "=" if row["status"] == "identical" else text + ("*" if row["significant"] else "")
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color=colour,
+                )
             _xticks(ax, xs)
             ax.set_yticks(range(len(ys)), [str(y) for y in ys])
-            ax.set_xlabel(spec.x)
-            ax.set_ylabel(spec.y)
-            ax.set_title(_panel(variant if len(variants) > 1 else None, spec.facet, facet), fontsize=9)
-    fig.colorbar(image, ax=[ax for row in axes for ax in row], shrink=0.8, label=spec.metric)
-    fig.suptitle(_title(spec, f"{spec.metric} by {spec.y} and {spec.x}", fixed))
+            ax.set_xlabel(field_words(spec.x))
+            ax.set_ylabel(field_words(spec.y))
+            name = f"{variant} − {baseline}" if diff else variant if len(variants) > 1 else None
+            ax.set_title(_panel(name, spec.facet, facet), fontsize=9)
+    label = words(sc, spec.metric) + (f": variant − {baseline}" if diff else "")
+    fig.colorbar(image, ax=[ax for row in axes for ax in row], shrink=0.8, label=_wrap(label, 40))
+    what = f"{_cap(words(sc, spec.metric))}\nby {field_words(spec.y)} and {field_words(spec.x)}"
+    if diff:
+        what = (f"{_cap(words(sc, spec.metric))}: difference from {baseline}\nby {field_words(spec.y)} and "
+                f"{field_words(spec.x)}; * significant after Holm, = identical")
+    fig.suptitle(_title(spec, what, fixed))
     return fig
 
 
@@ -139,35 +241,62 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     for r, row_variant in enumerate(rows):
         for c, facet in enumerate(facets):
             ax, exact_shown = axes[r][c], False
-            for hue, variant in _panel_series(sc, spec.hue, variants, row_variant):
+            series = []
+            for k, (hue, variant) in enumerate(_panel_series(sc, spec.hue, variants, row_variant)):
                 sub = _where(df, {"variant": variant, spec.hue: hue, spec.facet: facet})
                 by_x = {row[spec.x]: row for row in sub.iter_rows(named=True)}
                 pts = [by_x[x] for x in xs if x in by_x]
                 # Text values (e.g. troop lists) are placed at their grid position, labelled below.
                 x = np.array([_num(p[spec.x]) if numeric_x else xs.index(p[spec.x]) for p in pts])
-                est, lo, hi, ex = (np.array([_num(p[col]) for p in pts]) for col in ("estimate", "ci_low", "ci_high", "exact"))
-                style = "-" if row_variant else ("-", "--", ":", "-.")[variants.index(variant) % 4]
-                line, = ax.plot(x, est, style, marker="o", ms=3, label=_series_label(spec.hue, hue, variant, row_variant, variants))
+                cols = (
+                    np.array([_num(p[col]) for p in pts])
+                    for col in ("estimate", "ci_low", "ci_high", "exact")
+                )
+                series.append((k, _series_label(spec.hue, hue, variant, row_variant, variants), x, *cols))
+            for group in _coinciding(series):
+                k, label, x, est, lo, hi, ex = group[0]
+                if len(group) > 1:
+                    label = " = ".join(str(g[1]) for g in group) + " (coinciding)"
+                (line,) = ax.plot(
+                    x,
+                    est,
+                    color=PALETTE[k % len(PALETTE)],
+                    marker=MARKERS[k % len(MARKERS)],
+                    ms=4,
+                    lw=1.4,
+                    linestyle=("-", "--", ":", "-.")[k % 4],
+                    label=label,
+                )
                 ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
                 if not np.isnan(ex).all():
                     ax.plot(x, ex, "k.", ms=4, label=None if exact_shown else "exact")
                     exact_shown = True
             if not numeric_x:
-                ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=30, ha="right")
-            ax.set_xlabel(spec.x)
-            ax.set_ylabel(spec.metric)
+                _xticks(ax, xs)
+            elif all(float(v).is_integer() for v in xs):
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_xlabel(field_words(spec.x))
+            ax.set_ylabel(_wrap(words(sc, spec.metric), 34))
             ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
             ax.grid(alpha=0.3)
-    _legend(axes[0][-1])
-    fig.suptitle(_title(spec, f"{spec.metric} against {spec.x} (95% bands)", fixed))
+    _legend(_top_right(axes))
+    fig.suptitle(
+        _title(spec, f"{_cap(words(sc, spec.metric))}\nagainst {field_words(spec.x)} (95% bands)", fixed)
+    )
     return fig
 
 
 def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     metric = sc.question.metric(spec.metric)
-    df, fixed, variants = _select(spec, sc, results, (spec.x, spec.hue, spec.facet), names=metric.reported_names())
+    df, fixed, variants = _select(
+        spec, sc, results, (spec.x, spec.hue, spec.facet), names=metric.reported_names()
+    )
     if metric.kind == "distribution":
-        categories, key, xlabel = list(metric.support), (lambda row: int(row["metric"].split("=", 1)[1])), spec.metric
+        categories, key, xlabel = (
+            list(metric.support),
+            (lambda row: int(row["metric"].split("=", 1)[1])),
+            spec.metric,
+        )
     elif spec.x is not None:
         categories, key, xlabel = _values(sc, spec.x), (lambda row: row[spec.x]), spec.x
     else:
@@ -182,64 +311,176 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     for r, (row_variant, series) in enumerate(zip(rows, per_panel)):
         for c, facet in enumerate(facets):
             ax = axes[r][c]
+            drawn = []
             for k, (hue, variant) in enumerate(series):
                 sub = _where(df, {"variant": variant, spec.hue: hue, spec.facet: facet})
                 by_cat = {key(row): row for row in sub.iter_rows(named=True)}
-                est, lo, hi, ex = (np.array([_num(by_cat.get(cat, {}).get(col)) for cat in categories])
-                                   for col in ("estimate", "ci_low", "ci_high", "exact"))
+                est, lo, hi, ex = (
+                    np.array([_num(by_cat.get(cat, {}).get(col)) for cat in categories])
+                    for col in ("estimate", "ci_low", "ci_high", "exact")
+                )
+                drawn.append(
+                    (k, _series_label(spec.hue, hue, variant, row_variant, variants), None, est, lo, hi, ex)
+                )
+            same = {g[0][0]: [m[1] for m in g[1:]] for g in _coinciding(drawn) if len(g) > 1}
+            for k, label, _, est, lo, hi, ex in drawn:
                 pos = np.arange(len(categories)) - 0.4 + width * (k + 0.5)
-                label = _series_label(spec.hue, hue, variant, row_variant, variants)
-                ax.bar(pos, est, width, yerr=np.abs(np.vstack([est - lo, hi - est])), capsize=2, label=label)
+                if k in same:
+                    label = " = ".join(str(n) for n in [label, *same[k]]) + " (coinciding)"
+                elif any(label in names for names in same.values()):
+                    label = None  # named with the bar it coincides with
+                ax.bar(
+                    pos,
+                    est,
+                    width,
+                    yerr=np.abs(np.vstack([est - lo, hi - est])),
+                    capsize=2,
+                    label=label,
+                    color=PALETTE[k % len(PALETTE)],
+                    hatch=HATCHES[k % len(HATCHES)],
+                    edgecolor="white",
+                    linewidth=0.5,
+                    error_kw={"elinewidth": 0.8},
+                )
                 if not np.isnan(ex).all():
                     ax.plot(pos, ex, "k_", ms=max(4, 40 * width), label="exact" if k == 0 else None)
             _xticks(ax, categories)
-            ax.set_xlabel(xlabel)
-            ax.set_ylabel(spec.metric if metric.kind == "mean" else "probability")
+            ax.set_xlabel(
+                _wrap(words(sc, spec.metric), 40) if metric.kind == "distribution" else field_words(xlabel)
+            )
+            ax.set_ylabel(
+                _wrap(words(sc, spec.metric), 34)
+                if metric.kind == "mean"
+                else ("probability" if metric.kind == "distribution" else _wrap(words(sc, spec.metric), 34))
+            )
             ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
             ax.grid(axis="y", alpha=0.3)
-    _legend(axes[0][-1])
-    what = f"distribution of {spec.metric}" if metric.kind == "distribution" else f"{spec.metric} by {xlabel}"
+    _legend(_top_right(axes))
+    what = (
+        f"Distribution of {_lower(words(sc, spec.metric))}"
+        if metric.kind == "distribution"
+        else f"{_cap(words(sc, spec.metric))}\nby {field_words(xlabel)}"
+    )
     fig.suptitle(_title(spec, f"{what} (95% error bars)", fixed))
     return fig
 
 
-def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure:
+def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | None:
     df, fixed, variants = _select(spec, sc, comparison, (spec.facet,), hold_unused=False)
+    baseline = comparison["baseline"][0]
+    variants = [v for v in variants if v != baseline]
     row_fields = [f for f in sc.grid if f != spec.facet and f not in fixed]
     facets = _values(sc, spec.facet)
-    labels = list(dict.fromkeys(_label(row, row_fields) for row in df.iter_rows(named=True)))
+    tested = df.filter(pl.col("status") == "tested")
+    if tested.height == 0:
+        return None
+    tested = tested.with_columns(
+        pl.Series("_label", [_label(row, row_fields) for row in tested.iter_rows(named=True)])
+    )
+    all_labels = list(dict.fromkeys(tested["_label"]))
+    significant = tested.filter(pl.col("significant"))
+    pool = significant if significant.height else tested
+    size = pool.group_by("_label").agg(pl.col("difference").abs().max().alias("_size"))
+    order = dict(zip(size["_label"], size["_size"]))
+    chosen = sorted(order, key=lambda lab: -order[lab])[:MAX_FOREST_ROWS]
+    labels = [lab for lab in all_labels if lab in set(chosen)]  # grid order
+    shown = tested.filter(pl.col("_label").is_in(labels))
+    what = ("significant" if significant.height else "tested") + " setups"
+    if len(order) > len(labels):
+        what = f"the {len(labels)} {what} with the largest effects (of {len(order)})"
+    else:
+        what = f"{len(labels)} {what}" + (f" of {len(all_labels)}" if len(labels) < len(all_labels) else "")
     step = 1.0 / (len(variants) + 1)
-    fig = Figure(figsize=(min(4.5 * len(facets) + 2.5, 24), min(1.5 + len(labels) * (0.1 + 0.12 * len(variants)), 60)), layout="constrained")
-    axes = fig.subplots(1, len(facets), squeeze=False, sharey=True)[0]
-    colours = [f"C{i}" for i in range(len(variants))]
+    fig = Figure(
+        figsize=(
+            min(max(4.5 * len(facets) + 3.0, 8.0), 16),
+            min(2.2 + len(labels) * (0.12 + 0.14 * len(variants)), 40),
+        ),
+        layout="constrained",
+    )
+    axes = fig.subplots(1, len(facets), squeeze=False, sharey=True, sharex=True)[0]
     for ax, facet in zip(axes, facets):
         for k, variant in enumerate(variants):
-            sub = _where(df, {"variant": variant, spec.facet: facet})
+            sub = _where(shown, {"variant": variant, spec.facet: facet})
+            colour, marker = PALETTE[k % len(PALETTE)], MARKERS[k % len(MARKERS)]
             for row in sub.iter_rows(named=True):
-                y = labels.index(_label(row, row_fields)) + (k + 1) * step - 0.5
+                y = labels.index(row["_label"]) + (k + 1) * step - 0.5
                 err = [[row["difference"] - row["ci_low"]], [row["ci_high"] - row["difference"]]]
-                face = colours[k] if row["significant"] else "white"
-                ax.errorbar(row["difference"], y, xerr=err, fmt="o", ms=4, color=colours[k], mfc=face, lw=1)
+                face = colour if row["significant"] else "white"
+                ax.errorbar(row["difference"], y, xerr=err, fmt=marker, ms=5, color=colour, mfc=face, lw=1)
         ax.axvline(0, color="black", lw=0.8)
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_ylim(len(labels) - 0.5, -0.5)
-        ax.set_xlabel(f"{spec.metric}: variant − {comparison['baseline'][0]}")
+        ax.set_xlabel(_wrap(f"{words(sc, spec.metric)}: variant − {baseline}", 44), fontsize=8)
         ax.set_title(_panel(None, spec.facet, facet), fontsize=9)
         ax.grid(axis="x", alpha=0.3)
     for k, variant in enumerate(variants):
-        axes[-1].errorbar([], [], fmt="o", color=colours[k], label=variant)
+        if variant in set(shown["variant"]):
+            axes[-1].errorbar(
+                [], [], fmt=MARKERS[k % len(MARKERS)], color=PALETTE[k % len(PALETTE)], label=variant
+            )
     _legend(axes[-1])
-    fig.suptitle(_title(spec, f"{spec.metric}: differences from {comparison['baseline'][0]}\n95% paired intervals; filled = significant after Holm", fixed))
+    fig.suptitle(
+        _title(
+            spec,
+            f"{_cap(words(sc, spec.metric))}: differences from {baseline}\n"
+            f"{what}\n95% paired intervals; filled = significant after Holm",
+            fixed,
+        ),
+        fontsize=10,
+    )
     return fig
+
+
+def _coinciding(series: list[tuple]) -> list[list[tuple]]:
+    """Group series ``(k, label, x, est, lo, hi, exact)`` whose estimates are the same."""
+    groups: list[list[tuple]] = []
+    for s in series:
+        for g in groups:
+            if (
+                g[0][3].shape == s[3].shape
+                and np.array_equal(g[0][3], s[3], equal_nan=True)
+                and not np.isnan(s[3]).all()
+            ):
+                g.append(s)
+                break
+        else:
+            groups.append([s])
+    return groups
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _lower(text: str) -> str:
+    return text.removeprefix("chance: ")
 
 
 # ---------------------------------------------------------------- helpers
 
 
-def _select(spec: PlotSpec, sc: Scenario, df: pl.DataFrame, used: Sequence[str | None], names: Sequence[str] | None = None, hold_unused: bool = True):
+def _select(
+    spec: PlotSpec,
+    sc: Scenario,
+    df: pl.DataFrame,
+    used: Sequence[str | None],
+    names: Sequence[str] | None = None,
+    hold_unused: bool = True,
+):
     """Rows of ``df`` for the spec's metric and variant; grid fields the plot does not use are held
     at their ``where`` value (else, with ``hold_unused``, at their middle value)."""
-    fixed = {f: spec.where.get(f, _middle(v)) for f, v in sc.grid.items() if f not in used and (hold_unused or f in spec.where)}
+    fixed = {
+        f: spec.where.get(f, _middle(v))
+        for f, v in sc.grid.items()
+        if f not in used and (hold_unused or f in spec.where)
+    }
     variants = df["variant"].unique(maintain_order=True).to_list()
     if spec.variant is not None:
         variants = [spec.variant]
@@ -254,15 +495,22 @@ def _where(df: pl.DataFrame, conditions: dict[Any, Any]) -> pl.DataFrame:
     return df.filter(*exprs) if exprs else df
 
 
-def _figure(rows: int, cols: int, width: float, height: float, wrap: int = 3, **kw) -> tuple[Figure, list[list]]:
-    """A figure of ``rows`` x ``cols`` panels (``axes[row][col]``); a single row of more than
-    ``wrap`` panels wraps onto several lines."""
-    lines, per_line = (math.ceil(cols / wrap), wrap) if rows == 1 and cols > wrap else (rows, cols)
-    fig = Figure(figsize=(min(per_line * width + 1.8, 24), min(lines * height + 0.8, 40)), layout="constrained")
+def _figure(
+    rows: int, cols: int, width: float, height: float, wrap: int = 3, **kw
+) -> tuple[Figure, list[list]]:
+    """A figure of ``rows`` x ``cols`` panels (``axes[row][col]``); a single row or a single
+    column of panels is laid out side by side, wrapping after ``wrap`` panels."""
+    single = rows == 1 or cols == 1
+    panels = rows * cols
+    wrap = max(1, min(wrap, int(MAX_LINE_WIDTH // width)))  # wide panels (big heat maps): fewer a line
+    lines, per_line = (math.ceil(panels / wrap), min(panels, wrap)) if single else (rows, cols)
+    fig = Figure(
+        figsize=(min(per_line * width + 1.8, 24), min(lines * height + 0.8, 40)), layout="constrained"
+    )
     grid = fig.subplots(lines, per_line, squeeze=False, **kw).ravel()
-    for ax in grid[rows * cols:]:
+    for ax in grid[panels:]:
         ax.set_visible(False)
-    return fig, [list(grid[r * cols:(r + 1) * cols]) for r in range(rows)]
+    return fig, [list(grid[r * cols : (r + 1) * cols]) for r in range(rows)]
 
 
 def _xticks(ax, values: Sequence[Any]) -> None:
@@ -272,9 +520,18 @@ def _xticks(ax, values: Sequence[Any]) -> None:
     ax.set_xticks(range(len(labels)), labels, rotation=30 if slant else 0, ha="right" if slant else "center")
 
 
+def _top_right(axes: list[list]) -> Any:
+    """The panel at the right end of the first line (where a legend goes)."""
+    top = [ax for row in axes for ax in row if ax.get_subplotspec().rowspan.start == 0]
+    return max(top, key=lambda ax: ax.get_subplotspec().colspan.start)
+
+
 def _legend(ax) -> None:
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+    """The legend right of ``ax``, "exact" last."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        pairs = sorted(zip(handles, labels), key=lambda hl: hl[1] == "exact")
+        ax.legend(*zip(*pairs), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
 
 
 def _panel_rows(spec: PlotSpec, variants: Sequence[str]) -> list[str | None]:
@@ -282,13 +539,20 @@ def _panel_rows(spec: PlotSpec, variants: Sequence[str]) -> list[str | None]:
     return list(variants) if spec.hue and len(variants) > 1 else [None]
 
 
-def _panel_series(sc: Scenario, hue: str | None, variants: Sequence[str], row_variant: str | None) -> list[tuple[Any, str]]:
+def _panel_series(
+    sc: Scenario, hue: str | None, variants: Sequence[str], row_variant: str | None
+) -> list[tuple[Any, str]]:
     """(hue value, variant) of each curve or bar group in one panel."""
     return [(h, v) for h in _values(sc, hue) for v in ([row_variant] if row_variant else variants)]
 
 
-def _series_label(hue_field: str | None, hue: Any, variant: str | None, row_variant: str | None, variants: Sequence[str]) -> str | None:
-    parts = [f"{hue_field}={hue}" if hue_field else None, variant if len(variants) > 1 and not row_variant else None]
+def _series_label(
+    hue_field: str | None, hue: Any, variant: str | None, row_variant: str | None, variants: Sequence[str]
+) -> str | None:
+    parts = [
+        f"{hue_field}={hue}" if hue_field else None,
+        variant if len(variants) > 1 and not row_variant else None,
+    ]
     return ", ".join(str(p) for p in parts if p) or None
 
 

@@ -1,13 +1,18 @@
-"""Write a scenario's report folder, atomically, and the index of all reports.
+"""Write a scenario's report folder, safely and atomically, and the index of all reports.
 
 A report folder holds ``index.html`` (self-contained: plots embedded as base64 PNG),
-``report.md``, every table as CSV and Parquet, every plot as PNG, ``report.json`` (the header
-facts) and a copy of the scenario file. It is written into a temporary folder beside the
-target and moved into place only when complete; the previous report is removed only after
-that, so an interrupted run never leaves a half-written report over a good one.
+``report.md``, every table as CSV and Parquet, every plot as PNG, ``report.json`` (machine
+data: snake_case keys, numbers as numbers) and a copy of the scenario file. Both pages open with
+the **findings** (sentences generated from the results); the scenario, rules and run facts
+follow, collapsed in HTML.
 
-The header records what anyone needs to get the same numbers again: seed, trials, every
-variant's full rules, the package version, the date and the exact command.
+Nothing a user owns is ever removed: :func:`check_out` accepts as destination only a new
+folder, an empty one, or a report folder montecarlo wrote itself (its ``report.json`` says
+``"written_by": "montecarlo"`` and lists every file in it); anything else is refused with one
+line (:class:`~montecarlo.errors.InputError`) before any simulation. The report is written into
+a hidden folder beside the target and moved into place only when complete; the previous report
+is removed only after that, so an interrupted run never leaves a half-written report over a good
+one, and no hidden folder is left behind. Folders get the permissions of the umask.
 """
 
 from __future__ import annotations
@@ -15,50 +20,212 @@ from __future__ import annotations
 import base64
 import html
 import json
+import math
 import os
+import re
+import secrets
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import polars as pl
 
+from montecarlo.errors import InputError
 from montecarlo.games.base import to_plain
 from montecarlo.reporting import plots as plotting
-from montecarlo.reporting.tables import all_tables, comparison_summary, fmt, summary_line
+from montecarlo.reporting.findings import findings as make_findings
+from montecarlo.reporting.findings import headline
+from montecarlo.reporting.tables import (
+    IDENTICAL,
+    NOT_APPLICABLE,
+    TESTED,
+    all_tables,
+    comparison_summary,
+    fmt,
+    holm_line,
+    matrix_index,
+    matrix_layout,
+    summary_line,
+)
 from montecarlo.scenarios import ScenarioResult, show_value
 
 MAX_ROWS_SHOWN = 60  # longer tables are linked (CSV/Parquet), not printed
-CRN_NOTE = ("common random numbers: yes — every variant of a setup runs on the same random numbers "
-            "(same seed per chunk) and differences are paired per trial")
+WRITTEN_BY = "montecarlo"
+INDEX_MARK = '<meta name="generator" content="montecarlo">'
+_LEGACY_NAMES = re.compile(
+    r"(index\.html|report\.md|report\.json|scenario\.toml|plot-\d\d-[\w.=-]+\.png"
+    r"|(results|comparison|(matrix|difference|distribution)-[\w.=-]+)\.(csv|parquet))"
+)
+_LEGACY_INDEX = '<ul class="index">'  # the index page of an earlier montecarlo
+CRN_NOTE = (
+    "common random numbers: yes — every variant of a setup runs on the same random numbers "
+    "(same seed per chunk) and differences are paired per trial"
+)
+
+
+# ---------------------------------------------------------------- destinations
+
+
+def check_out(out: str | os.PathLike, option: str = "--out") -> Path:
+    """The report folder ``out`` if a report may be written there, else InputError (one line).
+
+    Accepted: a folder that does not exist yet (its parents are created), an empty folder, or a
+    report folder written by montecarlo holding only the files it wrote. Refused: an empty path
+    or ``.``, a file, a folder with anything else in it, a place under a file or one that cannot
+    be written. Call it before simulating; :func:`write_report` calls it again.
+    """
+    text = os.fspath(out)
+    path = Path(text)
+    if not text.strip() or path.name in ("", ".", "..") or text.endswith(("/.", "/..")):
+        raise InputError(
+            f"{option}: {text!r} (an empty path or a current/parent folder) cannot hold a report; "
+            "give a new folder, e.g. reports/my-report"
+        )
+    if path.is_symlink() or path.exists():
+        if not path.is_dir():
+            raise InputError(f"{option}: {path} is a file, not a folder; give a new folder name")
+        try:
+            entries = sorted(p.name for p in path.iterdir())
+        except OSError as exc:
+            raise InputError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
+        if entries:
+            _check_ours(path, entries, option)
+    _check_writable(path.parent, option)
+    return path
+
+
+def check_index_out(out: str | os.PathLike, option: str = "--out") -> Path:
+    """The folder of ``report-all``: other files in it are kept; its ``index.html`` is replaced
+    only when montecarlo wrote it. InputError (one line) otherwise."""
+    text = os.fspath(out)
+    path = Path(text)
+    if not text.strip():
+        raise InputError(f"{option}: an empty path is not a folder; give a folder, e.g. reports")
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{option}: {path} is a file, not a folder")
+    index = path / "index.html"
+    if index.exists():
+        try:
+            head = index.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise InputError(f"{option}: cannot read {index}: {exc.strerror or exc}") from None
+        legacy = _LEGACY_INDEX in head and "<title>montecarlo reports</title>" in head
+        if INDEX_MARK not in head and not legacy:
+            raise InputError(
+                f"{option}: {index} was not written by montecarlo and would be replaced; "
+                "choose another folder (nothing was changed)"
+            )
+    _check_writable(path if path.exists() else path.parent, option)
+    return path
+
+
+def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
+    refuse = (
+        f"{option}: {path} holds files montecarlo did not write" + " ({}); "
+        "choose a new or empty folder (nothing was changed)"
+    )
+    try:
+        data = json.loads((path / "report.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = None
+    if not isinstance(data, dict):
+        raise InputError(refuse.format(_few(entries)))
+    if data.get("written_by") == WRITTEN_BY and isinstance(data.get("files"), list):
+        known = set(data["files"]) | {"report.json"}
+        foreign = [e for e in entries if e not in known]
+    elif str(data.get("version", "")).startswith("montecarlo ") and "rerun" in data:
+        # a report of an earlier montecarlo (no file list yet): only names a report has
+        foreign = [e for e in entries if not _LEGACY_NAMES.fullmatch(e)]
+    else:
+        raise InputError(refuse.format(_few(entries)))
+    if foreign:
+        raise InputError(refuse.format(_few(foreign)))
+
+
+def _check_writable(parent: Path, option: str) -> None:
+    """The nearest existing ancestor of ``parent`` must be a folder we may write in."""
+    here = parent if str(parent) else Path(".")
+    while not (here.exists() or here.is_symlink()):
+        if here.parent == here:
+            break
+        here = here.parent
+    if here.exists() and not here.is_dir():
+        raise InputError(f"{option}: {here} is a file, so no folder can be made under it")
+    if not os.access(here, os.W_OK | os.X_OK):
+        raise InputError(f"{option}: cannot write in {here} (permission denied)")
+
+
+def _few(names: Sequence[str], n: int = 3) -> str:
+    return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
+
+
+def _hidden_folder(parent: Path, name: str, kind: str, create: bool = True) -> Path:
+    """A new hidden folder name beside the target (created with the umask's permissions)."""
+    for _ in range(100):
+        path = parent / f".{name}.{kind}-{secrets.token_hex(4)}"
+        if path.exists():
+            continue
+        if create:
+            os.mkdir(path)
+        return path
+    raise InputError(f"cannot find a free temporary name in {parent}")
+
+
+# ---------------------------------------------------------------- writing
 
 
 def write_report(result: ScenarioResult, out: str | os.PathLike, command: str | None = None) -> Path:
-    """Write the report of ``result`` into folder ``out`` (replacing it only when complete)."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    """Write the report of ``result`` into folder ``out`` (replacing it only when complete).
+
+    Raises InputError (one line, nothing changed) when ``out`` may not be written: see
+    :func:`check_out`.
+    """
+    out = check_out(out)
+    tmp = None
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _hidden_folder(out.parent, out.name, "tmp")
         _write_contents(result, tmp, command or default_command(result))
+        check_out(out)  # still a folder we may replace
         _move_into_place(tmp, out)
+    except OSError as exc:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise InputError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
 
 
-def write_index(out: str | os.PathLike, entries: Sequence[dict[str, str]], title: str = "montecarlo reports") -> Path:
-    """``out/index.html`` linking every report: entries of ``href``, ``title``, ``game``, ``summary``."""
+def write_index(
+    out: str | os.PathLike, entries: Sequence[dict[str, str]], title: str = "montecarlo reports"
+) -> Path:
+    """``out/index.html`` linking every report: entries of ``href``, ``title``, ``game`` and
+    ``headline`` (the report's first finding; ``summary``, if given, is shown below it)."""
     out = Path(out)
-    items = "\n".join(
-        f'<li><a href="{html.escape(e["href"])}">{html.escape(e["title"])}</a> '
-        f'<span class="game">{html.escape(e["game"])}</span><br><span class="summary">{html.escape(e["summary"])}</span></li>'
-        for e in entries
-    )
-    page = _page(title, f"<h1>{html.escape(title)}</h1>\n<ul class=\"index\">\n{items}\n</ul>")
-    tmp = out / ".index.html.tmp"
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, out / "index.html")
+    items = []
+    for e in entries:
+        lead = e.get("headline") or e.get("summary", "")
+        extra = (
+            f'<br><span class="summary">{html.escape(e["summary"])}</span>'
+            if e.get("headline") and e.get("summary")
+            else ""
+        )
+        items.append(
+            f'<li><a href="{html.escape(e["href"])}">{html.escape(e["title"])}</a> '
+            f'<span class="game">{html.escape(e["game"])}</span><br>'
+            f'<span class="headline">{_inline(lead)}</span>{extra}</li>'
+        )
+    page = _page(title, f'<h1>{html.escape(title)}</h1>\n<ul class="index">\n' + "\n".join(items) + "\n</ul>")
+    tmp = out / f".index.html.tmp-{secrets.token_hex(4)}"
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        os.replace(tmp, out / "index.html")
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return out / "index.html"
 
 
@@ -67,14 +234,34 @@ def default_command(result: ScenarioResult) -> str:
     return f"montecarlo report {sc.path}" if sc.path else "(scenario given in Python; no file to rerun)"
 
 
-def header_facts(result: ScenarioResult, command: str) -> dict[str, Any]:
-    """The facts that make a report reproducible, as plain data (also ``report.json``)."""
+def precision_facts(result: ScenarioResult, long: pl.DataFrame) -> dict[str, Any]:
+    """For a ``precision`` run: whether every probability's half-width reached the target and
+    the widest half-width achieved (metrics that do not apply left out); else empty."""
+    sc = result.scenario
+    if not sc.precision:
+        return {}
+    kinds = {n: m.kind for m in sc.question.metrics for n in m.reported_names()}
+    probs = long.filter(
+        pl.col("metric").replace_strict(kinds, default="mean") != "mean", pl.col("estimate").is_not_null()
+    )
+    widest = float(((probs["ci_high"] - probs["ci_low"]) / 2).max() or 0.0) if probs.height else 0.0
+    return {"precision_reached": widest <= sc.precision, "widest_half_width": widest}
+
+
+def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None = None) -> dict[str, Any]:
+    """The facts that make a report reproducible, as display text (the pages' run facts)."""
     sc = result.scenario
     trials = [c.trials for c in result.comparisons]
     spread = f"{min(trials):,}" if min(trials) == max(trials) else f"{min(trials):,}–{max(trials):,}"
     if sc.precision:
-        trial_text = (f"until every probability's 95% half-width is ≤ {sc.precision} (first batch {sc.trials:,}"
-                      f"{f', cap {sc.max_trials:,}' if sc.max_trials else ''}): {spread} per setup")
+        trial_text = (
+            f"until every probability's 95% half-width is ≤ {sc.precision} (first batch {sc.trials:,}"
+            f"{f', cap {sc.max_trials:,}' if sc.max_trials else ''}): {spread} per setup"
+        )
+        if long is not None:
+            p = precision_facts(result, long)
+            verdict = "reached" if p["precision_reached"] else "NOT reached (trial cap hit)"
+            trial_text += f"; target {verdict}, widest half-width {fmt(p['widest_half_width'], 4)}"
     else:
         trial_text = f"{spread} per setup and variant"
     grid = " × ".join(f"{k} ({len(v)})" for k, v in sc.grid.items()) or "one setup"
@@ -100,6 +287,82 @@ def header_facts(result: ScenarioResult, command: str) -> dict[str, Any]:
     }
 
 
+def report_json(
+    result: ScenarioResult,
+    tables: dict[str, pl.DataFrame],
+    found: Sequence[str],
+    command: str,
+    files: Sequence[str],
+) -> dict[str, Any]:
+    """``report.json``: machine data — snake_case keys, numbers as numbers, no display text
+    except the findings; ``written_by`` and ``files`` mark the folder as montecarlo's own."""
+    sc = result.scenario
+    trials = [c.trials for c in result.comparisons]
+    data: dict[str, Any] = {
+        "written_by": WRITTEN_BY,
+        "scenario": sc.name,
+        "title": sc.title,
+        "description": sc.description,
+        "file": str(sc.path) if sc.path else None,
+        "game": sc.game.name,
+        "game_title": sc.game.title,
+        "question": sc.question.name,
+        "question_description": sc.question.description,
+        "seed": sc.seed,
+        "trials": sc.trials,
+        "trials_min": min(trials),
+        "trials_max": max(trials),
+        "precision": sc.precision,
+        "max_trials": sc.max_trials,
+        **precision_facts(result, tables["results"]),
+        "chunk_size": sc.chunk_size,
+        "grid": {k: [to_plain(v) for v in values] for k, values in sc.grid.items()},
+        "setups": len(sc.points),
+        "fixed_setup": to_plain(dict(sc.setup)),
+        "metrics": [
+            {"name": m, "kind": sc.question.metric(m).kind, "description": sc.question.metric(m).description}
+            for m in sc.metrics
+        ],
+        "variants": [
+            {
+                "name": v.name,
+                "builtin": list(v.builtin),
+                "overrides": to_plain(dict(v.overrides)),
+                "description": v.description,
+            }
+            for v in result.variants
+        ],
+        "baseline": result.baseline,
+        "common_random_numbers": len(result.variants) > 1,
+        "rules": {v.name: to_plain(v.rules) for v in result.variants},
+    }
+    if "comparison" in tables:
+        status = tables["comparison"]["status"]
+        data.update(
+            {
+                "correction": "holm",
+                "alpha": 0.05,
+                "tests": int((status == TESTED).sum()),
+                "significant": int(tables["comparison"]["significant"].fill_null(False).sum()),
+                "identical": int((status == IDENTICAL).sum()),
+                "not_applicable": int((status == NOT_APPLICABLE).sum()),
+            }
+        )
+    data.update(
+        {
+            "headline": headline(found),
+            "findings": list(found),
+            "version": result.version,
+            "date": result.date,
+            "run_seconds": round(result.seconds, 3),
+            "jobs": result.jobs,
+            "rerun": command,
+            "files": sorted(files),
+        }
+    )
+    return data
+
+
 # ---------------------------------------------------------------- building the report
 
 
@@ -109,90 +372,342 @@ def _write_contents(result: ScenarioResult, folder: Path, command: str) -> None:
     for name, df in tables.items():
         df.write_csv(folder / f"{name}.csv")
         df.write_parquet(folder / f"{name}.parquet")
-    figures = []
-    for i, spec in enumerate(plotting.plan(sc)):
-        fig = plotting.draw(spec, sc, tables["results"], tables.get("comparison"))
-        name = plotting.file_name(i, spec)
-        plotting.save_png(fig, folder / name)
-        figures.append((spec, name, fig.get_suptitle().replace("\n", " ")))
-    facts = header_facts(result, command)
-    facts["rules"] = {v.name: to_plain(v.rules) for v in result.variants}
-    facts["summary"] = summary_line(result, tables)
-    (folder / "report.json").write_text(json.dumps(facts, indent=2, default=str), encoding="utf-8")
+    figures = []  # (kind, file name, caption); kind "difference": a heat map of differences
+    specs = plotting.plan(sc)
+    for i, spec in enumerate(specs):
+        drawn = [(spec.kind, plotting.file_name(i, spec), plotting.draw(spec, sc, tables["results"],
+                                                                        tables.get("comparison")))]
+        if spec.kind == "heatmap" and "comparison" in tables:
+            name = plotting.file_name(i, spec).replace("-heatmap-", "-heatmap-difference-")
+            drawn.append(("difference", name, plotting.difference_heatmap(spec, sc, tables["comparison"])))
+        for kind, name, fig in drawn:
+            if fig is not None:
+                plotting.save_png(fig, folder / name)
+                figures.append((kind, name, " · ".join(fig.get_suptitle().split("\n"))))
+    found = make_findings(result, tables)
+    facts = header_facts(result, command, tables["results"])
     if sc.path and Path(sc.path).is_file():
         shutil.copyfile(sc.path, folder / "scenario.toml")
-    blocks = _blocks(result, tables, figures, facts)
+    files = [f"{n}.{ext}" for n in tables for ext in ("csv", "parquet")] + [name for _, name, _ in figures]
+    files += ["index.html", "report.md"] + (["scenario.toml"] if (folder / "scenario.toml").exists() else [])
+    data = report_json(result, tables, found, command, files)
+    (folder / "report.json").write_text(json.dumps(data, indent=2, allow_nan=False), encoding="utf-8")
+    blocks = _blocks(result, tables, figures, facts, found)
     (folder / "report.md").write_text(_markdown(blocks), encoding="utf-8")
     (folder / "index.html").write_text(_html(sc.title, blocks, folder), encoding="utf-8")
 
 
 def _move_into_place(tmp: Path, out: Path) -> None:
     """Rename ``tmp`` to ``out``; an existing ``out`` is set aside first and removed last."""
-    if not out.exists():
-        os.replace(tmp, out)
+    if not out.exists() or not any(out.iterdir()):
+        os.replace(tmp, out)  # also onto an empty folder
         return
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    old = _hidden_folder(out.parent, out.name, "old", create=False)
     os.replace(out, old)
     try:
         os.replace(tmp, out)
     except BaseException:
         os.replace(old, out)
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    if old.is_symlink():  # --out was a link to a report folder: the link goes, its target stays
+        old.unlink()
+    else:
+        shutil.rmtree(old, ignore_errors=True)
 
 
-def _blocks(result: ScenarioResult, tables: dict[str, pl.DataFrame], figures, facts: dict[str, Any]) -> list[tuple]:
-    """The report as a list of blocks both renderers understand."""
+def _blocks(
+    result: ScenarioResult,
+    tables: dict[str, pl.DataFrame],
+    figures,
+    facts: dict[str, Any],
+    found: Sequence[str],
+) -> list[tuple]:
+    """The report as a list of blocks both renderers understand: findings first, then plots,
+    comparison and tables, then the run facts (collapsed in HTML)."""
     sc = result.scenario
-    facts_shown = {k: v for k, v in facts.items() if k not in ("rules", "summary", "rerun")}
+    grid = list(sc.grid)
     b: list[tuple] = [("h1", sc.title)]
     if sc.description:
         b.append(("p", sc.description))
-    b += [("p", facts["summary"]), ("kv", facts_shown), ("p", "Rerun with:"), ("code", facts["rerun"])]
-    b.append(("h2", "Variants"))
-    b.append(("table", pl.DataFrame({
-        "variant": [v.name for v in result.variants],
-        "built-in": [", ".join(v.builtin) or "—" for v in result.variants],
-        "overrides": [", ".join(f"{k} = {show_value(x)}" for k, x in {**sc.rules, **v.overrides}.items()) or "—" for v in result.variants],
-        "description": [v.description for v in result.variants],
-    })))
-    rules = facts["rules"]
-    fields = list(next(iter(rules.values())))
-    b += [("p", "Full rules of each variant:"), ("table", pl.DataFrame(
-        {"rule": fields, **{name: [str(show_value(r[f])) for f in fields] for name, r in rules.items()}}
-    ))]
-    b.append(("h2", "Metrics"))
-    b.append(("table", pl.DataFrame({
-        "metric": list(sc.metrics), "kind": [sc.question.metric(m).kind for m in sc.metrics],
-        "description": [sc.question.metric(m).description for m in sc.metrics],
-    })))
-    b.append(("p", "Estimates carry 95% intervals (Wilson for probabilities, normal for means); "
-                   "exact values come from the game's exact solver where one exists."))
-    if figures:
+    b += [("h2", "Findings"), ("list", list(found)), ("note", summary_line(result, tables))]
+    plain = [f for f in figures if f[0] not in ("forest", "difference")]
+    if plain:
         b.append(("h2", "Plots"))
-        b += [("img", name, title) for spec, name, title in figures if spec.kind != "forest"]
+        b += [("img", name, title) for kind, name, title in plain]
     if "comparison" in tables:
         comp = tables["comparison"]
-        b += [("h2", f"Comparison with {result.baseline}"), ("p", CRN_NOTE + "."), ("p",
-               f"Differences are variant − {result.baseline}, with 95% paired intervals; significance is "
-               f"tested with a Holm correction across all {comp.height} differences of the table at 5%: "
-               f"{int(comp['significant'].sum())} significant. Exact differences are shown where both arms "
-               "have an exact value."), ("table", comparison_summary(comp))]
-        b += [("img", name, title) for spec, name, title in figures if spec.kind == "forest"]
-        for name, df in tables.items():
-            if name.startswith("difference-"):
-                note = "exact differences" if name.endswith("-exact") else "* significant after Holm"
-                b += [("h3", f"{name} ({note})"), ("table", df, name)]
-        significant = comp.filter(pl.col("significant")).drop("baseline")
-        b += [("h3", "Significant differences"), ("table", significant, "comparison")]
+        b += [
+            ("h2", f"Comparison with {result.baseline}"),
+            (
+                "p",
+                f"Differences are variant − {result.baseline}, with 95% paired intervals ({CRN_NOTE}). "
+                "Significance: Holm correction over the real tests at 5% — "
+                f"{holm_line(comp)}. A row whose two "
+                'arms agree on every trial (difference 0, standard error 0) is "identical", not a test; a '
+                "metric that does not apply to a setup is n/a.",
+            ),
+            ("table", _summary_display(comp)),
+        ]
+        b += [("img", name, title) for kind, name, title in figures if kind in ("forest", "difference")]
+        columns = _columns_note(result)
+        significant = _significant_display(comp, grid)
+        b += [
+            ("h3", f"Significant differences ({significant.height}), largest first"),
+            ("table", significant, "comparison"),
+        ]
+        for name in tables:
+            if name.startswith("difference-") and name.count("-") == 1:
+                shown, dropped = _difference_display(tables, name, grid, comp)
+                note = f"{columns}95% paired intervals; * significant after Holm"
+                if dropped:
+                    note += f"; not shown: {', '.join(dropped)} (identical to {result.baseline} everywhere)"
+                if shown is not None:
+                    b += [("h3", name), ("note", note), ("table", shown, name)]
+                if f"{name}-exact" in tables and shown is not None:
+                    exact = _exact_display(tables[f"{name}-exact"], grid, True)
+                    if "variant" in exact.columns:
+                        exact = exact.filter(~pl.col("variant").is_in(dropped))
+                    b += [("h3", f"{name}-exact"), ("table", exact, f"{name}-exact")]
     b.append(("h2", "Tables"))
-    for name, df in tables.items():
-        if name.startswith(("matrix-", "distribution-")):
-            b += [("h3", name), ("table", df, name)]
+    columns = _columns_note(result)
+    for name in tables:
+        if name.startswith("matrix-") and not name.endswith(("-ci_low", "-ci_high", "-exact")):
+            b += [
+                ("h3", name),
+                ("note", f"{columns}estimate [95% interval]; n/a: does not apply to the setup"),
+                ("table", _matrix_display(tables, name, grid), name),
+            ]
+            if f"{name}-exact" in tables:
+                b += [
+                    ("h3", f"{name}-exact"),
+                    ("table", _exact_display(tables[f"{name}-exact"], grid), f"{name}-exact"),
+                ]
+        elif name.startswith("distribution-"):
+            metric = name.removeprefix("distribution-")
+            b += [("h3", name), ("note", f"probability of each value of `{metric}` (columns)"),
+                  ("table", _distribution_display(tables[name], metric), name)]
     b += [("h3", "All estimates (long form)"), ("table", tables["results"], "results")]
-    b += [("h2", "Files"), ("files", [f"{n}.{ext}" for n in tables for ext in ("csv", "parquet")]
-                                     + [name for _, name, _ in figures] + ["report.json"])]
+    b += _about(result, facts, figures, tables)
     return b
+
+
+def _about(result: ScenarioResult, facts: dict[str, Any], figures, tables) -> list[tuple]:
+    sc = result.scenario
+    shown = {k: v for k, v in facts.items() if k != "rerun"}
+    b: list[tuple] = [
+        ("details", "About this run: scenario, rules, reproducibility, files"),
+        ("kv", shown),
+        ("p", "Rerun with:"),
+        ("code", facts["rerun"]),
+        ("h3", "Variants"),
+    ]
+    b.append(
+        (
+            "table",
+            pl.DataFrame(
+                {
+                    "variant": [v.name for v in result.variants],
+                    "built-in": [", ".join(v.builtin) or "—" for v in result.variants],
+                    "overrides": [
+                        ", ".join(f"{k} = {show_value(x)}" for k, x in {**sc.rules, **v.overrides}.items())
+                        or "—"
+                        for v in result.variants
+                    ],
+                    "description": [v.description for v in result.variants],
+                }
+            ),
+        )
+    )
+    rules = {v.name: to_plain(v.rules) for v in result.variants}
+    fields = list(next(iter(rules.values())))
+    b += [
+        ("p", "Full rules of each variant:"),
+        (
+            "table",
+            pl.DataFrame(
+                {
+                    "rule": fields,
+                    **{name: [str(show_value(r[f])) for f in fields] for name, r in rules.items()},
+                }
+            ),
+        ),
+    ]
+    b.append(("h3", "Metrics"))
+    b.append(
+        (
+            "table",
+            pl.DataFrame(
+                {
+                    "metric": list(sc.metrics),
+                    "kind": [sc.question.metric(m).kind for m in sc.metrics],
+                    "description": [sc.question.metric(m).description for m in sc.metrics],
+                }
+            ),
+        )
+    )
+    b.append(
+        (
+            "p",
+            "Estimates carry 95% intervals (Wilson for probabilities, normal for means); "
+            "exact values come from the game's exact solver where one exists. Probabilities below "
+            "0.001 are written in significant figures (4.8e-5).",
+        )
+    )
+    b += [
+        ("h3", "Files"),
+        (
+            "files",
+            [f"{n}.{ext}" for n in tables for ext in ("csv", "parquet")]
+            + [name for _, name, _ in figures]
+            + ["report.json"],
+        ),
+        ("/details",),
+    ]
+    return b
+
+
+# ---------------------------------------------------------------- display tables
+
+
+def _matrix_display(
+    tables: dict[str, pl.DataFrame],
+    stem: str,
+    grid: Sequence[str],
+    signed: bool = False,
+    marks: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """``estimate [low, high]`` cells from the numeric matrices (``*`` where ``marks`` is true)."""
+    est, lo, hi = tables[stem], tables[f"{stem}-ci_low"], tables[f"{stem}-ci_high"]
+    index = matrix_index(est, grid)
+    cols: dict[str, list] = {c: est[c].to_list() for c in index}
+    for c in (c for c in est.columns if c not in index):
+        cells = []
+        for i, e in enumerate(est[c].to_list()):
+            low, high = lo[c][i], hi[c][i]
+            if e is None:
+                cells.append("n/a")
+            elif signed and e == 0 and low == 0 and high == 0:
+                cells.append("identical")
+            else:
+                star = "*" if marks is not None and marks[c][i] else ""
+                # the interval on a second line in HTML, so that a matrix fits the page
+                cells.append(
+                    f"{fmt(e, 4 if signed else 3, signed)}{star}\n[{fmt(low, 4 if signed else 3, signed)}, "
+                    f"{fmt(high, 4 if signed else 3, signed)}]"
+                )
+        cols[c] = cells
+    return _short_headers(pl.DataFrame(cols, strict=False), index)
+
+
+def _columns_note(result: ScenarioResult) -> str:
+    col = matrix_layout(result)[1]
+    return f"columns: `{col}`; " if col else ""
+
+
+def _short_headers(df: pl.DataFrame, index: Sequence[str]) -> pl.DataFrame:
+    """``defender=3`` -> ``3`` when every value column names the same field (the page says which)."""
+    values = [c for c in df.columns if c not in index]
+    fields = {c.split("=", 1)[0] for c in values if "=" in c}
+    if len(fields) != 1 or not all("=" in c for c in values):
+        return df
+    return df.rename({c: c.split("=", 1)[1] for c in values})
+
+
+def _distribution_display(df: pl.DataFrame, metric: str) -> pl.DataFrame:
+    """Value columns named by the value alone (``3``, not ``winner_strength=3``), 3 decimals."""
+    values = [c for c in df.columns if c.startswith(f"{metric}=")]
+    return df.with_columns(
+        pl.col(c).map_elements(lambda v: fmt(v, 3), return_dtype=pl.String).fill_null("n/a") for c in values
+    ).rename({c: c.split("=", 1)[1] for c in values})
+
+
+def _exact_display(df: pl.DataFrame, grid: Sequence[str], signed: bool = False) -> pl.DataFrame:
+    index = matrix_index(df, grid)
+    digits = 4 if signed else 3
+    shown = df.with_columns(
+        pl.col(c).map_elements(lambda v: fmt(v, digits, signed), return_dtype=pl.String)
+        for c in df.columns
+        if c not in index
+    ).with_columns(pl.col(c).fill_null("—") for c in df.columns if c not in index)
+    return _short_headers(shown, index)
+
+
+def _difference_display(tables, stem: str, grid: Sequence[str], comp: pl.DataFrame):
+    """The difference matrix without the variants identical to the baseline everywhere."""
+    metric = stem.removeprefix("difference-")
+    rows = comp.filter(pl.col("metric") == metric)
+    dropped = [
+        v
+        for v in rows["variant"].unique(maintain_order=True)
+        if rows.filter(pl.col("variant") == v, pl.col("status") == TESTED).height == 0
+    ]
+    shown = _matrix_display(tables, stem, grid, signed=True, marks=tables[f"{stem}-significant"])
+    if "variant" in shown.columns:
+        shown = shown.filter(~pl.col("variant").is_in(dropped))
+    else:
+        shown = shown.drop([v for v in dropped if v in shown.columns])
+    if shown.height == 0 or shown.width == 0:
+        return None, dropped
+    return shown, dropped
+
+
+def _significant_display(comp: pl.DataFrame, grid: Sequence[str]) -> pl.DataFrame:
+    """The significant rows, largest |difference| first, in display text."""
+    sig = comp.filter(pl.col("significant").fill_null(False)).sort(
+        pl.col("difference").abs(), descending=True
+    )
+    return pl.DataFrame(
+        {
+            **{g: sig[g] for g in grid},
+            "variant": sig["variant"],
+            "metric": sig["metric"],
+            "baseline → variant": [
+                f"{fmt(a, 4)} → {fmt(b, 4)}"
+                for a, b in zip(sig["baseline_estimate"], sig["variant_estimate"])
+            ],
+            "difference [95% CI]": [
+                f"{fmt(d, 4, True)}\n[{fmt(lo, 4, True)}, {fmt(hi, 4, True)}]"
+                for d, lo, hi in zip(sig["difference"], sig["ci_low"], sig["ci_high"])
+            ],
+            "exact": [fmt(v, 4, True) for v in sig["exact_difference"]],
+            "Holm p": [fmt_p(p) for p in sig["p_holm"]],
+        },
+        strict=False,
+    )
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value: two significant figures, ``<1e-12`` below that (the normal tail's precision).
+
+    >>> fmt_p(0.0487), fmt_p(4.9e-4), fmt_p(0.0), fmt_p(None)
+    ('0.049', '0.00049', '<1e-12', '—')
+    """
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "—"
+    return "<1e-12" if p < 1e-12 else f"{p:.2g}"
+
+
+def _summary_display(comp: pl.DataFrame) -> pl.DataFrame:
+    """Per variant and metric; rows with no real test (identical or n/a everywhere) left out:
+    the findings name those variants in one line."""
+    s = comparison_summary(comp).filter(pl.col("tests") > 0)
+    return pl.DataFrame(
+        {
+            "variant": s["variant"],
+            "metric": s["metric"],
+            "significant": [f"{a} of {b}" for a, b in zip(s["significant"], s["tests"])],
+            "identical": s["identical"],
+            "n/a": s["not_applicable"],
+            **{
+                name: [fmt(v, 4, True) for v in s[col]]
+                for name, col in (
+                    ("min diff", "min_difference"),
+                    ("mean diff", "mean_difference"),
+                    ("max diff", "max_difference"),
+                )
+            },
+        }
+    )
 
 
 # ---------------------------------------------------------------- renderers
@@ -203,8 +718,12 @@ def _markdown(blocks: Iterable[tuple]) -> str:
     for kind, *args in blocks:
         if kind in ("h1", "h2", "h3"):
             out.append(f"{'#' * int(kind[1])} {args[0]}")
-        elif kind == "p":
-            out.append(args[0])
+        elif kind in ("p", "note"):
+            out.append(args[0] if kind == "p" else f"_{args[0]}_")
+        elif kind == "list":
+            out.append("\n".join(f"- {s}" for s in args[0]))
+        elif kind == "details":
+            out.append(f"## {args[0]}")
         elif kind == "code":
             out.append(f"```\n{args[0]}\n```")
         elif kind == "kv":
@@ -224,9 +743,12 @@ def _md_table(df: pl.DataFrame, link: str | None) -> str:
         return "_none_"
     shown = df.head(MAX_ROWS_SHOWN)
     lines = ["| " + " | ".join(shown.columns) + " |", "|" + "---|" * len(shown.columns)]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in shown.iter_rows()]
+    lines += ["| " + " | ".join(_cell(v).replace("\n", " ") for v in row) + " |" for row in shown.iter_rows()]
     if df.height > MAX_ROWS_SHOWN and link:
-        lines.append(f"\n{df.height - MAX_ROWS_SHOWN} more rows in [{link}.csv]({link}.csv) / [{link}.parquet]({link}.parquet)")
+        lines.append(
+            f"\n{df.height - MAX_ROWS_SHOWN} more rows in [{link}.csv]({link}.csv) / "
+            f"[{link}.parquet]({link}.parquet)"
+        )
     return "\n".join(lines)
 
 
@@ -236,20 +758,37 @@ def _html(title: str, blocks: Iterable[tuple], folder: Path) -> str:
         if kind in ("h1", "h2", "h3"):
             out.append(f"<{kind}>{html.escape(args[0])}</{kind}>")
         elif kind == "p":
-            out.append(f"<p>{html.escape(args[0])}</p>")
+            out.append(f"<p>{_inline(args[0])}</p>")
+        elif kind == "note":
+            out.append(f'<p class="note">{_inline(args[0])}</p>')
+        elif kind == "list":
+            out.append('<ul class="findings">' + "".join(f"<li>{_inline(s)}</li>" for s in args[0]) + "</ul>")
+        elif kind == "details":
+            out.append(f"<details><summary>{html.escape(args[0])}</summary>")
+        elif kind == "/details":
+            out.append("</details>")
         elif kind == "code":
             out.append(f"<pre><code>{html.escape(args[0])}</code></pre>")
         elif kind == "kv":
-            rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in args[0].items())
-            out.append(f'<table class="facts">{rows}</table>')
+            rows = "".join(
+                f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+                for k, v in args[0].items()
+            )
+            out.append(f'<div class="scroll"><table class="facts">{rows}</table></div>')
         elif kind == "table":
             out.append(_html_table(args[0], args[1] if len(args) > 1 else None))
         elif kind == "img":
             data = base64.b64encode((folder / args[0]).read_bytes()).decode("ascii")
-            out.append(f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(args[1])}" '
-                       f'data-file="{html.escape(args[0])}"><figcaption>{html.escape(args[1])}</figcaption></figure>')
+            out.append(
+                f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(args[1])}" '
+                f'data-file="{html.escape(args[0])}"><figcaption>{html.escape(args[1])}</figcaption></figure>'
+            )
         elif kind == "files":
-            out.append("<ul>" + "".join(f'<li><a href="{html.escape(f)}">{html.escape(f)}</a></li>' for f in args[0]) + "</ul>")
+            out.append(
+                "<ul>"
+                + "".join(f'<li><a href="{html.escape(f)}">{html.escape(f)}</a></li>' for f in args[0])
+                + "</ul>"
+            )
     return _page(title, "\n".join(out))
 
 
@@ -258,25 +797,58 @@ def _html_table(df: pl.DataFrame, link: str | None) -> str:
         return "<p><em>none</em></p>"
     shown = df.head(MAX_ROWS_SHOWN)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>" for row in shown.iter_rows())
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_html_cell(_cell(v))}</td>" for v in row) + "</tr>"
+        for row in shown.iter_rows()
+    )
     more = ""
     if df.height > MAX_ROWS_SHOWN and link:
-        more = (f'<p>{df.height - MAX_ROWS_SHOWN} more rows in <a href="{link}.csv">{link}.csv</a> / '
-                f'<a href="{link}.parquet">{link}.parquet</a></p>')
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+        more = (
+            f'<p class="note">{df.height - MAX_ROWS_SHOWN} more rows in '
+            f'<a href="{link}.csv">{link}.csv</a> / '
+            f'<a href="{link}.parquet">{link}.parquet</a></p>'
+        )
+    return (
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}'
+    )
+
+
+def _html_cell(text: str) -> str:
+    """A cell; a second line (an interval) in small print below the first; long text wraps."""
+    first, _, second = text.partition("\n")
+    if len(first) > 40 and not second:
+        return f'<span class="wrap">{html.escape(first)}</span>'
+    return html.escape(first) + (f'<br><span class="ci">{html.escape(second)}</span>' if second else "")
+
+
+def _inline(text: str) -> str:
+    """Escape ``text`` for HTML, rendering `backticks` as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
 
 
 def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
     return fmt(value, digits=4) if isinstance(value, float) else fmt(value)
 
 
 def _page(title: str, body: str) -> str:
     style = (
-        "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
-        "table{border-collapse:collapse;margin:1em 0;font-size:13px}th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-        "th{background:#f3f3f3}table.facts th,table.facts td{text-align:left}figure{margin:1em 0}"
-        "img{max-width:100%}pre{background:#f6f6f6;padding:.6em}.game{color:#666;font-size:90%}"
-        ".summary{color:#444;font-size:90%}ul.index li{margin:.6em 0}"
+        "body{font-family:system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;color:#222}"
+        "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#666;font-size:9px}"
+        "th,td{border:1px solid #ccc;padding:2px 4px;text-align:right;white-space:nowrap}"
+        "th{background:#f3f3f3}.wrap{display:inline-block;min-width:16em;white-space:normal;text-align:left}"
+        "table.facts th,table.facts td{text-align:left;white-space:normal}"
+        ".scroll{max-width:100%;overflow-x:auto}figure{margin:1em 0}img{max-width:100%;height:auto}"
+        "pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap;word-break:break-all}"
+        ".game{color:#666;font-size:90%}.summary,.note{color:#555;font-size:90%}ul.index li{margin:.8em 0}"
+        "ul.findings li{margin:.4em 0;line-height:1.4}"
+        "code{background:#f1f1f1;padding:0 .2em;border-radius:3px}"
+        "details{margin:2em 0;border-top:1px solid #ddd}"
+        "summary{font-size:1.3em;font-weight:bold;margin:.8em 0;cursor:pointer}"
     )
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head>\n<body>\n{body}\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{INDEX_MARK}'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{style}</style></head>\n<body>\n{body}\n</body></html>\n"
+    )

@@ -2,12 +2,19 @@
 
 - :func:`results_table`: one row per grid point, variant and reported metric —
   ``<grid fields>..., variant, metric, estimate, ci_low, ci_high, se, exact, trials``.
+  A metric that does not apply to a setup (``Question.applicable_metrics``: a seat the setup
+  lacks, a tie for second with two players) is a row of missing values (null), never a number.
 - :func:`comparison_table`: one row per grid point, non-baseline variant and metric — the
   paired difference (variant − baseline) with its 95% interval, the exact difference where both
-  arms have one, and a Holm correction over the whole table.
+  arms have one, and a Holm correction over the real tests of the table. ``status`` says which
+  rows are tests: ``"tested"``; ``"identical"`` (difference 0 with standard error 0: the two
+  arms agree on every trial, by construction, so there is nothing to test); ``"not
+  applicable"`` (the metric does not apply to the setup).
 - :func:`matrix_tables`: the same numbers pivoted where a person would rather read a matrix
-  (rows × columns = two grid fields; cells ``"0.412 [0.410, 0.414]"``), exact values and
-  differences pivoted alike, and distributions one column per value.
+  (rows × columns = two grid fields), numbers only: ``matrix-<metric>`` holds the estimates and
+  ``-ci_low`` / ``-ci_high`` / ``-exact`` the interval ends and exact values in the same
+  layout; ``difference-<metric>`` likewise (plus ``-significant``); distributions one column
+  per value.
 
 List-valued grid values read as ``"none"``, ``"sword"``, ``"gom_jabbar+sword"``.
 """
@@ -24,10 +31,25 @@ from montecarlo.scenarios import ScenarioResult, show_value
 
 RESULT_COLUMNS = ("variant", "metric", "estimate", "ci_low", "ci_high", "se", "exact", "trials")
 COMPARISON_COLUMNS = (
-    "variant", "baseline", "metric", "baseline_estimate", "variant_estimate", "difference",
-    "ci_low", "ci_high", "se", "exact_difference", "p_value", "p_holm", "significant", "trials",
+    "variant",
+    "baseline",
+    "metric",
+    "baseline_estimate",
+    "variant_estimate",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "se",
+    "exact_difference",
+    "p_value",
+    "p_holm",
+    "significant",
+    "status",
+    "trials",
 )
 ALPHA = 1 - stats.CONFIDENCE
+TESTED, IDENTICAL, NOT_APPLICABLE = "tested", "identical", "not applicable"
+VALUE_PARTS = ("ci_low", "ci_high", "exact")  # files beside a matrix, same layout
 
 
 def grid_columns(result: ScenarioResult) -> dict[str, list]:
@@ -40,59 +62,121 @@ def grid_columns(result: ScenarioResult) -> dict[str, list]:
     return cols
 
 
+def applicable_names(result: ScenarioResult, i: int) -> set[str]:
+    """Reported names of the scenario's metrics that apply to grid point ``i``."""
+    sc = result.scenario
+    keep = set(sc.question.applicable_metrics(sc.points[i].setup))
+    return {n for m in sc.metrics if m in keep for n in sc.question.metric(m).reported_names()}
+
+
 def results_table(result: ScenarioResult) -> pl.DataFrame:
-    """Every estimate in long form."""
+    """Every estimate in long form (null where a metric does not apply to the setup)."""
     grid = grid_columns(result)
     names = result.scenario.reported_metrics
     rows: dict[str, list] = {k: [] for k in (*grid, *RESULT_COLUMNS)}
     for i, comparison in enumerate(result.comparisons):
+        applies = applicable_names(result, i)
         for answer, variant in zip(comparison.answers, result.variants):
             for name in names:
                 m = answer.metrics[name]
-                _append(rows, grid, i, variant=variant.name, metric=name, estimate=m.estimate,
-                        ci_low=m.ci_low, ci_high=m.ci_high, se=m.se, exact=m.exact, trials=answer.trials)
-    return _frame(rows)
+                if name in applies:
+                    values = dict(
+                        estimate=m.estimate, ci_low=m.ci_low, ci_high=m.ci_high, se=m.se, exact=m.exact
+                    )
+                else:
+                    values = dict.fromkeys(("estimate", "ci_low", "ci_high", "se", "exact"))
+                _append(rows, grid, i, variant=variant.name, metric=name, **values, trials=answer.trials)
+    return _frame(rows, float_columns=("estimate", "ci_low", "ci_high", "se", "exact"))
 
 
 def comparison_table(result: ScenarioResult, alpha: float = ALPHA) -> pl.DataFrame | None:
-    """Every paired difference from the baseline, Holm-corrected over the whole table."""
+    """Every paired difference from the baseline, Holm-corrected over the real tests only."""
     if len(result.variants) < 2:
         return None
     grid = grid_columns(result)
     names = result.scenario.reported_metrics
     rows: dict[str, list] = {k: [] for k in (*grid, *COMPARISON_COLUMNS)}
     for i, comparison in enumerate(result.comparisons):
+        applies = applicable_names(result, i)
         base = comparison.answers[0].metrics
         for k, diffs in enumerate(comparison.differences, start=1):
             for name in names:
                 d = diffs[name]
-                _append(rows, grid, i, variant=result.variants[k].name, baseline=result.baseline,
-                        metric=name, baseline_estimate=base[name].estimate,
-                        variant_estimate=comparison.answers[k].metrics[name].estimate,
-                        difference=d.estimate, ci_low=d.ci_low, ci_high=d.ci_high, se=d.se,
-                        exact_difference=d.exact, p_value=d.p_value, p_holm=math.nan,
-                        significant=False, trials=comparison.trials)
-    rows["p_holm"] = [_nan_to_none(p) for p in stats.holm_adjusted(rows["p_value"])]
-    rows["significant"] = [bool(s) for s in stats.holm(rows["p_value"], alpha)]
-    return _frame(rows)
+                common = dict(variant=result.variants[k].name, baseline=result.baseline, metric=name)
+                if name not in applies:
+                    _append(
+                        rows,
+                        grid,
+                        i,
+                        **common,
+                        **dict.fromkeys(COMPARISON_COLUMNS[3:12]),
+                        significant=None,
+                        status=NOT_APPLICABLE,
+                        trials=comparison.trials,
+                    )
+                    continue
+                identical = d.estimate == 0 and d.se == 0
+                _append(
+                    rows,
+                    grid,
+                    i,
+                    **common,
+                    baseline_estimate=base[name].estimate,
+                    variant_estimate=comparison.answers[k].metrics[name].estimate,
+                    difference=d.estimate,
+                    ci_low=d.ci_low,
+                    ci_high=d.ci_high,
+                    se=d.se,
+                    exact_difference=d.exact,
+                    p_value=None if identical else d.p_value,
+                    p_holm=None,
+                    significant=False,
+                    status=IDENTICAL if identical else TESTED,
+                    trials=comparison.trials,
+                )
+    tested = [j for j, s in enumerate(rows["status"]) if s == TESTED]
+    p = [rows["p_value"][j] for j in tested]
+    if tested:
+        for j, adjusted, significant in zip(tested, stats.holm_adjusted(p), stats.holm(p, alpha)):
+            rows["p_holm"][j] = _nan_to_none(float(adjusted))
+            rows["significant"][j] = bool(significant)
+    floats = (
+        "baseline_estimate",
+        "variant_estimate",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "se",
+        "exact_difference",
+        "p_value",
+        "p_holm",
+    )
+    return _frame(rows, float_columns=floats, bool_columns=("significant",))
 
 
 def matrix_layout(result: ScenarioResult) -> tuple[str | None, str | None]:
     """(row field, column field) of the matrices: a heat map's y/x, else the first two grid fields
-    (numbers first); with fewer than two grid fields the columns are the variants (None)."""
+    (numbers first; the longer one down the rows when it has more than 8 values); with fewer
+    than two grid fields the columns are the variants (None)."""
     for plot in result.scenario.plots:
         if plot.kind == "heatmap":
             return plot.y, plot.x
-    fields = sorted(result.scenario.grid, key=lambda f: not _numeric(result, f))
+    grid = result.scenario.grid
+    fields = sorted(grid, key=lambda f: not _numeric(result, f))
     if len(fields) >= 2:
-        return fields[0], fields[1]
+        row, col = fields[0], fields[1]
+        if len(grid[col]) > 8 and len(grid[row]) < len(grid[col]):  # long lists down, not across
+            row, col = col, row
+        return row, col
     return (fields[0] if fields else None), None
 
 
-def matrix_tables(result: ScenarioResult, long: pl.DataFrame, comparison: pl.DataFrame | None) -> dict[str, pl.DataFrame]:
-    """Pivoted tables: ``matrix-<metric>``, ``matrix-<metric>-exact``, ``difference-<metric>``
-    (``*`` marks a difference significant after Holm), ``difference-<metric>-exact`` and
-    ``distribution-<metric>``."""
+def matrix_tables(
+    result: ScenarioResult, long: pl.DataFrame, comparison: pl.DataFrame | None
+) -> dict[str, pl.DataFrame]:
+    """Pivoted tables of numbers: ``matrix-<metric>`` (estimates) with ``-ci_low``, ``-ci_high``
+    and ``-exact`` beside it, ``difference-<metric>`` (variant − baseline) likewise plus
+    ``-significant`` (after Holm; null where nothing was tested), and ``distribution-<metric>``."""
     sc = result.scenario
     row, col = matrix_layout(result)
     out: dict[str, pl.DataFrame] = {}
@@ -102,15 +186,17 @@ def matrix_tables(result: ScenarioResult, long: pl.DataFrame, comparison: pl.Dat
             out[f"distribution-{metric}"] = _distribution(long, list(sc.grid), m.reported_names())
             continue
         part = long.filter(pl.col("metric") == metric)
-        out[f"matrix-{metric}"] = _pivot(part, sc, row, col, _cell(part, "estimate"))
-        if part["exact"].is_not_null().any():
-            out[f"matrix-{metric}-exact"] = _pivot(part, sc, row, col, part["exact"].to_list())
+        out[f"matrix-{metric}"] = _pivot(part, sc, row, col, "estimate")
+        for name in VALUE_PARTS:
+            if name != "exact" or part["exact"].is_not_null().any():
+                out[f"matrix-{metric}-{name}"] = _pivot(part, sc, row, col, name)
         if comparison is not None:
-            diff = comparison.filter(pl.col("metric") == metric)
-            cells = [c + ("*" if s else "") for c, s in zip(_cell(diff, "difference", digits=4, signed=True), diff["significant"])]
-            out[f"difference-{metric}"] = _pivot(diff, sc, row, col, cells)
-            if diff["exact_difference"].is_not_null().any():
-                out[f"difference-{metric}-exact"] = _pivot(diff, sc, row, col, diff["exact_difference"].to_list())
+            diff = comparison.filter(pl.col("metric") == metric).rename({"exact_difference": "exact"})
+            out[f"difference-{metric}"] = _pivot(diff, sc, row, col, "difference")
+            for name in VALUE_PARTS:
+                if name != "exact" or diff["exact"].is_not_null().any():
+                    out[f"difference-{metric}-{name}"] = _pivot(diff, sc, row, col, name)
+            out[f"difference-{metric}-significant"] = _pivot(diff, sc, row, col, "significant")
     return out
 
 
@@ -126,38 +212,53 @@ def all_tables(result: ScenarioResult) -> dict[str, pl.DataFrame]:
 
 
 def comparison_summary(comparison: pl.DataFrame) -> pl.DataFrame:
-    """Per variant and metric: how many differences are significant and their range."""
-    return (
-        comparison.group_by("variant", "metric", maintain_order=True)
-        .agg(
-            pl.col("significant").sum().alias("significant"),
-            pl.len().alias("tests"),
-            pl.col("difference").min().alias("min_difference"),
-            pl.col("difference").mean().alias("mean_difference"),
-            pl.col("difference").max().alias("max_difference"),
-        )
+    """Per variant and metric: real tests, how many are significant, identical and not
+    applicable rows, and the range of the differences (applicable rows only)."""
+    return comparison.group_by("variant", "metric", maintain_order=True).agg(
+        pl.col("significant").fill_null(False).sum().alias("significant"),
+        (pl.col("status") == TESTED).sum().alias("tests"),
+        (pl.col("status") == IDENTICAL).sum().alias("identical"),
+        (pl.col("status") == NOT_APPLICABLE).sum().alias("not_applicable"),
+        pl.col("difference").min().alias("min_difference"),
+        pl.col("difference").mean().alias("mean_difference"),
+        pl.col("difference").max().alias("max_difference"),
     )
 
 
+def holm_line(comparison: pl.DataFrame) -> str:
+    """``"4 of 46 tests significant (Holm); 116 identical by construction; 8 not applicable"``."""
+    status = comparison["status"]
+    tests = int((status == TESTED).sum())
+    text = f"{int(comparison['significant'].fill_null(False).sum())} of {tests} tests significant (Holm)"
+    identical, missing = int((status == IDENTICAL).sum()), int((status == NOT_APPLICABLE).sum())
+    if identical:
+        text += f"; {identical} identical by construction"
+    if missing:
+        text += f"; {missing} not applicable"
+    return text
+
+
 def summary_line(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> str:
-    """One line saying what a report holds, for the index of all reports."""
+    """One line saying what a report holds (sizes and tests)."""
     sc = result.scenario
-    long = tables["results"]
-    trials = long["trials"]
+    trials = tables["results"]["trials"]
     span = f"{trials.min():,}" if trials.min() == trials.max() else f"{trials.min():,}–{trials.max():,}"
-    head = sc.metrics[0]
-    part = long.filter(pl.col("metric") == sc.question.metric(head).reported_names()[0])
-    text = (f"{len(sc.points)} setup{'s' * (len(sc.points) != 1)} × {len(sc.variants)} "
-            f"variant{'s' * (len(sc.variants) != 1)}, {span} trials each; "
-            f"{part['metric'][0]} {fmt(part['estimate'].min())}–{fmt(part['estimate'].max())}")
+    text = (
+        f"{len(sc.points)} setup{'s' * (len(sc.points) != 1)} × {len(sc.variants)} "
+        f"variant{'s' * (len(sc.variants) != 1)}, {span} trials each"
+    )
     if "comparison" in tables:
-        comp = tables["comparison"]
-        text += f"; {int(comp['significant'].sum())} of {comp.height} differences significant (Holm)"
+        text += "; " + holm_line(tables["comparison"])
     return text
 
 
 def fmt(x: Any, digits: int = 3, signed: bool = False) -> str:
-    """A number for people: fixed decimals, '—' for missing."""
+    """A number for people: ``digits`` decimals, or two significant figures below 0.001 (an
+    exact 4.8e-5 is not ``0.000``); never ``-0.000``; '—' for missing.
+
+    >>> fmt(0.41234), fmt(4.8e-5, 4), fmt(-0.00001, 4, signed=True), fmt(-1e-12, 3), fmt(0.0, 3, True)
+    ('0.412', '4.8e-5', '-1.0e-5', '0.000', '0.000')
+    """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "—"
     if isinstance(x, bool):
@@ -165,6 +266,11 @@ def fmt(x: Any, digits: int = 3, signed: bool = False) -> str:
     if isinstance(x, int):
         return f"{x:,}"
     if isinstance(x, float):
+        if 1e-12 < abs(x) < 1e-3:
+            mantissa, exponent = (f"{x:+.1e}" if signed else f"{x:.1e}").split("e")
+            return f"{mantissa}e{int(exponent)}"
+        if abs(x) <= 1e-12 or round(x, digits) == 0:
+            return f"{0.0:.{digits}f}"
         return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
     return str(x)
 
@@ -179,8 +285,13 @@ def _append(rows: dict[str, list], grid: dict[str, list], i: int, **values: Any)
         rows[name].append(_nan_to_none(value))
 
 
-def _frame(rows: dict[str, list]) -> pl.DataFrame:
-    return pl.DataFrame(rows, strict=False)
+def _frame(
+    rows: dict[str, list], float_columns: Sequence[str] = (), bool_columns: Sequence[str] = ()
+) -> pl.DataFrame:
+    """A frame whose number columns stay Float64 even when all values are missing."""
+    schema = {**{c: pl.Float64 for c in float_columns}, **{c: pl.Boolean for c in bool_columns}}
+    df = pl.DataFrame(rows, strict=False)
+    return df.with_columns(pl.col(c).cast(t) for c, t in schema.items() if c in df.columns)
 
 
 def _nan_to_none(x: Any) -> Any:
@@ -191,25 +302,26 @@ def _numeric(result: ScenarioResult, field: str) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in result.scenario.grid[field])
 
 
-def _cell(df: pl.DataFrame, column: str, digits: int = 3, signed: bool = False) -> list[str]:
-    return [
-        f"{fmt(e, digits, signed)} [{fmt(lo, digits, signed)}, {fmt(hi, digits, signed)}]"
-        for e, lo, hi in zip(df[column], df["ci_low"], df["ci_high"])
-    ]
+def matrix_index(df: pl.DataFrame, grid: Sequence[str]) -> list[str]:
+    """The index (row label) columns of a pivoted matrix: grid fields and ``variant``."""
+    return [c for c in df.columns if c in grid or c == "variant"]
 
 
-def _pivot(part: pl.DataFrame, sc, row: str | None, col: str | None, cells: Sequence[Any]) -> pl.DataFrame:
+def _pivot(part: pl.DataFrame, sc, row: str | None, col: str | None, values: str) -> pl.DataFrame:
     """Rows: the other grid fields, the variant and ``row``; columns: values of ``col``
-    (``"col=value"``) or, without ``col``, the variants."""
+    (``"col=value"``) or, without ``col``, the variants; cells: column ``values`` of ``part``."""
     others = [f for f in sc.grid if f not in (row, col)]
     on = col or "variant"
     index = others + ([] if col is None else ["variant"]) + ([row] if row else [])
-    df = part.select(*index, on).with_columns(
-        pl.Series("cell", list(cells), strict=False),
-        pl.col(on).cast(pl.String).alias(on) if col is None else (pl.lit(f"{col}=") + pl.col(on).cast(pl.String)).alias(on),
+    df = part.select(*index, on, pl.col(values).alias("cell")).with_columns(
+        (
+            pl.col(on).cast(pl.String).alias(on)
+            if col is None
+            else (pl.lit(f"{col}=") + pl.col(on).cast(pl.String)).alias(on)
+        )
     )
     if not index:  # no grid: one row, one column per variant
-        return pl.DataFrame({k: [c] for k, c in zip(df[on], df["cell"])}, strict=False)
+        return pl.DataFrame([pl.Series(k, [c], dtype=df["cell"].dtype) for k, c in zip(df[on], df["cell"])])
     return _ordered(df.pivot(on=on, index=index, values="cell"), index, part)
 
 

@@ -1,6 +1,7 @@
 """``montecarlo report``, ``report-all`` and ``compare`` through typer's CliRunner (fake coin game)."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,9 @@ def test_report_writes_the_folder(tmp_path):
     out = tmp_path / "out"
     result = runner.invoke(app, ["report", str(path), "--out", str(out), "--jobs", "1"])
     assert result.exit_code == 0, result.output
-    assert {"index.html", "report.md", "results.csv", "results.parquet", "comparison.csv"} <= {p.name for p in out.iterdir()}
+    assert {"index.html", "report.md", "results.csv", "results.parquet", "comparison.csv"} <= {
+        p.name for p in out.iterdir()
+    }
     assert f"montecarlo report {path} --out {out}" in (out / "report.md").read_text()
     assert "wrote" in result.stderr and result.stdout == ""
 
@@ -64,19 +67,25 @@ def test_compare_table_json_and_baseline(tmp_path):
     path = scenario(tmp_path)
     text = runner.invoke(app, ["compare", str(path), "--jobs", "1"])
     assert text.exit_code == 0, text.output
-    assert "common random numbers: yes" in text.stdout and "Holm correction over all 12 differences" in text.stdout
-    assert "loaded" in text.stdout and "not significant not shown" in text.stdout
+    words = " ".join(text.stdout.split())
+    assert "common random numbers: yes" in words and "6 of 6 tests significant (Holm)" in words
+    assert "6 identical by construction" in words
+    assert "loaded" in text.stdout and "not significant, identical or n/a not shown" in text.stdout
 
     data = json.loads(runner.invoke(app, ["compare", str(path), "--json", "-q"]).stdout)
-    assert data["common_random_numbers"] is True and data["baseline"] == "official" and data["tests"] == 12
+    assert data["common_random_numbers"] is True and data["baseline"] == "official"
+    assert data["tests"] == 6 and data["identical"] == 6 and data["not_applicable"] == 0
     rows = {(r["variant"], r["metric"], r["setup"]["flips"]): r for r in data["rows"]}
     for flips in (1, 2, 3):
         same = rows["same", "win", flips]
-        assert same["difference"] == 0 and not same["significant"]
+        assert same["difference"] == 0 and not same["significant"] and same["status"] == "identical"
+        assert same["p_value"] is None
         loaded = rows["loaded", "win", flips]
         assert loaded["significant"] and loaded["ci_low"] > 0 and loaded["exact_difference"] > 0
 
-    flipped = json.loads(runner.invoke(app, ["compare", str(path), "--json", "--baseline", "loaded", "--metric", "win"]).stdout)
+    flipped = json.loads(
+        runner.invoke(app, ["compare", str(path), "--json", "--baseline", "loaded", "--metric", "win"]).stdout
+    )
     assert {r["metric"] for r in flipped["rows"]} == {"win"} and flipped["tests"] == 12
     official = [r for r in flipped["rows"] if r["variant"] == "official"]
     assert all(r["difference"] < 0 and r["significant"] for r in official)
@@ -94,7 +103,9 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
     single = scenario(tmp_path, "single", text='game = "coin"\nseed = 1\ntrials = 10\n')
     one_error_line(runner.invoke(app, ["compare", str(single)]), "two or more variants")
     good = scenario(tmp_path)
-    one_error_line(runner.invoke(app, ["compare", str(good), "--baseline", "nope"]), "--baseline: unknown variant 'nope'")
+    one_error_line(
+        runner.invoke(app, ["compare", str(good), "--baseline", "nope"]), "--baseline: unknown variant 'nope'"
+    )
     one_error_line(runner.invoke(app, ["compare", str(good), "--metric", "total"]), "--metric")
     one_error_line(runner.invoke(app, ["report", str(tmp_path / "missing.toml")]), "no such scenario file")
 
@@ -110,9 +121,173 @@ def test_report_all_writes_every_report_and_an_index(tmp_path):
     assert result.exit_code == 0, result.output
     index = (out / "index.html").read_text()
     assert 'href="first/index.html">First &amp; foremost</a>' in index and 'href="second/index.html"' in index
-    assert "3 setups × 3 variants" in index
+    assert "3 setups × 3 variants" in index and "<code>loaded</code> moves <code>win</code>" in index
     assert (out / "first" / "report.md").exists() and (out / "README.md").read_text() == "kept"
 
     scenario(root / "other", "first", "A clash")
-    one_error_line(runner.invoke(app, ["report-all", str(root), "--out", str(out)]), "'first' is also the name of")
+    one_error_line(
+        runner.invoke(app, ["report-all", str(root), "--out", str(out)]), "'first' is also the name of"
+    )
     one_error_line(runner.invoke(app, ["report-all", str(tmp_path / "nowhere")]), "not a directory")
+
+
+# ---------------------------------------------------------------- never lose a user's files
+
+
+@pytest.fixture
+def no_simulation(monkeypatch):
+    """Fail loudly if a command starts simulating: destinations are checked before."""
+    import montecarlo.scenarios
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("simulated before checking --out")
+
+    monkeypatch.setattr(montecarlo.scenarios, "run_scenario", refuse)
+
+
+def user_files(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def no_hidden_folders(root: Path) -> None:
+    assert not [p for p in root.rglob(".*")], [str(p) for p in root.rglob(".*")]
+
+
+def test_report_refuses_a_folder_of_user_files(tmp_path, no_simulation):
+    path = scenario(tmp_path / "sc")
+    docs = tmp_path / "mydocs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "notes.txt").write_text("my notes")
+    (docs / "sub" / "deep.txt").write_text("more")
+    before = user_files(tmp_path)
+    for command in ("report", "compare"):
+        result = runner.invoke(app, [command, str(path), "--out", str(docs)])
+        one_error_line(
+            result, str(docs), "holds files montecarlo did not write", "notes.txt", "nothing was changed"
+        )
+        assert user_files(tmp_path) == before
+    no_hidden_folders(tmp_path)
+
+
+@pytest.mark.parametrize("where", ["file", "under-file", "empty", "dot"])
+def test_bad_out_is_one_line_before_simulating(tmp_path, monkeypatch, no_simulation, where):
+    path = scenario(tmp_path / "sc")
+    (tmp_path / "a.txt").write_text("keep")
+    monkeypatch.chdir(tmp_path)
+    out = {"file": "a.txt", "under-file": "a.txt/report", "empty": "", "dot": "."}[where]
+    before = user_files(tmp_path)
+    for command in ("report", "compare"):
+        one_error_line(runner.invoke(app, [command, str(path), "--out", out]), "--out")
+    assert user_files(tmp_path) == before
+    no_hidden_folders(tmp_path)
+
+
+def test_read_only_parent_is_one_line_before_simulating(tmp_path, monkeypatch, no_simulation):
+    path = scenario(tmp_path / "sc")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "kept.txt").write_text("keep")
+    if os.geteuid() == 0:  # root ignores permissions: simulate a read-only folder
+        real = os.access
+        monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == locked else real(p, mode))
+    else:
+        locked.chmod(0o555)
+    try:
+        one_error_line(
+            runner.invoke(app, ["report", str(path), "--out", str(locked / "r")]), "cannot write in", "locked"
+        )
+    finally:
+        locked.chmod(0o755)
+    assert user_files(locked) == {"kept.txt": "keep"}
+    no_hidden_folders(tmp_path)
+
+
+def test_report_replaces_its_own_folder_and_report_all_keeps_other_files(tmp_path):
+    path = scenario(tmp_path / "sc")
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["report", str(path), "--out", str(out), "-q"]).exit_code == 0
+    assert runner.invoke(app, ["report", str(path), "--out", str(out), "-q"]).exit_code == 0
+    assert json.loads((out / "report.json").read_text())["written_by"] == "montecarlo"
+    no_hidden_folders(tmp_path)
+
+    root, reports = tmp_path / "scenarios", tmp_path / "reports"
+    scenario(root / "coin", "first", "First")
+    reports.mkdir()
+    (reports / "index.html").write_text("<html>my own page</html>")
+    one_error_line(
+        runner.invoke(app, ["report-all", str(root), "--out", str(reports)]), "not written by montecarlo"
+    )
+    assert (reports / "index.html").read_text() == "<html>my own page</html>" and user_files(
+        reports
+    ).keys() == {"index.html"}
+    (reports / "index.html").unlink()
+    (reports / "first").mkdir()
+    (reports / "first" / "draft.md").write_text("mine")
+    one_error_line(runner.invoke(app, ["report-all", str(root), "--out", str(reports)]), "first", "draft.md")
+    assert user_files(reports) == {"first/draft.md": "mine"}
+
+
+def test_compare_prints_its_summary_even_when_the_report_cannot_be_written(tmp_path, monkeypatch):
+    from montecarlo.reporting import plots
+
+    def full_disk(fig, path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(plots, "save_png", full_disk)
+    path = scenario(tmp_path / "sc")
+    result = runner.invoke(app, ["compare", str(path), "--out", str(tmp_path / "cmp")])
+    assert result.exit_code == 2 and "Coin odds: variants − official" in result.stdout
+    assert result.stderr.strip().splitlines()[-1].startswith("error: cannot write the report to")
+    assert "No space left on device" in result.stderr and "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sc"]
+    no_hidden_folders(tmp_path)
+
+
+def test_compare_summary_fits_100_columns_without_cutting_names(tmp_path):
+    text = (
+        COIN.replace("[variants.loaded]", "[variants.tiebreak_by_troops_then_seat]")
+        + '[variants.tiebreak_by_troops_then_spice]\nbuiltin = "loaded"\n'
+    )
+    path = scenario(tmp_path, text=text)
+    out = runner.invoke(app, ["compare", str(path), "--all"]).stdout
+    assert max(map(len, out.splitlines())) <= 100 and "…" not in out
+    squeezed = out.replace("\n", "").replace("│", "").replace(" ", "")
+    assert "tiebreak_by_troops_then_seat" in squeezed and "tiebreak_by_troops_then_spice" in squeezed
+
+
+def test_precision_runs_say_whether_the_target_was_reached(tmp_path):
+    text = COIN.replace("trials = 2000", "trials = 500\nprecision = 0.03\nmax_trials = 4000")
+    path = scenario(tmp_path, text=text)
+    out = tmp_path / "p"
+    assert runner.invoke(app, ["report", str(path), "--out", str(out), "-q"]).exit_code == 0
+    facts = json.loads((out / "report.json").read_text())
+    assert facts["precision"] == 0.03 and facts["precision_reached"] is True
+    assert 0 < facts["widest_half_width"] <= 0.03
+    data = json.loads(runner.invoke(app, ["compare", str(path), "--json", "-q"]).stdout)
+    assert data["precision_reached"] is True and data["widest_half_width"] == facts["widest_half_width"]
+
+
+def test_answer_json_of_a_precision_run():
+    from montecarlo.analysis import RunSettings, ask
+    from tests.test_scenarios import GAME
+
+    settings = RunSettings(trials=500, seed=3, jobs=1, precision=0.02, max_trials=1000, chunk_size=500)
+    capped = ask(GAME, None, {"flips": 2}, settings=settings).to_json()
+    assert capped["precision"] == 0.02 and capped["precision_reached"] is False  # 1,000 trials: about ±0.03
+    assert 0.02 < capped["widest_half_width"] < 0.04 and capped["trials"] == 1000
+    reached = ask(
+        GAME, None, {"flips": 2}, settings=RunSettings(trials=500, seed=3, jobs=1, precision=0.05)
+    ).to_json()
+    assert reached["precision_reached"] is True and reached["widest_half_width"] <= 0.05
+    assert (
+        "precision_reached"
+        not in ask(GAME, None, {"flips": 2}, settings=RunSettings(trials=100, jobs=1)).to_json()
+    )
+
+
+def test_report_all_refuses_a_file_as_out(tmp_path, no_simulation):
+    root = tmp_path / "scenarios"
+    scenario(root / "coin", "first", "First")
+    (tmp_path / "a.txt").write_text("keep")
+    one_error_line(runner.invoke(app, ["report-all", str(root), "--out", str(tmp_path / "a.txt")]), "is a file")
+    assert (tmp_path / "a.txt").read_text() == "keep"

@@ -2,13 +2,17 @@
 
 import base64
 import json
+import os
 import re
+import stat
+from pathlib import Path
 
 import polars as pl
 import pytest
 
 from montecarlo import __version__
-from montecarlo.reporting import plots, write_index, write_report
+from montecarlo.errors import InputError
+from montecarlo.reporting import check_index_out, check_out, plots, write_index, write_report
 from montecarlo.reporting.tables import COMPARISON_COLUMNS, RESULT_COLUMNS
 from montecarlo.scenarios import load_scenario, run_scenario
 from tests.test_scenarios import GAME
@@ -77,44 +81,128 @@ def result(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def report(result, tmp_path_factory):
-    return write_report(result, tmp_path_factory.mktemp("reports") / "coin-odds", command="montecarlo report coin-odds.toml")
+    return write_report(
+        result, tmp_path_factory.mktemp("reports") / "coin-odds", command="montecarlo report coin-odds.toml"
+    )
 
 
 def test_files_and_documented_columns(report, result):
     names = {p.name for p in report.iterdir()}
     assert {"index.html", "report.md", "report.json", "scenario.toml"} <= names
-    for table in ("results", "comparison", "matrix-win", "matrix-win-exact", "difference-win", "matrix-heads", "distribution-total"):
+    for table in (
+        "results",
+        "comparison",
+        "matrix-win",
+        "matrix-win-ci_low",
+        "matrix-win-ci_high",
+        "matrix-win-exact",
+        "difference-win",
+        "difference-win-significant",
+        "matrix-heads",
+        "distribution-total",
+    ):
         assert {f"{table}.csv", f"{table}.parquet"} <= names, table
     pngs = sorted(n for n in names if n.endswith(".png"))
-    assert [p.split("-")[2] for p in pngs] == ["heatmap", "lines", "bars", "bars", "forest"]
+    assert [p.split("-")[2] for p in pngs] == ["heatmap", "heatmap", "lines", "bars", "bars", "forest"]
+    assert "plot-01-heatmap-difference-win.png" in pngs  # the heat map of the differences too
     long = pl.read_parquet(report / "results.parquet")
     assert long.columns == ["flips", "need", "tags", *RESULT_COLUMNS]
     assert long.equals(pl.read_csv(report / "results.csv").with_columns(pl.col("exact").cast(pl.Float64)))
-    assert pl.read_parquet(report / "comparison.parquet").columns == ["flips", "need", "tags", *COMPARISON_COLUMNS]
+    assert pl.read_parquet(report / "comparison.parquet").columns == [
+        "flips",
+        "need",
+        "tags",
+        *COMPARISON_COLUMNS,
+    ]
     assert set(long["tags"]) == {"none", "red"}
+    facts = json.loads((report / "report.json").read_text())
+    assert set(facts["files"]) | {"report.json"} == names  # the folder is marked as montecarlo's own
+
+
+def test_pandas_reads_numbers(report):
+    pd = pytest.importorskip("pandas")
+    matrix = pd.read_parquet(report / "matrix-win.parquet")
+    assert list(matrix.columns) == ["tags", "variant", "flips", "need=1", "need=2"]
+    assert all(pd.api.types.is_float_dtype(matrix[c]) for c in ("need=1", "need=2"))
+    low, high = pd.read_parquet(report / "matrix-win-ci_low.parquet"), pd.read_parquet(
+        report / "matrix-win-ci_high.parquet"
+    )
+    assert ((low["need=1"] <= matrix["need=1"]) & (matrix["need=1"] <= high["need=1"])).all()
+    diff = pd.read_csv(report / "difference-win.csv")
+    assert pd.api.types.is_float_dtype(diff["need=1"])
+    assert pd.read_parquet(report / "comparison.parquet")["status"].isin(["tested", "identical"]).all()
 
 
 def test_html_is_self_contained_and_embeds_every_plot(report):
     page = (report / "index.html").read_text()
     for png in report.glob("*.png"):
-        match = re.search(rf'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)" alt="[^"]*" data-file="{re.escape(png.name)}"', page)
+        match = re.search(
+            rf'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)" alt="[^"]*" '
+            rf'data-file="{re.escape(png.name)}"',
+            page,
+        )
         assert match, png.name
         assert base64.b64decode(match.group(1)) == png.read_bytes()
     assert not re.search(r'src="(?!data:)', page) and "<link" not in page
 
 
+def test_findings_first_and_run_facts_below_collapsed(report, result):
+    page = (report / "index.html").read_text()
+    assert page.index("<h2>Findings</h2>") < page.index("<h2>Plots</h2>") < page.index("<details>")
+    assert page.index("<details>") < page.index("seed use") and "<summary>About this run" in page
+    assert "<code>same</code> leaves every metric identical to <code>official</code> in all 12 setups" in page
+    md = (report / "report.md").read_text()
+    assert md.index("## Findings") < md.index("## About this run")
+    assert "-0.000" not in md and "-0.000" not in page
+
+
 def test_header_records_how_to_rerun(report, result):
     md = (report / "report.md").read_text()
-    for fact in ("**seed**: 21", "**trials**: 2,000 per setup and variant", f"montecarlo {__version__}",
-                 result.date, "montecarlo report coin-odds.toml", "common random numbers: yes",
-                 "| rule | official | same | loaded |", "| bias | 0.5 | 0.5 | 0.7 |", "| bonus | 0 | 0 | 0 |",
-                 "Holm correction across all 192 differences"):
+    for fact in (
+        "**seed**: 21",
+        "**trials**: 2,000 per setup and variant",
+        f"montecarlo {__version__}",
+        result.date,
+        "montecarlo report coin-odds.toml",
+        "common random numbers: yes",
+        "| rule | official | same | loaded |",
+        "| bias | 0.5 | 0.5 | 0.7 |",
+        "| bonus | 0 | 0 | 0 |",
+        "identical by construction",
+    ):
         assert fact in md, fact
-    facts = json.loads((report / "report.json").read_text())
-    assert facts["seed"] == 21 and facts["rules"]["loaded"] == {"bias": 0.7, "bonus": 0}
-    assert facts["rerun"] == "montecarlo report coin-odds.toml"
     html_page = (report / "index.html").read_text()
     assert "Coin odds" in html_page and "seed" in html_page and result.date in html_page
+
+
+def test_report_json_is_machine_data(report, result):
+    facts = json.loads((report / "report.json").read_text())
+    assert facts["written_by"] == "montecarlo" and facts["seed"] == 21 and facts["trials"] == 2000
+    assert facts["rules"]["loaded"] == {"bias": 0.7, "bonus": 0}
+    assert facts["rerun"] == "montecarlo report coin-odds.toml" and facts["common_random_numbers"] is True
+    assert (
+        facts["grid"] == {"flips": [1, 2, 3], "need": [1, 2], "tags": [[], ["red"]]} and facts["setups"] == 12
+    )
+    assert isinstance(facts["run_seconds"], float) and isinstance(facts["chunk_size"], int)
+    comp = pl.read_parquet(report / "comparison.parquet")
+    assert (
+        facts["tests"] == int((comp["status"] == "tested").sum())
+        and facts["identical"] + facts["tests"] == 192
+    )
+    assert facts["headline"] == facts["findings"][0]
+
+    def keys(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                yield k
+                yield from keys(v)
+        elif isinstance(x, list):
+            for v in x:
+                yield from keys(v)
+
+    assert all(
+        re.fullmatch(r"[a-z][a-z0-9_]*", k) for k in keys({k: v for k, v in facts.items() if k != "grid"})
+    )
 
 
 def test_interrupted_write_keeps_the_old_report_and_leaves_no_temp_folder(report, result, monkeypatch):
@@ -139,36 +227,194 @@ def test_interrupted_write_keeps_the_old_report_and_leaves_no_temp_folder(report
         write_report(result, fresh)
     assert [p.name for p in report.parent.iterdir()] == [report.name]
 
+    monkeypatch.setattr(
+        plots, "save_png", lambda fig, path: (_ for _ in ()).throw(OSError(28, "No space left on device"))
+    )
+    with pytest.raises(InputError, match="cannot write the report to .*No space left on device"):
+        write_report(result, report)
+    assert {p.name: p.read_bytes() for p in report.parent.joinpath(report.name).iterdir()} == before
+    assert [p.name for p in report.parent.iterdir()] == [report.name]
 
-def test_rewrite_replaces_the_old_report(tmp_path):
+
+def small_result():
     from montecarlo.scenarios import parse_scenario
 
-    small = run_scenario(parse_scenario({"game": GAME, "seed": 3, "trials": 200, "metrics": ["win"]}), jobs=1)
+    return run_scenario(parse_scenario({"game": GAME, "seed": 3, "trials": 200, "metrics": ["win"]}), jobs=1)
+
+
+def test_rewrite_replaces_only_its_own_report(tmp_path):
+    small = small_result()
     out = tmp_path / "r"
     write_report(small, out)
-    (out / "stale.txt").write_text("from an older run")
-    write_report(small, out)
-    assert not (out / "stale.txt").exists() and (out / "index.html").exists()
+    first = (out / "report.json").read_text()
+    write_report(small, out)  # its own folder: replaced
+    assert (out / "index.html").exists() and json.loads(first)["files"] == json.loads(
+        (out / "report.json").read_text()
+    )["files"]
     assert [p.name for p in tmp_path.iterdir()] == ["r"]
+
+    (out / "notes.txt").write_text("mine")  # a user's file inside a report folder: refused, kept
+    with pytest.raises(InputError, match="notes.txt"):
+        write_report(small, out)
+    assert (out / "notes.txt").read_text() == "mine" and (out / "report.json").read_text()
+
+    mine = tmp_path / "mydocs"
+    (mine / "sub").mkdir(parents=True)
+    (mine / "notes.txt").write_text("keep me")
+    (mine / "sub" / "deep.txt").write_text("me too")
+    with pytest.raises(InputError, match="holds files montecarlo did not write"):
+        write_report(small, mine)
+    assert (mine / "notes.txt").read_text() == "keep me" and (
+        mine / "sub" / "deep.txt"
+    ).read_text() == "me too"
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "report.json").write_text('{"title": "someone else\'s"}')
+    with pytest.raises(InputError):
+        write_report(small, fake)
+    assert (fake / "report.json").read_text() == '{"title": "someone else\'s"}'
+    assert not [p for p in tmp_path.rglob(".*")]  # no hidden .x.tmp-* / .x.old-* anywhere
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    write_report(small, empty)  # an empty folder is fine
+    assert (empty / "index.html").exists()
+
+
+@pytest.mark.parametrize("bad", ["", ".", "..", "a-file", "a-file/below"])
+def test_check_out_refuses_without_touching_anything(tmp_path, monkeypatch, bad):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("data")
+    with pytest.raises(InputError) as caught:
+        check_out(bad)
+    assert "\n" not in str(caught.value) and str(caught.value).startswith("--out: ")
+    assert (
+        sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+        and (tmp_path / "a-file").read_text() == "data"
+    )
+
+
+def test_check_out_refuses_a_folder_it_cannot_write(tmp_path, monkeypatch):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: False if Path(path) == locked else real_access(path, mode)
+    )
+    with pytest.raises(InputError, match="cannot write in .*locked"):
+        check_out(locked / "report")
+    assert list(locked.iterdir()) == []
+
+
+def test_folders_get_the_umask_permissions(tmp_path):
+    old = os.umask(0o022)
+    try:
+        out = write_report(small_result(), tmp_path / "deep" / "r")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755
+    assert stat.S_IMODE((tmp_path / "deep").stat().st_mode) == 0o755
+    assert stat.S_IMODE((out / "index.html").stat().st_mode) == 0o644
 
 
 def test_default_plots_and_single_variant(tmp_path):
     from montecarlo.scenarios import parse_scenario
 
-    sc = parse_scenario({"game": GAME, "seed": 3, "trials": 500, "grid": {"flips": [1, 2, 3], "tags": [[], ["red"]]}})
+    sc = parse_scenario(
+        {"game": GAME, "seed": 3, "trials": 500, "grid": {"flips": [1, 2, 3], "tags": [[], ["red"]]}}
+    )
     assert [(p.kind, p.metric, p.x, p.hue) for p in plots.plan(sc)] == [
-        ("lines", "win", "flips", "tags"), ("lines", "heads", "flips", "tags"), ("bars", "total", None, "tags")]
+        ("lines", "win", "flips", "tags"),
+        ("lines", "heads", "flips", "tags"),
+        ("bars", "total", None, "tags"),
+    ]
     out = write_report(run_scenario(sc, jobs=1), tmp_path / "one")
     names = {p.name for p in out.iterdir()}
     assert "comparison.csv" not in names and len([n for n in names if n.endswith(".png")]) == 3
     assert "Comparison with" not in (out / "report.md").read_text()
-    many = parse_scenario({"game": GAME, "seed": 3, "trials": 500, "variants": {"a": {}, "b": {"builtin": "bonus"}},
-                           "grid": {"flips": [1, 2, 3, 4], "need": [1, 2, 3], "tags": [[], ["red"], ["blue"]]}})
+    many = parse_scenario(
+        {
+            "game": GAME,
+            "seed": 3,
+            "trials": 500,
+            "variants": {"a": {}, "b": {"builtin": "bonus"}},
+            "grid": {"flips": [1, 2, 3, 4], "need": [1, 2, 3], "tags": [[], ["red"], ["blue"]]},
+        }
+    )
     kinds = [(p.kind, p.x, p.y, p.facet, dict(p.where)) for p in plots.plan(many)]
     assert kinds[0] == ("heatmap", "need", "flips", "tags", {})
     assert kinds[-1] == ("forest", None, None, "tags", {}) and len(kinds) == 4
 
 
-def test_index_links_every_report(tmp_path):
-    page = write_index(tmp_path, [{"href": "a/index.html", "title": "A & B", "game": "coin", "summary": "2 setups"}]).read_text()
-    assert '<a href="a/index.html">A &amp; B</a>' in page and "2 setups" in page
+def test_index_shows_each_headline(tmp_path):
+    entries = [
+        {
+            "href": "a/index.html",
+            "title": "A & B",
+            "game": "coin",
+            "headline": "`loaded` raises `win`.",
+            "summary": "2 setups",
+        }
+    ]
+    page = write_index(tmp_path, entries).read_text()
+    assert (
+        '<a href="a/index.html">A &amp; B</a>' in page
+        and "<code>loaded</code> raises <code>win</code>." in page
+    )
+    assert "2 setups" in page and [p.name for p in tmp_path.iterdir()] == ["index.html"]
+    check_index_out(tmp_path)  # its own index may be replaced
+    (tmp_path / "index.html").write_text("<html>my homepage</html>")
+    with pytest.raises(InputError, match="not written by montecarlo"):
+        check_index_out(tmp_path)
+
+
+def test_a_report_with_metrics_that_do_not_apply(tmp_path):
+    """Seats a setup lacks: empty in every file, n/a on the pages, outside Holm and the plots' scale."""
+    from montecarlo.scenarios import parse_scenario
+    from tests.reporting.test_tables import coin_with_applicable
+
+    sc = parse_scenario(
+        {
+            "game": coin_with_applicable(),
+            "seed": 4,
+            "trials": 1000,
+            "metrics": ["win", "heads"],
+            "grid": {"flips": [1, 2, 3], "need": [1, 2]},
+            "variants": {"official": {}, "loaded": {"builtin": "loaded"}},
+        }
+    )
+    out = write_report(run_scenario(sc, jobs=1), tmp_path / "na")
+    long = pl.read_parquet(out / "results.parquet")
+    assert long.filter(pl.col("metric") == "win", pl.col("flips") == 1)["estimate"].null_count() == 4
+    assert pl.read_csv(out / "matrix-win.csv").filter(pl.col("flips") == 1)["need=1"].null_count() == 2
+    facts = json.loads((out / "report.json").read_text())  # strict JSON: no NaN anywhere
+    assert facts["not_applicable"] == 2 and facts["tests"] + facts["identical"] + 2 == 12
+    page = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", (out / "index.html").read_text())
+    assert "n/a" in page and not re.search(r"\bnan\b", page, re.IGNORECASE)
+    assert not re.search(r"\bnan\b", (out / "report.md").read_text(), re.IGNORECASE)
+
+
+def test_reports_of_an_earlier_version_may_be_replaced_but_not_user_files(tmp_path):
+    """Folders written before the ``written_by`` mark: replaced only if every name is a report's."""
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "report.json").write_text('{"version": "montecarlo 0.1.0", "rerun": "montecarlo report x.toml"}')
+    for name in ("index.html", "report.md", "results.csv", "matrix-win.parquet", "plot-01-heatmap-win.png"):
+        (old / name).write_text("old")
+    assert check_out(old) == old
+    (old / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="notes.txt"):
+        check_out(old)
+    index = tmp_path / "index.html"
+    index.write_text('<html><head><title>montecarlo reports</title></head><ul class="index"></ul></html>')
+    check_index_out(tmp_path)
+
+
+def test_a_link_to_a_report_folder_is_replaced_by_the_new_report(tmp_path):
+    small = small_result()
+    target = write_report(small, tmp_path / "target")
+    link = tmp_path / "link"
+    link.symlink_to(target, target_is_directory=True)
+    write_report(small, link)
+    assert link.is_dir() and not link.is_symlink() and (target / "report.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "target"]

@@ -13,14 +13,22 @@ import pytest
 
 from montecarlo.engine import stats
 from montecarlo.reporting.tables import (
-    COMPARISON_COLUMNS, RESULT_COLUMNS, all_tables, comparison_summary, comparison_table,
-    results_table, summary_line,
+    COMPARISON_COLUMNS,
+    RESULT_COLUMNS,
+    all_tables,
+    comparison_summary,
+    comparison_table,
+    fmt,
+    results_table,
+    summary_line,
 )
 from montecarlo.scenarios import parse_scenario, run_scenario
 from tests.test_scenarios import GAME
 
 SCENARIO = {
-    "game": GAME, "seed": 11, "trials": 3000,
+    "game": GAME,
+    "seed": 11,
+    "trials": 3000,
     "grid": {"flips": [1, 2, 3], "need": [1, 2], "tags": [[], ["red", "blue"]]},
     "variants": {"official": {}, "same": {"overrides": {"bias": 0.5}}, "loaded": {"builtin": "loaded"}},
 }
@@ -53,35 +61,49 @@ def test_comparison_table_pairs_holm_and_signs(result):
     assert comp.columns == ["flips", "need", "tags", *COMPARISON_COLUMNS]
     assert comp.height == 12 * 2 * 8 and set(comp["baseline"]) == {"official"}
     same = comp.filter(pl.col("variant") == "same")
-    assert (same["difference"] == 0).all() and (same["p_value"] == 1).all() and not same["significant"].any()
+    # the same rules: identical by construction, not a test with p = 1
+    assert (same["difference"] == 0).all() and (same["status"] == "identical").all()
+    assert same["p_value"].null_count() == same.height and not same["significant"].any()
     win = comp.filter(pl.col("variant") == "loaded", pl.col("metric") == "win")
     matters = win.filter(pl.col("exact_difference") > 0.05)
     assert matters.height == 10 and matters["significant"].all() and (matters["ci_low"] > 0).all()
     impossible = win.filter(pl.col("need") > pl.col("flips"))
-    assert (impossible["difference"] == 0).all() and not impossible["significant"].any()
-    # Holm over the whole table, exactly as the engine computes it
-    assert comp["significant"].to_list() == stats.holm(comp["p_value"].to_list()).tolist()
-    assert np.allclose(comp["p_holm"].to_numpy(), stats.holm_adjusted(comp["p_value"].to_list()))
+    assert (impossible["difference"] == 0).all() and (impossible["status"] == "identical").all()
+    # Holm over the real tests only, exactly as the engine computes it
+    tested = comp.filter(pl.col("status") == "tested")
+    assert 0 < tested.height < comp.height
+    assert tested["significant"].to_list() == stats.holm(tested["p_value"].to_list()).tolist()
+    assert np.allclose(tested["p_holm"].to_numpy(), stats.holm_adjusted(tested["p_value"].to_list()))
+    assert comp.filter(pl.col("status") != "tested")["p_holm"].null_count() == comp.height - tested.height
     z = (comp["difference"] - comp["exact_difference"]).abs() / comp["se"].clip(1e-12)
     assert z.max() <= 4.5
-    assert comparison_table(run_scenario(parse_scenario({"game": GAME, "seed": 1, "trials": 100}), jobs=1)) is None
+    assert (
+        comparison_table(run_scenario(parse_scenario({"game": GAME, "seed": 1, "trials": 100}), jobs=1))
+        is None
+    )
 
 
-def test_matrices_for_people(tables):
+def test_matrices_hold_numbers(tables):
     m = tables["matrix-win"]
     assert m.columns == ["tags", "variant", "flips", "need=1", "need=2"]
     assert m.height == 2 * 3 * 3
     assert m["variant"].to_list()[:3] == ["official"] * 3 and m["flips"].to_list()[:3] == [1, 2, 3]
-    cell = re.compile(r"^\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]$")
-    assert all(cell.match(c) for c in m["need=1"].to_list() + m["need=2"].to_list())
+    assert m["need=1"].dtype == pl.Float64 and m["need=2"].dtype == pl.Float64
+    low, high = tables["matrix-win-ci_low"], tables["matrix-win-ci_high"]
+    assert low.columns == m.columns and high.columns == m.columns
+    for col in ("need=1", "need=2"):
+        assert ((low[col] <= m[col]) & (m[col] <= high[col])).all()
     exact = tables["matrix-win-exact"]
     row = exact.filter(pl.col("variant") == "loaded", pl.col("flips") == 2, pl.col("tags") == "none")
     assert math.isclose(row["need=2"][0], 0.49) and math.isclose(row["need=1"][0], 0.91)
-    diff = tables["difference-win"]
-    assert set(diff["variant"]) == {"same", "loaded"}
-    starred = diff.filter(pl.col("variant") == "loaded")["need=1"].to_list()
-    assert all(c.endswith("*") and c.startswith("+") for c in starred)
-    assert not any(c.endswith("*") for c in diff.filter(pl.col("variant") == "same")["need=1"])
+    diff, sig = tables["difference-win"], tables["difference-win-significant"]
+    assert set(diff["variant"]) == {"same", "loaded"} and diff["need=1"].dtype == pl.Float64
+    loaded = diff.filter(pl.col("variant") == "loaded")["need=1"]
+    assert (loaded > 0).all() and sig.filter(pl.col("variant") == "loaded")["need=1"].all()
+    assert not sig.filter(pl.col("variant") == "same")["need=1"].any()
+    assert tables["difference-win-exact"].filter(pl.col("variant") == "loaded", pl.col("flips") == 1)[
+        "need=1"
+    ][0] == pytest.approx(0.2)
     dist = tables["distribution-total"]
     assert dist.columns == ["flips", "need", "tags", "variant", *(f"total={v}" for v in range(6))]
     sums = dist.select(pl.sum_horizontal(pl.col(r"^total=\d$")))
@@ -89,19 +111,101 @@ def test_matrices_for_people(tables):
 
 
 def test_no_grid_and_single_field_layouts():
-    one = run_scenario(parse_scenario({"game": GAME, "seed": 2, "trials": 500, "metrics": ["win"],
-                                       "variants": {"a": {}, "b": {"builtin": "loaded"}}}), jobs=1)
+    one = run_scenario(
+        parse_scenario(
+            {
+                "game": GAME,
+                "seed": 2,
+                "trials": 500,
+                "metrics": ["win"],
+                "variants": {"a": {}, "b": {"builtin": "loaded"}},
+            }
+        ),
+        jobs=1,
+    )
     m = all_tables(one)["matrix-win"]
     assert m.columns == ["a", "b"] and m.height == 1
-    line = run_scenario(parse_scenario({"game": GAME, "seed": 2, "trials": 500, "metrics": ["win"],
-                                        "grid": {"flips": [1, 2]}}), jobs=1)
+    line = run_scenario(
+        parse_scenario(
+            {"game": GAME, "seed": 2, "trials": 500, "metrics": ["win"], "grid": {"flips": [1, 2]}}
+        ),
+        jobs=1,
+    )
     assert all_tables(line)["matrix-win"].columns == ["flips", "official"]
 
 
 def test_summaries(result, tables):
     summary = comparison_summary(tables["comparison"])
     same = summary.filter(pl.col("variant") == "same")
-    assert (same["significant"] == 0).all() and (same["tests"] == 12).all()
+    assert (same["significant"] == 0).all() and (same["tests"] == 0).all() and (same["identical"] == 12).all()
     line = summary_line(result, tables)
-    assert line.startswith("12 setups × 3 variants, 3,000 trials each; win ")
-    assert f"{int(tables['comparison']['significant'].sum())} of 192 differences significant (Holm)" in line
+    assert line.startswith("12 setups × 3 variants, 3,000 trials each; ")
+    comp = tables["comparison"]
+    tests = int((comp["status"] == "tested").sum())
+    assert f"{int(comp['significant'].sum())} of {tests} tests significant (Holm)" in line
+    assert f"{comp.height - tests} identical by construction" in line
+
+
+@pytest.mark.parametrize(
+    "value, digits, signed, text",
+    [
+        (0.41234, 3, False, "0.412"),
+        (4.8e-5, 4, False, "4.8e-5"),
+        (-0.00004, 4, True, "-4.0e-5"),
+        (-1e-15, 4, True, "0.0000"),
+        (-0.00004999, 3, False, "-5.0e-5"),
+        (0.0, 4, True, "0.0000"),
+        (-0.2, 4, True, "-0.2000"),
+        (None, 3, False, "—"),
+        (float("nan"), 3, False, "—"),
+        (12_000, 3, False, "12,000"),
+    ],
+)
+def test_numbers_for_people(value, digits, signed, text):
+    assert fmt(value, digits, signed) == text
+    assert not fmt(value, digits, signed).startswith("-0.0")
+
+
+def coin_with_applicable():
+    """The coin game whose ``win`` does not apply with one flip (like a seat a setup lacks)."""
+    import dataclasses
+
+    from tests.test_scenarios import COIN
+
+    question = dataclasses.replace(
+        COIN, applicable=lambda setup: ("win", "heads", "total") if setup.flips > 1 else ("heads", "total")
+    )
+    return dataclasses.replace(GAME, questions={"flip": question})
+
+
+def test_metrics_that_do_not_apply_are_missing_not_numbers():
+    sc = parse_scenario(
+        {
+            "game": coin_with_applicable(),
+            "seed": 4,
+            "trials": 2000,
+            "metrics": ["win", "heads"],
+            "grid": {"flips": [1, 2, 3]},
+            "variants": {"official": {}, "loaded": {"builtin": "loaded"}},
+        }
+    )
+    result = run_scenario(sc, jobs=1)
+    tables = all_tables(result)
+    long = tables["results"]
+    missing = long.filter(pl.col("metric") == "win", pl.col("flips") == 1)
+    assert missing.height == 2 and missing.select(
+        "estimate", "ci_low", "ci_high", "se", "exact"
+    ).null_count().row(0) == (2, 2, 2, 2, 2)
+    assert long.filter(pl.col("metric") == "heads")["estimate"].null_count() == 0
+    comp = tables["comparison"]
+    na = comp.filter(pl.col("metric") == "win", pl.col("flips") == 1)
+    assert na["status"].to_list() == ["not applicable"] and na["significant"][0] is None
+    assert na["difference"][0] is None and na["p_holm"][0] is None
+    tested = comp.filter(pl.col("status") == "tested")
+    assert tested.height == 5  # win at 2 and 3 flips, heads at 1..3: the n/a row is no test
+    assert np.allclose(tested["p_holm"].to_numpy(), stats.holm_adjusted(tested["p_value"].to_list()))
+    matrix = tables["matrix-win"]
+    assert matrix.filter(pl.col("flips") == 1)["official"][0] is None
+    assert matrix["official"].dtype == pl.Float64
+    summary = comparison_summary(comp).filter(pl.col("metric") == "win")
+    assert summary["tests"][0] == 2 and summary["not_applicable"][0] == 1

@@ -1,0 +1,426 @@
+"""Findings: the few sentences a report opens with, generated from its tables.
+
+For a comparison: which variants move which metric (how often, which way, by how much), the
+largest effects with their setup and interval, and the variants that change nothing, said in
+one line instead of a table of zeros. For a matrix of one rule set: the range of each metric,
+where a win probability crosses 50%, the largest asymmetries between the two sides and seat
+advantages. Names of variants, metrics and grid fields are written in backticks (Markdown
+code; the HTML renders them as ``<code>``).
+
+>>> number_range([0.1, 0.25])
+'+0.100 to +0.250'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from typing import Any, Sequence
+
+import polars as pl
+
+from montecarlo.reporting.tables import IDENTICAL, NOT_APPLICABLE, TESTED, fmt, matrix_layout
+from montecarlo.scenarios import ScenarioResult
+
+MAX_LARGEST = 3  # largest effects named
+MAX_METRICS_NAMED = 3  # metrics named per variant; the rest counted
+MAX_ROWS_DESCRIBED = 6  # rows of a matrix described one by one for the 50% line
+_SEAT = re.compile(r"^seat(\d+)_(.+)$")
+
+
+def findings(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> list[str]:
+    """The report's findings, most important first (the first one is the headline)."""
+    out = comparison_findings(result, tables["comparison"]) if "comparison" in tables else []
+    if "comparison" in tables:
+        out += seat_findings_by_variant(result, tables["results"])
+    own = matrix_findings(result, tables["results"], variant=result.baseline, compared="comparison" in tables)
+    crossing = [s for s in own if "is above 50%" in s]
+    if crossing and not out:  # one rule set: where the odds turn is a better headline than a range
+        own.remove(crossing[0])
+        own.insert(0, crossing[0])
+    out += own
+    return out or ["No numbers to summarise: every metric is not applicable to every setup."]
+
+
+def headline(sentences: Sequence[str]) -> str:
+    """The first finding, for the index of all reports."""
+    return sentences[0] if sentences else ""
+
+
+# ---------------------------------------------------------------- comparisons
+
+
+def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]:
+    """Sentences about the variants' differences from the baseline."""
+    sc = result.scenario
+    setups = len(sc.points)
+    base = result.baseline
+    moved, quiet, unchanged = [], [], []
+    for variant in comp["variant"].unique(maintain_order=True):
+        rows = comp.filter(pl.col("variant") == variant)
+        applicable = rows.filter(pl.col("status") != NOT_APPLICABLE)
+        if applicable.height and (applicable["status"] == IDENTICAL).all():
+            unchanged.append(f"`{variant}`")
+            continue
+        parts, same, flat, everywhere = [], [], [], True
+        for metric in sc.metrics:
+            names = sc.question.metric(metric).reported_names()
+            part = applicable.filter(pl.col("metric").is_in(list(names)))
+            if part.height == 0:
+                continue
+            if (part["status"] == IDENTICAL).all():
+                same.append(f"`{metric}`")
+                everywhere = everywhere and _setups(part, sc) == setups
+                continue
+            sig = part.filter(pl.col("significant"))
+            if sig.height == 0:
+                flat.append(f"`{metric}`")
+            elif sc.question.metric(metric).kind == "distribution":
+                parts.append(
+                    f"shifts the distribution of `{metric}` in {_setups(sig, sc)} of {setups} setups"
+                )
+            else:
+                parts.append(
+                    f"{_direction(sig['difference'])} `{metric}` in {sig.height} of {part.height} "
+                    f"setups ({number_range(sig['difference'].to_list())})"
+                )
+        if parts:
+            if len(parts) > MAX_METRICS_NAMED:
+                more = len(parts) - MAX_METRICS_NAMED
+                parts = parts[:MAX_METRICS_NAMED] + [
+                    f"moves {more} more metric{'s' * (more > 1)} " "(see the comparison table)"
+                ]
+            text = f"`{variant}` " + _join(parts)
+            if same:
+                text += f"; it leaves {_join(same)} identical {_where_all(everywhere, setups)}"
+            if flat:
+                text += f"; no significant change to {_join(flat)}"
+            moved.append(text + ".")
+        else:
+            text = f"`{variant}` changes nothing significantly"
+            if flat:
+                largest = applicable.filter(pl.col("status") == TESTED)["difference"].abs().max()
+                text += f" ({_join(flat)}: largest difference {fmt(largest, 4)})"
+            if same:
+                text += f"; it leaves {_join(same)} identical {_where_all(everywhere, setups)}"
+            quiet.append(text + ".")
+    out = [_headline(comp, sc, base)] if len(moved) + len(quiet) + len(unchanged) > 1 else []
+    out += moved + quiet
+    if unchanged:
+        who = _join(unchanged)
+        verb = "leaves" if len(unchanged) == 1 else "leave"
+        out.append(
+            f"{who} {verb} every metric identical to `{base}` in all {setups} setups: "
+            "the two rule sets agree on every trial of these setups."
+        )
+    tests = int((comp["status"] == TESTED).sum())
+    if not moved and tests:
+        out.insert(0, f"No variant changes any metric significantly ({tests} tests, Holm correction at 5%).")
+    largest = _largest(result, comp)
+    if largest:
+        out.append(largest)
+    return out
+
+
+def _headline(comp: pl.DataFrame, sc, base: str) -> str:
+    """One sentence over all variants: what each one moves (metrics in the scenario's order)."""
+    parts = []
+    for variant in comp["variant"].unique(maintain_order=True):
+        rows = comp.filter(pl.col("variant") == variant, pl.col("status") != NOT_APPLICABLE)
+        sig = rows.filter(pl.col("significant"))
+        if sig.height == 0:
+            same = rows.height and (rows["status"] == IDENTICAL).all()
+            parts.append(f"`{variant}` {'changes nothing' if same else 'no significant change'}")
+            continue
+        moved = set(sig["metric"].str.split("=").list.first())
+        names = [f"`{m}`" for m in sc.metrics if m in moved]  # in the scenario's order
+        shown = names[:MAX_METRICS_NAMED] + (
+            [f"{len(names) - MAX_METRICS_NAMED} more"] if len(names) > MAX_METRICS_NAMED else []
+        )
+        parts.append(f"`{variant}` moves {_join(shown)} ({_setups(sig, sc)} of {len(sc.points)} setups)")
+    return f"Against `{base}`: " + "; ".join(parts) + "."
+
+
+def _largest(result: ScenarioResult, comp: pl.DataFrame) -> str | None:
+    sig = comp.filter(pl.col("significant").fill_null(False))
+    if sig.height == 0:
+        return None
+    base = pl.col("metric").str.split("=").list.first()  # a distribution's values count as one metric
+    top = (
+        sig.with_columns(pl.col("difference").abs().alias("_size"), base.alias("_base"))
+        .sort("_size", descending=True)
+        .unique(["variant", "_base"], keep="first", maintain_order=True)
+        .head(MAX_LARGEST)
+    )
+    grid = list(result.scenario.grid)
+    items = []
+    for row in top.iter_rows(named=True):
+        exact = "" if row["exact_difference"] is None else f"; exact {fmt(row['exact_difference'], 4, True)}"
+        where = _setup_text(row, grid)
+        items.append(
+            f"`{row['variant']}` on `{row['metric']}`: {fmt(row['difference'], 4, True)} "
+            f"(95% CI {fmt(row['ci_low'], 4, True)} to {fmt(row['ci_high'], 4, True)}{exact})"
+            + (f" at {where}" if where else "")
+        )
+    return f"Largest effect{'s' * (len(items) > 1)}: " + "; ".join(items) + "."
+
+
+def _where_all(everywhere: bool, setups: int) -> str:
+    return f"in all {setups} setups" if everywhere else "in every setup where it applies"
+
+
+def _direction(diffs: pl.Series) -> str:
+    if (diffs > 0).all():
+        return "raises"
+    if (diffs < 0).all():
+        return "lowers"
+    return "moves (both ways)"
+
+
+def _setups(rows: pl.DataFrame, sc) -> int:
+    grid = list(sc.grid)
+    return rows.select(grid).unique().height if grid else 1
+
+
+# ---------------------------------------------------------------- one rule set
+
+
+def matrix_findings(result: ScenarioResult, long: pl.DataFrame, variant: str, compared: bool) -> list[str]:
+    """Sentences about ``variant``'s own numbers: ranges, 50% lines, asymmetries, seats."""
+    sc = result.scenario
+    rows = long.filter(pl.col("variant") == variant)
+    who = f" under `{variant}`" if compared else ""
+    out = []
+    row_field, col_field = matrix_layout(result)
+    scalar = [m for m in sc.metrics if sc.question.metric(m).kind != "distribution"]
+    for metric in scalar[: 1 if compared else 3]:
+        part = rows.filter(pl.col("metric") == metric, pl.col("estimate").is_not_null())
+        if part.height == 0:
+            continue
+        if part.height > 1:
+            out.append(_range(metric, part, list(sc.grid), who))
+        else:
+            out.append(
+                f"`{metric}`{who} is {fmt(part['estimate'][0])} (95% CI {fmt(part['ci_low'][0])} to "
+                f"{fmt(part['ci_high'][0])})."
+            )
+        if sc.question.metric(metric).kind == "probability" and "win" in metric and not compared:
+            out += _crossing(result, metric, part, row_field, col_field)
+            if row_field and col_field and metric.split("_")[0] in (row_field, col_field):
+                out += _asymmetry(result, metric, part, row_field, col_field)
+    if not compared:
+        out += _seats(result, rows)
+    return out
+
+
+def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str) -> str:
+    low = part.sort("estimate").row(0, named=True)
+    high = part.sort("estimate", descending=True).row(0, named=True)
+    if low["estimate"] == high["estimate"]:
+        return f"`{metric}`{who} is {fmt(low['estimate'])} in every setup."
+    return (
+        f"`{metric}`{who} ranges from {fmt(low['estimate'])} ({_setup_text(low, grid)}) "
+        f"to {fmt(high['estimate'])} ({_setup_text(high, grid)})."
+    )
+
+
+def _side(row: dict[str, Any]) -> int:
+    """+1 above 50%, -1 below, 0 even: by the exact value where there is one, else by whether
+    the 95% interval leaves 0.5 out (an estimate of 0.501 is not "above")."""
+    if row.get("exact") is not None:
+        return 0 if abs(row["exact"] - 0.5) < 1e-9 else (1 if row["exact"] > 0.5 else -1)
+    return 1 if row["ci_low"] > 0.5 else (-1 if row["ci_high"] < 0.5 else 0)
+
+
+def _crossing(
+    result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None
+) -> list[str]:
+    """Where a win probability crosses 50%, per value of the fields outside the matrix."""
+    sc = result.scenario
+    if row is None or col is None or not (part["estimate"] > 0.5).any() or not (part["estimate"] < 0.5).any():
+        return []
+    others = [f for f in sc.grid if f not in (row, col)]
+    numeric = all(isinstance(v, (int, float)) for v in part[row].to_list() + part[col].to_list())
+    sentences = []
+    groups = part.partition_by(others, maintain_order=True) if others else [part]
+    for group in groups[:3]:
+        label = _setup_text(group.row(0, named=True), others)
+        where = f" with {label}" if label else ""
+        sides = {(r[row], r[col]): _side(r) for r in group.iter_rows(named=True)}
+        above = {cell for cell, side in sides.items() if side > 0}
+        even = {cell for cell, side in sides.items() if side == 0}
+        text = None
+        if numeric:
+            for k in sorted({r - c for r, c in sides}):
+                if above == {(r, c) for r, c in sides if r - c >= k}:
+                    text = f"`{metric}` is above 50%{where} exactly when `{row}` − `{col}` ≥ {k}"
+                    if even and even == {(r, c) for r, c in sides if r - c == k - 1}:
+                        text += f", even (50%) when it is {k - 1}"
+                    elif even:
+                        text += f"; even (50% within the interval) at {len(even)} setups"
+                    break
+        sentences.append((text or _per_row(metric, group, row, col, where, above)) + ".")
+    return sentences
+
+
+def _per_row(metric: str, group: pl.DataFrame, row: str, col: str, where: str, above: set) -> str:
+    """Which values of one field are above 50%, for each value of the field with fewer values."""
+    rows, cols = (group[f].unique(maintain_order=True).to_list() for f in (row, col))
+    if len(rows) > len(cols):  # describe along the shorter field
+        row, col, rows, cols, above = col, row, cols, rows, {(c, r) for r, c in above}
+    parts = []
+    for value in rows[:MAX_ROWS_DESCRIBED]:
+        hits = [v for v in cols if (value, v) in above]
+        listed = "all" if len(hits) == len(cols) else ", ".join(map(str, hits)) or "none"
+        parts.append(f"{row}={value}: {listed}")
+    return f"`{metric}` is above 50%{where} at these `{col}` values: " + "; ".join(parts)
+
+
+def _asymmetry(
+    result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None
+) -> list[str]:
+    """Swapping the two sides: p(a, b) + p(b, a) is 1 when neither side is favoured; at equal
+    values p is 0.5. One sentence per value of the other fields (at most three)."""
+    sc = result.scenario
+    if row is None or col is None or set(part[row].to_list()) != set(part[col].to_list()):
+        return []
+    others = [f for f in sc.grid if f not in (row, col)]
+    out = []
+    for group in (part.partition_by(others, maintain_order=True) if others else [part])[:3]:
+        label = _setup_text(group.row(0, named=True), others)
+        cells = {(r[row], r[col]): r for r in group.iter_rows(named=True)}
+        value = {k: (r["exact"] if r["exact"] is not None else r["estimate"]) for k, r in cells.items()}
+        noise = {k: 0.0 if r["exact"] is not None else 4.5 * (r["se"] or 0.0) for k, r in cells.items()}
+        diagonal = [k for k in cells if k[0] == k[1]]
+        pairs = [
+            (value[a, b] + value[b, a] - 1, a, b, math.hypot(noise[a, b], noise[b, a]))
+            for a, b in cells
+            if _less(a, b) and (b, a) in cells
+        ]
+        parts = []
+        if diagonal:
+            lo, hi = min(value[k] for k in diagonal), max(value[k] for k in diagonal)
+            span = fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)}–{fmt(hi)}"
+            sides = {_side(cells[k]) for k in diagonal}
+            verdict = (
+                "even"
+                if sides == {0}
+                else (
+                    f"favouring the `{row}` side"
+                    if sides <= {0, 1}
+                    else f"favouring the `{col}` side" if sides <= {0, -1} else "either side"
+                )
+            )
+            parts.append(f"at equal `{row}` and `{col}`, `{metric}` is {span} ({verdict})")
+        if pairs:
+            size, a, b, pair_noise = max(pairs, key=lambda t: abs(t[0]))
+            if abs(size) <= max(pair_noise, 1e-9):
+                parts.append("swapping the two sides changes nothing beyond noise")
+            else:
+                favoured = row if size > 0 else col
+                parts.append(
+                    f"the largest asymmetry is `{row}`={a} against `{col}`={b}: with the sides swapped "
+                    f"the two chances sum to {fmt(size + 1)} instead of 1, the `{favoured}` side "
+                    f"favoured by {fmt(abs(size) * 100, 1)} points"
+                )
+        if parts:
+            out.append(("With " + label + ": " if label else "") + "; ".join(parts) + ".")
+    return [s[0].upper() + s[1:] for s in out]
+
+
+def _seat_groups(result: ScenarioResult) -> dict[str, list[str]]:
+    """Metrics ``seatN_<what>`` grouped by ``<what>`` (two seats or more)."""
+    by_what: dict[str, list[str]] = defaultdict(list)
+    for name in result.scenario.metrics:
+        match = _SEAT.match(name)
+        if match and result.scenario.question.metric(name).kind != "distribution":
+            by_what[match.group(2)].append(name)
+    return {what: names for what, names in by_what.items() if len(names) >= 2}
+
+
+def _seat_gap(rows: pl.DataFrame, names: Sequence[str], grid: Sequence[str]):
+    """(gap, higher row, lower row, noise) of the setup where two seats differ most, or None."""
+    best = None
+    part = rows.filter(pl.col("metric").is_in(list(names)), pl.col("estimate").is_not_null())
+    for group in (part.partition_by(list(grid), maintain_order=True) if grid else [part]):
+        if group.height < 2:
+            continue
+        hi, lo = group.sort("estimate", descending=True).row(0, named=True), group.sort("estimate").row(
+            0, named=True
+        )
+        gap = hi["estimate"] - lo["estimate"]
+        if best is None or gap > best[0]:
+            best = (gap, hi, lo, 4.5 * math.hypot(hi["se"] or 0, lo["se"] or 0))
+    return best
+
+
+def _seats(result: ScenarioResult, rows: pl.DataFrame) -> list[str]:
+    """One rule set: the largest gap between seats in one setup, per ``seat*_<what>``."""
+    out = []
+    grid = list(result.scenario.grid)
+    for what, names in _seat_groups(result).items():
+        best = _seat_gap(rows, names, grid)
+        if best is None:
+            continue
+        gap, hi, lo, noise = best
+        where = _setup_text(hi, grid)
+        verdict = "" if gap > noise else " (within noise)"
+        out.append(
+            f"Seats, `seat*_{what}`: the largest gap is {fmt(gap)}{verdict}, `{hi['metric']}` "
+            f"{fmt(hi['estimate'])} against `{lo['metric']}` {fmt(lo['estimate'])}"
+            + (f" at {where}." if where else ".")
+        )
+    return out
+
+
+def seat_findings_by_variant(result: ScenarioResult, long: pl.DataFrame) -> list[str]:
+    """Several rule sets: per ``seat*_<what>`` (at most two), each variant's largest gap
+    between seats in one setup — how fair each rule set is to the seats."""
+    out = []
+    grid = list(result.scenario.grid)
+    for what, names in list(_seat_groups(result).items())[:2]:
+        parts = []
+        for variant in (v.name for v in result.variants):
+            best = _seat_gap(long.filter(pl.col("variant") == variant), names, grid)
+            if best is None:
+                continue
+            gap, hi, lo, noise = best
+            if gap <= noise:
+                parts.append(f"`{variant}` {fmt(gap)} (within noise)")
+            else:
+                seat_hi, seat_lo = (_SEAT.match(r["metric"]).group(1) for r in (hi, lo))
+                where = _setup_text(hi, grid)
+                parts.append(
+                    f"`{variant}` {fmt(gap)} (seat {seat_hi} over seat {seat_lo}"
+                    + (f" at {where})" if where else ")")
+                )
+        if parts:
+            out.append(f"Largest gap between seats in `seat*_{what}`: " + "; ".join(parts) + ".")
+    return out
+
+
+# ---------------------------------------------------------------- words
+
+
+def number_range(values: Sequence[float]) -> str:
+    """``+0.100 to +0.250`` (signed, four digits below 0.01 for small effects)."""
+    lo, hi = min(values), max(values)
+    digits = 4 if max(abs(lo), abs(hi)) < 0.01 else 3
+    return fmt(lo, digits, True) if lo == hi else f"{fmt(lo, digits, True)} to {fmt(hi, digits, True)}"
+
+
+def _setup_text(row: dict[str, Any], fields: Sequence[str]) -> str:
+    return ", ".join(f"{f}={row[f]}" for f in fields)
+
+
+def _join(items: Sequence[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _less(a: Any, b: Any) -> bool:
+    try:
+        return a < b
+    except TypeError:
+        return str(a) < str(b)

@@ -1,0 +1,100 @@
+"""Plots: palettes by meaning, words from metric descriptions, coinciding curves, capped forests."""
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
+
+from montecarlo.reporting import plots
+from montecarlo.reporting.tables import all_tables
+from montecarlo.scenarios import PlotSpec, parse_scenario, run_scenario
+from tests.test_scenarios import GAME
+
+TINY = {"game": GAME, "seed": 5, "trials": 300}
+
+
+@pytest.fixture(scope="module")
+def compared():
+    sc = parse_scenario(
+        {
+            **TINY,
+            "metrics": ["win", "heads"],
+            "grid": {"flips": [1, 2, 3, 4], "need": [1, 2, 3, 4], "tags": [[], ["red"]]},
+            "variants": {"official": {}, "loaded": {"builtin": "loaded"}, "same": {}},
+        }
+    )
+    result = run_scenario(sc, jobs=1)
+    return sc, all_tables(result)
+
+
+def test_colour_maps_follow_meaning(compared):
+    sc, _ = compared
+    cmap, norm = plots.colour_map(sc, "win", np.array([0.1, 0.9]))
+    assert cmap.name.startswith(plots.DIVERGING) and norm.vcenter == 0.5 and (norm.vmin, norm.vmax) == (0, 1)
+    cmap, norm = plots.colour_map(sc, "win", np.array([-0.1, 0.3]), difference=True)
+    assert norm.vcenter == 0 and norm.vmin == -0.3 and norm.vmax == 0.3
+    cmap, norm = plots.colour_map(sc, "heads", np.array([0.5, 2.0]))
+    assert cmap.name.startswith(plots.MEANS) and (norm.vmin, norm.vmax) == (0.5, 2.0)
+    assert len(set(plots.PALETTE)) == len(plots.PALETTE) and len(set(plots.MARKERS)) == len(plots.MARKERS)
+    assert not {"#ff0000", "#00ff00", "#008000"} & {c.lower() for c in plots.PALETTE}
+
+
+def test_rates_use_a_sequential_map():
+    import dataclasses
+
+    from montecarlo.games.base import Metric
+    from tests.test_scenarios import COIN
+
+    tie = dataclasses.replace(COIN, metrics=(*COIN.metrics, Metric("tie", "probability", "a tie (rare)")))
+    sc = parse_scenario({**TINY, "game": dataclasses.replace(GAME, questions={"flip": tie})})
+    cmap, norm = plots.colour_map(sc, "tie", np.array([0.01, 0.2]))
+    assert cmap.name.startswith(plots.SEQUENTIAL) and (norm.vmin, norm.vmax) == (0.0, 0.2)
+    assert plots.words(sc, "tie") == "chance: a tie"
+
+
+def test_words_on_axes_and_coinciding_curves_named(compared):
+    sc, tables = compared
+    fig = plots.draw(
+        PlotSpec("lines", "heads", x="flips", hue="need", variant="official"), sc, tables["results"], None
+    )
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "number of heads" and "Number of heads" in fig.get_suptitle()
+    labels = ax.get_legend().get_texts()
+    # heads does not depend on need: the four curves are one, named as coinciding
+    assert [t.get_text() for t in labels][0] == "need=1 = need=2 = need=3 = need=4 (coinciding)"
+    fig = plots.draw(
+        PlotSpec("lines", "win", x="flips", hue="need", variant="official"), sc, tables["results"], None
+    )
+    lines = [
+        line for line in fig.axes[0].get_lines() if line.get_label() != "exact" and line.get_marker() != "."
+    ]
+    assert len({to_hex(line.get_color()) for line in lines}) == len(lines) == 4
+    assert len({line.get_marker() for line in lines}) == 4
+    assert fig.axes[0].get_ylabel() == "chance: at least `need` heads".replace("`", "")
+
+
+def test_forest_shows_the_largest_effects_on_one_scale(compared, monkeypatch):
+    sc, tables = compared
+    monkeypatch.setattr(plots, "MAX_FOREST_ROWS", 5)
+    fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, tables["comparison"])
+    left, right = [ax for ax in fig.axes if ax.get_visible()][:2]
+    assert len(left.get_yticks()) == 5 and left.get_shared_x_axes().joined(left, right)
+    assert "the 5 significant setups with the largest effects" in fig.get_suptitle()
+    assert "Chance: at least need heads" in fig.get_suptitle()
+    legend = [t.get_text() for t in right.get_legend().get_texts()]
+    assert legend == ["loaded"]  # `same` is identical everywhere: no rows, not in the legend
+    comp = tables["comparison"].filter(tables["comparison"]["variant"] == "same")
+    assert plots.draw(PlotSpec("forest", "win"), sc, None, comp) is None  # nothing tested: no plot
+
+
+def test_difference_heat_map_is_centred_at_zero(compared):
+    sc, tables = compared
+    spec = PlotSpec("heatmap", "win", x="need", y="flips", facet="tags")
+    fig = plots.difference_heatmap(spec, sc, tables["comparison"])
+    image = fig.axes[0].get_images()[0]
+    assert image.norm.vcenter == 0 and image.norm.vmin == -image.norm.vmax
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    # an identical cell and a significant one
+    assert "=" in texts and any(t.startswith("+") and t.endswith("*") for t in texts)
+    assert "difference from official" in fig.get_suptitle()
+    titles = [ax.get_title() for ax in fig.axes if ax.get_images()]
+    assert titles == ["loaded − official · tags=none", "loaded − official · tags=red"]  # `same`: no panel
