@@ -591,4 +591,6 @@ def _panel(variant: str | None, facet_field: str | None, facet: Any) -> str:
 
 def _title(spec: PlotSpec, default: str, fixed: dict[str, Any]) -> str:
     held = ", ".join(f"{k}={show_value(v)}" for k, v in fixed.items())
-    return (spec.title or default) + (f"\nat {held}" if held else "")
+    # a scenario's own title can be long: wrapped, so that a narrow figure does not clip it
+    title = "\n".join(_wrap(line, 60) for line in (spec.title or default).split("\n"))
+    return title + (f"\nat {held}" if held else "")

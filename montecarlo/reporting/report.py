@@ -383,7 +383,7 @@ def _write_contents(result: ScenarioResult, folder: Path, command: str) -> None:
         for kind, name, fig in drawn:
             if fig is not None:
                 plotting.save_png(fig, folder / name)
-                figures.append((kind, name, " · ".join(fig.get_suptitle().split("\n"))))
+                figures.append((kind, name, " ".join(fig.get_suptitle().split())))
     found = make_findings(result, tables)
     facts = header_facts(result, command, tables["results"])
     if sc.path and Path(sc.path).is_file():
