@@ -57,8 +57,12 @@ def write_index(out: str | os.PathLike, entries: Sequence[dict[str, str]], title
     )
     page = _page(title, f"<h1>{html.escape(title)}</h1>\n<ul class=\"index\">\n{items}\n</ul>")
     tmp = out / ".index.html.tmp"
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, out / "index.html")
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        os.replace(tmp, out / "index.html")
+    except BaseException:  # interrupted: the old index stays, no temporary file is left behind
+        tmp.unlink(missing_ok=True)
+        raise
     return out / "index.html"
 
 
