@@ -30,7 +30,7 @@ from typing import Any, Mapping, Sequence
 
 from montecarlo import __version__, games
 from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, compare_rules
-from montecarlo.engine import runner
+from montecarlo.engine import memory, runner
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Question, apply_overrides
 
@@ -43,6 +43,9 @@ PLOT_KEYS = ("kind", "metric", "x", "y", "facet", "hue", "variant", "where", "ti
 PLOT_KINDS = ("heatmap", "lines", "bars", "forest")
 DEFAULT_PRECISION_BATCH = 10_000
 AUTO_PARALLEL_WORK = 1_000_000  # trials x arms x grid points above which a scenario uses every core
+# Memory a grid point holds through a run and its report: its setup and row, and per variant and
+# reported value an estimate, a difference and their table cells (an overestimate, measured roughly).
+POINT_BYTES, RESULT_BYTES = 4096, 2048
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -230,6 +233,13 @@ def parse_scenario(
     if baseline not in names:
         c.fail("baseline", f"one of the variants ({', '.join(names)})", baseline)
 
+    count = math.prod(len(v) for v in grid.values())
+    reported = sum(len(question.metric(m).reported_names()) for m in metrics if m in known_metrics)
+    try:
+        memory.check_fits(count * (POINT_BYTES + RESULT_BYTES * len(variants) * reported),
+                          f"a grid of {count:,} points", hint="split the grid into several scenarios")
+    except InputError as exc:
+        c.error("grid", str(exc))
     points = []
     for combo in itertools.product(*grid.values()):
         values = dict(zip(grid, combo))
@@ -263,7 +273,7 @@ class _Checker:
         self.error(key, f"expected {expected}" + ("" if got is ... else f", got {_show(got)}"))
 
     def error(self, key: str, message: str) -> None:
-        raise ScenarioError(f"{self.source}: {key}: {message}")
+        raise ScenarioError(_printable(f"{self.source}: {key}: {message}"))
 
     def keys(self, table: Mapping, allowed: Sequence[str], prefix: str) -> None:
         if not isinstance(table, Mapping):
@@ -493,6 +503,15 @@ def _show(value: Any) -> str:
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
+
+
+def _printable(text: str) -> str:
+    """``text`` on one line: control characters (a newline in a key) written as escapes.
+
+    >>> _printable("grid.a\\nb: expected a list")
+    'grid.a\\\\nb: expected a list'
+    """
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _is_number(value: Any) -> bool:
