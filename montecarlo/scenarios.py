@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NoReturn, Sequence
 
 from montecarlo import __version__, games
 from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, compare_rules
@@ -266,13 +266,13 @@ class _Checker:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def fail(self, key: str, expected: Any, got: Any = ...) -> None:
+    def fail(self, key: str, expected: Any, got: Any = ...) -> NoReturn:
         """Raise ``<file>: <key>: expected <expected>, got <got>`` (or the message of an error)."""
         if isinstance(expected, Exception):
             self.error(key, _one_line(expected).removeprefix("rule override: "))
         self.error(key, f"expected {expected}" + ("" if got is ... else f", got {_show(got)}"))
 
-    def error(self, key: str, message: str) -> None:
+    def error(self, key: str, message: str) -> NoReturn:
         raise ScenarioError(_printable(f"{self.source}: {key}: {message}"))
 
     def keys(self, table: Mapping, allowed: Sequence[str], prefix: str) -> None:

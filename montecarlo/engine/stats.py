@@ -5,7 +5,7 @@ the runner can merge chunks without keeping them.
 
 >>> est = proportion(520, 1000)
 >>> round(est.ci_low, 4), round(est.ci_high, 4)
-(0.4891, 0.5508)
+(0.489, 0.5508)
 """
 
 from __future__ import annotations
