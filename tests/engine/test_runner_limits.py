@@ -32,6 +32,7 @@ def test_a_huge_trial_count_is_refused_before_planning():
             runner.run(KERNEL, METRICS, kwargs.pop("trials"), 1, **kwargs)
 
 
+@pytest.mark.processes
 def test_a_worker_that_dies_is_one_line():
     with pytest.raises(MonteCarloError, match="worker process died") as info:
         runner.run(die, METRICS, 4_000, seed=1, chunk_size=1_000, jobs=2)

@@ -29,7 +29,7 @@ def steady(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     return {"even": i % 2 == 0, "value": np.full(n, 3.0), "bucket": i % 4}
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=pytest.mark.processes)])
 def test_last_partial_chunk_is_tallied_once(jobs):
     # chunks of 1000, 1000, 1000 and 500 trials: evens 500 + 500 + 500 + 250
     result = runner.run(steady, STEADY_METRICS, 3_500, seed=5, chunk_size=1_000, jobs=jobs)
@@ -46,7 +46,7 @@ def test_last_partial_chunk_is_tallied_once(jobs):
 @pytest.mark.parametrize("trials, chunk_size", [(3_500, 1_000), (2_001, 500), (999, 1_000)])
 def test_merged_tallies_equal_the_chunks_run_by_hand(trials, chunk_size):
     kernel = functools.partial(coin, 0.3)
-    result = runner.run(kernel, METRICS, trials, seed=11, chunk_size=chunk_size, jobs=2)
+    result = runner.run(kernel, METRICS, trials, seed=11, chunk_size=chunk_size)
     sizes = [chunk_size] * (trials // chunk_size) + ([trials % chunk_size] if trials % chunk_size else [])
     by_hand = sum(
         np.stack(runner.tally(METRICS, kernel(size, chunk_generator(11, i)), size)) for i, size in enumerate(sizes)
