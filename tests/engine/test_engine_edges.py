@@ -150,3 +150,175 @@ def test_check_fits(monkeypatch):
         memory.check_fits(101, "x", available=100, hint="hint")
     monkeypatch.setattr(memory, "available_bytes", lambda: None)
     memory.check_fits(10**30, "unknown memory")  # nothing to compare with: no refusal
+
+
+def test_columns_and_estimates_keep_their_kinds():
+    assert runner.columns_of(METRICS) == (
+        runner.Column("hit", "probability"), runner.Column("value", "mean"),
+        *(runner.Column(f"bucket={v}", "probability") for v in range(4)),
+    )
+    result = runner.run(functools.partial(coin, 0.3), METRICS, 3_000, seed=2, chunk_size=1_000)
+    est = result.estimates()
+    sums, squares = result.totals[0]
+    assert est["hit"] == stats.proportion(sums[0], 3_000)  # Wilson, not the normal interval
+    assert est["bucket=2"] == stats.proportion(sums[4], 3_000)
+    assert est["value"] == stats.mean(sums[1], squares[1], 3_000)
+    assert result.max_half_width() == max(e.half_width for name, e in est.items() if name != "value")
+
+
+def _sometimes_outside(n, rng):
+    out = coin(0.3, n, rng)
+    out["bucket"] = np.where(out["value"] < 0.1, -1, out["bucket"])  # -1: not applicable
+    return out
+
+
+def test_values_outside_a_distribution_count_nowhere():
+    result = runner.run(_sometimes_outside, METRICS, 2_000, seed=3, chunk_size=2_000)
+    values = _sometimes_outside(2_000, chunk_generator(3, 0))["bucket"]
+    counts = [np.count_nonzero(values == v) for v in range(4)]
+    assert result.totals[0][0][2:].tolist() == counts and sum(counts) < 2_000
+
+
+def test_parallel_threads_merge_like_one_worker():
+    kernel = functools.partial(coin, 0.4)
+    one = runner.run(kernel, METRICS, 5_500, seed=6, chunk_size=1_000)
+    threads = runner.run(kernel, METRICS, 5_500, seed=6, chunk_size=1_000, jobs=2, backend="threading")
+    minus = runner.run(kernel, METRICS, 5_500, seed=6, chunk_size=1_000, jobs=-1, backend="threading")
+    assert np.array_equal(one.totals, threads.totals) and np.array_equal(one.totals, minus.totals)
+    assert threads.trials == 5_500
+
+
+def test_precision_runs_in_one_worker():
+    kernel = functools.partial(coin, 0.3)
+    result = runner.run(kernel, METRICS, 2_000, seed=2, chunk_size=2_000, precision=0.01)
+    assert result.max_half_width() <= 0.01 and result.trials % 2_000 == 0 and result.trials > 2_000
+    fixed = runner.run(kernel, METRICS, result.trials, seed=2, chunk_size=2_000)
+    assert np.array_equal(result.totals, fixed.totals)
+    capped = runner.run(kernel, METRICS, 2_000, seed=2, chunk_size=2_000, precision=0.001, max_trials=6_000)
+    assert capped.trials == 6_000
+    enough = runner.run(kernel, METRICS, 2_000, seed=2, chunk_size=1_000, precision=0.45)
+    assert enough.trials == 2_000  # the first batch already meets the target
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(arms=[]), r"^nothing to run: no arms$"),
+    (dict(trials=2.5), r"^trials must be a positive integer, got 2\.5$"),
+    (dict(trials=True), r"^trials must be a positive integer, got True$"),
+    (dict(chunk_size=0), r"^chunk size must be a positive integer, got 0$"),
+    (dict(chunk_size=10**10 + 1), r"^chunk size must be at most 10,000,000,000 .*, got 10,000,000,001$"),
+    (dict(jobs=0), r"^jobs must be a non-zero integer \(-1 = all cores\), got 0$"),
+    (dict(jobs=1.5), r"^jobs must be a non-zero integer"),
+    (dict(backend="mpi"), r"^unknown backend 'mpi'; known: loky, threading, dask$"),
+    (dict(precision=0.5), r"^precision must be a half-width between 0 and 0\.5, got 0\.5$"),
+    (dict(precision=0.01, max_trials=0), r"^max trials must be a positive integer, got 0$"),
+])
+def test_bad_run_arguments_say_what_is_wrong(kwargs, message):
+    args = dict(arms=functools.partial(coin, 0.3), trials=100) | kwargs
+    with pytest.raises(InputError, match=message):
+        runner.run(args.pop("arms"), METRICS, args.pop("trials"), 1, **args)
+
+
+def test_trial_bounds():
+    assert runner.check_trials(1) == 1 and runner.check_trials(np.int64(7)) == 7
+    assert runner.check_trials(runner.MAX_TRIALS) == runner.MAX_TRIALS
+    assert runner.run(functools.partial(coin, 0.3), METRICS, 1, seed=1).trials == 1
+
+
+def test_a_kernel_that_forgets_a_metric():
+    with pytest.raises(RuntimeError, match=r"^kernel returned no values for metric 'value'$"):
+        runner.run(lambda n, rng: {"hit": np.zeros(n, bool)}, METRICS, 10, 1)
+
+
+# --- more stats, seeds, memory, and the parallel path ------------------------------------------------
+
+def test_estimates_from_no_trials_are_not_numbers():
+    for est in (stats.proportion(0, 0), stats.mean(0.0, 0.0, 0)):
+        assert est.trials == 0
+        assert all(math.isnan(x) for x in (est.estimate, est.ci_low, est.ci_high, est.se))
+
+
+def test_proportion_and_mean_standard_errors():
+    est = stats.proportion(30, 100)
+    assert est.se == pytest.approx(math.sqrt(0.3 * 0.7 / 100), rel=1e-12) and est.trials == 100
+    x = np.array([0.0, 1.0])
+    two = stats.mean(x.sum(), x @ x, 2)
+    assert two.se == pytest.approx(0.5, rel=1e-12) and two.trials == 2  # sd (ddof=1) 0.7071 / sqrt(2)
+    z = stats.z_value()
+    assert (two.ci_low, two.ci_high) == pytest.approx((0.5 - z * 0.5, 0.5 + z * 0.5), rel=1e-12)
+    one = stats.mean(3.0, 9.0, 1)
+    assert one.estimate == 3.0 and one.se == 0.0 and one.trials == 1
+
+
+def test_seeds():
+    from montecarlo.engine.rng import check_seed
+
+    assert check_seed(0) == 0 and check_seed(np.uint32(5)) == 5
+    for bad in (-1, 1.0, True, "1"):
+        with pytest.raises(InputError, match=r"^seed must be a non-negative integer, got "):
+            check_seed(bad)
+
+
+def test_available_memory_reads_meminfo_then_falls_back(monkeypatch):
+    with open("/proc/meminfo", encoding="ascii") as f:
+        line = next(line for line in f if line.startswith("MemAvailable:"))
+    assert abs(memory.available_bytes() - int(line.split()[1]) * 1024) < 2**30  # it moves a little
+    import builtins
+
+    def no_proc(*args, **kwargs):
+        raise OSError("no /proc here")
+
+    monkeypatch.setattr(builtins, "open", no_proc)
+    import os
+
+    assert memory.available_bytes() == os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    monkeypatch.setattr(os, "sysconf", lambda name: (_ for _ in ()).throw(ValueError(name)))
+    assert memory.available_bytes() is None
+
+
+def test_a_refusal_without_a_hint_ends_at_the_figures():
+    with pytest.raises(InputError, match=r"^y would need about 2\.0 KiB of memory; 1\.0 KiB are available$"):
+        memory.check_fits(2048, "y", available=1024)
+
+
+class _Ran(Exception):
+    pass
+
+
+def _refuse_to_run(n, rng):
+    raise _Ran(n)
+
+
+@pytest.mark.parametrize("jobs, cores, refused", [(2, 8, False), (3, 8, True), (-1, 8, True), (-1, 2, False)])
+def test_the_memory_estimate_counts_the_chunks_held_at_once(monkeypatch, jobs, cores, refused):
+    # a chunk of 10,000,000 trials of 6 columns holds 458 MiB; 1 GiB is free
+    import os
+
+    monkeypatch.setattr(memory, "available_bytes", lambda: 2**30)
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    run = functools.partial(runner.run, _refuse_to_run, METRICS, 100_000_000, 1, chunk_size=10_000_000,
+                            jobs=jobs, backend="threading")
+    with pytest.raises(InputError if refused else _Ran):
+        run()
+
+
+@pytest.mark.parametrize("joblib_says, we_say", [
+    ("A worker process managed by the executor was unexpectedly terminated. The exit codes of the workers "
+     "are {SIGKILL(-9)}. Detailed tracebacks", "; exit codes {SIGKILL(-9)}"),
+    ("A worker process was terminated.", ""),
+])
+def test_a_dead_worker_message(monkeypatch, joblib_says, we_say):
+    import joblib
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    class Dying:
+        def __init__(self, **kwargs):
+            pass
+
+        def __call__(self, tasks):
+            raise TerminatedWorkerError(joblib_says)
+
+    monkeypatch.setattr(joblib, "Parallel", Dying)
+    with pytest.raises(Exception) as info:
+        runner.run(functools.partial(coin, 0.3), METRICS, 4_000, seed=1, chunk_size=1_000, jobs=2)
+    assert str(info.value) == "a worker process died during the run (killed, or out of memory?)" + we_say
+    assert type(info.value).__name__ == "MonteCarloError"
