@@ -322,3 +322,23 @@ def test_conflict_solver_matches_brute_force(c, variants):
     got = CONFLICT.exact(rules, conflict(*c))
     for name, value in want.items():
         assert got[name] == pytest.approx(value, abs=1e-12), name
+
+
+# --- every variant changes an answer -------------------------------------------------------------
+
+EXTRA_SETUPS = {("dune1984", "duel"): [{"attacker": 6, "defender": 6, "attacker_equipment": ["gom_jabbar"]}]}
+
+
+@pytest.mark.parametrize("game", [DUNE, IMPERIUM], ids=lambda g: g.name)
+def test_every_variant_changes_some_exact_answer(game):
+    """A variant is checked by its effect on results, not by its Rules object differing."""
+    official = game.rules()
+    for variant in game.variants:
+        rules = game.rules([variant])
+        changed = [
+            (question.name, values)
+            for question in game.questions.values() if question.exact is not None
+            for values in [question.example, *EXTRA_SETUPS.get((game.name, question.name), [])] if values
+            if question.exact(rules, question.setup(values)) != question.exact(official, question.setup(values))
+        ]
+        assert changed, f"variant {variant} changes no exact answer of any example setup"
