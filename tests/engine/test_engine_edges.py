@@ -322,3 +322,52 @@ def test_a_dead_worker_message(monkeypatch, joblib_says, we_say):
         runner.run(functools.partial(coin, 0.3), METRICS, 4_000, seed=1, chunk_size=1_000, jobs=2)
     assert str(info.value) == "a worker process died during the run (killed, or out of memory?)" + we_say
     assert type(info.value).__name__ == "MonteCarloError"
+
+
+def test_a_precision_run_in_three_batches_is_the_fixed_run_of_its_length(monkeypatch):
+    # seed 57: batches of 1, 2 and 2 chunks (the first estimates were optimistic); the chunks of a
+    # later batch continue the numbering, so the run equals a fixed run of 5,000 trials
+    batches = []
+    execute = runner._execute
+
+    def counted(arms, metrics, sizes, *args):
+        batches.append(list(sizes))
+        return execute(arms, metrics, sizes, *args)
+
+    monkeypatch.setattr(runner, "_execute", counted)
+    kernel = functools.partial(coin, 0.01)
+    grown = runner.run(kernel, METRICS[:1], 1_000, seed=57, chunk_size=1_000, precision=0.003)
+    assert batches == [[1_000], [1_000] * 2, [1_000] * 2]
+    # the plan is part of the result (same command, same numbers): its trial count is pinned
+    assert grown.trials == 5_000 and grown.max_half_width() <= 0.003
+    assert np.array_equal(grown.totals, runner.run(kernel, METRICS[:1], 5_000, seed=57, chunk_size=1_000).totals)
+    wider = runner.run(functools.partial(coin, 0.03), METRICS[:1], 1_000, seed=2, chunk_size=1_000, precision=0.003)
+    assert wider.trials == 14_000
+
+
+def test_a_cap_that_is_not_a_whole_number_of_chunks():
+    capped = runner.run(functools.partial(coin, 0.3), METRICS, 2_000, seed=2, chunk_size=2_000,
+                        precision=0.001, max_trials=6_500)
+    assert capped.trials == 6_500  # the last chunk is cut to the cap
+
+
+def test_run_result_records_the_run():
+    result = runner.run(functools.partial(coin, 0.3), METRICS, 1_500, seed=9, chunk_size=1_000)
+    assert (result.trials, result.seed, result.chunk_size, result.n_arms) == (1_500, 9, 1_000, 1)
+    assert 0 <= result.seconds < 60
+    only_means = runner.run(functools.partial(coin, 0.3), METRICS[1:2], 100, seed=1)
+    assert only_means.max_half_width() == 0.0  # no probability to be precise about
+
+
+def test_available_memory_parses_meminfo(monkeypatch):
+    import builtins
+    import io
+
+    monkeypatch.setattr(builtins, "open", lambda *a, **k: io.StringIO("MemTotal: 9 kB\nMemAvailable:   1000 kB\n"))
+    assert memory.available_bytes() == 1_024_000
+
+
+def test_a_refused_chunk_says_what_to_do(monkeypatch):
+    monkeypatch.setattr(memory, "available_bytes", lambda: 2**20)
+    with pytest.raises(InputError, match=r"of memory; 1\.0 MiB are available: use a smaller chunk size$"):
+        runner.run(functools.partial(coin, 0.3), METRICS, 1_000_000, seed=1, chunk_size=1_000_000)
