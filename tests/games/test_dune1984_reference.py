@@ -150,3 +150,23 @@ def test_fight_reference_matches_exact(variant):
 def test_fight_to_last_with_the_strongest_first():
     rules = GAME.rules(["fight_to_last", "strongest_first"])
     assert not compare(FIGHT, rules, fights(FIGHT_SIDES, FIGHT_KITS), 300, seed=3)
+
+
+# --- Guile checks, movement reach and investments: their reference trials over whole grids --------
+
+CHECKS_AND_MOVES = {
+    "guile": [{"guile": g, "spice": s, "stillsuit": w} for g in range(0, 11, 2) for s in (0, 4) for w in (False, True)],
+    "reach": [{"distance": d} for d in range(1, 13)] + [{"distance": d, "second_distance": e}
+                                                        for d in (2, 7, 11) for e in (1, 4, 6)],
+    "invest": [{"sums": [a, 14 - a], "payout": 3, "players": p} for a in range(2, 7) for p in (2, 4)]
+    + [{"sums": [2, 3], "payout": 1.5, "players": 3, "stake": 2}, {"sums": [11, 12], "payout": 2, "players": 2}],
+}
+
+
+@pytest.mark.parametrize("question_name", list(CHECKS_AND_MOVES))
+@pytest.mark.parametrize("variant", ["official", "guile_check_d8", "guile_check_2d6"])
+def test_check_and_movement_references_match_exact(question_name, variant):
+    question = GAME.question(question_name)
+    setups = [question.setup(values) for values in CHECKS_AND_MOVES[question_name]]
+    rules = GAME.rules([] if variant == "official" else [variant])
+    assert not compare(question, rules, setups, 1_500, seed=zlib.crc32(f"{question_name}{variant}".encode()))
