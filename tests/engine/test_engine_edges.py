@@ -363,8 +363,14 @@ def test_available_memory_parses_meminfo(monkeypatch):
     import builtins
     import io
 
-    monkeypatch.setattr(builtins, "open", lambda *a, **k: io.StringIO("MemTotal: 9 kB\nMemAvailable:   1000 kB\n"))
-    assert memory.available_bytes() == 1_024_000
+    opened = []
+
+    def fake_open(path, *args, **kwargs):
+        opened.append(path)
+        return io.StringIO("MemTotal: 9 kB\nMemAvailable:   1000 kB\n")
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    assert memory.available_bytes() == 1_024_000 and opened == ["/proc/meminfo"]
 
 
 def test_a_refused_chunk_says_what_to_do(monkeypatch):
