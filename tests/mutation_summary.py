@@ -52,7 +52,10 @@ def main(globs: list[str]) -> int:
     return 0
 
 
-def equivalent(path: Path = Path(__file__).with_name("MUTANTS.md")) -> set[str]:
+LISTED = Path(__file__).with_name("MUTANTS.md")
+
+
+def equivalent(path: Path = LISTED) -> set[str]:
     """Mutant names listed (in backquotes) as equivalent in tests/MUTANTS.md."""
     if not path.exists():
         return set()
