@@ -26,11 +26,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NoReturn, Sequence
 
 from montecarlo import __version__, games
 from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, compare_rules
-from montecarlo.engine import runner
+from montecarlo.engine import memory, runner
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Question, apply_overrides
 
@@ -43,6 +43,9 @@ PLOT_KEYS = ("kind", "metric", "x", "y", "facet", "hue", "variant", "where", "ti
 PLOT_KINDS = ("heatmap", "lines", "bars", "forest")
 DEFAULT_PRECISION_BATCH = 10_000
 AUTO_PARALLEL_WORK = 1_000_000  # trials x arms x grid points above which a scenario uses every core
+# Memory a grid point holds through a run and its report: its setup and row, and per variant and
+# reported value an estimate, a difference and their table cells (an overestimate, measured roughly).
+POINT_BYTES, RESULT_BYTES = 4096, 2048
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -235,6 +238,13 @@ def parse_scenario(
     if baseline not in names:
         c.fail("baseline", f"one of the variants ({', '.join(names)})", baseline)
 
+    count = math.prod(len(v) for v in grid.values())
+    reported = sum(len(question.metric(m).reported_names()) for m in metrics if m in known_metrics)
+    try:
+        memory.check_fits(count * (POINT_BYTES + RESULT_BYTES * len(variants) * reported),
+                          f"a grid of {count:,} points", hint="split the grid into several scenarios")
+    except InputError as exc:
+        c.error("grid", str(exc))
     points = []
     for combo in itertools.product(*grid.values()):
         values = dict(zip(grid, combo))
@@ -261,14 +271,14 @@ class _Checker:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def fail(self, key: str, expected: Any, got: Any = ...) -> None:
+    def fail(self, key: str, expected: Any, got: Any = ...) -> NoReturn:
         """Raise ``<file>: <key>: expected <expected>, got <got>`` (or the message of an error)."""
         if isinstance(expected, Exception):
             self.error(key, _one_line(expected).removeprefix("rule override: "))
         self.error(key, f"expected {expected}" + ("" if got is ... else f", got {_show(got)}"))
 
-    def error(self, key: str, message: str) -> None:
-        raise ScenarioError(f"{self.source}: {key}: {message}")
+    def error(self, key: str, message: str) -> NoReturn:
+        raise ScenarioError(_printable(f"{self.source}: {key}: {message}"))
 
     def keys(self, table: Mapping, allowed: Sequence[str], prefix: str) -> None:
         if not isinstance(table, Mapping):
@@ -498,6 +508,15 @@ def _show(value: Any) -> str:
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
+
+
+def _printable(text: str) -> str:
+    """``text`` on one line: control characters (a newline in a key) written as escapes.
+
+    >>> _printable("grid.a\\nb: expected a list")
+    'grid.a\\\\nb: expected a list'
+    """
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _is_number(value: Any) -> bool:

@@ -4,7 +4,7 @@ Kernels take the generator they must use and return one value per trial, so a ro
 million fights is a handful of numpy operations.
 
 >>> pmf = highest_die_pmf(2, 6)          # highest of 2d6
->>> round(pmf[6], 4), round(pmf[1], 4)
+>>> round(float(pmf[6]), 4), round(float(pmf[1]), 4)
 (0.3056, 0.0278)
 """
 

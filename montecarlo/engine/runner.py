@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import re
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,9 +28,9 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from montecarlo.engine import stats
+from montecarlo.engine import memory, stats
 from montecarlo.engine.rng import check_seed, chunk_generator
-from montecarlo.errors import InputError
+from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.engine.metrics import Metric
 
 DEFAULT_CHUNK_SIZE = 1 << 17
@@ -166,9 +169,14 @@ class RunResult:
         return max(widths, default=0.0)
 
 
+MAX_TRIALS = 10**15  # a sanity bound (chunks are planned as the run goes): about a year per arm at 30 M/s
+
+
 def check_trials(trials: int, what: str = "trials") -> int:
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials <= 0:
         raise InputError(f"{what} must be a positive integer, got {trials!r}")
+    if trials > MAX_TRIALS:
+        raise InputError(f"{what} must be at most {MAX_TRIALS:,} (about a year of simulation per arm), got {trials:,}")
     return int(trials)
 
 
@@ -297,13 +305,29 @@ def run(
     return RunResult(done, seed, chunk_size, columns, n_arms, totals, time.perf_counter() - started)
 
 
+# Bytes a chunk holds per trial and reported column (float64 tallies, paired differences,
+# the kernel's own arrays): a floor, so that a refusal is never a false alarm.
+CHUNK_BYTES_PER_VALUE = 8
+
+
 def _execute(arms, metrics, sizes, seed, first_index, jobs, backend) -> Iterator[tuple[np.ndarray, int]]:
-    """Yield (tallies, size) per chunk, in chunk order."""
-    if len(sizes) == 1 or (jobs == 1 and backend != "dask"):
+    """Yield (tallies, size) per chunk, in chunk order.
+
+    Refuses (InputError, with an estimate) chunks that cannot fit in memory, before any runs;
+    a worker process that dies (killed, out of memory, a kernel calling ``os._exit``) ends the
+    run with one MonteCarloError line instead of joblib's traceback.
+    """
+    serial = len(sizes) == 1 or (jobs == 1 and backend != "dask")
+    at_once = 1 if serial else min(len(sizes), (os.cpu_count() or 1) if jobs < 0 or backend == "dask" else jobs)
+    per_trial = CHUNK_BYTES_PER_VALUE * len(columns_of(metrics)) * (2 * len(arms) if len(arms) > 1 else 1)
+    memory.check_fits(max(sizes) * per_trial * at_once, f"a chunk of {max(sizes):,} trials",
+                      hint="use a smaller chunk size")
+    if serial:
         for offset, size in enumerate(sizes):
             yield run_chunk(arms, metrics, size, seed, first_index + offset), size
         return
     from joblib import Parallel, delayed
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
 
     n_jobs = -1 if backend == "dask" else jobs
     parallel = Parallel(n_jobs=n_jobs, return_as="generator")
@@ -311,7 +335,14 @@ def _execute(arms, metrics, sizes, seed, first_index, jobs, backend) -> Iterator
         delayed(run_chunk)(arms, metrics, size, seed, first_index + offset)
         for offset, size in enumerate(sizes)
     )
-    yield from zip(parallel(tasks), sizes)
+    try:
+        yield from zip(parallel(tasks), sizes)
+    except TerminatedWorkerError as exc:
+        codes = re.search(r"exit codes of the workers are (\{[^}]*\})", str(exc))
+        raise MonteCarloError(
+            "a worker process died during the run (killed, or out of memory?)"
+            + (f"; exit codes {codes.group(1)}" if codes else "")
+        ) from None
 
 
 @contextmanager

@@ -223,7 +223,7 @@ def write_index(
     try:
         tmp.write_text(page, encoding="utf-8")
         os.replace(tmp, out / "index.html")
-    except BaseException:
+    except BaseException:  # interrupted: the old index stays, no temporary file is left behind
         tmp.unlink(missing_ok=True)
         raise
     return out / "index.html"

@@ -14,3 +14,10 @@ METRICS = (
 def coin(p: float, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     u = rng.random(n)
     return {"hit": u < p, "value": u, "bucket": (u * 4).astype(np.int64)}
+
+
+def die(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A kernel whose process dies (as if killed, or out of memory) on its first chunk."""
+    import os
+
+    os._exit(3)

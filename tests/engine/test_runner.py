@@ -20,6 +20,7 @@ def test_estimates_and_columns():
     assert result.trials == 50_000
 
 
+@pytest.mark.processes
 def test_same_seed_same_tallies_whatever_the_workers():
     one = runner.run(KERNEL, METRICS, 60_000, seed=9, chunk_size=10_000, jobs=1)
     two = runner.run(KERNEL, METRICS, 60_000, seed=9, chunk_size=10_000, jobs=2)
@@ -30,6 +31,7 @@ def test_same_seed_same_tallies_whatever_the_workers():
     assert not np.array_equal(one.totals, other.totals)
 
 
+@pytest.mark.processes
 def test_dask_backend_gives_the_same_tallies():
     pytest.importorskip("dask.distributed")
     one = runner.run(KERNEL, METRICS, 40_000, seed=4, chunk_size=10_000, jobs=1)
@@ -37,6 +39,7 @@ def test_dask_backend_gives_the_same_tallies():
     assert np.array_equal(one.totals, dask.totals)
 
 
+@pytest.mark.processes
 def test_precision_target_is_met_and_deterministic():
     a = runner.run(KERNEL, METRICS, 10_000, seed=2, chunk_size=10_000, precision=0.002)
     b = runner.run(KERNEL, METRICS, 10_000, seed=2, chunk_size=10_000, precision=0.002, jobs=2)

@@ -225,7 +225,7 @@ def _distribution(pairs: Sequence[tuple[Any, Any]], where: str, spec: str | None
             p = Fraction(prob.strip()) if isinstance(prob, str) else Fraction(prob)
         except (TypeError, ValueError, ZeroDivisionError):
             raise InputError(f"{where}: bad probability {prob!r} for {t} troops") from None
-        if isinstance(prob, bool) or p < 0:
+        if isinstance(prob, bool) or not 0 <= p <= 1:
             raise InputError(f"{where}: bad probability {prob!r} for {t} troops")
         pmf[t] = pmf.get(t, Fraction(0)) + p
     total = sum(pmf.values())

@@ -1,0 +1,66 @@
+"""Summarise a mutmut run: one line per area, then ``killed K of N mutants (P%)`` as the last line.
+
+Run by ``make mutation`` after ``mutmut run``; reads the ``mutants/**/*.meta`` files mutmut leaves.
+A mutant counts as killed when a test failed, timed out or crashed on it; as not killed when it
+survived or no test reached it. Mutants never run (outside the chosen globs) are not counted.
+Usage: ``python tests/mutation_summary.py [GLOB ...]`` (mutant-name globs, as given to mutmut).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+KILLED = {1, 3, 36, 37, -24, 24, 152, 255, -11, -9}  # failed, pytest error, timeouts, type check, crash
+AREAS = ("montecarlo.engine", "montecarlo.games.dune1984", "montecarlo.games.imperium")
+
+
+def results(root: Path = Path("mutants")) -> dict[str, int]:
+    """Exit code of every mutant that was run, by mutant name."""
+    out: dict[str, int] = {}
+    for meta in sorted(root.glob("**/*.py.meta")):
+        codes = json.loads(meta.read_text()).get("exit_code_by_key", {})
+        out.update({name: code for name, code in codes.items() if code is not None})
+    return out
+
+
+def main(globs: list[str]) -> int:
+    runs = {k: v for k, v in results().items() if not globs or any(fnmatch.fnmatch(k, g) for g in globs)}
+    if not runs:
+        print("no mutants were run (see mutmut's output above)")
+        return 1
+    for area in AREAS:
+        codes = [code for name, code in runs.items() if name.startswith(area + ".")]
+        if codes:
+            killed = sum(code in KILLED for code in codes)
+            kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "killed" if c in KILLED
+                            else f"exit {c}" for c in codes)
+            print(f"{area}: killed {killed} of {len(codes)} ({100 * killed / len(codes):.1f}%); "
+                  + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()) if k != "killed"))
+    killed = sum(code in KILLED for code in runs.values())
+    listed = equivalent()
+    spared = sum(1 for name, code in runs.items() if code not in KILLED and name in listed)
+    if spared:
+        rest = len(runs) - spared
+        print(f"without the {spared} equivalent survivors of tests/MUTANTS.md: killed {killed} of {rest} "
+              f"({100 * killed / rest:.1f}%)")
+    print(f"killed {killed} of {len(runs)} mutants ({100 * killed / len(runs):.1f}%)")
+    return 0
+
+
+LISTED = Path(__file__).with_name("MUTANTS.md")
+
+
+def equivalent(path: Path = LISTED) -> set[str]:
+    """Mutant names listed (in backquotes) as equivalent in tests/MUTANTS.md."""
+    if not path.exists():
+        return set()
+    return set(re.findall(r"`(montecarlo\.[\w.ǁ]+__mutmut_\d+)`", path.read_text(encoding="utf-8")))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

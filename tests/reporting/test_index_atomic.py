@@ -1,0 +1,57 @@
+"""An interrupted ``write_index`` leaves the previous index byte for byte, and no temporary file."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from montecarlo.reporting import write_index
+
+ENTRY = {"href": "a/index.html", "title": "A", "game": "coin", "summary": "2 setups"}
+
+
+@pytest.fixture
+def old_index(tmp_path):
+    page = write_index(tmp_path, [ENTRY] * 3)
+    return page, page.read_bytes()
+
+
+def _left_over(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name != "index.html")
+
+
+def test_write_that_fails_halfway_keeps_the_old_index(tmp_path, old_index, monkeypatch):
+    page, before = old_index
+    real_write_text = Path.write_text
+
+    def half_then_fail(self, data, *args, **kwargs):
+        real_write_text(self, data[: len(data) // 2], *args, **kwargs)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Path, "write_text", half_then_fail)
+    monkeypatch.setattr(Path, "write_bytes", lambda self, data: half_then_fail(self, data.decode()))
+    with pytest.raises(OSError, match="disk full"):
+        write_index(tmp_path, [{**ENTRY, "title": "B"}])
+    assert page.read_bytes() == before
+    assert _left_over(tmp_path) == []
+
+
+def test_rename_that_fails_keeps_the_old_index(tmp_path, old_index, monkeypatch):
+    page, before = old_index
+
+    def refuse(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C at the worst moment
+
+    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr(os, "rename", refuse)
+    with pytest.raises(KeyboardInterrupt):
+        write_index(tmp_path, [{**ENTRY, "title": "B"}])
+    assert page.read_bytes() == before
+    assert _left_over(tmp_path) == []
+
+
+def test_a_completed_write_replaces_the_index(tmp_path, old_index):
+    page, before = old_index
+    write_index(tmp_path, [{**ENTRY, "title": "B"}])
+    assert page.read_bytes() != before and ">B</a>" in page.read_text()
+    assert _left_over(tmp_path) == []
