@@ -25,10 +25,8 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 try:  # recent typer vendors its own copy of click
-    from typer import _click as click
     from typer._click import exceptions as click_exceptions
 except ImportError:  # pragma: no cover - older typer on top of click
-    import click
     from click import exceptions as click_exceptions
 
 from montecarlo import __version__

@@ -397,7 +397,7 @@ class CompiledGame:
                 raise d.error("max_rounds", f"a battle was still going after {d.max_rounds:,} rounds")
             env = {**env0, **state}
             dice = []  # per side: the faces shown, one die at a time
-            for side, groups in zip(d.sides, d.roll):
+            for groups in d.roll:
                 shown = []
                 for die, count in groups:
                     for _ in range(count(env)):

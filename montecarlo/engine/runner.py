@@ -20,7 +20,6 @@ import contextlib
 import math
 import os
 import re
-import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass

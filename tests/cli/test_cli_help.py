@@ -30,7 +30,7 @@ def test_no_type_placeholders_in_any_help():
 
 def test_short_flags_mean_one_thing_across_games():
     meaning: dict[str, set[str]] = {}
-    for path, cmd in leaf_commands():
+    for _path, cmd in leaf_commands():
         for param in cmd.params:
             longs = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
             for short in (o for o in getattr(param, "opts", ()) if len(o) == 2):

@@ -43,9 +43,9 @@ def test_chunk_plan_is_lazy_and_exact():
 
 def test_a_trillion_trials_start_at_once():
     q = get_game("dune1984").question("duel")
-    kernel = lambda n, rng: q.simulate(
-        get_game("dune1984").rules(), q.setup({"attacker": 4, "defender": 5}), n, rng
-    )  # noqa: E731
+    def kernel(n, rng):
+        return q.simulate(get_game("dune1984").rules(), q.setup({"attacker": 4, "defender": 5}), n, rng)
+
     calls = []
 
     def progress(done, total):

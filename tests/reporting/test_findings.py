@@ -94,7 +94,6 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     """A fake duel: side a wins with chance a / (a + b) + edge; swapping the sides shows the edge."""
     import dataclasses
 
-    import numpy as np
 
     from montecarlo.games.base import Game, Metric, Question
 

@@ -5,7 +5,6 @@ tables against its exact binomial answers.
 """
 
 import math
-import re
 
 import numpy as np
 import polars as pl

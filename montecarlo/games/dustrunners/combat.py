@@ -726,7 +726,7 @@ class ExactCombat:
     def solve(self) -> dict[str, float]:
         s = self.setup
         acc = [0.0] * _W
-        for (pile, disc, hand), p in self._sequence({(self.full, (0,) * self.k, ()): 1.0}, 1).items():
+        for (pile, _disc, hand), p in self._sequence({(self.full, (0,) * self.k, ()): 1.0}, 1).items():
             card = self.cards[hand[0]]
             v = self._value(pile, s.enemy_die + card.die, s.health, s.ammo, s.vp, 0, card.driver == "you")
             for j in range(_W):
@@ -761,7 +761,7 @@ class ExactCombat:
             cap = min(rules.max_ammo_per_attack, ammo, self.size)
             spend = ammo_to_spend(s.policy, cap, eh, s.damage_bonus, s.deck)
             outcomes: dict = {}
-            for (p2, d2, hand), p in self._sequence({(pile, disc, ()): 1.0}, spend).items():
+            for (p2, _d2, hand), p in self._sequence({(pile, disc, ()): 1.0}, spend).items():
                 damage = s.damage_bonus + sum(self.cards[i].skulls for i in hand)
                 key2 = (p2, damage)
                 outcomes[key2] = outcomes.get(key2, 0.0) + p
@@ -781,7 +781,7 @@ class ExactCombat:
         e, rules = self.setup.enemy, self.rules
         out: dict = {}
         if e.kind == "mutant":
-            for (p2, d2, hand), p in self._sequence({(pile, disc, ()): 1.0}, e.radiation).items():
+            for (p2, _d2, hand), p in self._sequence({(pile, disc, ()): 1.0}, e.radiation).items():
                 rad = sum(1 for i in hand if self.cards[i].skulls >= 1)
                 key = (p2, 0, 0, rad, 0)
                 out[key] = out.get(key, 0.0) + p
