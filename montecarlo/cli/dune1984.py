@@ -7,7 +7,7 @@ The commands themselves live in :mod:`.dune1984_fights` and :mod:`.dune1984_chec
 """
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,6 +15,9 @@ from montecarlo.cli.common import console
 from montecarlo.cli.dune1984_checks import guile, invest, reach
 from montecarlo.cli.dune1984_fights import duel, duel_table, fight
 from montecarlo.games.dune1984.rules import CHARACTERS, short_names
+
+if TYPE_CHECKING:  # rich is imported lazily, for a fast start
+    from rich.console import JustifyMethod
 
 app = typer.Typer(
     help="Dune (Parker Brothers, 1984): duels and fights, Guile checks, movement reach, investments.",
@@ -67,13 +70,14 @@ def characters(
     from rich.table import Table
 
     table = Table(title="Dune (1984) characters")
-    for column, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("name", "left"),
         ("colour", "left"),
         ("Strength", "right"),
         ("Guile", "right"),
         ("also found as", "left"),
-    ):
+    )
+    for column, justify in columns:
         table.add_column(column, justify=justify)
     for c in CHARACTERS.values():
         table.add_row(c.name, c.colour, str(c.strength), str(c.guile), ", ".join(short.get(c.name, [])))

@@ -9,7 +9,7 @@ Every output names the deck file (the shipped deck is illustrative, and says so)
 """
 
 import dataclasses
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -21,8 +21,11 @@ app = typer.Typer(help="Dustrunners (solo card game): combats and campaigns on a
 
 
 
-def _opt(name: str, help: str, panel: str, kind: type = Optional[int]):
-    """An option type: ``kind`` annotated with a typer option ``name`` in help panel ``panel``."""
+def _opt(name: str, help: str, panel: str, kind: Any = Optional[int]) -> Any:
+    """An option type: ``kind`` annotated with a typer option ``name`` in help panel ``panel``.
+
+    ``kind`` is a type form (``str``, ``Optional[int]``), not always a class: hence ``Any``.
+    """
     return Annotated[kind, typer.Option(name, help=help, rich_help_panel=panel)]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -40,7 +40,7 @@ class CompiledGame:
     def __init__(self, definition: Definition) -> None:
         self.d = d = definition
         self.fields = d.state_fields
-        self.State = collections.namedtuple("State", self.fields, rename=False)
+        self.State = _state_type(self.fields)
         self.Rules = _rules_type(self, d)
         self.Setup = _setup_type(self, d)
         self.metrics = tuple(Metric(m.name, m.kind, m.description, m.support) for m in d.metrics)
@@ -450,6 +450,11 @@ class CompiledGame:
 
 def _values(obj: Any) -> dict[str, Any]:
     return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+
+
+def _state_type(fields: tuple[str, ...]) -> Callable[..., tuple[int, ...]]:
+    """The chain's state: a named tuple of ints with the definition's state fields."""
+    return collections.namedtuple("State", fields, rename=False)
 
 
 def _rules_type(compiled: CompiledGame, d: Definition) -> type:

@@ -137,10 +137,10 @@ def _build(node: ast.AST, allowed: frozenset, names: set, vector: bool) -> Node:
         return lambda env: any(p(env) for p in parts)
     if isinstance(node, ast.Compare):
         ops = []
-        for op in node.ops:
-            if type(op) not in _COMPARE:
-                raise ExprError(f"comparison {type(op).__name__} is not allowed (use == != < <= > >=)")
-            ops.append(_COMPARE[type(op)])
+        for cmp in node.ops:
+            if type(cmp) not in _COMPARE:
+                raise ExprError(f"comparison {type(cmp).__name__} is not allowed (use == != < <= > >=)")
+            ops.append(_COMPARE[type(cmp)])
         terms = [build(node.left)] + [build(c) for c in node.comparators]
         if len(ops) == 1:
             (op,), (a, b) = ops, terms

@@ -12,16 +12,17 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NoReturn
 
 from montecarlo.datagame.expr import RESERVED, Expr, ExprError
+from montecarlo.engine.metrics import MetricKind
 from montecarlo.errors import InputError
 
 FORMAT = "dice-battle/1"
 COMPARE_KINDS = ("highest", "pairs", "count")
 REROLL = "reroll"
 COUNTS = {"rounds": "round", "decisive_rounds": "decisive", "tied_rounds": "tie"}  # counts = -> tag
-METRIC_KINDS = ("probability", "mean", "distribution")
+METRIC_KINDS: tuple[MetricKind, ...] = ("probability", "mean", "distribution")
 MAX_SUPPORT = 1000
 DEFAULT_MAX_ROUNDS = 100_000
 
@@ -81,7 +82,7 @@ class Die:
 @dataclass(frozen=True)
 class MetricSpec:
     name: str
-    kind: str
+    kind: MetricKind
     value: Expr | None
     counts: str | None  # a COUNTS key for a counter metric
     support: tuple[int, ...]
@@ -168,7 +169,7 @@ class _Reader:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def fail(self, key: str, message: str) -> None:
+    def fail(self, key: str, message: str) -> NoReturn:
         raise DefinitionError(f"{self.source}: {key}: {message}")
 
     def keys(self, table: Any, allowed: tuple[str, ...], key: str) -> Mapping:
@@ -346,7 +347,8 @@ class _Reader:
                 "round.roll", f"expected exactly two sides (e.g. attacker and defender), got {len(roll_raw)}"
             )
         sides = tuple(roll_raw)
-        roll, symbols = [], []
+        roll: list[tuple[tuple[str, Expr], ...]] = []
+        symbols: list[tuple[str, ...]] = []
         for side in sides:
             key = f"round.roll.{side}"
             self.ident(side, key, {})  # a side's name is not itself an expression name
@@ -355,7 +357,8 @@ class _Reader:
                 self.fail(
                     key, f'expected a table of dice and counts like {{ d6 = "min(3, x)" }}, got {_show(pool)}'
                 )
-            groups, seen = [], []
+            groups: list[tuple[str, Expr]] = []
+            seen: list[str] = []
             for dname, count in pool.items():
                 if dname not in dice:
                     self.fail(
@@ -432,7 +435,7 @@ class _Reader:
                         "missing; say what this side loses, e.g. " '"max(0, other_hit - this_shield)"',
                     )
                 lost_list.append(self.expr(lost_raw[side], names, f"round.lost.{side}"))
-            lost = tuple(lost_list)
+            lost = (lost_list[0], lost_list[1])  # one per side; there are exactly two
         elif "lost" in rnd:
             self.fail(
                 "round.lost",
@@ -526,8 +529,8 @@ class _Reader:
             ties=ties,
             pairs=pairs,
             sides=sides,
-            roll=tuple(roll),
-            symbols=tuple(symbols),
+            roll=(roll[0], roll[1]),  # exactly two sides (checked above)
+            symbols=(symbols[0], symbols[1]),
             lost=lost,
             update=tuple(update),
             end=end,

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any, Callable, Generic, Hashable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -53,7 +53,8 @@ from montecarlo.engine.metrics import Metric
 from montecarlo.errors import MonteCarloError
 
 State = Hashable
-Step = tuple[float, State, tuple[str, ...]]
+S = TypeVar("S", bound=Hashable)  # a chain's state type (its rule's argument)
+Step = tuple[float, S, tuple[str, ...]]  # generic alias: Step[S]; a bare Step is Step[Any]
 
 SCALE_BITS = 24  # step probabilities are quantised to multiples of 2**-24
 STEP_COST, COMPACT_COST = 1.0, 3.0  # relative cost per trial of a step and of a compaction
@@ -81,7 +82,7 @@ class _Table:
     source: dict[str, str | None]  # counter read off the final state -> its column (None: zero)
 
 
-class Chain:
+class Chain(Generic[S]):
     """An absorbing Markov chain given as a rule: see the module docstring.
 
     Args:
@@ -99,8 +100,8 @@ class Chain:
 
     def __init__(
         self,
-        transitions: Callable[[State], Sequence[Step]],
-        outcome: Callable[[State], Mapping[str, Any]],
+        transitions: Callable[[S], Sequence[Step[S]]],
+        outcome: Callable[[S], Mapping[str, Any]],
         metrics: Sequence[Metric],
         counters: Mapping[str, str] | None = None,
         *,
@@ -113,15 +114,15 @@ class Chain:
         self.max_states = max_states
         self.names = tuple(n for m in self.metrics for n in m.reported_names())
         self._counter_at = {self.names.index(name): tag for name, tag in self.counters.items()}
-        self._steps: dict[State, tuple[Step, ...]] = {}
-        self._values: dict[State, tuple[float, ...]] = {}
+        self._steps: dict[S, tuple[Step[S], ...]] = {}
+        self._values: dict[S, tuple[float, ...]] = {}
         self._tag_vectors: dict[tuple[str, ...], tuple[float, ...]] = {}
         self._tag_positions: dict[tuple[str, ...], tuple[int, ...]] = {}
-        self._tables: dict[State, _Table] = {}
+        self._tables: dict[S, _Table] = {}
 
     # --- the walk ---------------------------------------------------------------------------
 
-    def steps(self, state: State) -> tuple[Step, ...]:
+    def steps(self, state: S) -> tuple[Step[S], ...]:
         """``transitions(state)`` without zero-probability steps, memoised."""
         got = self._steps.get(state)
         if got is None:
@@ -136,7 +137,7 @@ class Chain:
             self._steps[state] = got
         return got
 
-    def states(self, start: State) -> list[State]:
+    def states(self, start: S) -> list[S]:
         """Every state reachable from ``start``, breadth first (start first)."""
         order, seen = [start], {start}
         for state in order:  # the list grows while we walk it
@@ -148,17 +149,17 @@ class Chain:
                         raise ChainTooLarge(f"more than {self.max_states:,} states")
         return order
 
-    def size(self, start: State) -> int:
+    def size(self, start: S) -> int:
         """The number of states reachable from ``start`` (ChainTooLarge beyond the limit)."""
         return len(self.states(start))
 
     # --- exact values -------------------------------------------------------------------------
 
-    def exact(self, start: State) -> dict[str, float]:
+    def exact(self, start: S) -> dict[str, float]:
         """The expected value of every reported metric (probabilities for 0/1 columns)."""
         return dict(zip(self.names, self.value(start)))
 
-    def value(self, start: State) -> tuple[float, ...]:
+    def value(self, start: S) -> tuple[float, ...]:
         """Expected reported values from ``start`` on, in ``self.names`` order.
 
         Worked backwards from the final states. A state's self-loop of probability ``q`` is
@@ -183,7 +184,7 @@ class Chain:
         self._values.clear()
         self._tables.clear()
 
-    def _solve(self, start: State) -> tuple[float, ...]:
+    def _solve(self, start: S) -> tuple[float, ...]:
         try:
             return self._recurse(start, set())
         except (_Cycle, RecursionError):
@@ -196,7 +197,7 @@ class Chain:
                 self._values[state] = self._backward(state)
         return self._values[start]
 
-    def _recurse(self, state: State, on_path: set) -> tuple[float, ...]:
+    def _recurse(self, state: S, on_path: set) -> tuple[float, ...]:
         """Depth-first values with memo (the fast path); _Cycle if a state leads back to itself."""
         steps = self._steps.get(state)
         if steps is None:
@@ -213,13 +214,13 @@ class Chain:
         got = self._values[state] = self._backward(state)
         return got
 
-    def absorption(self, start: State) -> dict[State, float]:
+    def absorption(self, start: S) -> dict[S, float]:
         """The probability of ending in each final state."""
         order = self.states(start)
         index = {s: i for i, s in enumerate(order)}
         mass = np.zeros(len(order))
         mass[0] = 1.0
-        ends: dict[State, float] = {}
+        ends: dict[S, float] = {}
         post = self._post_order(start, skip_solved=False)
         if post is None:
             raise MonteCarloError("absorption needs a chain without cycles other than self-loops")
@@ -235,13 +236,13 @@ class Chain:
                     mass[index[nxt]] += p_here * p / (1 - stay)
         return ends
 
-    def _post_order(self, start: State, skip_solved: bool = True) -> list[State] | None:
+    def _post_order(self, start: S, skip_solved: bool = True) -> list[S] | None:
         """States (not yet solved), each after all its successors; None if there is a cycle."""
         solved = self._values if skip_solved else {}
-        order: list[State] = []
-        on_path: set[State] = set()
-        finished: set[State] = set()
-        stack: list[tuple[State, Any]] = [(start, None)]
+        order: list[S] = []
+        on_path: set[S] = set()
+        finished: set[S] = set()
+        stack: list[tuple[S, Any]] = [(start, None)]
         while stack:
             state, successors = stack[-1]
             if successors is None:
@@ -273,7 +274,7 @@ class Chain:
             got = self._tag_vectors[tags] = tuple(vector)
         return got
 
-    def _final_terms(self, state: State) -> tuple[float, ...]:
+    def _final_terms(self, state: S) -> tuple[float, ...]:
         values = self.outcome(state)
         terms = dict.fromkeys(self.names, 0.0)
         for m in self.metrics:
@@ -289,7 +290,7 @@ class Chain:
                 terms[m.name] = float(v)
         return tuple(terms.values())
 
-    def _backward(self, state: State) -> tuple[float, ...]:
+    def _backward(self, state: S) -> tuple[float, ...]:
         """A state's values from its successors' (all already known)."""
         steps = self._steps.get(state)
         if steps is None:
@@ -326,7 +327,7 @@ class Chain:
             got = self._tag_positions[tags] = tuple(i for i, tag in self._counter_at.items() if tag in tags)
         return got
 
-    def _solve_linear(self, start: State) -> None:
+    def _solve_linear(self, start: S) -> None:
         """Values of every state reachable from ``start`` by one sparse solve (chains with cycles)."""
         from scipy.sparse import csr_matrix, identity
         from scipy.sparse.linalg import spsolve
@@ -353,7 +354,7 @@ class Chain:
 
     # --- the sampler --------------------------------------------------------------------------
 
-    def sample(self, start: State, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    def sample(self, start: S, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         """``n`` independent walks from ``start``: one value per trial for every metric.
 
         Trials stay in order (paired runs under common random numbers line up).
@@ -419,7 +420,7 @@ class Chain:
             result[name] = values
         return {m.name: result[m.name] for m in self.metrics}
 
-    def _compile(self, start: State) -> _Table:
+    def _compile(self, start: S) -> _Table:
         order = self.states(start)
         index = {s: i for i, s in enumerate(order)}
         live = [s for s in order if self.steps(s)]
@@ -485,7 +486,7 @@ class Chain:
         return _Table(table, first_end << 8, records, self._schedule(order, index), loop_counters,
                       step_counters, source)
 
-    def _plan_counters(self, start: State, order: list[State]):
+    def _plan_counters(self, start: S, order: list[S]):
         """How each counter is counted: off the final state, by self-loops taken, or per step.
 
         Returns (loop increments, potentials per final state, per-tag-id increments, tag ids).
@@ -493,7 +494,7 @@ class Chain:
         if not self.counters:
             return {}, {}, {}, {}
         loop_tags = {tags for s in order for _, nxt, tags in self.steps(s) if nxt == s}
-        potential: dict[str, dict[State, int]] = {}
+        potential: dict[str, dict[S, int]] = {}
         for name, tag in self.counters.items():
             phi = {start: 0}
             for s in order:
@@ -528,7 +529,7 @@ class Chain:
             step_counters[name] = per_tag
         return {}, {}, step_counters, tag_ids
 
-    def _schedule(self, order: list[State], index: dict[State, int]) -> tuple[int, ...]:
+    def _schedule(self, order: list[S], index: dict[S, int]) -> tuple[int, ...]:
         """Steps between compactions of the active set, minimising the expected work.
 
         A step costs about ``STEP_COST`` per active trial and a compaction ``COMPACT_COST`` per
@@ -562,7 +563,7 @@ class Chain:
         return tuple(b - a for a, b in zip(points, points[1:]))
 
 
-def _dtype(metric: Metric, column: list, counter: bool) -> Any:
+def _dtype(metric: Metric, column: Sequence[Any], counter: bool) -> Any:
     """The smallest dtype that holds a metric's values over the final states."""
     if counter:
         return np.uint16

@@ -26,7 +26,7 @@ import re
 import secrets
 import shutil
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, cast
 
 import polars as pl
 
@@ -244,7 +244,12 @@ def precision_facts(result: ScenarioResult, long: pl.DataFrame) -> dict[str, Any
     probs = long.filter(
         pl.col("metric").replace_strict(kinds, default="mean") != "mean", pl.col("estimate").is_not_null()
     )
-    widest = float(((probs["ci_high"] - probs["ci_low"]) / 2).max() or 0.0) if probs.height else 0.0
+    # the max of a float column is a float (or None): polars types it as any Python literal
+    widest = (
+        float(cast("float | None", ((probs["ci_high"] - probs["ci_low"]) / 2).max()) or 0.0)
+        if probs.height
+        else 0.0
+    )
     return {"precision_reached": widest <= sc.precision, "widest_half_width": widest}
 
 

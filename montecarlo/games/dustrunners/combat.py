@@ -415,6 +415,27 @@ class Batch:
     CHANGING = ("draw", "disc", "dtot", "ctot", "eh", "ph", "ammo", "vp", "spent", "steps", "vp_spent", "rad",
                 "attacks")  # what a combat changes (the enemy fields stay as set)
 
+    # The fields, all set by __init__ (see fresh_batch): piles are (k, n) counts, the rest (n,) values.
+    draw: np.ndarray
+    disc: np.ndarray
+    dtot: np.ndarray
+    ctot: np.ndarray
+    eh: np.ndarray
+    ph: np.ndarray
+    ammo: np.ndarray
+    vp: np.ndarray
+    spent: np.ndarray
+    steps: np.ndarray
+    vp_spent: np.ndarray
+    rad: np.ndarray
+    attacks: np.ndarray
+    stars: np.ndarray
+    kind: np.ndarray
+    radn: np.ndarray
+    base: np.ndarray
+    moon: np.ndarray
+    second: np.ndarray
+
     def __init__(self, **arrays: np.ndarray) -> None:
         self.__dict__.update(arrays)
 

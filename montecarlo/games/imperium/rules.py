@@ -89,7 +89,8 @@ class ConflictCard:
 
     def vp_by_place(self) -> tuple[int, int, int, int]:
         """Victory points indexed by place number (0 = nothing)."""
-        return (0, *(r.vp for r in self.rewards))
+        first, second, third = self.rewards
+        return (0, first.vp, second.vp, third.vp)
 
 
 CONFLICTS: dict[str, ConflictCard] = {

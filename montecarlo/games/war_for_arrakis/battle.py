@@ -437,7 +437,7 @@ def _transitions(ctx: _Context, state: BattleState) -> list[tuple[float, BattleS
     side_a, side_d = _sides(ctx, a, d, state.surprise)
     ca, cd = capacity(a), capacity(d)
     table = round_table(side_a, side_d, a[2], d[2], ca, cd)
-    steps = []
+    steps: list[tuple[float, BattleState, tuple[str, ...]]] = []
     for ka, kd in zip(*np.nonzero(table)):
         nxt = _after_round(ctx, state, take_hits(a, int(ka)), take_hits(d, int(kd)))
         steps.append((float(table[ka, kd]), nxt, ROUND))
@@ -590,7 +590,7 @@ def simulate_direct(
         for target, values in zip(side[0] + side[1], (ar, ae, as_, dr, de, ds)):
             target[idx] = values
         first = False
-    ua, ud = sum(side[0]), sum(side[1])
+    ua, ud = (reg + eli + spe for reg, eli, spe in side)  # regulars + elites + special elites, per trial
     return {
         "attacker_win": (ua > 0) & ((ud == 0) | (end == RETREATED)),
         "defender_win": (ud > 0) & ((ua == 0) | (end == STOPPED)),
@@ -617,8 +617,8 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
     units = [["regular"] * lg.regular + ["elite"] * lg.elite + ["special"] * lg.special for lg in legions]
     start = [len(u) for u in units]
     leaders = [[_leader_card(rules, k) for k in lg.leaders] for lg in legions]
-    for side in leaders:  # best leader first: largest hits + shields, then most hits
-        side.sort(key=lambda v: (v[0] + v[1], v[0]), reverse=True)
+    for cards in leaders:  # best leader first: largest hits + shields, then most hits
+        cards.sort(key=lambda v: (v[0] + v[1], v[0]), reverse=True)
     faces = ["hit"] * rules.hit_faces + ["shield"] * rules.shield_faces + ["special"] * rules.special_faces
     faces += ["blank"] * rules.blank_faces
     costly = setup.settlement > 0 or rules.continue_always_costs

@@ -199,12 +199,12 @@ def _roll_hits(
     rules: Rules, n_dice: np.ndarray | int, special: int, size: int, rng: np.random.Generator
 ) -> np.ndarray:
     """Hits of ``n_dice`` dice per trial (Hit = 1, Special = ``special``, Shield and blank 0)."""
-    n_dice = np.broadcast_to(np.asarray(n_dice, dtype=np.int64), (size,))
-    top = int(n_dice.max(initial=0))
+    dice = np.broadcast_to(np.asarray(n_dice, dtype=np.int64), (size,))
+    top = int(dice.max(initial=0))
     if top == 0:
         return np.zeros(size, dtype=np.int16)
     faces = rng.integers(0, rules.faces, size=(size, top), dtype=np.int16)
-    live = np.arange(top)[None, :] < n_dice[:, None]
+    live = np.arange(top)[None, :] < dice[:, None]
     value = np.zeros(rules.faces, dtype=np.int16)
     value[: rules.hit_faces] = 1
     value[
