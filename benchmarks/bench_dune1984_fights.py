@@ -33,15 +33,20 @@ g, q = resolve("dune1984", "duel")
 kernel = kernel_for(q, g.rules(), q.setup({"attacker": 5, "defender": 5}))
 result = runner.run(kernel, q.metrics, 100_000_000, 1, jobs=2)
 get_reusable_executor().shutdown(wait=True)  # reap the workers so RUSAGE_CHILDREN counts them
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
-      result.seconds)
+usage = resource.getrusage
+print(usage(resource.RUSAGE_SELF).ru_maxrss, usage(resource.RUSAGE_CHILDREN).ru_maxrss, result.seconds)
 """
 
 
 def exact_table_ms(keep_round_odds: bool, repeats: int = 31) -> float:
     """Median ms for exact attacker_win over the 6 x 6 grid x 3 equipment cases."""
     rules = Rules()
-    setups = [fights.DuelSetup(a, d, kit) for kit in KITS.values() for a in fights.STRENGTHS for d in fights.STRENGTHS]
+    setups = [
+        fights.DuelSetup(a, d, kit)
+        for kit in KITS.values()
+        for a in fights.STRENGTHS
+        for d in fights.STRENGTHS
+    ]
     times = []
     for _ in range(repeats):
         fights.clear_caches()
@@ -70,14 +75,30 @@ def engine_rate_at(chunk_size: int, trials: int = 20_000_000, repeats: int = 3) 
 def main() -> None:
     for name, kit in KITS.items():
         rate = kernel_rate("dune1984", "duel", {**SETUP, "attacker_equipment": kit})
-        line(f"duel kernel 5v5 {name} (chunk {runner.DEFAULT_CHUNK_SIZE:,})", rate, "duels/s", ">= 5.5 M/s per core")
+        line(
+            f"duel kernel 5v5 {name} (chunk {runner.DEFAULT_CHUNK_SIZE:,})",
+            rate,
+            "duels/s",
+            ">= 5.5 M/s per core",
+        )
     for size in (1 << 14, 1 << 16, 1 << 18, 1 << 20):
-        line(f"duel kernel 5v5 plain, chunk {size:,}", kernel_rate("dune1984", "duel", SETUP, n=size, repeats=5), "duels/s")
-    line("duel engine 5v5, 2 jobs, 20 M duels", engine_rate("dune1984", "duel", SETUP, 20_000_000, jobs=2), "duels/s", ">= 10 M/s")
+        line(
+            f"duel kernel 5v5 plain, chunk {size:,}",
+            kernel_rate("dune1984", "duel", SETUP, n=size, repeats=5),
+            "duels/s",
+        )
+    line(
+        "duel engine 5v5, 2 jobs, 20 M duels",
+        engine_rate("dune1984", "duel", SETUP, 20_000_000, jobs=2),
+        "duels/s",
+        ">= 10 M/s",
+    )
     line(f"duel engine 5v5, 2 jobs, 20 M duels, chunk {1 << 19:,}", engine_rate_at(1 << 19), "duels/s")
     line("exact 6x6 table x 3 equipment, every memo cold", exact_table_ms(False), "ms", "< 5 ms")
     line("exact 6x6 table x 3 equipment, round odds memoised", exact_table_ms(True), "ms", "< 5 ms")
-    out = subprocess.run([sys.executable, "-c", MEMORY_RUN], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", MEMORY_RUN], capture_output=True, text=True, check=True
+    ).stdout.split()
     own, children, seconds = int(out[0]) / 1024, int(out[1]) / 1024, float(out[2])
     line("100 M duels, 2 jobs: peak RSS of the biggest process", max(own, children), "MB", "< 500 MB")
     line("100 M duels, 2 jobs: peak RSS, parent + largest worker", own + children, "MB")

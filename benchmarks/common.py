@@ -31,7 +31,14 @@ def median_seconds(func: Callable[[], Any], repeats: int = 5, warmup: int = 1) -
     return statistics.median(times)
 
 
-def kernel_rate(game: str, question: str | None, setup: dict, variants=(), n: int = runner.DEFAULT_CHUNK_SIZE, repeats: int = 7) -> float:
+def kernel_rate(
+    game: str,
+    question: str | None,
+    setup: dict,
+    variants=(),
+    n: int = runner.DEFAULT_CHUNK_SIZE,
+    repeats: int = 7,
+) -> float:
     """Trials per second of one game kernel on one core (no engine, no tallies)."""
     g, q = resolve(game, question)
     kernel = kernel_for(q, g.rules(variants), q.setup(setup))
@@ -39,7 +46,15 @@ def kernel_rate(game: str, question: str | None, setup: dict, variants=(), n: in
     return n / median_seconds(lambda: kernel(n, rng), repeats)
 
 
-def engine_rate(game: str, question: str | None, setup: dict, trials: int, jobs: int = CORES, variants=(), repeats: int = 3) -> float:
+def engine_rate(
+    game: str,
+    question: str | None,
+    setup: dict,
+    trials: int,
+    jobs: int = CORES,
+    variants=(),
+    repeats: int = 3,
+) -> float:
     """Trials per second through the whole engine (chunks, workers, tallies) with ``jobs`` workers."""
     g, q = resolve(game, question)
     kernel = kernel_for(q, g.rules(variants), q.setup(setup))

@@ -35,8 +35,23 @@ from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Question, apply_overrides
 
 TOP_KEYS = (
-    "name", "title", "description", "game", "question", "seed", "trials", "precision",
-    "max_trials", "chunk_size", "metrics", "baseline", "setup", "grid", "rules", "variants", "plots",
+    "name",
+    "title",
+    "description",
+    "game",
+    "question",
+    "seed",
+    "trials",
+    "precision",
+    "max_trials",
+    "chunk_size",
+    "metrics",
+    "baseline",
+    "setup",
+    "grid",
+    "rules",
+    "variants",
+    "plots",
 )
 VARIANT_KEYS = ("builtin", "overrides", "description")
 PLOT_KEYS = ("kind", "metric", "x", "y", "facet", "hue", "variant", "where", "title")
@@ -116,7 +131,10 @@ class Scenario:
         for v in self.variants:
             if v.name == name:
                 return v
-        raise InputError(f"unknown variant {name!r} in scenario {self.name}; known: {', '.join(v.name for v in self.variants)}")
+        raise InputError(
+            f"unknown variant {name!r} in scenario {self.name}; "
+            f"known: {', '.join(v.name for v in self.variants)}"
+        )
 
     def ordered_variants(self, baseline: str | None = None) -> tuple[Variant, ...]:
         """The variants with ``baseline`` (default: the scenario's) first, the rest in file order."""
@@ -125,8 +143,12 @@ class Scenario:
 
     def settings(self, jobs: int | None = 1) -> RunSettings:
         return RunSettings(
-            trials=self.trials, seed=self.seed, jobs=jobs, precision=self.precision,
-            max_trials=self.max_trials, chunk_size=self.chunk_size,
+            trials=self.trials,
+            seed=self.seed,
+            jobs=jobs,
+            precision=self.precision,
+            max_trials=self.max_trials,
+            chunk_size=self.chunk_size,
         )
 
 
@@ -177,7 +199,10 @@ def find_scenarios(directory: str | os.PathLike) -> list[Path]:
 
 
 def parse_scenario(
-    data: Mapping[str, Any], source: str = "<scenario>", default_name: str = "scenario", path: Path | None = None
+    data: Mapping[str, Any],
+    source: str = "<scenario>",
+    default_name: str = "scenario",
+    path: Path | None = None,
 ) -> Scenario:
     """Validate a scenario given as plain data (``game`` may also be a Game object)."""
     c = _Checker(source)
@@ -210,7 +235,10 @@ def parse_scenario(
         c.fail("metrics", "a non-empty list of distinct metric names", list(metrics))
     for i, m in enumerate(metrics):
         if m not in known_metrics:
-            c.error(f"metrics[{i}]", f"unknown metric {m!r} for {game.name} {question.name}; known: {', '.join(known_metrics)}")
+            c.error(
+                f"metrics[{i}]",
+                f"unknown metric {m!r} for {game.name} {question.name}; known: {', '.join(known_metrics)}",
+            )
 
     setup = c.table(data, "setup")
     grid_raw = c.table(data, "grid")
@@ -241,8 +269,11 @@ def parse_scenario(
     count = math.prod(len(v) for v in grid.values())
     reported = sum(len(question.metric(m).reported_names()) for m in metrics if m in known_metrics)
     try:
-        memory.check_fits(count * (POINT_BYTES + RESULT_BYTES * len(variants) * reported),
-                          f"a grid of {count:,} points", hint="split the grid into several scenarios")
+        memory.check_fits(
+            count * (POINT_BYTES + RESULT_BYTES * len(variants) * reported),
+            f"a grid of {count:,} points",
+            hint="split the grid into several scenarios",
+        )
     except InputError as exc:
         c.error("grid", str(exc))
     points = []
@@ -257,10 +288,24 @@ def parse_scenario(
 
     plots = tuple(c.plot(i, p, metrics, question, grid, names) for i, p in enumerate(c.array(data, "plots")))
     return Scenario(
-        name=name, title=c.string(data, "title", name), description=c.string(data, "description", ""),
-        path=path, game=game, question=question, seed=seed, trials=trials, precision=precision,
-        max_trials=max_trials, chunk_size=chunk_size, metrics=metrics, baseline=baseline,
-        setup=dict(setup), grid=grid, rules=dict(common), variants=variants, plots=plots,
+        name=name,
+        title=c.string(data, "title", name),
+        description=c.string(data, "description", ""),
+        path=path,
+        game=game,
+        question=question,
+        seed=seed,
+        trials=trials,
+        precision=precision,
+        max_trials=max_trials,
+        chunk_size=chunk_size,
+        metrics=metrics,
+        baseline=baseline,
+        setup=dict(setup),
+        grid=grid,
+        rules=dict(common),
+        variants=variants,
+        plots=plots,
         points=tuple(points),
     )
 
@@ -361,10 +406,26 @@ class _Checker:
                 [game.variant_descriptions.get(b, b) for b in builtin]
                 + [f"{k} = {_show(v)}" for k, v in overrides.items()]
             ) or "the official rules" + (" with [rules]" if common else "")
-            out.append(Variant(name, builtin, dict(overrides), self.string(spec, "description", default_desc, key + "."), rules))
+            out.append(
+                Variant(
+                    name,
+                    builtin,
+                    dict(overrides),
+                    self.string(spec, "description", default_desc, key + "."),
+                    rules,
+                )
+            )
         return tuple(out)
 
-    def plot(self, i: int, spec: Any, metrics: Sequence[str], question: Question, grid: Mapping, variants: Sequence[str]) -> PlotSpec:
+    def plot(
+        self,
+        i: int,
+        spec: Any,
+        metrics: Sequence[str],
+        question: Question,
+        grid: Mapping,
+        variants: Sequence[str],
+    ) -> PlotSpec:
         key = f"plots[{i}]"
         self.keys(spec, PLOT_KEYS, key + ".")
         kind = spec.get("kind")
@@ -377,7 +438,9 @@ class _Checker:
         for role in ("x", "y", "facet", "hue"):
             value = self.string(spec, role, None, key + ".")
             if value is not None and value not in grid:
-                self.fail(f"{key}.{role}", f"a [grid] field ({', '.join(grid) or 'the grid is empty'})", value)
+                self.fail(
+                    f"{key}.{role}", f"a [grid] field ({', '.join(grid) or 'the grid is empty'})", value
+                )
             fields[role] = value
         needed = {"heatmap": ("x", "y"), "lines": ("x",)}.get(kind, ())
         for role in needed:
@@ -385,7 +448,11 @@ class _Checker:
                 self.fail(f"{key}.{role}", f"a [grid] field: a {kind} plot needs it")
         is_distribution = question.metric(metric).kind == "distribution"
         if is_distribution and kind in ("heatmap", "lines", "forest"):
-            self.fail(f"{key}.metric", f"a probability or mean metric for a {kind} plot (use bars for a distribution)", metric)
+            self.fail(
+                f"{key}.metric",
+                f"a probability or mean metric for a {kind} plot (use bars for a distribution)",
+                metric,
+            )
         variant = self.string(spec, "variant", None, key + ".")
         if variant is not None and variant not in variants:
             self.fail(f"{key}.variant", f"one of the variants ({', '.join(variants)})", variant)
@@ -394,10 +461,25 @@ class _Checker:
         where = self.table(spec, "where", key + ".")
         for field_name, value in where.items():
             if field_name not in grid:
-                self.fail(f"{key}.where.{field_name}", f"a [grid] field ({', '.join(grid) or 'the grid is empty'})", field_name)
+                self.fail(
+                    f"{key}.where.{field_name}",
+                    f"a [grid] field ({', '.join(grid) or 'the grid is empty'})",
+                    field_name,
+                )
             if value not in grid[field_name]:
-                self.fail(f"{key}.where.{field_name}", f"one of the grid values {_show(list(grid[field_name]))}", value)
-        return PlotSpec(kind, metric, variant=variant, where=where, title=self.string(spec, "title", None, key + "."), **fields)
+                self.fail(
+                    f"{key}.where.{field_name}",
+                    f"one of the grid values {_show(list(grid[field_name]))}",
+                    value,
+                )
+        return PlotSpec(
+            kind,
+            metric,
+            variant=variant,
+            where=where,
+            title=self.string(spec, "title", None, key + "."),
+            **fields,
+        )
 
 
 # ---------------------------------------------------------------- running
@@ -452,7 +534,11 @@ def run_scenario(
                 comparisons.append(compare_rules(*task))
                 advance()
     return ScenarioResult(
-        scenario, variants, tuple(comparisons), time.perf_counter() - started, workers,
+        scenario,
+        variants,
+        tuple(comparisons),
+        time.perf_counter() - started,
+        workers,
         datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
     )
 
@@ -473,11 +559,24 @@ def _grid_progress(enabled: bool, total: int, label: str):
         yield lambda: None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("setups"),
-        TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=True,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("setups"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
     ) as bar:
         task = bar.add_task(label, total=total)
         yield lambda: bar.advance(task)

@@ -23,8 +23,12 @@ from montecarlo import cli
 from montecarlo.errors import InputError
 from montecarlo.scenarios import TOP_KEYS, Scenario, load_scenario, parse_scenario
 
-FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 FEW = settings(FUZZ, max_examples=25)
 
 # --- values and TOML -------------------------------------------------------------------------------
@@ -32,12 +36,21 @@ FEW = settings(FUZZ, max_examples=25)
 HUGE = [2**63, 2**64 + 1, 10**30, -(10**30), 10**400]
 text = st.text(max_size=12)  # any unicode, the empty string included
 scalars = st.one_of(
-    st.integers(-5, 8), st.sampled_from(HUGE), st.booleans(), text,
-    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(["", " ", "é", "∞", "🐛", "\t", "0", "-1"]),
+    st.integers(-5, 8),
+    st.sampled_from(HUGE),
+    st.booleans(),
+    text,
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["", " ", "é", "∞", "🐛", "\t", "0", "-1"]),
 )
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.one_of(text, st.sampled_from(TOP_KEYS)), inner, max_size=3)),
-    max_leaves=8)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.one_of(text, st.sampled_from(TOP_KEYS)), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
 
 
 def toml_value(v) -> str:
@@ -60,14 +73,23 @@ def toml_document(data: dict) -> str:
 
 
 VALID = {
-    "game": "dune1984", "question": "duel", "seed": 3, "trials": 50, "metrics": ["attacker_win", "rounds"],
-    "setup": {"defender": 4}, "grid": {"attacker": [2, 5], "attacker_equipment": [[], ["sword"]]},
+    "game": "dune1984",
+    "question": "duel",
+    "seed": 3,
+    "trials": 50,
+    "metrics": ["attacker_win", "rounds"],
+    "setup": {"defender": 4},
+    "grid": {"attacker": [2, 5], "attacker_equipment": [[], ["sword"]]},
     "variants": {"official": {}, "capped": {"builtin": ["gom_counts_toward_cap"]}},
     "plots": [{"kind": "heatmap", "metric": "attacker_win", "x": "attacker", "y": "attacker_equipment"}],
 }
 VALID_IMPERIUM = {
-    "game": "imperium", "seed": 1, "trials": 50, "setup": {"revealed": 2},
-    "grid": {"troops": ["3,2", "1-3,2,0:1/2|4:1/2"]}, "variants": {"a": {}, "b": {"builtin": ["ties_split_up"]}},
+    "game": "imperium",
+    "seed": 1,
+    "trials": 50,
+    "setup": {"revealed": 2},
+    "grid": {"troops": ["3,2", "1-3,2,0:1/2|4:1/2"]},
+    "variants": {"a": {}, "b": {"builtin": ["ties_split_up"]}},
 }
 
 
@@ -123,9 +145,18 @@ def test_load_scenario_of_mutated_files(tmp_path_factory, document):
 
 
 @FUZZ
-@given(st.one_of(st.text(max_size=200), st.binary(max_size=200),
-                 st.builds(lambda doc, cut, junk: doc[:cut] + junk + doc[cut:],
-                           st.just(toml_document(VALID)), st.integers(0, 400), st.text(max_size=5))))
+@given(
+    st.one_of(
+        st.text(max_size=200),
+        st.binary(max_size=200),
+        st.builds(
+            lambda doc, cut, junk: doc[:cut] + junk + doc[cut:],
+            st.just(toml_document(VALID)),
+            st.integers(0, 400),
+            st.text(max_size=5),
+        ),
+    )
+)
 def test_load_scenario_of_malformed_files(tmp_path_factory, content):
     path = tmp_path_factory.mktemp("fuzz") / "s.toml"
     if isinstance(content, bytes):
@@ -150,6 +181,7 @@ def test_a_huge_grid_is_refused_before_it_is_built():
 
 
 # --- the command line -----------------------------------------------------------------------------
+
 
 def run_cli(args: list[str]) -> tuple[int, str, str]:
     """``montecarlo ARGS`` in this process: (exit code, stdout, stderr)."""
@@ -185,27 +217,57 @@ GOOD = {
     "int": ["0", "3", "5", "12"],
 }
 fuzz_value = st.one_of(
-    text, st.sampled_from(["", "-1", "0", "7", "1e9", str(10**30), "-" + str(10**30), "nan", "∞", "3,,2", ",", "a,b"]),
+    text,
+    st.sampled_from(
+        ["", "-1", "0", "7", "1e9", str(10**30), "-" + str(10**30), "nan", "∞", "3,,2", ",", "a,b"]
+    ),
     st.integers(-3, 20).map(str),
-    st.sampled_from(["1e999", "0:1e999|1:1,2", "0:-1|1:2,2", "0:1/3|1:2/3,2", "deploy:1+1:zzz,2", "1-0,2",
-                     "deploy:99+1,2", "Paul,,Chani", "６", "sword,sword", "1/0"]),
+    st.sampled_from(
+        [
+            "1e999",
+            "0:1e999|1:1,2",
+            "0:-1|1:2,2",
+            "0:1/3|1:2/3,2",
+            "deploy:1+1:zzz,2",
+            "1-0,2",
+            "deploy:99+1,2",
+            "Paul,,Chani",
+            "６",
+            "sword,sword",
+            "1/0",
+        ]
+    ),
 )
 COMMANDS = {  # command path -> {option: the kind of good value it takes}
-    ("odds", "dune1984"): {"-a": "strength", "-d": "strength", "--attacker-equipment": "kit",
-                           "--defender-equipment": "kit", "--attacker-guile": "int", "--defender-guile": "int"},
-    ("dune1984", "fight"): {"-a": "list", "-d": "list", "--attacker-equipment": "kit",
-                            "--defender-equipment": "kit", "--attacker-guile": "list", "--defender-guile": "list"},
+    ("odds", "dune1984"): {
+        "-a": "strength",
+        "-d": "strength",
+        "--attacker-equipment": "kit",
+        "--defender-equipment": "kit",
+        "--attacker-guile": "int",
+        "--defender-guile": "int",
+    },
+    ("dune1984", "fight"): {
+        "-a": "list",
+        "-d": "list",
+        "--attacker-equipment": "kit",
+        "--defender-equipment": "kit",
+        "--attacker-guile": "list",
+        "--defender-guile": "list",
+    },
     ("dune1984", "guile"): {"-g": "strength", "--spice": "int"},
     ("dune1984", "reach"): {"-d": "int", "-e": "int"},
     ("dune1984", "invest"): {"--sums": "list", "-x": "int", "-p": "int", "--stake": "int"},
     ("odds", "imperium"): {"-t": "troops", "-r": "int", "-i": "int", "-d": "kit", "-c": "kit"},
 }
-COMMON = {"-v": st.sampled_from(["no_strength_gain", "ties_split_up", "nope", "", "é"]),
-          "--precision": st.sampled_from(["0.05", "0", "0.7", "-1", "nan", "x"]),
-          "--max-trials": st.sampled_from(["100", "0", "-1", str(10**30)]),
-          "-s": st.sampled_from(["0", "1", "-1", str(2**64), str(10**30), "x"]),
-          "--backend": st.sampled_from(["loky", "threading", "mpi", ""]),
-          "--bogus": st.just("1")}
+COMMON = {
+    "-v": st.sampled_from(["no_strength_gain", "ties_split_up", "nope", "", "é"]),
+    "--precision": st.sampled_from(["0.05", "0", "0.7", "-1", "nan", "x"]),
+    "--max-trials": st.sampled_from(["100", "0", "-1", str(10**30)]),
+    "-s": st.sampled_from(["0", "1", "-1", str(2**64), str(10**30), "x"]),
+    "--backend": st.sampled_from(["loky", "threading", "mpi", ""]),
+    "--bogus": st.just("1"),
+}
 
 
 @st.composite
@@ -215,8 +277,11 @@ def command_lines(draw):
     args = list(path)
     for option, kind in options.items():
         if draw(st.integers(0, 3)):  # most options given; required ones sometimes missing
-            value = draw(st.one_of(st.sampled_from(GOOD[kind]), fuzz_value) if draw(st.booleans())
-                         else st.sampled_from(GOOD[kind]))
+            value = draw(
+                st.one_of(st.sampled_from(GOOD[kind]), fuzz_value)
+                if draw(st.booleans())
+                else st.sampled_from(GOOD[kind])
+            )
             args += [option, value]
     for option in draw(st.lists(st.sampled_from(sorted(COMMON)), unique=True, max_size=2)):
         args += [option, draw(COMMON[option])]
@@ -231,8 +296,28 @@ def test_commands_end_in_success_or_one_line(args):
     check_cli(args)
 
 
-HOSTILE = ["", " ", "-1", "0", "1e999", "nan", str(10**30), "é", "🐛", "a\nb", "3,,2", ",", "0:1e999|1:1,2",
-           "0:-1|1:2,2", "deploy:1+1:zzz,2", "1-0,2", "６", "sword,sword", "1/0", "x:1"]
+HOSTILE = [
+    "",
+    " ",
+    "-1",
+    "0",
+    "1e999",
+    "nan",
+    str(10**30),
+    "é",
+    "🐛",
+    "a\nb",
+    "3,,2",
+    ",",
+    "0:1e999|1:1,2",
+    "0:-1|1:2,2",
+    "deploy:1+1:zzz,2",
+    "1-0,2",
+    "６",
+    "sword,sword",
+    "1/0",
+    "x:1",
+]
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS), ids=" ".join)
@@ -252,8 +337,29 @@ def test_every_option_with_every_hostile_value(path):
 
 
 @FEW
-@given(st.lists(st.one_of(text, st.sampled_from(["odds", "dune1984", "imperium", "table", "fight", "-n",
-                                                  "--json", "--out", "report", "compare", "games"])), max_size=5))
+@given(
+    st.lists(
+        st.one_of(
+            text,
+            st.sampled_from(
+                [
+                    "odds",
+                    "dune1984",
+                    "imperium",
+                    "table",
+                    "fight",
+                    "-n",
+                    "--json",
+                    "--out",
+                    "report",
+                    "compare",
+                    "games",
+                ]
+            ),
+        ),
+        max_size=5,
+    )
+)
 def test_random_words_end_in_success_or_one_line(words):
     assume(not ({"report", "compare", "--out"} & set(words)))  # those write files: below, in tmp_path
     check_cli([*words, "-n", "50"])  # a command that runs at all runs 50 trials
@@ -274,10 +380,26 @@ def test_compare_and_report_of_fuzzed_scenarios(tmp_path_factory, data):
     assert {p.name for p in folder.iterdir()} <= {"s.toml", "out"}  # nothing written elsewhere
 
 
-@pytest.mark.parametrize("args", [
-    ["odds", "dune1984", "-a", "4", "-d", "5", "-n", str(10**30)],
-    ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "50", "--precision", "0.01", "--max-trials", str(10**30)],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["odds", "dune1984", "-a", "4", "-d", "5", "-n", str(10**30)],
+        [
+            "odds",
+            "dune1984",
+            "-a",
+            "4",
+            "-d",
+            "5",
+            "-n",
+            "50",
+            "--precision",
+            "0.01",
+            "--max-trials",
+            str(10**30),
+        ],
+    ],
+)
 def test_huge_trial_counts_are_refused_up_front(args):
     code, _, err = run_cli(args)
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1

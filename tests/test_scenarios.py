@@ -53,14 +53,16 @@ def parse_coin_setup(values) -> CoinSetup:
     return setup
 
 
-def coin_kernel(rules: CoinRules, setup: CoinSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def coin_kernel(
+    rules: CoinRules, setup: CoinSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     heads = (rng.random((n, setup.flips)) < rules.bias).sum(axis=1)
     return {"win": heads >= setup.need, "heads": heads, "total": heads + rules.bonus}
 
 
 def coin_exact(rules: CoinRules, setup: CoinSetup) -> dict[str, float]:
     pmf = sps.binom.pmf(np.arange(setup.flips + 1), setup.flips, rules.bias)
-    out = {"win": float(pmf[setup.need:].sum()), "heads": setup.flips * rules.bias}
+    out = {"win": float(pmf[setup.need :].sum()), "heads": setup.flips * rules.bias}
     for v in range(6):
         k = v - rules.bonus
         out[f"total={v}"] = float(pmf[k]) if 0 <= k <= setup.flips else 0.0
@@ -68,18 +70,27 @@ def coin_exact(rules: CoinRules, setup: CoinSetup) -> dict[str, float]:
 
 
 COIN = Question(
-    name="flip", description="flip a biased coin a few times", setup_type=CoinSetup,
+    name="flip",
+    description="flip a biased coin a few times",
+    setup_type=CoinSetup,
     metrics=(
         Metric("win", "probability", "at least `need` heads"),
         Metric("heads", "mean", "number of heads"),
         Metric("total", "distribution", "heads + bonus", tuple(range(6))),
     ),
-    simulate=coin_kernel, exact=coin_exact, parse_setup=parse_coin_setup, example={"flips": 2},
+    simulate=coin_kernel,
+    exact=coin_exact,
+    parse_setup=parse_coin_setup,
+    example={"flips": 2},
 )
 GAME = Game(
-    name="coin", title="Coin (a fake game for tests)", rules_type=CoinRules,
-    variants={"loaded": {"bias": 0.7}, "bonus": {"bonus": 1}}, questions={"flip": COIN},
-    default_question="flip", variant_descriptions={"loaded": "heads 70% of the time"},
+    name="coin",
+    title="Coin (a fake game for tests)",
+    rules_type=CoinRules,
+    variants={"loaded": {"bias": 0.7}, "bonus": {"bonus": 1}},
+    questions={"flip": COIN},
+    default_question="flip",
+    variant_descriptions={"loaded": "heads 70% of the time"},
 )
 
 
@@ -141,7 +152,10 @@ def test_minimal_scenario_and_rule_order(coin_game, tmp_path):
     assert [v.name for v in sc.variants] == ["official"] and sc.variants[0].rules == CoinRules(bias=0.2)
     assert sc.trials == 10_000 and sc.chunk_size == 10_000 and len(sc.points) == 1
     assert sc.metrics == ("win", "heads", "total")
-    text = 'game = "coin"\nseed = 1\n[rules]\nbias = 0.2\n[variants.a]\nbuiltin = ["loaded"]\noverrides = {bonus = 2}\n'
+    text = (
+        'game = "coin"\nseed = 1\n[rules]\nbias = 0.2\n'
+        '[variants.a]\nbuiltin = ["loaded"]\noverrides = {bonus = 2}\n'
+    )
     assert load_scenario(write(tmp_path, text)).variants[0].rules == CoinRules(bias=0.7, bonus=2)
 
 
@@ -160,23 +174,53 @@ def test_show_value_reads_lists():
 
 BAD = [
     ('game = "coin"\nseed = 1\ncolour = "red"\n', "colour: expected a known key"),
-    ('game = "coin"\nseed = 1\n[variants.x]\nbulitin = "loaded"\n', "variants.x.bulitin: expected a known key"),
-    ('game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\ncolour = 1\n', "plots[0].colour: expected a known key"),
+    (
+        'game = "coin"\nseed = 1\n[variants.x]\nbulitin = "loaded"\n',
+        "variants.x.bulitin: expected a known key",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\ncolour = 1\n',
+        "plots[0].colour: expected a known key",
+    ),
     ('game = "chess"\nseed = 1\n', "game: unknown game 'chess'"),
     ('game = "coin"\nseed = 1\nquestion = "roll"\n', "question: unknown question 'roll'"),
     ('game = "coin"\nseed = 1\nmetrics = ["win", "tails"]\n', "metrics[1]: unknown metric 'tails'"),
-    ('game = "coin"\nseed = 1\n[variants.x]\nbuiltin = "cheat"\n', "variants.x.builtin: unknown variant 'cheat' for coin"),
-    ('game = "coin"\nseed = 1\n[variants.x]\noverrides = { bias = 2.0 }\n', "variants.x.overrides: bias must be between 0 and 1, got 2.0"),
-    ('game = "coin"\nseed = 1\n[variants.x]\noverrides = { sides = 3 }\n', "variants.x.overrides: unknown rule field(s) sides; known: bias, bonus"),
+    (
+        'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = "cheat"\n',
+        "variants.x.builtin: unknown variant 'cheat' for coin",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[variants.x]\noverrides = { bias = 2.0 }\n',
+        "variants.x.overrides: bias must be between 0 and 1, got 2.0",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[variants.x]\noverrides = { sides = 3 }\n',
+        "variants.x.overrides: unknown rule field(s) sides; known: bias, bonus",
+    ),
     ('game = "coin"\nseed = 1\n[rules]\nsides = 3\n', "rules: unknown rule field(s) sides"),
-    ('game = "coin"\nseed = 1\n[grid]\nflips = [1, 5]\n', "grid point flips=5: flips must be an integer 1..4"),
-    ('game = "coin"\nseed = 1\n[grid]\ntags = [[], ["green"]]\n', "grid point tags=['green']: tags must be among"),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 5]\n',
+        "grid point flips=5: flips must be an integer 1..4",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\ntags = [[], ["green"]]\n',
+        "grid point tags=['green']: tags must be among",
+    ),
     ('game = "coin"\nseed = 1\n[grid]\nflips = []\n', "grid.flips: expected a non-empty list"),
-    ('game = "coin"\nseed = 1\n[grid]\nflips = [1, 2, 1]\n', "grid.flips: expected distinct values, got [1, 2, 1]"),
-    ('game = "coin"\nseed = 1\nmetrics = ["win", "win"]\n', "metrics: expected a non-empty list of distinct metric names"),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2, 1]\n',
+        "grid.flips: expected distinct values, got [1, 2, 1]",
+    ),
+    (
+        'game = "coin"\nseed = 1\nmetrics = ["win", "win"]\n',
+        "metrics: expected a non-empty list of distinct metric names",
+    ),
     ('game = "coin"\nseed = 1\n[setup]\nsides = 2\n', "setup: coin setup: unknown field(s) sides"),
     ('game = "coin"\nseed = 1\n[grid]\nflips = 2\n', "grid.flips: expected a list of values"),
-    ('game = "coin"\nseed = 1\n[setup]\nflips = 2\n[grid]\nflips = [1]\n', "grid.flips: a field is either fixed"),
+    (
+        'game = "coin"\nseed = 1\n[setup]\nflips = 2\n[grid]\nflips = [1]\n',
+        "grid.flips: a field is either fixed",
+    ),
     ('game = "coin"\nseed = 1\ntrials = 0\n', "trials: expected a positive integer, got 0"),
     ('game = "coin"\nseed = 1\ntrials = -5\n', "trials: expected a positive integer, got -5"),
     ('game = "coin"\nseed = 1\ntrials = "many"\n', "trials: expected a positive integer, got 'many'"),
@@ -185,13 +229,35 @@ BAD = [
     ('game = "coin"\nseed = 1\nmax_trials = 10\n', "max_trials: expected only together with precision"),
     ('game = "coin"\nseed = 1\nbaseline = "nope"\n', "baseline: expected one of the variants (official)"),
     ('game = "coin"\nseed = 1\nname = "a b"\n', "name: expected letters, digits"),
-    ('game = "coin"\nseed = 1\n[[plots]]\nkind = "pie"\n', "plots[0].kind: expected one of heatmap, lines, bars, forest"),
-    ('game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "lines"\nx = "need"\n', "plots[0].x: expected a [grid] field (flips)"),
-    ('game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "heatmap"\nx = "flips"\n', "plots[0].y: expected a [grid] field: a heatmap plot needs it"),
-    ('game = "coin"\nseed = 1\n[[plots]]\nkind = "forest"\n', "plots[0].kind: a forest plot needs at least two variants"),
-    ('game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "lines"\nx = "flips"\nmetric = "total"\n', "plots[0].metric: expected a probability or mean metric"),
-    ('game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "bars"\nwhere = { flips = 3 }\n', "plots[0].where.flips: expected one of the grid values [1], got 3"),
-    ('game = "coin"\nseed = 1\nmetrics = ["win"]\n[[plots]]\nkind = "bars"\nmetric = "heads"\n', "plots[0].metric: expected one of the scenario's metrics (win)"),
+    (
+        'game = "coin"\nseed = 1\n[[plots]]\nkind = "pie"\n',
+        "plots[0].kind: expected one of heatmap, lines, bars, forest",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "lines"\nx = "need"\n',
+        "plots[0].x: expected a [grid] field (flips)",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "heatmap"\nx = "flips"\n',
+        "plots[0].y: expected a [grid] field: a heatmap plot needs it",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[[plots]]\nkind = "forest"\n',
+        "plots[0].kind: a forest plot needs at least two variants",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1]\n'
+        '[[plots]]\nkind = "lines"\nx = "flips"\nmetric = "total"\n',
+        "plots[0].metric: expected a probability or mean metric",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "bars"\nwhere = { flips = 3 }\n',
+        "plots[0].where.flips: expected one of the grid values [1], got 3",
+    ),
+    (
+        'game = "coin"\nseed = 1\nmetrics = ["win"]\n[[plots]]\nkind = "bars"\nmetric = "heads"\n',
+        "plots[0].metric: expected one of the scenario's metrics (win)",
+    ),
     ('game = "coin"\nseed = 1\n[grid\nflips = [1]\n', "invalid TOML: "),
     ('game = "coin"\nseed = 1\ntrials = 10 10\n', "(at line 3"),
 ]
@@ -219,7 +285,9 @@ def test_missing_file_is_a_scenario_error(tmp_path):
 def test_run_matches_exact_values_and_is_independent_of_jobs(coin_game, tmp_path):
     sc = load_scenario(write(tmp_path, VALID))
     serial = run_scenario(sc, jobs=1)
-    assert [v.name for v in serial.variants] == ["official", "same", "loaded"] and len(serial.comparisons) == 6
+    assert [v.name for v in serial.variants] == ["official", "same", "loaded"] and len(
+        serial.comparisons
+    ) == 6
     for point, comparison in zip(sc.points, serial.comparisons):
         assert comparison.setup == point.setup and comparison.trials == 4000
         for answer in comparison.answers:
@@ -238,8 +306,13 @@ def test_a_grid_point_reproduces_a_single_run(coin_game, tmp_path):
 
     sc = load_scenario(write(tmp_path, VALID))
     cell = run_scenario(sc, jobs=1).comparisons[3].answers[2]  # flips=2, need=2, loaded
-    alone = ask("coin", None, {"flips": 2, "need": 2, "tags": ["red"]}, variants=["loaded"],
-                settings=RunSettings(trials=4000, seed=7))
+    alone = ask(
+        "coin",
+        None,
+        {"flips": 2, "need": 2, "tags": ["red"]},
+        variants=["loaded"],
+        settings=RunSettings(trials=4000, seed=7),
+    )
     assert cell.metrics == alone.metrics
 
 
@@ -253,7 +326,9 @@ def test_baseline_reorders_arms_without_changing_estimates(coin_game, tmp_path):
 
 
 def test_precision_target_adds_trials_until_met(coin_game, tmp_path):
-    text = 'game = "coin"\nseed = 5\nprecision = 0.02\ntrials = 500\nmetrics = ["win"]\n[grid]\nflips = [1, 4]\n'
+    text = (
+        'game = "coin"\nseed = 5\nprecision = 0.02\ntrials = 500\nmetrics = ["win"]\n[grid]\nflips = [1, 4]\n'
+    )
     result = run_scenario(load_scenario(write(tmp_path, text)), jobs=1)
     for c in result.comparisons:
         win = c.answers[0].metrics["win"]
@@ -283,12 +358,21 @@ def test_dune_ties_favour_defender_lowers_attacker_win():
 
     if "duel" not in games.get_game("dune1984").questions:
         pytest.skip("dune1984 duel is not implemented yet")
-    sc = parse_scenario({
-        "game": "dune1984", "question": "duel", "seed": 3, "trials": 20_000, "metrics": ["attacker_win"],
-        "grid": {"attacker": [2, 4], "defender": [3], "attacker_equipment": [[], ["sword"]]},
-        "variants": {"official": {}, "same": {"overrides": {"ties": "reroll"}},
-                     "ties_favour_defender": {"builtin": "ties_favour_defender"}},
-    })
+    sc = parse_scenario(
+        {
+            "game": "dune1984",
+            "question": "duel",
+            "seed": 3,
+            "trials": 20_000,
+            "metrics": ["attacker_win"],
+            "grid": {"attacker": [2, 4], "defender": [3], "attacker_equipment": [[], ["sword"]]},
+            "variants": {
+                "official": {},
+                "same": {"overrides": {"ties": "reroll"}},
+                "ties_favour_defender": {"builtin": "ties_favour_defender"},
+            },
+        }
+    )
     comp = comparison_table(run_scenario(sc, jobs=1))
     same = comp.filter(comp["variant"] == "same")
     assert (same["difference"] == 0).all() and not same["significant"].any()

@@ -25,17 +25,31 @@ app = typer.Typer()
 DEFAULT_OUT = Path("reports")
 MAX_ROWS = 40
 
-Jobs = Annotated[Optional[int], typer.Option("--jobs", "-j", help="Worker processes (-1 = all cores). Default: all cores for large scenarios.")]
+Jobs = Annotated[
+    Optional[int],
+    typer.Option(
+        "--jobs", "-j", help="Worker processes (-1 = all cores). Default: all cores for large scenarios."
+    ),
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-Backend = Annotated[str, typer.Option("--backend", help="joblib backend: loky (processes), threading, or dask.")]
-Scheduler = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address for --backend dask (default: a local cluster).")]
+Backend = Annotated[
+    str, typer.Option("--backend", help="joblib backend: loky (processes), threading, or dask.")
+]
+Scheduler = Annotated[
+    Optional[str],
+    typer.Option("--scheduler", help="Dask scheduler address for --backend dask (default: a local cluster)."),
+]
 
 
-@app.command("report", epilog="Examples: montecarlo report scenarios/dune1984/guile-survival.toml --out reports/guile")
+@app.command(
+    "report", epilog="Examples: montecarlo report scenarios/dune1984/guile-survival.toml --out reports/guile"
+)
 @cli_errors
 def report(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML), see docs/scenarios.md.")],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Report folder (default: reports/<scenario name>).")] = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="Report folder (default: reports/<scenario name>).")
+    ] = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
     backend: Backend = "loky",
@@ -57,7 +71,9 @@ def report(
 @cli_errors
 def report_all(
     directory: Annotated[Path, typer.Argument(help="Folder of scenarios: <game>/*.toml (e.g. scenarios).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the reports and their index.html.")] = DEFAULT_OUT,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for the reports and their index.html.")
+    ] = DEFAULT_OUT,
     jobs: Jobs = None,
     quiet: Quiet = False,
     backend: Backend = "loky",
@@ -81,12 +97,16 @@ def report_all(
     seen: dict[str, Path] = {}
     for sc in scenarios:
         if sc.name in seen:
-            errors.append(f"{sc.path}: name: {sc.name!r} is also the name of {seen[sc.name]}; names must be unique")
+            errors.append(
+                f"{sc.path}: name: {sc.name!r} is also the name of {seen[sc.name]}; names must be unique"
+            )
         seen[sc.name] = sc.path
     if errors:
         for line in errors[:-1]:
             typer.echo(f"error: {line}", err=True)
-        raise ScenarioError(errors[-1] + (f" ({len(errors)} invalid scenario files)" if len(errors) > 1 else ""))
+        raise ScenarioError(
+            errors[-1] + (f" ({len(errors)} invalid scenario files)" if len(errors) > 1 else "")
+        )
     check_index_out(out)  # every destination before any simulation; other files in OUT are kept
     for sc in scenarios:
         check_out(out / sc.name, option=f"--out ({sc.name})")
@@ -97,24 +117,53 @@ def report_all(
         result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
         folder = write_report(result, out / sc.name, command=_command(sc.path, out / sc.name))
         facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
-        entries.append({"href": f"{sc.name}/index.html", "title": sc.title, "game": sc.game.title,
-                        "headline": facts["headline"], "summary": _sizes(facts)})
+        entries.append(
+            {
+                "href": f"{sc.name}/index.html",
+                "title": sc.title,
+                "game": sc.game.title,
+                "headline": facts["headline"],
+                "summary": _sizes(facts),
+            }
+        )
         if not quiet:
             typer.echo(f"wrote {folder}/index.html ({result.seconds:.1f} s)", err=True)
     write_index(out, entries)
     if not quiet:
-        typer.echo(f"wrote {out}/index.html: {len(entries)} reports in {time.perf_counter() - started:.0f} s", err=True)
+        typer.echo(
+            f"wrote {out}/index.html: {len(entries)} reports in {time.perf_counter() - started:.0f} s",
+            err=True,
+        )
 
 
-@app.command("compare", epilog="Example: montecarlo compare scenarios/imperium/tie-variants.toml --metric tie_first")
+@app.command(
+    "compare", epilog="Example: montecarlo compare scenarios/imperium/tie-variants.toml --metric tie_first"
+)
 @cli_errors
 def compare(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML) with two or more variants.")],
-    baseline: Annotated[Optional[str], typer.Option("--baseline", "-b", help="Variant to compare against (default: the scenario's baseline).")] = None,
-    metric: Annotated[Optional[list[str]], typer.Option("--metric", "-m", help="Show only this metric (repeatable; a distribution shows all its values).")] = None,
-    show_all: Annotated[bool, typer.Option("--all", help="Show every difference, not only the significant ones.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")] = False,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Also write the full report (with forest plot) to this folder.")] = None,
+    baseline: Annotated[
+        Optional[str],
+        typer.Option(
+            "--baseline", "-b", help="Variant to compare against (default: the scenario's baseline)."
+        ),
+    ] = None,
+    metric: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--metric", "-m", help="Show only this metric (repeatable; a distribution shows all its values)."
+        ),
+    ] = None,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Show every difference, not only the significant ones.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")
+    ] = False,
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Also write the full report (with forest plot) to this folder."),
+    ] = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
     backend: Backend = "loky",
@@ -126,16 +175,26 @@ def compare(
 
     sc = load_scenario(scenario)
     if len(sc.variants) < 2:
-        raise ScenarioError(f"{scenario}: variants: expected two or more variants to compare, got {len(sc.variants)}")
+        raise ScenarioError(
+            f"{scenario}: variants: expected two or more variants to compare, got {len(sc.variants)}"
+        )
     if baseline is not None and baseline not in {v.name for v in sc.variants}:
-        raise InputError(f"--baseline: unknown variant {baseline!r}; known: {', '.join(v.name for v in sc.variants)}")
+        raise InputError(
+            f"--baseline: unknown variant {baseline!r}; known: {', '.join(v.name for v in sc.variants)}"
+        )
     for m in metric or ():
         if m not in sc.metrics:
             raise InputError(f"--metric: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})")
     if out is not None:
         check_out(out)  # before any simulation
-    result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=not (quiet or as_json),
-                          backend=backend, scheduler=scheduler)
+    result = run_scenario(
+        sc,
+        jobs=jobs,
+        baseline=baseline,
+        progress=not (quiet or as_json),
+        backend=backend,
+        scheduler=scheduler,
+    )
     table = comparison_table(result)
     shown = table
     if metric:
@@ -161,25 +220,35 @@ def _json(result, table: pl.DataFrame, shown: pl.DataFrame) -> dict:
     rows = [{"setup": {k: row.pop(k) for k in grid}, **row} for row in shown.to_dicts()]
     status = table["status"]
     return {
-        "scenario": sc.name, "game": sc.game.name, "question": sc.question.name, "seed": sc.seed,
-        "baseline": result.baseline, "variants": [v.name for v in result.variants],
+        "scenario": sc.name,
+        "game": sc.game.name,
+        "question": sc.question.name,
+        "seed": sc.seed,
+        "baseline": result.baseline,
+        "variants": [v.name for v in result.variants],
         "rules": {v.name: to_plain(v.rules) for v in result.variants},
-        "common_random_numbers": True, "correction": "holm", "alpha": 0.05,
+        "common_random_numbers": True,
+        "correction": "holm",
+        "alpha": 0.05,
         "tests": int((status == TESTED).sum()),
         "significant": int(table["significant"].fill_null(False).sum()),
         "identical": int((status == IDENTICAL).sum()),
         "not_applicable": int((status == NOT_APPLICABLE).sum()),
-        "precision": sc.precision, **precision_facts(result, results_table(result)),
-        "version": result.version, "rows": rows,
+        "precision": sc.precision,
+        **precision_facts(result, results_table(result)),
+        "version": result.version,
+        "rows": rows,
     }
 
 
 def _sizes(facts: dict) -> str:
     """``"108 setups × 4 variants, 20,000–60,000 trials each; 12 of 46 tests significant"``."""
     lo, hi = facts["trials_min"], facts["trials_max"]
-    text = (f"{facts['setups']} setup{'s' * (facts['setups'] != 1)} × {len(facts['variants'])} "
-            f"variant{'s' * (len(facts['variants']) != 1)}, {lo:,}{f'–{hi:,}' if hi != lo else ''} "
-            "trials each")
+    text = (
+        f"{facts['setups']} setup{'s' * (facts['setups'] != 1)} × {len(facts['variants'])} "
+        f"variant{'s' * (len(facts['variants']) != 1)}, {lo:,}{f'–{hi:,}' if hi != lo else ''} "
+        "trials each"
+    )
     if "tests" in facts:
         text += f"; {facts['significant']} of {facts['tests']} tests significant (Holm)"
     return text
@@ -198,18 +267,30 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
     console = Console(file=sys.stdout, width=WIDTH)
     trials = table["trials"]
     span = f"{trials.min():,}" if trials.min() == trials.max() else f"{trials.min():,}–{trials.max():,}"
-    caption = (f"{span} trials per setup, seed {sc.seed}; common random numbers: yes (paired per trial); "
-               f"Holm correction at 5% over the real tests: {holm_line(table)}")
+    caption = (
+        f"{span} trials per setup, seed {sc.seed}; common random numbers: yes (paired per trial); "
+        f"Holm correction at 5% over the real tests: {holm_line(table)}"
+    )
     summary = Table(title=f"{sc.title}: variants − {result.baseline}", caption=caption)
     for col in ("variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff"):
         left = col in ("variant", "metric")
         # names wrap onto a second line rather than being cut into look-alikes
-        summary.add_column(col, justify="left" if left else "right", overflow="fold",
-                           no_wrap=not left, min_width=5 if left else None)
+        summary.add_column(
+            col,
+            justify="left" if left else "right",
+            overflow="fold",
+            no_wrap=not left,
+            min_width=5 if left else None,
+        )
     for row in comparison_summary(shown).iter_rows(named=True):
-        summary.add_row(row["variant"], row["metric"], f"{row['significant']} of {row['tests']}",
-                        str(row["identical"]), str(row["not_applicable"]),
-                        *(fmt(row[k], 4, signed=True) for k in ("min_difference", "mean_difference", "max_difference")))
+        summary.add_row(
+            row["variant"],
+            row["metric"],
+            f"{row['significant']} of {row['tests']}",
+            str(row["identical"]),
+            str(row["not_applicable"]),
+            *(fmt(row[k], 4, signed=True) for k in ("min_difference", "mean_difference", "max_difference")),
+        )
     console.print(summary)
     rows = shown if show_all else shown.filter(pl.col("significant").fill_null(False))
     rest = shown.height - rows.height
@@ -224,19 +305,26 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
         detail = Table(title=title, title_justify="left")
         for col in ("setup", "metric", "baseline", "variant", "difference [95% CI]", "exact diff", "Holm p"):
             left = col in ("setup", "metric")
-            detail.add_column(col, justify="left" if left else "right", overflow="fold",
-                              min_width=6 if left else None)
+            detail.add_column(
+                col, justify="left" if left else "right", overflow="fold", min_width=6 if left else None
+            )
         for row in part.head(limit).iter_rows(named=True):
             if row["status"] != "tested":
                 diff, p = row["status"], "—"
             else:
-                diff = (f"{fmt(row['difference'], 4, True)} "
-                        f"[{fmt(row['ci_low'], 4, True)}, {fmt(row['ci_high'], 4, True)}]")
+                diff = (
+                    f"{fmt(row['difference'], 4, True)} "
+                    f"[{fmt(row['ci_low'], 4, True)}, {fmt(row['ci_high'], 4, True)}]"
+                )
                 p = _p(row["p_holm"]) + ("*" if row["significant"] else "")
             detail.add_row(
-                ", ".join(f"{g}={row[g]}" for g in grid) or "—", row["metric"],
+                ", ".join(f"{g}={row[g]}" for g in grid) or "—",
+                row["metric"],
                 fmt(row["baseline_estimate"], 4),
-                fmt(row["variant_estimate"], 4), diff, fmt(row["exact_difference"], 4, True), p,
+                fmt(row["variant_estimate"], 4),
+                diff,
+                fmt(row["exact_difference"], 4, True),
+                p,
             )
         limit -= min(limit, part.height)
         console.print(detail)

@@ -315,7 +315,10 @@ class Chain(Generic[S]):
         elif len(moves) == 1:
             out = list(moves[0][1])
         else:
-            out = [sum(p * scale * x for (p, _), x in zip(moves, column)) for column in zip(*(v for _, v in moves))]
+            out = [
+                sum(p * scale * x for (p, _), x in zip(moves, column))
+                for column in zip(*(v for _, v in moves))
+            ]
         for i, p in counts.items():
             out[i] += p * scale
         return tuple(out)
@@ -450,8 +453,13 @@ class Chain(Generic[S]):
             cum = np.rint(np.cumsum([p for p, _, _ in steps]) * (1 << SCALE_BITS)).astype(np.int64)
             cum[-1] = 1 << SCALE_BITS
             flags = [tag_ids.get((nxt == state, tags), 0) for _, nxt, tags in steps]
-            rows[code[state]] = fill(cum, np.array([code[n] for _, n, _ in steps], dtype=np.int64),
-                                     np.array(flags, dtype=np.int64), 0, 1 << SCALE_BITS)
+            rows[code[state]] = fill(
+                cum,
+                np.array([code[n] for _, n, _ in steps], dtype=np.int64),
+                np.array(flags, dtype=np.int64),
+                0,
+                1 << SCALE_BITS,
+            )
         first_end = len(rows)
         nxt = np.concatenate([r[0] for r in rows] + [first_end + np.repeat(np.arange(len(ends)), 256)])
         flag = np.concatenate([r[1] for r in rows] + [np.zeros(256 * len(ends), dtype=np.int64)])
@@ -463,8 +471,14 @@ class Chain(Generic[S]):
         source: dict[str, str | None] = {}
         for name, phi in potential.items():
             column = tuple(phi[s] for s in ends)
-            twin = next((other for other, src in source.items() if src == other
-                         and tuple(potential[other][s] for s in ends) == column), None)
+            twin = next(
+                (
+                    other
+                    for other, src in source.items()
+                    if src == other and tuple(potential[other][s] for s in ends) == column
+                ),
+                None,
+            )
             source[name] = None if not any(column) and name in loop_counters else (twin or name)
         values = []
         for s in ends:
@@ -478,13 +492,19 @@ class Chain(Generic[S]):
             column = [v[m.name] for v in values]
             kinds[m.name] = _dtype(m, column, m.name in potential)
         size = sum(np.dtype(kind).itemsize for kind in kinds.values())
-        record = np.dtype({"names": list(kinds), "formats": list(kinds.values()),  # padded: 8-byte records
-                           "itemsize": max(1 << max(size - 1, 0).bit_length(), size, 1)})
+        record = np.dtype(
+            {
+                "names": list(kinds),
+                "formats": list(kinds.values()),  # padded: 8-byte records
+                "itemsize": max(1 << max(size - 1, 0).bit_length(), size, 1),
+            }
+        )
         records = np.zeros(first_end + len(ends), dtype=record)  # zeros for the live codes
         for name in kinds:
             records[name][first_end:] = [v[name] for v in values]
-        return _Table(table, first_end << 8, records, self._schedule(order, index), loop_counters,
-                      step_counters, source)
+        return _Table(
+            table, first_end << 8, records, self._schedule(order, index), loop_counters, step_counters, source
+        )
 
     def _plan_counters(self, start: S, order: list[S]):
         """How each counter is counted: off the final state, by self-loops taken, or per step.
@@ -516,8 +536,15 @@ class Chain(Generic[S]):
             tag_ids = {(True, tags): 1} if loop_counters else {}
             return loop_counters, potential, {}, tag_ids
         # counted step by step: one id per distinct (is a self-loop, tags) that a counter sees
-        kinds = sorted({(nxt == s, tags) for s in order for _, nxt, tags in self.steps(s)
-                        if any(tag in tags for tag in self.counters.values())}, key=repr)
+        kinds = sorted(
+            {
+                (nxt == s, tags)
+                for s in order
+                for _, nxt, tags in self.steps(s)
+                if any(tag in tags for tag in self.counters.values())
+            },
+            key=repr,
+        )
         if len(kinds) > 255:
             raise MonteCarloError("too many different tag sets for the sampler (at most 255)")
         tag_ids = {kind: i + 1 for i, kind in enumerate(kinds)}
@@ -549,8 +576,10 @@ class Chain(Generic[S]):
             alive.append(float(mass[live].sum()))
         cost, back = [0.0], [0]
         for i in range(1, len(alive)):
-            options = [(cost[j] + alive[j] * ((i - j) * STEP_COST + COMPACT_COST), j)
-                       for j in range(max(0, i - 64), i)]
+            options = [
+                (cost[j] + alive[j] * ((i - j) * STEP_COST + COMPACT_COST), j)
+                for j in range(max(0, i - 64), i)
+            ]
             best = min(options)
             cost.append(best[0])
             back.append(best[1])

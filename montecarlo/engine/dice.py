@@ -56,7 +56,9 @@ def compare_highest(pmf_a: np.ndarray, pmf_b: np.ndarray) -> tuple[float, float,
     return a_wins, b_wins, tie
 
 
-def roll_highest(rng: np.random.Generator, n_dice: np.ndarray | int, faces: int, size: int | None = None) -> np.ndarray:
+def roll_highest(
+    rng: np.random.Generator, n_dice: np.ndarray | int, faces: int, size: int | None = None
+) -> np.ndarray:
     """Highest of ``n_dice`` d``faces`` per trial, drawn directly by inverting its CDF.
 
     ``P(max <= v) = (v/f)^k``, so ``max = ceil(f * U^(1/k))`` for U uniform on (0, 1].
@@ -73,7 +75,12 @@ def roll_highest(rng: np.random.Generator, n_dice: np.ndarray | int, faces: int,
     return np.clip(out, 0, faces)
 
 
-def roll_pool(rng: np.random.Generator, n_dice: np.ndarray | int, face_probabilities: Sequence[float], size: int | None = None) -> np.ndarray:
+def roll_pool(
+    rng: np.random.Generator,
+    n_dice: np.ndarray | int,
+    face_probabilities: Sequence[float],
+    size: int | None = None,
+) -> np.ndarray:
     """Counts of each face for a pool of custom dice: array (trials, n_faces).
 
     ``face_probabilities`` is one die's distribution over its kinds of face (e.g. Hit, Shield,
@@ -103,7 +110,9 @@ def shuffled_decks(rng: np.random.Generator, trials: int, deck_size: int) -> np.
     return np.argsort(keys, axis=1).astype(np.int16 if deck_size < 32768 else np.int32)
 
 
-def count_drawn(rng: np.random.Generator, trials: int, marked: int, deck_size: int, draws: np.ndarray | int) -> np.ndarray:
+def count_drawn(
+    rng: np.random.Generator, trials: int, marked: int, deck_size: int, draws: np.ndarray | int
+) -> np.ndarray:
     """How many of ``marked`` special cards are among ``draws`` cards drawn without replacement.
 
     Hypergeometric per trial; ``draws`` may differ between trials.
@@ -113,8 +122,11 @@ def count_drawn(rng: np.random.Generator, trials: int, marked: int, deck_size: i
     d = np.broadcast_to(np.asarray(draws, dtype=np.int64), (trials,))
     if np.any(d < 0) or np.any(d > deck_size):
         raise InputError(f"cannot draw more than the {deck_size} cards of the deck")
-    return rng.hypergeometric(marked, deck_size - marked, np.maximum(d, 0)) * (d > 0) if marked else np.zeros(trials, dtype=np.int64)
-
+    return (
+        rng.hypergeometric(marked, deck_size - marked, np.maximum(d, 0)) * (d > 0)
+        if marked
+        else np.zeros(trials, dtype=np.int64)
+    )
 
 
 def deal_marked(

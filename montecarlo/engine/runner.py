@@ -175,7 +175,9 @@ def check_trials(trials: int, what: str = "trials") -> int:
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials <= 0:
         raise InputError(f"{what} must be a positive integer, got {trials!r}")
     if trials > MAX_TRIALS:
-        raise InputError(f"{what} must be at most {MAX_TRIALS:,} (about a year of simulation per arm), got {trials:,}")
+        raise InputError(
+            f"{what} must be at most {MAX_TRIALS:,} (about a year of simulation per arm), got {trials:,}"
+        )
     return int(trials)
 
 
@@ -317,10 +319,13 @@ def _execute(arms, metrics, sizes, seed, first_index, jobs, backend) -> Iterator
     run with one MonteCarloError line instead of joblib's traceback.
     """
     serial = len(sizes) == 1 or (jobs == 1 and backend != "dask")
-    at_once = 1 if serial else min(len(sizes), (os.cpu_count() or 1) if jobs < 0 or backend == "dask" else jobs)
+    at_once = (
+        1 if serial else min(len(sizes), (os.cpu_count() or 1) if jobs < 0 or backend == "dask" else jobs)
+    )
     per_trial = CHUNK_BYTES_PER_VALUE * len(columns_of(metrics)) * (2 * len(arms) if len(arms) > 1 else 1)
-    memory.check_fits(max(sizes) * per_trial * at_once, f"a chunk of {max(sizes):,} trials",
-                      hint="use a smaller chunk size")
+    memory.check_fits(
+        max(sizes) * per_trial * at_once, f"a chunk of {max(sizes):,} trials", hint="use a smaller chunk size"
+    )
     if serial:
         for offset, size in enumerate(sizes):
             yield run_chunk(arms, metrics, size, seed, first_index + offset), size
@@ -364,7 +369,9 @@ def backend_context(backend: str, scheduler: str | None):
     from joblib import parallel_config
 
     try:
-        client = Client(scheduler, timeout=10) if scheduler else Client(processes=False, dashboard_address=None)
+        client = (
+            Client(scheduler, timeout=10) if scheduler else Client(processes=False, dashboard_address=None)
+        )
     except OSError as exc:
         raise InputError(f"cannot reach the dask scheduler {scheduler!r}: {exc}") from None
     try:

@@ -6,7 +6,9 @@ import re
 
 Z95 = 1.959963984540054
 NUMBER = r"(-?[\d.]+)"
-ROW = re.compile(rf"^│\s*(\S+)\s*│\s*{NUMBER}\s*│\s*{NUMBER} – {NUMBER}\s*│\s*(-?[\d.]+|—)\s*│$")
+ROW = re.compile(
+    rf"^│\s*(\S+)\s*│\s*{NUMBER}\s*│\s*{NUMBER} – {NUMBER}\s*│\s*(-?[\d.]+|—)\s*│$"
+)
 
 
 def table_rows(text: str) -> dict[str, tuple[float, float, float, float | None]]:

@@ -289,5 +289,7 @@ def test_report_all_refuses_a_file_as_out(tmp_path, no_simulation):
     root = tmp_path / "scenarios"
     scenario(root / "coin", "first", "First")
     (tmp_path / "a.txt").write_text("keep")
-    one_error_line(runner.invoke(app, ["report-all", str(root), "--out", str(tmp_path / "a.txt")]), "is a file")
+    one_error_line(
+        runner.invoke(app, ["report-all", str(root), "--out", str(tmp_path / "a.txt")]), "is a file"
+    )
     assert (tmp_path / "a.txt").read_text() == "keep"

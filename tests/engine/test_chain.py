@@ -124,11 +124,16 @@ def ruin(p: float, target: int):
         if s.coins in (0, target):
             return []
         up, down = (1 - stay) * p, (1 - stay) * (1 - p)
-        return [(up, Purse(s.coins + 1), ("bet",)), (down, Purse(s.coins - 1), ("bet",)),
-                (stay, s, ("bet", "draw"))]
+        return [
+            (up, Purse(s.coins + 1), ("bet",)),
+            (down, Purse(s.coins - 1), ("bet",)),
+            (stay, s, ("bet", "draw")),
+        ]
 
     metrics = (Metric("rich", "probability", ""), Metric("bets", "mean", ""), Metric("draws", "mean", ""))
-    return Chain(transitions, lambda s: {"rich": s.coins == target}, metrics, {"bets": "bet", "draws": "draw"})
+    return Chain(
+        transitions, lambda s: {"rich": s.coins == target}, metrics, {"bets": "bet", "draws": "draw"}
+    )
 
 
 @pytest.mark.parametrize("p", [0.3, 0.5, 0.6])
@@ -162,13 +167,25 @@ def countdown(p: float, tie: float):
     def transitions(s: Duel):
         if 0 in s:
             return []
-        return [(p, Duel(s.a, s.b - 1), ("roll", "decisive")), ((1 - p - tie), Duel(s.a - 1, s.b), ("roll", "decisive")),
-                (tie, s, ("roll", "tie"))]
+        return [
+            (p, Duel(s.a, s.b - 1), ("roll", "decisive")),
+            ((1 - p - tie), Duel(s.a - 1, s.b), ("roll", "decisive")),
+            (tie, s, ("roll", "tie")),
+        ]
 
-    metrics = (Metric("a_wins", "probability", ""), Metric("left", "distribution", "", (1, 2, 3, 4)),
-               Metric("rounds", "mean", ""), Metric("decisive", "mean", ""), Metric("ties", "mean", ""))
-    return Chain(transitions, lambda s: {"a_wins": s.b == 0, "left": max(s)},
-                 metrics, {"rounds": "roll", "decisive": "decisive", "ties": "tie"})
+    metrics = (
+        Metric("a_wins", "probability", ""),
+        Metric("left", "distribution", "", (1, 2, 3, 4)),
+        Metric("rounds", "mean", ""),
+        Metric("decisive", "mean", ""),
+        Metric("ties", "mean", ""),
+    )
+    return Chain(
+        transitions,
+        lambda s: {"a_wins": s.b == 0, "left": max(s)},
+        metrics,
+        {"rounds": "roll", "decisive": "decisive", "ties": "tie"},
+    )
 
 
 def test_countdown_against_the_negative_binomial():
@@ -199,14 +216,20 @@ def test_same_generator_state_same_trials():
 
 
 def test_too_many_states_is_refused():
-    chain = Chain(lambda s: [(1.0, s + 1, ())] if s < 10_000 else [], lambda s: {"x": True},
-                  (Metric("x", "probability", ""),), max_states=500)
+    chain = Chain(
+        lambda s: [(1.0, s + 1, ())] if s < 10_000 else [],
+        lambda s: {"x": True},
+        (Metric("x", "probability", ""),),
+        max_states=500,
+    )
     with pytest.raises(ChainTooLarge):
         chain.exact(0)
 
 
 def test_probabilities_must_sum_to_one():
-    chain = Chain(lambda s: [(0.5, 1, ())] if s == 0 else [], lambda s: {"x": True}, (Metric("x", "probability", ""),))
+    chain = Chain(
+        lambda s: [(0.5, 1, ())] if s == 0 else [], lambda s: {"x": True}, (Metric("x", "probability", ""),)
+    )
     with pytest.raises(ValueError, match="total probability"):
         chain.exact(0)
 

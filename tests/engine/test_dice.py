@@ -16,7 +16,10 @@ def brute_highest_pmf(faces_per_die):
     return counts / counts.sum()
 
 
-@pytest.mark.parametrize("n,faces,extra", [(1, 6, ()), (3, 6, ()), (5, 6, ()), (2, 8, ()), (4, 6, (8,)), (0, 6, (8,)), (3, 8, (8,))])
+@pytest.mark.parametrize(
+    "n,faces,extra",
+    [(1, 6, ()), (3, 6, ()), (5, 6, ()), (2, 8, ()), (4, 6, (8,)), (0, 6, (8,)), (3, 8, (8,))],
+)
 def test_highest_pmf_matches_enumeration(n, faces, extra):
     expected = brute_highest_pmf([faces] * n + list(extra))
     got = dice.highest_die_pmf(n, faces, extra)
@@ -77,7 +80,9 @@ def test_count_drawn_is_hypergeometric():
         dice.count_drawn(np.random.default_rng(5), 10, 2, 10, 11)
 
 
-@pytest.mark.parametrize("values,size,hand", [([1, 1], 10, 3), ([1, 1, 2], 11, 5), ([3], 4, 2), ([1] * 5, 130, 40)])
+@pytest.mark.parametrize(
+    "values,size,hand", [([1, 1], 10, 3), ([1, 1, 2], 11, 5), ([3], 4, 2), ([1] * 5, 130, 40)]
+)
 def test_deal_marked_matches_the_exact_hand_distribution(values, size, hand):
     copies = {0: size - len(values)}
     for v in values:

@@ -22,6 +22,7 @@ RNG = functools.partial(np.random.default_rng, 7)
 
 # --- dice ---------------------------------------------------------------------------------------
 
+
 def test_no_dice_means_a_highest_of_zero():
     assert dice.highest_die_cdf(0, 6).tolist() == [1.0]
     assert dice.highest_die_pmf(0, 6).tolist() == [1.0]
@@ -81,6 +82,7 @@ def test_count_drawn_edges():
 
 # --- stats ----------------------------------------------------------------------------------------
 
+
 def test_paired_difference_uses_its_confidence():
     d90 = stats.paired_difference(30.0, 100.0, 100, confidence=0.90)
     z = stats.z_value(0.90)
@@ -105,6 +107,7 @@ def test_holm_boundaries_and_types():
 
 
 # --- runner ---------------------------------------------------------------------------------------
+
 
 def _shifted(n, rng):
     out = coin(0.3, n, rng)
@@ -136,9 +139,20 @@ def test_mixed_metric_kinds_are_columns_of_floats():
 
 # --- memory ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("n, text", [(0, "0 B"), (1023, "1023 B"), (1024, "1.0 KiB"), (1536, "1.5 KiB"),
-                                     (5 * 2**20, "5.0 MiB"), (2**40, "1.0 TiB"), (2**50, "1.0 PiB"),
-                                     (2**60, "1024.0 PiB")])
+
+@pytest.mark.parametrize(
+    "n, text",
+    [
+        (0, "0 B"),
+        (1023, "1023 B"),
+        (1024, "1.0 KiB"),
+        (1536, "1.5 KiB"),
+        (5 * 2**20, "5.0 MiB"),
+        (2**40, "1.0 TiB"),
+        (2**50, "1.0 PiB"),
+        (2**60, "1024.0 PiB"),
+    ],
+)
 def test_fmt_bytes(n, text):
     assert memory.fmt_bytes(n) == text
 
@@ -154,7 +168,8 @@ def test_check_fits(monkeypatch):
 
 def test_columns_and_estimates_keep_their_kinds():
     assert runner.columns_of(METRICS) == (
-        runner.Column("hit", "probability"), runner.Column("value", "mean"),
+        runner.Column("hit", "probability"),
+        runner.Column("value", "mean"),
         *(runner.Column(f"bucket={v}", "probability") for v in range(4)),
     )
     result = runner.run(functools.partial(coin, 0.3), METRICS, 3_000, seed=2, chunk_size=1_000)
@@ -200,18 +215,24 @@ def test_precision_runs_in_one_worker():
     assert enough.trials == 2_000  # the first batch already meets the target
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(arms=[]), r"^nothing to run: no arms$"),
-    (dict(trials=2.5), r"^trials must be a positive integer, got 2\.5$"),
-    (dict(trials=True), r"^trials must be a positive integer, got True$"),
-    (dict(chunk_size=0), r"^chunk size must be a positive integer, got 0$"),
-    (dict(chunk_size=10**15 + 1), r"^chunk size must be at most 1,000,000,000,000,000 .*, got 1,000,000,000,000,001$"),
-    (dict(jobs=0), r"^jobs must be a positive number of workers, or -1 for all cores, got 0$"),
-    (dict(jobs=1.5), r"^jobs must be a positive number of workers"),
-    (dict(backend="mpi"), r"^unknown backend 'mpi'; known: loky, threading, dask$"),
-    (dict(precision=0.5), r"^precision must be a half-width between 0 and 0\.5, got 0\.5$"),
-    (dict(precision=0.01, max_trials=0), r"^max trials must be a positive integer, got 0$"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(arms=[]), r"^nothing to run: no arms$"),
+        (dict(trials=2.5), r"^trials must be a positive integer, got 2\.5$"),
+        (dict(trials=True), r"^trials must be a positive integer, got True$"),
+        (dict(chunk_size=0), r"^chunk size must be a positive integer, got 0$"),
+        (
+            dict(chunk_size=10**15 + 1),
+            r"^chunk size must be at most 1,000,000,000,000,000 .*, got 1,000,000,000,000,001$",
+        ),
+        (dict(jobs=0), r"^jobs must be a positive number of workers, or -1 for all cores, got 0$"),
+        (dict(jobs=1.5), r"^jobs must be a positive number of workers"),
+        (dict(backend="mpi"), r"^unknown backend 'mpi'; known: loky, threading, dask$"),
+        (dict(precision=0.5), r"^precision must be a half-width between 0 and 0\.5, got 0\.5$"),
+        (dict(precision=0.01, max_trials=0), r"^max trials must be a positive integer, got 0$"),
+    ],
+)
 def test_bad_run_arguments_say_what_is_wrong(kwargs, message):
     args = dict(arms=functools.partial(coin, 0.3), trials=100) | kwargs
     with pytest.raises(InputError, match=message):
@@ -230,6 +251,7 @@ def test_a_kernel_that_forgets_a_metric():
 
 
 # --- more stats, seeds, memory, and the parallel path ------------------------------------------------
+
 
 def test_estimates_from_no_trials_are_not_numbers():
     for est in (stats.proportion(0, 0), stats.mean(0.0, 0.0, 0)):
@@ -295,17 +317,32 @@ def test_the_memory_estimate_counts_the_chunks_held_at_once(monkeypatch, jobs, c
 
     monkeypatch.setattr(memory, "available_bytes", lambda: 2**30)
     monkeypatch.setattr(os, "cpu_count", lambda: cores)
-    run = functools.partial(runner.run, _refuse_to_run, METRICS, 100_000_000, 1, chunk_size=10_000_000,
-                            jobs=jobs, backend="threading")
+    run = functools.partial(
+        runner.run,
+        _refuse_to_run,
+        METRICS,
+        100_000_000,
+        1,
+        chunk_size=10_000_000,
+        jobs=jobs,
+        backend="threading",
+    )
     with pytest.raises(InputError if refused else _Ran):
         run()
 
 
-@pytest.mark.parametrize("joblib_says, we_say", [
-    ("A worker process managed by the executor was unexpectedly terminated. The exit codes of the workers "
-     "are {SIGKILL(-9)}. Detailed tracebacks", "; exit codes {SIGKILL(-9)}"),
-    ("A worker process was terminated.", ""),
-])
+@pytest.mark.parametrize(
+    "joblib_says, we_say",
+    [
+        (
+            "A worker process managed by the executor was unexpectedly terminated. "
+            "The exit codes of the workers "
+            "are {SIGKILL(-9)}. Detailed tracebacks",
+            "; exit codes {SIGKILL(-9)}",
+        ),
+        ("A worker process was terminated.", ""),
+    ],
+)
 def test_a_dead_worker_message(monkeypatch, joblib_says, we_say):
     import joblib
     from joblib.externals.loky.process_executor import TerminatedWorkerError
@@ -340,14 +377,25 @@ def test_a_precision_run_in_three_batches_is_the_fixed_run_of_its_length(monkeyp
     assert batches == [[1_000], [1_000] * 2, [1_000] * 2]
     # the plan is part of the result (same command, same numbers): its trial count is pinned
     assert grown.trials == 5_000 and grown.max_half_width() <= 0.003
-    assert np.array_equal(grown.totals, runner.run(kernel, METRICS[:1], 5_000, seed=57, chunk_size=1_000).totals)
-    wider = runner.run(functools.partial(coin, 0.03), METRICS[:1], 1_000, seed=2, chunk_size=1_000, precision=0.003)
+    assert np.array_equal(
+        grown.totals, runner.run(kernel, METRICS[:1], 5_000, seed=57, chunk_size=1_000).totals
+    )
+    wider = runner.run(
+        functools.partial(coin, 0.03), METRICS[:1], 1_000, seed=2, chunk_size=1_000, precision=0.003
+    )
     assert wider.trials == 14_000
 
 
 def test_a_cap_that_is_not_a_whole_number_of_chunks():
-    capped = runner.run(functools.partial(coin, 0.3), METRICS, 2_000, seed=2, chunk_size=2_000,
-                        precision=0.001, max_trials=6_500)
+    capped = runner.run(
+        functools.partial(coin, 0.3),
+        METRICS,
+        2_000,
+        seed=2,
+        chunk_size=2_000,
+        precision=0.001,
+        max_trials=6_500,
+    )
     assert capped.trials == 6_500  # the last chunk is cut to the cap
 
 

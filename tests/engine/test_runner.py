@@ -68,7 +68,15 @@ def test_paired_arms_share_random_numbers():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(trials=0), dict(trials=-5), dict(seed=-1), dict(jobs=0), dict(backend="mpi"), dict(precision=0.0), dict(precision=0.7)],
+    [
+        dict(trials=0),
+        dict(trials=-5),
+        dict(seed=-1),
+        dict(jobs=0),
+        dict(backend="mpi"),
+        dict(precision=0.0),
+        dict(precision=0.7),
+    ],
 )
 def test_bad_arguments(kwargs):
     args = dict(trials=100, seed=1) | kwargs
@@ -77,6 +85,8 @@ def test_bad_arguments(kwargs):
 
 
 def test_kernel_shape_errors_are_caught():
-    bad = lambda n, rng: {"hit": np.zeros(n + 1, bool), "value": np.zeros(n), "bucket": np.zeros(n, int)}  # noqa: E731
+    def bad(n, rng):
+        return {"hit": np.zeros(n + 1, bool), "value": np.zeros(n), "bucket": np.zeros(n, int)}
+
     with pytest.raises(RuntimeError, match="shape"):
         runner.run(bad, METRICS, 10, 1)

@@ -49,7 +49,8 @@ def test_merged_tallies_equal_the_chunks_run_by_hand(trials, chunk_size):
     result = runner.run(kernel, METRICS, trials, seed=11, chunk_size=chunk_size)
     sizes = [chunk_size] * (trials // chunk_size) + ([trials % chunk_size] if trials % chunk_size else [])
     by_hand = sum(
-        np.stack(runner.tally(METRICS, kernel(size, chunk_generator(11, i)), size)) for i, size in enumerate(sizes)
+        np.stack(runner.tally(METRICS, kernel(size, chunk_generator(11, i)), size))
+        for i, size in enumerate(sizes)
     )
     assert result.trials == trials
     np.testing.assert_allclose(result.totals[0], by_hand, rtol=1e-12)
@@ -60,10 +61,13 @@ def test_paired_difference_through_the_runner_uses_the_centred_variance():
     # arm 1 hits where arm 0 does, and also on u in [0.3, 0.5): d = 1 on 20% of trials, mean 0.2
     arms = [functools.partial(coin, 0.3), functools.partial(coin, 0.5)]
     result = runner.run(arms, METRICS, 3_500, seed=8, chunk_size=1_000)
-    d = np.concatenate([
-        coin(0.5, size, chunk_generator(8, i))["hit"].astype(float) - coin(0.3, size, chunk_generator(8, i))["hit"]
-        for i, size in enumerate([1_000, 1_000, 1_000, 500])
-    ])
+    d = np.concatenate(
+        [
+            coin(0.5, size, chunk_generator(8, i))["hit"].astype(float)
+            - coin(0.3, size, chunk_generator(8, i))["hit"]
+            for i, size in enumerate([1_000, 1_000, 1_000, 500])
+        ]
+    )
     diff = result.differences(1)["hit"]
     assert diff.estimate == pytest.approx(d.mean(), rel=1e-12)
     assert diff.se == pytest.approx(np.std(d, ddof=1) / np.sqrt(d.size), rel=1e-9)

@@ -63,8 +63,13 @@ def reference_columns(question, rules, setup, n: int, seed: int) -> dict[str, np
     return columns(question, stacked, n)
 
 
-def assert_agree(sample: dict[str, np.ndarray], target: dict[str, float], kinds: dict[str, str], what: str,
-                 other: dict[str, np.ndarray] | None = None) -> None:
+def assert_agree(
+    sample: dict[str, np.ndarray],
+    target: dict[str, float],
+    kinds: dict[str, str],
+    what: str,
+    other: dict[str, np.ndarray] | None = None,
+) -> None:
     """Every column's mean within Z standard errors of ``target`` (exact) or of ``other``'s mean."""
     for name, values in sample.items():
         if other is None and name not in target:
@@ -80,7 +85,9 @@ def assert_agree(sample: dict[str, np.ndarray], target: dict[str, float], kinds:
             expected = other[name].mean()
             se = math.sqrt(values.var(ddof=1) / n + other[name].var(ddof=1) / other[name].size)
         gap = abs(values.mean() - expected)
-        assert gap <= Z * se + 1e-9, f"{what}: {name} = {values.mean():.5f}, expected {expected:.5f} (se {se:.2g})"
+        assert gap <= Z * se + 1e-9, (
+            f"{what}: {name} = {values.mean():.5f}, expected {expected:.5f} (se {se:.2g})"
+        )
 
 
 def _kinds(question) -> dict[str, str]:

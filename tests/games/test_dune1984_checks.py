@@ -13,7 +13,12 @@ from montecarlo.engine import stats
 from montecarlo.errors import InputError
 from montecarlo.games.dune1984 import GAME
 from montecarlo.games.dune1984.checks import (
-    GuileSetup, exact_guile, reference_trial, simulate_guile, spice_ladder, survival,
+    GuileSetup,
+    exact_guile,
+    reference_trial,
+    simulate_guile,
+    spice_ladder,
+    survival,
 )
 from montecarlo.games.dune1984.rules import Rules
 
@@ -67,7 +72,10 @@ def test_closed_form_matches_brute_force(roll):
         assert survival(rules, guile) == pytest.approx(brute_survival(roll, guile), abs=1e-15)
     for guile, spice in itertools.product(range(0, 11), range(0, 10)):
         g = guile + spice // 3
-        want = {"survive": brute_survival(roll, g), "next_step_saves": brute_survival(roll, g + 1) - brute_survival(roll, g)}
+        want = {
+            "survive": brute_survival(roll, g),
+            "next_step_saves": brute_survival(roll, g + 1) - brute_survival(roll, g),
+        }
         assert exact_guile(rules, GuileSetup(guile, spice)) == pytest.approx(want, abs=1e-15)
 
 
@@ -132,12 +140,21 @@ def test_parse_setup():
     assert q.setup({"guile": "Paul Atreides"}).guile == 3
 
 
-@pytest.mark.parametrize("values,field", [
-    ({"guile": -1}, "guile"), ({"guile": 11}, "guile"), ({"guile": 3.5}, "guile"),
-    ({"guile": True}, "guile"), ({"guile": "Nobody"}, "character"), ({}, "guile"),
-    ({"guile": 3, "spice": -1}, "spice"), ({"guile": 3, "spice": "lots"}, "spice"),
-    ({"guile": 3, "stillsuit": "yes"}, "stillsuit"), ({"guile": 3, "strength": 4}, "strength"),
-])
+@pytest.mark.parametrize(
+    "values,field",
+    [
+        ({"guile": -1}, "guile"),
+        ({"guile": 11}, "guile"),
+        ({"guile": 3.5}, "guile"),
+        ({"guile": True}, "guile"),
+        ({"guile": "Nobody"}, "character"),
+        ({}, "guile"),
+        ({"guile": 3, "spice": -1}, "spice"),
+        ({"guile": 3, "spice": "lots"}, "spice"),
+        ({"guile": 3, "stillsuit": "yes"}, "stillsuit"),
+        ({"guile": 3, "strength": 4}, "strength"),
+    ],
+)
 def test_bad_setups_name_the_field(values, field):
     with pytest.raises(InputError, match=field):
         GAME.question("guile").setup(values)

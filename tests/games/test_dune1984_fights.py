@@ -21,7 +21,14 @@ from montecarlo.engine import stats
 from montecarlo.errors import InputError
 from montecarlo.games.dune1984 import GAME
 from montecarlo.games.dune1984.fights import (
-    QUESTIONS, STRENGTHS, DuelSetup, FightSetup, exact, reference_trial, round_odds, simulate_duel,
+    QUESTIONS,
+    STRENGTHS,
+    DuelSetup,
+    FightSetup,
+    exact,
+    reference_trial,
+    round_odds,
+    simulate_duel,
     simulate_fight,
 )
 from montecarlo.games.dune1984.rules import Rules
@@ -65,8 +72,11 @@ GRIDS = [  # variants, attacker's equipment, metrics checked in every cell
 ]
 
 
-@pytest.mark.parametrize("variants,kit,names", GRIDS, ids=["plain", "sword", "gom_jabbar", "ties_favour_defender",
-                                                          "no_strength_gain", "gom_counts_toward_cap"])
+@pytest.mark.parametrize(
+    "variants,kit,names",
+    GRIDS,
+    ids=["plain", "sword", "gom_jabbar", "ties_favour_defender", "no_strength_gain", "gom_counts_toward_cap"],
+)
 def test_kernel_matches_exact_over_the_grid(variants, kit, names):
     rules = GAME.rules(variants)
     rng = np.random.default_rng(1984)
@@ -103,8 +113,10 @@ def brute_round(dice_a: list[int], dice_d: list[int]) -> tuple[float, float, flo
     """One roll by enumeration: every face of every die of each side (sides are independent)."""
     ha, hd = highest_counts(tuple(dice_a)), highest_counts(tuple(dice_d))
     total = sum(ha.values()) * sum(hd.values())
-    wins = [sum(ca * cd for va, ca in ha.items() for vd, cd in hd.items() if cmp(va, vd)) / total
-            for cmp in (lambda x, y: x > y, lambda x, y: x < y, lambda x, y: x == y)]
+    wins = [
+        sum(ca * cd for va, ca in ha.items() for vd, cd in hd.items() if cmp(va, vd)) / total
+        for cmp in (lambda x, y: x > y, lambda x, y: x < y, lambda x, y: x == y)
+    ]
     return tuple(wins)
 
 
@@ -137,8 +149,10 @@ REFERENCE_CASES = [
     (Rules(fight_to_last=True), FightSetup((3, 2), (4,), ("poison",))),
     (Rules(fight_to_last=True), FightSetup((1, 3), (3,), defender_equipment=("poison",))),  # first hit kills
     (Rules(designation="strongest_first"), FightSetup((3, 2), (4,))),
-    (Rules(fight_to_last=True, designation="strongest_first", strength_gain=0),
-     FightSetup((2, 4, 1), (3, 3), defender_equipment=("sword", "poison"))),
+    (
+        Rules(fight_to_last=True, designation="strongest_first", strength_gain=0),
+        FightSetup((2, 4, 1), (3, 3), defender_equipment=("sword", "poison")),
+    ),
 ]
 
 
@@ -162,18 +176,31 @@ def test_poison_grid_matches_exact():
         for a, d, guile in ((1, 1, 3), (2, 4, 1), (4, 2, 4), (3, 5, 0), (5, 5, 5), (6, 3, 2)):
             setup = DuelSetup(a, d, kit_a, kit_d, attacker_guile=guile, defender_guile=6 - guile)
             out = simulate_duel(rules, setup, 20_000, rng)
-            assert not misses("duel", out, exact(rules, setup), ("attacker_win", "poisoned", "rounds"), 20_000), (roll, setup)
+            assert not misses(
+                "duel", out, exact(rules, setup), ("attacker_win", "poisoned", "rounds"), 20_000
+            ), (roll, setup)
 
 
 FIGHT_SIDES = [(3,), (2, 1), (3, 2)], [(2,), (2, 2), (1, 3, 1)]
-FIGHT_RULES = [Rules(), Rules(fight_to_last=True), Rules(designation="strongest_first"),
-               Rules(fight_to_last=True, designation="strongest_first")]
+FIGHT_RULES = [
+    Rules(),
+    Rules(fight_to_last=True),
+    Rules(designation="strongest_first"),
+    Rules(fight_to_last=True, designation="strongest_first"),
+]
 
 
 @pytest.mark.parametrize("rules", FIGHT_RULES, ids=["default", "fight_to_last", "strongest_first", "both"])
 def test_fight_kernel_matches_exact(rules):
     rng = np.random.default_rng(13)
-    names = ("attacker_win", "rounds", "attacker_survivors", "defender_survivors", "attacker_strength_after", "poisoned")
+    names = (
+        "attacker_win",
+        "rounds",
+        "attacker_survivors",
+        "defender_survivors",
+        "attacker_strength_after",
+        "poisoned",
+    )
     for a, d in itertools.product(*FIGHT_SIDES):
         setup = FightSetup(a, d, ("gom_jabbar",) if len(a) == 2 else (), ("poison",) if len(d) == 2 else ())
         out = simulate_fight(rules, setup, 20_000, rng)
@@ -181,7 +208,9 @@ def test_fight_kernel_matches_exact(rules):
 
 
 def test_a_one_character_fight_is_the_duel():
-    for kit, variants in itertools.product(((), ("sword",), ("poison", "gom_jabbar")), ((), ("ties_favour_defender",))):
+    for kit, variants in itertools.product(
+        ((), ("sword",), ("poison", "gom_jabbar")), ((), ("ties_favour_defender",))
+    ):
         rules = GAME.rules(variants)
         for a, d in itertools.product(STRENGTHS, STRENGTHS):
             duel, fight = exact(rules, DuelSetup(a, d, kit)), exact(rules, FightSetup([a], [d], kit))
@@ -193,11 +222,15 @@ def test_closed_forms():
     rules = Rules()
     one = exact(rules, DuelSetup(1, 1))
     assert one["attacker_win"] == pytest.approx(0.5)  # one d6 each: symmetric
-    assert one["rounds"] == pytest.approx(6 / 5) and one["tied_rounds"] == pytest.approx(1 / 5)  # P(tie) = 1/6
+    assert one["rounds"] == pytest.approx(6 / 5) and one["tied_rounds"] == pytest.approx(
+        1 / 5
+    )  # P(tie) = 1/6
     assert exact(Rules(ties="defender"), DuelSetup(1, 1))["attacker_win"] == pytest.approx(15 / 36)
     assert exact(rules, DuelSetup(1, 1, ("sword",)))["attacker_win"] == pytest.approx(27 / 42)  # d8 vs d6
     for a, d in itertools.product(STRENGTHS, STRENGTHS):  # re-rolled ties: the labels do not matter
-        assert exact(rules, DuelSetup(a, d))["attacker_win"] + exact(rules, DuelSetup(d, a))["attacker_win"] == pytest.approx(1)
+        assert exact(rules, DuelSetup(a, d))["attacker_win"] + exact(rules, DuelSetup(d, a))[
+            "attacker_win"
+        ] == pytest.approx(1)
     # Poison, Strength 1 against Strength 2 with Guile g: win the first decisive roll (p1: without
     # Poison the duel is then an even 1 vs 1, so p1 = 2 x P(win 1 vs 2)), then the 1d6 check kills
     # with (6 - g)/6, and otherwise the even 1 vs 1 decides.
@@ -221,10 +254,18 @@ def test_equipment_helps_the_weaker_side_as_the_rulebook_says():
 
 
 def test_setups_normalise_and_reject_bad_input():
-    a = QUESTIONS["duel"].setup({"attacker": "paul  atreides", "defender": "5", "attacker_equipment": "Gom-Jabbar, sword"})
-    b = QUESTIONS["duel"].setup({"attacker": "Paul Atreides", "defender": 5, "attacker_equipment": ["sword", "gom_jabbar"]})
+    a = QUESTIONS["duel"].setup(
+        {"attacker": "paul  atreides", "defender": "5", "attacker_equipment": "Gom-Jabbar, sword"}
+    )
+    b = QUESTIONS["duel"].setup(
+        {"attacker": "Paul Atreides", "defender": 5, "attacker_equipment": ["sword", "gom_jabbar"]}
+    )
     assert a == b and hash(a) == hash(b)
-    assert (a.attacker, a.attacker_guile, a.attacker_equipment) == ("Paul Atreides", 3, ("gom_jabbar", "sword"))
+    assert (a.attacker, a.attacker_guile, a.attacker_equipment) == (
+        "Paul Atreides",
+        3,
+        ("gom_jabbar", "sword"),
+    )
     assert DuelSetup("Duke Leto Atreides", 2, defender_guile=5).attacker_guile == 4
     f = QUESTIONS["fight"].setup({"attacker": "4, Chani", "defender": [5], "attacker_guile": "2,6"})
     assert (f.attacker, f.attacker_guile, f.defender_guile) == ((4, "Chani"), (2, 6), (3,))
@@ -232,12 +273,24 @@ def test_setups_normalise_and_reject_bad_input():
         ("duel", {"attacker": 0, "defender": 5}, "attacker must be a Strength 1..6"),
         ("duel", {"attacker": 4, "defender": 7}, "defender must be a Strength 1..6"),
         ("duel", {"attacker": "Bob", "defender": 5}, "attacker: unknown character 'Bob'"),
-        ("duel", {"attacker": 4, "defender": 5, "defender_equipment": ["lasgun"]}, "defender_equipment: unknown equipment"),
-        ("duel", {"attacker": 4, "defender": 5, "attacker_guile": 11}, "attacker_guile must be an integer 0..10"),
+        (
+            "duel",
+            {"attacker": 4, "defender": 5, "defender_equipment": ["lasgun"]},
+            "defender_equipment: unknown equipment",
+        ),
+        (
+            "duel",
+            {"attacker": 4, "defender": 5, "attacker_guile": 11},
+            "attacker_guile must be an integer 0..10",
+        ),
         ("duel", {"attacker": 4}, "defender is required"),
         ("duel", {"attacker": 4, "defender": 5, "strength": 3}, "unknown field(s) strength"),
         ("fight", {"attacker": [4, 3, 2, 1], "defender": [5]}, "attacker must list 1..3 characters"),
-        ("fight", {"attacker": [4, 3], "defender": [5], "attacker_guile": [3]}, "attacker_guile needs one Guile per character"),
+        (
+            "fight",
+            {"attacker": [4, 3], "defender": [5], "attacker_guile": [3]},
+            "attacker_guile needs one Guile per character",
+        ),
     ]
     for question, values, message in bad:
         with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):

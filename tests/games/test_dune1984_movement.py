@@ -12,8 +12,16 @@ from montecarlo.engine import stats
 from montecarlo.errors import InputError
 from montecarlo.games.dune1984 import GAME
 from montecarlo.games.dune1984.movement import (
-    InvestSetup, ReachSetup, break_even_payout, exact_invest, exact_reach, investment_return,
-    reference_invest_trial, reference_reach_trial, simulate_invest, simulate_reach,
+    InvestSetup,
+    ReachSetup,
+    break_even_payout,
+    exact_invest,
+    exact_reach,
+    investment_return,
+    reference_invest_trial,
+    reference_reach_trial,
+    simulate_invest,
+    simulate_reach,
 )
 from montecarlo.games.dune1984.rules import Rules
 
@@ -90,7 +98,9 @@ class FixedDice:
 def test_rulebook_movement_example():
     # Rulebook, "Moving One Character On Your Turn": "If you roll a 5 and a 4, and you are moving
     # only one character, you may move that character 4, 5 or a total of 9 spaces."
-    reachable = [d for d in range(1, 13) if simulate_reach(RULES, ReachSetup(d), 3, FixedDice())["reach"].all()]
+    reachable = [
+        d for d in range(1, 13) if simulate_reach(RULES, ReachSetup(d), 3, FixedDice())["reach"].all()
+    ]
     assert reachable == [4, 5, 9]
     assert simulate_reach(RULES, ReachSetup(4, 5), 3, FixedDice())["split_reach"].all()
     assert not simulate_reach(RULES, ReachSetup(9, 5), 3, FixedDice())["split_reach"].any()
@@ -123,7 +133,9 @@ def test_invest_closed_form_matches_enumeration():
             r = brute_return(sums, players)
             x = break_even_payout(sums, players)
             assert (x + 1) * r == pytest.approx(1.0)
-            assert exact_invest(RULES, InvestSetup(sums, 4.0, players, 2))["spice_back"] == pytest.approx(5 * r)
+            assert exact_invest(RULES, InvestSetup(sums, 4.0, players, 2))["spice_back"] == pytest.approx(
+                5 * r
+            )
 
 
 def test_rulebook_example_space():
@@ -163,21 +175,30 @@ def test_parse_setups():
     assert invest.setup({"sums": (2, 12), "payout": "3:2", "players": 2, "stake": 2}).payout == 1.5
 
 
-@pytest.mark.parametrize("question,values,field", [
-    ("reach", {"distance": 0}, "distance"), ("reach", {"distance": 13}, "distance"),
-    ("reach", {"distance": 3, "second_distance": 7}, "second_distance"),
-    ("reach", {"distance": 3, "second_distance": 0}, "second_distance"),
-    ("reach", {"distance": 2.5}, "distance"), ("reach", {"distance": 3, "third": 1}, "third"),
-    ("invest", {"sums": [1, 11], "payout": 4}, "sums"), ("invest", {"sums": [3, 13], "payout": 4}, "sums"),
-    ("invest", {"sums": [3, 3], "payout": 4}, "sums"), ("invest", {"sums": [3], "payout": 4}, "sums"),
-    ("invest", {"sums": 3, "payout": 4}, "sums"),
-    ("invest", {"sums": [3, 11], "payout": -1}, "payout"), ("invest", {"sums": [3, 11], "payout": 0}, "payout"),
-    ("invest", {"sums": [3, 11], "payout": "x"}, "payout"), ("invest", {"sums": [3, 11], "payout": "4:0"}, "payout"),
-    ("invest", {"sums": [3, 11], "payout": 4, "players": 1}, "players"),
-    ("invest", {"sums": [3, 11], "payout": 4, "players": 5}, "players"),
-    ("invest", {"sums": [3, 11], "payout": 4, "stake": 0}, "stake"),
-    ("invest", {"sums": [3, 11]}, "payout"),
-])
+@pytest.mark.parametrize(
+    "question,values,field",
+    [
+        ("reach", {"distance": 0}, "distance"),
+        ("reach", {"distance": 13}, "distance"),
+        ("reach", {"distance": 3, "second_distance": 7}, "second_distance"),
+        ("reach", {"distance": 3, "second_distance": 0}, "second_distance"),
+        ("reach", {"distance": 2.5}, "distance"),
+        ("reach", {"distance": 3, "third": 1}, "third"),
+        ("invest", {"sums": [1, 11], "payout": 4}, "sums"),
+        ("invest", {"sums": [3, 13], "payout": 4}, "sums"),
+        ("invest", {"sums": [3, 3], "payout": 4}, "sums"),
+        ("invest", {"sums": [3], "payout": 4}, "sums"),
+        ("invest", {"sums": 3, "payout": 4}, "sums"),
+        ("invest", {"sums": [3, 11], "payout": -1}, "payout"),
+        ("invest", {"sums": [3, 11], "payout": 0}, "payout"),
+        ("invest", {"sums": [3, 11], "payout": "x"}, "payout"),
+        ("invest", {"sums": [3, 11], "payout": "4:0"}, "payout"),
+        ("invest", {"sums": [3, 11], "payout": 4, "players": 1}, "players"),
+        ("invest", {"sums": [3, 11], "payout": 4, "players": 5}, "players"),
+        ("invest", {"sums": [3, 11], "payout": 4, "stake": 0}, "stake"),
+        ("invest", {"sums": [3, 11]}, "payout"),
+    ],
+)
 def test_bad_setups_name_the_field(question, values, field):
     with pytest.raises(InputError, match=field):
         GAME.question(question).setup(values)
@@ -187,7 +208,10 @@ def test_scenario_grid_points_are_valid_setups():
     scenario = tomllib.loads(SCENARIO.read_text())
     q = GAME.question(scenario["question"])
     grid = scenario["grid"]
-    points = [q.setup({**scenario.get("setup", {}), **dict(zip(grid, p))}) for p in itertools.product(*grid.values())]
+    points = [
+        q.setup({**scenario.get("setup", {}), **dict(zip(grid, p))})
+        for p in itertools.product(*grid.values())
+    ]
     assert (3, 11) in {p.sums for p in points} and {p.players for p in points} == {2, 3, 4}
     for plot in scenario.get("plots", []):
         assert plot["metric"] in {m.name for m in q.metrics}

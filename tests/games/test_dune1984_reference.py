@@ -69,18 +69,29 @@ def compare(question, rules, setups, n: int, seed: int) -> list[str]:
                 total[1] += var
     for name, (dev, var) in pooled.items():
         if abs(dev) > Z * math.sqrt(var) + 1e-12:
-            misses.append(f"pooled over {len(setups)} setups, {name}: summed deviation {dev:.4f}, se {math.sqrt(var):.4f}")
+            misses.append(
+                f"pooled over {len(setups)} setups, {name}: "
+                f"summed deviation {dev:.4f}, se {math.sqrt(var):.4f}"
+            )
     return misses
 
 
 def duels(pairs, kits, **guiles):
-    return [DUEL.setup({"attacker": a, "defender": d, "attacker_equipment": ka, "defender_equipment": kd, **guiles})
-            for (a, d), (ka, kd) in itertools.product(pairs, kits)]
+    return [
+        DUEL.setup(
+            {"attacker": a, "defender": d, "attacker_equipment": ka, "defender_equipment": kd, **guiles}
+        )
+        for (a, d), (ka, kd) in itertools.product(pairs, kits)
+    ]
 
 
 def fights(sides, kits):
-    return [FIGHT.setup({"attacker": list(a), "defender": list(d), "attacker_equipment": ka, "defender_equipment": kd})
-            for (a, d), (ka, kd) in itertools.product(sides, kits)]
+    return [
+        FIGHT.setup(
+            {"attacker": list(a), "defender": list(d), "attacker_equipment": ka, "defender_equipment": kd}
+        )
+        for (a, d), (ka, kd) in itertools.product(sides, kits)
+    ]
 
 
 GRID = list(itertools.product(STRENGTHS, STRENGTHS))
@@ -89,13 +100,24 @@ STRONG = [(6, d) for d in STRENGTHS] + [(a, 6) for a in range(1, 6)]  # a Streng
 # Each variant's grid: where the rule it changes acts (all of them are also run under the official
 # rules). Equipment on the defender as often as on the attacker.
 DUEL_GRIDS = {
-    "official": (GRID, [(NONE, NONE), (NONE, SWORD), (SWORD, GOM), (POISON, ("gom_jabbar", "sword")),
-                        (ALL, POISON)], 400),
+    "official": (
+        GRID,
+        [(NONE, NONE), (NONE, SWORD), (SWORD, GOM), (POISON, ("gom_jabbar", "sword")), (ALL, POISON)],
+        400,
+    ),
     "gom_counts_toward_cap": (STRONG, [(GOM, NONE), (NONE, GOM), (("gom_jabbar", "sword"), SWORD)], 800),
     "ties_favour_defender": (GRID, [(NONE, NONE), (SWORD, SWORD), (GOM, NONE)], 300),
     "no_strength_gain": (STRONG, [(NONE, NONE), (NONE, SWORD)], 400),
-    "guile_check_d8": ([(2, 4), (4, 4), (5, 2), (6, 6)], [(POISON, NONE), (NONE, POISON), (POISON, POISON)], 600),
-    "guile_check_2d6": ([(2, 4), (4, 4), (5, 2), (6, 6)], [(POISON, NONE), (NONE, POISON), (POISON, POISON)], 600),
+    "guile_check_d8": (
+        [(2, 4), (4, 4), (5, 2), (6, 6)],
+        [(POISON, NONE), (NONE, POISON), (POISON, POISON)],
+        600,
+    ),
+    "guile_check_2d6": (
+        [(2, 4), (4, 4), (5, 2), (6, 6)],
+        [(POISON, NONE), (NONE, POISON), (POISON, POISON)],
+        600,
+    ),
 }
 # Variants that act only in multi-character fights still run a duel grid: they must change nothing there.
 for _variant in ("fight_to_last", "strongest_first"):
@@ -116,28 +138,46 @@ def test_duel_reference_matches_exact_over_the_grid(variant):
 @pytest.mark.parametrize("variant", ["official", "gom_counts_toward_cap", "guile_check_2d6"])
 def test_poison_checks_over_every_guile(variant):
     # the Guile of the poisoned character decides the check: the wrong character's Guile shows here
-    setups = [s for g in range(0, 7)
-              for s in duels([(3, 4), (5, 5)], [(POISON, NONE), (NONE, POISON)], attacker_guile=g, defender_guile=6 - g)]
+    setups = [
+        s
+        for g in range(0, 7)
+        for s in duels(
+            [(3, 4), (5, 5)], [(POISON, NONE), (NONE, POISON)], attacker_guile=g, defender_guile=6 - g
+        )
+    ]
     rules = GAME.rules([] if variant == "official" else [variant])
     assert not compare(DUEL, rules, setups, 400, seed=7)
 
 
 STRENGTH_SIX_CELLS = [  # (attacker, defender, attacker's kit, defender's kit): rules seen only at Strength 6
-    (6, 6, GOM, NONE), (6, 6, NONE, GOM), (6, 6, ("gom_jabbar", "sword"), SWORD), (6, 3, NONE, SWORD),
-    (6, 1, NONE, NONE), (2, 6, NONE, ("sword", "poison")),
+    (6, 6, GOM, NONE),
+    (6, 6, NONE, GOM),
+    (6, 6, ("gom_jabbar", "sword"), SWORD),
+    (6, 3, NONE, SWORD),
+    (6, 1, NONE, NONE),
+    (2, 6, NONE, ("sword", "poison")),
 ]
 
 
-@pytest.mark.parametrize("cell", STRENGTH_SIX_CELLS, ids=lambda c: f"{c[0]}v{c[1]}-{'+'.join(c[2]) or 'none'}"
-                         f"-vs-{'+'.join(c[3]) or 'none'}")
+@pytest.mark.parametrize(
+    "cell",
+    STRENGTH_SIX_CELLS,
+    ids=lambda c: f"{c[0]}v{c[1]}-{'+'.join(c[2]) or 'none'}-vs-{'+'.join(c[3]) or 'none'}",
+)
 def test_strength_six_cells_closely(cell):
     a, d, ka, kd = cell
     for variant in ([], ["gom_counts_toward_cap"]):
         assert not compare(DUEL, GAME.rules(variant), duels([(a, d)], [(ka, kd)]), 3000, seed=a * 10 + d)
 
 
-FIGHT_SIDES = [((3,), (2, 2)), ((2, 1), (4,)), ((3, 2), (1, 3, 1)), ((6,), (2, 3)), ((1, 1, 1), (2, 1)),
-               ((4, 2), (5, 1))]
+FIGHT_SIDES = [
+    ((3,), (2, 2)),
+    ((2, 1), (4,)),
+    ((3, 2), (1, 3, 1)),
+    ((6,), (2, 3)),
+    ((1, 1, 1), (2, 1)),
+    ((4, 2), (5, 1)),
+]
 FIGHT_KITS = [(NONE, NONE), (POISON, SWORD), (("gom_jabbar", "sword"), POISON)]
 
 
@@ -155,11 +195,19 @@ def test_fight_to_last_with_the_strongest_first():
 # --- Guile checks, movement reach and investments: their reference trials over whole grids --------
 
 CHECKS_AND_MOVES = {
-    "guile": [{"guile": g, "spice": s, "stillsuit": w} for g in range(0, 11, 2) for s in (0, 4) for w in (False, True)],
-    "reach": [{"distance": d} for d in range(1, 13)] + [{"distance": d, "second_distance": e}
-                                                        for d in (2, 7, 11) for e in (1, 4, 6)],
+    "guile": [
+        {"guile": g, "spice": s, "stillsuit": w}
+        for g in range(0, 11, 2)
+        for s in (0, 4)
+        for w in (False, True)
+    ],
+    "reach": [{"distance": d} for d in range(1, 13)]
+    + [{"distance": d, "second_distance": e} for d in (2, 7, 11) for e in (1, 4, 6)],
     "invest": [{"sums": [a, 14 - a], "payout": 3, "players": p} for a in range(2, 7) for p in (2, 4)]
-    + [{"sums": [2, 3], "payout": 1.5, "players": 3, "stake": 2}, {"sums": [11, 12], "payout": 2, "players": 2}],
+    + [
+        {"sums": [2, 3], "payout": 1.5, "players": 3, "stake": 2},
+        {"sums": [11, 12], "payout": 2, "players": 2},
+    ],
 }
 
 

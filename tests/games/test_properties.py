@@ -31,8 +31,9 @@ DUEL, FIGHT = DUNE.question("duel"), DUNE.question("fight")
 IMPERIUM = get_game("imperium")
 CONFLICT = IMPERIUM.question("conflict")
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 TOL = 1e-9
 
 strength = st.integers(1, 6)
@@ -40,18 +41,35 @@ kit = st.lists(st.sampled_from(["sword", "gom_jabbar", "poison"]), unique=True, 
 guile = st.integers(0, 6)
 dune_variants = st.lists(st.sampled_from(sorted(DUNE.variants)), unique=True, max_size=3)
 # variants under which the sides are treated alike (a tie is re-rolled)
-symmetric_variants = st.lists(st.sampled_from(sorted(set(DUNE.variants) - {"ties_favour_defender"})),
-                              unique=True, max_size=3)
+symmetric_variants = st.lists(
+    st.sampled_from(sorted(set(DUNE.variants) - {"ties_favour_defender"})), unique=True, max_size=3
+)
 
 
 def duel(a, d, ka=(), kd=(), ga=3, gd=3):
-    return DUEL.setup({"attacker": a, "defender": d, "attacker_equipment": list(ka),
-                       "defender_equipment": list(kd), "attacker_guile": ga, "defender_guile": gd})
+    return DUEL.setup(
+        {
+            "attacker": a,
+            "defender": d,
+            "attacker_equipment": list(ka),
+            "defender_equipment": list(kd),
+            "attacker_guile": ga,
+            "defender_guile": gd,
+        }
+    )
 
 
 def fight(a, d, ka=(), kd=(), ga=3, gd=3):
-    return FIGHT.setup({"attacker": list(a), "defender": list(d), "attacker_equipment": list(ka),
-                        "defender_equipment": list(kd), "attacker_guile": ga, "defender_guile": gd})
+    return FIGHT.setup(
+        {
+            "attacker": list(a),
+            "defender": list(d),
+            "attacker_equipment": list(ka),
+            "defender_equipment": list(kd),
+            "attacker_guile": ga,
+            "defender_guile": gd,
+        }
+    )
 
 
 def total(values: dict, prefix: str) -> float:
@@ -59,6 +77,7 @@ def total(values: dict, prefix: str) -> float:
 
 
 # --- Dune 1984: exhaustive outcomes -------------------------------------------------------------
+
 
 @SETTINGS
 @given(strength, strength, kit, kit, guile, guile, dune_variants)
@@ -93,6 +112,7 @@ def test_fight_outcomes_are_exhaustive(a, d, ka, kd, variants):
 
 # --- Dune 1984: swapping sides --------------------------------------------------------------------
 
+
 @SETTINGS
 @given(strength, strength, kit, kit, guile, guile, symmetric_variants)
 def test_swapping_duel_sides_swaps_the_odds(a, d, ka, kd, ga, gd, variants):
@@ -120,6 +140,7 @@ def test_ties_favour_defender_is_not_symmetric():
 
 
 # --- Dune 1984: one more Strength point ---------------------------------------------------------
+
 
 @SETTINGS
 @given(st.integers(1, 5), strength, kit, kit, guile, guile, dune_variants, st.booleans())
@@ -149,6 +170,7 @@ def test_one_more_strength_never_lowers_the_fight_odds(a, d, who, ka, kd, varian
 
 
 # --- Dune 1984: the solver against a brute-force enumeration --------------------------------------
+
 
 def _pool(n: int, items: tuple[str, ...], rules) -> list[int]:
     """Faces of every die a side rolls, read from the rules: Strength dice (d8 with a Sword) up to
@@ -181,6 +203,7 @@ def _brute_round(pool_a: tuple[int, ...], pool_d: tuple[int, ...]) -> tuple[floa
 
 def _brute_duel(rules, a, d, ka, kd):
     """P(attacker wins) by recursion over (Strength, Strength), no Poison."""
+
     @functools.lru_cache(maxsize=None)
     def p(sa, sd):
         if sd == 0:
@@ -191,6 +214,7 @@ def _brute_duel(rules, a, d, ka, kd):
         if rules.ties == "defender":
             return win * p(sa, sd - 1) + (lose + tie) * p(sa - 1, sd)
         return (win * p(sa, sd - 1) + lose * p(sa - 1, sd)) / (1 - tie)
+
     return p(a, d)
 
 
@@ -208,8 +232,11 @@ def test_duel_solver_matches_brute_force(a, d, ka, kd, variants):
 def test_duel_solver_matches_brute_force_where_the_gom_cap_binds():
     for variants in ([], ["gom_counts_toward_cap"]):
         rules = DUNE.rules(variants)
-        for a, d, ka, kd in [(6, 6, ("gom_jabbar",), ()), (6, 5, ("gom_jabbar", "sword"), ("sword",)),
-                             (4, 6, (), ("gom_jabbar",))]:
+        for a, d, ka, kd in [
+            (6, 6, ("gom_jabbar",), ()),
+            (6, 5, ("gom_jabbar", "sword"), ("sword",)),
+            (4, 6, (), ("gom_jabbar",)),
+        ]:
             want = _brute_duel(rules, a, d, ka, kd)
             assert DUEL.exact(rules, duel(a, d, ka, kd))["attacker_win"] == pytest.approx(want, abs=1e-10)
 
@@ -222,8 +249,14 @@ PLACES = ("first", "second", "third", "nothing")
 
 
 def conflict(troops, revealed, intrigue, deck="starting"):
-    return CONFLICT.setup({"troops": [str(t) if isinstance(t, int) else t for t in troops],
-                           "revealed": list(revealed), "intrigue": list(intrigue), "deck": deck})
+    return CONFLICT.setup(
+        {
+            "troops": [str(t) if isinstance(t, int) else t for t in troops],
+            "revealed": list(revealed),
+            "intrigue": list(intrigue),
+            "deck": deck,
+        }
+    )
 
 
 @st.composite
@@ -242,7 +275,9 @@ def test_each_seat_takes_exactly_one_place(c, variants):
     e = CONFLICT.exact(IMPERIUM.rules(variants), conflict(*c))
     for seat in range(1, len(c[0]) + 1):
         assert sum(e[f"seat{seat}_{p}"] for p in PLACES) == pytest.approx(1.0, abs=TOL)
-    if "ties_split_up" not in variants:  # one player at most is first: a tied group takes the next place (4.2)
+    if (
+        "ties_split_up" not in variants
+    ):  # one player at most is first: a tied group takes the next place (4.2)
         assert sum(e[f"seat{s}_first"] for s in range(1, 5)) <= 1 + TOL
     for seat in range(len(c[0]) + 1, 5):
         assert e[f"seat{seat}_nothing"] == 0 and e[f"seat{seat}_first"] == 0
@@ -277,7 +312,10 @@ def test_one_more_troop_never_lowers_the_chance_of_first(c, variants, seat):
     more = list(troops)
     more[seat] += 1
     rules = IMPERIUM.rules(variants)
-    e, m = CONFLICT.exact(rules, conflict(*c)), CONFLICT.exact(rules, conflict(more, revealed, intrigue, deck))
+    e, m = (
+        CONFLICT.exact(rules, conflict(*c)),
+        CONFLICT.exact(rules, conflict(more, revealed, intrigue, deck)),
+    )
     s = seat + 1
     assert m[f"seat{s}_first"] >= e[f"seat{s}_first"] - TOL
     assert m[f"seat{s}_nothing"] <= e[f"seat{s}_nothing"] + TOL
@@ -304,7 +342,9 @@ def _brute_conflict(rules, troops, revealed, intrigue, deck_name):
     hands = [[sum(h) for h in itertools.combinations(cards, r)] for r in revealed]  # equally likely hands
     rows = np.array(list(itertools.product(*hands)), dtype=np.int64).reshape(-1, len(troops))
     t = np.array(troops)
-    strengths = np.where(t > 0, rules.troop_strength * t + rules.sword_strength * rows + np.array(intrigue), 0)
+    strengths = np.where(
+        t > 0, rules.troop_strength * t + rules.sword_strength * rows + np.array(intrigue), 0
+    )
     alloc = allocate(strengths, rules, np.broadcast_to(t, strengths.shape).copy())
     out = {}
     for seat in range(len(troops)):
@@ -337,8 +377,11 @@ def test_every_variant_changes_some_exact_answer(game):
         rules = game.rules([variant])
         changed = [
             (question.name, values)
-            for question in game.questions.values() if question.exact is not None
-            for values in [question.example, *EXTRA_SETUPS.get((game.name, question.name), [])] if values
-            if question.exact(rules, question.setup(values)) != question.exact(official, question.setup(values))
+            for question in game.questions.values()
+            if question.exact is not None
+            for values in [question.example, *EXTRA_SETUPS.get((game.name, question.name), [])]
+            if values
+            if question.exact(rules, question.setup(values))
+            != question.exact(official, question.setup(values))
         ]
         assert changed, f"variant {variant} changes no exact answer of any example setup"

@@ -97,4 +97,5 @@ def test_difference_heat_map_is_centred_at_zero(compared):
     assert "=" in texts and any(t.startswith("+") and t.endswith("*") for t in texts)
     assert "difference from official" in fig.get_suptitle()
     titles = [ax.get_title() for ax in fig.axes if ax.get_images()]
-    assert titles == ["loaded − official · tags=none", "loaded − official · tags=red"]  # `same`: no panel
+    # `same` changes nothing: no panel of its own
+    assert titles == ["loaded − official · tags=none", "loaded − official · tags=red"]

@@ -71,7 +71,9 @@ def parse_guile_setup(values: Mapping[str, Any]) -> GuileSetup:
             try:
                 found = character(guile)
             except InputError as exc:
-                raise InputError(f"guile must be an integer 0..{MAX_GUILE} or a character name: {exc}") from None
+                raise InputError(
+                    f"guile must be an integer 0..{MAX_GUILE} or a character name: {exc}"
+                ) from None
             guile, name = found.guile, found.name
     return GuileSetup(guile, values.get("spice", 0), values.get("stillsuit", False), name)
 
@@ -87,7 +89,9 @@ def _roll(rules: Rules, n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(1, FACES[rules.guile_roll] + 1, size=n, dtype=np.int16)
 
 
-def simulate_guile(rules: Rules, setup: GuileSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_guile(
+    rules: Rules, setup: GuileSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """Roll ``n`` Guile checks: survival, and whether one more Guile step would have saved it."""
     top, step = _threshold(rules, setup.effective_guile(rules))
     roll = _roll(rules, n, rng)
@@ -99,7 +103,11 @@ def reference_trial(rules: Rules, setup: GuileSetup, rng: np.random.Generator) -
     """One check in plain Python, straight from the rule text (for tests)."""
     guile = setup.guile + setup.spice // rules.spice_per_guile + (1 if setup.stillsuit else 0)
     if rules.guile_roll == "2d6":
-        roll, limit, next_limit = int(rng.integers(1, 7)) + int(rng.integers(1, 7)), 2 * guile, 2 * (guile + 1)
+        roll, limit, next_limit = (
+            int(rng.integers(1, 7)) + int(rng.integers(1, 7)),
+            2 * guile,
+            2 * (guile + 1),
+        )
     else:
         roll = int(rng.integers(1, FACES[rules.guile_roll] + 1))
         limit, next_limit = guile, guile + 1
@@ -165,8 +173,11 @@ QUESTIONS = {
         setup_type=GuileSetup,
         metrics=(
             Metric("survive", "probability", "the character survives the check"),
-            Metric("next_step_saves", "probability",
-                   "the check fails, but one more Guile step (spice_per_guile more Spice) would have saved it"),
+            Metric(
+                "next_step_saves",
+                "probability",
+                "the check fails, but one more Guile step (spice_per_guile more Spice) would have saved it",
+            ),
         ),
         simulate=simulate_guile,
         exact=exact_guile,

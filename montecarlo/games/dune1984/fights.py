@@ -2,11 +2,12 @@
 
 The rules as modelled, with the rulebook sections they come from ("Fight/Ambush", "Fighting With
 More Than One Character", "Winning the Fight", the Equipment Cards and the character list) and
-every interpretation: ``docs/rules/dune1984.md``. Each round both sides roll one die per point of Strength (a side's summed
-Strength in a multi-character fight), never more than ``max_dice``, and compare their highest
-die; ties are re-rolled; the loser's designated character loses 1 Strength. The winner gains
-``strength_gain`` (never above ``max_strength``). Sword: all the side's dice are d8. Gom Jabbar:
-one extra d8, outside the cap unless ``gom_counts_toward_cap``.
+every interpretation: ``docs/rules/dune1984.md``. Each round both sides roll one die per point
+of Strength (a side's summed Strength in a multi-character fight), never more than
+``max_dice``, and compare their highest die; ties are re-rolled; the loser's designated
+character loses 1 Strength. The winner gains ``strength_gain`` (never above
+``max_strength``). Sword: all the side's dice are d8. Gom Jabbar: one extra d8, outside the cap
+unless ``gom_counts_toward_cap``.
 
 >>> from montecarlo.games.dune1984.rules import Rules
 >>> e = exact(Rules(), DuelSetup(attacker=4, defender=5))
@@ -60,6 +61,7 @@ STRENGTHS = tuple(range(1, MAX_STRENGTH + 1))
 
 # --- setups -------------------------------------------------------------------------------------
 
+
 def equipment(value: Any, field: str) -> tuple[str, ...]:
     """Equipment from a list or a comma-separated string -> sorted canonical names.
 
@@ -75,7 +77,9 @@ def equipment(value: Any, field: str) -> tuple[str, ...]:
     for item in items:
         key = "_".join(str(item).strip().lower().replace("-", " ").split())
         if key not in EQUIPMENT and key:
-            raise InputError(f"{field}: unknown equipment {item!r}; known: sword, gom_jabbar (or gom-jabbar), poison")
+            raise InputError(
+                f"{field}: unknown equipment {item!r}; known: sword, gom_jabbar (or gom-jabbar), poison"
+            )
         names.update([key] if key else [])
     return tuple(sorted(names))
 
@@ -166,14 +170,18 @@ def _characters(side: str, items: list, guiles: list | None) -> tuple[tuple, tup
     if len(guiles) != len(people):
         raise InputError(f"{side}_guile needs one Guile per character ({len(people)}), got {len(guiles)}")
     guiles = [int(g) if isinstance(g, str) and g.strip().isdigit() else g for g in guiles]
-    return tuple(label for label, _, _ in people), tuple(whole(f"{side}_guile", g, 0, MAX_GUILE) for g in guiles)
+    return tuple(label for label, _, _ in people), tuple(
+        whole(f"{side}_guile", g, 0, MAX_GUILE) for g in guiles
+    )
 
 
 def _normalise(setup: Any, side: str, labels: Any, guiles: Any) -> None:
     """Store one side's normalised fields on a frozen setup."""
     object.__setattr__(setup, side, labels)
     object.__setattr__(setup, f"{side}_guile", guiles)
-    object.__setattr__(setup, f"{side}_equipment", equipment(getattr(setup, f"{side}_equipment"), f"{side}_equipment"))
+    object.__setattr__(
+        setup, f"{side}_equipment", equipment(getattr(setup, f"{side}_equipment"), f"{side}_equipment")
+    )
 
 
 def parse_duel(values: Mapping[str, Any]) -> DuelSetup:
@@ -193,11 +201,17 @@ def parse_fight(values: Mapping[str, Any]) -> FightSetup:
 
 
 @functools.lru_cache(maxsize=4096)
-def _sides(setup: DuelSetup | FightSetup) -> tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...]], ...]:
+def _sides(
+    setup: DuelSetup | FightSetup,
+) -> tuple[tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...]], ...]:
     """Per side: (Strengths, Guiles, equipment) of a normalised setup."""
     duel = isinstance(setup, DuelSetup)
     a, d = ((setup.attacker,), (setup.defender,)) if duel else (setup.attacker, setup.defender)
-    ga, gd = ((setup.attacker_guile,), (setup.defender_guile,)) if duel else (setup.attacker_guile, setup.defender_guile)
+    ga, gd = (
+        ((setup.attacker_guile,), (setup.defender_guile,))
+        if duel
+        else (setup.attacker_guile, setup.defender_guile)
+    )
     return (_strengths(a), ga, setup.attacker_equipment), (_strengths(d), gd, setup.defender_equipment)
 
 
@@ -206,6 +220,7 @@ def _strengths(labels: tuple[int | str, ...]) -> tuple[int, ...]:
 
 
 # --- one round ----------------------------------------------------------------------------------
+
 
 def _dice(rules: Rules, kit: tuple[str, ...]) -> tuple[int, int, int]:
     """(faces of the Strength dice, faces of the Gom Jabbar die or 0, cap on the Strength dice)."""
@@ -221,7 +236,10 @@ def _highest(faces: int, gom: int, max_dice: int, width: int) -> np.ndarray:
     The CDF of a maximum is the product of the dice's CDFs (:func:`highest_die_cdf`).
     """
     one, extra = np.ones(width), np.ones(width)
-    one[: faces + 1], extra[: gom + 1] = highest_die_cdf(1, faces), highest_die_cdf(0, gom, (gom,) if gom else ())
+    one[: faces + 1], extra[: gom + 1] = (
+        highest_die_cdf(1, faces),
+        highest_die_cdf(0, gom, (gom,) if gom else ()),
+    )
     cdf = one ** np.arange(max_dice + 1)[:, None] * extra
     return np.diff(cdf, axis=1, prepend=0.0)
 
@@ -237,11 +255,14 @@ def _round_table(max_dice: int, side_a: tuple[int, int], side_d: tuple[int, int]
     a, d = _highest(*side_a, max_dice, width), _highest(*side_d, max_dice, width)
     below_a, below_d = np.cumsum(a, axis=1) - a, np.cumsum(d, axis=1) - d  # P(highest < v)
     win_a, win_d, tie = a @ below_d.T, below_a @ d.T, a @ d.T
-    return tuple(tuple(zip(win_a[i].tolist(), win_d[i].tolist(), tie[i].tolist())) for i in range(max_dice + 1))
+    return tuple(
+        tuple(zip(win_a[i].tolist(), win_d[i].tolist(), tie[i].tolist())) for i in range(max_dice + 1)
+    )
 
 
-def round_odds(rules: Rules, strength_a: int, kit_a: tuple[str, ...], strength_d: int,
-               kit_d: tuple[str, ...]) -> tuple[float, float, float]:
+def round_odds(
+    rules: Rules, strength_a: int, kit_a: tuple[str, ...], strength_d: int, kit_d: tuple[str, ...]
+) -> tuple[float, float, float]:
     """(P(attacker wins), P(defender wins), P(tie)) of one roll at these (summed) Strengths.
 
     Raw odds of the dice, before ``rules.ties`` decides what a tie means.
@@ -349,7 +370,9 @@ def _transitions(ctx: _Context, state: FightState) -> tuple[tuple[float, FightSt
     if pending >= 0:  # a Poison check: survive, or be eliminated
         keep = survival(ctx.rules, ctx.guiles[pending][designated[pending]])
         return ((keep, state._replace(pending=-1), ()), (1 - keep, _hit(ctx, state, pending, True), ()))
-    win_a, win_d, tie = ctx.odds[min(sum(strengths[0]), ctx.dice[0][2])][min(sum(strengths[1]), ctx.dice[1][2])]
+    win_a, win_d, tie = ctx.odds[min(sum(strengths[0]), ctx.dice[0][2])][
+        min(sum(strengths[1]), ctx.dice[1][2])
+    ]
     if tie >= 1.0 and ctx.rules.ties == "reroll":
         raise InputError("under these rules every roll is a tie, so the fight never ends")
     hit_d, hit_a = _hit(ctx, state, 1, False), _hit(ctx, state, 0, False)
@@ -370,8 +393,10 @@ def _outcome(question: str, rules: Rules, end: FightState) -> dict[str, int | bo
     else:
         after = (gain, strengths[1]) if won else (strengths[0], gain)
         out.update(
-            attacker_survivors=sum(v > 0 for v in strengths[0]), defender_survivors=sum(v > 0 for v in strengths[1]),
-            attacker_strength_after=sum(after[0]), defender_strength_after=sum(after[1]),
+            attacker_survivors=sum(v > 0 for v in strengths[0]),
+            defender_survivors=sum(v > 0 for v in strengths[1]),
+            attacker_strength_after=sum(after[0]),
+            defender_strength_after=sum(after[1]),
         )
     return out
 
@@ -379,8 +404,12 @@ def _outcome(question: str, rules: Rules, end: FightState) -> dict[str, int | bo
 @functools.lru_cache(maxsize=1024)
 def _chain(question: str, ctx: _Context) -> Chain:
     """The fight as an absorbing chain (one per question and context, so solved states are shared)."""
-    return Chain(functools.partial(_transitions, ctx), functools.partial(_outcome, question, ctx.rules),
-                 QUESTIONS[question].metrics, COUNTERS)
+    return Chain(
+        functools.partial(_transitions, ctx),
+        functools.partial(_outcome, question, ctx.rules),
+        QUESTIONS[question].metrics,
+        COUNTERS,
+    )
 
 
 def _solve(question: str, rules: Rules, setup: DuelSetup | FightSetup) -> dict[str, float]:
@@ -411,8 +440,10 @@ def clear_caches() -> None:
 
 # --- the kernels --------------------------------------------------------------------------------
 
-def _simulate(question: str, rules: Rules, setup: DuelSetup | FightSetup, n: int,
-              rng: np.random.Generator) -> dict[str, np.ndarray]:
+
+def _simulate(
+    question: str, rules: Rules, setup: DuelSetup | FightSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     ctx, start = _start(rules, setup)
     return _chain(question, ctx).sample(start, n, rng)
 
@@ -422,12 +453,15 @@ def simulate_duel(rules: Rules, setup: DuelSetup, n: int, rng: np.random.Generat
     return _simulate("duel", rules, setup, n, rng)
 
 
-def simulate_fight(rules: Rules, setup: FightSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_fight(
+    rules: Rules, setup: FightSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """``n`` multi-character fights, sampled from the chain."""
     return _simulate("fight", rules, setup, n, rng)
 
 
 # --- the slow reference -------------------------------------------------------------------------
+
 
 def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.Generator) -> dict[str, Any]:
     """One duel or fight in plain Python, every die rolled, the rules applied literally (for tests)."""
@@ -454,7 +488,11 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
         return int(rng.integers(1, (8 if rules.guile_roll == "d8" else 6) + 1)) <= g
 
     def out(side):
-        return all(v == 0 for v in strength[side]) if rules.fight_to_last else strength[side][designated[side]] == 0
+        return (
+            all(v == 0 for v in strength[side])
+            if rules.fight_to_last
+            else strength[side][designated[side]] == 0
+        )
 
     designated = [pick(0), pick(1)]
     poison = ["poison" in kit[0], "poison" in kit[1]]
@@ -481,13 +519,21 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
     before = [list(s) for s in strength]
     w = 0 if won else 1
     strength[w] = [min(v + rules.strength_gain, max(rules.max_strength, v)) if v else 0 for v in strength[w]]
-    result = {"attacker_win": won, "rounds": rounds, "decisive_rounds": decisive, "tied_rounds": tied, "poisoned": poisoned}
+    result = {
+        "attacker_win": won,
+        "rounds": rounds,
+        "decisive_rounds": decisive,
+        "tied_rounds": tied,
+        "poisoned": poisoned,
+    }
     if isinstance(setup, DuelSetup):
         result.update(winner_strength=before[w][0], winner_strength_after=strength[w][0])
     else:
         result.update(
-            attacker_survivors=sum(v > 0 for v in strength[0]), defender_survivors=sum(v > 0 for v in strength[1]),
-            attacker_strength_after=sum(strength[0]), defender_strength_after=sum(strength[1]),
+            attacker_survivors=sum(v > 0 for v in strength[0]),
+            defender_survivors=sum(v > 0 for v in strength[1]),
+            attacker_strength_after=sum(strength[0]),
+            defender_strength_after=sum(strength[1]),
         )
     return result
 
@@ -512,9 +558,17 @@ QUESTIONS = {
         name="duel",
         description="Strength duel of two characters with dice, Sword, Gom Jabbar and Poison",
         setup_type=DuelSetup,
-        metrics=_COMMON + (
-            Metric("winner_strength", "distribution", "the winner's Strength at the end, before the gain", STRENGTHS),
-            Metric("winner_strength_after", "distribution", "the winner's Strength after the gain", STRENGTHS),
+        metrics=_COMMON
+        + (
+            Metric(
+                "winner_strength",
+                "distribution",
+                "the winner's Strength at the end, before the gain",
+                STRENGTHS,
+            ),
+            Metric(
+                "winner_strength_after", "distribution", "the winner's Strength after the gain", STRENGTHS
+            ),
             _POISONED,
         ),
         simulate=simulate_duel,
@@ -525,13 +579,20 @@ QUESTIONS = {
     ),
     "fight": Question(
         name="fight",
-        description="fight with one to three characters a side (summed Strength, one designated to take damage)",
+        description=(
+            "fight with one to three characters a side (summed Strength, one designated to take damage)"
+        ),
         setup_type=FightSetup,
-        metrics=_COMMON + (
+        metrics=_COMMON
+        + (
             Metric("attacker_survivors", "distribution", "attacker's characters still standing", _COUNTS),
             Metric("defender_survivors", "distribution", "defender's characters still standing", _COUNTS),
-            Metric("attacker_strength_after", "mean", "attacker's total Strength after the fight (gain included)"),
-            Metric("defender_strength_after", "mean", "defender's total Strength after the fight (gain included)"),
+            Metric(
+                "attacker_strength_after", "mean", "attacker's total Strength after the fight (gain included)"
+            ),
+            Metric(
+                "defender_strength_after", "mean", "defender's total Strength after the fight (gain included)"
+            ),
             _POISONED,
         ),
         simulate=simulate_fight,

@@ -70,7 +70,9 @@ class ReachSetup:
         return (self.distance,) if self.second_distance is None else (self.distance, self.second_distance)
 
 
-def simulate_reach(rules: Rules, setup: ReachSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_reach(
+    rules: Rules, setup: ReachSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """Roll 2d6 ``n`` times and check each target (see the metrics of the ``reach`` question)."""
     dice = rng.integers(1, 7, size=(n, 2), dtype=np.int8)
     a, b = dice[:, 0], dice[:, 1]
@@ -158,7 +160,11 @@ class InvestSetup:
             whole("sums", s, 2, 12)
         if self.sums[0] == self.sums[1]:
             raise InputError(f"sums must be two different totals, got {list(self.sums)}")
-        if isinstance(self.payout, bool) or not isinstance(self.payout, (int, float)) or not 0 < self.payout < math.inf:
+        if (
+            isinstance(self.payout, bool)
+            or not isinstance(self.payout, (int, float))
+            or not 0 < self.payout < math.inf
+        ):
             raise InputError(f"payout must be a positive number (the x of x:1), got {self.payout!r}")
         whole("players", self.players, 2, MAX_PLAYERS)
         whole("stake", self.stake, 1)
@@ -189,7 +195,9 @@ def parse_invest_setup(values: Mapping[str, Any]) -> InvestSetup:
     return build_dataclass(InvestSetup, values, what="invest setup")
 
 
-def simulate_invest(rules: Rules, setup: InvestSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def simulate_invest(
+    rules: Rules, setup: InvestSetup, n: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
     """Roll every player's movement roll for ``n`` stakes and pay the ones that hit a target sum.
 
     Each roll is drawn as one of the 36 equally likely (first die, second die) pairs, 6(a-1) + (b-1),
@@ -236,11 +244,20 @@ QUESTIONS = {
         description="Movement reach: can a 2d6 roll land a character exactly d spaces away",
         setup_type=ReachSetup,
         metrics=(
-            Metric("reach", "probability", "one character can move exactly distance (either die or the total)"),
-            Metric("split_reach", "probability",
-                   "a split roll (one die per character) reaches every target: distance, and second_distance if given"),
-            Metric("split_either", "probability",
-                   "a split roll reaches at least one target (equals split_reach without second_distance)"),
+            Metric(
+                "reach", "probability", "one character can move exactly distance (either die or the total)"
+            ),
+            Metric(
+                "split_reach",
+                "probability",
+                "a split roll (one die per character) reaches every target: distance, "
+                "and second_distance if given",
+            ),
+            Metric(
+                "split_either",
+                "probability",
+                "a split roll reaches at least one target (equals split_reach without second_distance)",
+            ),
         ),
         simulate=simulate_reach,
         exact=exact_reach,
