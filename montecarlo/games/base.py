@@ -2,17 +2,13 @@
 
 A game is a set of *questions* ("who wins this duel?", "does this Guile check survive?").
 Each question has a frozen ``Setup`` dataclass (the situation asked about), a vectorised
-``simulate(rules, setup, n, rng)`` kernel, optionally an ``exact(rules, setup)`` solver, and the
-list of metrics both return. Rules are one frozen dataclass per game, official values as
+``simulate(rules, setup, n, rng)`` kernel, optionally an ``exact(rules, setup)`` solver, a
+``reference(rules, setup, rng)`` trial in plain Python that checks them, and the list of metrics
+they return. Rules are one frozen dataclass per game, official values as
 defaults; a variant is a named dict of field overrides applied with ``dataclasses.replace``.
 
-Metric kinds (what the kernel returns per trial for each metric name):
-
-- ``probability``: a boolean array; reported as the fraction of trials where it is true.
-- ``mean``: a numeric array; reported as its mean.
-- ``distribution``: an integer array; reported as one probability per value of ``support``,
-  named ``"name=value"``. Values outside the support (e.g. -1 for "not applicable") count in
-  no category.
+Metric kinds (probability, mean, distribution) and what a kernel returns for each: see
+:mod:`montecarlo.engine.metrics`.
 
 ``exact`` returns a dict keyed by the same reported names (``"winner_strength=3"`` for a
 distribution), any subset of them, or ``None`` where no exact answer is available.
