@@ -502,8 +502,8 @@ def run_scenario(
     trials, and the numbers do not depend on ``jobs`` or ``backend`` (``"dask"`` sends the grid
     points to the cluster at ``scheduler``, or to a local one).
     """
-    if jobs == 0:
-        raise InputError("jobs must be a positive number of workers, or -1 for all cores")
+    if jobs is not None:
+        runner.check_jobs(jobs)  # 0, -2, ... refused like everywhere else
     variants = scenario.ordered_variants(baseline)
     arms = [(v.name, v.rules) for v in variants]
     points = scenario.points
@@ -546,8 +546,8 @@ def run_scenario(
 def _workers(scenario: Scenario, arms: int, jobs: int | None) -> int:
     """Workers for a run: ``jobs`` as given (-1 = all cores), or all cores for big runs."""
     cores = os.cpu_count() or 1
-    if jobs is not None:
-        return cores if jobs < 0 else jobs
+    if jobs is not None:  # more workers than cores only compete for them: capped
+        return cores if jobs < 0 else min(jobs, cores)
     work = len(scenario.points) * arms * scenario.trials * (4 if scenario.precision else 1)
     return cores if work >= AUTO_PARALLEL_WORK else 1
 

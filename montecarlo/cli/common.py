@@ -82,14 +82,8 @@ class RunOptions:
         if self.precision is not None and not 0 < self.precision < 0.5:
             raise InputError(f"--precision must be a half-width between 0 and 0.5, got {self.precision}")
         backend = self.backend_name()
-        cores = excess_jobs(self.jobs)
-        if cores is not None and not self._warned:
-            self._warned = True
-            typer.echo(
-                f"warning: --jobs {self.jobs} is more than the {cores} cores of this machine; "
-                f"running {cores} workers",
-                err=True,
-            )
+        if not self._warned:
+            self._warned = warn_excess_jobs(self.jobs)
         settings = RunSettings(
             trials=self.trials,
             seed=self.seed,
@@ -329,6 +323,17 @@ def _options(trials: int) -> dict[str, tuple[Any, Any]]:
 
 
 COMMON_OPTIONS = tuple(_options(DEFAULT_TRIALS))
+
+
+def warn_excess_jobs(jobs: Optional[int]) -> bool:
+    """Warn on stderr when --jobs asks for more workers than cores (the run uses the cores)."""
+    cores = excess_jobs(jobs)
+    if cores is not None:
+        typer.echo(
+            f"warning: --jobs {jobs} is more than the {cores} cores of this machine; running {cores} workers",
+            err=True,
+        )
+    return cores is not None
 
 
 def cli_errors(func: Callable) -> Callable:

@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 import polars as pl
 import typer
 
-from montecarlo.cli.common import cli_errors
+from montecarlo.cli.common import cli_errors, warn_excess_jobs
 from montecarlo.errors import InputError, ScenarioError
 
 # The root (montecarlo.cli) loads these commands from this app when one of them is run.
@@ -61,6 +61,7 @@ def report(
 
     sc = load_scenario(scenario)
     folder = check_out(DEFAULT_OUT / sc.name if out is None else out)  # before any simulation
+    warn_excess_jobs(jobs)
     result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
     write_report(result, folder, command=_command(scenario, out))
     if not quiet:
@@ -113,6 +114,7 @@ def report_all(
     out.mkdir(parents=True, exist_ok=True)
     entries = []
     started = time.perf_counter()
+    warn_excess_jobs(jobs)
     for sc in scenarios:
         result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
         folder = write_report(result, out / sc.name, command=_command(sc.path, out / sc.name))
@@ -187,6 +189,7 @@ def compare(
             raise InputError(f"--metric: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})")
     if out is not None:
         check_out(out)  # before any simulation
+    warn_excess_jobs(jobs)
     result = run_scenario(
         sc,
         jobs=jobs,

@@ -293,3 +293,14 @@ def test_report_all_refuses_a_file_as_out(tmp_path, no_simulation):
         runner.invoke(app, ["report-all", str(root), "--out", str(tmp_path / "a.txt")]), "is a file"
     )
     assert (tmp_path / "a.txt").read_text() == "keep"
+
+
+def test_scenario_commands_check_jobs_like_odds(tmp_path, monkeypatch):
+    """--jobs -3 is refused in one line; more jobs than cores warns and runs on the cores."""
+    path = scenario(tmp_path)
+    for command in (["report", str(path), "--out", str(tmp_path / "r")], ["compare", str(path)]):
+        one_error_line(runner.invoke(app, [*command, "--jobs", "-3"]), "jobs", "-1")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    result = runner.invoke(app, ["report", str(path), "--out", str(tmp_path / "r"), "--jobs", "64"])
+    assert result.exit_code == 0, result.output
+    assert "warning: --jobs 64 is more than the 2 cores" in result.stderr
