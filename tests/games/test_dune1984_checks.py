@@ -15,7 +15,7 @@ from montecarlo.games.dune1984 import GAME
 from montecarlo.games.dune1984.checks import (
     GuileSetup,
     exact_guile,
-    reference_trial,
+    reference_guile,
     simulate_guile,
     spice_ladder,
     survival,
@@ -125,7 +125,7 @@ def test_reference_trial_matches_exact(roll):
     rules = Rules(guile_roll=roll)
     rng = np.random.default_rng(8)
     for setup in (GuileSetup(2), GuileSetup(3, 4, True)):
-        trials = [reference_trial(rules, setup, rng) for _ in range(3000)]
+        trials = [reference_guile(rules, setup, rng) for _ in range(3000)]
         exact = exact_guile(rules, setup)
         for name in ("survive", "next_step_saves"):
             assert within(np.array([t[name] for t in trials]), exact[name]), (roll, setup, name)

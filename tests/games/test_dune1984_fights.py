@@ -2,7 +2,7 @@
 
 The vectorised kernel against the exact solver over whole 6 x 6 grids (plain dice, Sword, Gom
 Jabbar, each variant) and Poison grids; the solver's one-round odds against brute-force
-enumeration of every face; the plain-Python ``reference_trial`` against the solver (Poison, Gom
+enumeration of every face; the plain-Python ``reference_duel`` against the solver (Poison, Gom
 cap, defender-wins-ties, fight to the last); multi-character fights against their solver; closed
 forms and the rulebook's Equipment claims; setup parsing. Every comparison allows 4.5 standard
 errors, with fixed seeds.
@@ -26,7 +26,7 @@ from montecarlo.games.dune1984.fights import (
     DuelSetup,
     FightSetup,
     exact,
-    reference_trial,
+    reference_duel,
     round_odds,
     simulate_duel,
     simulate_fight,
@@ -160,7 +160,7 @@ REFERENCE_CASES = [
 def test_reference_trial_matches_exact(rules, setup):
     rng = np.random.default_rng(41)
     n = 4000
-    rows = [reference_trial(rules, setup, rng) for _ in range(n)]
+    rows = [reference_duel(rules, setup, rng) for _ in range(n)]
     question = "duel" if isinstance(setup, DuelSetup) else "fight"
     out = {name: np.array([r[name] for r in rows]) for name in rows[0]}
     names = [m.name for m in QUESTIONS[question].metrics]

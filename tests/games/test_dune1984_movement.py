@@ -18,8 +18,8 @@ from montecarlo.games.dune1984.movement import (
     exact_invest,
     exact_reach,
     investment_return,
-    reference_invest_trial,
-    reference_reach_trial,
+    reference_invest,
+    reference_reach,
     simulate_invest,
     simulate_reach,
 )
@@ -109,7 +109,7 @@ def test_rulebook_movement_example():
 def test_reach_reference_trial_matches_exact():
     rng = np.random.default_rng(4)
     for setup in (ReachSetup(4), ReachSetup(8), ReachSetup(3, 5), ReachSetup(2, 2)):
-        trials = [reference_reach_trial(RULES, setup, rng) for _ in range(3000)]
+        trials = [reference_reach(RULES, setup, rng) for _ in range(3000)]
         exact = exact_reach(RULES, setup)
         for name in exact:
             assert within(np.array([t[name] for t in trials]), exact[name]), (setup, name)
@@ -160,7 +160,7 @@ def test_fractional_payouts_round_down_to_whole_spice():
 def test_invest_reference_trial_matches_exact():
     rng = np.random.default_rng(6)
     for setup in (InvestSetup((3, 11), 4, 4), InvestSetup((6, 8), 2, 2, 3)):
-        trials = [reference_invest_trial(RULES, setup, rng) for _ in range(3000)]
+        trials = [reference_invest(RULES, setup, rng) for _ in range(3000)]
         exact = exact_invest(RULES, setup)
         for name in exact:
             values = np.array([t[name] for t in trials], dtype=bool if name == "returns" else float)

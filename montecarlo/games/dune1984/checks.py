@@ -58,7 +58,7 @@ class GuileSetup:
         return self.guile + self.spice // rules.spice_per_guile + int(self.stillsuit)
 
 
-def parse_guile_setup(values: Mapping[str, Any]) -> GuileSetup:
+def parse_guile(values: Mapping[str, Any]) -> GuileSetup:
     """``{"guile": 3 | "Paul Atreides", "spice": 0, "stillsuit": False}`` -> GuileSetup."""
     check_known(values, ("guile", "spice", "stillsuit"), "guile setup")
     if "guile" not in values:
@@ -99,7 +99,7 @@ def simulate_guile(
     return {"survive": survive, "next_step_saves": ~survive & (roll <= top + step)}
 
 
-def reference_trial(rules: Rules, setup: GuileSetup, rng: np.random.Generator) -> dict[str, bool]:
+def reference_guile(rules: Rules, setup: GuileSetup, rng: np.random.Generator) -> dict[str, bool]:
     """One check in plain Python, straight from the rule text (for tests)."""
     guile = setup.guile + setup.spice // rules.spice_per_guile + (1 if setup.stillsuit else 0)
     if rules.guile_roll == "2d6":
@@ -181,8 +181,8 @@ QUESTIONS = {
         ),
         simulate=simulate_guile,
         exact=exact_guile,
-        reference=reference_trial,
-        parse_setup=parse_guile_setup,
+        reference=reference_guile,
+        parse_setup=parse_guile,
         example={"guile": 3, "spice": 3},
     ),
 }

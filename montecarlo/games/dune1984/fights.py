@@ -539,7 +539,6 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
 
 
 reference_fight = reference_duel  # one reading of the rules serves both (a duel is a 1-vs-1 fight)
-reference_trial = reference_duel  # the earlier name
 
 
 # --- questions ----------------------------------------------------------------------------------

@@ -70,6 +70,11 @@ class ReachSetup:
         return (self.distance,) if self.second_distance is None else (self.distance, self.second_distance)
 
 
+def parse_reach(values: Mapping[str, Any]) -> ReachSetup:
+    """Plain values (CLI, TOML) -> ReachSetup; unknown keys are named in the error."""
+    return build_dataclass(ReachSetup, values, "reach setup")
+
+
 def simulate_reach(
     rules: Rules, setup: ReachSetup, n: int, rng: np.random.Generator
 ) -> dict[str, np.ndarray]:
@@ -87,7 +92,7 @@ def simulate_reach(
     return {"reach": on_die | (a + b == d), "split_reach": split, "split_either": either}
 
 
-def reference_reach_trial(rules: Rules, setup: ReachSetup, rng: np.random.Generator) -> dict[str, bool]:
+def reference_reach(rules: Rules, setup: ReachSetup, rng: np.random.Generator) -> dict[str, bool]:
     """One roll in plain Python: list every move the rulebook allows and look for the targets."""
     a, b = int(rng.integers(1, 7)), int(rng.integers(1, 7))
     splits = [(a, b), (b, a)]  # (first character's die, second character's die)
@@ -185,7 +190,7 @@ def parse_payout(value: Any) -> float:
     return value
 
 
-def parse_invest_setup(values: Mapping[str, Any]) -> InvestSetup:
+def parse_invest(values: Mapping[str, Any]) -> InvestSetup:
     """``{"sums": [3, 11], "payout": 4 | "4:1", "players": 4, "stake": 1}`` -> InvestSetup."""
     values = dict(values)
     if isinstance(values.get("sums"), (list, tuple)):
@@ -209,7 +214,7 @@ def simulate_invest(
     return {"returns": pays, "spice_back": back, "net": back - 1.0}
 
 
-def reference_invest_trial(rules: Rules, setup: InvestSetup, rng: np.random.Generator) -> dict[str, Any]:
+def reference_invest(rules: Rules, setup: InvestSetup, rng: np.random.Generator) -> dict[str, Any]:
     """One stake in plain Python: roll for each player in turn until it pays or is lost."""
     for _ in range(setup.players):
         if int(rng.integers(1, 7)) + int(rng.integers(1, 7)) in setup.sums:
@@ -261,7 +266,8 @@ QUESTIONS = {
         ),
         simulate=simulate_reach,
         exact=exact_reach,
-        reference=reference_reach_trial,
+        parse_setup=parse_reach,
+        reference=reference_reach,
         example={"distance": 5, "second_distance": 3},
     ),
     "invest": Question(
@@ -275,8 +281,8 @@ QUESTIONS = {
         ),
         simulate=simulate_invest,
         exact=exact_invest,
-        reference=reference_invest_trial,
-        parse_setup=parse_invest_setup,
+        reference=reference_invest,
+        parse_setup=parse_invest,
         example={"sums": [3, 11], "payout": 4, "players": 4},
     ),
 }
