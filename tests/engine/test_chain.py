@@ -238,3 +238,72 @@ def test_a_state_that_only_loops_never_ends():
     chain = Chain(lambda s: [(1.0, s, ())], lambda s: {"x": True}, (Metric("x", "probability", ""),))
     with pytest.raises(MonteCarloError, match="never ends"):
         chain.exact(0)
+
+
+# --- edges found by mutation testing ------------------------------------------------------------
+
+
+def walk(length: int, max_states: int = 250_000) -> Chain:
+    """A straight walk 0 -> 1 -> ... -> length, with a re-rolled step at every state."""
+
+    def transitions(s: int):
+        return [] if s == length else [(0.75, s + 1, ("step",)), (0.25, s, ("step", "loop"))]
+
+    return Chain(transitions, lambda s: {"end": True}, (Metric("end", "probability", ""),
+                                                        Metric("steps", "mean", "")), {"steps": "step"},
+                 max_states=max_states)
+
+
+def test_exactly_max_states_is_allowed():
+    assert walk(9, max_states=10).size(0) == 10
+    with pytest.raises(ChainTooLarge, match="more than 9 states"):
+        walk(9, max_states=9).size(0)
+
+
+def test_a_chain_deeper_than_the_recursion_limit_is_solved_all_the_same():
+    """5,000 steps deep: the depth-first fast path gives up and the post-order walk takes over."""
+    exact = walk(5_000).exact(0)
+    assert exact["end"] == 1.0
+    assert exact["steps"] == pytest.approx(5_000 / 0.75, rel=1e-12)
+
+
+def test_absorption_after_exact_still_sees_every_state():
+    transitions, P, live = random_chain(3)
+    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
+    absorbed, _, _ = fundamental(P, live)
+    chain.exact(2)  # memoises the states below 2 ...
+    got = chain.absorption(0)  # ... which absorption from 0 must still walk through
+    for k, end in enumerate((6, 7, 8)):
+        assert got.get(end, 0.0) == pytest.approx(absorbed[0, k], abs=1e-12)
+
+
+def test_absorption_refuses_a_chain_with_cycles():
+    transitions, _, _ = random_chain(1, cyclic=True)
+    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
+    with pytest.raises(MonteCarloError, match="^absorption needs a chain without cycles other than self-loops$"):
+        chain.absorption(0)
+
+
+def test_two_self_loops_of_one_state_add_up():
+    """A state may loop back by two different steps (two tag sets): both count as staying."""
+
+    def transitions(s: int):
+        if s == 2:
+            return []
+        return [(0.5, s + 1, ("step",)), (0.3, s, ("step", "tie")), (0.2, s, ("step", "miss"))]
+
+    metrics = (Metric("end", "probability", ""), Metric("steps", "mean", ""), Metric("ties", "mean", ""))
+    chain = Chain(transitions, lambda s: {"end": True}, metrics, {"steps": "step", "ties": "tie"})
+    exact = chain.exact(0)
+    assert exact["steps"] == pytest.approx(2 / 0.5)  # two moves, each 1 / 0.5 steps on average
+    assert exact["ties"] == pytest.approx(2 * 0.3 / 0.5)
+    out = chain.sample(0, 40_000, np.random.default_rng(4))
+    for name in ("steps", "ties"):
+        v = out[name].astype(float)
+        assert abs(v.mean() - exact[name]) <= Z * v.std(ddof=1) / math.sqrt(v.size), name
+
+
+def test_an_outcome_without_a_metric_is_named():
+    chain = Chain(lambda s: [] if s else [(1.0, 1, ())], lambda s: {}, (Metric("x", "probability", ""),))
+    with pytest.raises(KeyError, match="has no value for metric 'x'"):
+        chain.exact(0)
