@@ -280,7 +280,8 @@ def test_absorption_after_exact_still_sees_every_state():
 def test_absorption_refuses_a_chain_with_cycles():
     transitions, _, _ = random_chain(1, cyclic=True)
     chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
-    with pytest.raises(MonteCarloError, match="^absorption needs a chain without cycles other than self-loops$"):
+    message = "^absorption needs a chain without cycles other than self-loops$"
+    with pytest.raises(MonteCarloError, match=message):
         chain.absorption(0)
 
 
