@@ -48,6 +48,10 @@ Legion = Annotated[
 Terrain = Annotated[
     str, typer.Option("--terrain", help="deep_desert, desert, minor_erg, plateau or mountain.")
 ]
+ExactVariants = Annotated[
+    Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")
+]
+JsonOut = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def _shown(answer):
@@ -241,10 +245,8 @@ def need(
     defender_cards: Cards = 0,
     surprise: Surprise = False,
     policy: Policy = None,
-    variant: Annotated[
-        Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")
-    ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    variant: ExactVariants = None,
+    json_out: JsonOut = False,
 ) -> None:
     """The smallest attacking legion that takes a defence with at least --target probability (exact).
 
@@ -331,10 +333,8 @@ def table(
     defender_cards: Cards = 0,
     surprise: Surprise = False,
     policy: Policy = None,
-    variant: Annotated[
-        Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")
-    ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    variant: ExactVariants = None,
+    json_out: JsonOut = False,
 ) -> None:
     """The exact 6 x 6 table of a battle metric: rows = attacking regulars, columns = defending regulars.
 
