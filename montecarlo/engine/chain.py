@@ -116,7 +116,6 @@ class Chain(Generic[S]):
         self._counter_at = {self.names.index(name): tag for name, tag in self.counters.items()}
         self._steps: dict[S, tuple[Step[S], ...]] = {}
         self._values: dict[S, tuple[float, ...]] = {}
-        self._tag_vectors: dict[tuple[str, ...], tuple[float, ...]] = {}
         self._tag_positions: dict[tuple[str, ...], tuple[int, ...]] = {}
         self._tables: dict[S, _Table] = {}
 
@@ -265,15 +264,6 @@ class Chain(Generic[S]):
                 order.append(state)
         return order
 
-    def _tags(self, tags: tuple[str, ...]) -> tuple[float, ...]:
-        got = self._tag_vectors.get(tags)
-        if got is None:
-            vector = [0.0] * len(self.names)
-            for i, tag in self._counter_at.items():
-                vector[i] = float(tag in tags)
-            got = self._tag_vectors[tags] = tuple(vector)
-        return got
-
     def _final_terms(self, state: S) -> tuple[float, ...]:
         values = self.outcome(state)
         terms = dict.fromkeys(self.names, 0.0)
@@ -348,7 +338,7 @@ class Chain(Generic[S]):
                 rows.append(i)
                 cols.append(index[nxt])
                 probs.append(p)
-                rhs[i] += p * np.asarray(self._tags(tags))
+                rhs[i, list(self._counted(tags))] += p
         n = len(order)
         matrix = identity(n, format="csr") - csr_matrix((probs, (rows, cols)), shape=(n, n))
         solution = np.asarray(spsolve(matrix.tocsc(), rhs)).reshape(n, len(self.names))

@@ -144,10 +144,7 @@ def apply_overrides(obj: Any, overrides: Mapping[str, Any], what: str = "overrid
 
 def build_dataclass(cls: type, values: Mapping[str, Any], what: str) -> Any:
     """``cls(**values)`` with unknown keys reported by name (validation is the class's own)."""
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(values) - names)
-    if unknown:
-        raise InputError(f"{what}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}")
+    check_known(values, (f.name for f in dataclasses.fields(cls)), what)
     try:
         return cls(**dict(values))
     except InputError:

@@ -25,7 +25,7 @@ import numpy as np
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question
 from montecarlo.games.dune1984.rules import Rules, character
-from montecarlo.validate import check_known, whole  # fights.py imports whole from here too
+from montecarlo.validate import check_known, whole
 
 MAX_GUILE = 10  # printed Guile is 3 or 4; the setup accepts 0..10 for what-ifs
 FACES = {"d6": 6, "d8": 8}  # the one-die check rolls
