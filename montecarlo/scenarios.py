@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping, NoReturn, Sequence
 
+from montecarlo.validate import is_whole
 from montecarlo import __version__, games
 from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, compare_rules
 from montecarlo.engine import memory, runner
@@ -346,7 +347,7 @@ class _Checker:
                 self.fail(key, "an integer (required so that every report is reproducible)")
             return default
         value = table[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        if not is_whole(value) or value < minimum:
             what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
             self.fail(key, what, value)
         return value

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, NoReturn
 
+from montecarlo.validate import is_whole
 from montecarlo.datagame.expr import RESERVED, Expr, ExprError
 from montecarlo.engine.metrics import MetricKind
 from montecarlo.errors import InputError
@@ -202,7 +203,7 @@ class _Reader:
         return value
 
     def whole(self, value: Any, where: str, low: int | None = None) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
+        if not is_whole(value) or (low is not None and value < low):
             span = "a whole number" if low is None else f"a whole number >= {low}"
             self.fail(where, f"expected {span}, got {_show(value)}")
         return value

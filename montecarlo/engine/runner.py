@@ -27,6 +27,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
+from montecarlo.validate import is_whole
 from montecarlo.engine import memory, stats
 from montecarlo.engine.rng import check_seed, chunk_generator
 from montecarlo.errors import InputError, MonteCarloError
@@ -172,7 +173,7 @@ MAX_TRIALS = 10**15  # a sanity bound (chunks are planned as the run goes): abou
 
 
 def check_trials(trials: int, what: str = "trials") -> int:
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials <= 0:
+    if not is_whole(trials) or trials <= 0:
         raise InputError(f"{what} must be a positive integer, got {trials!r}")
     if trials > MAX_TRIALS:
         raise InputError(
@@ -224,7 +225,7 @@ class ChunkPlan(Sequence[int]):
 
 def check_jobs(jobs: int) -> int:
     """``jobs`` as given if it is -1 or positive; InputError for 0, -2, ... or a non-integer."""
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or (jobs < 1 and jobs != -1):
+    if not is_whole(jobs) or (jobs < 1 and jobs != -1):
         raise InputError(f"jobs must be a positive number of workers, or -1 for all cores, got {jobs!r}")
     return int(jobs)
 
