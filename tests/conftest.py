@@ -2,19 +2,31 @@
 
 Under mutation testing (mutmut sets ``MUTANT_UNDER_TEST``) every test starts with cold caches:
 mutmut forks each mutant's run from a process that has already run the suite, so memoised
-results of the unmutated code (the Dune fight chain, its round tables and kernels) would
-otherwise answer instead of the mutated functions, and their mutants would survive unseen.
+results of the unmutated code (the Dune fight chain, War for Arrakis round tables, Dustrunners
+deck tables, every ``functools.lru_cache`` of the games and the engine) would otherwise answer
+instead of the mutated functions, and their mutants would survive unseen.
 """
 
 import os
+import sys
 
 import pytest
+
+
+def _clear_every_cache() -> None:
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith(("montecarlo.games", "montecarlo.engine")):
+            continue
+        clear = getattr(module, "clear_caches", None)
+        if callable(clear):
+            clear()
+        for value in list(vars(module).values()):
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
 
 
 @pytest.fixture(autouse=True)
 def _cold_caches_under_mutation():
     if os.environ.get("MUTANT_UNDER_TEST"):
-        from montecarlo.games.dune1984 import fights
-
-        fights.clear_caches()
+        _clear_every_cache()
     yield

@@ -231,6 +231,8 @@ REFERENCE_SETUPS = [  # (troops, intrigue, revealed, deck, conflict card)
     ("deploy:1+3:uniform,2,1", "1,0,0", "2,3,5", "starting+sword1", "points_3_2_1"),
     ("3,2,2,1", "0", "3", "starting", "points_3_2_1"),
     ("deploy:0+2:uniform,1:1/2|2:1/2,2,3", "0,1,0,2", "3", "starting+sword2", "points_3_2_1"),
+    # skewed troop odds, and a seat whose swords and intrigue would win if it counted without troops
+    ("0:3/10|1:7/10,1:4/5|2:1/5", "3,0", "3", "starting", None),
 ]
 REFERENCE_VARIANTS = [(), *((v,) for v in GAME.variants), ("ties_split_up", "tiebreak_by_troops")]
 
@@ -244,7 +246,7 @@ def test_reference_trial_matches_exact(troops, intrigue, revealed, deck, card):
     """
     setup = parse_conflict({"troops": troops, "intrigue": intrigue, "revealed": revealed, "deck": deck,
                             "conflict": card})
-    vp = CONFLICTS[card].vp_by_place()
+    vp = CONFLICTS[card].vp_by_place() if card else (0, 0, 0, 0)
     n = 4_000
     for k, variants in enumerate(REFERENCE_VARIANTS):
         rules = GAME.rules(variants)
@@ -302,6 +304,38 @@ def test_absent_seats_report_nothing_at_all():
         for metric in ("first", "second", "third", "nothing", "points"):
             assert exact[f"seat{seat}_{metric}"] == 0.0
             assert not out[f"seat{seat}_{metric}"].any()
+
+
+def test_no_conflict_card_scores_no_points():
+    setup = GAME.question().setup({"troops": "1-3,2,0:1/2|1:1/2"})
+    exact = exact_conflict(Rules(), setup)
+    out = simulate_conflict(Rules(), setup, 2_000, np.random.default_rng(4))
+    for seat in (1, 2, 3, 4):
+        assert exact[f"seat{seat}_points"] == 0.0 and not out[f"seat{seat}_points"].any()
+
+
+def test_kernel_never_divides_or_casts_out_of_range():
+    """Seats with no troops in some trials only: their strength is zeroed, not divided away."""
+    setup = GAME.question().setup({"troops": "0:1/2|1:1/2,0-2,1", "intrigue": "4,4,0", "revealed": 5})
+    with np.errstate(all="raise"):
+        out = simulate_conflict(Rules(), setup, 4_000, np.random.default_rng(6))
+    assert out["seat1_first"].any() and out["seat1_nothing"].any()
+
+
+def test_applicable_metrics_in_order():
+    assert applicable_conflict(parse_conflict({"troops": "2,2", "conflict": "skirmish"})) == (
+        "seat1_first", "seat1_second", "seat1_third", "seat1_nothing", "seat1_points",
+        "seat2_first", "seat2_second", "seat2_third", "seat2_nothing", "seat2_points", "tie_first")
+
+
+def test_exact_state_limit_is_inclusive(monkeypatch):
+    from montecarlo.games.imperium import conflict
+
+    setup = GAME.question().setup({"troops": "1-2,1-3", "revealed": 0})  # 2 x 3 = 6 joint states
+    monkeypatch.setattr(conflict, "MAX_EXACT_STATES", 6)
+    assert exact_conflict(Rules(), setup) is not None
+    monkeypatch.setattr(conflict, "MAX_EXACT_STATES", 5)
+    assert exact_conflict(Rules(), setup) is None
 
 
 def test_exact_gives_up_on_huge_state_spaces():

@@ -1,0 +1,189 @@
+"""Imperium setups: every troop syntax gives the distribution and the label it should, and every bad
+value is refused with the whole one-line message (seat, field and fix), not just any error.
+
+Whole messages are compared on purpose: they are what a user reads, and a check that only looks
+for "some error" lets a wrong seat number or a lost field name through.
+"""
+
+import numpy as np
+import pytest
+
+from montecarlo.errors import InputError
+from montecarlo.games.imperium import Rules, allocate, parse_conflict, parse_troops
+from montecarlo.games.imperium.rules import Reward
+from montecarlo.games.imperium.setup import ConflictSetup, conflict_key
+
+THIRD = 1 / 3
+
+# entry -> (label kept in reports, distribution)
+SPECS = [
+    (5, "5", ((5, 1.0),)),
+    ("1-3", "1-3", ((1, THIRD), (2, THIRD), (3, THIRD))),
+    ("1 - 3", "1-3", ((1, THIRD), (2, THIRD), (3, THIRD))),
+    ("2-2", "2", ((2, 1.0),)),
+    ("0-1", "0-1", ((0, 0.5), (1, 0.5))),
+    (" 0 : 1/4 | 2 : 3/4 ", "0:1/4|2:3/4", ((0, 0.25), (2, 0.75))),
+    ({0: 0.25, 2: 0.75}, "0:1/4|2:3/4", ((0, 0.25), (2, 0.75))),
+    ({"0": " 1/4 ", "2": "3/4"}, "0:1/4|2:3/4", ((0, 0.25), (2, 0.75))),
+    ([[2, 1]], "2", ((2, 1.0),)),
+    ("2:1", "2", ((2, 1.0),)),
+    ("0:0|2:1", "2", ((2, 1.0),)),  # a zero probability is dropped
+    ("0:1/4|0:1/4|2:1/2", "0:1/2|2:1/2", ((0, 0.5), (2, 0.5))),  # repeated counts add up
+    ("1:1/3|2:2/3", "1:1/3|2:2/3", ((1, THIRD), (2, 2 / 3))),
+    ("1:1/1000|2:999/1000", "1:1/1000|2:999/1000", ((1, 0.001), (2, 0.999))),
+    ("1:1/1001|2:1000/1001", "1:0.000999001|2:0.999001", ((1, 1 / 1001), (2, 1000 / 1001))),
+    ("1:0.1234567|2:0.8765433", "1:0.123457|2:0.876543", ((1, 0.1234567), (2, 0.8765433))),
+    ("deploy:1+3", "deploy:1+3", ((3, 1.0),)),
+    ("Deploy:1+3:max", "deploy:1+3", ((3, 1.0),)),
+    ("deploy:1+3:uniform", "deploy:1+3:uniform", ((1, THIRD), (2, THIRD), (3, THIRD))),
+    ("deploy:1+3:recruited", "deploy:1+3:recruited", ((1, 1.0),)),
+    ({"recruited": 2}, "deploy:2+0", ((2, 1.0),)),
+    ({"garrison": 3}, "deploy:0+3", ((2, 1.0),)),
+    ({"garrison": 3, "policy": "uniform"}, "deploy:0+3:uniform", ((0, THIRD), (1, THIRD), (2, THIRD))),
+]
+
+
+@pytest.mark.parametrize("entry,label,pmf", SPECS, ids=[repr(s[0]) for s in SPECS])
+def test_troop_entry_label_and_distribution(entry, label, pmf):
+    troops = parse_troops(entry)
+    assert troops.spec == label
+    assert [t for t, _ in troops.pmf] == [t for t, _ in pmf]
+    assert [p for _, p in troops.pmf] == pytest.approx([p for _, p in pmf], abs=1e-15)
+
+
+def test_probabilities_that_miss_one_by_rounding_are_rescaled_to_sum_to_one():
+    troops = parse_troops("0:0.4999999|2:0.5")  # sums to 0.9999999, inside the 1e-6 tolerance
+    assert sum(p for _, p in troops.pmf) == pytest.approx(1.0, abs=1e-15)
+    assert troops.pmf[0][1] == pytest.approx(0.4999999 / 0.9999999, abs=1e-15)
+
+
+SEAT2 = "troops: seat 2: "
+BAD_SETUPS = [
+    ({"troops": "3"}, "troops: 1 seat(s) given; a Dune: Imperium conflict has 2 to 4 players "
+                      "(one entry per seat, or set players)"),
+    ({"troops": "2,-1"}, SEAT2 + "troops cannot be negative, got -1"),
+    ({"troops": "2,13"}, SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
+    ({"troops": [2, 13]}, SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
+    ({"troops": [2, 1.5]}, SEAT2 + "expected a troop count, distribution or deploy spec, got 1.5"),
+    ({"troops": [2, None]}, SEAT2 + "expected a troop count, distribution or deploy spec, got None"),
+    ({"troops": "2,many"}, SEAT2 + "expected a troop count, a range 'a-b', 'v:p|v:p' or "
+                                   "'deploy:R+G[:policy]', got 'many'"),
+    ({"troops": "2,3-1"}, SEAT2 + "empty range '3-1'"),
+    ({"troops": "2,13-14"}, SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
+    ({"troops": "2,1-13"}, SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
+    ({"troops": "2,deploy:2+x"}, SEAT2 + "expected deploy:R+G or deploy:R+G:POLICY, got 'deploy:2+x'"),
+    ({"troops": "2,deploy:1+2:lazy"}, SEAT2 + "deploy policy must be one of max, recruited, uniform, "
+                                              "got 'lazy'"),
+    ({"troops": "2,deploy:13+0"}, SEAT2 + "recruited at most 12 (a player has 12 troop cubes), got 13"),
+    ({"troops": "2,deploy:1+13"}, SEAT2 + "garrison at most 12 (a player has 12 troop cubes), got 13"),
+    ({"troops": [2, {"recruited": 1, "extra": 2}]},
+     SEAT2 + "deploy: unknown field(s) extra; known: garrison, policy, recruited"),
+    ({"troops": [2, {"recruited": -1}]}, SEAT2 + "recruited cannot be negative, got -1"),
+    ({"troops": [2, {"garrison": 13}]}, SEAT2 + "garrison at most 12 (a player has 12 troop cubes), got 13"),
+    ({"troops": "2,0:1/2|2"}, SEAT2 + "expected value:probability pairs joined by '|', got '0:1/2|2'"),
+    ({"troops": "2,0:1:2|2:1/2"}, SEAT2 + "bad probability '1:2' for 0 troops"),
+    ({"troops": "2,0:1/2|2:x"}, SEAT2 + "bad probability 'x' for 2 troops"),
+    ({"troops": "2,0:1/2|2:1/0"}, SEAT2 + "bad probability '1/0' for 2 troops"),
+    ({"troops": "2,0:-1/2|2:3/2"}, SEAT2 + "bad probability '-1/2' for 0 troops"),
+    ({"troops": "2,0:3/2|2:-1/2"}, SEAT2 + "bad probability '3/2' for 0 troops"),
+    ({"troops": "2,0:1/2|2:1/4"}, SEAT2 + "probabilities sum to 0.75, not 1"),
+    ({"troops": "2,0:1/2|13:1/2"}, SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
+    ({"troops": [2, {0: 0.5, 13: 0.5}]}, SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
+    ({"troops": [2, {0.5: 1}]}, SEAT2 + "troops must be a whole number, got 0.5"),
+    ({"troops": [2, [[0, 0.5], [13, 0.5]]]},
+     SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
+    ({"troops": [2, {}]}, SEAT2 + "an empty distribution"),
+    ({"troops": [2, {0: True, 1: 0}]}, SEAT2 + "bad probability True for 0 troops"),
+    ({"troops": [2, [[0, 0.5], [2]]]},
+     SEAT2 + "a distribution is a list of [value, probability] pairs, got [[0, 0.5], [2]]"),
+    ({"troops": "2,2", "revealed": "3,11"},
+     "revealed: seat 2 reveals 11 cards but the starting deck holds 10"),
+    ({"troops": "2,2", "revealed": "3,3,3"}, "revealed: 3 entries for 2 seats (give one, or one per seat)"),
+    ({"troops": "2,2", "revealed": "3,x"}, "revealed: seat 2 must be an integer >= 0, got 'x'"),
+    ({"troops": "2,2", "intrigue": "0,-1"}, "intrigue: seat 2 must be an integer >= 0, got -1"),
+    ({"troops": "2,2", "intrigue": "0,101"}, "intrigue: seat 2 must be an integer 0..100, got 101"),
+    ({"troops": "2,2", "deck": 3},
+     "deck: expected a deck name (starting, starting+sword1, starting+sword2), got 3"),
+    ({"troops": "2,2", "conflict": 7}, "conflict: expected a conflict card name, got 7"),
+    ({"troops": "2,2", "conflict": "battle_of_corrin"},
+     "conflict: unknown conflict card 'battle_of_corrin'; known: skirmish, siege_of_carthag, "
+     "battle_for_arrakeen, points_3_2_1"),
+]
+
+
+@pytest.mark.parametrize("values,message", BAD_SETUPS, ids=[str(v) for v, _ in BAD_SETUPS])
+def test_bad_setup_message(values, message):
+    with pytest.raises(InputError) as err:
+        parse_conflict(values)
+    assert str(err.value) == message
+
+
+def test_troop_entries_outside_a_setup_name_the_troops():
+    with pytest.raises(InputError) as err:
+        parse_troops("x")
+    assert str(err.value).startswith("troops: expected a troop count")
+    with pytest.raises(InputError) as err:
+        parse_troops(-1)
+    assert str(err.value) == "troops: troops cannot be negative, got -1"
+
+
+def test_intrigue_up_to_its_bound_and_revealed_up_to_the_deck():
+    two = parse_troops(2)
+    assert ConflictSetup((two, two), (10, 10), (0, 100)).intrigue == (0, 100)
+    checks = [
+        (((two,), (3,), (0,)), "troops: 1 seat(s) given; a Dune: Imperium conflict has 2 to 4 players"),
+        (((two, two), (3,), (0, 0)), "revealed: 1 value(s) for 2 seats"),
+        (((two, two), (3, 3), (0, 101)), "intrigue: seat 2 must be an integer 0..100, got 101"),
+        (((two, two), (3, -1), (0, 0)), "revealed: seat 2 must be an integer >= 0, got -1"),
+        (((two, two), (3, 300), (0, 0)), "revealed: seat 2 reveals 300 cards but the starting deck holds 10"),
+    ]
+    for args, message in checks:
+        with pytest.raises(InputError) as err:
+            ConflictSetup(*args)
+        assert str(err.value) == message
+    with pytest.raises(InputError) as err:
+        ConflictSetup((two, two), (3, 3), (0, 0), conflict="x")
+    assert str(err.value) == ("conflict: unknown conflict card 'x'; known: skirmish, siege_of_carthag, "
+                              "battle_for_arrakeen, points_3_2_1")
+    with pytest.raises(InputError) as err:
+        ConflictSetup((two, two), (3, 3), (0, 0), deck="x")
+    assert str(err.value) == "deck: unknown deck 'x'; known: starting, starting+sword1, starting+sword2"
+
+
+def test_conflict_card_names():
+    assert conflict_key("  Siege of-Carthag ") == "siege_of_carthag"
+    assert conflict_key("") is None and conflict_key(" None ") is None and conflict_key(None) is None
+
+
+def test_rules_messages_and_bounds():
+    assert Rules(troop_strength=100, sword_strength=100).troop_strength == 100
+    checks = [
+        ({"ties": "coin"}, "ties must be one of official, split_up, got 'coin'"),
+        ({"tiebreak": "age"}, "tiebreak must be one of none, troops, seat, troops_then_seat, got 'age'"),
+        ({"third_reward": 1}, "third_reward must be true or false, got 1"),
+        ({"troop_strength": 0}, "troop_strength must be an integer 1..100, got 0"),
+        ({"troop_strength": 101}, "troop_strength must be an integer 1..100, got 101"),
+        ({"sword_strength": 101}, "sword_strength must be an integer 1..100, got 101"),
+    ]
+    for fields, message in checks:
+        with pytest.raises(InputError) as err:
+            Rules(**fields)
+        assert str(err.value) == message
+
+
+def test_reward_text():
+    assert [str(r) for r in (Reward(2, "control of Arrakeen"), Reward(1), Reward(0, "2 Solari"), Reward(0))] \
+        == ["2 VP + control of Arrakeen", "1 VP", "2 Solari", "nothing"]
+
+
+def test_allocator_refuses_arrays_it_cannot_rank():
+    checks = [
+        ((np.array([1, 2]), Rules()), "strengths must be a (trials, seats) integer array"),
+        ((np.array([[1.0, 2.0]]), Rules()), "strengths must be a (trials, seats) integer array"),
+        ((np.array([[1, -2]]), Rules()), "strengths cannot be negative"),
+        ((np.array([[1, 2]]), Rules(tiebreak="troops")), "a tie-break by troops needs the troops array"),
+    ]
+    for args, message in checks:
+        with pytest.raises(ValueError) as err:
+            allocate(*args)
+        assert str(err.value) == message
