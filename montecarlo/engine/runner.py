@@ -209,11 +209,10 @@ class ChunkPlan(Sequence[int]):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._len))]
-        if index < 0:
-            index += self._len
-        if not 0 <= index < self._len:
+        position = index + self._len if index < 0 else index
+        if not 0 <= position < self._len:
             raise IndexError(index)
-        return min(self.chunk_size, self.trials - index * self.chunk_size)
+        return min(self.chunk_size, self.trials - position * self.chunk_size)
 
     def __iter__(self) -> Iterator[int]:
         full, rest = divmod(self.trials, self.chunk_size)

@@ -81,7 +81,9 @@ def test_count_drawn_is_hypergeometric():
 
 
 @pytest.mark.parametrize(
-    "values,size,hand", [([1, 1], 10, 3), ([1, 1, 2], 11, 5), ([3], 4, 2), ([1] * 5, 130, 40)]
+    "values,size,hand",
+    # the last: every card of the deck marked
+    [([1, 1], 10, 3), ([1, 1, 2], 11, 5), ([3], 4, 2), ([1] * 5, 130, 40), ([1, 2, 2], 3, 2)],
 )
 def test_deal_marked_matches_the_exact_hand_distribution(values, size, hand):
     copies = {0: size - len(values)}
@@ -110,7 +112,11 @@ def test_deal_marked_without_randomness_draws_nothing():
     assert dice.deal_marked(rng, [], 10, 4, 5) == 0
     assert dice.deal_marked(rng, [1, 2], 10, 10, 5) == 3
     assert rng.bit_generator.state == state
-    with pytest.raises(InputError):
+    with pytest.raises(InputError) as err:
         dice.deal_marked(rng, [1], 10, 11, 5)
+    assert str(err.value) == "cannot deal 11 cards with 1 marked from a deck of 10"
+    with pytest.raises(InputError) as err:
+        dice.deal_marked(rng, [1, 1, 1], 2, 1, 5)
+    assert str(err.value) == "cannot deal 1 cards with 3 marked from a deck of 2"
     with pytest.raises(InputError):
         dice.hand_total_pmf({0: 3}, 4)
