@@ -1,5 +1,6 @@
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -118,5 +119,12 @@ def test_deal_marked_without_randomness_draws_nothing():
     with pytest.raises(InputError) as err:
         dice.deal_marked(rng, [1, 1, 1], 2, 1, 5)
     assert str(err.value) == "cannot deal 1 cards with 3 marked from a deck of 2"
-    with pytest.raises(InputError):
+    with pytest.raises(InputError) as err:
         dice.hand_total_pmf({0: 3}, 4)
+    assert str(err.value) == "cannot draw 4 cards from a deck of 3"
+
+
+def test_hand_total_pmf_lists_only_totals_that_can_happen():
+    # one plain card and one worth 1, both drawn: the total is 1, and 0 must not appear at all
+    assert dice.hand_total_pmf({0: 1, 1: 1}, 2) == {1: Fraction(1)}
+    assert dice.hand_total_pmf({0: 2, 3: 1}, 3) == {3: Fraction(1)}
