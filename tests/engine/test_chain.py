@@ -308,3 +308,52 @@ def test_an_outcome_without_a_metric_is_named():
     chain = Chain(lambda s: [] if s else [(1.0, 1, ())], lambda s: {}, (Metric("x", "probability", ""),))
     with pytest.raises(KeyError, match="has no value for metric 'x'"):
         chain.exact(0)
+
+
+def test_sampled_outcomes_keep_their_values_whatever_their_range():
+    """Each final state's outcome comes back exactly: negative, wide and fractional values too."""
+    rows = [  # (a: int8 range, b: int16, c: int32, d: int64, share: fractional mean, won)
+        (-3, 300, 70_000, 2**40, 0.5, True),
+        (-2, -100, -70_000, -(2**40), 1.25, False),
+        (0, 0, 0, 0, 2.0, True),
+        (1, 127, 32_768, 2**31, -0.75, False),
+        (4, 129, -32_769, -(2**31) - 1, 0.0, True),
+        (5, 32_767, 2**31 - 1, 2**62, 3.5, False),
+    ]
+    names = ("a", "b", "c", "d", "share", "won")
+    metrics = tuple(Metric(n, "probability" if n == "won" else "mean", "") for n in names)
+    chain = Chain(lambda s: [] if s > 0 else [(1 / 6, i + 1, ("pick",)) for i in range(6)],
+                  lambda s: dict(zip(names, rows[s - 1])), metrics)
+    out = chain.sample(0, 3_000, np.random.default_rng(5))
+    assert out["won"].dtype == bool
+    seen = set(zip(*(out[n].tolist() for n in names)))
+    assert seen == set(rows)
+    exact = chain.exact(0)
+    assert exact["share"] == pytest.approx(sum(r[4] for r in rows) / 6, rel=1e-12)
+
+
+def test_a_chain_without_a_final_state_cannot_be_sampled():
+    chain = Chain(lambda s: [(1.0, 1 - s, ())], lambda s: {"x": True}, (Metric("x", "probability", ""),))
+    with pytest.raises(MonteCarloError) as err:
+        chain.sample(0, 10, np.random.default_rng(1))
+    assert str(err.value) == "the chain has no final state"
+
+
+@pytest.mark.parametrize("length", [255, 256, 300])  # 256, 257 and 301 states: past one byte of codes
+def test_sampler_with_hundreds_of_states(length):
+    """Steps of the walk: a sum of `length` geometric counts, mean length / 0.75, variance length x 4/9."""
+    chain = walk(length)
+    n = 2_000
+    out = chain.sample(0, n, np.random.default_rng(length))
+    assert out["end"].all()
+    mean, var = length / 0.75, length * 0.25 / 0.75**2
+    assert chain.exact(0)["steps"] == pytest.approx(mean, rel=1e-12)
+    assert abs(out["steps"].mean() - mean) <= Z * math.sqrt(var / n)
+    assert out["steps"].min() >= length
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_a_few_long_trials_are_all_followed_to_their_end(n):
+    """Compaction steps in which no trial ends must not stop the walk (small batches hit them)."""
+    out = walk(40).sample(0, n, np.random.default_rng(n))
+    assert out["end"].all() and (out["steps"] >= 40).all()
