@@ -34,6 +34,7 @@ from montecarlo.games.war_for_arrakis.hazards import (
     simulate_hazards,
     simulate_storm,
     simulate_worm,
+    storm_dice,
 )
 from montecarlo.games.war_for_arrakis.rules import Rules
 
@@ -462,3 +463,16 @@ def test_wild_maker_goes_to_the_first_worm_on_a_legion():
     for v in range(8):
         sample = np.asarray(kernel["units_lost"]) == v
         assert _z(sample, exact[f"units_lost={v}"], sample.size) <= Z, v
+
+
+def test_storm_dice_table():
+    """(dice, hits per Special) by terrain (rules page, "Storms"): 2 dice everywhere exposed,
+    Specials 2 / 1 / 0 / 0 hits; (0, 0) on a Mountain or a settlement, which storms never strike."""
+    assert [storm_dice(RULES, t) for t in ("deep_desert", "desert", "minor_erg", "plateau")] == [
+        (2, 2),
+        (2, 1),
+        (2, 0),
+        (2, 0),
+    ]
+    assert storm_dice(RULES, "mountain") == (0, 0)
+    assert storm_dice(RULES, "desert", settlement=True) == (0, 0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from montecarlo.errors import InputError
-from montecarlo.games.war_for_arrakis.rules import leader, parse_value, policy_overrides
+from montecarlo.games.war_for_arrakis.rules import Rules, leader, leader_value, parse_value, policy_overrides
 
 # The leaders of data/leaders.toml in file order (table 2.6 of the rules page).
 LEADER_NAMES = (
@@ -93,3 +93,10 @@ def test_policy_override_errors(names, message):
     with pytest.raises(InputError) as err:
         policy_overrides(names)
     assert str(err.value) == message
+
+
+def test_leader_value_by_alias_and_override():
+    """Table 2.6 read by any alias or spelling; an override in the rules replaces the table's value."""
+    assert leader_value(Rules(), "Feyd") == (2, 1)
+    assert leader_value(Rules(), "Reverend-Mother MOHIAM") == (0, 3)
+    assert leader_value(Rules(leader_values={"Stilgar": "1H+2S"}), "STILGAR") == (1, 2)
