@@ -532,6 +532,7 @@ def test_surprise_reaches_the_round_kernel(surprise):
     [
         # nothing ever hits: the battle ends only by the attacker's choice
         ("1 regular", "1 regular", 0, "max_rounds:2", (False, True, False, 2, 1, 1)),
+        ("1 regular", "1 regular", 0, "max_rounds:3", (False, True, False, 3, 1, 1)),
         ("2 sardaukar", "1 regular", 0, "max_rounds:2", (True, False, True, 1, 2, 1)),  # 2 > 1: retreat
         ("2 elite", "1 regular", 0, "max_rounds:2", (True, False, True, 1, 2, 1)),
         ("1 regular", "1 regular", 1, "max_rounds:3", (False, True, False, 1, 1, 1)),  # won't pay its last
