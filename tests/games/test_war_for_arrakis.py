@@ -22,6 +22,8 @@ from montecarlo.errors import InputError
 from montecarlo.games.war_for_arrakis import GAME
 from montecarlo.games.war_for_arrakis.battle import (
     BattleSetup,
+    NeedRow,
+    _take,
     exact_battle,
     need,
     parse_legion,
@@ -413,6 +415,15 @@ def test_bad_setups(values, message):
         GAME.question("battle").setup(values)
 
 
+def test_unknown_battle_field_whole_message():
+    with pytest.raises(InputError) as err:
+        GAME.question("battle").setup({"attacker": "1 regular", "defender": "1 regular", "color": 1})
+    assert str(err.value) == (
+        "battle setup: unknown field(s) color; "
+        "known: attacker, attacker_cards, defender, defender_cards, settlement, surprise"
+    )
+
+
 def test_policies_by_name():
     assert policy_overrides("max_rounds:3") == {"attack": "max_rounds:3"}
     assert GAME.rules(overrides=policy_overrides(["when_outnumbered"])).retreat == "when_outnumbered"
@@ -467,3 +478,170 @@ def test_die_faces_and_leader_values_from_the_rules_reach_every_solver():
     rng = np.random.default_rng(23)
     trials = [reference_battle(rules, setup, rng) for _ in range(1_500)]
     _check({k: np.array([t[k] for t in trials]) for k in names}, exact, names)
+
+
+# --- decided dice: every result known in advance --------------------------------------------------
+
+ALL_SPECIAL = {"hit_faces": 0, "shield_faces": 0, "special_faces": 1, "blank_faces": 0}
+ALL_BLANK = {"hit_faces": 0, "shield_faces": 0, "special_faces": 0, "blank_faces": 1}
+
+
+def _every_solver(rules, setup, seed=0):
+    """The reference (three battles), the round-by-round kernel and the chain's sampler (five
+    trials each): with a die of one face every trial is the same battle."""
+    rng = np.random.default_rng(seed)
+    yield from (reference_battle(rules, setup, rng) for _ in range(3))
+    for kernel in (simulate_direct, simulate_battle):
+        out = kernel(rules, setup, 5, rng)
+        for i in range(5):
+            yield {k: v[i] for k, v in out.items()}
+
+
+@pytest.mark.parametrize(
+    "attacker,lost",
+    [
+        # one Special, two leaders: the best by Hits + Shields goes, ties to the most Hits
+        ("1 regular, beast rabban, thufir hawat", 1),  # Thufir 1H+2S (3) before Rabban 2H (2)
+        ("1 regular, baron harkonnen, beast rabban", 2),  # tie at 2: Rabban 2H before Baron 2S
+        ("1 regular, baron harkonnen, feyd rautha", 2),  # Feyd 2H+1S (3) before Baron 2S (2)
+    ],
+)
+def test_best_leader_first_with_a_die_of_specials(attacker, lost):
+    """A die whose only face is a Special, one round: the attacker's one die is one Special, which
+    its best leader turns into Hits; the defender's Specials do nothing without a leader."""
+    rules = GAME.rules(overrides={**ALL_SPECIAL, "attack": "max_rounds:1"})
+    setup = BattleSetup(attacker, "2 regular")
+    for out in _every_solver(rules, setup):
+        assert (out["defender_losses"], out["attacker_losses"], out["rounds"]) == (lost, 0, 1)
+    assert exact_battle(rules, setup)["defender_losses"] == pytest.approx(lost)
+
+
+@pytest.mark.parametrize("surprise", ["special", "die"])
+def test_surprise_reaches_the_round_kernel(surprise):
+    """Two 2-Hit leaders, a die of Specials: a surprise attack's extra Special (or extra die, also a
+    Special) lets the second leader act too: 4 hits on 4 regulars, against 2 without surprise."""
+    rules = GAME.rules(overrides={**ALL_SPECIAL, "attack": "max_rounds:1", "surprise": surprise})
+    for flag, lost in ((True, 4), (False, 2)):
+        setup = BattleSetup("1 regular, beast rabban, shaddam iv", "4 regular", surprise=flag)
+        for out in _every_solver(rules, setup):
+            assert out["defender_losses"] == lost
+
+
+@pytest.mark.parametrize(
+    "attacker,defender,settlement,policy,want",
+    [
+        # nothing ever hits: the battle ends only by the attacker's choice
+        ("1 regular", "1 regular", 0, "max_rounds:2", (False, True, False, 2, 1, 1)),
+        ("1 regular", "1 regular", 0, "max_rounds:3", (False, True, False, 3, 1, 1)),
+        ("2 sardaukar", "1 regular", 0, "max_rounds:2", (True, False, True, 1, 2, 1)),  # 2 > 1: retreat
+        ("2 elite", "1 regular", 0, "max_rounds:2", (True, False, True, 1, 2, 1)),
+        ("1 regular", "1 regular", 1, "max_rounds:3", (False, True, False, 1, 1, 1)),  # won't pay its last
+        ("2 regular", "2 regular", 1, "max_rounds:3", (False, True, False, 2, 1, 2)),  # pays 1, then stops
+        ("3 regular", "1 regular", 1, "max_rounds:3", (True, False, True, 1, 2, 1)),  # pays 1: 2 > 1
+    ],
+)
+def test_policies_with_a_blank_die(attacker, defender, settlement, policy, want):
+    """A die of blank faces: no side ever takes a hit in a round. The defender retreats (policy
+    when_outnumbered) once the attacker goes on with more units; a settlement makes each
+    continuation cost the attacker a unit, and it stops rather than pay its last one.
+    want = (attacker_win, defender_win, defender_retreated, rounds, attacker survivors,
+    defender survivors)."""
+    rules = GAME.rules(overrides={**ALL_BLANK, "attack": policy, "retreat": "when_outnumbered"})
+    setup = BattleSetup(attacker, defender, settlement)
+    names = ("attacker_win", "defender_win", "defender_retreated", "rounds")
+    for out in _every_solver(rules, setup):
+        got = tuple(bool(out[k]) for k in names[:3]) + (int(out["rounds"]),)
+        got += (int(out["attacker_survivors"]), int(out["defender_survivors"]))
+        assert got == want
+
+
+@pytest.mark.parametrize(
+    "before,hits,after",
+    [
+        ((0, 1, 1), 1, (1, 0, 1)),  # the plain elite is demoted; the special elite is untouched
+        ((0, 1, 1), 3, (1, 0, 0)),  # the plain elite falls (2 hits), then the special elite is demoted
+        ((1, 1, 1), 2, (1, 0, 1)),  # the regular falls, the elite becomes a regular
+        ((0, 0, 2), 3, (1, 0, 0)),  # one special elite falls, the other is demoted
+        ((2, 0, 0), 5, (0, 0, 0)),
+    ],
+)
+def test_round_kernel_casualties(before, hits, after):
+    """Hits fall on regulars, then plain elites, then special elites; an elite takes 2 hits (the
+    first demotes it to a regular)."""
+    r, e, s = (np.array([v], dtype=np.int16) for v in before)
+    _take(r, e, s, np.array([hits]))
+    assert (int(r[0]), int(e[0]), int(s[0])) == after
+
+
+def test_round_odds_sum_over_every_roll():
+    """2 regulars against 2 regulars: the categories and the expected hits (net of Shields,
+    clipped at 2) against brute-force enumeration of the 6^4 rolls."""
+    odds = round_odds(RULES, BattleSetup("2 regular", "2 regular"))
+    brute = brute_round((2, 0, 0), [], (2, 0, 0), [], 2, 2)
+    want = dict.fromkeys(("attacker_only", "defender_only", "both", "neither", "hits_on_attacker"), 0.0)
+    want["hits_on_defender"] = 0.0
+    for (a, d), p in brute.items():
+        dead_a, dead_d = sum(a) == 0, sum(d) == 0
+        names = {(True, True): "both", (True, False): "defender_only", (False, True): "attacker_only"}
+        want[names.get((dead_a, dead_d), "neither")] += p
+        want["hits_on_attacker"] += p * (2 - sum(a))
+        want["hits_on_defender"] += p * (2 - sum(d))
+    assert odds == pytest.approx(want, abs=1e-12)
+
+
+def test_round_odds_of_an_empty_settlement():
+    """A rank 1 settlement with no units rolls 1 die at the attacker's 1 regular: the attacker
+    falls on a Hit (1/2) that its die does not shield (2/3): 1/3. The settlement has no unit to
+    lose, so it is never counted as destroyed."""
+    odds = round_odds(RULES, BattleSetup("1 regular", "none", 1))
+    want = {"attacker_only": 0, "defender_only": 1 / 3, "both": 0, "neither": 2 / 3}
+    assert odds == pytest.approx({**want, "hits_on_attacker": 1 / 3, "hits_on_defender": 0})
+
+
+def test_need_counts_and_order():
+    """An undefended settlement falls without a fight: the first legion tried (1 regular) wins
+    with probability 1 (a target of exactly 1 is allowed)."""
+    assert need(RULES, "none", 1.0, settlement=1) == (NeedRow("1 regular", 1.0), None, 1)
+    assert need(RULES, "none", 1.0, settlement=1, elite="Special-Elite")[2] == 1
+
+
+def test_need_with_surprise():
+    """A die of Specials, one round, two 2-Hit leaders against 3 regulars: 1 regular or 1 elite
+    rolls one die, one Special, 2 hits: no win; 2 regulars roll two Specials, both leaders act:
+    4 hits, a sure win (third legion tried). A surprise attack's extra Special lets the first
+    legion tried win."""
+    rules = GAME.rules(overrides={**ALL_SPECIAL, "attack": "max_rounds:1"})
+    leaders = "beast rabban, shaddam iv"
+    assert need(rules, "3 regular", 1.0, leaders=leaders) == (
+        NeedRow("2 regular, Beast Rabban, Shaddam IV", 1.0),
+        NeedRow("1 elite, Beast Rabban, Shaddam IV", 0.0),
+        3,
+    )
+    assert need(rules, "3 regular", 1.0, leaders=leaders, surprise=True) == (
+        NeedRow("1 regular, Beast Rabban, Shaddam IV", 1.0),
+        None,
+        1,
+    )
+
+
+ELITE_KINDS = "elite kind must be elite, sardaukar, fedaykin or special"
+
+
+@pytest.mark.parametrize(
+    "rules,kwargs,message",
+    [
+        (RULES, {"target": 0}, "--target must be a probability in (0, 1], got 0"),
+        (RULES, {"target": 0.5, "elite": "knight"}, f"{ELITE_KINDS}, got 'knight'"),
+        (RULES, {"target": 0.5, "elite": "regular"}, f"{ELITE_KINDS}, got 'regular'"),
+        (
+            # even the first legion tried (1 regular) has (1 + 1) * (12 + 1) * (10000 + 3) > 250,000 states
+            GAME.rules(overrides={"attack": "max_rounds:10000"}),
+            {"target": 0.5},
+            "this battle is too large for the exact solver (lower max_rounds)",
+        ),
+    ],
+)
+def test_need_errors(rules, kwargs, message):
+    with pytest.raises(InputError) as err:
+        need(rules, "6 elite", **kwargs)
+    assert str(err.value) == message

@@ -16,14 +16,17 @@ from scipy.stats import hypergeom
 
 from montecarlo.errors import InputError
 from montecarlo.games.war_for_arrakis import GAME
+from montecarlo.games.war_for_arrakis.battle import Legion
 from montecarlo.games.war_for_arrakis.dice import damage
 from montecarlo.games.war_for_arrakis.hazards import (
+    Area,
     HazardsSetup,
     StormSetup,
     WormSetup,
     exact_hazards,
     exact_storm,
     exact_worm,
+    parse_area,
     pool_note,
     reference_hazards,
     reference_storm,
@@ -31,6 +34,7 @@ from montecarlo.games.war_for_arrakis.hazards import (
     simulate_hazards,
     simulate_storm,
     simulate_worm,
+    storm_dice,
 )
 from montecarlo.games.war_for_arrakis.rules import Rules
 
@@ -288,3 +292,187 @@ def test_references_run_on_the_examples():
     assert not out["destroyed"].any()
     out = simulate_worm(RULES, WormSetup("none", "desert", harvester=True), 100, np.random.default_rng(1))
     assert out["harvester_lost"].all() and not out["destroyed"].any()
+
+
+# --- whole messages and area texts ---------------------------------------------------------------
+
+LEADER_NAMES = (
+    "Bashar, Naib, Feyd-Rautha, Beast Rabban, Baron Harkonnen, Thufir Hawat, Gaius Helen Mohiam, "
+    "Captain Aramsham, Shaddam IV, Paul Atreides, Paul-Muad'Dib, Lady Jessica, Reverend Mother Jessica, "
+    "Gurney Halleck, Stilgar, Chani, Alia"
+)
+UNITS = "regular, elite, special elite (sardaukar or fedaykin)"
+ATREIDES = "storms and sandworms strike Harkonnen legions; this one has Atreides leaders"
+ONE_FEYD = "there is only one Feyd-Rautha; write the name once"
+
+
+def test_pool_note_whole_text():
+    """The default 8/4/4 split is flagged as an assumption; a split the user gives is not."""
+    assert pool_note(RULES) == (
+        "wormsign pool 8 Sand / 4 Sandworm / 4 Burrowing: an ASSUMPTION (the split is not published)"
+    )
+    given = GAME.rules(overrides={"wormsign_sand": 10, "wormsign_sandworm": 3, "wormsign_burrowing": 2})
+    assert pool_note(given) == "wormsign pool 10 Sand / 3 Sandworm / 2 Burrowing: as given"
+
+
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda: StormSetup("2 feyd", "desert"), f"legion: {ONE_FEYD}"),
+        (lambda: StormSetup("2 regular, naib", "desert"), f"legion: {ATREIDES}"),
+        (lambda: StormSetup("none", "desert"), "legion: a storm strikes a legion; give at least one unit"),
+        (lambda: StormSetup("1 regular", "desert", settlement=1), "settlement must be true or false, got 1"),
+        (lambda: WormSetup("2 feyd", "desert"), f"legion: {ONE_FEYD}"),
+        (lambda: WormSetup("2 regular, naib", "desert"), f"legion: {ATREIDES}"),
+        (lambda: WormSetup("1 regular", "desert", carryall=1), "carryall must be true or false, got 1"),
+        (
+            lambda: WormSetup("1 regular", "mountain"),
+            "terrain: sandworms never attack a Mountain area; choose deep_desert, desert, "
+            "minor_erg or plateau",
+        ),
+        (
+            lambda: WormSetup("none", "desert"),
+            "legion: the worm needs a target; give units or harvester = true",
+        ),
+        (lambda: GAME.question("storm").setup({"terrain": "desert"}), "storm setup: legion is required"),
+        (lambda: GAME.question("worm").setup({"legion": "1 regular"}), "worm setup: terrain is required"),
+        (
+            lambda: GAME.question("storm").setup({"legion": "1 regular", "terrain": "desert", "color": 1}),
+            "storm setup: unknown field(s) color; known: legion, settlement, terrain",
+        ),
+        (
+            lambda: GAME.question("worm").setup({"legion": "1 regular", "terrain": "desert", "color": 1}),
+            "worm setup: unknown field(s) color; known: carryall, harvester, legion, terrain, wild_maker",
+        ),
+        (
+            lambda: GAME.question("hazards").setup({}),
+            "hazards setup: areas is required (e.g. ['deep desert: 3 regular, harvester'])",
+        ),
+        (
+            lambda: GAME.question("hazards").setup({"areas": ["desert: harvester"], "color": 1}),
+            "hazards setup: unknown field(s) color; known: areas, wild_maker",
+        ),
+        (
+            lambda: parse_area("desert 2 regular"),
+            "area must look like 'deep desert: 3 regular, harvester', got 'desert 2 regular'",
+        ),
+        (
+            lambda: HazardsSetup(("desert: harvester", "plateau: harvester")),
+            "area 2: harvesters stand only in desert areas (deep desert, desert), not plateau",
+        ),
+        (
+            lambda: HazardsSetup(("swamp: 2 regular",)),
+            "area 1: unknown terrain 'swamp'; known: deep_desert, desert, minor_erg, plateau, mountain",
+        ),
+        (
+            # only the first colon ends the terrain
+            lambda: HazardsSetup(("desert: 1 regular: 2 regular",)),
+            f"area 1: unknown unit kind or leader 'regular: 2 regular'; units: {UNITS}; "
+            f"leaders: {LEADER_NAMES}",
+        ),
+        (lambda: HazardsSetup(("desert: 2 regular, naib",)), f"area 1: {ATREIDES}"),
+        (lambda: HazardsSetup(("desert: 2 feyd",)), f"area 1: {ONE_FEYD}"),
+        (
+            lambda: HazardsSetup(("desert: settlement",)),
+            "area 1: an area of the deployment needs a legion or a harvester",
+        ),
+        (lambda: HazardsSetup(("desert: harvester",) * 11), "areas: give 1..10 areas, got 11"),
+        (
+            lambda: HazardsSetup(("desert: harvester",), wild_maker=1),
+            "wild_maker must be true or false, got 1",
+        ),
+    ],
+)
+def test_setup_messages_whole(make, message):
+    with pytest.raises(InputError) as err:
+        make()
+    assert str(err.value) == message
+
+
+def test_area_texts_flags_and_separators():
+    """Plural flags, '+' between items, ';' between areas and blank areas all read as written."""
+    assert parse_area("desert: 2 regular, harvesters, carryalls, settlements") == Area(
+        "desert", Legion(2, 0, 0, ()), True, True, True
+    )
+    plain = Area("deep_desert", Legion(1, 0, 0, ()), False, False, False)
+    assert parse_area("deep desert: 1 regular") == plain
+    assert HazardsSetup(("desert: 2 regular + harvester",)).areas == ("desert: 2 regular, harvester",)
+    assert HazardsSetup("desert: harvester; deep desert: 1 regular").areas == (
+        "desert: harvester",
+        "deep_desert: 1 regular",
+    )
+    assert HazardsSetup(("desert: harvester", " ")).areas == ("desert: harvester",)
+    assert len(HazardsSetup(("desert: harvester",) * 10).areas) == 10  # 10 areas is the limit, allowed
+
+
+def test_pool_exactly_as_large_as_the_deployment():
+    """Two desert harvesters draw both tokens of a 1 Sand / 1 Sandworm pool: exactly one worm
+    appears (a Sandworm token anywhere), in every trial."""
+    rules = GAME.rules(overrides={"wormsign_sand": 1, "wormsign_sandworm": 1, "wormsign_burrowing": 0})
+    setup = HazardsSetup(("desert: harvester",) * 2)
+    assert exact_hazards(rules, setup)["worms=1"] == pytest.approx(1.0)
+    assert (simulate_hazards(rules, setup, 50, np.random.default_rng(4))["worms"] == 1).all()
+    rng = np.random.default_rng(5)
+    assert all(reference_hazards(rules, setup, rng)["worms"] == 1 for _ in range(20))
+
+
+def test_storms_spare_mountains_and_settlements():
+    """No storm strikes a Mountain area or a settlement: no hit, nobody lost, in every solver."""
+    rng = np.random.default_rng(7)
+    for setup in (StormSetup("2 regular", "mountain"), StormSetup("2 regular", "desert", settlement=True)):
+        for _ in range(10):
+            assert reference_storm(RULES, setup, rng) == {
+                "hits": 0,
+                "units_lost": 0,
+                "destroyed": False,
+                "survivors": 2,
+            }
+        out = simulate_storm(RULES, setup, 100, rng)
+        assert not out["hits"].any() and (out["survivors"] == 2).all()
+        e = exact_storm(RULES, setup)
+        assert (e["hits=0"], e["hits=1"], e["survivors=2"], e["units_lost"]) == (1, 0, 1, 0)
+
+
+def test_reference_worm_destroys_a_single_unit():
+    """A worm's 4 dice destroy 1 regular unless every die is a Shield: 1 - (1/3)^4; each trial
+    that leaves no unit counts as destroyed."""
+    rng = np.random.default_rng(8)
+    trials = [reference_worm(RULES, WormSetup("1 regular", "deep_desert"), rng) for _ in range(400)]
+    assert all(t["destroyed"] == (t["survivors"] == 0) for t in trials)
+    p = 1 - (1 / 3) ** 4
+    assert _z(np.array([t["destroyed"] for t in trials], float), p, len(trials)) <= Z
+
+
+def test_wild_maker_goes_to_the_first_worm_on_a_legion():
+    """The Wild Maker is the first worm that appears where a legion stands: not a worm on a
+    harvester alone, and a 1-unit legion is a legion. With 1 worm die and 6 extra Wild Maker dice
+    the difference is large. Three legions after it, so that a Wild Maker used two areas back still
+    counts as used. The exact solver, the kernel and the reference must agree. In the third area
+    some trials roll the Wild Maker's 7 dice and others 1 die, so the kernel masks dice off."""
+    rules = GAME.rules(overrides={"worm_dice": (1, 1, 1, 1), "wild_maker_extra_dice": 6})
+    areas = ("deep_desert: harvester", "deep_desert: 1 regular") + ("deep_desert: 3 regular",) * 2
+    setup = HazardsSetup(areas, wild_maker=True)
+    exact = exact_hazards(rules, setup)
+    with np.errstate(all="raise"):  # no 0/0 or x/0 hidden by a cast: every trial's dice are counted
+        kernel = simulate_hazards(rules, setup, 20_000, np.random.default_rng(14))
+    rng = np.random.default_rng(15)
+    ref = [reference_hazards(rules, setup, rng) for _ in range(2_000)]
+    for name in ("expected_units_lost", "legions_destroyed"):
+        for sample in (np.asarray(kernel[name], float), np.array([r[name] for r in ref], float)):
+            assert _z(sample, exact[name], sample.size) <= Z, (name, sample.mean(), exact[name])
+    for v in range(8):
+        sample = np.asarray(kernel["units_lost"]) == v
+        assert _z(sample, exact[f"units_lost={v}"], sample.size) <= Z, v
+
+
+def test_storm_dice_table():
+    """(dice, hits per Special) by terrain (rules page, "Storms"): 2 dice everywhere exposed,
+    Specials 2 / 1 / 0 / 0 hits; (0, 0) on a Mountain or a settlement, which storms never strike."""
+    assert [storm_dice(RULES, t) for t in ("deep_desert", "desert", "minor_erg", "plateau")] == [
+        (2, 2),
+        (2, 1),
+        (2, 0),
+        (2, 0),
+    ]
+    assert storm_dice(RULES, "mountain") == (0, 0)
+    assert storm_dice(RULES, "desert", settlement=True) == (0, 0)

@@ -1,0 +1,102 @@
+"""Dune: War for Arrakis rule parsing (montecarlo/games/war_for_arrakis/rules.py).
+
+Leader values ('2H+1S', [hits, shields]) and their errors, the unknown-leader message with the
+whole table of names, and policy names; every message compared whole, as the user reads it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from montecarlo.errors import InputError
+from montecarlo.games.war_for_arrakis.rules import Rules, leader, leader_value, parse_value, policy_overrides
+
+# The leaders of data/leaders.toml in file order (table 2.6 of the rules page).
+LEADER_NAMES = (
+    "Bashar, Naib, Feyd-Rautha, Beast Rabban, Baron Harkonnen, Thufir Hawat, Gaius Helen Mohiam, "
+    "Captain Aramsham, Shaddam IV, Paul Atreides, Paul-Muad'Dib, Lady Jessica, Reverend Mother Jessica, "
+    "Gurney Halleck, Stilgar, Chani, Alia"
+)
+POLICY_HELP = (
+    "attack policies: until_destroyed (default), while_ahead, max_rounds:N; "
+    "retreat policies: never (default), when_outnumbered"
+)
+
+
+class _Text:
+    """Not a string, though its text reads like a value: only real strings are parsed."""
+
+    def __str__(self) -> str:
+        return "2H"
+
+
+@pytest.mark.parametrize(
+    "value,want",
+    [
+        ("2H+1S", (2, 1)),
+        ("3s", (0, 3)),
+        ("1S", (0, 1)),  # no H part: 0 hits, not 1
+        ("2h", (2, 0)),  # no S part: 0 shields, not 1
+        (" 1 h + 2 s ", (1, 2)),
+        ([1, 0], (1, 0)),
+        ((0, 2), (0, 2)),  # a 0 is a value like any other
+        ([3, 1], (3, 1)),  # hits first, shields second
+    ],
+)
+def test_parse_value(value, want):
+    assert parse_value(value, "x") == want
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["", "+", "H", "2x", 5, None, [1, 2, 3], [-1, 0], [1.5, 0], [1], (2, "a"), _Text()],
+)
+def test_parse_value_errors(value):
+    with pytest.raises(InputError) as err:
+        parse_value(value, "leader_values.Stilgar")
+    assert str(err.value) == (
+        f"leader_values.Stilgar: expected a value like '2H+1S', '3S' or [hits, shields], got {value!r}"
+    )
+
+
+def test_unknown_leader_lists_every_name():
+    with pytest.raises(InputError) as err:
+        leader("Kynes")
+    assert str(err.value) == f"unknown leader 'Kynes'; known: {LEADER_NAMES}"
+
+
+@pytest.mark.parametrize(
+    "names,want",
+    [
+        ("while-ahead", {"attack": "while_ahead"}),  # dashes read as underscores
+        (["When-Outnumbered"], {"retreat": "when_outnumbered"}),
+        (", while_ahead,,when_outnumbered", {"attack": "while_ahead", "retreat": "when_outnumbered"}),
+        ("max_rounds:12, max_rounds:12", {"attack": "max_rounds:12"}),
+        (None, {}),
+    ],
+)
+def test_policy_overrides(names, want):
+    assert policy_overrides(names) == want
+
+
+@pytest.mark.parametrize(
+    "names,message",
+    [
+        ("max_rounds:N", f"unknown policy 'max_rounds:N'; {POLICY_HELP}"),  # N is a placeholder
+        ("max_rounds:0", f"unknown policy 'max_rounds:0'; {POLICY_HELP}"),
+        (["retreat"], f"unknown policy 'retreat'; {POLICY_HELP}"),
+        ("while_ahead, max_rounds:2", "two attack policies given (while_ahead, max_rounds:2); choose one"),
+        ("never, when_outnumbered", "two retreat policies given (never, when_outnumbered); choose one"),
+    ],
+)
+def test_policy_override_errors(names, message):
+    with pytest.raises(InputError) as err:
+        policy_overrides(names)
+    assert str(err.value) == message
+
+
+def test_leader_value_by_alias_and_override():
+    """Table 2.6 read by any alias or spelling; an override in the rules replaces the table's value."""
+    assert leader_value(Rules(), "Feyd") == (2, 1)
+    assert leader_value(Rules(), "Reverend-Mother MOHIAM") == (0, 3)
+    assert leader_value(Rules(leader_values={"Stilgar": "1H+2S"}), "STILGAR") == (1, 2)
