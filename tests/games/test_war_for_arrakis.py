@@ -590,12 +590,12 @@ def test_round_odds_sum_over_every_roll():
 
 
 def test_round_odds_of_an_empty_settlement():
-    """A rank 1 settlement with no units rolls 1 die at the attacker's 1 regular: the attacker
-    falls on a Hit (1/2) that its die does not shield (2/3): 1/3. The settlement has no unit to
-    lose, so it is never counted as destroyed."""
+    """A settlement with no units falls without a roll (as exact_battle and reference_battle
+    have it): the attacker alone is left, and nobody takes a hit."""
     odds = round_odds(RULES, BattleSetup("1 regular", "none", 1))
-    want = {"attacker_only": 0, "defender_only": 1 / 3, "both": 0, "neither": 2 / 3}
-    assert odds == pytest.approx({**want, "hits_on_attacker": 1 / 3, "hits_on_defender": 0})
+    want = {"attacker_only": 1, "defender_only": 0, "both": 0, "neither": 0}
+    assert odds == {**want, "hits_on_attacker": 0, "hits_on_defender": 0}
+    assert exact_battle(RULES, BattleSetup("1 regular", "none", 1))["attacker_win"] == 1.0
 
 
 def test_need_counts_and_order():

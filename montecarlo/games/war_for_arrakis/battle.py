@@ -356,13 +356,16 @@ def round_distribution(rules: Rules, setup: BattleSetup) -> dict[tuple[int, int]
 
 
 def round_odds(rules: Rules, setup: BattleSetup) -> dict[str, float]:
-    """The first round alone: who is destroyed (attacker only, defender only, both, neither) and
-    the expected hits each side takes (net of Shields, clipped at what destroys the legion)."""
+    """The first round alone: who is left (attacker only, defender only, both, neither) and the
+    expected hits each side takes (net of Shields, clipped at what destroys the legion)."""
     a, d = (legion.counts for legion in setup.legions)
     ca, cd = capacity(a), capacity(d)
     out = dict.fromkeys(
         ("attacker_only", "defender_only", "both", "neither", "hits_on_attacker", "hits_on_defender"), 0.0
     )
+    if cd == 0:  # an undefended settlement falls without a roll, as in the whole battle
+        out["attacker_only"] = 1.0
+        return out
     for (ka, kd), p in round_distribution(rules, setup).items():
         dead_a, dead_d = ka >= ca, kd >= cd and cd > 0
         key = (
