@@ -357,3 +357,97 @@ def test_a_few_long_trials_are_all_followed_to_their_end(n):
     """Compaction steps in which no trial ends must not stop the walk (small batches hit them)."""
     out = walk(40).sample(0, n, np.random.default_rng(n))
     assert out["end"].all() and (out["steps"] >= 40).all()
+
+
+def test_the_state_limit_holds_for_exact_values_too():
+    assert walk(9, max_states=10).exact(0)["steps"] == pytest.approx(9 / 0.75, rel=1e-12)
+    with pytest.raises(ChainTooLarge) as err:
+        walk(9, max_states=9).exact(0)
+    assert str(err.value) == "more than 9 states"
+
+
+def two_walks(max_states: int) -> Chain:
+    """Two separate walks of 6 states each, from ("a", 0) and from ("b", 0)."""
+
+    def transitions(s):
+        return [] if s[1] == 5 else [(1.0, (s[0], s[1] + 1), ("step",))]
+
+    return Chain(transitions, lambda s: {"end": True}, (Metric("end", "probability", ""),
+                                                        Metric("steps", "mean", "")), {"steps": "step"},
+                 max_states=max_states)
+
+
+def test_a_memo_full_of_earlier_starts_is_dropped_rather_than_refusing():
+    chain = two_walks(max_states=8)
+    assert chain.exact(("a", 0))["steps"] == 5
+    assert chain.exact(("b", 0))["steps"] == 5  # 6 + 6 states > 8: the memo of ("a", 0) goes
+    chain = two_walks(max_states=8)
+    chain.sample(("a", 0), 10, np.random.default_rng(1))
+    assert (chain.sample(("b", 0), 10, np.random.default_rng(2))["steps"] == 5).all()
+
+
+def test_steps_of_probability_zero_are_not_states():
+    chain = Chain(lambda s: [] if s else [(1.0, 1, ()), (0.0, 99, ())], lambda s: {"x": s == 1},
+                  (Metric("x", "probability", ""),))
+    assert chain.states(0) == [0, 1] and chain.exact(0)["x"] == 1.0
+
+
+def test_metrics_listed_after_a_counter_are_still_reported():
+    """A counter first in the metric list must not end the reading of the others."""
+    base = walk(3)
+    chain = Chain(base.transitions, lambda s: {"end": True, "length": 3},
+                  (Metric("steps", "mean", ""), Metric("end", "probability", ""),
+                   Metric("length", "mean", "")),
+                  {"steps": "step"})
+    exact = chain.exact(0)
+    assert exact["end"] == 1.0 and exact["length"] == 3.0 and exact["steps"] == pytest.approx(4.0)
+    out = chain.sample(0, 200, np.random.default_rng(3))
+    assert out["end"].all() and (out["length"] == 3).all()
+
+
+def test_counters_of_a_chain_without_self_loops():
+    chain = countdown(0.5, 0.0)  # no ties: no self-loops at all
+    exact = chain.exact(Duel(2, 2))
+    assert exact["rounds"] == pytest.approx(2.5, rel=1e-12)  # 2 rounds if one side loses both, else 3
+    out = chain.sample(Duel(2, 2), 4_000, np.random.default_rng(4))
+    assert set(out["rounds"].tolist()) == {2, 3} and (out["ties"] == 0).all()
+
+
+def many_tag_sets(kinds: int) -> Chain:
+    """Start -> one of `kinds` middle states (each step tagged ("c", its own name)) -> end, and a
+    direct step start -> end without "c": the count of "c" at the end depends on the path, so it
+    is counted step by step, with one tag id per tag set."""
+
+    def transitions(s):
+        if s == "end":
+            return []
+        if s == "start":
+            p = 1 / (kinds + 1)
+            return [(p, i, ("c", f"t{i}")) for i in range(kinds)] + [(1 - kinds * p, "end", ())]
+        return [(1.0, "end", ())]
+
+    return Chain(transitions, lambda s: {"end": True}, (Metric("end", "probability", ""),
+                                                        Metric("c", "mean", "")), {"c": "c"})
+
+
+def test_at_most_255_tag_sets_are_counted_step_by_step():
+    chain = many_tag_sets(255)
+    out = chain.sample("start", 2_560, np.random.default_rng(6))
+    assert set(out["c"].tolist()) == {0, 1}
+    share = 255 / 256
+    assert abs(out["c"].mean() - share) <= Z * math.sqrt(share * (1 - share) / 2_560)
+    with pytest.raises(MonteCarloError) as err:
+        many_tag_sets(256).sample("start", 10, np.random.default_rng(6))
+    assert str(err.value) == "too many different tag sets for the sampler (at most 255)"
+
+
+def test_a_counter_that_never_counts_beside_one_counted_by_self_loops():
+    """"never" is 0 on every path, like the potential of "ties" (counted by self-loops alone):
+    each must still be read from its own source."""
+    base = countdown(0.35, 0.3)
+    metrics = base.metrics + (Metric("never", "mean", ""),)
+    chain = Chain(base.transitions, base.outcome, metrics, {**base.counters, "never": "no such tag"})
+    exact = chain.exact(Duel(3, 4))
+    assert exact["never"] == 0.0 and exact["ties"] == pytest.approx(base.exact(Duel(3, 4))["ties"])
+    out = chain.sample(Duel(3, 4), 2_000, np.random.default_rng(8))
+    assert (out["never"] == 0).all() and out["ties"].max() > 0

@@ -57,13 +57,15 @@ def test_distribution_support_need_not_start_at_zero():
 
 
 def test_one_worker_runs_in_process_without_joblib():
-    """`jobs=1` never imports joblib (start-up time of every CLI call); two workers do."""
+    """`jobs=1` never imports joblib (start-up time of every CLI call), and a fresh process gives
+    the tallies this one does."""
+    here = runner.run(functools.partial(coin, 0.5), METRICS, 300, seed=1, chunk_size=100, jobs=1)
     code = (
         "import functools, sys\n"
         "from montecarlo.engine import runner\n"
         "from tests.engine.fake_kernels import METRICS, coin\n"
-        "runner.run(functools.partial(coin, 0.5), METRICS, 300, seed=1, chunk_size=100, jobs=1)\n"
-        "print('joblib' in sys.modules)\n"
+        "r = runner.run(functools.partial(coin, 0.5), METRICS, 300, seed=1, chunk_size=100, jobs=1)\n"
+        "print('joblib' in sys.modules, r.totals.tolist())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == f"False {here.totals.tolist()}"
