@@ -307,9 +307,10 @@ def test_absent_seats_report_nothing_at_all():
 
 
 def test_no_conflict_card_scores_no_points():
-    setup = GAME.question().setup({"troops": "1-3,2,0:1/2|1:1/2"})
+    setup = GAME.question().setup({"troops": "1-3,2,0:1/2|1:1/2,1"})  # 4 players: a third reward too
     exact = exact_conflict(Rules(), setup)
     out = simulate_conflict(Rules(), setup, 2_000, np.random.default_rng(4))
+    assert exact["seat4_third"] > 0 and out["seat4_third"].any()
     for seat in (1, 2, 3, 4):
         assert exact[f"seat{seat}_points"] == 0.0 and not out[f"seat{seat}_points"].any()
 
