@@ -56,7 +56,7 @@ def test_distribution_support_need_not_start_at_zero():
     assert sums.tolist() == [2, 1, 3] and squares.tolist() == [2, 1, 3]
 
 
-def test_one_worker_runs_in_process_without_joblib():
+def test_one_worker_runs_in_process_like_a_fresh_process():
     """`jobs=1` never imports joblib (start-up time of every CLI call), and a fresh process gives
     the tallies this one does."""
     here = runner.run(functools.partial(coin, 0.5), METRICS, 300, seed=1, chunk_size=100, jobs=1)
