@@ -2,7 +2,9 @@
 
 Run by ``make mutation`` after ``mutmut run``; reads the ``mutants/**/*.meta`` files mutmut leaves.
 A mutant counts as killed when a test failed, timed out or crashed on it; as not killed when it
-survived or no test reached it. Mutants never run (outside the chosen globs) are not counted.
+survived or no test reached it. Mutants never run (outside the chosen globs) are not counted. The
+last line is the mutation score: killed over every mutant run except the survivors listed as
+equivalent in tests/MUTANTS.md (they cannot change a result); the raw counts are printed above it.
 Usage: ``python tests/mutation_summary.py [GLOB ...]`` (mutant-name globs, as given to mutmut).
 """
 
@@ -34,23 +36,33 @@ def main(globs: list[str]) -> int:
     if not runs:
         print("no mutants were run (see mutmut's output above)")
         return 1
-    for area in AREAS:
-        codes = [code for name, code in runs.items() if name.startswith(area + ".")]
-        if codes:
-            killed = sum(code in KILLED for code in codes)
-            kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "killed" if c in KILLED
-                            else f"exit {c}" for c in codes)
-            print(f"{area}: killed {killed} of {len(codes)} ({100 * killed / len(codes):.1f}%); "
-                  + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()) if k != "killed"))
-    killed = sum(code in KILLED for code in runs.values())
     listed = equivalent()
+    for area in AREAS:
+        names = [name for name in runs if name.startswith(area + ".")]
+        if names:
+            print(f"{area}: {_score(names, runs, listed)}")
+    killed = sum(code in KILLED for code in runs.values())
     spared = sum(1 for name, code in runs.items() if code not in KILLED and is_listed(name, listed))
-    if spared:
-        rest = len(runs) - spared
-        print(f"without the {spared} equivalent survivors of tests/MUTANTS.md: killed {killed} of {rest} "
-              f"({100 * killed / rest:.1f}%)")
-    print(f"killed {killed} of {len(runs)} mutants ({100 * killed / len(runs):.1f}%)")
+    raw = 100 * killed / len(runs)
+    print(f"all areas, every mutant counted: killed {killed} of {len(runs)} ({raw:.1f}%); "
+          f"{spared} of the survivors are equivalent (tests/MUTANTS.md)")
+    rest = len(runs) - spared
+    print(f"killed {killed} of {rest} mutants ({100 * killed / rest:.1f}%)")
     return 0
+
+
+def _score(names: list[str], runs: dict[str, int], listed: set[str]) -> str:
+    """One area's line: the mutation score without its equivalent survivors, then the raw counts."""
+    codes = [runs[name] for name in names]
+    killed = sum(code in KILLED for code in codes)
+    spared = sum(1 for name in names if runs[name] not in KILLED and is_listed(name, listed))
+    kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "killed" if c in KILLED
+                    else f"exit {c}" for c in codes)
+    left = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()) if k != "killed")
+    rest = len(codes) - spared
+    score, raw = 100 * killed / max(rest, 1), 100 * killed / len(codes)
+    return (f"killed {killed} of {rest} ({score:.1f}%) without {spared} equivalent; "
+            f"raw {killed} of {len(codes)} ({raw:.1f}%)" + (f"; {left}" if left else ""))
 
 
 LISTED = Path(__file__).with_name("MUTANTS.md")
