@@ -388,6 +388,7 @@ def test_card_counts_parsed(value, expected):
     ("a=1,,b=2", "card_counts: expected 'card name=count, ...', got 'a=1,,b=2'"),
     ("double tap=two", "card_counts: double tap: expected an integer count, got 'two'"),
     ("x =  2.5 ", "card_counts: x: expected an integer count, got '2.5'"),
+    ("x=1=2", "card_counts: x: expected an integer count, got '1=2'"),  # the name ends at the first '='
     (5, "card_counts: expected a table or 'card name=count, ...', got 5"),
     (["a=1"], "card_counts: expected a table or 'card name=count, ...', got ['a=1']"),
 ])
@@ -422,7 +423,7 @@ def test_ammo_policy_message(policy):
 
 
 @pytest.mark.parametrize("policy,cap,enemy_health,bonus,expected", [
-    ("all_in", 3, 9, 0, 3), ("all_in", 0, 9, 0, 0),
+    ("all_in", 3, 9, 0, 3), ("all_in", 0, 9, 0, 0), ("all_in", 4, 1, 0, 4),  # all even if 2 would do
     ("fixed:2", 3, 9, 0, 2), ("fixed:5", 3, 9, 0, 3), ("fixed:0", 3, 9, 0, 0),
     # just_enough on SMALL: 6 cards with 5 skulls in all, 5/6 skull a card on average, so the
     # least a with bonus + 5a/6 >= enemy health is ceil((health - bonus) * 6 / 5).
@@ -492,24 +493,25 @@ def test_exact_work_budget_counts_every_draw(monkeypatch):
     assert _budgeted(monkeypatch, 4, setup) is None
 
 
-# Two kinds, both "you", no ammo; the bonus of 3 beats the enemy's health 1 + 1 or 1 + 2.
-TWO_STATES = CombatSetup(deck_of((2, 1, "you", 0, 0, "new", "fuel"), (1, 2, "you", 0, 0, "full", "ammo")),
-                         Enemy("e", 1, 1, 0), health=3, ammo=0, damage_bonus=3)
+def _two_states():
+    """Two kinds, both "you", no ammo; the bonus of 3 beats the enemy's health 1 + 1 or 1 + 2."""
+    deck = deck_of((2, 1, "you", 0, 0, "new", "fuel"), (1, 2, "you", 0, 0, "full", "ammo"))
+    return CombatSetup(deck, Enemy("e", 1, 1, 0), health=3, ammo=0, damage_bonus=3)
 
 
 def test_exact_work_budget_counts_every_kind(monkeypatch):
     # The first card costs 2 (1 state x 2 kinds); then each of the two first-card states is
     # checked before its attack (2, then 3: no ammo, no draw, 1 for the attack's outcome).
-    assert _budgeted(monkeypatch, 3, TWO_STATES)["player_win"] == 1.0
-    assert _budgeted(monkeypatch, 2, TWO_STATES) is None
+    assert _budgeted(monkeypatch, 3, _two_states())["player_win"] == 1.0
+    assert _budgeted(monkeypatch, 2, _two_states()) is None
 
 
 def test_exact_state_budget():
     # The first of the two first-card states is stored (and wins at once) before the second is
     # looked at: a budget of 2 states is enough, 1 is not.
-    assert ExactCombat(Rules(), TWO_STATES, max_states=2).solve()["player_win"] == 1.0
+    assert ExactCombat(Rules(), _two_states(), max_states=2).solve()["player_win"] == 1.0
     with pytest.raises(_TooLarge):
-        ExactCombat(Rules(), TWO_STATES, max_states=1).solve()
+        ExactCombat(Rules(), _two_states(), max_states=1).solve()
 
 
 def test_exact_solver_reuses_a_state_reached_twice(monkeypatch):
@@ -548,3 +550,34 @@ def test_exact_work_budget_counts_redraws(monkeypatch):
     got = _budgeted(monkeypatch, 9, setup)
     assert (got["player_lost"], got["vp_gained"], got["attacks"]) == (1.0, -2.0, 1.0)
     assert _budgeted(monkeypatch, 8, setup) is None
+
+
+@pytest.mark.parametrize("moon,second,expected", [
+    ("full", False, 0.5), ("half", False, 0.0), ("none", False, 0.0), ("half", True, 1.0),
+])
+def test_bonus_loot_needs_the_enemys_moon(moon, second, expected):
+    # Four cards alike but for their moon (two new, two full). Enemy health 3 + 2 = 5; you
+    # strike first with all four cards (the first card is reshuffled back in as the pile runs
+    # out): 4 skulls + 1 = 5, a win in one attack. The loot card is then drawn from all four
+    # cards reshuffled: full moon with probability 1/2; a moon no card has never matches; a
+    # second-card enemy always gives the bonus loot.
+    deck = deck_of((2, 2, "you", 1, 1, "new", "ammo"), (2, 2, "you", 1, 1, "full", "ammo"))
+    setup = CombatSetup(deck, Enemy("e", 3, 3, 2, moon=moon), health=4, ammo=4, damage_bonus=1,
+                        second_card=second)
+    exact = exact_combat(Rules(), setup)
+    assert exact["player_win"] == 1.0 and exact["bonus_loot"] == pytest.approx(expected, abs=1e-12)
+    n = 4000
+    sim = simulate_combat(Rules(), setup, n, np.random.default_rng(5))
+    ref = np.array([reference_combat(Rules(), setup, np.random.default_rng(100 + i))["bonus_loot"]
+                    for i in range(400)])
+    for values in (sim["bonus_loot"], ref):
+        se = math.sqrt(expected * (1 - expected) / len(values))
+        assert abs(values.mean() - expected) <= 4.5 * se + 1e-12
+
+
+def test_exact_solver_deck_size_limit():
+    # 16 cards alike: you strike first with 4 of them, 4 skulls = the enemy's 2 + 2: a sure win.
+    setup = CombatSetup(deck_of((16, 2, "you", 0, 1, "new", "ammo")), Enemy("e", 2, 2, 1), health=1, ammo=4)
+    assert exact_combat(Rules(), setup)["player_win"] == 1.0
+    assert exact_combat(Rules(), setup, max_cards=16)["player_win"] == 1.0
+    assert exact_combat(Rules(), setup, max_cards=15) is None
