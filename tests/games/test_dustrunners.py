@@ -581,3 +581,38 @@ def test_exact_solver_deck_size_limit():
     assert exact_combat(Rules(), setup)["player_win"] == 1.0
     assert exact_combat(Rules(), setup, max_cards=16)["player_win"] == 1.0
     assert exact_combat(Rules(), setup, max_cards=15) is None
+
+
+def test_reference_combat_records_its_piles():
+    # One card (1 skull, you drive): enemy health 0 + 2; your 1 card (the deck's size caps the
+    # ammo) + the bonus of 1 win at once. Each draw after the first reshuffles the lone card back.
+    setup = CombatSetup(deck_of((1, 2, "you", 0, 1, "new", "ammo")), Enemy("e", 0, 0, 1), health=1, ammo=4,
+                        damage_bonus=1)
+    events = []
+    out = reference_combat(Rules(), setup, np.random.default_rng(0), record=events)
+    assert out["player_win"] and out["ammo_spent"] == 1
+    cycle = [("reshuffle", [0]), ("draw", 0), ("discard", [0])]
+    assert events == [("draw", 0), ("discard", [0])] + cycle + cycle  # first card, attack, loot
+
+
+def test_reference_reshuffles_as_soon_as_the_pile_runs_out_or_when_drawing():
+    # Two cards alike, a and b (1 skull, you drive): a sets the enemy's health (0 + 2), you draw
+    # b with your 1 ammo, the bonus of 1 wins, one more card is the loot.
+    setup = CombatSetup(deck_of((2, 2, "you", 0, 1, "new", "ammo")), Enemy("e", 0, 0, 1), health=1, ammo=1,
+                        damage_bonus=1)
+    events = []
+    reference_combat(Rules(), setup, np.random.default_rng(0), record=events)
+    a = events[0][1]
+    b = 1 - a
+    # when_empty: drawing b empties the pile, so a (discarded) is reshuffled at once, without b;
+    # a is then the loot, and b (discarded since) is reshuffled as the pile runs out again.
+    assert events == [("draw", a), ("discard", [a]), ("draw", b), ("reshuffle", [a]), ("discard", [b]),
+                      ("draw", a), ("reshuffle", [b]), ("discard", [a])]
+    events = []
+    reference_combat(Rules(reshuffle="when_drawing"), setup, np.random.default_rng(0), record=events)
+    a = events[0][1]
+    b = 1 - a
+    # when_drawing: nothing happens until the loot draw finds the pile empty: both are reshuffled.
+    assert events[:4] == [("draw", a), ("discard", [a]), ("draw", b), ("discard", [b])]
+    assert events[4][0] == "reshuffle" and sorted(events[4][1]) == [0, 1]
+    assert events[5:] == [("draw", events[4][1][-1]), ("discard", [events[4][1][-1]])]  # the top card
