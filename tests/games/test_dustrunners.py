@@ -17,7 +17,8 @@ from hypothesis import given, settings, strategies as st
 from montecarlo.errors import InputError
 from montecarlo.games.dustrunners import GAME
 from montecarlo.games.dustrunners.combat import (
-    METRIC_NAMES, CombatSetup, exact_combat, parse_combat, reference_combat, simulate_combat,
+    METRIC_NAMES, CombatSetup, ExactCombat, _TooLarge, ammo_to_spend, check_ammo_policy, exact_combat,
+    parse_card_counts, parse_combat, reference_combat, simulate_combat,
 )
 from montecarlo.games.dustrunners.deck import Enemy, load_deck, parse_deck
 from montecarlo.games.dustrunners.rules import Rules
@@ -92,7 +93,9 @@ def test_stalemate_when_nobody_can_deal_damage():
     ref = reference_combat(rules, setup, np.random.default_rng(0))
     assert exact["stalemate"] == 1.0 and sim["stalemate"].all() and ref["stalemate"]
     assert exact["attacks"] == 10 and (sim["attacks"] == 10).all() and ref["attacks"] == 10
-    assert exact["ammo_spent"] == 2 and exact["health_lost"] == 0
+    # Enemy health 2 + 2, raiders first; your 2 ammo go on your first attack; no win, no loot.
+    assert exact == {"player_win": 0, "player_lost": 0, "stalemate": 1, "health_lost": 0, "ammo_spent": 2,
+                     "raider_steps": 0, "vp_gained": 0, "radiation": 0, "attacks": 10, "bonus_loot": 0}
 
 
 def _all_three(rules, setup):
@@ -278,3 +281,338 @@ def test_questions_carry_their_reference_trials():
         setup = question.setup(question.example)
         trial = question.reference(GAME.rules(), setup, rng)
         assert set(trial) == {m.name for m in question.metrics}, name
+
+
+# --- custom enemies and the values of a setup (parse_combat) -----------------------------------
+
+def _custom(**enemy):
+    return parse_combat({"health": 3, **enemy}).enemy
+
+
+@pytest.mark.parametrize("fields,expected", [
+    # Defaults for raiders: 1 star, no radiation skulls, no moon; fuel bonus loot; the same die
+    # value for a first and a second exploration card.
+    ({"enemy_die": 3}, Enemy("custom enemy", 3, 3, 1, "none", "fuel", "raiders", 0)),
+    # A mutant draws by radiation, not stars: 0 stars and 1 radiation skull by default.
+    ({"enemy_die": 0, "enemy_kind": "mutant"}, Enemy("custom enemy", 0, 0, 0, "none", "fuel", "mutant", 1)),
+    ({"enemy_die": 6, "enemy_kind": "spybot", "enemy_stars": 20, "enemy_moon": " full "},
+     Enemy("custom enemy", 6, 6, 20, "full", "fuel", "spybot", 0)),
+    ({"enemy_die": 2, "enemy_kind": "raiders", "enemy_stars": 0, "enemy_radiation": 2, "enemy_moon": "half"},
+     Enemy("custom enemy", 2, 2, 0, "half", "fuel", "raiders", 2)),
+    ({"enemy_die": 1, "enemy_kind": "mutant", "enemy_stars": 3, "enemy_radiation": 2, "enemy": None},
+     Enemy("custom enemy", 1, 1, 3, "none", "fuel", "mutant", 2)),
+])
+def test_custom_enemy_fields_and_defaults(fields, expected):
+    assert _custom(**fields) == expected
+
+
+ENEMY_GIVE = "enemy: give a shipped enemy name (enemy) or its die value (enemy_die)"
+BOTH = "give either enemy (a shipped enemy) or {}, not both"
+
+
+@pytest.mark.parametrize("fields,message", [
+    ({}, ENEMY_GIVE),
+    ({"enemy_stars": 2, "enemy_kind": "spybot"}, ENEMY_GIVE),
+    ({"enemy": "spybot", "enemy_die": 3}, BOTH.format("enemy_die")),
+    ({"enemy": "spybot", "enemy_stars": 3}, BOTH.format("enemy_stars")),
+    ({"enemy": "spybot", "enemy_kind": "mutant"}, BOTH.format("enemy_kind")),
+    ({"enemy": "spybot", "enemy_radiation": 1}, BOTH.format("enemy_radiation")),
+    ({"enemy": "spybot", "enemy_moon": "full"}, BOTH.format("enemy_moon")),
+    ({"enemy": "spybot", "enemy_moon": "full", "enemy_die": 1},  # in the order of the fields, not given
+     BOTH.format("enemy_die, enemy_moon")),
+    ({"enemy_die": -1}, "enemy_die must be an integer 0..12, got -1"),
+    # 0..12 here, although an enemy card's die value is 0..6 (see the report: 7..12 passes this check
+    # and fails on the enemy's own check, naming die_first)
+    ({"enemy_die": 13}, "enemy_die must be an integer 0..12, got 13"),
+    ({"enemy_die": "3"}, "enemy_die must be an integer 0..12, got '3'"),
+    ({"enemy_die": 2, "enemy_kind": "boss"}, "enemy_kind must be one of raiders, spybot, mutant, got 'boss'"),
+    ({"enemy_die": 2, "enemy_stars": -1}, "enemy_stars must be an integer 0..20, got -1"),
+    ({"enemy_die": 2, "enemy_stars": 21}, "enemy_stars must be an integer 0..20, got 21"),
+    ({"enemy_die": 2, "enemy_radiation": -1}, "enemy_radiation must be an integer 0..2, got -1"),
+    ({"enemy_die": 2, "enemy_radiation": 3}, "enemy_radiation must be an integer 0..2, got 3"),
+    ({"enemy_die": 2, "enemy_moon": 5}, "enemy_moon must be a moon name, got 5"),
+    ({"enemy_die": 2, "enemy_moon": "  "}, "enemy_moon must be a moon name, got '  '"),
+    # the mutant's own check: radiation 0 given on purpose
+    ({"enemy_die": 2, "enemy_kind": "mutant", "enemy_radiation": 0},
+     "enemy 'custom enemy': a mutant needs radiation = 1 or 2"),
+])
+def test_custom_enemy_messages(fields, message):
+    with pytest.raises(InputError) as err:
+        _custom(**fields)
+    assert str(err.value) == message
+
+
+def test_unknown_setup_field_message_in_full():
+    with pytest.raises(InputError) as err:
+        parse_combat({"enemy": "spybot", "health": 3, "colour": 2})
+    known = ("ammo, card_counts, damage_bonus, deck, enemy, enemy_die, enemy_kind, enemy_moon, "
+             "enemy_radiation, enemy_stars, health, policy, redraw, second_card, vehicle, vp")
+    assert str(err.value) == f"combat setup: unknown field(s) colour; known: {known}"
+
+
+@pytest.mark.parametrize("values,expected", [
+    # Scout (vehicles.toml): health 5, ammo 3, damage bonus 0, 1 VP star.
+    ({"vehicle": "scout"}, ("Scout", 5, 3, 0, 1, False)),
+    ({"vehicle": "Scout", "health": 2, "ammo": 0, "damage_bonus": 4, "vp": 7, "second_card": True},
+     ("Scout", 2, 0, 4, 7, True)),
+    ({"vehicle": "scout", "ammo": None, "vp": None}, ("Scout", 5, 3, 0, 1, False)),  # None: not given
+    ({"health": 4}, (None, 4, 0, 0, 0, False)),
+    ({"health": 4, "ammo": 2, "damage_bonus": 1, "vp": 3}, (None, 4, 2, 1, 3, False)),
+])
+def test_setup_values_from_a_vehicle_and_overrides(values, expected):
+    s = parse_combat({"enemy": "spybot", **values})
+    assert (s.vehicle, s.health, s.ammo, s.damage_bonus, s.vp, s.second_card) == expected
+
+
+def test_setup_without_health_message_in_full():
+    with pytest.raises(InputError) as err:
+        parse_combat({"enemy": "spybot", "ammo": 2, "health": None})
+    assert str(err.value) == "health: give the vehicle's health (health) or a shipped vehicle (vehicle)"
+
+
+# --- card count overrides, ammo policies, setup checks ------------------------------------------
+
+@pytest.mark.parametrize("value,expected", [
+    (None, {}), ({}, {}), ("", {}), ("  ", {}), ("as shipped", {}), (" none ", {}),
+    ({"double tap": 0}, {"double tap": 0}),
+    ("double tap=0, critical hit=4", {"double tap": 0, "critical hit": 4}),
+    (" empty road = 7 ", {"empty road": 7}),
+])
+def test_card_counts_parsed(value, expected):
+    assert parse_card_counts(value) == expected
+
+
+@pytest.mark.parametrize("value,message", [
+    ("double tap", "card_counts: expected 'card name=count, ...', got 'double tap'"),
+    (" =3", "card_counts: expected 'card name=count, ...', got ' =3'"),
+    ("a=1,,b=2", "card_counts: expected 'card name=count, ...', got 'a=1,,b=2'"),
+    ("double tap=two", "card_counts: double tap: expected an integer count, got 'two'"),
+    ("x =  2.5 ", "card_counts: x: expected an integer count, got '2.5'"),
+    ("x=1=2", "card_counts: x: expected an integer count, got '1=2'"),  # the name ends at the first '='
+    (5, "card_counts: expected a table or 'card name=count, ...', got 5"),
+    (["a=1"], "card_counts: expected a table or 'card name=count, ...', got ['a=1']"),
+])
+def test_card_counts_messages(value, message):
+    with pytest.raises(InputError) as err:
+        parse_card_counts(value)
+    assert str(err.value) == message
+
+
+def test_card_counts_from_a_setup_reach_the_deck():
+    setup = parse_combat({"enemy": "spybot", "health": 3, "deck": "illustrative-12",
+                          "card_counts": " none "})
+    assert setup.deck == load_deck("illustrative-12")
+    setup = parse_combat({"enemy": "spybot", "health": 3, "card_counts": {}})
+    assert setup.deck == load_deck()
+
+
+POLICY = "policy must be all_in, just_enough or fixed:N (N = ammo per attack), got {!r}"
+
+
+@pytest.mark.parametrize("policy", ["all_in", "just_enough", "fixed:0", "fixed:2", "fixed:12"])
+def test_ammo_policies_accepted(policy):
+    assert check_ammo_policy(policy) == policy
+
+
+@pytest.mark.parametrize("policy", ["all in", "fixed:", "fixed:x", "fixed:-1", "fixed:2x", "xfixed:2", 2,
+                                    None])
+def test_ammo_policy_message(policy):
+    with pytest.raises(InputError) as err:
+        check_ammo_policy(policy)
+    assert str(err.value) == POLICY.format(policy)
+
+
+@pytest.mark.parametrize("policy,cap,enemy_health,bonus,expected", [
+    ("all_in", 3, 9, 0, 3), ("all_in", 0, 9, 0, 0), ("all_in", 4, 1, 0, 4),  # all even if 2 would do
+    ("fixed:2", 3, 9, 0, 2), ("fixed:5", 3, 9, 0, 3), ("fixed:0", 3, 9, 0, 0),
+    # just_enough on SMALL: 6 cards with 5 skulls in all, 5/6 skull a card on average, so the
+    # least a with bonus + 5a/6 >= enemy health is ceil((health - bonus) * 6 / 5).
+    ("just_enough", 4, 4, 1, 4),  # need 3: 18/5 = 3.6 -> 4
+    ("just_enough", 3, 4, 1, 3),  # ... but only 3 may be spent
+    ("just_enough", 4, 2, 0, 3),  # need 2: 12/5 = 2.4 -> 3
+    ("just_enough", 20, 5, 0, 6),  # need 5: 30/5 = 6 exactly
+    ("just_enough", 4, 1, 0, 2),  # need 1: 6/5 = 1.2 -> 2
+    ("just_enough", 4, 2, 2, 0), ("just_enough", 4, 1, 3, 0),  # the bonus alone is enough
+])
+def test_ammo_to_spend(policy, cap, enemy_health, bonus, expected):
+    assert ammo_to_spend(policy, cap, enemy_health, bonus, SMALL) == expected
+
+
+def test_just_enough_on_a_deck_without_skulls_spends_all_it_may():
+    blank = deck_of((3, 2, "raiders", 1, 0, "new", "fuel"))
+    assert ammo_to_spend("just_enough", 3, 4, 1, blank) == 3
+    assert ammo_to_spend("just_enough", 3, 1, 1, blank) == 0
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"health": 0}, "health must be an integer 1..99, got 0"),
+    ({"health": 100}, "health must be an integer 1..99, got 100"),
+    ({"ammo": -1}, "ammo must be an integer 0..99, got -1"),
+    ({"ammo": 100}, "ammo must be an integer 0..99, got 100"),
+    ({"damage_bonus": -1}, "damage_bonus must be an integer 0..99, got -1"),
+    ({"damage_bonus": 100}, "damage_bonus must be an integer 0..99, got 100"),
+    ({"vp": -1}, "vp must be an integer 0..999, got -1"),
+    ({"vp": 1000}, "vp must be an integer 0..999, got 1000"),
+    ({"second_card": "yes"}, "second_card must be true or false, got 'yes'"),
+    ({"second_card": 1}, "second_card must be true or false, got 1"),
+    ({"policy": "fixed:x"}, POLICY.format("fixed:x")),
+    ({"redraw": "always"}, "redraw must be one of never, when_losing, got 'always'"),
+])
+def test_combat_setup_messages(change, message):
+    values = {"health": 3, **change}
+    with pytest.raises(InputError) as err:
+        CombatSetup(SMALL, RAIDERS, **values)
+    assert str(err.value) == message
+
+
+def test_combat_setup_bounds_accepted():
+    top = CombatSetup(SMALL, RAIDERS, health=99, ammo=99, damage_bonus=99, vp=999, second_card=True,
+                      policy="just_enough", redraw="when_losing")
+    low = CombatSetup(SMALL, RAIDERS, health=1, ammo=0, damage_bonus=0, vp=0, second_card=False)
+    assert (top.health, top.ammo, top.damage_bonus, top.vp, top.enemy_die) == (99, 99, 99, 999, 4)
+    assert (low.health, low.ammo, low.damage_bonus, low.vp, low.enemy_die) == (1, 0, 0, 0, 2)
+    assert (low.policy, low.redraw) == ("all_in", "never")
+
+
+# --- the exact solver's work budget -------------------------------------------------------------
+
+def _budgeted(monkeypatch, budget, setup):
+    from montecarlo.games.dustrunners import combat
+    monkeypatch.setattr(combat, "MAX_EXACT_WORK", budget)
+    return exact_combat(Rules(), setup)
+
+
+def test_exact_work_budget_counts_every_draw(monkeypatch):
+    # One kind of card (5 copies): you strike first, 4 cards x 1 skull + 1 bonus = the enemy's 5.
+    # Work: 1 per state per kind for each draw: the first card (1), then the 4 cards of the attack
+    # (2, 3, 4, 5), then 1 for the attack's outcome (6, not checked: nothing is drawn after it).
+    # The budget is checked after every draw, so 5 is enough and 4 is not.
+    setup = CombatSetup(deck_of((5, 2, "you", 1, 1, "full", "ammo")), Enemy("e", 3, 5, 2), health=4, ammo=4,
+                        damage_bonus=1)
+    assert _budgeted(monkeypatch, 5, setup)["player_win"] == 1.0
+    assert _budgeted(monkeypatch, 4, setup) is None
+
+
+def _two_states():
+    """Two kinds, both "you", no ammo; the bonus of 3 beats the enemy's health 1 + 1 or 1 + 2."""
+    deck = deck_of((2, 1, "you", 0, 0, "new", "fuel"), (1, 2, "you", 0, 0, "full", "ammo"))
+    return CombatSetup(deck, Enemy("e", 1, 1, 0), health=3, ammo=0, damage_bonus=3)
+
+
+def test_exact_work_budget_counts_every_kind(monkeypatch):
+    # The first card costs 2 (1 state x 2 kinds); then each of the two first-card states is
+    # checked before its attack (2, then 3: no ammo, no draw, 1 for the attack's outcome).
+    assert _budgeted(monkeypatch, 3, _two_states())["player_win"] == 1.0
+    assert _budgeted(monkeypatch, 2, _two_states()) is None
+
+
+def test_exact_state_budget():
+    # The first of the two first-card states is stored (and wins at once) before the second is
+    # looked at: a budget of 2 states is enough, 1 is not.
+    assert ExactCombat(Rules(), _two_states(), max_states=2).solve()["player_win"] == 1.0
+    with pytest.raises(_TooLarge):
+        ExactCombat(Rules(), _two_states(), max_states=1).solve()
+
+
+def test_exact_solver_reuses_a_state_reached_twice(monkeypatch):
+    # Two cards, A and B, alike but for their moon; no reshuffle before a draw needs one. Enemy
+    # health 1 + 1 = 2. You go first whichever card is turned (cost 2: 1 state x 2 kinds):
+    # after A (checked at 2) your 1 ammo draws B (4) and deals the bonus 1, outcome 5; the
+    # raiders' 0-star attack draws nothing (checked at 5, outcome 6); your bonus alone wins
+    # (checked at 6, outcome 7). After B (checked at 7) your ammo draws A (9), outcome 10, and
+    # the state after it (empty pile, enemy at 1, no ammo, 1 attack made) is the one met after A:
+    # it is looked up, not searched again. Largest work checked: 9; searched again: 10 and 11.
+    deck = deck_of((1, 1, "you", 0, 0, "new", "fuel"), (1, 1, "you", 0, 0, "full", "fuel"))
+    setup = CombatSetup(deck, Enemy("e", 1, 1, 0), health=3, ammo=1, damage_bonus=1)
+    from montecarlo.games.dustrunners import combat
+    monkeypatch.setattr(combat, "MAX_EXACT_WORK", 9)
+    got = exact_combat(Rules(reshuffle="when_drawing"), setup)
+    assert got["player_win"] == 1.0 and got["attacks"] == 3 and got["ammo_spent"] == 1
+    monkeypatch.setattr(combat, "MAX_EXACT_WORK", 8)
+    assert exact_combat(Rules(reshuffle="when_drawing"), setup) is None
+    # With a turn limit of 1 the state met twice is a stalemate: after A (checked at 2, drawn 4,
+    # outcome 5) it is stored (checked at 5); after B (checked at 5, drawn 7, outcome 8) it is
+    # looked up, not checked again at 8.
+    rules = Rules(reshuffle="when_drawing", turn_limit=1)
+    monkeypatch.setattr(combat, "MAX_EXACT_WORK", 7)
+    assert exact_combat(rules, setup)["stalemate"] == 1.0
+    monkeypatch.setattr(combat, "MAX_EXACT_WORK", 6)
+    assert exact_combat(rules, setup) is None
+
+
+def test_exact_work_budget_counts_redraws(monkeypatch):
+    # Two 1-skull cards, A and B (alike but for their moon); the raiders go first and one card
+    # kills you, so you redraw it for your 2 VP and the new card kills you too. First card: 2
+    # (1 state x 2 kinds). After A (checked at 2) the raiders draw B (4), the redraw draws A (6),
+    # outcome 7. After B (checked at 7): draw (9), redraw (11), outcome 12. Largest checked: 9.
+    deck = deck_of((1, 1, "raiders", 0, 1, "new", "fuel"), (1, 1, "raiders", 0, 1, "full", "fuel"))
+    setup = CombatSetup(deck, Enemy("e", 1, 1, 1), health=1, vp=2, redraw="when_losing")
+    got = _budgeted(monkeypatch, 9, setup)
+    assert (got["player_lost"], got["vp_gained"], got["attacks"]) == (1.0, -2.0, 1.0)
+    assert _budgeted(monkeypatch, 8, setup) is None
+
+
+@pytest.mark.parametrize("moon,second,expected", [
+    ("full", False, 0.5), ("half", False, 0.0), ("none", False, 0.0), ("half", True, 1.0),
+])
+def test_bonus_loot_needs_the_enemys_moon(moon, second, expected):
+    # Four cards alike but for their moon (two new, two full). Enemy health 3 + 2 = 5; you
+    # strike first with all four cards (the first card is reshuffled back in as the pile runs
+    # out): 4 skulls + 1 = 5, a win in one attack. The loot card is then drawn from all four
+    # cards reshuffled: full moon with probability 1/2; a moon no card has never matches; a
+    # second-card enemy always gives the bonus loot.
+    deck = deck_of((2, 2, "you", 1, 1, "new", "ammo"), (2, 2, "you", 1, 1, "full", "ammo"))
+    setup = CombatSetup(deck, Enemy("e", 3, 3, 2, moon=moon), health=4, ammo=4, damage_bonus=1,
+                        second_card=second)
+    exact = exact_combat(Rules(), setup)
+    assert exact["player_win"] == 1.0 and exact["bonus_loot"] == pytest.approx(expected, abs=1e-12)
+    n = 4000
+    sim = simulate_combat(Rules(), setup, n, np.random.default_rng(5))
+    ref = np.array([reference_combat(Rules(), setup, np.random.default_rng(100 + i))["bonus_loot"]
+                    for i in range(400)])
+    for values in (sim["bonus_loot"], ref):
+        se = math.sqrt(expected * (1 - expected) / len(values))
+        assert abs(values.mean() - expected) <= 4.5 * se + 1e-12
+
+
+def test_exact_solver_deck_size_limit():
+    # 16 cards alike: you strike first with 4 of them, 4 skulls = the enemy's 2 + 2: a sure win.
+    setup = CombatSetup(deck_of((16, 2, "you", 0, 1, "new", "ammo")), Enemy("e", 2, 2, 1), health=1, ammo=4)
+    assert exact_combat(Rules(), setup)["player_win"] == 1.0
+    assert exact_combat(Rules(), setup, max_cards=16)["player_win"] == 1.0
+    assert exact_combat(Rules(), setup, max_cards=15) is None
+
+
+def test_reference_combat_records_its_piles():
+    # One card (1 skull, you drive): enemy health 0 + 2; your 1 card (the deck's size caps the
+    # ammo) + the bonus of 1 win at once. Each draw after the first reshuffles the lone card back.
+    setup = CombatSetup(deck_of((1, 2, "you", 0, 1, "new", "ammo")), Enemy("e", 0, 0, 1), health=1, ammo=4,
+                        damage_bonus=1)
+    events = []
+    out = reference_combat(Rules(), setup, np.random.default_rng(0), record=events)
+    assert out["player_win"] and out["ammo_spent"] == 1
+    cycle = [("reshuffle", [0]), ("draw", 0), ("discard", [0])]
+    assert events == [("draw", 0), ("discard", [0])] + cycle + cycle  # first card, attack, loot
+
+
+def test_reference_reshuffles_as_soon_as_the_pile_runs_out_or_when_drawing():
+    # Two cards alike, a and b (1 skull, you drive): a sets the enemy's health (0 + 2), you draw
+    # b with your 1 ammo, the bonus of 1 wins, one more card is the loot.
+    setup = CombatSetup(deck_of((2, 2, "you", 0, 1, "new", "ammo")), Enemy("e", 0, 0, 1), health=1, ammo=1,
+                        damage_bonus=1)
+    events = []
+    reference_combat(Rules(), setup, np.random.default_rng(0), record=events)
+    a = events[0][1]
+    b = 1 - a
+    # when_empty: drawing b empties the pile, so a (discarded) is reshuffled at once, without b;
+    # a is then the loot, and b (discarded since) is reshuffled as the pile runs out again.
+    assert events == [("draw", a), ("discard", [a]), ("draw", b), ("reshuffle", [a]), ("discard", [b]),
+                      ("draw", a), ("reshuffle", [b]), ("discard", [a])]
+    events = []
+    reference_combat(Rules(reshuffle="when_drawing"), setup, np.random.default_rng(0), record=events)
+    a = events[0][1]
+    b = 1 - a
+    # when_drawing: nothing happens until the loot draw finds the pile empty: both are reshuffled.
+    assert events[:4] == [("draw", a), ("discard", [a]), ("draw", b), ("discard", [b])]
+    assert events[4][0] == "reshuffle" and sorted(events[4][1]) == [0, 1]
+    assert events[5:] == [("draw", events[4][1][-1]), ("discard", [events[4][1][-1]])]  # the top card
