@@ -320,11 +320,9 @@ BOTH = "give either enemy (a shipped enemy) or {}, not both"
     ({"enemy": "spybot", "enemy_moon": "full"}, BOTH.format("enemy_moon")),
     ({"enemy": "spybot", "enemy_moon": "full", "enemy_die": 1},  # in the order of the fields, not given
      BOTH.format("enemy_die, enemy_moon")),
-    ({"enemy_die": -1}, "enemy_die must be an integer 0..12, got -1"),
-    # 0..12 here, although an enemy card's die value is 0..6 (see the report: 7..12 passes this check
-    # and fails on the enemy's own check, naming die_first)
-    ({"enemy_die": 13}, "enemy_die must be an integer 0..12, got 13"),
-    ({"enemy_die": "3"}, "enemy_die must be an integer 0..12, got '3'"),
+    ({"enemy_die": -1}, "enemy_die must be an integer 0..6, got -1"),
+    ({"enemy_die": 7}, "enemy_die must be an integer 0..6, got 7"),  # an enemy card's die: 0..6
+    ({"enemy_die": "3"}, "enemy_die must be an integer 0..6, got '3'"),
     ({"enemy_die": 2, "enemy_kind": "boss"}, "enemy_kind must be one of raiders, spybot, mutant, got 'boss'"),
     ({"enemy_die": 2, "enemy_stars": -1}, "enemy_stars must be an integer 0..20, got -1"),
     ({"enemy_die": 2, "enemy_stars": 21}, "enemy_stars must be an integer 0..20, got 21"),
@@ -415,7 +413,7 @@ def test_ammo_policies_accepted(policy):
 
 
 @pytest.mark.parametrize("policy", ["all in", "fixed:", "fixed:x", "fixed:-1", "fixed:2x", "xfixed:2", 2,
-                                    None])
+                                    None, "fixed:2\n"])
 def test_ammo_policy_message(policy):
     with pytest.raises(InputError) as err:
         check_ammo_policy(policy)

@@ -52,7 +52,7 @@ from montecarlo.games.dustrunners.rules import Rules
 from montecarlo.validate import check_known, whole
 
 REDRAW_POLICIES = ("never", "when_losing")
-_FIXED = re.compile(r"^fixed:(\d+)$")
+_FIXED = re.compile(r"fixed:(\d+)")  # used with fullmatch: no trailing newline slips through
 MAX_EXACT_CARDS = 16  # the exact solver tries decks of at most this many cards (within its budget)
 MAX_EXACT_STATES = 400_000  # memoised states before the exact solver gives up (returns None)
 MAX_EXACT_WORK = 2_000_000  # enumerated draw outcomes before it gives up (a few seconds at most)
@@ -65,13 +65,13 @@ def check_ammo_policy(policy: Any) -> str:
     >>> check_ammo_policy("fixed:2")
     'fixed:2'
     """
-    if policy in ("all_in", "just_enough") or (isinstance(policy, str) and _FIXED.match(policy)):
+    if policy in ("all_in", "just_enough") or (isinstance(policy, str) and _FIXED.fullmatch(policy)):
         return policy
     raise InputError(f"policy must be all_in, just_enough or fixed:N (N = ammo per attack), got {policy!r}")
 
 
 def fixed_ammo(policy: str) -> int | None:
-    m = _FIXED.match(policy)
+    m = _FIXED.fullmatch(policy)
     return int(m.group(1)) if m else None
 
 
@@ -167,7 +167,7 @@ def resolve_enemy(values: Mapping[str, Any]) -> Enemy:
         return named_enemy(values["enemy"])
     if "enemy_die" not in values:
         raise InputError("enemy: give a shipped enemy name (enemy) or its die value (enemy_die)")
-    die = whole("enemy_die", values["enemy_die"], 0, 12)
+    die = whole("enemy_die", values["enemy_die"], 0, 6)  # an enemy card's die value, as in enemies.toml
     kind = values.get("enemy_kind", "raiders")
     if kind not in ENEMY_KINDS:
         raise InputError(f"enemy_kind must be one of {', '.join(ENEMY_KINDS)}, got {kind!r}")
