@@ -20,11 +20,15 @@ from hypothesis import strategies as st
 
 from montecarlo.errors import InputError
 from montecarlo.games.war_for_arrakis import GAME
+from montecarlo.games.war_for_arrakis import battle
 from montecarlo.games.war_for_arrakis.battle import (
     BattleSetup,
     NeedRow,
     _take,
+    capacity,
+    chain_states,
     exact_battle,
+    legion_text,
     need,
     parse_legion,
     reference_battle,
@@ -390,6 +394,129 @@ def test_parse_legion_normalises():
 def test_bad_legions(text, message):
     with pytest.raises(InputError, match=message):
         parse_legion(text, "attacker")
+
+
+LEADER_LIST = (
+    "Bashar, Naib, Feyd-Rautha, Beast Rabban, Baron Harkonnen, Thufir Hawat, Gaius Helen Mohiam, "
+    "Captain Aramsham, Shaddam IV, Paul Atreides, Paul-Muad'Dib, Lady Jessica, Reverend Mother Jessica, "
+    "Gurney Halleck, Stilgar, Chani, Alia"
+)  # the names of data/leaders.toml, in file order
+
+
+@pytest.mark.parametrize(
+    "text,what,message",
+    [
+        (3.5, None, "legion must be a legion like '4 regular, 1 elite, bashar', got 3.5"),
+        ("-1 regular", None, "legion: '-1 regular' has a negative count; counts are 0..6"),
+        (
+            "7 regular",
+            "attacker",
+            "attacker: 7 units, but an area holds at most 6; remove 1 unit(s) (leaders do not count)",
+        ),
+        (
+            "bashar",
+            "defender",
+            "defender: leaders cannot stand alone; add at least one unit, e.g. '1 regular, bashar'",
+        ),
+        (
+            "3 knight",
+            "attacker",
+            f"attacker: unknown unit kind or leader 'knight'; units: regular, elite, special elite "
+            f"(sardaukar or fedaykin); leaders: {LEADER_LIST}",
+        ),
+        ("1 regular, 2 Stilgar", "attacker", "attacker: there is only one Stilgar; write the name once"),
+        ("1 regular, Stilgar, stilgar", "attacker", "attacker: a named leader is listed twice"),
+        (
+            "2 sardaukar, naib",
+            None,
+            "legion: mixes Atreides and Harkonnen figures (fedaykin/naib/Atreides leaders vs "
+            "sardaukar/bashar/Harkonnen leaders); a legion belongs to one faction",
+        ),
+    ],
+)
+def test_bad_legions_whole_message(text, what, message):
+    """The whole message the user reads; ``what`` None is the default name, "legion"."""
+    with pytest.raises(InputError) as err:
+        parse_legion(text) if what is None else parse_legion(text, what)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize(
+    "values,message",
+    [
+        (
+            {"attacker": "7 regular", "defender": "1 regular"},
+            "attacker: 7 units, but an area holds at most 6; remove 1 unit(s) (leaders do not count)",
+        ),
+        (
+            {"attacker": "1 regular", "defender": "5 regular, 3 elite"},
+            "defender: 8 units, but an area holds at most 6; remove 2 unit(s) (leaders do not count)",
+        ),
+        (
+            {"attacker": "none", "defender": "1 regular"},
+            "attacker: a battle needs at least one attacking unit, e.g. '1 regular'",
+        ),
+        (
+            {"attacker": "1 regular", "defender": "1 regular", "settlement": 2.5},
+            "settlement must be a rank 0..3 (0 = no settlement), got 2.5",
+        ),
+        (
+            {"attacker": "1 regular", "defender": "none"},
+            "defender: no units and no settlement, so there is nothing to attack; "
+            "give defending units or a settlement rank",
+        ),
+        (
+            {"attacker": "1 regular, bashar", "defender": "1 regular", "surprise": "yes"},
+            "surprise must be true or false, got 'yes'",
+        ),
+        (
+            {"attacker": "1 regular", "defender": "1 regular", "surprise": True},
+            "surprise: a surprise attack is a Leadership action and needs a leader in the "
+            "attacking legion; add one, e.g. 'bashar' or 'naib'",
+        ),
+    ],
+)
+def test_bad_battle_setups_whole_message(values, message):
+    with pytest.raises(InputError) as err:
+        BattleSetup(**values)
+    assert str(err.value) == message
+
+
+def test_legion_text_of_an_empty_legion_and_capacity():
+    """An empty legion ("none", "empty" or nothing) reads "none"; capacity is one hit per regular
+    and two per elite or special elite: 2 regular + 1 elite + 1 sardaukar -> 2 + 2 + 2 = 6."""
+    assert legion_text(parse_legion("none")) == "none"
+    assert parse_legion(" Empty ") == parse_legion("") == (0, 0, 0, (), "special")
+    assert parse_legion(4) == (4, 0, 0, (), "special")  # a bare number: that many regulars
+    assert parse_legion("2 Special-Elites, 1 special  elite") == (0, 0, 3, (), "special")
+    assert legion_text(parse_legion("2 regular, 1 elite, 1 sardaukar")) == "2 regular, 1 elite, 1 sardaukar"
+    assert capacity((2, 1, 1)) == 6
+    assert capacity((0, 1, 0)) == capacity((0, 0, 1)) == 2
+
+
+def test_chain_states_bound_by_hand():
+    """(capacity(a) + 1)(capacity(d) + 1)((1 + surprise) * (max_rounds or 1) + 3):
+    2 regular + 1 elite -> capacity 4, 1 regular -> 1: 5 * 2 * (1 + 3) = 40; with a surprise round
+    (a leader is needed) 5 * 2 * (2 + 3) = 50; with max_rounds:3 and surprise 5 * 2 * (2 * 3 + 3) = 90;
+    max_rounds:3 alone 5 * 2 * (3 + 3) = 60; the legions swapped 2 * 5 * 4 = 40 again."""
+    plain = BattleSetup("2 regular, 1 elite", "1 regular")
+    surprise = BattleSetup("2 regular, 1 elite, bashar", "1 regular", surprise=True)
+    three = GAME.rules(overrides={"attack": "max_rounds:3"})
+    assert chain_states(RULES, plain) == 40
+    assert chain_states(RULES, surprise) == 50
+    assert chain_states(three, surprise) == 90
+    assert chain_states(three, plain) == 60
+    assert chain_states(RULES, BattleSetup("1 regular", "2 regular, 1 elite")) == 40
+    assert chain_states(RULES, BattleSetup("1 elite", "3 regular")) == 3 * 4 * 4
+
+
+def test_exact_battle_solves_a_chain_exactly_at_the_state_limit(monkeypatch):
+    """The limit is inclusive: a bound of 40 states is solved when the limit is 40, not when 39."""
+    setup = BattleSetup("2 regular, 1 elite", "1 regular")
+    monkeypatch.setattr(battle, "DEFAULT_MAX_STATES", 40)
+    assert exact_battle(RULES, setup) is not None
+    monkeypatch.setattr(battle, "DEFAULT_MAX_STATES", 39)
+    assert exact_battle(RULES, setup) is None
 
 
 @pytest.mark.parametrize(

@@ -476,3 +476,35 @@ def test_storm_dice_table():
     ]
     assert storm_dice(RULES, "mountain") == (0, 0)
     assert storm_dice(RULES, "desert", settlement=True) == (0, 0)
+
+
+def test_terrain_names_and_the_whole_unknown_terrain_message():
+    """Dashes, underscores and spaces are one separator, any number of them; an unknown terrain
+    names the field (``terrain`` by default) and lists the five terrains."""
+    assert StormSetup("1 regular", "Deep-Desert").terrain == "deep_desert"
+    assert StormSetup("1 regular", " Minor__Erg ").terrain == "minor_erg"
+    assert WormSetup("1 regular", "plateau").terrain == "plateau"
+    with pytest.raises(InputError) as err:
+        StormSetup("1 regular", "swamp")
+    assert str(err.value) == (
+        "terrain: unknown terrain 'swamp'; known: deep_desert, desert, minor_erg, plateau, mountain"
+    )
+
+
+def test_reference_special_elites_take_two_hits_each():
+    """In the plain-Python references a special elite (sardaukar) is worth two hits, like an
+    elite: the first hit turns it into a regular, the second removes it. One sardaukar under a
+    deep-desert storm (2 dice, Special = 2 hits) is lost exactly when the dice make 2+ hits; two
+    sardaukar under a worm (4 dice) keep 2 units for 0-1 hits, 1 for 2-3 hits, none for 4+."""
+    rng = np.random.default_rng(11)
+    storms = [reference_storm(RULES, StormSetup("1 sardaukar", "deep_desert"), rng) for _ in range(200)]
+    assert {t["hits"] for t in storms} >= {0, 1, 2, 3}
+    for t in storms:
+        assert (t["units_lost"], t["destroyed"], t["survivors"]) == (
+            (1, True, 0) if t["hits"] >= 2 else (0, False, 1)
+        )
+    worms = [reference_worm(RULES, WormSetup("2 sardaukar", "desert"), rng) for _ in range(200)]
+    assert {t["hits"] for t in worms} >= {0, 1, 2, 3, 4}
+    for t in worms:
+        assert t["survivors"] == (2, 2, 1, 1, 0)[min(t["hits"], 4)]
+        assert t["units_lost"] == 2 - t["survivors"] and t["destroyed"] == (t["survivors"] == 0)

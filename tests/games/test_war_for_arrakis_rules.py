@@ -9,7 +9,14 @@ from __future__ import annotations
 import pytest
 
 from montecarlo.errors import InputError
-from montecarlo.games.war_for_arrakis.rules import Rules, leader, leader_value, parse_value, policy_overrides
+from montecarlo.games.war_for_arrakis.rules import (
+    Rules,
+    find_leader,
+    leader,
+    leader_value,
+    parse_value,
+    policy_overrides,
+)
 
 # The leaders of data/leaders.toml in file order (table 2.6 of the rules page).
 LEADER_NAMES = (
@@ -100,3 +107,50 @@ def test_leader_value_by_alias_and_override():
     assert leader_value(Rules(), "Feyd") == (2, 1)
     assert leader_value(Rules(), "Reverend-Mother MOHIAM") == (0, 3)
     assert leader_value(Rules(leader_values={"Stilgar": "1H+2S"}), "STILGAR") == (1, 2)
+
+
+NO_FACES = {"hit_faces": 0, "shield_faces": 0, "special_faces": 0, "blank_faces": 0}
+NO_TOKENS = {"wormsign_sand": 0, "wormsign_sandworm": 0, "wormsign_burrowing": 0}
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"hit_faces": 61}, "hit_faces must be an integer 0..60, got 61"),
+        ({"blank_faces": -1}, "blank_faces must be an integer 0..60, got -1"),
+        (NO_FACES, "the combat die needs at least one face"),
+        ({"max_dice": 13}, "max_dice must be an integer 1..12, got 13"),
+        ({"max_dice": 0}, "max_dice must be an integer 1..12, got 0"),
+        ({"wild_maker_extra_dice": 7}, "wild_maker_extra_dice must be an integer 0..6, got 7"),
+        ({"wormsign_sand": 101}, "wormsign_sand must be an integer 0..100, got 101"),
+        ({"deep_desert_spice": 101}, "deep_desert_spice must be an integer 0..100, got 101"),
+        (NO_TOKENS, "the wormsign pool needs at least one token"),
+    ],
+)
+def test_rules_range_errors_whole_message(kwargs, message):
+    with pytest.raises(InputError) as err:
+        Rules(**kwargs)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {**NO_FACES, "hit_faces": 1},  # a one-face die is a die
+        {"hit_faces": 60, "blank_faces": 60},
+        {"max_dice": 1},
+        {"max_dice": 12},
+        {"wild_maker_extra_dice": 0},
+        {"wild_maker_extra_dice": 6},
+        {**NO_TOKENS, "wormsign_sandworm": 1},  # a one-token pool is a pool
+        {"wormsign_sand": 100, "desert_spice": 100},
+    ],
+)
+def test_rules_range_ends_are_allowed(kwargs):
+    rules = Rules(**kwargs)
+    assert all(getattr(rules, k) == v for k, v in kwargs.items())
+
+
+def test_leader_names_take_underscores_and_dashes_as_spaces():
+    assert find_leader("Feyd_Rautha") == find_leader("feyd-rautha") == "feyd rautha"
+    assert find_leader("  paul__muad'dib ") == "paul muad'dib"
