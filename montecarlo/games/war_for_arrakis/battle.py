@@ -367,7 +367,7 @@ def round_odds(rules: Rules, setup: BattleSetup) -> dict[str, float]:
         out["attacker_only"] = 1.0
         return out
     for (ka, kd), p in round_distribution(rules, setup).items():
-        dead_a, dead_d = ka >= ca, kd >= cd and cd > 0
+        dead_a, dead_d = ka >= ca, kd >= cd
         key = (
             "both"
             if dead_a and dead_d
