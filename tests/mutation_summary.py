@@ -41,8 +41,7 @@ def main(globs: list[str]) -> int:
         names = [name for name in runs if name.startswith(area + ".")]
         if names:
             print(f"{area}: {_score(names, runs, listed)}")
-    killed = sum(code in KILLED for code in runs.values())
-    spared = sum(1 for name, code in runs.items() if code not in KILLED and is_listed(name, listed))
+    killed, spared = _counts(list(runs), runs, listed)
     raw = 100 * killed / len(runs)
     print(f"all areas, every mutant counted: killed {killed} of {len(runs)} ({raw:.1f}%); "
           f"{spared} of the survivors are equivalent (tests/MUTANTS.md)")
@@ -51,18 +50,23 @@ def main(globs: list[str]) -> int:
     return 0
 
 
+def _counts(names: list[str], runs: dict[str, int], listed: set[str]) -> tuple[int, int]:
+    """(killed, survivors listed as equivalent) among ``names``."""
+    killed = sum(runs[name] in KILLED for name in names)
+    spared = sum(1 for name in names if runs[name] not in KILLED and is_listed(name, listed))
+    return killed, spared
+
+
 def _score(names: list[str], runs: dict[str, int], listed: set[str]) -> str:
     """One area's line: the mutation score without its equivalent survivors, then the raw counts."""
-    codes = [runs[name] for name in names]
-    killed = sum(code in KILLED for code in codes)
-    spared = sum(1 for name in names if runs[name] not in KILLED and is_listed(name, listed))
+    killed, spared = _counts(names, runs, listed)
     kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "killed" if c in KILLED
-                    else f"exit {c}" for c in codes)
+                    else f"exit {c}" for c in (runs[name] for name in names))
     left = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()) if k != "killed")
-    rest = len(codes) - spared
-    score, raw = 100 * killed / max(rest, 1), 100 * killed / len(codes)
+    rest = len(names) - spared
+    score, raw = 100 * killed / max(rest, 1), 100 * killed / len(names)
     return (f"killed {killed} of {rest} ({score:.1f}%) without {spared} equivalent; "
-            f"raw {killed} of {len(codes)} ({raw:.1f}%)" + (f"; {left}" if left else ""))
+            f"raw {killed} of {len(names)} ({raw:.1f}%)" + (f"; {left}" if left else ""))
 
 
 LISTED = Path(__file__).with_name("MUTANTS.md")
