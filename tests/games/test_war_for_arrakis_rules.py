@@ -154,3 +154,65 @@ def test_rules_range_ends_are_allowed(kwargs):
 def test_leader_names_take_underscores_and_dashes_as_spaces():
     assert find_leader("Feyd_Rautha") == find_leader("feyd-rautha") == "feyd rautha"
     assert find_leader("  paul__muad'dib ") == "paul muad'dib"
+
+
+EXPOSED_NAMES = "deep_desert, desert, minor_erg, plateau"
+TABLE_HELP = "leader_values must be a table {leader: '2H+1S'}, got "
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"continue_always_costs": "yes"}, "continue_always_costs must be true or false, got 'yes'"),
+        ({"surprise": "x"}, "surprise must be one of special, die, got 'x'"),
+        (
+            {"attack": "max_rounds:0"},
+            "attack policy must be one of until_destroyed, while_ahead, max_rounds:N (N >= 1), "
+            "got 'max_rounds:0'",
+        ),
+        ({"retreat": "always"}, "retreat policy must be one of never, when_outnumbered, got 'always'"),
+        # four exposed terrains, so four values: fewer, more or a bare number are refused
+        ({"storm_dice": (1, 2, 3)}, f"storm_dice needs one value per exposed terrain ({EXPOSED_NAMES}), "
+                                    "got (1, 2, 3)"),
+        ({"worm_dice": [1, 2, 3, 4, 5]}, f"worm_dice needs one value per exposed terrain ({EXPOSED_NAMES}), "
+                                         "got [1, 2, 3, 4, 5]"),
+        ({"storm_dice": 5}, f"storm_dice needs one value per exposed terrain ({EXPOSED_NAMES}), got 5"),
+        # each value in range: at most 12 dice and 6 special hits per terrain
+        ({"storm_dice": (13, 0, 0, 0)}, "storm_dice must be an integer 0..12, got 13"),
+        ({"storm_special_hits": (0, 0, 0, 7)}, "storm_special_hits must be an integer 0..6, got 7"),
+        ({"worm_dice": (0, 13, 0, 0)}, "worm_dice must be an integer 0..12, got 13"),
+        ({"worm_special_hits": (0, 7, 0, 0)}, "worm_special_hits must be an integer 0..6, got 7"),
+        ({"worm_dice": (0, -1, 0, 0)}, "worm_dice must be an integer 0..12, got -1"),
+        # leader overrides: a table, or a list of [name, hits, shields] triples
+        ({"leader_values": 5}, TABLE_HELP + "5"),
+        ({"leader_values": [("Stilgar", 1)]}, TABLE_HELP + "[('Stilgar', 1)]"),
+        ({"leader_values": [1]}, TABLE_HELP + "[1]"),
+        ({"leader_values": ["abc"]}, TABLE_HELP + "['abc']"),  # a 3-letter string is no triple
+        (
+            {"leader_values": {"Stilgar": "9Q"}},
+            "leader_values.Stilgar: expected a value like '2H+1S', '3S' or [hits, shields], got '9Q'",
+        ),
+    ],
+)
+def test_rules_policy_and_terrain_errors_whole_message(kwargs, message):
+    with pytest.raises(InputError) as err:
+        Rules(**kwargs)
+    assert str(err.value) == message
+
+
+def test_terrain_values_at_their_ends_are_kept_in_order():
+    rules = Rules(storm_dice=[12, 0, 1, 2], storm_special_hits=(6, 0, 1, 2),
+                  worm_dice=(0, 12, 3, 4), worm_special_hits=[0, 6, 5, 4])
+    assert rules.storm_dice == (12, 0, 1, 2)
+    assert rules.storm_special_hits == (6, 0, 1, 2)
+    assert rules.worm_dice == (0, 12, 3, 4)
+    assert rules.worm_special_hits == (0, 6, 5, 4)
+
+
+def test_leader_values_as_triples():
+    """[name, hits, shields] triples (the form a TOML array of arrays gives) set the same overrides."""
+    rules = Rules(leader_values=[("Stilgar", 1, 2), ["chani", 3, 0]])
+    assert rules.leader_values == (("chani", 3, 0), ("stilgar", 1, 2))
+    assert leader_value(rules, "Stilgar") == (1, 2)
+    assert leader_value(rules, "Chani") == (3, 0)
+    assert leader_value(rules, "Feyd") == (2, 1)  # not overridden: table 2.6
