@@ -19,7 +19,8 @@ from montecarlo.errors import InputError
 from montecarlo.games.dustrunners import GAME
 from montecarlo.games.dustrunners import campaign as cp
 from montecarlo.games.dustrunners import combat as cb
-from tests.games.test_dustrunners import deck_of
+from montecarlo.games.dustrunners.deck import Enemy
+from tests.games.test_dustrunners import SMALL, deck_of
 
 TINY = deck_of((2, 2, "you", 1, 1, "full", "ammo"), (1, 4, "raiders", 0, 2, "new", "health"),
                (2, 1, "raiders", 2, 0, "half", "fuel"))  # 5 cards: one combat draws more than that
@@ -143,3 +144,151 @@ def test_bad_campaign_setups(values, message):
     with pytest.raises(InputError) as err:
         cp.parse_campaign(values)
     assert message in str(err.value)
+
+
+# ------------------------------------------------------------------ hand-computed campaigns
+# With a deck of identical cards every campaign is the same, so its whole outcome is computed by
+# hand. A "pushover" (health die 1 + the card's die 1 = 2) faces a player with damage bonus 2 who
+# moves first (driver "you"): one attack with no ammo kills it (fixed:0 never spends ammo). The
+# loot card then moves the raider 1 step and gives the card's loot; its moon (full) is not the
+# enemy's (new) and the enemy is the first exploration card, so there is no bonus loot.
+PUSHOVER = Enemy("pushover", 1, 1, 1, moon="new", bonus_loot="ammo")
+
+
+def _same_cards(driver, loot):
+    return deck_of((3, 1, driver, 1, 2, "full", loot))
+
+
+def _fixed_campaign(deck, fights, **values):
+    base = {"health": 1, "max_health": 9, "ammo": 0, "max_ammo": 0, "damage_bonus": 2, "vp": 0,
+            "policy": "fixed:0"}
+    return cp.CampaignSetup(deck=deck, **{"enemies": (PUSHOVER,), "fights": fights, **base, **values})
+
+
+def _each_trial(setup, trials):
+    """The reference campaign once, then the kernel on ``trials`` trials, as plain dicts."""
+    rules = GAME.rules()
+    yield cp.reference_campaign(rules, setup, np.random.default_rng(0))
+    out = cp.simulate_campaign(rules, setup, trials, np.random.default_rng(0))
+    for i in range(trials):
+        yield {name: out[name][i] for name in cp.METRIC_NAMES}
+
+
+@pytest.mark.parametrize("trials", [1, 2, 7])  # a batch of one trial fights like any other
+@pytest.mark.parametrize("loot,fights,values,health_left,ammo_left", [
+    ("health", 2, {}, 3, 0),  # 1 + 1 + 1
+    ("health", 5, {"max_health": 3}, 3, 0),  # 1 + 5, capped at 3
+    ("ammo", 3, {"max_ammo": 2}, 1, 2),  # 0 + 3, capped at 2
+    ("ammo", 3, {"ammo": 2, "max_ammo": 2}, 1, 2),  # already full: no more
+    ("fuel", 4, {}, 1, 0),
+    ("modification", 4, {}, 1, 0),
+])
+def test_campaign_of_sure_wins_by_hand(trials, loot, fights, values, health_left, ammo_left):
+    setup = _fixed_campaign(_same_cards("you", loot), fights, **values)
+    for out in _each_trial(setup, trials):
+        assert out == {
+            "survived": fights, "survive_all": True, "fights_survived": fights, "fights_won": fights,
+            "stalemates": 0, "health_left": health_left, "ammo_left": ammo_left, "vp": 2 * fights,
+            "raider_steps": fights, "radiation": 0, "fuel": fights * (loot == "fuel"),
+            "modifications": fights * (loot == "modification"),
+        }
+
+
+@pytest.mark.parametrize("trials", [1, 3])
+def test_campaign_lost_in_its_first_fight_by_hand(trials):
+    """The raiders drive (attack first): 1 star, one card of 2 skulls, against 1 health."""
+    setup = _fixed_campaign(_same_cards("raiders", "health"), 4)
+    for out in _each_trial(setup, trials):
+        assert out == {
+            "survived": 0, "survive_all": False, "fights_survived": 0, "fights_won": 0, "stalemates": 0,
+            "health_left": 0, "ammo_left": 0, "vp": 0, "raider_steps": 0, "radiation": 0, "fuel": 0,
+            "modifications": 0,
+        }
+
+
+def test_one_fight_campaign_is_the_exact_mixture_of_single_combats():
+    """One fight is one combat, against the enemy the exploration policy picks.
+
+    The pool is (easy, hard) for k = 2 cards; ``safer`` fights the first card when its win chance
+    as a first card reaches the pool's mean as a second card, else the second card, which is then
+    fought as a second card (its other health die). So enemy i is met first with probability
+    take[i] / k, and enemy j second with probability (cards not taken) / k^2. Each single combat
+    comes from the exact solver; kernel and reference must match the mixture within 4.5 se.
+    """
+    rules = GAME.rules()
+    easy = Enemy("easy", 0, 5, 1, moon="full", bonus_loot="health")  # weak as a first card only
+    hard = Enemy("hard", 5, 0, 2, moon="new")  # and the reverse
+    setup = cp.CampaignSetup(deck=SMALL, enemies=(easy, hard), health=4, ammo=3, damage_bonus=1,
+                             max_health=4, max_ammo=3, fights=1, exploration="safer")
+    take = cp.take_first(rules, setup)
+    assert take == (True, False)
+    k, skipped = 2, take.count(False)
+    weights = [(e, False, take[i] / k) for i, e in enumerate(setup.enemies)]
+    weights += [(e, True, skipped / k**2) for e in setup.enemies]
+    exact = {"survive_all": 0.0, "fights_won": 0.0, "stalemates": 0.0, "raider_steps": 0.0}
+    for enemy, second, w in weights:
+        one = cb.exact_combat(rules, cb.CombatSetup(SMALL, enemy, 4, 3, 1, second, 0, "all_in", "never"))
+        exact["survive_all"] += w * (1 - one["player_lost"])
+        exact["fights_won"] += w * one["player_win"]
+        exact["stalemates"] += w * one["stalemate"]
+        exact["raider_steps"] += w * one["raider_steps"]
+    sim = cp.simulate_campaign(rules, setup, 40_000, np.random.default_rng(5))
+    rng = np.random.default_rng(6)
+    ref = [cp.reference_campaign(rules, setup, rng) for _ in range(16_000)]
+    for name, want in exact.items():
+        for values in (np.asarray(sim[name], dtype=float), np.array([r[name] for r in ref], dtype=float)):
+            se = values.std() / math.sqrt(len(values))
+            assert abs(values.mean() - want) <= 4.5 * max(se, 1 / len(values)), (name, values.mean(), want)
+
+
+@pytest.mark.parametrize("values,message", [
+    ({"health": 0}, "health must be an integer 1..99, got 0"),
+    ({"health": 100, "max_health": 100}, "health must be an integer 1..99, got 100"),
+    ({"ammo": -1}, "ammo must be an integer 0..99, got -1"),
+    ({"ammo": 100, "max_ammo": 100}, "ammo must be an integer 0..99, got 100"),
+    ({"damage_bonus": -1}, "damage_bonus must be an integer 0..99, got -1"),
+    ({"damage_bonus": 100}, "damage_bonus must be an integer 0..99, got 100"),
+    ({"vp": -1}, "vp must be an integer 0..999, got -1"),
+    ({"vp": 1000}, "vp must be an integer 0..999, got 1000"),
+    ({"max_health": 100}, "max_health must be an integer 1..99, got 100"),
+    ({"max_ammo": 100}, "max_ammo must be an integer 0..99, got 100"),
+    ({"ammo": 2, "max_ammo": 1}, "max_ammo must be an integer 2..99, got 1"),  # a cap below the start
+    ({"fights": 13}, "fights must be an integer 1..12, got 13"),
+    ({"enemies": ()}, "enemies: give at least one enemy"),
+    ({"redraw": "sometimes"}, "redraw must be one of never, when_losing, got 'sometimes'"),
+    ({"exploration": "bold"}, "exploration must be one of first, safer, got 'bold'"),
+])
+def test_campaign_setup_errors_whole_message(values, message):
+    with pytest.raises(InputError) as err:
+        _fixed_campaign(_same_cards("you", "fuel"), **{"fights": 3, **values})
+    assert str(err.value) == message
+
+
+def test_campaign_setup_range_ends_are_allowed():
+    setup = _fixed_campaign(_same_cards("you", "fuel"), 12, health=99, max_health=99, ammo=99, max_ammo=99,
+                            damage_bonus=99, vp=999)
+    assert (setup.health, setup.ammo, setup.damage_bonus, setup.vp, setup.fights) == (99, 99, 99, 999, 12)
+
+
+def test_unknown_campaign_field_whole_message():
+    with pytest.raises(InputError) as err:
+        cp.parse_campaign({"health": 3, "zzz": 1})
+    assert str(err.value) == (
+        "campaign setup: unknown field(s) zzz; known: ammo, card_counts, damage_bonus, deck, enemies, "
+        "exploration, fights, health, max_ammo, max_health, policy, redraw, vehicle, vp"
+    )
+
+
+@pytest.mark.parametrize("dies,want", [
+    # (first, second) health dice per enemy; with the deck of identical cards a die of 1 is a sure
+    # win (enemy health 2, one attack of 2) and a die of 6 a sure loss (enemy health 7; its first
+    # attack of 2 skulls destroys the 1-health vehicle), so each win chance is exactly 0 or 1.
+    # The bar is the pool's mean win chance as a second card; a first card at or above it is fought.
+    (((1, 6), (6, 6)), (True, True)),  # bar 0: even a sure loss as a first card reaches it
+    (((1, 6), (6, 1)), (True, False)),  # bar 1/2: only the first enemy is a better first card
+    (((6, 1), (6, 1)), (False, False)),  # bar 1: both are better met as a second card
+])
+def test_safer_exploration_by_hand(dies, want):
+    pool = tuple(Enemy(f"enemy{i}", first, second, 1) for i, (first, second) in enumerate(dies))
+    setup = _fixed_campaign(_same_cards("you", "fuel"), 3, enemies=pool, exploration="safer")
+    assert cp.take_first(GAME.rules(), setup) == want
