@@ -292,3 +292,53 @@ def test_safer_exploration_by_hand(dies, want):
     pool = tuple(Enemy(f"enemy{i}", first, second, 1) for i, (first, second) in enumerate(dies))
     setup = _fixed_campaign(_same_cards("you", "fuel"), 3, enemies=pool, exploration="safer")
     assert cp.take_first(GAME.rules(), setup) == want
+
+
+def _fields(setup):
+    keys = ("health", "ammo", "damage_bonus", "vp", "max_health", "max_ammo", "fights", "policy", "redraw",
+            "exploration", "vehicle")
+    return {k: getattr(setup, k) for k in keys} | {"enemies": [e.name for e in setup.enemies]}
+
+
+SHIPPED_ENEMIES = ["Scavenger Buggy", "Road Raiders", "War Rig", "Spybot", "Mutant Pack"]  # data/enemies.toml
+
+
+@pytest.mark.parametrize("values,want", [
+    # the Interceptor of data/vehicles.toml: health 6, ammo 4, damage bonus 1, 2 stars (its VP);
+    # its health and ammo are also the trackers' maxima; every shipped enemy; the default policies
+    ({"vehicle": "interceptor"},
+     {"health": 6, "ammo": 4, "damage_bonus": 1, "vp": 2, "max_health": 6, "max_ammo": 4, "fights": 5,
+      "policy": "all_in", "redraw": "never", "exploration": "first", "vehicle": "Interceptor",
+      "enemies": SHIPPED_ENEMIES}),
+    # a bare health: everything else 0 or the default, no vehicle
+    ({"health": 4},
+     {"health": 4, "ammo": 0, "damage_bonus": 0, "vp": 0, "max_health": 4, "max_ammo": 0, "fights": 5,
+      "policy": "all_in", "redraw": "never", "exploration": "first", "vehicle": None,
+      "enemies": SHIPPED_ENEMIES}),
+    # every value given over a vehicle's; enemies as comma-separated text
+    ({"vehicle": "interceptor", "health": 3, "ammo": 1, "damage_bonus": 3, "vp": 7, "max_health": 9,
+      "max_ammo": 5, "fights": 2, "policy": "just_enough", "redraw": "when_losing", "exploration": "safer",
+      "enemies": " spybot,war rig ,"},
+     {"health": 3, "ammo": 1, "damage_bonus": 3, "vp": 7, "max_health": 9, "max_ammo": 5, "fights": 2,
+      "policy": "just_enough", "redraw": "when_losing", "exploration": "safer", "vehicle": "Interceptor",
+      "enemies": ["Spybot", "War Rig"]}),
+    # a given 0 replaces the vehicle's value; enemies as a list
+    ({"vehicle": "interceptor", "ammo": 0, "damage_bonus": 0, "vp": 0, "enemies": ["mutant pack"]},
+     {"health": 6, "ammo": 0, "damage_bonus": 0, "vp": 0, "max_health": 6, "max_ammo": 0, "fights": 5,
+      "policy": "all_in", "redraw": "never", "exploration": "first", "vehicle": "Interceptor",
+      "enemies": ["Mutant Pack"]}),
+])
+def test_parse_campaign_fields(values, want):
+    assert _fields(cp.parse_campaign(values)) == want
+
+
+@pytest.mark.parametrize("values,message", [
+    ({"health": 3, "enemies": 5}, "enemies: expected a list of enemy names, got 5"),
+    ({"fights": 3}, "health: give the vehicle's health (health) or a shipped vehicle (vehicle)"),
+    ({"health": 3, "enemies": "spybot war rig"},
+     "unknown enemy 'spybot war rig'; known: scavenger-buggy, road-raiders, war-rig, spybot, mutant-pack"),
+])
+def test_parse_campaign_errors_whole_message(values, message):
+    with pytest.raises(InputError) as err:
+        cp.parse_campaign(values)
+    assert str(err.value) == message
