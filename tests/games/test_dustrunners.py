@@ -16,6 +16,7 @@ from hypothesis import given, settings, strategies as st
 
 from montecarlo.errors import InputError
 from montecarlo.games.dustrunners import GAME
+from montecarlo.games.dustrunners import combat as cb
 from montecarlo.games.dustrunners.combat import (
     METRIC_NAMES, CombatSetup, ExactCombat, _TooLarge, ammo_to_spend, check_ammo_policy, exact_combat,
     parse_card_counts, parse_combat, reference_combat, simulate_combat,
@@ -614,3 +615,37 @@ def test_reference_reshuffles_as_soon_as_the_pile_runs_out_or_when_drawing():
     assert events[:4] == [("draw", a), ("discard", [a]), ("draw", b), ("discard", [b])]
     assert events[4][0] == "reshuffle" and sorted(events[4][1]) == [0, 1]
     assert events[5:] == [("draw", events[4][1][-1]), ("discard", [events[4][1][-1]])]  # the top card
+
+
+def test_stalemate_at_one_health_each_hand_computed():
+    # Every card: die 1, you drive, no triangle, no skull. Enemy health 0 + 1 = 1, yours 1, no
+    # ammo and no bonus: nobody ever deals damage, so the turn limit ends it with 1 health each.
+    deck = deck_of((3, 1, "you", 0, 0, "new", "fuel"))
+    setup = CombatSetup(deck, Enemy("e", 0, 0, 1), health=1, ammo=0, damage_bonus=0)
+    got = _all_three(Rules(turn_limit=10), setup)
+    assert got == {"player_win": 0, "player_lost": 0, "stalemate": 1, "health_lost": 0, "ammo_spent": 0,
+                   "raider_steps": 0, "vp_gained": 0, "radiation": 0, "attacks": 10, "bonus_loot": 0}
+
+
+def test_kernel_batch_of_mixed_enemies_hand_computed():
+    """A campaign's batch holds different enemies side by side; each trial attacks as its own.
+
+    Every card: die 1, the raiders drive, 1 triangle, 1 skull, new moon. Each enemy has health
+    0 + 1 = 1 and attacks first: a mutant draws one card per radiation skull (1 or 2 radiation);
+    the raiders draw 2 cards (2 damage); the spybot draws 2 cards (2 steps). Your bonus of 1 then
+    wins, and the loot card adds 1 step. No enemy has the new moon: no bonus loot.
+    """
+    deck = deck_of((8, 1, "raiders", 1, 1, "new", "fuel"))
+    t = cb.tables(deck)
+    b = cb.fresh_batch(t, 8)
+    b.ph[:] = 5
+    enemies = [Enemy("m1", 0, 0, 0, kind="mutant", radiation=1),
+               Enemy("m2", 0, 0, 0, kind="mutant", radiation=2),
+               Enemy("r", 0, 0, 2), Enemy("s", 0, 0, 2, kind="spybot")]
+    for i, enemy in enumerate(enemies):
+        cb.set_enemy(t, b, enemy, False, np.array([i, i + 4]))  # interleaved: 0 1 2 3 0 1 2 3
+    out = cb.fight(Rules(), t, b, np.random.default_rng(0), "fixed:0", "never", 1)
+    assert out["player_win"].all() and (out["attacks"] == 2).all() and not out["bonus_loot"].any()
+    assert out["radiation"].tolist() == [1, 2, 0, 0] * 2
+    assert out["raider_steps"].tolist() == [1, 1, 1, 3] * 2
+    assert b.ph.tolist() == [5, 5, 3, 5] * 2
