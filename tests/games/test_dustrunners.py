@@ -649,3 +649,29 @@ def test_kernel_batch_of_mixed_enemies_hand_computed():
     assert out["radiation"].tolist() == [1, 2, 0, 0] * 2
     assert out["raider_steps"].tolist() == [1, 1, 1, 3] * 2
     assert b.ph.tolist() == [5, 5, 3, 5] * 2
+
+
+BLANK = deck_of((3, 2, "raiders", 1, 0, "new", "fuel"))  # no skulls: just_enough cannot reach any need
+
+
+@pytest.mark.parametrize("deck", [SMALL, SKULLY, EIGHT, BLANK], ids=["small", "skully", "eight", "blank"])
+@pytest.mark.parametrize("policy", ["all_in", "fixed:2", "just_enough"])
+def test_kernel_spends_what_the_scalar_rule_spends(deck, policy):
+    """The kernel's vectorised ammo rule against ``ammo_to_spend`` (checked by hand above).
+
+    Every enemy health 1..12, ammo 0..6 and damage bonus 0..3, with the per-attack limit 4 and
+    with 2 (so that the deck size, the ammo or the limit is the cap in turn).
+    """
+    t = cb.tables(deck)
+    health, ammo = np.meshgrid(np.arange(1, 13), np.arange(0, 7))
+    health, ammo = health.ravel(), ammo.ravel()
+    for limit in (4, 2):
+        rules = Rules(max_ammo_per_attack=limit)
+        for bonus in range(4):
+            b = cb.fresh_batch(t, health.size)
+            b.eh[:], b.ammo[:] = health, ammo
+            cb._player_attack(rules, t, b, cb.Drawer(t, b, np.random.default_rng(0), True), policy, bonus)
+            want = [ammo_to_spend(policy, min(a, limit, deck.size), h, bonus, deck)
+                    for h, a in zip(health, ammo)]
+            assert b.spent.tolist() == want, (limit, bonus)
+            assert (b.ammo == ammo - b.spent).all()
