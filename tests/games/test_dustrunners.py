@@ -675,3 +675,47 @@ def test_kernel_spends_what_the_scalar_rule_spends(deck, policy):
                     for h, a in zip(health, ammo)]
             assert b.spent.tolist() == want, (limit, bonus)
             assert (b.ammo == ammo - b.spent).all()
+
+
+TWO_KINDS = deck_of((1, 1, "you", 0, 0, "new", "fuel"), (3, 1, "you", 0, 0, "new", "ammo"))  # X, then 3 Y
+
+
+def _fight_from_piles(rules, draw, disc, trials=64):
+    """One combat per trial from the given piles (counts of X and Y); returns (outcome, batch).
+
+    Enemy health 0 + 1 = 1 and a damage bonus of 1 with no ammo: you win on your first attack
+    without drawing, so the only draws are the initiative card and the loot card.
+    """
+    t = cb.tables(TWO_KINDS)
+    b = cb.fresh_batch(t, trials)
+    b.draw[:] = np.array(draw, dtype=np.int16)[:, None]
+    b.disc[:] = np.array(disc, dtype=np.int16)[:, None]
+    b.dtot[:], b.ctot[:] = sum(draw), sum(disc)
+    b.ph[:] = 5
+    cb.set_enemy(t, b, Enemy("e", 0, 0, 1), False)
+    out = cb.fight(rules, t, b, np.random.default_rng(0), "fixed:0", "never", 1)
+    assert out["player_win"].all() and (out["attacks"] == 1).all()
+    return out, b
+
+
+def test_kernel_reshuffles_as_soon_as_the_initiative_card_empties_the_pile():
+    """Draw pile: X alone; discard: 3 Y. The default rule reshuffles right after X is drawn,
+    while X is in play, so the new pile is 3 Y and the loot card is always a Y (ammo); X then
+    lies alone in the discard pile with the loot card: draw (0, 2), discard (1, 1)."""
+    out, b = _fight_from_piles(Rules(), draw=(1, 0), disc=(0, 3))
+    assert (out["loot"] == 1).all()  # LOOTS.index("ammo")
+    assert (b.draw.T == (0, 2)).all() and (b.disc.T == (1, 1)).all()
+
+
+@pytest.mark.parametrize("variant,draw,disc", [
+    # as soon as the loot card (the last Y) is drawn: the pile becomes X and Y, the loot card
+    # then goes alone to the discard pile
+    ((), (1, 2), (0, 1)),
+    # when drawing: the pile stays empty until the next draw, every card in the discard pile
+    (("reshuffle_when_drawing",), (0, 0), (1, 3)),
+])
+def test_kernel_reshuffles_after_the_loot_card_by_the_rule(variant, draw, disc):
+    """Draw pile: 2 Y; discard: X and Y. The initiative card and the loot card are the two Y."""
+    out, b = _fight_from_piles(GAME.rules(variant), draw=(0, 2), disc=(1, 1))
+    assert (out["loot"] == 1).all()
+    assert (b.draw.T == draw).all() and (b.disc.T == disc).all()
