@@ -5,7 +5,9 @@
 - decks whose cards are all the same give the hand-computed deterministic combat;
 - monotonicity where the rules make it true (hypothesis, exact solver), and a counterexample
   where they do not (more ammo can lower the win odds);
-- deck files and setups are validated with one-line errors naming the file and card.
+- deck files and setups are validated with one-line errors naming the file and card;
+- kernel parts against hand-computed results: the ammo rule against its scalar form over whole
+  grids, a batch of different enemies side by side, and when the piles are reshuffled.
 """
 
 import math

@@ -6,7 +6,12 @@
   of its pile exactly once;
 - the kernel keeps every card of every trial in exactly one pile across a campaign;
 - the campaign kernel and the reference campaign agree (two-sample, 4.5 standard errors),
-  for both exploration policies.
+  for both exploration policies;
+- on decks of identical cards whole campaigns are computed by hand (loot up to its caps, a
+  batch of one trial, a loss in the first fight), and so is the safer policy's choice;
+- a one-fight campaign is the exact mixture of single combats (exact solver) that the safer
+  policy's choice of first or second card makes;
+- setups are parsed field by field and refused with whole one-line messages.
 """
 
 import dataclasses
