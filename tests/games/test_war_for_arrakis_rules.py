@@ -111,6 +111,8 @@ def test_leader_value_by_alias_and_override():
 
 NO_FACES = {"hit_faces": 0, "shield_faces": 0, "special_faces": 0, "blank_faces": 0}
 NO_TOKENS = {"wormsign_sand": 0, "wormsign_sandworm": 0, "wormsign_burrowing": 0}
+EXPOSED_NAMES = "deep_desert, desert, minor_erg, plateau"
+TABLE_HELP = "leader_values must be a table {leader: '2H+1S'}, got "
 
 
 @pytest.mark.parametrize(
@@ -125,44 +127,6 @@ NO_TOKENS = {"wormsign_sand": 0, "wormsign_sandworm": 0, "wormsign_burrowing": 0
         ({"wormsign_sand": 101}, "wormsign_sand must be an integer 0..100, got 101"),
         ({"deep_desert_spice": 101}, "deep_desert_spice must be an integer 0..100, got 101"),
         (NO_TOKENS, "the wormsign pool needs at least one token"),
-    ],
-)
-def test_rules_range_errors_whole_message(kwargs, message):
-    with pytest.raises(InputError) as err:
-        Rules(**kwargs)
-    assert str(err.value) == message
-
-
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        {**NO_FACES, "hit_faces": 1},  # a one-face die is a die
-        {"hit_faces": 60, "blank_faces": 60},
-        {"max_dice": 1},
-        {"max_dice": 12},
-        {"wild_maker_extra_dice": 0},
-        {"wild_maker_extra_dice": 6},
-        {**NO_TOKENS, "wormsign_sandworm": 1},  # a one-token pool is a pool
-        {"wormsign_sand": 100, "desert_spice": 100},
-    ],
-)
-def test_rules_range_ends_are_allowed(kwargs):
-    rules = Rules(**kwargs)
-    assert all(getattr(rules, k) == v for k, v in kwargs.items())
-
-
-def test_leader_names_take_underscores_and_dashes_as_spaces():
-    assert find_leader("Feyd_Rautha") == find_leader("feyd-rautha") == "feyd rautha"
-    assert find_leader("  paul__muad'dib ") == "paul muad'dib"
-
-
-EXPOSED_NAMES = "deep_desert, desert, minor_erg, plateau"
-TABLE_HELP = "leader_values must be a table {leader: '2H+1S'}, got "
-
-
-@pytest.mark.parametrize(
-    "kwargs,message",
-    [
         ({"continue_always_costs": "yes"}, "continue_always_costs must be true or false, got 'yes'"),
         ({"surprise": "x"}, "surprise must be one of special, die, got 'x'"),
         (
@@ -194,10 +158,34 @@ TABLE_HELP = "leader_values must be a table {leader: '2H+1S'}, got "
         ),
     ],
 )
-def test_rules_policy_and_terrain_errors_whole_message(kwargs, message):
+def test_rules_errors_whole_message(kwargs, message):
     with pytest.raises(InputError) as err:
         Rules(**kwargs)
     assert str(err.value) == message
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {**NO_FACES, "hit_faces": 1},  # a one-face die is a die
+        {"hit_faces": 60, "blank_faces": 60},
+        {"max_dice": 1},
+        {"max_dice": 12},
+        {"wild_maker_extra_dice": 0},
+        {"wild_maker_extra_dice": 6},
+        {**NO_TOKENS, "wormsign_sandworm": 1},  # a one-token pool is a pool
+        {"wormsign_sand": 100, "desert_spice": 100},
+    ],
+)
+def test_rules_range_ends_are_allowed(kwargs):
+    rules = Rules(**kwargs)
+    assert all(getattr(rules, k) == v for k, v in kwargs.items())
+
+
+def test_leader_names_take_underscores_and_dashes_as_spaces():
+    assert find_leader("Feyd_Rautha") == find_leader("feyd-rautha") == "feyd rautha"
+    assert find_leader("  paul__muad'dib ") == "paul muad'dib"
+
 
 
 def test_terrain_values_at_their_ends_are_kept_in_order():
