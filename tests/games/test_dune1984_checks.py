@@ -111,6 +111,9 @@ def test_spice_ladder_against_brute_force(roll):
             if k:
                 gain = brute_survival(roll, start + k) - brute_survival(roll, start + k - 1)
                 assert step.spice_per_point == pytest.approx(3 / (100 * gain))
+                assert step.gain == pytest.approx(gain)
+            else:
+                assert step.gain == 0.0  # nothing gained on the first rung
 
 
 def test_ladder_price_example():

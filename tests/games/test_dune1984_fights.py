@@ -25,6 +25,8 @@ from montecarlo.games.dune1984.fights import (
     STRENGTHS,
     DuelSetup,
     FightSetup,
+    _chain,
+    _Context,
     exact,
     reference_duel,
     round_odds,
@@ -298,8 +300,73 @@ def test_setups_normalise_and_reject_bad_input():
 
 
 def test_rules_that_never_end_a_round_are_an_input_error():
-    with pytest.raises(InputError, match="every roll is a tie"):
+    with pytest.raises(InputError) as caught:
         exact(Rules(die_faces=1), DuelSetup(2, 2))
+    assert str(caught.value) == "under these rules every roll is a tie, so the fight never ends"
+
+
+def one_die_wins(n: int) -> float:
+    """P(a lone d6 beats the highest of ``n`` d6 in a decisive roll), ties re-rolled.
+
+    P(highest of n < v) = ((v - 1)/6)^n, so the lone die wins with sum_v (1/6)((v - 1)/6)^n; a tie
+    (the lone die equals the highest) has 1/6 whatever n, so a decisive roll is 5/6 of them and
+    the share is (1/5) sum_{k=0..5} (k/6)^n.
+    """
+    return sum((k / 6) ** n for k in range(6)) / 5
+
+
+@pytest.mark.parametrize("policy", ["weakest_first", "strongest_first"])
+def test_designation_ties_go_to_the_first_listed(policy):
+    """Attacker Strengths (2, 2) with Guiles (0, 6) against a defender 1 with Poison.
+
+    Both policies designate the first listed character (Guile 0). The attacker rolls 4 dice, the
+    defender 1. If the defender wins the first decisive roll (979/6480 = one_die_wins(4):
+    sum k^4 = 0 + 1 + 16 + 81 + 256 + 625 = 979 over 5 * 1296), its Poison checks the damaged
+    character, which cannot pass 1d6 <= 0: it is eliminated and the attacker loses. Otherwise the
+    defender's only character is eliminated. Were the second character (Guile 6) designated, it
+    would always pass and nothing would ever be poisoned.
+    """
+    rules = Rules(designation=policy)
+    setup = FightSetup((2, 2), (1,), defender_equipment=("poison",), attacker_guile=(0, 6))
+    q = one_die_wins(4)
+    assert q == pytest.approx(979 / 6480)
+    e = exact(rules, setup)
+    assert e["poisoned"] == pytest.approx(q) and e["attacker_win"] == pytest.approx(1 - q)
+    rng = np.random.default_rng(17)
+    n = 600
+    poisoned = sum(reference_duel(rules, setup, rng)["poisoned"] for _ in range(n))
+    assert abs(poisoned / n - q) <= 4.5 * math.sqrt(q * (1 - q) / n)
+
+
+def test_fight_to_last_designates_the_next_by_the_policy():
+    """Fight to the last, strongest first: attacker (1, 2, 3) with Guiles (6, 6, 0) against a
+    defender 1 with Poison.
+
+    The attacker wins its first decisive roll with 1 - q6 (q_n = one_die_wins(n), n attacker dice):
+    three survivors. Otherwise Poison eliminates the designated 3 (Guile 0) and the strongest left,
+    the 2, is designated next; now 3 dice. The attacker keeps two survivors if it wins the next
+    decisive roll (1 - q3) or loses one (the 2 falls to 1, still 2 dice) and wins the one after
+    (q3 (1 - q2)). Designating the weakest (the 1) there instead would leave one survivor after
+    a single further loss.
+    """
+    rules = Rules(fight_to_last=True, designation="strongest_first")
+    setup = FightSetup((1, 2, 3), (1,), defender_equipment=("poison",), attacker_guile=(6, 6, 0))
+    q6, q3, q2 = one_die_wins(6), one_die_wins(3), one_die_wins(2)
+    assert (q3, q2) == (pytest.approx(5 / 24), pytest.approx(11 / 36))  # 225/1080 and 55/180
+    e = exact(rules, setup)
+    assert e["attacker_survivors=3"] == pytest.approx(1 - q6)
+    assert e["attacker_survivors=2"] == pytest.approx(q6 * (1 - q3 * q2))
+    assert e["poisoned"] == pytest.approx(q6)
+
+
+def test_fight_contexts_are_equal_by_their_rules_dice_and_guiles():
+    """Equal contexts share one solved chain (the chain cache looks contexts up by equality)."""
+    rules, dice, guiles = Rules(), ((6, 0, 6), (8, 0, 6)), ((3,), (4,))
+    one, same = _Context(rules, dice, guiles), _Context(rules, dice, guiles)
+    other = _Context(rules, dice, ((3,), (5,)))
+    assert one == same and hash(one) == hash(same)
+    assert one != other and one != (rules, dice, guiles)
+    assert _chain("duel", one) is _chain("duel", same)
 
 
 def test_engine_runs_are_reproducible_and_exact_is_attached():
