@@ -42,6 +42,8 @@ SKULLY = deck_of((1, 2, "raiders", 1, 2, "full", "ammo"), (2, 4, "you", 0, 1, "n
 EIGHT = deck_of((3, 1, "you", 0, 0, "new", "fuel"), (3, 3, "raiders", 1, 1, "full", "ammo"),
                 (2, 5, "raiders", 2, 2, "half", "health"))
 
+BLANK = deck_of((3, 2, "raiders", 1, 0, "new", "fuel"))  # no skulls: nobody deals damage but the bonus
+
 RAIDERS = Enemy("raiders", 2, 4, 2, moon="full")
 SPYBOT = Enemy("spybot", 1, 3, 2, kind="spybot", moon="half")
 MUTANT = Enemy("mutant", 2, 3, 0, kind="mutant", radiation=2, moon="new")
@@ -88,8 +90,7 @@ def test_agree_against_spybots_and_mutants(enemy):
 
 
 def test_stalemate_when_nobody_can_deal_damage():
-    blank = deck_of((3, 2, "raiders", 1, 0, "new", "fuel"))  # no skulls at all
-    setup = CombatSetup(blank, RAIDERS, health=3, ammo=2, damage_bonus=0)
+    setup = CombatSetup(BLANK, RAIDERS, health=3, ammo=2, damage_bonus=0)
     rules = Rules(turn_limit=10)
     exact = exact_combat(rules, setup)
     sim = simulate_combat(rules, setup, 1000, np.random.default_rng(0))
@@ -440,9 +441,8 @@ def test_ammo_to_spend(policy, cap, enemy_health, bonus, expected):
 
 
 def test_just_enough_on_a_deck_without_skulls_spends_all_it_may():
-    blank = deck_of((3, 2, "raiders", 1, 0, "new", "fuel"))
-    assert ammo_to_spend("just_enough", 3, 4, 1, blank) == 3
-    assert ammo_to_spend("just_enough", 3, 1, 1, blank) == 0
+    assert ammo_to_spend("just_enough", 3, 4, 1, BLANK) == 3
+    assert ammo_to_spend("just_enough", 3, 1, 1, BLANK) == 0
 
 
 @pytest.mark.parametrize("change,message", [
@@ -652,8 +652,6 @@ def test_kernel_batch_of_mixed_enemies_hand_computed():
     assert out["raider_steps"].tolist() == [1, 1, 1, 3] * 2
     assert b.ph.tolist() == [5, 5, 3, 5] * 2
 
-
-BLANK = deck_of((3, 2, "raiders", 1, 0, "new", "fuel"))  # no skulls: just_enough cannot reach any need
 
 
 @pytest.mark.parametrize("deck", [SMALL, SKULLY, EIGHT, BLANK], ids=["small", "skully", "eight", "blank"])
