@@ -42,7 +42,7 @@ from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from montecarlo.reporting.tables import fmt
+from montecarlo.reporting.tables import fmt, metric_text
 from montecarlo.scenarios import PlotSpec, Scenario, show_value
 
 MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
@@ -140,10 +140,7 @@ def words(sc: Scenario, metric: str) -> str:
     'chance: the attacker wins'
     """
     m = sc.question.metric(metric.split("=", 1)[0])
-    text = m.description.strip()
-    if text.endswith(")") and " (" in text:
-        text = text[: text.rindex(" (")]
-    text = text.replace("`", "")
+    text = metric_text(m)
     return f"chance: {text}" if m.kind == "probability" else text
 
 
