@@ -73,21 +73,21 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
             if part.height == 0:
                 continue
             if (part["status"] == IDENTICAL).all():
-                same.append(_metric(sc, metric))
+                same.append(metric_words(sc, metric))
                 everywhere = everywhere and _setups(part, sc) == setups
                 continue
             sig = part.filter(pl.col("significant"))
             if sig.height == 0:
-                flat.append(_metric(sc, metric))
+                flat.append(metric_words(sc, metric))
             elif sc.question.metric(metric).kind == "distribution":
                 parts.append(
-                    f"shifts the distribution of {_metric(sc, metric, chance=False)} in {_setups(sig, sc)} "
-                    f"of {setups} setups"
+                    f"shifts the distribution of {metric_words(sc, metric, chance=False)} in "
+                    f"{_setups(sig, sc)} of {setups} setups"
                 )
             else:
                 parts.append(
-                    f"{_direction(sig['difference'])} {_metric(sc, metric)} in {sig.height} of {part.height} "
-                    f"setups ({number_range(sig['difference'].to_list())})"
+                    f"{_direction(sig['difference'])} {metric_words(sc, metric)} in {sig.height} of "
+                    f"{part.height} setups ({number_range(sig['difference'].to_list())})"
                 )
         if parts:
             if len(parts) > MAX_METRICS_NAMED:
@@ -140,7 +140,7 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
             parts.append(f"{_variant(result, variant)} {verdict}")
             continue
         moved = set(sig["metric"].str.split("=").list.first())
-        names = [_metric(sc, m, code=False) for m in sc.metrics if m in moved]  # in the scenario's order
+        names = [metric_words(sc, m, code=False) for m in sc.metrics if m in moved]  # in the scenario's order
         shown = names[:MAX_METRICS_NAMED] + (
             [f"{len(names) - MAX_METRICS_NAMED} more"] if len(names) > MAX_METRICS_NAMED else []
         )
@@ -166,7 +166,7 @@ def _largest(result: ScenarioResult, comp: pl.DataFrame) -> str | None:
         exact = "" if row["exact_difference"] is None else f"; exact {fmt(row['exact_difference'], 4, True)}"
         where = _setup_text(row, grid)
         items.append(
-            f"{_variant(result, row['variant'])} on {_metric(result.scenario, row['metric'])}: "
+            f"{_variant(result, row['variant'])} on {metric_words(result.scenario, row['metric'])}: "
             f"{fmt(row['difference'], 4, True)} "
             f"(95% CI {fmt(row['ci_low'], 4, True)} to {fmt(row['ci_high'], 4, True)}{exact})"
             + (f" at {where}" if where else "")
@@ -207,10 +207,10 @@ def matrix_findings(result: ScenarioResult, long: pl.DataFrame, variant: str, co
         if part.height == 0:
             continue
         if part.height > 1:
-            out.append(_range(_cap(_metric(sc, metric)), part, list(sc.grid), who))
+            out.append(_range(_cap(metric_words(sc, metric)), part, list(sc.grid), who))
         else:
             out.append(
-                f"{_cap(_metric(sc, metric))}{who} is {fmt(part['estimate'][0])} "
+                f"{_cap(metric_words(sc, metric))}{who} is {fmt(part['estimate'][0])} "
                 f"(95% CI {fmt(part['ci_low'][0])} to {fmt(part['ci_high'][0])})."
             )
         if sc.question.metric(metric).kind == "probability" and "win" in metric and not compared:
@@ -264,7 +264,7 @@ def _crossing(
             for k in sorted({r - c for r, c in sides}):
                 if above == {(r, c) for r, c in sides if r - c >= k}:
                     text = (
-                        f"{_cap(_metric(sc, metric))} is above 50%{where} exactly when "
+                        f"{_cap(metric_words(sc, metric))} is above 50%{where} exactly when "
                         f"{_field(row)} − {_field(col)} ≥ {k}"
                     )
                     if even and even == {(r, c) for r, c in sides if r - c == k - 1}:
@@ -272,7 +272,7 @@ def _crossing(
                     elif even:
                         text += f"; even (50% within the interval) at {len(even)} setups"
                     break
-        sentences.append((text or _per_row(_metric(sc, metric), group, row, col, where, above)) + ".")
+        sentences.append((text or _per_row(metric_words(sc, metric), group, row, col, where, above)) + ".")
     return sentences
 
 
@@ -327,7 +327,7 @@ def _asymmetry(
             )
             if sided:  # the two sides are not alike: the gap is the setup's, not a seat's
                 verdict = f"{_join(sided)} is one side's only: this is its effect, not a seat advantage"
-            equal = f"at equal {_field(row)} and {_field(col)}, {_metric(sc, metric, code=False)}"
+            equal = f"at equal {_field(row)} and {_field(col)}, {metric_words(sc, metric, code=False)}"
             parts.append(f"{equal} is {span} ({verdict})")
         if pairs and not sided:
             size, a, b, pair_noise = max(pairs, key=lambda t: abs(t[0]))
@@ -477,14 +477,14 @@ def _cap(text: str) -> str:
     return text[: quote + 1].upper() + text[quote + 1 :]
 
 
-def _metric(sc, name: str, code: bool = True, chance: bool = True) -> str:
+def metric_words(sc, name: str, code: bool = True, chance: bool = True) -> str:
     """A metric in words, from its description (a probability as "the chance that ..."), its
     code name after it in backticks; a distribution's value (``total=3``) as the chance of it.
 
     >>> from montecarlo.games.base import Metric
     >>> from types import SimpleNamespace as N
     >>> sc = N(question=N(metric=lambda name: Metric(name, "probability", "the attacker wins (note)")))
-    >>> _metric(sc, "attacker_win"), _metric(sc, "attacker_win", code=False)
+    >>> metric_words(sc, "attacker_win"), metric_words(sc, "attacker_win", code=False)
     ('the chance that the attacker wins (`attacker_win`)', 'the chance that the attacker wins')
     """
     base, _, value = name.partition("=")
@@ -520,7 +520,7 @@ def _seat(name: str) -> str:
 def _seat_words(result: ScenarioResult, names: Sequence[str]) -> str:
     """``seat1_first``, ``seat2_first``, ... in words: "the chance that each seat takes the first
     reward (`seat*_first`)"."""
-    text = _metric(result.scenario, names[0], code=False)
+    text = metric_words(result.scenario, names[0], code=False)
     what = _SEAT.match(names[0])
     code = f"seat*_{what.group(2)}" if what else names[0]
     return re.sub(r"\bseat \d+(\b|'s)", lambda m: "each seat" + m.group(1), text) + f" (`{code}`)"
