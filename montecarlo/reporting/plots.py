@@ -22,8 +22,9 @@ Four kinds, chosen by a scenario's ``[[plots]]`` or by :func:`plan` when it has 
 Colours are the Okabe–Ito palette (distinguishable with any colour vision) and every series
 also has its own marker or hatch. Axis labels and titles use the metric's description.
 Grid fields a plot does not use are held at their ``where`` value, else at the middle value of
-the grid, and the title says so. Panel titles wrap to the panel's width; heat maps wrap their
-panels to the page's width and size their cell numbers for the page (:data:`CELL_TEXT_PX`).
+the grid, and the title says so. Panel titles wrap to the panel's width; panels wrap to the
+page's width (a wider figure is shrunk there), and heat maps size their cell numbers for the
+page (:data:`CELL_TEXT_PX`).
 """
 
 from __future__ import annotations
@@ -48,9 +49,10 @@ from montecarlo.scenarios import PlotSpec, Scenario, show_value
 MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
 MAX_FOREST_SETUPS = 200  # a default forest holds grid fields at their middle value above this
 MAX_DEFAULT_METRIC_PLOTS = 3
-MAX_LINE_WIDTH = 16.0  # inches of panels side by side (the page shows 12.4)
 DPI = 100
 PAGE_WIDTH = 12.4  # inches at DPI: the report page's 1240 px column, where a wider PNG is shrunk
+# inches of panels side by side: with the legend or colour bar beside them, the page's width
+MAX_LINE_WIDTH = PAGE_WIDTH - 1.8
 CELL_TEXT_PX = 11  # heat-map cell numbers as shown on the page (pixels), whatever the figure's size
 # Okabe & Ito (2008), told apart with any colour vision; black is kept for exact values, so a
 # neutral grey stands in for it; yellow last (weak on white)
@@ -192,8 +194,7 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str 
     diff = baseline is not None
     cmap, norm = colour_map(sc, spec.metric, np.array([_num(v) for v in df["estimate"]]), difference=diff)
     width, height = 1.2 + 0.62 * len(xs), 1.0 + 0.45 * len(ys)
-    # panels wrap to fit the page (beside the colour bar), so that the page does not shrink them
-    fig, axes = _figure(len(variants), len(facets), width, height, line_width=PAGE_WIDTH - 1.8)
+    fig, axes = _figure(len(variants), len(facets), width, height)
     cell_pt = _points_on_page(fig, CELL_TEXT_PX)
     image = None
     for r, variant in enumerate(variants):

@@ -130,28 +130,34 @@ def assert_legend_true(fig, results):
     assert len(labels) == len(set(labels))  # no series named twice
 
 
+def legend_of(fig):
+    """(legend texts, the facet value of the panel that holds the legend)."""
+    ax = next(ax for ax in fig.axes if ax.get_legend())
+    return [t.get_text() for t in ax.get_legend().get_texts()], int(ax.get_title().split("=")[-1])
+
+
 def test_a_legend_names_series_together_only_where_they_coincide_in_every_panel(compared):
     sc, tables = compared
     results = tables["results"]
     spec = PlotSpec("bars", "win", x="flips", facet="need", where={"tags": "none"})
     fig = plots.draw(spec, sc, results, None)
     assert_legend_true(fig, results)
-    legend = [t.get_text() for t in fig.axes[2].get_legend().get_texts()]
+    legend, need = legend_of(fig)
     assert legend[:2] == ["official = same (coinciding)", "loaded"]  # `same` copies official everywhere
-    # `loaded` made equal to official in the panel that holds the legend (need=3) only: still its own entry
-    official = results.filter(pl.col("variant") == "official", pl.col("need") == 3, pl.col("metric") == "win")
+    # `loaded` made equal to official in the panel that holds the legend only: still its own entry
+    panel = (pl.col("variant") == "official", pl.col("need") == need, pl.col("metric") == "win")
+    official = results.filter(*panel)
     keys = ["variant", "flips", "need", "tags", "metric"]
     doctored = results.update(official.with_columns(pl.lit("loaded").alias("variant")), on=keys)
     fig = plots.draw(spec, sc, doctored, None)
     assert_legend_true(fig, doctored)
-    assert [t.get_text() for t in fig.axes[2].get_legend().get_texts()][:2] == legend[:2]
+    assert legend_of(fig) == (legend, need)
     # and where they coincide in every panel, the claim is made and holds
     copy = results.filter(pl.col("variant") == "official").with_columns(pl.lit("loaded").alias("variant"))
     everywhere = results.update(copy, on=keys)
     fig = plots.draw(spec, sc, everywhere, None)
     assert_legend_true(fig, everywhere)
-    legend = [t.get_text() for t in fig.axes[2].get_legend().get_texts()]
-    assert legend[0] == "official = loaded = same (coinciding)"
+    assert legend_of(fig)[0][0] == "official = loaded = same (coinciding)"
 
 
 def test_a_false_claim_is_caught(compared):
