@@ -140,7 +140,14 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
             parts.append(f"{_variant(result, variant)} {verdict}")
             continue
         moved = set(sig["metric"].str.split("=").list.first())
-        names = [metric_words(sc, m, code=False) for m in sc.metrics if m in moved]  # in the scenario's order
+        seats = {m: names for names in _seat_groups(result).values() for m in names}
+        names = list(  # in the scenario's order; seat 1, seat 2, ... said once ("each seat")
+            dict.fromkeys(
+                _seat_words(result, seats[m], code=False) if m in seats else metric_words(sc, m, code=False)
+                for m in sc.metrics
+                if m in moved
+            )
+        )
         shown = names[:MAX_METRICS_NAMED] + (
             [f"{len(names) - MAX_METRICS_NAMED} more"] if len(names) > MAX_METRICS_NAMED else []
         )
@@ -517,13 +524,14 @@ def _seat(name: str) -> str:
     return match.group(1) if match else name
 
 
-def _seat_words(result: ScenarioResult, names: Sequence[str]) -> str:
+def _seat_words(result: ScenarioResult, names: Sequence[str], code: bool = True) -> str:
     """``seat1_first``, ``seat2_first``, ... in words: "the chance that each seat takes the first
     reward (`seat*_first`)"."""
     text = metric_words(result.scenario, names[0], code=False)
     what = _SEAT.match(names[0])
-    code = f"seat*_{what.group(2)}" if what else names[0]
-    return re.sub(r"\bseat \d+(\b|'s)", lambda m: "each seat" + m.group(1), text) + f" (`{code}`)"
+    name = f"seat*_{what.group(2)}" if what else names[0]
+    words = re.sub(r"\bseat \d+(\b|'s)", lambda m: "each seat" + m.group(1), text)
+    return f"{words} (`{name}`)" if code else words
 
 
 def _join(items: Sequence[str]) -> str:
