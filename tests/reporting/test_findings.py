@@ -160,3 +160,42 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     assert "swapping the two sides changes nothing beyond noise" in next(
         s for s in text if s.startswith("With attacker bonus = 0.0: at equal")
     )
+
+
+def test_seat_gaps_in_words():
+    """A fake race: seat 1 wins with chance 1/2 + edge; the seats' metrics are said once, in words."""
+    import dataclasses
+
+    from montecarlo.games.base import Game, Metric, Question
+
+    @dataclasses.dataclass(frozen=True)
+    class Rules:
+        pass
+
+    @dataclasses.dataclass(frozen=True)
+    class Setup:
+        edge: float = 0.0
+
+    def exact(rules, setup):
+        return {"seat1_first": 0.5 + setup.edge, "seat2_first": 0.5 - setup.edge}
+
+    def simulate(rules, setup, n, rng):
+        first = rng.random(n) < 0.5 + setup.edge
+        return {"seat1_first": first, "seat2_first": ~first}
+
+    metrics = tuple(Metric(f"seat{i}_first", "probability", f"seat {i} comes first") for i in (1, 2))
+    race = Question("race", "a race", Setup, metrics, simulate, exact)
+    game = Game("race", "Race", Rules, {}, {"race": race}, "race")
+    result = run_scenario(
+        parse_scenario({"game": game, "seed": 3, "trials": 4000, "grid": {"edge": [0.0, 0.3]}}), jobs=1
+    )
+    seats = next(s for s in findings(result, all_tables(result)) if s.startswith("Seats"))
+    found = re.fullmatch(
+        r"Seats: the largest gap in the chance that each seat comes first \(`seat\*_first`\) is ([.\d]+), "
+        r"seat 1 ([.\d]+) against seat 2 ([.\d]+) at edge = 0.3.",
+        seats,
+    )
+    assert found, seats
+    gap, high, low = (float(x) for x in found.groups())
+    se = 2 * (0.8 * 0.2 / 4000) ** 0.5  # seat 2 comes first exactly when seat 1 does not
+    assert abs(gap - 0.6) < 4.5 * se and gap == pytest.approx(high - low, abs=2e-3)  # shown rounded
