@@ -4,8 +4,9 @@ For a comparison: which variants move which metric (how often, which way, by how
 largest effects with their setup and interval, and the variants that change nothing, said in
 one line instead of a table of zeros. For a matrix of one rule set: the range of each metric,
 where a win probability crosses 50%, the largest asymmetries between the two sides and seat
-advantages. Names of variants, metrics and grid fields are written in backticks (Markdown
-code; the HTML renders them as ``<code>``).
+advantages. Metrics and variants are named in words (their descriptions), the code name in
+backticks after them (Markdown code; the HTML renders it as ``<code>``); a grid field that
+belongs to one side (``attacker_equipment``) is never read as a seat advantage.
 
 >>> number_range([0.1, 0.25])
 '+0.100 to +0.250'
@@ -20,13 +21,15 @@ from typing import Any, Sequence
 
 import polars as pl
 
-from montecarlo.reporting.tables import IDENTICAL, NOT_APPLICABLE, TESTED, fmt, matrix_layout
-from montecarlo.scenarios import ScenarioResult
+from montecarlo.reporting.tables import IDENTICAL, NOT_APPLICABLE, TESTED, fmt, matrix_layout, metric_text
+from montecarlo.scenarios import ScenarioResult, show_value
 
 MAX_LARGEST = 3  # largest effects named
 MAX_METRICS_NAMED = 3  # metrics named per variant; the rest counted
 MAX_ROWS_DESCRIBED = 6  # rows of a matrix described one by one for the 50% line
+MAX_VARIANT_WORDS = 64  # characters of a variant's description quoted in a finding
 _SEAT = re.compile(r"^seat(\d+)_(.+)$")
+_EMPTY = ("none", "", "[]", "()", "False", "0", "None")  # a setup field's value that gives nothing
 
 
 def findings(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> list[str]:
@@ -61,7 +64,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
         rows = comp.filter(pl.col("variant") == variant)
         applicable = rows.filter(pl.col("status") != NOT_APPLICABLE)
         if applicable.height and (applicable["status"] == IDENTICAL).all():
-            unchanged.append(f"`{variant}`")
+            unchanged.append(_variant(result, variant))
             continue
         parts, same, flat, everywhere = [], [], [], True
         for metric in sc.metrics:
@@ -70,20 +73,21 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
             if part.height == 0:
                 continue
             if (part["status"] == IDENTICAL).all():
-                same.append(f"`{metric}`")
+                same.append(metric_words(sc, metric))
                 everywhere = everywhere and _setups(part, sc) == setups
                 continue
             sig = part.filter(pl.col("significant"))
             if sig.height == 0:
-                flat.append(f"`{metric}`")
+                flat.append(metric_words(sc, metric))
             elif sc.question.metric(metric).kind == "distribution":
                 parts.append(
-                    f"shifts the distribution of `{metric}` in {_setups(sig, sc)} of {setups} setups"
+                    f"shifts the distribution of {metric_words(sc, metric, chance=False)} in "
+                    f"{_setups(sig, sc)} of {setups} setups"
                 )
             else:
                 parts.append(
-                    f"{_direction(sig['difference'])} `{metric}` in {sig.height} of {part.height} "
-                    f"setups ({number_range(sig['difference'].to_list())})"
+                    f"{_direction(sig['difference'])} {metric_words(sc, metric)} in {sig.height} of "
+                    f"{part.height} setups ({number_range(sig['difference'].to_list())})"
                 )
         if parts:
             if len(parts) > MAX_METRICS_NAMED:
@@ -91,27 +95,27 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                 parts = parts[:MAX_METRICS_NAMED] + [
                     f"moves {more} more metric{'s' * (more > 1)} " "(see the comparison table)"
                 ]
-            text = f"`{variant}` " + _join(parts)
+            text = _cap(_variant(result, variant)) + " " + _join(parts)
             if same:
                 text += f"; it leaves {_join(same)} identical {_where_all(everywhere, setups)}"
             if flat:
                 text += f"; no significant change to {_join(flat)}"
             moved.append(text + ".")
         else:
-            text = f"`{variant}` changes nothing significantly"
+            text = f"{_cap(_variant(result, variant))} changes nothing significantly"
             if flat:
                 largest = applicable.filter(pl.col("status") == TESTED)["difference"].abs().max()
                 text += f" ({_join(flat)}: largest difference {fmt(largest, 4)})"
             if same:
                 text += f"; it leaves {_join(same)} identical {_where_all(everywhere, setups)}"
             quiet.append(text + ".")
-    out = [_headline(comp, sc, base)] if len(moved) + len(quiet) + len(unchanged) > 1 else []
+    out = [_headline(comp, result)] if len(moved) + len(quiet) + len(unchanged) > 1 else []
     out += moved + quiet
     if unchanged:
         who = _join(unchanged)
         verb = "leaves" if len(unchanged) == 1 else "leave"
         out.append(
-            f"{who} {verb} every metric identical to `{base}` in all {setups} setups: "
+            f"{_cap(who)} {verb} every metric identical to {_variant(result, base)} in all {setups} setups: "
             "the two rule sets agree on every trial of these setups."
         )
     tests = int((comp["status"] == TESTED).sum())
@@ -123,23 +127,33 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
     return out
 
 
-def _headline(comp: pl.DataFrame, sc, base: str) -> str:
+def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
     """One sentence over all variants: what each one moves (metrics in the scenario's order)."""
+    sc = result.scenario
     parts = []
     for variant in comp["variant"].unique(maintain_order=True):
         rows = comp.filter(pl.col("variant") == variant, pl.col("status") != NOT_APPLICABLE)
         sig = rows.filter(pl.col("significant"))
         if sig.height == 0:
             same = rows.height and (rows["status"] == IDENTICAL).all()
-            parts.append(f"`{variant}` {'changes nothing' if same else 'no significant change'}")
+            verdict = "changes nothing" if same else "no significant change"
+            parts.append(f"{_variant(result, variant)} {verdict}")
             continue
         moved = set(sig["metric"].str.split("=").list.first())
-        names = [f"`{m}`" for m in sc.metrics if m in moved]  # in the scenario's order
+        seats = {m: names for names in _seat_groups(result).values() for m in names}
+        names = list(  # in the scenario's order; seat 1, seat 2, ... said once ("each seat")
+            dict.fromkeys(
+                _seat_words(result, seats[m], code=False) if m in seats else metric_words(sc, m, code=False)
+                for m in sc.metrics
+                if m in moved
+            )
+        )
         shown = names[:MAX_METRICS_NAMED] + (
             [f"{len(names) - MAX_METRICS_NAMED} more"] if len(names) > MAX_METRICS_NAMED else []
         )
-        parts.append(f"`{variant}` moves {_join(shown)} ({_setups(sig, sc)} of {len(sc.points)} setups)")
-    return f"Against `{base}`: " + "; ".join(parts) + "."
+        count = f"{_setups(sig, sc)} of {len(sc.points)} setups"
+        parts.append(f"{_variant(result, variant)} moves {_join(shown)} ({count})")
+    return f"Against {_variant(result, result.baseline)}: " + "; ".join(parts) + "."
 
 
 def _largest(result: ScenarioResult, comp: pl.DataFrame) -> str | None:
@@ -159,7 +173,8 @@ def _largest(result: ScenarioResult, comp: pl.DataFrame) -> str | None:
         exact = "" if row["exact_difference"] is None else f"; exact {fmt(row['exact_difference'], 4, True)}"
         where = _setup_text(row, grid)
         items.append(
-            f"`{row['variant']}` on `{row['metric']}`: {fmt(row['difference'], 4, True)} "
+            f"{_variant(result, row['variant'])} on {metric_words(result.scenario, row['metric'])}: "
+            f"{fmt(row['difference'], 4, True)} "
             f"(95% CI {fmt(row['ci_low'], 4, True)} to {fmt(row['ci_high'], 4, True)}{exact})"
             + (f" at {where}" if where else "")
         )
@@ -190,7 +205,7 @@ def matrix_findings(result: ScenarioResult, long: pl.DataFrame, variant: str, co
     """Sentences about ``variant``'s own numbers: ranges, 50% lines, asymmetries, seats."""
     sc = result.scenario
     rows = long.filter(pl.col("variant") == variant)
-    who = f" under `{variant}`" if compared else ""
+    who = f" under {_variant(result, variant)}" if compared else ""
     out = []
     row_field, col_field = matrix_layout(result)
     scalar = [m for m in sc.metrics if sc.question.metric(m).kind != "distribution"]
@@ -199,11 +214,11 @@ def matrix_findings(result: ScenarioResult, long: pl.DataFrame, variant: str, co
         if part.height == 0:
             continue
         if part.height > 1:
-            out.append(_range(metric, part, list(sc.grid), who))
+            out.append(_range(_cap(metric_words(sc, metric)), part, list(sc.grid), who))
         else:
             out.append(
-                f"`{metric}`{who} is {fmt(part['estimate'][0])} (95% CI {fmt(part['ci_low'][0])} to "
-                f"{fmt(part['ci_high'][0])})."
+                f"{_cap(metric_words(sc, metric))}{who} is {fmt(part['estimate'][0])} "
+                f"(95% CI {fmt(part['ci_low'][0])} to {fmt(part['ci_high'][0])})."
             )
         if sc.question.metric(metric).kind == "probability" and "win" in metric and not compared:
             out += _crossing(result, metric, part, row_field, col_field)
@@ -215,12 +230,13 @@ def matrix_findings(result: ScenarioResult, long: pl.DataFrame, variant: str, co
 
 
 def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str) -> str:
+    """``metric`` (in words) ranges from its lowest to its highest estimate, with their setups."""
     low = part.sort("estimate").row(0, named=True)
     high = part.sort("estimate", descending=True).row(0, named=True)
     if low["estimate"] == high["estimate"]:
-        return f"`{metric}`{who} is {fmt(low['estimate'])} in every setup."
+        return f"{metric}{who} is {fmt(low['estimate'])} in every setup."
     return (
-        f"`{metric}`{who} ranges from {fmt(low['estimate'])} ({_setup_text(low, grid)}) "
+        f"{metric}{who} ranges from {fmt(low['estimate'])} ({_setup_text(low, grid)}) "
         f"to {fmt(high['estimate'])} ({_setup_text(high, grid)})."
     )
 
@@ -254,13 +270,16 @@ def _crossing(
         if numeric:
             for k in sorted({r - c for r, c in sides}):
                 if above == {(r, c) for r, c in sides if r - c >= k}:
-                    text = f"`{metric}` is above 50%{where} exactly when `{row}` − `{col}` ≥ {k}"
+                    text = (
+                        f"{_cap(metric_words(sc, metric))} is above 50%{where} exactly when "
+                        f"{_field(row)} − {_field(col)} ≥ {k}"
+                    )
                     if even and even == {(r, c) for r, c in sides if r - c == k - 1}:
                         text += f", even (50%) when it is {k - 1}"
                     elif even:
                         text += f"; even (50% within the interval) at {len(even)} setups"
                     break
-        sentences.append((text or _per_row(metric, group, row, col, where, above)) + ".")
+        sentences.append((text or _per_row(metric_words(sc, metric), group, row, col, where, above)) + ".")
     return sentences
 
 
@@ -273,8 +292,8 @@ def _per_row(metric: str, group: pl.DataFrame, row: str, col: str, where: str, a
     for value in rows[:MAX_ROWS_DESCRIBED]:
         hits = [v for v in cols if (value, v) in above]
         listed = "all" if len(hits) == len(cols) else ", ".join(map(str, hits)) or "none"
-        parts.append(f"{row}={value}: {listed}")
-    return f"`{metric}` is above 50%{where} at these `{col}` values: " + "; ".join(parts)
+        parts.append(f"{_field(row)} {value}: {listed}")
+    return f"{_cap(metric)} is above 50%{where} at these values of {_field(col)}: " + "; ".join(parts)
 
 
 def _asymmetry(
@@ -299,6 +318,7 @@ def _asymmetry(
             if _less(a, b) and (b, a) in cells
         ]
         parts = []
+        sided = _one_sided(result, group.row(0, named=True), others, row, col)
         if diagonal:
             lo, hi = min(value[k] for k in diagonal), max(value[k] for k in diagonal)
             span = fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)}–{fmt(hi)}"
@@ -307,26 +327,63 @@ def _asymmetry(
                 "even"
                 if sides == {0}
                 else (
-                    f"favouring the `{row}` side"
+                    f"favouring the {_field(row)} side"
                     if sides <= {0, 1}
-                    else f"favouring the `{col}` side" if sides <= {0, -1} else "either side"
+                    else f"favouring the {_field(col)} side" if sides <= {0, -1} else "either side"
                 )
             )
-            parts.append(f"at equal `{row}` and `{col}`, `{metric}` is {span} ({verdict})")
-        if pairs:
+            if sided:  # the two sides are not alike: the gap is the setup's, not a seat's
+                verdict = f"{_join(sided)} is one side's only: this is its effect, not a seat advantage"
+            equal = f"at equal {_field(row)} and {_field(col)}, {metric_words(sc, metric, code=False)}"
+            parts.append(f"{equal} is {span} ({verdict})")
+        if pairs and not sided:
             size, a, b, pair_noise = max(pairs, key=lambda t: abs(t[0]))
             if abs(size) <= max(pair_noise, 1e-9):
                 parts.append("swapping the two sides changes nothing beyond noise")
             else:
                 favoured = row if size > 0 else col
                 parts.append(
-                    f"the largest asymmetry is `{row}`={a} against `{col}`={b}: with the sides swapped "
-                    f"the two chances sum to {fmt(size + 1)} instead of 1, the `{favoured}` side "
-                    f"favoured by {fmt(abs(size) * 100, 1)} points"
+                    f"the largest asymmetry is {_field(row)} {a} against {_field(col)} {b}: with the "
+                    f"sides swapped the two chances sum to {fmt(size + 1)} instead of 1, the "
+                    f"{_field(favoured)} side favoured by {fmt(abs(size) * 100, 1)} points"
                 )
         if parts:
             out.append(("With " + label + ": " if label else "") + "; ".join(parts) + ".")
     return [s[0].upper() + s[1:] for s in out]
+
+
+def _one_sided(
+    result: ScenarioResult, row: dict[str, Any], others: Sequence[str], a: str, b: str
+) -> list[str]:
+    """Setup fields of one side that the other side does not match (``attacker_equipment =
+    sword`` against no ``defender_equipment``), in words: with them, swapping the values of the
+    two sides' fields ``a`` and ``b`` does not swap the sides, so a gap is not a seat's.
+
+    >>> from types import SimpleNamespace as N
+    >>> r = N(scenario=N(setup={"defender_equipment": []}))
+    >>> _one_sided(r, {"attacker_equipment": "sword"}, ["attacker_equipment"], "attacker", "defender")
+    ['attacker equipment = sword']
+    >>> _one_sided(r, {"attacker_equipment": "none"}, ["attacker_equipment"], "attacker", "defender")
+    []
+    """
+    values = {k: str(show_value(v)) for k, v in result.scenario.setup.items()}
+    values.update({f: str(row[f]) for f in others})
+    out = []
+    for name, value in values.items():
+        for side, other in ((a, b), (b, a)):
+            if name.startswith(f"{side}_"):
+                twin = values.get(other + name[len(side) :], "none")
+                if not _empty(value) and value != twin:  # listed once, on the side that has it
+                    out.append(f"{_field(name)} = {value}")
+    return out
+
+
+def _empty(value: str) -> bool:
+    """A setup value that gives a side nothing: none, an empty list, false, zero."""
+    try:
+        return value in _EMPTY or float(value) == 0
+    except ValueError:
+        return False
 
 
 def _seat_groups(result: ScenarioResult) -> dict[str, list[str]]:
@@ -359,16 +416,17 @@ def _seats(result: ScenarioResult, rows: pl.DataFrame) -> list[str]:
     """One rule set: the largest gap between seats in one setup, per ``seat*_<what>``."""
     out = []
     grid = list(result.scenario.grid)
-    for what, names in _seat_groups(result).items():
+    for names in _seat_groups(result).values():
         best = _seat_gap(rows, names, grid)
         if best is None:
             continue
         gap, hi, lo, noise = best
         where = _setup_text(hi, grid)
         verdict = "" if gap > noise else " (within noise)"
+        seat_hi, seat_lo = (_seat(r["metric"]) for r in (hi, lo))
         out.append(
-            f"Seats, `seat*_{what}`: the largest gap is {fmt(gap)}{verdict}, `{hi['metric']}` "
-            f"{fmt(hi['estimate'])} against `{lo['metric']}` {fmt(lo['estimate'])}"
+            f"Seats: the largest gap in {_seat_words(result, names)} is {fmt(gap)}{verdict}, seat {seat_hi} "
+            f"{fmt(hi['estimate'])} against seat {seat_lo} {fmt(lo['estimate'])}"
             + (f" at {where}." if where else ".")
         )
     return out
@@ -379,7 +437,7 @@ def seat_findings_by_variant(result: ScenarioResult, long: pl.DataFrame) -> list
     between seats in one setup — how fair each rule set is to the seats."""
     out = []
     grid = list(result.scenario.grid)
-    for what, names in list(_seat_groups(result).items())[:2]:
+    for names in list(_seat_groups(result).values())[:2]:
         parts = []
         for variant in (v.name for v in result.variants):
             best = _seat_gap(long.filter(pl.col("variant") == variant), names, grid)
@@ -387,16 +445,17 @@ def seat_findings_by_variant(result: ScenarioResult, long: pl.DataFrame) -> list
                 continue
             gap, hi, lo, noise = best
             if gap <= noise:
-                parts.append(f"`{variant}` {fmt(gap)} (within noise)")
+                parts.append(f"{_variant(result, variant)} {fmt(gap)} (within noise)")
             else:
-                seat_hi, seat_lo = (_SEAT.match(r["metric"]).group(1) for r in (hi, lo))
+                seat_hi, seat_lo = (_seat(r["metric"]) for r in (hi, lo))
                 where = _setup_text(hi, grid)
                 parts.append(
-                    f"`{variant}` {fmt(gap)} (seat {seat_hi} over seat {seat_lo}"
+                    f"{_variant(result, variant)} {fmt(gap)} (seat {seat_hi} over seat {seat_lo}"
                     + (f" at {where})" if where else ")")
                 )
         if parts:
-            out.append(f"Largest gap between seats in `seat*_{what}`: " + "; ".join(parts) + ".")
+            seats = _seat_words(result, names)
+            out.append(f"Largest gap between seats in {seats}: " + "; ".join(parts) + ".")
     return out
 
 
@@ -411,7 +470,68 @@ def number_range(values: Sequence[float]) -> str:
 
 
 def _setup_text(row: dict[str, Any], fields: Sequence[str]) -> str:
-    return ", ".join(f"{f}={row[f]}" for f in fields)
+    """``flips = 2, need = 1``: a setup's grid values, fields in words."""
+    return ", ".join(f"{_field(f)} = {row[f]}" for f in fields)
+
+
+def _field(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _cap(text: str) -> str:
+    """The first letter upper case, also after an opening quote (a sentence's first word)."""
+    quote = 1 if text.startswith("“") else 0
+    return text[: quote + 1].upper() + text[quote + 1 :]
+
+
+def metric_words(sc, name: str, code: bool = True, chance: bool = True) -> str:
+    """A metric in words, from its description (a probability as "the chance that ..."), its
+    code name after it in backticks; a distribution's value (``total=3``) as the chance of it.
+
+    >>> from montecarlo.games.base import Metric
+    >>> from types import SimpleNamespace as N
+    >>> sc = N(question=N(metric=lambda name: Metric(name, "probability", "the attacker wins (note)")))
+    >>> metric_words(sc, "attacker_win"), metric_words(sc, "attacker_win", code=False)
+    ('the chance that the attacker wins (`attacker_win`)', 'the chance that the attacker wins')
+    """
+    base, _, value = name.partition("=")
+    metric = sc.question.metric(base)
+    text = metric_text(metric)
+    if value:
+        text = f"the chance that {text} is {value}"
+    elif metric.kind == "probability" and chance:
+        text = f"the chance that {text}"
+    return f"{text} (`{name}`)" if code else text
+
+
+def _variant(result: ScenarioResult, name: str) -> str:
+    """A variant in words: the first clause of its description in quotes, its name after it
+    (just the name when the description is no more than the name)."""
+    described = next((v.description for v in result.variants if v.name == name), "")
+    clause = re.split(r"; | \(", described.replace("`", ""), maxsplit=1)[0].strip()
+    head = clause.split(": ", 1)[0]
+    if head != clause and len(head.split()) >= 3:  # "the rules as printed: a tie for first ..."
+        clause = head
+    if len(clause) > MAX_VARIANT_WORDS:
+        clause = clause[: clause.rfind(" ", 0, MAX_VARIANT_WORDS)] + " …"
+    if not clause or clause.replace(" ", "_") == name:
+        return f"`{name}`"
+    return f"“{clause}” (`{name}`)"
+
+
+def _seat(name: str) -> str:
+    match = _SEAT.match(name)
+    return match.group(1) if match else name
+
+
+def _seat_words(result: ScenarioResult, names: Sequence[str], code: bool = True) -> str:
+    """``seat1_first``, ``seat2_first``, ... in words: "the chance that each seat takes the first
+    reward (`seat*_first`)"."""
+    text = metric_words(result.scenario, names[0], code=False)
+    what = _SEAT.match(names[0])
+    name = f"seat*_{what.group(2)}" if what else names[0]
+    words = re.sub(r"\bseat \d+(\b|'s)", lambda m: "each seat" + m.group(1), text)
+    return f"{words} (`{name}`)" if code else words
 
 
 def _join(items: Sequence[str]) -> str:

@@ -8,27 +8,32 @@ Four kinds, chosen by a scenario's ``[[plots]]`` or by :func:`plan` when it has 
   sequential map from 0, means a sequential map over their range; cells where the metric does
   not apply are grey and read "n/a".
 - ``lines``: a metric against a swept number, with its 95% interval as a band, one curve per
-  hue value (and variant); exact values as black dots. Curves that coincide are drawn once
-  and named together in the legend ("a = b (coinciding)").
-- ``bars``: a distribution (one bar per value) or a metric over a categorical field, with
-  95% error bars.
+  hue value (and variant); exact values as black dots. Curves that coincide in every panel
+  are drawn once and named together in the legend ("a = b (coinciding)"); the legend is true
+  of every panel, and :func:`legend_entries` says what each entry claims, for checking.
+- ``bars``: a distribution (one bar per value, up to the largest value any setup drawn
+  reaches) or a metric over a categorical field, with 95% error bars; legends as for lines.
 - ``forest``: paired differences from the baseline with intervals; a filled marker is
   significant after Holm, a hollow one is not. Only the significant setups are shown, or, when
   there are more than :data:`MAX_FOREST_ROWS`, the largest effects; rows identical to the
-  baseline or not applicable are left out (the title says how many are shown). All panels
-  share one x scale.
+  baseline or not applicable are left out (the title says how many are shown); a panel left
+  empty says why. All panels share one x scale.
 
 Colours are the Okabe–Ito palette (distinguishable with any colour vision) and every series
 also has its own marker or hatch. Axis labels and titles use the metric's description.
 Grid fields a plot does not use are held at their ``where`` value, else at the middle value of
-the grid, and the title says so.
+the grid, and the title says so. Panel titles wrap to the panel's width; panels wrap to the
+page's width (a wider figure is shrunk there), and heat maps size their cell numbers for the
+page (:data:`CELL_TEXT_PX`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Sequence
+import weakref
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -38,13 +43,17 @@ from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from montecarlo.reporting.tables import fmt
+from montecarlo.reporting.tables import fmt, metric_text
 from montecarlo.scenarios import PlotSpec, Scenario, show_value
 
 MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
 MAX_FOREST_SETUPS = 200  # a default forest holds grid fields at their middle value above this
 MAX_DEFAULT_METRIC_PLOTS = 3
-MAX_LINE_WIDTH = 16.0  # inches of panels side by side (the page shows 12)
+DPI = 100
+PAGE_WIDTH = 12.4  # inches at DPI: the report page's 1240 px column, where a wider PNG is shrunk
+# inches of panels side by side: with the legend or colour bar beside them, the page's width
+MAX_LINE_WIDTH = PAGE_WIDTH - 1.8
+CELL_TEXT_PX = 11  # heat-map cell numbers as shown on the page (pixels), whatever the figure's size
 # Okabe & Ito (2008), told apart with any colour vision; black is kept for exact values, so a
 # neutral grey stands in for it; yellow last (weak on white)
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#666666", "#F0E442")
@@ -114,7 +123,7 @@ def draw(
 def save_png(fig: Figure, path) -> None:
     """Write ``fig`` as PNG with the Agg canvas."""
     FigureCanvasAgg(fig)
-    fig.savefig(path, format="png", dpi=100)
+    fig.savefig(path, format="png", dpi=DPI)
 
 
 def file_name(index: int, spec: PlotSpec) -> str:
@@ -133,10 +142,7 @@ def words(sc: Scenario, metric: str) -> str:
     'chance: the attacker wins'
     """
     m = sc.question.metric(metric.split("=", 1)[0])
-    text = m.description.strip()
-    if text.endswith(")") and " (" in text:
-        text = text[: text.rindex(" (")]
-    text = text.replace("`", "")
+    text = metric_text(m)
     return f"chance: {text}" if m.kind == "probability" else text
 
 
@@ -189,6 +195,7 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str 
     cmap, norm = colour_map(sc, spec.metric, np.array([_num(v) for v in df["estimate"]]), difference=diff)
     width, height = 1.2 + 0.62 * len(xs), 1.0 + 0.45 * len(ys)
     fig, axes = _figure(len(variants), len(facets), width, height)
+    cell_pt = _points_on_page(fig, CELL_TEXT_PX)
     image = None
     for r, variant in enumerate(variants):
         for c, facet in enumerate(facets):
@@ -199,7 +206,7 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str 
             image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto")
             for (i, j), v in np.ndenumerate(grid):
                 if math.isnan(v):
-                    ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="#555555")
+                    ax.text(j, i, "n/a", ha="center", va="center", fontsize=cell_pt, color="#555555")
                     continue
                 red, green, blue, _ = cmap(norm(v))
                 colour = "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
@@ -213,7 +220,7 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str 
                     text,
                     ha="center",
                     va="center",
-                    fontsize=7,
+                    fontsize=cell_pt,
                     color=colour,
                 )
             _xticks(ax, xs)
@@ -238,9 +245,9 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     numeric_x = _numeric(sc, spec.x)
     rows, facets = _panel_rows(spec, variants), _values(sc, spec.facet)
     fig, axes = _figure(len(rows), len(facets), 4.8, 3.4, sharey=True)
+    panels = []  # (axis, row variant, facet, series); the same series, in the same order, in each
     for r, row_variant in enumerate(rows):
         for c, facet in enumerate(facets):
-            ax, exact_shown = axes[r][c], False
             series = []
             for k, (hue, variant) in enumerate(_panel_series(sc, spec.hue, variants, row_variant)):
                 sub = _where(df, {"variant": variant, spec.hue: hue, spec.facet: facet})
@@ -253,32 +260,36 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                     for col in ("estimate", "ci_low", "ci_high", "exact")
                 )
                 series.append((k, _series_label(spec.hue, hue, variant, row_variant, variants), x, *cols))
-            for group in _coinciding(series):
-                k, label, x, est, lo, hi, ex = group[0]
-                if len(group) > 1:
-                    label = " = ".join(str(g[1]) for g in group) + " (coinciding)"
-                (line,) = ax.plot(
-                    x,
-                    est,
-                    color=PALETTE[k % len(PALETTE)],
-                    marker=MARKERS[k % len(MARKERS)],
-                    ms=4,
-                    lw=1.4,
-                    linestyle=("-", "--", ":", "-.")[k % 4],
-                    label=label,
-                )
-                ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
-                if not np.isnan(ex).all():
-                    ax.plot(x, ex, "k.", ms=4, label=None if exact_shown else "exact")
-                    exact_shown = True
-            if not numeric_x:
-                _xticks(ax, xs)
-            elif all(float(v).is_integer() for v in xs):
-                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-            ax.set_xlabel(field_words(spec.x))
+            panels.append((axes[r][c], row_variant, facet, series))
+    groups = _coinciding_everywhere([p[3] for p in panels])
+    labels = _record(fig, spec, sc, fixed, variants, rows, facets, groups, (spec.metric,), spec.x)
+    for ax, row_variant, facet, series in panels:
+        exact_shown = False
+        for group, label in zip(groups, labels):  # coinciding curves are drawn once
+            k, _, x, est, lo, hi, ex = series[group[0]]
+            (line,) = ax.plot(
+                x,
+                est,
+                color=PALETTE[k % len(PALETTE)],
+                marker=MARKERS[k % len(MARKERS)],
+                ms=4,
+                lw=1.4,
+                linestyle=("-", "--", ":", "-.")[k % 4],
+                label=label,
+            )
+            ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+            if not np.isnan(ex).all():
+                ax.plot(x, ex, "k.", ms=4, label=None if exact_shown else "exact")
+                exact_shown = True
+        if not numeric_x:
+            _xticks(ax, xs)
+        elif all(float(v).is_integer() for v in xs):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel(field_words(spec.x))
+        if ax.get_subplotspec().colspan.start == 0:  # the panels of a line share the y axis
             ax.set_ylabel(_wrap(words(sc, spec.metric), 34))
-            ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
-            ax.grid(alpha=0.3)
+        _panel_title(ax, _panel(row_variant, spec.facet, facet), 4.8)
+        ax.grid(alpha=0.3)
     _legend(_top_right(axes))
     fig.suptitle(
         _title(spec, f"{_cap(words(sc, spec.metric))}\nagainst {field_words(spec.x)} (95% bands)", fixed)
@@ -291,16 +302,14 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     df, fixed, variants = _select(
         spec, sc, results, (spec.x, spec.hue, spec.facet), names=metric.reported_names()
     )
+    dropped: list[Any] = []
     if metric.kind == "distribution":
-        categories, key, xlabel = (
-            list(metric.support),
-            (lambda row: int(row["metric"].split("=", 1)[1])),
-            spec.metric,
-        )
+        categories, dropped = _possible_values(metric, df)
+        key, xlabel, along = (lambda row: int(row["metric"].split("=", 1)[1])), spec.metric, "metric"
     elif spec.x is not None:
-        categories, key, xlabel = _values(sc, spec.x), (lambda row: row[spec.x]), spec.x
+        categories, key, xlabel, along = _values(sc, spec.x), (lambda row: row[spec.x]), spec.x, spec.x
     else:
-        categories, key, xlabel = variants, (lambda row: row["variant"]), "variant"
+        categories, key, xlabel, along = variants, (lambda row: row["variant"]), "variant", "variant"
     rows, facets = ([None] if xlabel == "variant" else _panel_rows(spec, variants)), _values(sc, spec.facet)
     per_panel = [_panel_series(sc, spec.hue, variants, v) for v in rows]
     if xlabel == "variant":
@@ -308,9 +317,9 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     width = 0.8 / max(len(per_panel[0]), 1)
     panel_width = max(4.5, 0.3 * len(categories) * len(per_panel[0]) + 1.5)
     fig, axes = _figure(len(rows), len(facets), panel_width, 3.4, sharey=True)
+    panels = []  # (axis, row variant, facet, series); the same series, in the same order, in each
     for r, (row_variant, series) in enumerate(zip(rows, per_panel)):
         for c, facet in enumerate(facets):
-            ax = axes[r][c]
             drawn = []
             for k, (hue, variant) in enumerate(series):
                 sub = _where(df, {"variant": variant, spec.hue: hue, spec.facet: facet})
@@ -322,39 +331,41 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                 drawn.append(
                     (k, _series_label(spec.hue, hue, variant, row_variant, variants), None, est, lo, hi, ex)
                 )
-            same = {g[0][0]: [m[1] for m in g[1:]] for g in _coinciding(drawn) if len(g) > 1}
-            for k, label, _, est, lo, hi, ex in drawn:
-                pos = np.arange(len(categories)) - 0.4 + width * (k + 0.5)
-                if k in same:
-                    label = " = ".join(str(n) for n in [label, *same[k]]) + " (coinciding)"
-                elif any(label in names for names in same.values()):
-                    label = None  # named with the bar it coincides with
-                ax.bar(
-                    pos,
-                    est,
-                    width,
-                    yerr=np.abs(np.vstack([est - lo, hi - est])),
-                    capsize=2,
-                    label=label,
-                    color=PALETTE[k % len(PALETTE)],
-                    hatch=HATCHES[k % len(HATCHES)],
-                    edgecolor="white",
-                    linewidth=0.5,
-                    error_kw={"elinewidth": 0.8},
-                )
-                if not np.isnan(ex).all():
-                    ax.plot(pos, ex, "k_", ms=max(4, 40 * width), label="exact" if k == 0 else None)
-            _xticks(ax, categories)
-            ax.set_xlabel(
-                _wrap(words(sc, spec.metric), 40) if metric.kind == "distribution" else field_words(xlabel)
+            panels.append((axes[r][c], row_variant, facet, drawn))
+    groups = _coinciding_everywhere([p[3] for p in panels])
+    names = metric.reported_names()
+    labels = _record(fig, spec, sc, fixed, variants, rows, facets, groups, names, along, xlabel == "variant")
+    # every bar is drawn (side by side); a group of coinciding bars is named once, at its first
+    first = {group[0]: label for group, label in zip(groups, labels)}
+    for ax, row_variant, facet, drawn in panels:
+        for k, _, _, est, lo, hi, ex in drawn:
+            pos = np.arange(len(categories)) - 0.4 + width * (k + 0.5)
+            ax.bar(
+                pos,
+                est,
+                width,
+                yerr=np.abs(np.vstack([est - lo, hi - est])),
+                capsize=2,
+                label=first.get(k),
+                color=PALETTE[k % len(PALETTE)],
+                hatch=HATCHES[k % len(HATCHES)],
+                edgecolor="white",
+                linewidth=0.5,
+                error_kw={"elinewidth": 0.8},
             )
-            ax.set_ylabel(
-                _wrap(words(sc, spec.metric), 34)
-                if metric.kind == "mean"
-                else ("probability" if metric.kind == "distribution" else _wrap(words(sc, spec.metric), 34))
-            )
-            ax.set_title(_panel(row_variant, spec.facet, facet), fontsize=9)
-            ax.grid(axis="y", alpha=0.3)
+            if not np.isnan(ex).all():
+                ax.plot(pos, ex, "k_", ms=max(4, 40 * width), label="exact" if k == 0 else None)
+        _xticks(ax, categories)
+        if metric.kind == "distribution":
+            shown = words(sc, spec.metric) + (f" (never above {categories[-1]} here)" if dropped else "")
+            ax.set_xlabel(_wrap(shown, 40))
+        else:
+            ax.set_xlabel(field_words(xlabel))
+        ylabel = "probability" if metric.kind == "distribution" else _wrap(words(sc, spec.metric), 34)
+        if ax.get_subplotspec().colspan.start == 0:  # the panels of a line share the y axis
+            ax.set_ylabel(ylabel)
+        _panel_title(ax, _panel(row_variant, spec.facet, facet), panel_width)
+        ax.grid(axis="y", alpha=0.3)
     _legend(_top_right(axes))
     what = (
         f"Distribution of {_lower(words(sc, spec.metric))}"
@@ -363,6 +374,17 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     )
     fig.suptitle(_title(spec, f"{what} (95% error bars)", fixed))
     return fig
+
+
+def _possible_values(metric, df: pl.DataFrame) -> tuple[list[Any], list[Any]]:
+    """(values shown, values left out) of a distribution: its support up to the largest value
+    that any drawn setup reaches (an estimate or an exact probability above 0), so that an axis
+    does not run to 10 harvesters where 4 is the most a setup holds."""
+    support = list(metric.support)
+    seen = df.filter((pl.col("estimate") > 0) | (pl.col("exact") > 0))["metric"]
+    reached = {int(name.split("=", 1)[1]) for name in seen}
+    last = max((i for i, v in enumerate(support) if v in reached), default=len(support) - 1)
+    return support[: last + 1], support[last + 1 :]
 
 
 def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | None:
@@ -399,7 +421,12 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
         layout="constrained",
     )
     axes = fig.subplots(1, len(facets), squeeze=False, sharey=True, sharex=True)[0]
+    panel_width = (fig.get_figwidth() - 3.0) / len(facets)
     for ax, facet in zip(axes, facets):
+        if _where(shown, {spec.facet: facet}).height == 0:
+            why = _empty_panel(_where(df, {spec.facet: facet}), baseline)
+            box = {"facecolor": "white", "edgecolor": "#cccccc"}
+            ax.text(0.5, 0.5, _wrap(why, 28), transform=ax.transAxes, ha="center", va="center", bbox=box)
         for k, variant in enumerate(variants):
             sub = _where(shown, {"variant": variant, spec.facet: facet})
             colour, marker = PALETTE[k % len(PALETTE)], MARKERS[k % len(MARKERS)]
@@ -412,7 +439,7 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.set_xlabel(_wrap(f"{words(sc, spec.metric)}: variant − {baseline}", 44), fontsize=8)
-        ax.set_title(_panel(None, spec.facet, facet), fontsize=9)
+        _panel_title(ax, _panel(None, spec.facet, facet), panel_width)
         ax.grid(axis="x", alpha=0.3)
     for k, variant in enumerate(variants):
         if variant in set(shown["variant"]):
@@ -432,21 +459,118 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     return fig
 
 
-def _coinciding(series: list[tuple]) -> list[list[tuple]]:
-    """Group series ``(k, label, x, est, lo, hi, exact)`` whose estimates are the same."""
-    groups: list[list[tuple]] = []
-    for s in series:
-        for g in groups:
-            if (
-                g[0][3].shape == s[3].shape
-                and np.array_equal(g[0][3], s[3], equal_nan=True)
-                and not np.isnan(s[3]).all()
-            ):
-                g.append(s)
-                break
+def _empty_panel(rows: pl.DataFrame, baseline: str) -> str:
+    """Why a forest panel shows no setup, from its rows of the comparison table."""
+    status = set(rows["status"].to_list())
+    if not status or status == {"not applicable"}:
+        return "nothing to compare: the metric does not apply to these setups"
+    if "tested" not in status:
+        extra = " (or does not apply)" if "not applicable" in status else ""
+        return f"every variant is identical to {baseline} here, trial by trial{extra}"
+    return "no setup shown differs here: see the comparison table"
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """One legend entry of a lines or bars plot and what it claims, to be checked against the
+    data: the ``series`` it names (conditions on the results table: variant, hue value) have the
+    same estimates of ``metrics`` along column ``along`` in every one of the plot's ``panels``
+    (conditions: row variant, facet value, the grid fields held fixed; ``variants``: the
+    variants drawn). One series: an entry of its own, nothing claimed."""
+
+    label: str | None
+    series: tuple[Mapping[str, Any], ...]
+    panels: tuple[Mapping[str, Any], ...]
+    metrics: tuple[str, ...]
+    along: str
+    variants: tuple[str, ...]
+
+    @property
+    def coinciding(self) -> bool:
+        return len(self.series) > 1
+
+
+_LEGENDS: "weakref.WeakKeyDictionary[Figure, tuple[LegendEntry, ...]]" = weakref.WeakKeyDictionary()
+
+
+def legend_entries(fig: Figure) -> tuple[LegendEntry, ...]:
+    """The legend entries a lines or bars figure of :func:`draw` was drawn with (else empty)."""
+    return _LEGENDS.get(fig, ())
+
+
+def _coinciding_everywhere(panels: Sequence[Sequence[tuple]]) -> list[list[int]]:
+    """Positions of series ``(k, label, x, est, lo, hi, exact)`` grouped when their estimates are
+    the same in every panel (a legend names such a group once, true in each panel).
+
+    >>> a, b = np.array([0.2, 0.5]), np.array([0.3, 0.5])
+    >>> s = lambda *ests: [(k, str(k), None, e, e, e, e) for k, e in enumerate(ests)]
+    >>> _coinciding_everywhere([s(a, a, b), s(a, a, a)])  # 0 and 1 agree in both panels
+    [[0, 1], [2]]
+    >>> _coinciding_everywhere([s(a, a), s(a, b)])  # the same in one panel only: not grouped
+    [[0], [1]]
+    """
+    count = len(panels[0]) if panels else 0
+    joined = [[np.asarray(p[k][3], dtype=float) for p in panels] for k in range(count)]  # per series
+
+    def same(i: int, j: int) -> bool:
+        pairs = zip(joined[i], joined[j])
+        return all(a.shape == b.shape and np.array_equal(a, b, equal_nan=True) for a, b in pairs)
+
+    groups: list[list[int]] = []
+    for k in range(count):
+        drawn = not all(np.isnan(a).all() for a in joined[k])  # nothing drawn coincides with nothing
+        group = next((g for g in groups if drawn and same(g[0], k)), None)
+        if group is None:
+            groups.append([k])
         else:
-            groups.append([s])
+            group.append(k)
     return groups
+
+
+def _record(
+    fig: Figure,
+    spec: PlotSpec,
+    sc: Scenario,
+    fixed: Mapping[str, Any],
+    variants: Sequence[str],
+    rows: Sequence[str | None],
+    facets: Sequence[Any],
+    groups: Sequence[Sequence[int]],
+    metrics: Sequence[str],
+    along: str,
+    by_variant: bool = False,
+) -> list[str | None]:
+    """The legend label of each group (``a = b (coinciding)`` for several series), recorded on
+    ``fig`` with what it claims (:func:`legend_entries`)."""
+    held = {f: _display(sc, f, v) for f, v in fixed.items()}
+    panels = tuple(
+        {**held, **({"variant": v} if v else {}), **({spec.facet: f} if spec.facet else {})}
+        for v in rows
+        for f in facets
+    )
+    if by_variant:
+        members = [(h, None) for h in _values(sc, spec.hue)]
+    else:
+        members = _panel_series(sc, spec.hue, variants, rows[0])
+    entries, labels = [], []
+    for group in groups:
+        names = [_series_label(spec.hue, *members[k], rows[0], variants) for k in group]
+        label = _group_label(names)
+        series = tuple(
+            {
+                **({spec.hue: members[k][0]} if spec.hue else {}),
+                **({"variant": members[k][1]} if members[k][1] and not rows[0] else {}),
+            }
+            for k in group
+        )
+        entries.append(LegendEntry(label, series, panels, tuple(metrics), along, tuple(variants)))
+        labels.append(label)
+    _LEGENDS[fig] = tuple(entries)
+    return labels
+
+
+def _group_label(names: Sequence[str | None]) -> str | None:
+    return names[0] if len(names) == 1 else " = ".join(str(n) for n in names) + " (coinciding)"
 
 
 def _wrap(text: str, width: int) -> str:
@@ -496,13 +620,14 @@ def _where(df: pl.DataFrame, conditions: dict[Any, Any]) -> pl.DataFrame:
 
 
 def _figure(
-    rows: int, cols: int, width: float, height: float, wrap: int = 3, **kw
+    rows: int, cols: int, width: float, height: float, wrap: int = 3, line_width: float = MAX_LINE_WIDTH, **kw
 ) -> tuple[Figure, list[list]]:
     """A figure of ``rows`` x ``cols`` panels (``axes[row][col]``); a single row or a single
-    column of panels is laid out side by side, wrapping after ``wrap`` panels."""
+    column of panels is laid out side by side, wrapping after ``wrap`` panels or ``line_width``
+    inches."""
     single = rows == 1 or cols == 1
     panels = rows * cols
-    wrap = max(1, min(wrap, int(MAX_LINE_WIDTH // width)))  # wide panels (big heat maps): fewer a line
+    wrap = max(1, min(wrap, int(line_width // width)))  # wide panels (big heat maps): fewer a line
     lines, per_line = (math.ceil(panels / wrap), min(panels, wrap)) if single else (rows, cols)
     fig = Figure(
         figsize=(min(per_line * width + 1.8, 24), min(lines * height + 0.8, 40)), layout="constrained"
@@ -511,6 +636,17 @@ def _figure(
     for ax in grid[panels:]:
         ax.set_visible(False)
     return fig, [list(grid[r * cols : (r + 1) * cols]) for r in range(rows)]
+
+
+def _points_on_page(fig: Figure, pixels: float) -> float:
+    """The font size (points) that shows as ``pixels`` on the report page, where a figure wider
+    than :data:`PAGE_WIDTH` is shrunk to fit.
+
+    >>> _points_on_page(Figure(figsize=(6, 4)), 11), _points_on_page(Figure(figsize=(24.8, 4)), 11)
+    (7.92, 15.84)
+    """
+    shrink = min(1.0, PAGE_WIDTH / float(fig.get_figwidth()))
+    return round(float(pixels * 72 / DPI / shrink), 2)
 
 
 def _xticks(ax, values: Sequence[Any]) -> None:
@@ -583,6 +719,13 @@ def _num(x: Any) -> float:
 
 def _label(row: dict, fields: Sequence[str]) -> str:
     return ", ".join(f"{f}={row[f]}" for f in fields) or "setup"
+
+
+def _panel_title(ax, text: str, width: float, fontsize: float = 9) -> None:
+    """A panel's title wrapped to the panel's ``width`` (inches), so that long facet values
+    (lists of areas) neither run into the next panel nor off the figure."""
+    chars = max(12, int(width * 72 / (0.6 * fontsize)))
+    ax.set_title(_wrap(text, chars), fontsize=fontsize)
 
 
 def _panel(variant: str | None, facet_field: str | None, facet: Any) -> str:

@@ -34,7 +34,7 @@ from montecarlo.errors import InputError
 from montecarlo.games.base import to_plain
 from montecarlo.reporting import plots as plotting
 from montecarlo.reporting.findings import findings as make_findings
-from montecarlo.reporting.findings import headline
+from montecarlo.reporting.findings import headline, metric_words
 from montecarlo.reporting.tables import (
     IDENTICAL,
     NOT_APPLICABLE,
@@ -467,33 +467,63 @@ def _blocks(
                 if dropped:
                     note += f"; not shown: {', '.join(dropped)} (identical to {result.baseline} everywhere)"
                 if shown is not None:
-                    b += [("h3", name), ("note", note), ("table", shown, name)]
+                    b += [("h3", _heading(result, name)), ("note", f"{note} ({name}.csv)")]
+                    b.append(("table", shown, name))
                 if f"{name}-exact" in tables and shown is not None:
                     exact = _exact_display(tables[f"{name}-exact"], grid, True)
                     if "variant" in exact.columns:
                         exact = exact.filter(~pl.col("variant").is_in(dropped))
-                    b += [("h3", f"{name}-exact"), ("table", exact, f"{name}-exact")]
+                    b += [
+                        ("h3", _heading(result, f"{name}-exact")),
+                        ("note", f"{name}-exact.csv"),
+                        ("table", exact, f"{name}-exact"),
+                    ]
     b.append(("h2", "Tables"))
     columns = _columns_note(result)
     for name in tables:
         if name.startswith("matrix-") and not name.endswith(("-ci_low", "-ci_high", "-exact")):
             b += [
-                ("h3", name),
-                ("note", f"{columns}estimate [95% interval]; n/a: does not apply to the setup"),
+                ("h3", _heading(result, name)),
+                ("note", f"{columns}estimate [95% interval]; n/a: does not apply to the setup ({name}.csv)"),
                 ("table", _matrix_display(tables, name, grid), name),
             ]
             if f"{name}-exact" in tables:
                 b += [
-                    ("h3", f"{name}-exact"),
+                    ("h3", _heading(result, f"{name}-exact")),
+                    ("note", f"{name}-exact.csv"),
                     ("table", _exact_display(tables[f"{name}-exact"], grid), f"{name}-exact"),
                 ]
         elif name.startswith("distribution-"):
             metric = name.removeprefix("distribution-")
-            b += [("h3", name), ("note", f"probability of each value of `{metric}` (columns)"),
-                  ("table", _distribution_display(tables[name], metric), name)]
+            b += [
+                ("h3", _heading(result, name)),
+                ("note", f"probability of each value of `{metric}` (columns) ({name}.csv)"),
+                ("table", _distribution_display(tables[name], metric), name),
+            ]
     b += [("h3", "All estimates (long form)"), ("table", tables["results"], "results")]
     b += _about(result, facts, figures, tables)
     return b
+
+
+def _heading(result: ScenarioResult, stem: str) -> str:
+    """A table's heading in words (its file name is in the note below it).
+
+    ``matrix-win`` -> "The chance that at least need heads", ``matrix-win-exact`` -> "... : exact
+    values", ``difference-win`` -> "...: difference from official", ``distribution-total`` ->
+    "Distribution of heads + bonus".
+    """
+    kind, _, metric = stem.partition("-")
+    exact = metric.endswith("-exact")
+    metric = metric.removesuffix("-exact")
+    what = metric_words(result.scenario, metric, code=False)
+    if kind == "distribution":
+        return f"Distribution of {what}"
+    text = what[:1].upper() + what[1:]
+    if kind == "difference":
+        text += f": {'exact ' if exact else ''}difference from {result.baseline}"
+    elif exact:
+        text += ": exact values"
+    return text
 
 
 def _about(result: ScenarioResult, facts: dict[str, Any], figures, tables) -> list[tuple]:
@@ -786,7 +816,7 @@ def _html(title: str, blocks: Iterable[tuple], folder: Path) -> str:
             data = base64.b64encode((folder / args[0]).read_bytes()).decode("ascii")
             out.append(
                 f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(args[1])}" '
-                f'data-file="{html.escape(args[0])}"><figcaption>{html.escape(args[1])}</figcaption></figure>'
+                f'data-file="{html.escape(args[0])}"></figure>'
             )
         elif kind == "files":
             out.append(

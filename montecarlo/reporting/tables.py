@@ -252,6 +252,19 @@ def summary_line(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> str
     return text
 
 
+def metric_text(metric) -> str:
+    """A metric's description for people: without a trailing remark in parentheses or backticks.
+
+    >>> from montecarlo.games.base import Metric
+    >>> metric_text(Metric("win", "probability", "at least `need` heads (a note)"))
+    'at least need heads'
+    """
+    text = metric.description.strip()
+    if text.endswith(")") and " (" in text:
+        text = text[: text.rindex(" (")]
+    return text.replace("`", "")
+
+
 def fmt(x: Any, digits: int = 3, signed: bool = False) -> str:
     """A number for people: ``digits`` decimals, or two significant figures below 0.001 (an
     exact 4.8e-5 is not ``0.000``); never ``-0.000``; '—' for missing.

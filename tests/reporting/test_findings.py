@@ -33,40 +33,47 @@ def sentences():
 
 
 def test_which_variant_moves_which_metric(sentences):
+    # in words (metric and variant descriptions), code names in parentheses
     assert headline(sentences) == (
-        "Against `official`: `loaded` moves `win` and `heads` (3 of 3 setups); "
-        "`same` changes nothing; `bonus` changes nothing."
+        "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) moves the chance "
+        "that at least need heads and number of heads (3 of 3 setups); “bias = 0.5” (`same`) changes "
+        "nothing; `bonus` changes nothing."
     )
     first = sentences[1]
-    assert (
-        first.startswith("`loaded` raises `win` in 3 of 3 setups (")
-        and "raises `heads` in 3 of 3 setups" in first
-    )
-    low, high = (
-        float(x) for x in re.search(r"`win` in 3 of 3 setups \(([-+.\d]+) to ([-+.\d]+)\)", first).groups()
-    )
+    assert first.startswith(
+        "“Heads 70% of the time” (`loaded`) raises the chance that at least need heads (`win`) in 3 of 3 "
+        "setups ("
+    ) and "raises number of heads (`heads`) in 3 of 3 setups" in first
+    found = re.search(r"\(`win`\) in 3 of 3 setups \(([-+.\d]+) to ([-+.\d]+)\)", first)
+    low, high = (float(x) for x in found.groups())
     se = 0.0095  # the largest paired standard error of these differences at 4,000 trials
     assert abs(low - 0.098) < 4.5 * se and abs(high - 0.2) < 4.5 * se
 
 
 def test_variants_that_change_nothing_in_one_line(sentences):
     text = " ".join(sentences)
-    assert "`same` and `bonus` leave every metric identical to `official` in all 3 setups" in text
+    assert (
+        "“Bias = 0.5” (`same`) and `bonus` leave every metric identical to “the official rules” (`official`) "
+        "in all 3 setups"
+    ) in text
     assert " ".join(sentences[1:]).count("`same`") == 1 and "0.0000" not in text  # one line, no zeros
 
 
 def test_largest_effects_name_setup_interval_and_exact(sentences):
     largest = next(s for s in sentences if s.startswith("Largest effect"))
     heads = re.search(
-        r"`loaded` on `heads`: ([-+.\d]+) \(95% CI ([-+.\d]+) to ([-+.\d]+); exact ([-+.\d]+)\) "
-        r"at flips=(\d)",
+        r"\(`loaded`\) on number of heads \(`heads`\): ([-+.\d]+) \(95% CI ([-+.\d]+) to ([-+.\d]+); "
+        r"exact ([-+.\d]+)\) at flips = (\d)",
         largest,
     )
     assert heads, largest
     estimate, low, high, exact, flips = (float(x) for x in heads.groups())
     assert flips == 3 and exact == pytest.approx(0.6) and low < estimate < high
     assert abs(estimate - 0.6) < 4.5 * (high - low) / (2 * 1.96)
-    win = re.search(r"`loaded` on `win`: .* at flips=(\d)", largest)
+    win = re.search(
+        r"\(`loaded`\) on the chance that at least need heads \(`win`\): .* at flips = (\d)",
+        largest,
+    )
     assert win and win.group(1) == "1"  # exact +0.2 at one flip is the largest change of win
 
 
@@ -85,9 +92,12 @@ def test_matrix_findings_say_where_odds_cross_half():
     # exact: above 1/2 when need <= flips/2; exactly 1/2 (even, not "above") at 1 flip need 1
     # and at 3 flips need 2
     assert text[0] == (
-        "`win` is above 50% at these `need` values: flips=1: none; flips=2: 1; flips=3: 1; " "flips=4: 1, 2."
+        "The chance that at least need heads (`win`) is above 50% at these values of need: flips 1: none; "
+        "flips 2: 1; flips 3: 1; flips 4: 1, 2."
     )
-    assert text[1].startswith("`win` ranges from 0.000 (flips=1, need=2) to ")
+    assert text[1].startswith(
+        "The chance that at least need heads (`win`) ranges from 0.000 (flips = 1, need = 2) to "
+    )
 
 
 def test_seat_advantage_and_asymmetry_of_two_sides():
@@ -105,9 +115,11 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     class Setup:
         attacker: int = 1
         defender: int = 1
+        attacker_bonus: float = 0.0
 
     def chance(rules, setup):
-        return min(1.0, setup.attacker / (setup.attacker + setup.defender) + rules.edge)
+        fair = setup.attacker / (setup.attacker + setup.defender)
+        return min(1.0, fair + rules.edge + setup.attacker_bonus)
 
     question = Question(
         "duel",
@@ -122,13 +134,12 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     fair = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
     text = findings(fair, all_tables(fair))
     assert (
-        text[0]
-        == "`attacker_win` is above 50% exactly when `attacker` − `defender` ≥ 1, "
-        "even (50%) when it is 0."
+        text[0] == "The chance that the attacker wins (`attacker_win`) is above 50% exactly when attacker − "
+        "defender ≥ 1, even (50%) when it is 0."
     )
     assert (
-        "At equal `attacker` and `defender`, `attacker_win` is 0.500 (even); swapping the two sides changes "
-        "nothing beyond noise."
+        "At equal attacker and defender, the chance that the attacker wins is 0.500 (even); swapping the two "
+        "sides changes nothing beyond noise."
     ) in text
     edged = run_scenario(
         parse_scenario(
@@ -137,5 +148,54 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
         jobs=1,
     )
     text = " ".join(findings(edged, all_tables(edged)))
-    assert "`attacker_win` is 0.600 (favouring the `attacker` side)" in text
-    assert "sum to 1.200 instead of 1, the `attacker` side favoured by 20.0 points" in text
+    assert "the chance that the attacker wins is 0.600 (favouring the attacker side)" in text
+    assert "sum to 1.200 instead of 1, the attacker side favoured by 20.0 points" in text
+    # a setup field of one side only (the attacker's bonus) is its effect, not a seat advantage
+    grid = {**grid, "attacker_bonus": [0.0, 0.1]}
+    bonus = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
+    text = findings(bonus, all_tables(bonus))
+    with_bonus = next(s for s in text if s.startswith("With attacker bonus = 0.1: at equal"))
+    assert "(attacker bonus = 0.1 is one side's only: this is its effect, not a seat advantage)" in with_bonus
+    assert "favoured by" not in with_bonus and "favouring" not in with_bonus
+    assert "swapping the two sides changes nothing beyond noise" in next(
+        s for s in text if s.startswith("With attacker bonus = 0.0: at equal")
+    )
+
+
+def test_seat_gaps_in_words():
+    """A fake race: seat 1 wins with chance 1/2 + edge; the seats' metrics are said once, in words."""
+    import dataclasses
+
+    from montecarlo.games.base import Game, Metric, Question
+
+    @dataclasses.dataclass(frozen=True)
+    class Rules:
+        pass
+
+    @dataclasses.dataclass(frozen=True)
+    class Setup:
+        edge: float = 0.0
+
+    def exact(rules, setup):
+        return {"seat1_first": 0.5 + setup.edge, "seat2_first": 0.5 - setup.edge}
+
+    def simulate(rules, setup, n, rng):
+        first = rng.random(n) < 0.5 + setup.edge
+        return {"seat1_first": first, "seat2_first": ~first}
+
+    metrics = tuple(Metric(f"seat{i}_first", "probability", f"seat {i} comes first") for i in (1, 2))
+    race = Question("race", "a race", Setup, metrics, simulate, exact)
+    game = Game("race", "Race", Rules, {}, {"race": race}, "race")
+    result = run_scenario(
+        parse_scenario({"game": game, "seed": 3, "trials": 4000, "grid": {"edge": [0.0, 0.3]}}), jobs=1
+    )
+    seats = next(s for s in findings(result, all_tables(result)) if s.startswith("Seats"))
+    found = re.fullmatch(
+        r"Seats: the largest gap in the chance that each seat comes first \(`seat\*_first`\) is ([.\d]+), "
+        r"seat 1 ([.\d]+) against seat 2 ([.\d]+) at edge = 0.3.",
+        seats,
+    )
+    assert found, seats
+    gap, high, low = (float(x) for x in found.groups())
+    se = 2 * (0.8 * 0.2 / 4000) ** 0.5  # seat 2 comes first exactly when seat 1 does not
+    assert abs(gap - 0.6) < 4.5 * se and gap == pytest.approx(high - low, abs=2e-3)  # shown rounded

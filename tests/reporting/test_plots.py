@@ -1,13 +1,16 @@
 """Plots: palettes by meaning, words from metric descriptions, coinciding curves, capped forests."""
 
+import dataclasses
+
 import numpy as np
+import polars as pl
 import pytest
 from matplotlib.colors import to_hex
 
 from montecarlo.reporting import plots
 from montecarlo.reporting.tables import all_tables
-from montecarlo.scenarios import PlotSpec, parse_scenario, run_scenario
-from tests.test_scenarios import GAME
+from montecarlo.scenarios import PlotSpec, load_scenario, parse_scenario, run_scenario
+from tests.test_scenarios import GAME, SHIPPED
 
 TINY = {"game": GAME, "seed": 5, "trials": 300}
 
@@ -99,3 +102,88 @@ def test_difference_heat_map_is_centred_at_zero(compared):
     titles = [ax.get_title() for ax in fig.axes if ax.get_images()]
     # `same` changes nothing: no panel of its own
     assert titles == ["loaded − official · tags=none", "loaded − official · tags=red"]
+
+
+# ---------------------------------------------------------------- legends are true in every panel
+
+
+def assert_legend_true(fig, results):
+    """Each legend entry of ``fig`` is shown, and the series it names together have the same
+    estimates in every panel, read from the results table the plot was drawn from."""
+    entries = plots.legend_entries(fig)
+    shown = {t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()}
+    for entry in entries:
+        assert entry.label is None or entry.label in shown, (entry.label, shown)
+        for panel in entry.panels:
+            curves = []
+            drawn = results.filter(
+                pl.col("metric").is_in(entry.metrics), pl.col("variant").is_in(entry.variants)
+            )
+            for series in entry.series:
+                df = drawn
+                for field, value in {**panel, **series}.items():
+                    df = df.filter(pl.col(field) == value)
+                assert df.height, (entry.label, panel, series)  # the conditions name drawn rows
+                curves.append(dict(zip(df[entry.along].to_list(), df["estimate"].to_list())))
+            assert all(c == curves[0] for c in curves[1:]), f"{entry.label!r} is false at {panel}"
+    labels = [e.label for e in entries if e.label is not None]
+    assert len(labels) == len(set(labels))  # no series named twice
+
+
+def legend_of(fig):
+    """(legend texts, the facet value of the panel that holds the legend)."""
+    ax = next(ax for ax in fig.axes if ax.get_legend())
+    return [t.get_text() for t in ax.get_legend().get_texts()], int(ax.get_title().split("=")[-1])
+
+
+def test_a_legend_names_series_together_only_where_they_coincide_in_every_panel(compared):
+    sc, tables = compared
+    results = tables["results"]
+    spec = PlotSpec("bars", "win", x="flips", facet="need", where={"tags": "none"})
+    fig = plots.draw(spec, sc, results, None)
+    assert_legend_true(fig, results)
+    legend, need = legend_of(fig)
+    assert legend[:2] == ["official = same (coinciding)", "loaded"]  # `same` copies official everywhere
+    # `loaded` made equal to official in the panel that holds the legend only: still its own entry
+    panel = (pl.col("variant") == "official", pl.col("need") == need, pl.col("metric") == "win")
+    official = results.filter(*panel)
+    keys = ["variant", "flips", "need", "tags", "metric"]
+    doctored = results.update(official.with_columns(pl.lit("loaded").alias("variant")), on=keys)
+    fig = plots.draw(spec, sc, doctored, None)
+    assert_legend_true(fig, doctored)
+    assert legend_of(fig) == (legend, need)
+    # and where they coincide in every panel, the claim is made and holds
+    copy = results.filter(pl.col("variant") == "official").with_columns(pl.lit("loaded").alias("variant"))
+    everywhere = results.update(copy, on=keys)
+    fig = plots.draw(spec, sc, everywhere, None)
+    assert_legend_true(fig, everywhere)
+    assert legend_of(fig)[0][0] == "official = loaded = same (coinciding)"
+
+
+def test_a_false_claim_is_caught(compared):
+    """The check itself can fail: a claim of coinciding series that differ."""
+    sc, tables = compared
+    fig = plots.draw(PlotSpec("bars", "win", x="flips", facet="need"), sc, tables["results"], None)
+    entry = next(e for e in plots.legend_entries(fig) if e.coinciding)
+    false = dataclasses.replace(entry, series=(*entry.series, {"variant": "loaded"}))
+    plots._LEGENDS[fig] = (false,)
+    with pytest.raises(AssertionError, match="is false"):
+        assert_legend_true(fig, tables["results"])
+
+
+def _plotted(path):
+    return any(spec.kind in ("lines", "bars") for spec in plots.plan(load_scenario(path)))
+
+
+LEGEND_SCENARIOS = [p for p in SHIPPED if _plotted(p)]
+
+
+@pytest.mark.parametrize("path", LEGEND_SCENARIOS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_shipped_report_plot_legend_is_true(path):
+    """Every lines and bars plot of every shipped scenario, at 100 trials a setup (a few seconds
+    in all): each legend entry holds in every panel against the table it was drawn from."""
+    sc = dataclasses.replace(load_scenario(path), trials=100, precision=None, max_trials=None, chunk_size=100)
+    tables = all_tables(run_scenario(sc, jobs=1))
+    for spec in plots.plan(sc):
+        if spec.kind in ("lines", "bars"):
+            assert_legend_true(plots.draw(spec, sc, tables["results"], None), tables["results"])

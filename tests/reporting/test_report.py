@@ -150,7 +150,10 @@ def test_findings_first_and_run_facts_below_collapsed(report, result):
     page = (report / "index.html").read_text()
     assert page.index("<h2>Findings</h2>") < page.index("<h2>Plots</h2>") < page.index("<details>")
     assert page.index("<details>") < page.index("seed use") and "<summary>About this run" in page
-    assert "<code>same</code> leaves every metric identical to <code>official</code> in all 12 setups" in page
+    assert (
+        "“Bias = 0.5” (<code>same</code>) leaves every metric identical to “the official rules” "
+        "(<code>official</code>) in all 12 setups"
+    ) in page
     md = (report / "report.md").read_text()
     assert md.index("## Findings") < md.index("## About this run")
     assert "-0.000" not in md and "-0.000" not in page
@@ -418,3 +421,14 @@ def test_a_link_to_a_report_folder_is_replaced_by_the_new_report(tmp_path):
     write_report(small, link)
     assert link.is_dir() and not link.is_symlink() and (target / "report.json").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "target"]
+
+
+def test_tables_headed_in_words_and_captions_do_not_repeat_titles(report):
+    page = (report / "index.html").read_text()
+    headings = re.findall(r"<h3>([^<]*)</h3>", page)
+    assert "The chance that at least need heads" in headings
+    assert "The chance that at least need heads: exact values" in headings
+    assert "Number of heads: difference from official" in headings
+    assert not [h for h in headings if re.match(r"(matrix|difference|distribution)-", h)]  # no file names
+    assert "(matrix-win.csv)" in page  # the file is named in the note below the heading
+    assert "<figcaption>" not in page  # a plot's title is in the picture (and its alt text)
