@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from montecarlo import __version__
 from montecarlo.engine import runner, stats
-from montecarlo.games import get_game
+from montecarlo.registry import get_game
 from montecarlo.games.base import to_plain
 
 if TYPE_CHECKING:  # pragma: no cover

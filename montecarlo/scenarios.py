@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Mapping, NoReturn, Sequence
 
 from montecarlo.validate import is_whole
-from montecarlo import __version__, games
+from montecarlo import __version__, registry
 from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, compare_rules
 from montecarlo.engine import memory, runner
 from montecarlo.errors import InputError, ScenarioError
@@ -378,7 +378,7 @@ class _Checker:
         if not isinstance(value, str):
             self.fail("game", "a game name (see: montecarlo games)", *([] if value is None else [value]))
         try:
-            return games.get_game(value)
+            return registry.get_game(value)
         except InputError as exc:
             self.fail("game", exc)
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from montecarlo import games
+from montecarlo import registry
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Metric, Question, build_dataclass
 from montecarlo.scenarios import find_scenarios, load_scenario, parse_scenario, run_scenario, show_value
@@ -97,7 +97,7 @@ GAME = Game(
 @pytest.fixture
 def coin_game(monkeypatch):
     """Register the fake game as ``coin`` (the registry imports this module's GAME)."""
-    monkeypatch.setitem(games.EXTRA, "coin", __name__)
+    monkeypatch.setitem(registry.EXTRA, "coin", __name__)
     return GAME
 
 
@@ -356,7 +356,7 @@ def test_dune_ties_favour_defender_lowers_attacker_win():
     """On the real duel: a no-op override changes nothing; ties_favour_defender costs the attacker."""
     from montecarlo.reporting.tables import comparison_table
 
-    if "duel" not in games.get_game("dune1984").questions:
+    if "duel" not in registry.get_game("dune1984").questions:
         pytest.skip("dune1984 duel is not implemented yet")
     sc = parse_scenario(
         {

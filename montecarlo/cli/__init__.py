@@ -1,6 +1,6 @@
 """The ``montecarlo`` command: thin typer commands over :mod:`montecarlo.analysis`.
 
-The root knows no game by name. For every game of :func:`montecarlo.games.list_games` whose CLI
+The root knows no game by name. For every game of :func:`montecarlo.registry.list_games` whose CLI
 module ``montecarlo.cli.<module>`` exists, it offers ``montecarlo GAME QUESTION`` (the module's
 ``app``), ``montecarlo odds GAME`` (its ``ODDS``) and, if the module defines one,
 ``montecarlo table GAME`` (its ``TABLE``). Modules are imported only when their command runs, so
@@ -66,11 +66,11 @@ _hide_flag_types()
 
 def game_cli_modules() -> dict[str, str]:
     """Game name -> its CLI module path, for every registered game that has one (not imported)."""
-    from montecarlo import games
+    from montecarlo import registry
 
     found = {}
-    for name in games.list_games():
-        module = f"{__name__}.{games.module_name(name).rsplit('.', 1)[-1]}"
+    for name in registry.list_games():
+        module = f"{__name__}.{registry.module_name(name).rsplit('.', 1)[-1]}"
         try:
             spec = importlib.util.find_spec(module)
         except (ImportError, ValueError):  # pragma: no cover
@@ -131,7 +131,7 @@ def _tidy(command, game: Optional[str]) -> None:
     """Examples at the end of each help; the game's variants named in --variant's help."""
     variants = None
     if game is not None:
-        from montecarlo.games import get_game
+        from montecarlo.registry import get_game
 
         variants = list(get_game(game).variants)
     stack = [command]
@@ -319,7 +319,7 @@ def games() -> None:
 
       montecarlo games
     """
-    from montecarlo.games import get_game, list_games
+    from montecarlo.registry import get_game, list_games
 
     clis = game_cli_modules()
     for name in list_games():

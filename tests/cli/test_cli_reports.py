@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from montecarlo import games
+from montecarlo import registry
 from montecarlo.cli import app
 
 runner = CliRunner()
@@ -32,7 +32,7 @@ builtin = "loaded"
 
 @pytest.fixture(autouse=True)
 def coin_game(monkeypatch):
-    monkeypatch.setitem(games.EXTRA, "coin", "tests.test_scenarios")
+    monkeypatch.setitem(registry.EXTRA, "coin", "tests.test_scenarios")
 
 
 def scenario(folder: Path, name: str = "coin-odds", title: str = "Coin odds", text: str = COIN) -> Path:
