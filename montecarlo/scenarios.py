@@ -30,7 +30,7 @@ from typing import Any, Mapping, NoReturn, Sequence
 
 from montecarlo.validate import is_whole
 from montecarlo import __version__, registry
-from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, compare_rules
+from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_rules
 from montecarlo.engine import memory, runner
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Question, apply_overrides
@@ -219,16 +219,9 @@ def parse_scenario(
         question = game.question(c.string(data, "question", None))
     except InputError as exc:
         c.fail("question", exc)
-    seed = c.integer(data, "seed", None, minimum=0, required=True)
-    precision = data.get("precision")
-    if precision is not None and not (_is_number(precision) and 0 < precision < 0.5):
-        c.fail("precision", "a 95% half-width between 0 and 0.5", precision)
-    trials = c.integer(data, "trials", DEFAULT_PRECISION_BATCH if precision else DEFAULT_TRIALS, minimum=1)
-    max_trials = c.integer(data, "max_trials", None, minimum=1)
-    if max_trials is not None and precision is None:
-        c.fail("max_trials", "only together with precision (it caps a precision target)", max_trials)
-    default_chunk = min(trials, runner.DEFAULT_CHUNK_SIZE) if precision else runner.DEFAULT_CHUNK_SIZE
-    chunk_size = c.integer(data, "chunk_size", default_chunk, minimum=1)
+    settings = c.run_settings(data)
+    seed, trials, precision = settings.seed, settings.trials, settings.precision
+    max_trials, chunk_size = settings.max_trials, settings.chunk_size
 
     known_metrics = [m.name for m in question.metrics]
     metrics = tuple(c.string_list(data, "metrics", known_metrics))
@@ -341,16 +334,27 @@ class _Checker:
             self.fail(prefix + key, "a non-empty string", value)
         return value
 
-    def integer(self, table: Mapping, key: str, default: Any, minimum: int, required: bool = False) -> Any:
-        if key not in table:
-            if required:
-                self.fail(key, "an integer (required so that every report is reproducible)")
-            return default
-        value = table[key]
-        if not is_whole(value) or value < minimum:
-            what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-            self.fail(key, what, value)
-        return value
+    def run_settings(self, data: Mapping) -> RunSettings:
+        """seed, trials, precision, max_trials and chunk_size, checked by :class:`RunSettings`."""
+        if "seed" not in data:
+            self.fail("seed", "an integer (required so that every report is reproducible)")
+        precision = data.get("precision")
+        if data.get("max_trials") is not None and precision is None:
+            cap = data["max_trials"]
+            self.fail("max_trials", "only together with precision (it caps a precision target)", cap)
+        trials = data.get("trials", DEFAULT_PRECISION_BATCH if precision else DEFAULT_TRIALS)
+        first_batch = precision and is_whole(trials) and trials > 0
+        default_chunk = min(trials, runner.DEFAULT_CHUNK_SIZE) if first_batch else runner.DEFAULT_CHUNK_SIZE
+        try:
+            return RunSettings(
+                trials=trials,
+                seed=data["seed"],
+                precision=precision,
+                max_trials=data.get("max_trials"),
+                chunk_size=data.get("chunk_size", default_chunk),
+            )
+        except SettingError as exc:
+            self.fail(exc.key, exc.expected, exc.got)
 
     def string_list(self, table: Mapping, key: str, default: Sequence[str], prefix: str = "") -> list[str]:
         value = table.get(key, default)
@@ -503,8 +507,7 @@ def run_scenario(
     trials, and the numbers do not depend on ``jobs`` or ``backend`` (``"dask"`` sends the grid
     points to the cluster at ``scheduler``, or to a local one).
     """
-    if jobs is not None:
-        runner.check_jobs(jobs)  # 0, -2, ... refused like everywhere else
+    scenario.settings(jobs=jobs)  # RunSettings refuses jobs 0, -2, ... like everywhere else
     variants = scenario.ordered_variants(baseline)
     arms = [(v.name, v.rules) for v in variants]
     points = scenario.points
@@ -617,7 +620,3 @@ def _printable(text: str) -> str:
     'grid.a\\\\nb: expected a list'
     """
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -66,24 +66,6 @@ def test_paired_arms_share_random_numbers():
     assert np.array_equal(more.totals[0], same.totals[0])
 
 
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        dict(trials=0),
-        dict(trials=-5),
-        dict(seed=-1),
-        dict(jobs=0),
-        dict(backend="mpi"),
-        dict(precision=0.0),
-        dict(precision=0.7),
-    ],
-)
-def test_bad_arguments(kwargs):
-    args = dict(trials=100, seed=1) | kwargs
-    with pytest.raises(InputError):
-        runner.run(KERNEL, METRICS, args.pop("trials"), args.pop("seed"), **args)
-
-
 def test_kernel_shape_errors_are_caught():
     def bad(n, rng):
         return {"hit": np.zeros(n + 1, bool), "value": np.zeros(n), "bucket": np.zeros(n, int)}
