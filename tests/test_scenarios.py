@@ -225,7 +225,10 @@ BAD = [
     ('game = "coin"\nseed = 1\ntrials = -5\n', "trials: expected a positive integer, got -5"),
     ('game = "coin"\nseed = 1\ntrials = "many"\n', "trials: expected a positive integer, got 'many'"),
     ('game = "coin"\ntrials = 10\n', "seed: expected an integer"),
-    ('game = "coin"\nseed = 1\nprecision = 0.9\n', "precision: expected a half-width between 0 and 0.5, got 0.9"),
+    (
+        'game = "coin"\nseed = 1\nprecision = 0.9\n',
+        "precision: expected a half-width between 0 and 0.5, got 0.9",
+    ),
     ('game = "coin"\nseed = 1\nmax_trials = 10\n', "max_trials: expected only together with precision"),
     ('game = "coin"\nseed = 1\nbaseline = "nope"\n', "baseline: expected one of the variants (official)"),
     ('game = "coin"\nseed = 1\nname = "a b"\n', "name: expected letters, digits"),

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from montecarlo.engine import runner
-from montecarlo.errors import InputError
 from tests.engine.fake_kernels import METRICS, coin
 
 KERNEL = functools.partial(coin, 0.3)
