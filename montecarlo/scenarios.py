@@ -189,6 +189,27 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
     return parse_scenario(data, source=str(path), default_name=path.stem, path=path)
 
 
+def name_clashes(scenarios: Sequence[Scenario]) -> list[str]:
+    """One line per scenario whose name an earlier one already has (empty when all are unique).
+
+    A report folder is named after its scenario (``reports/<name>/``) whatever the game, so
+    names are unique across games: a second ``duel-matrix`` in another game's folder would
+    replace the first one's report. The fix named in the message puts the game in front.
+    """
+    seen: dict[str, Scenario] = {}
+    clashes = []
+    for sc in scenarios:
+        other = seen.get(sc.name)
+        if other is None:
+            seen[sc.name] = sc
+            continue
+        clashes.append(
+            f"{sc.path}: name: {sc.name!r} is already the name of {other.path} (reports/<name>/ is "
+            f"shared by every game); set name = \"{sc.game.name}-{sc.name}\" or rename the file"
+        )
+    return clashes
+
+
 def find_scenarios(directory: str | os.PathLike) -> list[Path]:
     """Scenario files under ``directory``: ``<game>/*.toml`` and ``*.toml``, sorted."""
     root = Path(directory)

@@ -7,7 +7,6 @@ the game registry), so they do not wait for the real games; every shipped scenar
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,14 @@ from scipy import stats as sps
 from montecarlo import registry
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Metric, Question, build_dataclass
-from montecarlo.scenarios import find_scenarios, load_scenario, parse_scenario, run_scenario, show_value
+from montecarlo.scenarios import (
+    find_scenarios,
+    load_scenario,
+    name_clashes,
+    parse_scenario,
+    run_scenario,
+    show_value,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 TAGS = ("red", "blue")
@@ -39,9 +45,17 @@ class CoinRules:
 
 @dataclass(frozen=True, slots=True)
 class CoinSetup:
+    """A few flips of a coin (its fields documented for the CLI generated from them).
+
+    Attributes:
+        flips: how many times the coin is flipped, 1..4.
+        need: heads needed to win.
+        tags: labels with no effect (red, blue); a list-valued field like Dune's equipment.
+    """
+
     flips: int = 1
-    need: int = 1  # heads needed to win
-    tags: tuple[str, ...] = ()  # no effect; a list-valued field like Dune's equipment
+    need: int = 1
+    tags: tuple[str, ...] = ()
 
 
 def parse_coin_setup(values) -> CoinSetup:
@@ -349,10 +363,19 @@ def test_every_shipped_scenario_loads_and_builds_every_grid_point(path):
     assert sc.points and sc.variants
 
 
-def test_shipped_scenario_names_are_unique():
-    paths = find_scenarios(ROOT / "scenarios")
-    names = [tomllib.loads(p.read_text()).get("name", p.stem) for p in paths]
-    assert len(names) == len(set(names)), names
+def test_shipped_scenario_names_are_unique_across_games():
+    """A report folder is named after its scenario, whatever the game (docs/adding-a-game.md)."""
+    assert name_clashes([load_scenario(p) for p in SHIPPED]) == []
+
+
+def test_a_name_clash_between_games_is_one_line_with_the_fix(coin_game, tmp_path):
+    first = load_scenario(write(tmp_path, 'game = "coin"\nseed = 1\n', "duel-matrix.toml"))
+    (tmp_path / "other").mkdir()
+    second = load_scenario(write(tmp_path / "other", 'game = "coin"\nseed = 1\n', "duel-matrix.toml"))
+    assert name_clashes([first, second]) == [
+        f"{second.path}: name: 'duel-matrix' is already the name of {first.path} (reports/<name>/ is "
+        'shared by every game); set name = "coin-duel-matrix" or rename the file'
+    ]
 
 
 def test_dune_ties_favour_defender_lowers_attacker_win():

@@ -126,12 +126,30 @@ def test_report_all_writes_every_report_and_an_index(tmp_path):
 
     scenario(root / "other", "first", "A clash")
     one_error_line(
-        runner.invoke(app, ["report-all", str(root), "--out", str(out)]), "'first' is also the name of"
+        runner.invoke(app, ["report-all", str(root), "--out", str(out)]),
+        f"error: {root}/other/first.toml: name: 'first' is already the name of {root}/coin/first.toml "
+        "(reports/<name>/ is shared by every game); set name = \"coin-first\" or rename the file",
     )
     one_error_line(runner.invoke(app, ["report-all", str(tmp_path / "nowhere")]), "not a directory")
 
 
 # ---------------------------------------------------------------- never lose a user's files
+
+
+def test_report_never_replaces_another_games_report_of_the_same_name(tmp_path, monkeypatch):
+    """Two games may both have a duel-matrix.toml: the second is refused before any run."""
+    monkeypatch.chdir(tmp_path)
+    path = scenario(tmp_path / "scenarios" / "coin", "duel-matrix")
+    theirs = tmp_path / "reports" / "duel-matrix"
+    theirs.mkdir(parents=True)
+    (theirs / "report.json").write_text('{"game": "dune1984", "file": "scenarios/dune1984/duel-matrix.toml"}')
+    one_error_line(
+        runner.invoke(app, ["report", str(path)]),
+        f"error: {path}: name: reports/duel-matrix holds the dune1984 report of "
+        "scenarios/dune1984/duel-matrix.toml (scenario names are shared by every game); "
+        'set name = "coin-duel-matrix" or give --out',
+    )
+    assert sorted(p.name for p in theirs.iterdir()) == ["report.json"]
 
 
 @pytest.fixture
