@@ -98,7 +98,9 @@ def test_compare_table_json_and_baseline(tmp_path):
 
 def test_bad_input_is_one_line_exit_2(tmp_path):
     bad = scenario(tmp_path, "bad", text='game = "coin"\nseed = 1\ntrials = 0\n')
-    one_error_line(runner.invoke(app, ["report", str(bad)]), str(bad), "trials: expected a positive integer")
+    one_error_line(
+        runner.invoke(app, ["report", str(bad)]), f"error: {bad}: trials: expected a positive integer, got 0"
+    )
     one_error_line(runner.invoke(app, ["compare", str(bad)]), "trials")
     single = scenario(tmp_path, "single", text='game = "coin"\nseed = 1\ntrials = 10\n')
     one_error_line(runner.invoke(app, ["compare", str(single)]), "two or more variants")
@@ -107,7 +109,11 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
         runner.invoke(app, ["compare", str(good), "--baseline", "nope"]), "--baseline: unknown variant 'nope'"
     )
     one_error_line(runner.invoke(app, ["compare", str(good), "--metric", "total"]), "--metric")
-    one_error_line(runner.invoke(app, ["report", str(tmp_path / "missing.toml")]), "no such scenario file")
+    missing = tmp_path / "missing.toml"
+    one_error_line(
+        runner.invoke(app, ["report", str(missing)]),
+        f"error: {missing}: no such scenario file; check the path",
+    )
 
 
 def test_report_all_writes_every_report_and_an_index(tmp_path):
