@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from montecarlo import registry
 from montecarlo.cli import app, main
+from montecarlo.cli.common import examples_of
 from montecarlo.cli.generated import field_docs, setup_options
 from tests.cli.helpers import assert_json_agrees, assert_rows_agree
 from tests.test_scenarios import CoinSetup
@@ -131,3 +132,26 @@ def test_the_generated_table_sweeps_two_fields():
 )
 def test_bad_input_is_one_line_and_exit_2(args, message, capsys, monkeypatch):
     assert one_error_line(args, capsys, monkeypatch) == message
+
+
+def test_the_generated_commands_pass_the_checks_every_command_passes():
+    """What test_cli_help and test_cli_examples check of every command, on the template's."""
+    from tests.cli.test_cli_examples import leaf_commands
+    from tests.cli.test_cli_help import help_of
+
+    paths = []
+    for path, cmd in leaf_commands():
+        if "template" not in path.split():
+            continue
+        paths.append(path)
+        lines = [line.strip() for line in help_of(path).splitlines() if line.strip()]
+        assert "montecarlo " in lines[-1] and "<bool>" not in " ".join(lines), (path, lines[-1])
+        for example in examples_of(cmd.epilog or ""):
+            args = example.split()[1:]
+            result = runner.invoke(app, args if "-n" in args else [*args, "-n", "2000"])
+            assert result.exit_code == 0, (example, result.output)
+    assert sorted(paths) == [
+        "montecarlo odds template",
+        "montecarlo table template",
+        "montecarlo template duel",
+    ]
