@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from montecarlo import __version__
 from montecarlo.engine import runner, stats
-from montecarlo.games import get_game
+from montecarlo.errors import InputError
 from montecarlo.games.base import to_plain
+from montecarlo.registry import get_game
+from montecarlo.validate import is_whole
 
 if TYPE_CHECKING:  # pragma: no cover
     from montecarlo.games.base import Game, Question
@@ -31,9 +33,52 @@ DEFAULT_TRIALS = 200_000
 AUTO_PARALLEL_ABOVE = 1_000_000
 
 
+class SettingError(InputError):
+    """A run setting out of range. ``key`` names it, so that the CLI can say ``--max-trials``
+    and a scenario file ``max_trials`` where Python says ``max_trials``.
+
+    >>> str(SettingError("trials", "a positive integer", 0))
+    'trials must be a positive integer, got 0'
+    >>> SettingError("max_trials", "a positive integer", 0).named("--max-trials")
+    '--max-trials must be a positive integer, got 0'
+    """
+
+    def __init__(self, key: str, expected: str, got: Any) -> None:
+        self.key, self.expected, self.got = key, expected, got
+        super().__init__(self.named(key))
+
+    def named(self, name: str) -> str:
+        """The message with the setting called ``name``."""
+        got = self.got
+        shown = f"{got:,}" if is_whole(got) and not isinstance(got, bool) else repr(got)
+        return f"{name} must be {self.expected}, got {shown}"
+
+
+_POSITIVE = "a positive integer"
+_AT_MOST = f"at most {runner.MAX_TRIALS:,} (about a year of simulation per arm)"
+_JOBS = "a positive number of workers, or -1 for all cores"
+_PRECISION = "a half-width between 0 and 0.5"
+
+
+def _count(key: str, value: Any) -> None:
+    if not is_whole(value) or value <= 0:
+        raise SettingError(key, _POSITIVE, value)
+    if value > runner.MAX_TRIALS:
+        raise SettingError(key, _AT_MOST, value)
+
+
 @dataclass(frozen=True, slots=True)
 class RunSettings:
-    """How many trials, which seed, and where to run them."""
+    """How many trials, which seed, and where to run them: checked here, once, for every caller.
+
+    The CLI, scenarios and :func:`montecarlo.engine.runner.run` trust a ``RunSettings``; a bad
+    value raises :class:`SettingError` naming the field.
+
+    >>> RunSettings(trials=0)
+    Traceback (most recent call last):
+    ...
+    montecarlo.analysis.SettingError: trials must be a positive integer, got 0
+    """
 
     trials: int = DEFAULT_TRIALS
     seed: int = DEFAULT_SEED
@@ -45,26 +90,43 @@ class RunSettings:
     progress: Callable[[int, int], None] | None = None  # ``progress(done, total)``, see runner.run
     chunk_size: int = runner.DEFAULT_CHUNK_SIZE
 
+    def __post_init__(self) -> None:
+        _count("trials", self.trials)
+        if not is_whole(self.seed) or self.seed < 0:
+            raise SettingError("seed", "a non-negative integer", self.seed)
+        if self.jobs is not None and (not is_whole(self.jobs) or (self.jobs < 1 and self.jobs != -1)):
+            raise SettingError("jobs", _JOBS, self.jobs)
+        if self.precision is not None and not (
+            isinstance(self.precision, (int, float))
+            and not isinstance(self.precision, bool)
+            and 0 < self.precision < 0.5
+        ):
+            raise SettingError("precision", _PRECISION, self.precision)
+        if self.max_trials is not None:
+            _count("max_trials", self.max_trials)
+        if self.backend not in runner.BACKENDS:
+            raise SettingError("backend", f"one of {', '.join(runner.BACKENDS)}", self.backend)
+        _count("chunk_size", self.chunk_size)
+
     def resolved_jobs(self) -> int:
         """Workers to use: ``jobs`` as given but never more than the cores (-1 = all cores).
 
         More workers than cores only compete for them (100 on 2 cores ran 7 times slower), so
-        the count is capped; :func:`excess_jobs` tells a caller that wants to warn. 0 and
-        negative values other than -1 are refused.
+        the count is capped; :func:`excess_jobs` tells a caller that wants to warn.
         """
         cores = os.cpu_count() or 1
         if self.jobs is not None:
-            jobs = runner.check_jobs(self.jobs)
-            return cores if jobs == -1 else min(jobs, cores)
+            return cores if self.jobs == -1 else min(int(self.jobs), cores)
         big = self.trials > AUTO_PARALLEL_ABOVE or self.precision is not None
         return cores if big else 1
 
-    def run(self, arms, metrics, label: str) -> runner.RunResult:
+    def run(self, arms, metrics) -> runner.RunResult:
         return runner.run(
-            arms, metrics, self.trials, self.seed, jobs=self.resolved_jobs(),
-            chunk_size=self.chunk_size, precision=self.precision, max_trials=self.max_trials,
+            arms, metrics, int(self.trials), int(self.seed), jobs=self.resolved_jobs(),
+            chunk_size=int(self.chunk_size), precision=self.precision,
+            max_trials=None if self.max_trials is None else int(self.max_trials),
             backend=self.backend, scheduler=self.scheduler,
-            progress=self.progress if callable(self.progress) else None, label=label,
+            progress=self.progress if callable(self.progress) else None,
         )
 
 
@@ -206,7 +268,7 @@ def ask(
     g, q = resolve(game, question)
     rules = g.rules(variants, overrides)
     setup_obj = q.setup(setup) if isinstance(setup, Mapping) else setup
-    result = settings.run(kernel_for(q, rules, setup_obj), q.metrics, f"{g.name} {q.name}")
+    result = settings.run(kernel_for(q, rules, setup_obj), q.metrics)
     exact = exact_values(q, rules, setup_obj)
     return Answer(
         g.name, q.name, rules, tuple(variants), setup_obj, result.trials, result.seed,
@@ -229,7 +291,7 @@ def compare_rules(
     g, q = resolve(game, question)
     setup_obj = q.setup(setup) if isinstance(setup, Mapping) else setup
     kernels = [kernel_for(q, rules, setup_obj) for _, rules in arms]
-    result = settings.run(kernels, q.metrics, f"{g.name} {q.name} ({len(arms)} variants)")
+    result = settings.run(kernels, q.metrics)
     exacts = [exact_values(q, rules, setup_obj) for _, rules in arms]
     answers = tuple(
         Answer(g.name, q.name, rules, (label,), setup_obj, result.trials, result.seed,

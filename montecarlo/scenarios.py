@@ -21,7 +21,6 @@ import os
 import re
 import sys
 import time
-import tomllib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -29,11 +28,12 @@ from pathlib import Path
 from typing import Any, Mapping, NoReturn, Sequence
 
 from montecarlo.validate import is_whole
-from montecarlo import __version__, games
-from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, compare_rules
+from montecarlo import __version__, registry
+from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_rules
 from montecarlo.engine import memory, runner
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Question, apply_overrides
+from montecarlo.tomlread import TomlReader, one_line, parse_text, read_text, show
 
 TOP_KEYS = (
     "name",
@@ -176,17 +176,29 @@ class ScenarioResult:
 def load_scenario(path: str | os.PathLike) -> Scenario:
     """Read and validate a scenario file; ScenarioError (one line) if anything is wrong."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such scenario file") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{path}: is a directory, expected a .toml scenario file") from None
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{path}: invalid TOML: {_one_line(exc)}") from None
+    data = parse_text(read_text(path, "scenario", ScenarioError), str(path), ScenarioError)
     return parse_scenario(data, source=str(path), default_name=path.stem, path=path)
+
+
+def name_clashes(scenarios: Sequence[Scenario]) -> list[str]:
+    """One line per scenario whose name an earlier one already has (empty when all are unique).
+
+    A report folder is named after its scenario (``reports/<name>/``) whatever the game, so
+    names are unique across games: a second ``duel-matrix`` in another game's folder would
+    replace the first one's report. The fix named in the message puts the game in front.
+    """
+    seen: dict[str, Scenario] = {}
+    clashes = []
+    for sc in scenarios:
+        other = seen.get(sc.name)
+        if other is None:
+            seen[sc.name] = sc
+            continue
+        clashes.append(
+            f"{sc.path}: name: {sc.name!r} is already the name of {other.path} (reports/<name>/ is "
+            f"shared by every game); set name = \"{sc.game.name}-{sc.name}\" or rename the file"
+        )
+    return clashes
 
 
 def find_scenarios(directory: str | os.PathLike) -> list[Path]:
@@ -208,64 +220,58 @@ def parse_scenario(
     """Validate a scenario given as plain data (``game`` may also be a Game object)."""
     c = _Checker(source)
     c.keys(data, TOP_KEYS, "")
-    name = c.string(data, "name", default_name)
+    name = c.string(data, "name", "name", default_name)
     if not _NAME.match(name):
-        c.fail("name", "letters, digits, '.', '_' or '-' (it names the report folder)", name)
+        c.expected("name", "letters, digits, '.', '_' or '-' (it names the report folder)", name)
     raw_game = data.get("game")
     if isinstance(raw_game, str) and raw_game.endswith(".toml") and path is not None:
         raw_game = str(path.parent / raw_game)  # a game definition file, relative to the scenario
     game = c.game(raw_game)
     try:
-        question = game.question(c.string(data, "question", None))
+        question = game.question(c.string(data, "question", "question", None))
     except InputError as exc:
         c.fail("question", exc)
-    seed = c.integer(data, "seed", None, minimum=0, required=True)
-    precision = data.get("precision")
-    if precision is not None and not (_is_number(precision) and 0 < precision < 0.5):
-        c.fail("precision", "a 95% half-width between 0 and 0.5", precision)
-    trials = c.integer(data, "trials", DEFAULT_PRECISION_BATCH if precision else DEFAULT_TRIALS, minimum=1)
-    max_trials = c.integer(data, "max_trials", None, minimum=1)
-    if max_trials is not None and precision is None:
-        c.fail("max_trials", "only together with precision (it caps a precision target)", max_trials)
-    default_chunk = min(trials, runner.DEFAULT_CHUNK_SIZE) if precision else runner.DEFAULT_CHUNK_SIZE
-    chunk_size = c.integer(data, "chunk_size", default_chunk, minimum=1)
+    settings = c.run_settings(data)
+    seed, trials, precision = settings.seed, settings.trials, settings.precision
+    max_trials, chunk_size = settings.max_trials, settings.chunk_size
 
     known_metrics = [m.name for m in question.metrics]
-    metrics = tuple(c.string_list(data, "metrics", known_metrics))
+    metrics = tuple(c.string_list(data, "metrics", "metrics", known_metrics))
     if not metrics or len(set(metrics)) < len(metrics):
-        c.fail("metrics", "a non-empty list of distinct metric names", list(metrics))
+        c.expected("metrics", "a non-empty list of distinct metric names", list(metrics))
     for i, m in enumerate(metrics):
         if m not in known_metrics:
-            c.error(
+            c.fail(
                 f"metrics[{i}]",
-                f"unknown metric {m!r} for {game.name} {question.name}; known: {', '.join(known_metrics)}",
+                f"unknown metric {m!r} for {game.name} {question.name}",
+                f"use one of: {', '.join(known_metrics)}",
             )
 
-    setup = c.table(data, "setup")
-    grid_raw = c.table(data, "grid")
+    setup = dict(c.table(data, "setup", "setup"))
+    grid_raw = c.table(data, "grid", "grid")
     grid: dict[str, tuple] = {}
     for key, values in grid_raw.items():
         if not isinstance(values, list):
-            c.fail(f"grid.{key}", "a list of values (put a fixed value under [setup])", values)
+            c.expected(f"grid.{key}", "a list of values (put a fixed value under [setup])", values)
         if not values:
-            c.fail(f"grid.{key}", "a non-empty list of values", values)
+            c.expected(f"grid.{key}", "a non-empty list of values", values)
         if key in setup:
-            c.error(f"grid.{key}", "a field is either fixed in [setup] or swept in [grid], not both")
+            c.fail(f"grid.{key}", "also fixed in [setup]", "fix it in [setup] or sweep it in [grid]")
         shown = [str(show_value(v)) for v in values]
         if len(set(shown)) < len(shown):
-            c.fail(f"grid.{key}", "distinct values", values)
+            c.expected(f"grid.{key}", "distinct values", values)
         grid[key] = tuple(values)
 
-    common = c.table(data, "rules")
+    common = dict(c.table(data, "rules", "rules"))
     try:
         base_rules = apply_overrides(game.rules_type(), common, what="rule override")
     except InputError as exc:
         c.fail("rules", exc)
     variants = c.variants(data.get("variants"), game, base_rules, common)
     names = [v.name for v in variants]
-    baseline = c.string(data, "baseline", names[0])
+    baseline = c.string(data, "baseline", "baseline", names[0])
     if baseline not in names:
-        c.fail("baseline", f"one of the variants ({', '.join(names)})", baseline)
+        c.expected("baseline", f"one of the variants ({', '.join(names)})", baseline)
 
     count = math.prod(len(v) for v in grid.values())
     reported = sum(len(question.metric(m).reported_names()) for m in metrics if m in known_metrics)
@@ -276,22 +282,23 @@ def parse_scenario(
             hint="split the grid into several scenarios",
         )
     except InputError as exc:
-        c.error("grid", str(exc))
+        c.fail("grid", exc)
     points = []
     for combo in itertools.product(*grid.values()):
         values = dict(zip(grid, combo))
         try:
             built = question.setup({**setup, **values})
         except (TypeError, ValueError) as exc:  # InputError is a ValueError
-            where = ", ".join(f"{k}={_show(v)}" for k, v in values.items())
+            where = ", ".join(f"{k}={show(v)}" for k, v in values.items())
             c.fail(f"grid point {where}" if where else "setup", exc)
         points.append(GridPoint(values, built))
 
-    plots = tuple(c.plot(i, p, metrics, question, grid, names) for i, p in enumerate(c.array(data, "plots")))
+    raw_plots = c.array(data, "plots", "plots", "[[plots]] tables")
+    plots = tuple(c.plot(i, p, metrics, question, grid, names) for i, p in enumerate(raw_plots))
     return Scenario(
         name=name,
-        title=c.string(data, "title", name),
-        description=c.string(data, "description", ""),
+        title=c.string(data, "title", "title", name),
+        description=c.string(data, "description", "description", ""),
         path=path,
         game=game,
         question=question,
@@ -311,74 +318,49 @@ def parse_scenario(
     )
 
 
-class _Checker:
-    """Typed look-ups that fail with ``<file>: <key>: expected ..., got ...``."""
+class _Checker(TomlReader):
+    """The look-ups of a scenario file (:class:`~montecarlo.tomlread.TomlReader`), one-line
+    :class:`ScenarioError` naming the file and the key."""
 
     def __init__(self, source: str) -> None:
-        self.source = source
+        super().__init__(source, ScenarioError, docs="docs/scenarios.md")
 
-    def fail(self, key: str, expected: Any, got: Any = ...) -> NoReturn:
-        """Raise ``<file>: <key>: expected <expected>, got <got>`` (or the message of an error)."""
-        if isinstance(expected, Exception):
-            self.error(key, _one_line(expected).removeprefix("rule override: "))
-        self.error(key, f"expected {expected}" + ("" if got is ... else f", got {_show(got)}"))
+    def fail(self, where: str, problem: Any, fix: str = "") -> NoReturn:
+        if isinstance(problem, Exception):  # a game's own message, without its "rule override: "
+            problem = one_line(problem).removeprefix("rule override: ")
+        super().fail(where, problem, fix)
 
-    def error(self, key: str, message: str) -> NoReturn:
-        raise ScenarioError(_printable(f"{self.source}: {key}: {message}"))
-
-    def keys(self, table: Mapping, allowed: Sequence[str], prefix: str) -> None:
-        if not isinstance(table, Mapping):
-            self.fail(prefix.rstrip(".") or "file", "a table", table)
-        for key in table:
-            if key not in allowed:
-                self.fail(f"{prefix}{key}", f"a known key ({', '.join(allowed)}); unknown keys are errors")
-
-    def string(self, table: Mapping, key: str, default: Any, prefix: str = "") -> Any:
-        if key not in table:
-            return default
-        value = table[key]
-        if not (isinstance(value, str) and value.strip()):
-            self.fail(prefix + key, "a non-empty string", value)
-        return value
-
-    def integer(self, table: Mapping, key: str, default: Any, minimum: int, required: bool = False) -> Any:
-        if key not in table:
-            if required:
-                self.fail(key, "an integer (required so that every report is reproducible)")
-            return default
-        value = table[key]
-        if not is_whole(value) or value < minimum:
-            what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-            self.fail(key, what, value)
-        return value
-
-    def string_list(self, table: Mapping, key: str, default: Sequence[str], prefix: str = "") -> list[str]:
-        value = table.get(key, default)
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            self.fail(prefix + key, "a string or a list of strings", value)
-        return list(value)
-
-    def table(self, table: Mapping, key: str, prefix: str = "") -> dict:
-        value = table.get(key, {})
-        if not isinstance(value, Mapping):
-            self.fail(prefix + key, "a table", value)
-        return dict(value)
-
-    def array(self, table: Mapping, key: str) -> list:
-        value = table.get(key, [])
-        if not isinstance(value, list):
-            self.fail(key, "an array of tables ([[plots]])", value)
-        return value
+    def run_settings(self, data: Mapping) -> RunSettings:
+        """seed, trials, precision, max_trials and chunk_size, checked by :class:`RunSettings`."""
+        if "seed" not in data:
+            self.fail("seed", "missing", "add seed = <an integer> (every report must be reproducible)")
+        precision = data.get("precision")
+        if data.get("max_trials") is not None and precision is None:
+            problem = "set without precision, whose target it caps"
+            self.fail("max_trials", problem, "add precision or remove max_trials")
+        trials = data.get("trials", DEFAULT_PRECISION_BATCH if precision else DEFAULT_TRIALS)
+        first_batch = precision and is_whole(trials) and trials > 0
+        default_chunk = min(trials, runner.DEFAULT_CHUNK_SIZE) if first_batch else runner.DEFAULT_CHUNK_SIZE
+        try:
+            return RunSettings(
+                trials=trials,
+                seed=data["seed"],
+                precision=precision,
+                max_trials=data.get("max_trials"),
+                chunk_size=data.get("chunk_size", default_chunk),
+            )
+        except SettingError as exc:
+            self.expected(exc.key, exc.expected, exc.got)
 
     def game(self, value: Any) -> Game:
         if isinstance(value, Game):
             return value
         if not isinstance(value, str):
-            self.fail("game", "a game name (see: montecarlo games)", *([] if value is None else [value]))
+            if value is None:
+                self.fail("game", "missing", "add game = <a game name> (see: montecarlo games)")
+            self.expected("game", "a game name (see: montecarlo games)", value)
         try:
-            return games.get_game(value)
+            return registry.get_game(value)
         except InputError as exc:
             self.fail("game", exc)
 
@@ -386,18 +368,19 @@ class _Checker:
         if raw is None:
             return (Variant("official", (), {}, "the official rules", base_rules),)
         if not isinstance(raw, Mapping) or not raw:
-            self.fail("variants", "a table of named variants ([variants.NAME])", raw)
+            self.expected("variants", "a table of named variants ([variants.NAME])", raw)
         out = []
         for name, spec in raw.items():
             key = f"variants.{name}"
-            self.keys(spec, VARIANT_KEYS, key + ".")
-            builtin = tuple(self.string_list(spec, "builtin", [], key + "."))
-            overrides = self.table(spec, "overrides", key + ".")
+            self.keys(spec, VARIANT_KEYS, key)
+            builtin = tuple(self.string_list(spec, "builtin", f"{key}.builtin", []))
+            overrides = self.table(spec, "overrides", f"{key}.overrides")
             rules = base_rules
             for b in builtin:
                 if b not in game.variants:
                     known = ", ".join(game.variants) or "none"
-                    self.error(f"{key}.builtin", f"unknown variant {b!r} for {game.name}; known: {known}")
+                    unknown = f"unknown variant {b!r} for {game.name}"
+                    self.fail(f"{key}.builtin", unknown, f"use one of: {known}")
                 rules = apply_overrides(rules, game.variants[b], what=f"variant {b!r}")
             try:
                 rules = apply_overrides(rules, overrides, what="rule override")
@@ -405,14 +388,14 @@ class _Checker:
                 self.fail(f"{key}.overrides", exc)
             default_desc = ", ".join(
                 [game.variant_descriptions.get(b, b) for b in builtin]
-                + [f"{k} = {_show(v)}" for k, v in overrides.items()]
+                + [f"{k} = {show(v)}" for k, v in overrides.items()]
             ) or "the official rules" + (" with [rules]" if common else "")
             out.append(
                 Variant(
                     name,
                     builtin,
                     dict(overrides),
-                    self.string(spec, "description", default_desc, key + "."),
+                    self.string(spec, "description", f"{key}.description", default_desc),
                     rules,
                 )
             )
@@ -428,57 +411,55 @@ class _Checker:
         variants: Sequence[str],
     ) -> PlotSpec:
         key = f"plots[{i}]"
-        self.keys(spec, PLOT_KEYS, key + ".")
+        self.keys(spec, PLOT_KEYS, key)
         kind = spec.get("kind")
         if kind not in PLOT_KINDS:
-            self.fail(f"{key}.kind", f"one of {', '.join(PLOT_KINDS)}", *([] if kind is None else [kind]))
-        metric = self.string(spec, "metric", metrics[0], key + ".")
+            if kind is None:
+                self.fail(f"{key}.kind", "missing", f"add kind = one of {', '.join(PLOT_KINDS)}")
+            self.expected(f"{key}.kind", f"one of {', '.join(PLOT_KINDS)}", kind)
+        metric = self.string(spec, "metric", f"{key}.metric", metrics[0])
         if metric not in metrics:
-            self.fail(f"{key}.metric", f"one of the scenario's metrics ({', '.join(metrics)})", metric)
+            self.expected(f"{key}.metric", f"one of the scenario's metrics ({', '.join(metrics)})", metric)
         fields = {}
         for role in ("x", "y", "facet", "hue"):
-            value = self.string(spec, role, None, key + ".")
+            value = self.string(spec, role, f"{key}.{role}", None)
             if value is not None and value not in grid:
-                self.fail(
-                    f"{key}.{role}", f"a [grid] field ({', '.join(grid) or 'the grid is empty'})", value
-                )
+                fields_text = ", ".join(grid) or "the grid is empty"
+                self.expected(f"{key}.{role}", f"a [grid] field ({fields_text})", value)
             fields[role] = value
         needed = {"heatmap": ("x", "y"), "lines": ("x",)}.get(kind, ())
         for role in needed:
             if fields[role] is None:
-                self.fail(f"{key}.{role}", f"a [grid] field: a {kind} plot needs it")
+                self.fail(f"{key}.{role}", f"missing (a {kind} plot needs it)", "name a [grid] field")
         is_distribution = question.metric(metric).kind == "distribution"
         if is_distribution and kind in ("heatmap", "lines", "forest"):
-            self.fail(
+            self.expected(
                 f"{key}.metric",
                 f"a probability or mean metric for a {kind} plot (use bars for a distribution)",
                 metric,
             )
-        variant = self.string(spec, "variant", None, key + ".")
+        variant = self.string(spec, "variant", f"{key}.variant", None)
         if variant is not None and variant not in variants:
-            self.fail(f"{key}.variant", f"one of the variants ({', '.join(variants)})", variant)
+            self.expected(f"{key}.variant", f"one of the variants ({', '.join(variants)})", variant)
         if kind == "forest" and len(variants) < 2:
-            self.error(f"{key}.kind", "a forest plot needs at least two variants to compare")
-        where = self.table(spec, "where", key + ".")
+            self.fail(f"{key}.kind", "a forest plot needs at least two variants to compare", "add a variant")
+        where = self.table(spec, "where", f"{key}.where")
         for field_name, value in where.items():
             if field_name not in grid:
-                self.fail(
+                self.expected(
                     f"{key}.where.{field_name}",
                     f"a [grid] field ({', '.join(grid) or 'the grid is empty'})",
                     field_name,
                 )
             if value not in grid[field_name]:
-                self.fail(
-                    f"{key}.where.{field_name}",
-                    f"one of the grid values {_show(list(grid[field_name]))}",
-                    value,
-                )
+                values_text = show(list(grid[field_name]))
+                self.expected(f"{key}.where.{field_name}", f"one of the grid values {values_text}", value)
         return PlotSpec(
             kind,
             metric,
             variant=variant,
             where=where,
-            title=self.string(spec, "title", None, key + "."),
+            title=self.string(spec, "title", f"{key}.title", None),
             **fields,
         )
 
@@ -503,8 +484,7 @@ def run_scenario(
     trials, and the numbers do not depend on ``jobs`` or ``backend`` (``"dask"`` sends the grid
     points to the cluster at ``scheduler``, or to a local one).
     """
-    if jobs is not None:
-        runner.check_jobs(jobs)  # 0, -2, ... refused like everywhere else
+    scenario.settings(jobs=jobs)  # RunSettings refuses jobs 0, -2, ... like everywhere else
     variants = scenario.ordered_variants(baseline)
     arms = [(v.name, v.rules) for v in variants]
     points = scenario.points
@@ -596,28 +576,3 @@ def show_value(value: Any) -> Any:
     if isinstance(value, Mapping):
         return ",".join(f"{k}:{show_value(v)}" for k, v in value.items())
     return value
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
-    return str(value)
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
-
-
-def _printable(text: str) -> str:
-    """``text`` on one line: control characters (a newline in a key) written as escapes.
-
-    >>> _printable("grid.a\\nb: expected a list")
-    'grid.a\\\\nb: expected a list'
-    """
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -7,7 +7,6 @@ the game registry), so they do not wait for the real games; every shipped scenar
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,10 +14,17 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from montecarlo import games
+from montecarlo import registry
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Metric, Question, build_dataclass
-from montecarlo.scenarios import find_scenarios, load_scenario, parse_scenario, run_scenario, show_value
+from montecarlo.scenarios import (
+    find_scenarios,
+    load_scenario,
+    name_clashes,
+    parse_scenario,
+    run_scenario,
+    show_value,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 TAGS = ("red", "blue")
@@ -39,9 +45,17 @@ class CoinRules:
 
 @dataclass(frozen=True, slots=True)
 class CoinSetup:
+    """A few flips of a coin (its fields documented for the CLI generated from them).
+
+    Attributes:
+        flips: how many times the coin is flipped, 1..4.
+        need: heads needed to win.
+        tags: labels with no effect (red, blue); a list-valued field like Dune's equipment.
+    """
+
     flips: int = 1
-    need: int = 1  # heads needed to win
-    tags: tuple[str, ...] = ()  # no effect; a list-valued field like Dune's equipment
+    need: int = 1
+    tags: tuple[str, ...] = ()
 
 
 def parse_coin_setup(values) -> CoinSetup:
@@ -97,7 +111,7 @@ GAME = Game(
 @pytest.fixture
 def coin_game(monkeypatch):
     """Register the fake game as ``coin`` (the registry imports this module's GAME)."""
-    monkeypatch.setitem(games.EXTRA, "coin", __name__)
+    monkeypatch.setitem(registry.EXTRA, "coin", __name__)
     return GAME
 
 
@@ -173,110 +187,174 @@ def test_show_value_reads_lists():
 # ---------------------------------------------------------------- invalid files
 
 BAD = [
-    ('game = "coin"\nseed = 1\ncolour = "red"\n', "colour: expected a known key"),
+    (
+        'game = "coin"\nseed = 1\ncolour = "red"\n',
+        'colour: unknown key; use one of: name, title, description, game, question, seed, '
+        'trials, precision, max_trials, chunk_size, metrics, baseline, setup, grid, rules, '
+        'variants, plots',
+    ),
     (
         'game = "coin"\nseed = 1\n[variants.x]\nbulitin = "loaded"\n',
-        "variants.x.bulitin: expected a known key",
+        'variants.x.bulitin: unknown key; use one of: builtin, overrides, description',
     ),
     (
         'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\ncolour = 1\n',
-        "plots[0].colour: expected a known key",
+        'plots[0].colour: unknown key; use one of: kind, metric, x, y, facet, hue, variant, '
+        'where, title',
     ),
-    ('game = "chess"\nseed = 1\n', "game: unknown game 'chess'"),
-    ('game = "coin"\nseed = 1\nquestion = "roll"\n', "question: unknown question 'roll'"),
-    ('game = "coin"\nseed = 1\nmetrics = ["win", "tails"]\n', "metrics[1]: unknown metric 'tails'"),
+    (
+        'game = "chess"\nseed = 1\n',
+        "game: unknown game 'chess'; known: {known}",  # every registered game
+    ),
+    (
+        'game = "coin"\nseed = 1\nquestion = "roll"\n',
+        "question: unknown question 'roll' for coin; known: flip",
+    ),
+    (
+        'game = "coin"\nseed = 1\nmetrics = ["win", "tails"]\n',
+        "metrics[1]: unknown metric 'tails' for coin flip; use one of: win, heads, total",
+    ),
     (
         'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = "cheat"\n',
-        "variants.x.builtin: unknown variant 'cheat' for coin",
+        "variants.x.builtin: unknown variant 'cheat' for coin; use one of: loaded, bonus",
     ),
     (
         'game = "coin"\nseed = 1\n[variants.x]\noverrides = { bias = 2.0 }\n',
-        "variants.x.overrides: bias must be between 0 and 1, got 2.0",
+        'variants.x.overrides: bias must be between 0 and 1, got 2.0',
     ),
     (
         'game = "coin"\nseed = 1\n[variants.x]\noverrides = { sides = 3 }\n',
-        "variants.x.overrides: unknown rule field(s) sides; known: bias, bonus",
+        'variants.x.overrides: unknown rule field(s) sides; known: bias, bonus',
     ),
-    ('game = "coin"\nseed = 1\n[rules]\nsides = 3\n', "rules: unknown rule field(s) sides"),
+    (
+        'game = "coin"\nseed = 1\n[rules]\nsides = 3\n',
+        'rules: unknown rule field(s) sides; known: bias, bonus',
+    ),
     (
         'game = "coin"\nseed = 1\n[grid]\nflips = [1, 5]\n',
-        "grid point flips=5: flips must be an integer 1..4",
+        'grid point flips=5: flips must be an integer 1..4, got 5',
     ),
     (
         'game = "coin"\nseed = 1\n[grid]\ntags = [[], ["green"]]\n',
-        "grid point tags=['green']: tags must be among",
+        "grid point tags=['green']: tags must be among red, blue, got ['green']",
     ),
-    ('game = "coin"\nseed = 1\n[grid]\nflips = []\n', "grid.flips: expected a non-empty list"),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = []\n',
+        'grid.flips: expected a non-empty list of values, got []',
+    ),
     (
         'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2, 1]\n',
-        "grid.flips: expected distinct values, got [1, 2, 1]",
+        'grid.flips: expected distinct values, got [1, 2, 1]',
     ),
     (
         'game = "coin"\nseed = 1\nmetrics = ["win", "win"]\n',
-        "metrics: expected a non-empty list of distinct metric names",
+        "metrics: expected a non-empty list of distinct metric names, got ['win', 'win']",
     ),
-    ('game = "coin"\nseed = 1\n[setup]\nsides = 2\n', "setup: coin setup: unknown field(s) sides"),
-    ('game = "coin"\nseed = 1\n[grid]\nflips = 2\n', "grid.flips: expected a list of values"),
+    (
+        'game = "coin"\nseed = 1\n[setup]\nsides = 2\n',
+        'setup: coin setup: unknown field(s) sides; known: flips, need, tags',
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = 2\n',
+        'grid.flips: expected a list of values (put a fixed value under [setup]), got 2',
+    ),
     (
         'game = "coin"\nseed = 1\n[setup]\nflips = 2\n[grid]\nflips = [1]\n',
-        "grid.flips: a field is either fixed",
+        'grid.flips: also fixed in [setup]; fix it in [setup] or sweep it in [grid]',
     ),
-    ('game = "coin"\nseed = 1\ntrials = 0\n', "trials: expected a positive integer, got 0"),
-    ('game = "coin"\nseed = 1\ntrials = -5\n', "trials: expected a positive integer, got -5"),
-    ('game = "coin"\nseed = 1\ntrials = "many"\n', "trials: expected a positive integer, got 'many'"),
-    ('game = "coin"\ntrials = 10\n', "seed: expected an integer"),
-    ('game = "coin"\nseed = 1\nprecision = 0.9\n', "precision: expected a 95% half-width"),
-    ('game = "coin"\nseed = 1\nmax_trials = 10\n', "max_trials: expected only together with precision"),
-    ('game = "coin"\nseed = 1\nbaseline = "nope"\n', "baseline: expected one of the variants (official)"),
-    ('game = "coin"\nseed = 1\nname = "a b"\n', "name: expected letters, digits"),
+    (
+        'game = "coin"\nseed = 1\ntrials = 0\n',
+        'trials: expected a positive integer, got 0',
+    ),
+    (
+        'game = "coin"\nseed = 1\ntrials = -5\n',
+        'trials: expected a positive integer, got -5',
+    ),
+    (
+        'game = "coin"\nseed = 1\ntrials = "many"\n',
+        "trials: expected a positive integer, got 'many'",
+    ),
+    (
+        'game = "coin"\ntrials = 10\n',
+        'seed: missing; add seed = <an integer> (every report must be reproducible)',
+    ),
+    (
+        'game = "coin"\nseed = 1\nprecision = 0.9\n',
+        'precision: expected a half-width between 0 and 0.5, got 0.9',
+    ),
+    (
+        'game = "coin"\nseed = 1\nmax_trials = 10\n',
+        'max_trials: set without precision, whose target it caps; add precision or remove '
+        'max_trials',
+    ),
+    (
+        'game = "coin"\nseed = 1\nbaseline = "nope"\n',
+        "baseline: expected one of the variants (official), got 'nope'",
+    ),
+    (
+        'game = "coin"\nseed = 1\nname = "a b"\n',
+        "name: expected letters, digits, '.', '_' or '-' (it names the report folder), got 'a b'",
+    ),
     (
         'game = "coin"\nseed = 1\n[[plots]]\nkind = "pie"\n',
-        "plots[0].kind: expected one of heatmap, lines, bars, forest",
+        "plots[0].kind: expected one of heatmap, lines, bars, forest, got 'pie'",
     ),
     (
         'game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "lines"\nx = "need"\n',
-        "plots[0].x: expected a [grid] field (flips)",
+        "plots[0].x: expected a [grid] field (flips), got 'need'",
     ),
     (
         'game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "heatmap"\nx = "flips"\n',
-        "plots[0].y: expected a [grid] field: a heatmap plot needs it",
+        'plots[0].y: missing (a heatmap plot needs it); name a [grid] field',
     ),
     (
         'game = "coin"\nseed = 1\n[[plots]]\nkind = "forest"\n',
-        "plots[0].kind: a forest plot needs at least two variants",
+        'plots[0].kind: a forest plot needs at least two variants to compare; add a variant',
     ),
     (
         'game = "coin"\nseed = 1\n[grid]\nflips = [1]\n'
         '[[plots]]\nkind = "lines"\nx = "flips"\nmetric = "total"\n',
-        "plots[0].metric: expected a probability or mean metric",
+        'plots[0].metric: expected a probability or mean metric for a lines plot (use bars for a '
+        "distribution), got 'total'",
     ),
     (
         'game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "bars"\nwhere = { flips = 3 }\n',
-        "plots[0].where.flips: expected one of the grid values [1], got 3",
+        'plots[0].where.flips: expected one of the grid values [1], got 3',
     ),
     (
         'game = "coin"\nseed = 1\nmetrics = ["win"]\n[[plots]]\nkind = "bars"\nmetric = "heads"\n',
-        "plots[0].metric: expected one of the scenario's metrics (win)",
+        "plots[0].metric: expected one of the scenario's metrics (win), got 'heads'",
     ),
-    ('game = "coin"\nseed = 1\n[grid\nflips = [1]\n', "invalid TOML: "),
-    ('game = "coin"\nseed = 1\ntrials = 10 10\n', "(at line 3"),
+    (
+        'game = "coin"\nseed = 1\n[grid\nflips = [1]\n',
+        "invalid TOML: Expected ']' at the end of a table declaration (at line 3, column 6); fix "
+        'the syntax there',
+    ),
+    (
+        'game = "coin"\nseed = 1\ntrials = 10 10\n',
+        'invalid TOML: Expected newline or end of document after a statement (at line 3, column '
+        '13); fix the syntax there',
+    ),
 ]
 
 
-@pytest.mark.parametrize("text,fragment", BAD, ids=[f[1][:40] for f in BAD])
-def test_invalid_scenarios_fail_in_one_line_naming_file_and_key(coin_game, tmp_path, text, fragment):
+@pytest.mark.parametrize("text,expected", BAD, ids=[f[1][:40] for f in BAD])
+def test_invalid_scenarios_fail_in_one_line_naming_file_and_key(coin_game, tmp_path, text, expected):
+    """Every message: ``FILE: key: what is wrong; the fix`` (or ``expected ..., got ...``)."""
     path = write(tmp_path, text, "bad.toml")
     with pytest.raises(ScenarioError) as info:
         load_scenario(path)
-    message = str(info.value)
-    assert message.startswith(f"{path}: "), message
-    assert fragment in message, message
-    assert "\n" not in message
+    known = ", ".join(registry.list_games())
+    assert str(info.value) == f"{path}: {expected.replace('{known}', known)}"
 
 
 def test_missing_file_is_a_scenario_error(tmp_path):
-    with pytest.raises(ScenarioError, match="no such scenario file"):
+    with pytest.raises(ScenarioError) as info:
         load_scenario(tmp_path / "nope.toml")
+    assert str(info.value) == f"{tmp_path / 'nope.toml'}: no such scenario file; check the path"
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(tmp_path)
+    assert str(info.value) == f"{tmp_path}: is a directory; give the path of a .toml scenario file"
 
 
 # ---------------------------------------------------------------- running
@@ -346,17 +424,26 @@ def test_every_shipped_scenario_loads_and_builds_every_grid_point(path):
     assert sc.points and sc.variants
 
 
-def test_shipped_scenario_names_are_unique():
-    paths = find_scenarios(ROOT / "scenarios")
-    names = [tomllib.loads(p.read_text()).get("name", p.stem) for p in paths]
-    assert len(names) == len(set(names)), names
+def test_shipped_scenario_names_are_unique_across_games():
+    """A report folder is named after its scenario, whatever the game (docs/adding-a-game.md)."""
+    assert name_clashes([load_scenario(p) for p in SHIPPED]) == []
+
+
+def test_a_name_clash_between_games_is_one_line_with_the_fix(coin_game, tmp_path):
+    first = load_scenario(write(tmp_path, 'game = "coin"\nseed = 1\n', "duel-matrix.toml"))
+    (tmp_path / "other").mkdir()
+    second = load_scenario(write(tmp_path / "other", 'game = "coin"\nseed = 1\n', "duel-matrix.toml"))
+    assert name_clashes([first, second]) == [
+        f"{second.path}: name: 'duel-matrix' is already the name of {first.path} (reports/<name>/ is "
+        'shared by every game); set name = "coin-duel-matrix" or rename the file'
+    ]
 
 
 def test_dune_ties_favour_defender_lowers_attacker_win():
     """On the real duel: a no-op override changes nothing; ties_favour_defender costs the attacker."""
     from montecarlo.reporting.tables import comparison_table
 
-    if "duel" not in games.get_game("dune1984").questions:
+    if "duel" not in registry.get_game("dune1984").questions:
         pytest.skip("dune1984 duel is not implemented yet")
     sc = parse_scenario(
         {

@@ -1,12 +1,13 @@
 """The ``montecarlo`` command: thin typer commands over :mod:`montecarlo.analysis`.
 
-The root knows no game by name. For every game of :func:`montecarlo.games.list_games` whose CLI
+The root knows no game by name. For every game of :func:`montecarlo.registry.list_games` whose CLI
 module ``montecarlo.cli.<module>`` exists, it offers ``montecarlo GAME QUESTION`` (the module's
 ``app``), ``montecarlo odds GAME`` (its ``ODDS``) and, if the module defines one,
-``montecarlo table GAME`` (its ``TABLE``). Modules are imported only when their command runs, so
-``montecarlo --help`` imports no game, no scipy and no polars; the help lists each game with the
-first line of its CLI module's docstring, read from the source without importing it. No module
-imports this one back.
+``montecarlo table GAME`` (its ``TABLE``). A game with no CLI module gets all three generated
+from its setup fields (:mod:`montecarlo.cli.generated`). Modules are imported only when their
+command runs, so ``montecarlo --help`` imports no game, no scipy and no polars; the help lists
+each game with the first line of its CLI module's docstring (or, without one, of its game
+package's), read from the source without importing it. No module imports this one back.
 
 Every mistake of the user's ends as one line on stderr and exit code 2, never a traceback.
 """
@@ -66,11 +67,11 @@ _hide_flag_types()
 
 def game_cli_modules() -> dict[str, str]:
     """Game name -> its CLI module path, for every registered game that has one (not imported)."""
-    from montecarlo import games
+    from montecarlo import registry
 
     found = {}
-    for name in games.list_games():
-        module = f"{__name__}.{games.module_name(name).rsplit('.', 1)[-1]}"
+    for name in registry.list_games():
+        module = f"{__name__}.{registry.module_name(name).rsplit('.', 1)[-1]}"
         try:
             spec = importlib.util.find_spec(module)
         except (ImportError, ValueError):  # pragma: no cover
@@ -116,6 +117,21 @@ def _game_of(module: str) -> Optional[str]:
     return next((g for g, m in game_cli_modules().items() if m == module), None)
 
 
+def game_descriptions() -> dict[str, str]:
+    """Every registered game -> one line: its CLI module's docstring, else its package's."""
+    from montecarlo import registry
+
+    clis = game_cli_modules()
+    return {
+        name: describe(clis[name] if name in clis else registry.module_name(name))
+        for name in registry.list_games()
+    }
+
+
+def _generated():
+    return importlib.import_module(f"{__name__}.generated")
+
+
 def _examples_last(cmd) -> None:
     """Move the 'Examples:' paragraph of a command's docstring to its epilog, the end of its help."""
     help_text = cmd.help or ""
@@ -131,7 +147,7 @@ def _tidy(command, game: Optional[str]) -> None:
     """Examples at the end of each help; the game's variants named in --variant's help."""
     variants = None
     if game is not None:
-        from montecarlo.games import get_game
+        from montecarlo.registry import get_game
 
         variants = list(get_game(game).variants)
     stack = [command]
@@ -208,22 +224,22 @@ class LazyGroup(TyperGroup):
 
 class RootGroup(LazyGroup):
     def lazy_commands(self, ctx) -> dict[str, str]:
-        games = {name: describe(module) for name, module in game_cli_modules().items()}
-        return {**SCENARIO_COMMANDS, **games}
+        return {**SCENARIO_COMMANDS, **game_descriptions()}
 
     def load_command(self, ctx, name: str):
         if name in SCENARIO_COMMANDS:
             module = importlib.import_module(f"{__name__}.reports")
             return typer.main.get_group(module.app).commands[name]
-        module = importlib.import_module(game_cli_modules()[name])
-        group = typer.main.get_group(module.app)
+        cli = game_cli_modules().get(name)
+        game_app = importlib.import_module(cli).app if cli else _generated().game_app(name)
+        group = typer.main.get_group(game_app)
         _tidy(group, name)
         return group
 
 
 class OddsGroup(LazyGroup):
     def lazy_commands(self, ctx) -> dict[str, str]:
-        return {name: describe(module) for name, module in game_cli_modules().items()}
+        return game_descriptions()
 
     def get_command(self, ctx, cmd_name: str):
         if cmd_name.endswith(".toml"):  # a battle defined in a file: docs/rules-as-data.md
@@ -235,7 +251,10 @@ class OddsGroup(LazyGroup):
         return cmd
 
     def load_command(self, ctx, name: str):
-        module = importlib.import_module(game_cli_modules()[name])
+        cli = game_cli_modules().get(name)
+        if cli is None:
+            return _single(_generated().odds_command(name), name)
+        module = importlib.import_module(cli)
         odds = getattr(module, "ODDS", None)
         if odds is None:
             raise click_exceptions.UsageError(
@@ -246,20 +265,27 @@ class OddsGroup(LazyGroup):
 
 class TableGroup(LazyGroup):
     def lazy_commands(self, ctx) -> dict[str, str]:
-        return {name: describe(module) for name, module in game_cli_modules().items() if has_table(module)}
+        clis = game_cli_modules()
+        return {
+            name: text
+            for name, text in game_descriptions().items()
+            if name not in clis or has_table(clis[name])
+        }
 
     def get_command(self, ctx, cmd_name: str):
         cmd = super().get_command(ctx, cmd_name)
         if cmd is None and not self._listing and not ctx.resilient_parsing:
-            game = _canonical(cmd_name, game_cli_modules())
+            game = _canonical(cmd_name, game_descriptions())
             having = ", ".join(self.lazy_commands(ctx)) or "none"
             problem = f"{game} has no table command" if game is not None else f"unknown game {cmd_name!r}"
             raise click_exceptions.UsageError(f"{problem}; games with one: {having}", ctx)
         return cmd
 
     def load_command(self, ctx, name: str):
-        module = importlib.import_module(game_cli_modules()[name])
-        return _single(module.TABLE, name)
+        cli = game_cli_modules().get(name)
+        if cli is None:
+            return _single(_generated().table_command(name), name)
+        return _single(importlib.import_module(cli).TABLE, name)
 
 
 def _single(func, name: str):
@@ -319,15 +345,13 @@ def games() -> None:
 
       montecarlo games
     """
-    from montecarlo.games import get_game, list_games
+    from montecarlo.registry import get_game, list_games
 
-    clis = game_cli_modules()
     for name in list_games():
         game = get_game(name)
         typer.echo(f"{name}: {game.title}")
         for q in game.questions.values():
-            where = f"  [montecarlo {name} {q.name}]" if name in clis else ""
-            typer.echo(f"  question {q.name}: {q.description}{where}")
+            typer.echo(f"  question {q.name}: {q.description}  [montecarlo {name} {q.name}]")
         for v in game.variants:
             desc = game.variant_descriptions.get(v, "")
             typer.echo(f"  variant {v}" + (f": {desc}" if desc else ""))

@@ -31,8 +31,8 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, excess_jobs
-from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, excess_jobs
+from montecarlo.engine.runner import DEFAULT_CHUNK_SIZE
 from montecarlo.errors import InputError, MonteCarloError
 
 ESTIMATE_ABOVE_SECONDS = 60.0  # runs projected to last longer say so up front
@@ -64,35 +64,25 @@ class RunOptions:
                     f"got --backend {self.backend}"
                 )
             return "dask"
-        backend = self.backend or "loky"
-        if backend not in BACKENDS:
-            raise InputError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-        return backend
+        return self.backend or "loky"
 
     def settings(self, label: str = "simulating") -> RunSettings:
-        """Checked run settings, with a progress reporter unless --quiet or --json."""
-        if self.trials <= 0:
-            raise InputError(f"--trials must be a positive integer, got {self.trials}")
-        if self.jobs is not None and self.jobs < 1 and self.jobs != -1:
-            raise InputError(
-                f"--jobs must be a positive number of workers, or -1 for all cores, got {self.jobs}"
+        """Run settings (checked by :class:`RunSettings`, errors naming the flag), with a progress
+        reporter unless --quiet or --json."""
+        try:
+            settings = RunSettings(
+                trials=self.trials,
+                seed=self.seed,
+                jobs=self.jobs,
+                precision=self.precision,
+                max_trials=self.max_trials,
+                backend=self.backend_name(),
+                scheduler=self.scheduler,
             )
-        if self.max_trials is not None and self.max_trials <= 0:
-            raise InputError(f"--max-trials must be a positive integer, got {self.max_trials}")
-        if self.precision is not None and not 0 < self.precision < 0.5:
-            raise InputError(f"--precision must be a half-width between 0 and 0.5, got {self.precision}")
-        backend = self.backend_name()
+        except SettingError as exc:
+            raise InputError(exc.named("--" + exc.key.replace("_", "-"))) from None
         if not self._warned:
             self._warned = warn_excess_jobs(self.jobs)
-        settings = RunSettings(
-            trials=self.trials,
-            seed=self.seed,
-            jobs=self.jobs,
-            precision=self.precision,
-            max_trials=self.max_trials,
-            backend=backend,
-            scheduler=self.scheduler,
-        )
         if self.quiet or self.json:
             return settings
         reporter = ProgressReporter(label, settings.resolved_jobs(), self.precision is not None)
@@ -449,10 +439,9 @@ def emit(
     rules = ", ".join(answer.variants) if answer.variants else "official rules"
     trials = f"{answer.trials:,} trials"
     if answer.precision is not None:
-        widest = max((m.ci_high - m.ci_low) / 2 for m in answer.metrics.values() if m.kind != "mean")
-        verdict = (
-            "reached" if widest <= answer.precision else "NOT reached (trial cap hit; raise --max-trials)"
-        )
+        widest = answer.widest_half_width()
+        reached = answer.precision_reached()
+        verdict = "reached" if reached else "NOT reached (trial cap hit; raise --max-trials)"
         trials = f"precision ±{answer.precision:g} {verdict} after {trials} (widest half-width {widest:.2g})"
     # Title and caption go above and below the table at the terminal's width: inside a narrow
     # table they would wrap mid-word (a deck file's path, a legion).

@@ -187,7 +187,7 @@ def duel_table(
 
       montecarlo table dune1984 --metric rounds --attacker-equipment sword -n 20000
     """
-    from montecarlo.games import get_game
+    from montecarlo.registry import get_game
 
     question = get_game("dune1984").question("duel")
     if metric not in question.reported_names():

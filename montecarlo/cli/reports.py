@@ -60,12 +60,28 @@ def report(
     from montecarlo.scenarios import load_scenario, run_scenario
 
     sc = load_scenario(scenario)
+    if out is None:
+        _refuse_another_games_report(DEFAULT_OUT / sc.name, sc)
     folder = check_out(DEFAULT_OUT / sc.name if out is None else out)  # before any simulation
     warn_excess_jobs(jobs)
     result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
     write_report(result, folder, command=_command(scenario, out))
     if not quiet:
         typer.echo(f"wrote {folder}/index.html ({len(sc.points)} setups, {result.seconds:.1f} s)", err=True)
+
+
+def _refuse_another_games_report(folder: Path, sc) -> None:
+    """The default folder ``reports/<name>/`` holding another game's report is not replaced."""
+    try:
+        written = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(written, dict) and written.get("game") not in (None, sc.game.name):
+        raise InputError(
+            f"{sc.path}: name: {folder} holds the {written['game']} report of {written.get('file')} "
+            f"(scenario names are shared by every game); set name = \"{sc.game.name}-{sc.name}\" "
+            "or give --out"
+        )
 
 
 @app.command("report-all", epilog="Example: montecarlo report-all scenarios --out reports")
@@ -84,7 +100,7 @@ def report_all(
     import time
 
     from montecarlo.reporting import check_index_out, check_out, write_index, write_report
-    from montecarlo.scenarios import find_scenarios, load_scenario, run_scenario
+    from montecarlo.scenarios import find_scenarios, load_scenario, name_clashes, run_scenario
 
     paths = find_scenarios(directory)
     if not paths:
@@ -95,13 +111,7 @@ def report_all(
             scenarios.append(load_scenario(path))
         except ScenarioError as exc:
             errors.append(str(exc))
-    seen: dict[str, Path] = {}
-    for sc in scenarios:
-        if sc.name in seen:
-            errors.append(
-                f"{sc.path}: name: {sc.name!r} is also the name of {seen[sc.name]}; names must be unique"
-            )
-        seen[sc.name] = sc.path
+    errors += name_clashes(scenarios)
     if errors:
         for line in errors[:-1]:
             typer.echo(f"error: {line}", err=True)

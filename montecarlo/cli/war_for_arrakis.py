@@ -256,7 +256,7 @@ def need(
     Examples:
         montecarlo war-for-arrakis need -d "3 regular, naib" --settlement 1 --target 0.8 --leaders bashar
     """
-    from montecarlo.games import get_game
+    from montecarlo.registry import get_game
     from montecarlo.games.war_for_arrakis.battle import need as search
 
     game = get_game(GAME)
@@ -344,7 +344,7 @@ def table(
     Examples:
         montecarlo table war-for-arrakis --settlement 1 --attacker-with bashar
     """
-    from montecarlo.games import get_game
+    from montecarlo.registry import get_game
     from montecarlo.games.war_for_arrakis.battle import MAX_UNITS, exact_battle, parse_legion
 
     game = get_game(GAME)

@@ -6,7 +6,7 @@ checked key by key (:mod:`.spec`), its expressions are parsed by a small safe la
 (:mod:`.expr`), and it is compiled (:mod:`.compile`) into a :class:`montecarlo.games.base.Game`
 whose exact solver and sampler come from :mod:`montecarlo.engine.chain`.
 
-``montecarlo.games.get_game("path/to/file.toml")`` returns the compiled game (through
+``montecarlo.registry.get_game("path/to/file.toml")`` returns the compiled game (through
 :func:`load_game`), so ``odds``, ``report`` and ``compare`` accept such files.
 """
 

@@ -27,9 +27,8 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from montecarlo.validate import is_whole
 from montecarlo.engine import memory, stats
-from montecarlo.engine.rng import check_seed, chunk_generator
+from montecarlo.engine.rng import chunk_generator
 from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.engine.metrics import Metric
 
@@ -172,16 +171,6 @@ class RunResult:
 MAX_TRIALS = 10**15  # a sanity bound (chunks are planned as the run goes): about a year per arm at 30 M/s
 
 
-def check_trials(trials: int, what: str = "trials") -> int:
-    if not is_whole(trials) or trials <= 0:
-        raise InputError(f"{what} must be a positive integer, got {trials!r}")
-    if trials > MAX_TRIALS:
-        raise InputError(
-            f"{what} must be at most {MAX_TRIALS:,} (about a year of simulation per arm), got {trials:,}"
-        )
-    return int(trials)
-
-
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: called once before the first chunk (done=0) and after each chunk;
 ``total`` grows when a precision run decides it needs more trials. The caller (the CLI) draws
@@ -222,13 +211,6 @@ class ChunkPlan(Sequence[int]):
             yield rest
 
 
-def check_jobs(jobs: int) -> int:
-    """``jobs`` as given if it is -1 or positive; InputError for 0, -2, ... or a non-integer."""
-    if not is_whole(jobs) or (jobs < 1 and jobs != -1):
-        raise InputError(f"jobs must be a positive number of workers, or -1 for all cores, got {jobs!r}")
-    return int(jobs)
-
-
 def run(
     arms: ArmKernel | Sequence[ArmKernel],
     metrics: Sequence[Metric],
@@ -242,7 +224,6 @@ def run(
     backend: str = "loky",
     scheduler: str | None = None,
     progress: Progress | None = None,
-    label: str = "simulating",
 ) -> RunResult:
     """Run ``trials`` trials of every arm (or, with ``precision``, as many as it takes).
 
@@ -250,22 +231,14 @@ def run(
     most H or ``max_trials`` is reached; ``trials`` is then the first batch. The chunk plan is a
     function of the tallies so far, which are deterministic, so the final count is too.
 
-    ``progress(done, total)``, if given, is called before the first chunk and after each one;
-    ``label`` names the run for it (kept for callers; the engine itself prints nothing).
+    ``progress(done, total)``, if given, is called before the first chunk and after each one.
+
+    The arguments are trusted: :class:`montecarlo.analysis.RunSettings` checks trials, seed,
+    jobs, precision, max_trials, backend and chunk size once for every caller.
     """
     arm_list = [arms] if callable(arms) else list(arms)
     if not arm_list:
         raise InputError("nothing to run: no arms")
-    trials = check_trials(trials)
-    seed = check_seed(seed)
-    chunk_size = check_trials(chunk_size, "chunk size")
-    jobs = check_jobs(jobs)
-    if backend not in BACKENDS:
-        raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
-    if precision is not None and not 0 < precision < 0.5:
-        raise InputError(f"precision must be a half-width between 0 and 0.5, got {precision!r}")
-    if max_trials is not None:
-        max_trials = check_trials(max_trials, "max trials")
     report = progress if callable(progress) else (lambda done, total: None)
     columns = columns_of(metrics)
     n_arms = len(arm_list)

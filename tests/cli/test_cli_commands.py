@@ -17,7 +17,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from montecarlo import games
+from montecarlo import registry
 from montecarlo.cli import app, game_cli_modules
 from montecarlo.cli.common import run_command, emit, RunOptions
 from montecarlo.analysis import ask
@@ -123,7 +123,7 @@ def test_bare_montecarlo_prints_help_and_exits_0():
 
 @pytest.mark.parametrize("game", ["dune1984", "imperium"])
 def test_every_question_is_a_command_of_its_game(game):
-    question_names = list(games.get_game(game).questions)
+    question_names = list(registry.get_game(game).questions)
     result = run(game, "--help")
     assert result.exit_code == 0
     for name in question_names:
@@ -197,7 +197,7 @@ def fake_cli_module() -> types.ModuleType:
 
 @pytest.fixture
 def coin_cli(monkeypatch):
-    monkeypatch.setitem(games.EXTRA, "coin", "tests.test_scenarios")
+    monkeypatch.setitem(registry.EXTRA, "coin", "tests.test_scenarios")
     monkeypatch.setitem(sys.modules, "montecarlo.cli.test_scenarios", fake_cli_module())
 
 
@@ -293,7 +293,7 @@ def test_titles_show_a_named_characters_strength_and_guile():
 def test_odds_tables_explain_each_metric_once():
     result = run("odds", "dune1984", "-a", "4", "-d", "5", "-n", "2000")
     lines = result.stdout.splitlines()
-    question = games.get_game("dune1984").question("duel")
+    question = registry.get_game("dune1984").question("duel")
     for m in question.metrics:
         label = f"{m.name}=v" if m.kind == "distribution" else m.name
         explained = [line for line in lines if line.startswith(label + " ")]

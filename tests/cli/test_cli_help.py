@@ -8,7 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from montecarlo import games
+from montecarlo import registry
 from montecarlo.cli import app
 from tests.cli.helpers import assert_rows_agree
 from tests.cli.test_cli_examples import all_commands, leaf_commands
@@ -50,7 +50,7 @@ def test_table_help_shows_the_trials_it_uses():
 
 @pytest.mark.parametrize("game", ["dune1984", "imperium"])
 def test_variant_help_lists_the_games_variants(game):
-    variants = list(games.get_game(game).variants)
+    variants = list(registry.get_game(game).variants)
     for path, cmd in leaf_commands():
         if path.split()[1:2] != [game] and path.split()[1:3] not in (["odds", game], ["table", game]):
             continue
@@ -98,7 +98,7 @@ def test_odds_tables_fit_80_columns_with_whole_metric_names(args):
         if args[0] == "odds" and args[1] == "dune1984"
         else (("imperium", "conflict") if args[1] == "imperium" else ("dune1984", args[1]))
     )
-    known = set(games.get_game(game).question(question).reported_names())
+    known = set(registry.get_game(game).question(question).reported_names())
     assert set(rows) <= known  # never a truncated or look-alike label
 
 

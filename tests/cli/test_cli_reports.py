@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from montecarlo import games
+from montecarlo import registry
 from montecarlo.cli import app
 
 runner = CliRunner()
@@ -32,7 +32,7 @@ builtin = "loaded"
 
 @pytest.fixture(autouse=True)
 def coin_game(monkeypatch):
-    monkeypatch.setitem(games.EXTRA, "coin", "tests.test_scenarios")
+    monkeypatch.setitem(registry.EXTRA, "coin", "tests.test_scenarios")
 
 
 def scenario(folder: Path, name: str = "coin-odds", title: str = "Coin odds", text: str = COIN) -> Path:
@@ -98,7 +98,9 @@ def test_compare_table_json_and_baseline(tmp_path):
 
 def test_bad_input_is_one_line_exit_2(tmp_path):
     bad = scenario(tmp_path, "bad", text='game = "coin"\nseed = 1\ntrials = 0\n')
-    one_error_line(runner.invoke(app, ["report", str(bad)]), str(bad), "trials: expected a positive integer")
+    one_error_line(
+        runner.invoke(app, ["report", str(bad)]), f"error: {bad}: trials: expected a positive integer, got 0"
+    )
     one_error_line(runner.invoke(app, ["compare", str(bad)]), "trials")
     single = scenario(tmp_path, "single", text='game = "coin"\nseed = 1\ntrials = 10\n')
     one_error_line(runner.invoke(app, ["compare", str(single)]), "two or more variants")
@@ -107,7 +109,11 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
         runner.invoke(app, ["compare", str(good), "--baseline", "nope"]), "--baseline: unknown variant 'nope'"
     )
     one_error_line(runner.invoke(app, ["compare", str(good), "--metric", "total"]), "--metric")
-    one_error_line(runner.invoke(app, ["report", str(tmp_path / "missing.toml")]), "no such scenario file")
+    missing = tmp_path / "missing.toml"
+    one_error_line(
+        runner.invoke(app, ["report", str(missing)]),
+        f"error: {missing}: no such scenario file; check the path",
+    )
 
 
 def test_report_all_writes_every_report_and_an_index(tmp_path):
@@ -126,12 +132,30 @@ def test_report_all_writes_every_report_and_an_index(tmp_path):
 
     scenario(root / "other", "first", "A clash")
     one_error_line(
-        runner.invoke(app, ["report-all", str(root), "--out", str(out)]), "'first' is also the name of"
+        runner.invoke(app, ["report-all", str(root), "--out", str(out)]),
+        f"error: {root}/other/first.toml: name: 'first' is already the name of {root}/coin/first.toml "
+        "(reports/<name>/ is shared by every game); set name = \"coin-first\" or rename the file",
     )
     one_error_line(runner.invoke(app, ["report-all", str(tmp_path / "nowhere")]), "not a directory")
 
 
 # ---------------------------------------------------------------- never lose a user's files
+
+
+def test_report_never_replaces_another_games_report_of_the_same_name(tmp_path, monkeypatch):
+    """Two games may both have a duel-matrix.toml: the second is refused before any run."""
+    monkeypatch.chdir(tmp_path)
+    path = scenario(tmp_path / "scenarios" / "coin", "duel-matrix")
+    theirs = tmp_path / "reports" / "duel-matrix"
+    theirs.mkdir(parents=True)
+    (theirs / "report.json").write_text('{"game": "dune1984", "file": "scenarios/dune1984/duel-matrix.toml"}')
+    one_error_line(
+        runner.invoke(app, ["report", str(path)]),
+        f"error: {path}: name: reports/duel-matrix holds the dune1984 report of "
+        "scenarios/dune1984/duel-matrix.toml (scenario names are shared by every game); "
+        'set name = "coin-duel-matrix" or give --out',
+    )
+    assert sorted(p.name for p in theirs.iterdir()) == ["report.json"]
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from montecarlo.cli import common
 from montecarlo.cli.common import ProgressReporter, RunOptions
 from montecarlo.engine import runner as engine
 from montecarlo.errors import InputError
-from montecarlo.games import get_game
+from montecarlo.registry import get_game
 from tests.cli.helpers import assert_json_agrees
 
 cli = CliRunner()

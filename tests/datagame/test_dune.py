@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from montecarlo.datagame import load_game
-from montecarlo.games import get_game
+from montecarlo.registry import get_game
 
 DUEL = Path(__file__).resolve().parents[2] / "scenarios" / "games" / "dune1984-duel.toml"
 PAIRS = [(a, d) for a in range(1, 7) for d in range(1, 7)]

@@ -82,67 +82,121 @@ def bad(old: str, new: str) -> str:
 
 
 CASES = [
-    (bad('format = "dice-battle/1"', 'format = "dice-battle/9"'), "format", "dice-battle/1"),
+    (
+        bad('format = "dice-battle/1"', 'format = "dice-battle/9"'),
+        "format",
+        ("expected format = 'dice-battle/1' (it marks the file as a game definition), got 'dice-battle/9'"),
+    ),
     (
         bad('attackers = "attackers - attacker_lost"', 'attackers = "atackers - attacker_lost"'),
         "round.update.attackers",
-        "unknown name 'atackers'",
+        (
+            "unknown name 'atackers'; the names known here are: attack_dice, attacker_dice, "
+            "attacker_lost, attackers, defend_dice, defender_dice, defender_lost, defenders, "
+            "tied, ties; fix the expression"
+        ),
     ),
     (
         bad('attacker = { d6 = "min(attack_dice, attackers)" }', 'attacker = { d8 = "min(3, attackers)" }'),
         "round.roll.attacker.d8",
-        "[dice.d8]",
+        "no die named 'd8'; define it under [dice.d8] (known: d6)",
     ),
-    (bad('compare = "pairs"', 'compare = "sum"'), "round.compare", "highest, pairs, count"),
-    (bad('ties = "ties"', 'ties = "nobody"'), "round.ties", "attacker, defender, reroll"),
+    (
+        bad('compare = "pairs"', 'compare = "sum"'),
+        "round.compare",
+        "'sum' is not a comparison; use one of: highest, pairs, count",
+    ),
+    (
+        bad('ties = "ties"', 'ties = "nobody"'),
+        "round.ties",
+        (
+            "'nobody' is not a tie rule; use one of attacker, defender, reroll, or the name "
+            "of a rule holding one"
+        ),
+    ),
     (
         bad('overrides = { ties = "attacker" }', 'overrides = { ties = "attackers" }'),
         "variants.ties_to_attacker.overrides.ties",
-        "attacker, defender, reroll",
+        "'attackers' is used as round.ties; use one of: attacker, defender, reroll",
     ),
     (
         bad("overrides = { defend_dice = 3 }", 'overrides = { defend_dice = "3" }'),
         "variants.defender_three_dice.overrides.defend_dice",
-        "whole number",
+        "expected a whole number like the rule's value 2, got '3'",
     ),
     (
         bad("overrides = { defend_dice = 3 }", "overrides = { defnd_dice = 3 }"),
         "variants.defender_three_dice.overrides.defnd_dice",
-        "known rules",
+        "not a rule of this file; known rules: attack_dice, defend_dice, ties",
     ),
-    (bad('support = "0..10"', 'support = "10..0"'), "metrics.attackers_left.support", "LOW..HIGH"),
-    (bad('kind = "probability"', 'kind = "chance"'), "metrics.attacker_win.kind", "probability, mean"),
-    (bad('counts = "rounds"', 'counts = "turns"'), "metrics.rounds.counts", "decisive_rounds"),
+    (
+        bad('support = "0..10"', 'support = "10..0"'),
+        "metrics.attackers_left.support",
+        ("expected \"LOW..HIGH\" (at most 1000 values) or a list of distinct whole numbers, got '10..0'"),
+    ),
+    (
+        bad('kind = "probability"', 'kind = "chance"'),
+        "metrics.attacker_win.kind",
+        "'chance' is not a metric kind; use one of probability, mean, distribution",
+    ),
+    (
+        bad('counts = "rounds"', 'counts = "turns"'),
+        "metrics.rounds.counts",
+        "'turns' is not a count; use one of rounds, decisive_rounds, tied_rounds",
+    ),
     (
         bad('value = "defenders == 0"', "value = \"__import__('os').system('true')\""),
         "metrics.attacker_win.value",
-        "only min(...) and max(...)",
+        ("only min(...) and max(...) may be called, not __import__('os').system; fix the expression"),
     ),
     (
         bad("min = 1\nmax = 100\nexample = 5", "min = 1\nmax = 100\nexample = 500"),
         "setup.attackers.example",
-        "outside 1..100",
+        "500 is outside 1..100; pick a value in the range",
     ),
-    (bad("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 6\nsides = 6"), "dice.d6.sides", "unknown key"),
+    (
+        bad("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 6\nsides = 6"),
+        "dice.d6.sides",
+        "unknown key; use one of: faces",
+    ),
     (
         bad("[dice.d6]\nfaces = 6", '[dice.d6]\nfaces = ["hit", "miss"]'),
         "round.roll.attacker.d6",
-        "numbers on their faces",
+        ("compare = 'pairs' needs dice with numbers on their faces; use compare = 'count' for named faces"),
     ),
-    (bad('end = "attackers == 0 or defenders == 0"', ""), "end", "missing"),
-    (bad("attack_dice = 3", "attackers = 3"), "rules.attackers", "already the name of a setup field"),
-    (bad("defend_dice = 2 ", "defend_dice = 2.5 "), "rules.defend_dice", "whole number"),
-    ('format = "dice-battle/1"\n[setup\n', "invalid TOML", "fix the syntax"),
+    (
+        bad('end = "attackers == 0 or defenders == 0"', ""),
+        "end",
+        'missing; give the condition that ends the battle, e.g. end = "a == 0 or b == 0"',
+    ),
+    (
+        bad("attack_dice = 3", "attackers = 3"),
+        "rules.attackers",
+        "'attackers' is already the name of a setup field; names must be distinct",
+    ),
+    (
+        bad("defend_dice = 2 ", "defend_dice = 2.5 "),
+        "rules.defend_dice",
+        "expected a whole number, true/false or a string, got 2.5",
+    ),
+    (
+        'format = "dice-battle/1"\n[setup\n',
+        "invalid TOML",
+        (
+            "invalid TOML: Expected ']' at the end of a table declaration (at line 2, column "
+            "7); fix the syntax there"
+        ),
+    ),
 ]
 
 
-@pytest.mark.parametrize("text,key,fix", CASES, ids=[c[1] for c in CASES])
-def test_definition_errors_name_the_file_the_key_and_the_fix(text, key, fix):
+@pytest.mark.parametrize("text,key,expected", CASES, ids=[c[1] for c in CASES])
+def test_definition_errors_name_the_file_the_key_and_the_fix(text, key, expected):
+    """Every message: ``FILE: key: what is wrong; the fix`` (or ``expected ..., got ...``)."""
     with pytest.raises(DefinitionError) as info:
         parse_definition(text, "games/mine.toml")
-    message = str(info.value)
-    assert message.startswith(f"games/mine.toml: {key}"), message
-    assert fix in message and "\n" not in message
+    where = "" if key == "invalid TOML" else f"{key}: "
+    assert str(info.value) == f"games/mine.toml: {where}{expected}"
 
 
 def test_rules_overrides_are_checked_when_the_rules_are_built(tmp_path):
@@ -172,8 +226,12 @@ def test_a_negative_pool_size_names_the_key_and_the_state(tmp_path):
 
 
 def test_missing_file_and_definition_detection(tmp_path):
-    with pytest.raises(DefinitionError, match="no such game definition file"):
+    with pytest.raises(DefinitionError) as info:
         load_game(tmp_path / "nope.toml")
+    assert str(info.value) == f"{tmp_path / 'nope.toml'}: no such game definition file; check the path"
+    with pytest.raises(DefinitionError) as info:
+        load_game(tmp_path)
+    assert str(info.value) == f"{tmp_path}: is a directory; give the path of a .toml game definition file"
     (tmp_path / "scenario.toml").write_text('game = "dune1984"\nseed = 1\n')
     (tmp_path / "broken.toml").write_text("[[[")
     (tmp_path / "risk.toml").write_text(RISK)
@@ -188,7 +246,7 @@ def test_state_table_carries_extra_fields(tmp_path):
     """A [state] table may carry more than the setup (here the attacker's starting armies)."""
     text = RISK.replace(
         "[rules]",
-        '[state]\nattackers = "attackers"\ndefenders = "defenders"\n' 'start = "attackers"\n\n[rules]',
+        '[state]\nattackers = "attackers"\ndefenders = "defenders"\nstart = "attackers"\n\n[rules]',
     ).replace(
         'value = "attackers"\ndescription = "the attacker\'s armies left at the end, on average',
         'value = "start - attackers"\ndescription = "the attacker\'s losses, on average',

@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from montecarlo import games
+from montecarlo import registry
 from montecarlo.analysis import kernel_for
 from montecarlo.cli.datagame import command_for, odds_command
 from montecarlo.scenarios import find_scenarios, load_scenario, parse_scenario, run_scenario
@@ -104,19 +104,19 @@ def test_a_bad_definition_is_one_line_and_exit_2(tmp_path):
 def test_get_game_accepts_a_path_and_caches_it_per_modification_time(tmp_path):
     path = tmp_path / "risk.toml"
     path.write_text(RISK.read_text())
-    first = games.get_game(str(path))
-    assert games.get_game(str(path)) is first
+    first = registry.get_game(str(path))
+    assert registry.get_game(str(path)) is first
     path.write_text(
         RISK.read_text().replace('title = "Risk: one battle fought to the end"', 'title = "Changed"')
     )
     import os
 
     os.utime(path, ns=(1, 1))
-    assert games.get_game(str(path)).title == "Changed"
+    assert registry.get_game(str(path)).title == "Changed"
 
 
 def test_kernels_pickle_as_the_file_text():
-    game = games.get_game(str(RISK))
+    game = registry.get_game(str(RISK))
     q = game.question()
     kernel = kernel_for(q, game.rules(["both_house_rules"]), q.setup({"attackers": 4, "defenders": 4}))
     for dumps in (pickle.dumps, cloudpickle.dumps):

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from montecarlo.engine import runner
-from montecarlo.errors import InputError
 from tests.engine.fake_kernels import METRICS, coin
 
 KERNEL = functools.partial(coin, 0.3)
@@ -64,24 +63,6 @@ def test_paired_arms_share_random_numbers():
     assert d.se < 0.0015  # an independent comparison would have se ~ 0.0046
     assert d.p_value < 1e-6
     assert np.array_equal(more.totals[0], same.totals[0])
-
-
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        dict(trials=0),
-        dict(trials=-5),
-        dict(seed=-1),
-        dict(jobs=0),
-        dict(backend="mpi"),
-        dict(precision=0.0),
-        dict(precision=0.7),
-    ],
-)
-def test_bad_arguments(kwargs):
-    args = dict(trials=100, seed=1) | kwargs
-    with pytest.raises(InputError):
-        runner.run(KERNEL, METRICS, args.pop("trials"), args.pop("seed"), **args)
 
 
 def test_kernel_shape_errors_are_caught():

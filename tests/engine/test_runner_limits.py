@@ -25,13 +25,6 @@ def test_a_chunk_bigger_than_memory_is_refused_with_an_estimate(monkeypatch):
     assert runner.run(KERNEL, METRICS, 1_000, seed=1, chunk_size=500).trials == 1_000
 
 
-def test_a_huge_trial_count_is_refused_before_planning():
-    for kwargs in (dict(trials=10**30), dict(trials=100, chunk_size=10**20),
-                   dict(trials=100, precision=0.01, max_trials=10**30)):
-        with pytest.raises(InputError, match="at most 1,000,000,000,000,000"):
-            runner.run(KERNEL, METRICS, kwargs.pop("trials"), 1, **kwargs)
-
-
 @pytest.mark.processes
 def test_a_worker_that_dies_is_one_line():
     with pytest.raises(MonteCarloError, match="worker process died") as info:

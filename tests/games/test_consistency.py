@@ -22,7 +22,7 @@ import pickle
 import numpy as np
 import pytest
 
-from montecarlo.games import get_game, list_games
+from montecarlo.registry import get_game, list_games
 
 Z = 4.5
 KERNEL_TRIALS = 20_000

@@ -22,7 +22,7 @@ import zlib
 import numpy as np
 import pytest
 
-from montecarlo.games import get_game
+from montecarlo.registry import get_game
 
 GAME = get_game("dune1984")
 DUEL, FIGHT = GAME.question("duel"), GAME.question("fight")

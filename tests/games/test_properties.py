@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from montecarlo.games import get_game
+from montecarlo.registry import get_game
 
 DUNE = get_game("dune1984")
 DUEL, FIGHT = DUNE.question("duel"), DUNE.question("fight")

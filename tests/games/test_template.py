@@ -2,18 +2,18 @@
 
 import pytest
 
-from montecarlo import games
+from montecarlo import registry
 from tests.games import test_consistency as consistency
 
 
 @pytest.fixture
 def template(monkeypatch):
-    monkeypatch.setitem(games.EXTRA, "template", "montecarlo.games._template")
-    return games.get_game("template")
+    monkeypatch.setitem(registry.EXTRA, "template", "montecarlo.games._template")
+    return registry.get_game("template")
 
 
 def test_the_template_is_not_registered_as_a_game():
-    assert "template" not in games.list_games()
+    assert "template" not in registry.list_games()
 
 
 def test_the_template_passes_the_consistency_checks(template):

@@ -70,10 +70,10 @@ facet = "tags"
 
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):
-    from montecarlo import games
+    from montecarlo import registry
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(games.EXTRA, "coin", "tests.test_scenarios")
+        mp.setitem(registry.EXTRA, "coin", "tests.test_scenarios")
         path = tmp_path_factory.mktemp("scenarios") / "coin-odds.toml"
         path.write_text(SCENARIO)
         return run_scenario(load_scenario(path), jobs=1)

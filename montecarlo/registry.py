@@ -1,0 +1,95 @@
+"""Registry of modelled games: ``get_game(name)``, ``list_games()``.
+
+A game is any package or module ``montecarlo.games.<module>`` that defines a module-level
+``GAME`` (:class:`montecarlo.games.base.Game`); modules whose name starts with ``_`` (the
+template) and ``base`` are not games. Nothing is kept by hand: a new game is registered by
+adding its package. The game's name is the module name with ``_`` written ``-``
+(``war_for_arrakis`` -> ``war-for-arrakis``); either spelling is accepted. Games are found by
+listing the package folder, and imported only when asked for, so that starting the CLI or a
+worker stays cheap. A path ending in ``.toml`` names a game described as data
+(:mod:`montecarlo.datagame`).
+
+The registry sits above both :mod:`montecarlo.games` and :mod:`montecarlo.datagame`, so that
+neither of those imports the other.
+
+Example:
+    >>> "dune1984" in list_games()
+    True
+    >>> canonical_name("War_For_Arrakis")
+    'war-for-arrakis'
+    >>> module_name("war-for-arrakis")
+    'montecarlo.games.war_for_arrakis'
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+from typing import TYPE_CHECKING
+
+import montecarlo.games as _games_package
+from montecarlo.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from montecarlo.games.base import Game
+
+_NOT_GAMES = {"base"}
+# Games defined outside montecarlo.games (tests, plugins): name -> module path. See :func:`register`.
+EXTRA: dict[str, str] = {}
+
+
+def register(name: str, module: str) -> None:
+    """Register a game defined in another module (a test's fake game, a plugin)."""
+    EXTRA[name] = module
+
+
+def _modules() -> dict[str, str]:
+    """Game name -> module path: the package's own games, then registered ones."""
+    return {**_found(), **EXTRA}
+
+
+@functools.lru_cache(maxsize=1)
+def _found() -> dict[str, str]:
+    """The package's own games, from its folder (sorted, so the order is stable)."""
+    found = {}
+    for info in sorted(pkgutil.iter_modules(_games_package.__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name in _NOT_GAMES:
+            continue
+        found[info.name.replace("_", "-")] = f"{_games_package.__name__}.{info.name}"
+    return found
+
+
+def list_games() -> list[str]:
+    """Names of the registered games."""
+    return list(_modules())
+
+
+def canonical_name(name: str) -> str:
+    """``war_for_arrakis`` or ``War-For-Arrakis`` -> ``war-for-arrakis``; InputError if unknown."""
+    if name in EXTRA:
+        return name
+    key = str(name).strip().lower().replace("_", "-")
+    if key not in _modules():
+        raise InputError(f"unknown game {name!r}; known: {', '.join(list_games())}")
+    return key
+
+
+def module_name(name: str) -> str:
+    """The module that defines game ``name`` (``montecarlo.games.war_for_arrakis``)."""
+    return _modules()[canonical_name(name)]
+
+
+def get_game(name: str) -> Game:
+    """The game registered as ``name`` (or defined by a ``.toml`` file); InputError otherwise."""
+    if str(name).endswith(".toml"):  # rules as data: docs/rules-as-data.md
+        from montecarlo.datagame import load_game
+
+        return load_game(name)
+    from montecarlo.games.base import Game  # here, so that listing games imports no numpy
+
+    module = importlib.import_module(module_name(name))
+    game = getattr(module, "GAME", None)
+    if not isinstance(game, Game):
+        raise InputError(f"{module.__name__} defines no GAME")
+    return game

@@ -1,0 +1,54 @@
+"""RunSettings checks every run option once; the runner, the CLI and scenarios trust it."""
+
+import numpy as np
+import pytest
+
+from montecarlo.analysis import RunSettings, SettingError
+from montecarlo.engine import runner
+
+TOO_MANY = "at most 1,000,000,000,000,000 (about a year of simulation per arm)"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(trials=0), "trials must be a positive integer, got 0"),
+        (dict(trials=-5), "trials must be a positive integer, got -5"),
+        (dict(trials=2.5), "trials must be a positive integer, got 2.5"),
+        (dict(trials=True), "trials must be a positive integer, got True"),
+        (dict(trials=10**30), f"trials must be {TOO_MANY}, got {10**30:,}"),
+        (dict(seed=-1), "seed must be a non-negative integer, got -1"),
+        (dict(jobs=0), "jobs must be a positive number of workers, or -1 for all cores, got 0"),
+        (dict(jobs=-2), "jobs must be a positive number of workers, or -1 for all cores, got -2"),
+        (dict(jobs=1.5), "jobs must be a positive number of workers, or -1 for all cores, got 1.5"),
+        (dict(backend="mpi"), "backend must be one of loky, threading, dask, got 'mpi'"),
+        (dict(precision=0.0), "precision must be a half-width between 0 and 0.5, got 0.0"),
+        (dict(precision=0.5), "precision must be a half-width between 0 and 0.5, got 0.5"),
+        (dict(precision="0.1"), "precision must be a half-width between 0 and 0.5, got '0.1'"),
+        (dict(precision=float("nan")), "precision must be a half-width between 0 and 0.5, got nan"),
+        (dict(precision=0.01, max_trials=0), "max_trials must be a positive integer, got 0"),
+        (dict(precision=0.01, max_trials=10**30), f"max_trials must be {TOO_MANY}, got {10**30:,}"),
+        (dict(chunk_size=0), "chunk_size must be a positive integer, got 0"),
+        (
+            dict(chunk_size=runner.MAX_TRIALS + 1),
+            f"chunk_size must be {TOO_MANY}, got 1,000,000,000,000,001",
+        ),
+    ],
+)
+def test_bad_settings_say_what_is_wrong(kwargs, message):
+    with pytest.raises(SettingError) as info:
+        RunSettings(**kwargs)
+    assert str(info.value) == message
+    assert info.value.key == next(iter(kwargs.keys() - {"precision"}), "precision")
+
+
+def test_good_settings_at_their_bounds():
+    assert RunSettings(trials=runner.MAX_TRIALS, chunk_size=1).trials == runner.MAX_TRIALS
+    assert RunSettings(trials=np.int64(7), seed=np.uint32(5), jobs=-1).resolved_jobs() >= 1
+    assert RunSettings(precision=0.001, max_trials=1).max_trials == 1
+
+
+def test_a_front_end_names_the_setting_its_own_way():
+    with pytest.raises(SettingError) as info:
+        RunSettings(max_trials=-3, precision=0.1)
+    assert info.value.named("--max-trials") == "--max-trials must be a positive integer, got -3"
