@@ -1,0 +1,596 @@
+"""Best play on an absorbing chain: the policy that maximises an objective, solved exactly.
+
+A chain with decisions is described like any chain (:mod:`montecarlo.engine.chain`), except
+that at a state where a player decides, ``transitions(state)`` returns a :class:`Choice`:
+named options in a fixed order, each a list of steps ``(p, next_state, tags)``. Only one side
+decides; every other step keeps the probabilities the rules (and the other side's stated
+policy) give it, so the answer is a best response, not a two-player equilibrium.
+
+An :class:`Objective` values each finished trial (``final(state) -> float``) and may reward
+steps by their tags (``{"kill": 1.0}``, summed along the path). :func:`solve` finds the policy
+with the largest expected objective from the start, and :class:`Solution` holds its value, the
+policy, the value of every option at every decision state, and the chain under that policy as a
+plain rule, so that :class:`~montecarlo.engine.chain.Chain` gives the exact values and the
+sampler of every metric under best play.
+
+Roll a die; keep the face or pay 1 to roll again, as often as you like:
+
+>>> from montecarlo.engine.chain import Chain
+>>> from montecarlo.engine.metrics import Metric
+>>> def reroll(face):
+...     if face in ("start", "stop"):
+...         return [] if face == "stop" else [(1 / 6, f, ("roll",)) for f in range(1, 7)]
+...     if isinstance(face, tuple):
+...         return []
+...     return Choice({"keep": [(1.0, ("kept", face), ())],
+...                    "reroll": [(1 / 6, f, ("roll", "paid")) for f in range(1, 7)]})
+>>> objective = Objective(lambda end: end[1], {"paid": -1.0})
+>>> best = solve(reroll, "start", objective)
+>>> round(best.value, 12)
+4.0
+>>> [best.policy[face] for face in range(1, 7)]
+['reroll', 'reroll', 'keep', 'keep', 'keep', 'keep']
+>>> {name: round(v, 12) for name, v in best.option_values(3).items()}  # a tie: the first listed
+{'keep': 3.0, 'reroll': 3.0}
+>>> metrics = (Metric("rolls", "mean", "dice rolled"),)
+>>> chain = Chain(best.transitions, *with_objective(objective, lambda end: {}, metrics, {"rolls": "roll"}))
+>>> {name: round(v, 12) for name, v in chain.exact("start").items()}
+{'rolls': 1.5, 'objective': 4.0}
+
+How it is solved: the states are walked from the start and split into strongly connected
+components, each solved after every component it leads to. A state on no cycle (the usual case:
+a round that changes something) is solved by backward recursion: each option's value is
+``(r + sum p v(next)) / (1 - q)``, with ``r`` the expected reward of its steps and ``q`` the
+probability that it stays put (a round that changes nothing, folded in exactly), and the state
+takes the best option. Where a cycle runs through several states, policy iteration solves it:
+each policy's values by one exact sparse linear solve, the policy improved where an option beats
+the current one by more than the tie tolerance, until none does. A policy under which the
+process may never end is never chosen: an option that can only come back for ever, or lead to a
+state from which no play ends, is worth minus infinity.
+
+Ties: an option is chosen only when no option is worth more by more than ``TIE_TOLERANCE`` x
+max(1, |value|); among options within that tolerance of the best, the first listed wins (within
+a cycle that changes nothing, the first listed that does not keep the play in it for ever). The
+value reported is always the exact expected objective of the policy played.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Callable, Generic, Hashable, Iterable, Mapping, Sequence, TypeVar
+
+import numpy as np
+
+from montecarlo.engine.chain import DEFAULT_MAX_STATES, ChainTooLarge, Step
+from montecarlo.engine.metrics import Metric
+from montecarlo.errors import InputError, MonteCarloError
+
+S = TypeVar("S", bound=Hashable)
+TIE_TOLERANCE = 1e-12  # options within this (x max(1, |value|)) of the best tie; the first listed wins
+MAX_POLICY_ROUNDS = 10_000  # policy iteration ends far sooner; this only guards against a bug
+_DENSE_LIMIT = 64  # cycles through up to this many states are solved with a dense matrix
+NEVER_ENDS = -math.inf  # the value of a state or option from which the play may go on for ever
+
+Options = tuple[tuple[Any, tuple[Step[Any], ...]], ...]  # (name or None for a chance state, steps)
+
+
+@dataclass(frozen=True, init=False)
+class Choice(Generic[S]):
+    """The options of a decision state, in tie-break order (first listed wins a tie).
+
+    Args:
+        options: ``{name: [(p, next_state, tags), ...]}`` or ``[(name, steps), ...]``; a
+            deterministic option is one step ``[(1.0, next_state, tags)]``.
+
+    >>> Choice({"stop": [(1.0, "end", ())], "go": [(0.5, "win", ()), (0.5, "lose", ())]}).names
+    ('stop', 'go')
+    """
+
+    options: tuple[tuple[str, tuple[Step[S], ...]], ...]
+
+    def __init__(self, options: Mapping[str, Sequence[Step[S]]] | Iterable[tuple[str, Sequence[Step[S]]]]):
+        items = list(options.items() if isinstance(options, Mapping) else options)
+        if not items:
+            raise MonteCarloError("a Choice needs at least one option")
+        names = [name for name, _ in items]
+        if len(set(names)) != len(names) or not all(isinstance(n, str) and n for n in names):
+            raise MonteCarloError(f"the options of a Choice need distinct non-empty names, not {names}")
+        cleaned = tuple((name, tuple(step for step in steps if step[0] > 0)) for name, steps in items)
+        object.__setattr__(self, "options", cleaned)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The option names, in order."""
+        return tuple(name for name, _ in self.options)
+
+    def steps(self, name: str) -> tuple[Step[S], ...]:
+        """The steps of one option."""
+        for option, steps in self.options:
+            if option == name:
+                return steps
+        raise MonteCarloError(f"no option {name!r}; the options are {', '.join(self.names)}")
+
+
+@dataclass(frozen=True, eq=False)
+class Objective(Generic[S]):
+    """What best play maximises: ``E[final(final_state) + sum of the rewards of the steps]``.
+
+    Args:
+        final: the value of a finished trial, from its final state.
+        rewards: ``{tag: weight}``: a step earns the sum of the weights of the tags it holds.
+        name: the name of the metric that reports the objective (:func:`with_objective`).
+        description: that metric's description.
+
+    >>> Objective(lambda s: 0.0, {"kill": 1.0, "loss": -1.0}).reward(("roll", "kill"))
+    1.0
+    >>> Objective(lambda s: 0.0, {"kill": float("nan")})
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: objective reward of tag 'kill' must be a finite number, not nan
+    """
+
+    final: Callable[[S], float]
+    rewards: Mapping[str, float] = field(default_factory=dict)
+    name: str = "objective"
+    description: str = "expected objective"
+
+    def __post_init__(self) -> None:
+        rewards = dict(self.rewards)
+        for tag, weight in rewards.items():
+            if not isinstance(tag, str) or not tag:
+                raise InputError(f"objective reward tags must be non-empty words, not {tag!r}")
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+                raise InputError(f"objective reward of tag {tag!r} must be a finite number, not {weight!r}")
+        object.__setattr__(self, "rewards", MappingProxyType({t: float(w) for t, w in rewards.items()}))
+        if not self.name:
+            raise InputError("the objective needs a name")
+
+    def reward(self, tags: tuple[str, ...]) -> float:
+        """The reward of one step with these tags."""
+        return float(sum(w for tag, w in self.rewards.items() if tag in tags))
+
+    def value(self, state: Any) -> float:
+        """The value of a finished trial, checked to be a finite number."""
+        got = self.final(state)
+        if isinstance(got, (bool, np.bool_)):
+            got = float(got)
+        if not isinstance(got, (int, float, np.integer, np.floating)) or not math.isfinite(got):
+            raise MonteCarloError(f"the objective of final state {state!r} is {got!r}, not a finite number")
+        return float(got)
+
+    def metric(self) -> Metric:
+        """The ``mean`` metric that reports the objective."""
+        return Metric(self.name, "mean", self.description)
+
+
+def with_objective(
+    objective: Objective,
+    outcome: Callable[[Any], Mapping[str, Any]],
+    metrics: Sequence[Metric],
+    counters: Mapping[str, Any] | None = None,
+) -> tuple[Callable[[Any], dict[str, Any]], tuple[Metric, ...], dict[str, Any]]:
+    """A chain's ``(outcome, metrics, counters)`` with the objective added as a mean metric.
+
+    Per trial the metric is ``final(final_state)`` plus the weights of the tags of every step
+    taken (a weighted counter), so its exact value under a solved policy is ``Solution.value``.
+    """
+    counters = dict(counters or {})
+    if any(objective.name in m.reported_names() for m in metrics) or objective.name in counters:
+        raise MonteCarloError(f"a metric is already named {objective.name!r}: name the objective otherwise")
+
+    def outcome_and_objective(state: Any) -> dict[str, Any]:
+        values = dict(outcome(state))
+        values[objective.name] = objective.value(state)
+        return values
+
+    if objective.rewards:
+        counters[objective.name] = dict(objective.rewards)
+    return outcome_and_objective, (*metrics, objective.metric()), counters
+
+
+@dataclass(frozen=True, eq=False)
+class Solution(Generic[S]):
+    """Best play from ``start``: its value, its policy, and the chain it plays.
+
+    ``policy`` maps every decision state reachable from the start (under any play) to the
+    option chosen there; :meth:`transitions` is the rule of the chain under that policy.
+    """
+
+    start: S
+    value: float  # the expected objective from start under the policy (the optimum)
+    policy: Mapping[S, str]
+    _values: Mapping[S, float] = field(repr=False)
+    _options: Mapping[S, tuple[tuple[str, float], ...]] = field(repr=False)
+    _steps: Mapping[S, tuple[Step[S], ...]] = field(repr=False)
+
+    def value_at(self, state: S) -> float:
+        """The expected objective from ``state`` on, under best play (-inf: it may never end)."""
+        return self._values[self._known(state)]
+
+    def option_values(self, state: S) -> dict[str, float]:
+        """At a decision state: the value of each option, in option order.
+
+        An option's value is the expected objective of taking it here (again each time one of
+        its steps stays put) and playing best afterwards; -inf where the play may never end.
+        """
+        if self._known(state) not in self._options:
+            raise MonteCarloError(f"{state!r} is not a decision state")
+        return dict(self._options[state])
+
+    def transitions(self, state: S) -> tuple[Step[S], ...]:
+        """The chain under the policy: a decision state's steps are those of its chosen option."""
+        return self._steps[self._known(state)]
+
+    def size(self) -> int:
+        """The number of states reachable from the start (under any play)."""
+        return len(self._steps)
+
+    def _known(self, state: S) -> S:
+        if state not in self._steps:
+            raise MonteCarloError(f"{state!r} cannot be reached from the solved start {self.start!r}")
+        return state
+
+
+def follow(
+    transitions: Callable[[S], Sequence[Step[S]] | Choice[S]],
+    policy: Mapping[S, str] | Callable[[S, Choice[S]], str],
+) -> Callable[[S], tuple[Step[S], ...]]:
+    """The plain rule that plays a fixed ``policy`` (``{state: option}`` or ``(state, choice) ->
+    option``) at every decision state: a chain of its own, or a :func:`solve` input to value it.
+    """
+
+    def rule(state: S) -> tuple[Step[S], ...]:
+        got = transitions(state)
+        if not isinstance(got, Choice):
+            return tuple(got)
+        if callable(policy):
+            name = policy(state, got)
+        elif state in policy:
+            name = policy[state]
+        else:
+            raise MonteCarloError(f"the policy has no option for decision state {state!r}")
+        return got.steps(name)
+
+    return rule
+
+
+def evaluate(
+    transitions: Callable[[S], Sequence[Step[S]] | Choice[S]],
+    start: S,
+    objective: Objective,
+    policy: Mapping[S, str] | Callable[[S, Choice[S]], str],
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+) -> float:
+    """The exact expected objective of a fixed policy (to set beside :func:`solve`'s optimum)."""
+    return solve(follow(transitions, policy), start, objective, max_states=max_states).value
+
+
+def solve(
+    transitions: Callable[[S], Sequence[Step[S]] | Choice[S]],
+    start: S,
+    objective: Objective,
+    *,
+    max_states: int = DEFAULT_MAX_STATES,
+) -> Solution[S]:
+    """The policy that maximises the expected objective from ``start``: see the module docstring.
+
+    Raises:
+        ChainTooLarge: more than ``max_states`` states are reachable from the start.
+        MonteCarloError: steps whose probabilities do not sum to 1; no play from the start ever
+            ends; a positive reward inside a cycle where a player decides (best play could
+            collect it for ever).
+    """
+    return _Solver(transitions, objective, max_states).run(start)
+
+
+class _Solver(Generic[S]):
+    """One solve: the walk, the values, the policy (state -> index of the option chosen)."""
+
+    def __init__(self, transitions: Callable[[S], Any], objective: Objective, max_states: int) -> None:
+        self.transitions = transitions
+        self.objective = objective
+        self.max_states = max_states
+        self.options: dict[S, Options] = {}
+        self.value: dict[S, float] = {}
+        self.option_values: dict[S, list[float]] = {}
+        self.choice: dict[S, int] = {}
+        self._rewards: dict[tuple[str, ...], float] = {}
+
+    # --- the walk -------------------------------------------------------------------------------
+
+    def read(self, state: S) -> Options:
+        """A state's options (one unnamed option for a chance state, none for a final state)."""
+        got = self.transitions(state)
+        if isinstance(got, Choice):
+            options: Options = got.options
+        else:
+            options = ((None, tuple(step for step in got if step[0] > 0)),) if got else ()
+        for name, steps in options:
+            total = sum(p for p, _, _ in steps)
+            if abs(total - 1.0) > 1e-9:
+                where = f"option {name!r} of {state!r}" if name is not None else f"the steps from {state!r}"
+                raise MonteCarloError(f"{where} have total probability {total}, not 1")
+        return options
+
+    def reward(self, tags: tuple[str, ...]) -> float:
+        got = self._rewards.get(tags)
+        if got is None:
+            got = self._rewards[tags] = self.objective.reward(tags)
+        return got
+
+    def run(self, start: S) -> Solution[S]:
+        """Tarjan's strongly connected components, iteratively; each solved as it closes."""
+        options, index, low = self.options, {}, {}
+        stack: list[S] = []
+        on_stack: set[S] = set()
+
+        def visit(state: S) -> Any:
+            if len(index) >= self.max_states:
+                raise ChainTooLarge(f"more than {self.max_states:,} states")
+            index[state] = low[state] = len(index)
+            stack.append(state)
+            on_stack.add(state)
+            got = options[state] = self.read(state)
+            nexts = {nxt: None for _, steps in got for _, nxt, _ in steps if nxt != state}
+            return iter(nexts)
+
+        work = [(start, visit(start))]
+        while work:
+            state, successors = work[-1]
+            for nxt in successors:
+                if nxt not in index:
+                    work.append((nxt, visit(nxt)))
+                    break
+                if nxt in on_stack and index[nxt] < low[state]:
+                    low[state] = index[nxt]
+            else:
+                work.pop()
+                if work and low[state] < low[work[-1][0]]:
+                    low[work[-1][0]] = low[state]
+                if low[state] == index[state]:
+                    if stack[-1] == state:  # a component of one state: the usual case
+                        stack.pop()
+                        on_stack.discard(state)
+                        self.solve_state(state)
+                    else:
+                        at = len(stack) - 1 - stack[::-1].index(state)
+                        component = stack[at:]
+                        del stack[at:]
+                        on_stack.difference_update(component)
+                        self.solve_cycle(component)
+        if self.value[start] == NEVER_ENDS:
+            raise MonteCarloError(f"from {start!r} the play may never end, whatever the choices")
+        return self.solution(start)
+
+    # --- states on no cycle: backward recursion ---------------------------------------------------
+
+    def folded(self, state: S, steps: tuple[Step[S], ...], values: Mapping[S, float]) -> float:
+        """An option's value, taken again each time it stays put: (r + sum p v) / (1 - q)."""
+        stay = total = 0.0
+        rewards = self.objective.rewards
+        for p, nxt, tags in steps:
+            if rewards:
+                total += p * self.reward(tags)
+            if nxt == state:
+                stay += p
+            else:
+                total += p * values[nxt]
+        if stay == 0.0:
+            return total
+        if all(nxt == state for _, nxt, _ in steps):
+            return NEVER_ENDS
+        return total / (1.0 - stay)
+
+    def solve_state(self, state: S) -> None:
+        options = self.options[state]
+        if not options:
+            self.value[state] = self.objective.value(state)
+            return
+        values = [self.folded(state, steps, self.value) for _, steps in options]
+        if options[0][0] is not None:
+            self.option_values[state] = values
+            self.choice[state] = best = _first_best(values)
+        else:
+            best = 0
+        self.value[state] = values[best]
+
+    # --- cycles through several states: policy iteration ----------------------------------------
+
+    def solve_cycle(self, component: list[S]) -> None:
+        """Policy iteration over one strongly connected component (everything it leads to solved)."""
+        member = {s: i for i, s in enumerate(component)}
+        allowed = self.viable(component, member)
+        live = [s for s in component if s in allowed]
+        for s in component:
+            if s not in allowed:
+                self.value[s] = NEVER_ENDS
+        self.check_rewards(component, member)
+        choice = self.proper_policy(live, allowed, {s: allowed[s] for s in live})
+        values = self.value  # the component's states are filled in here, round after round
+        for _ in range(MAX_POLICY_ROUNDS):
+            values.update(self.evaluate_policy(live, choice))
+            before = dict(choice)
+            for s in live:
+                if len(allowed[s]) < 2:
+                    continue
+                options = self.options[s]
+                current = values[s]
+                worth = [(self.folded(s, options[i][1], values), i) for i in allowed[s]]
+                top = max(v for v, _ in worth)
+                if top > current + _tolerance(current):
+                    choice[s] = next(i for v, i in worth if v >= top - _tolerance(top))
+            while True:  # only rounding can close a cycle of no reward: undo the switches that do
+                out = self.reaching(live, {t: [choice[t]] for t in live}, member)
+                if len(out) == len(live):
+                    break
+                choice.update({s: before[s] for s in live if s not in out})
+            if choice == before:
+                break
+        else:  # pragma: no cover - policy iteration is finite
+            raise MonteCarloError("policy iteration did not settle")
+        # the tie rule: the first listed option within the tolerance of the best, kept proper
+        ties = {}
+        for s in live:
+            options = self.options[s]
+            by_option = {i: self.folded(s, options[i][1], values) for i in allowed[s]}
+            top = max(by_option.values())
+            ties[s] = [i for i in allowed[s] if by_option[i] >= top - _tolerance(top)]
+        choice = self.proper_policy(live, allowed, ties)
+        values.update(self.evaluate_policy(live, choice))
+        for s in component:
+            options = self.options[s]
+            if options[0][0] is None:
+                continue
+            self.choice[s] = choice.get(s, 0)
+            self.option_values[s] = [
+                self.folded(s, steps, values) if i in allowed.get(s, ()) else NEVER_ENDS
+                for i, (_, steps) in enumerate(options)
+            ]
+
+    def viable(self, component: list[S], member: Mapping[S, int]) -> dict[S, list[int]]:
+        """States of the component from which some policy ends for sure, with the options that keep
+        it so (every step to such a state, some step out of the state): almost-sure reachability.
+        """
+        alive = dict.fromkeys(component)
+        while True:
+            allowed: dict[S, list[int]] = {}
+            for s in alive:
+                ok = []
+                for i, (_, steps) in enumerate(self.options[s]):
+                    if all(nxt == s for _, nxt, _ in steps):
+                        continue
+                    if all(
+                        (nxt in alive) if nxt in member else self.value[nxt] != NEVER_ENDS
+                        for _, nxt, _ in steps
+                    ):
+                        ok.append(i)
+                if ok:
+                    allowed[s] = ok
+            reach = self.reaching(list(allowed), allowed, member)
+            if len(reach) == len(alive):
+                return allowed
+            alive = dict.fromkeys(s for s in alive if s in reach)
+
+    def reaching(
+        self, states: list[S], options: Mapping[S, list[int]], member: Mapping[S, Any]
+    ) -> dict[S, int]:
+        """The states that can leave ``member`` by ``options`` only, each with an option that brings
+        it one step closer to the way out (the first listed among those of its layer)."""
+        reached: dict[S, int] = {}
+        back: dict[S, list[tuple[S, int]]] = {}  # state -> (predecessor, option) within member
+        for s in states:
+            for i in options[s]:
+                for _, nxt, _ in self.options[s][i][1]:
+                    if nxt == s:
+                        continue
+                    if nxt not in member:
+                        if s not in reached:
+                            reached[s] = i
+                    else:
+                        back.setdefault(nxt, []).append((s, i))
+        layer = list(reached)
+        while layer:
+            found: dict[S, int] = {}
+            for t in layer:
+                for s, i in back.get(t, ()):
+                    if s not in reached and i < found.get(s, i + 1):
+                        found[s] = i
+            reached.update(found)
+            layer = list(found)
+        return reached
+
+    def proper_policy(
+        self, live: list[S], allowed: Mapping[S, list[int]], preferred: Mapping[S, list[int]]
+    ) -> dict[S, int]:
+        """The first preferred option everywhere; where that never leaves the component, the first
+        preferred option that leads out (through states that do)."""
+        member = dict.fromkeys(live)
+        choice = {s: preferred[s][0] for s in live}
+        out = self.reaching(live, {s: [choice[s]] for s in live}, member)
+        if len(out) < len(live):
+            trapped = [s for s in live if s not in out]
+            fix = self.reaching(trapped, preferred, {s: None for s in trapped})
+            if len(fix) < len(trapped):  # pragma: no cover - the viable options always lead out
+                raise MonteCarloError("no proper policy among the best options")
+            choice.update(fix)
+        return choice
+
+    def check_rewards(self, component: list[S], member: Mapping[S, int]) -> None:
+        """Policy iteration needs every cycle a player can close to earn nothing positive."""
+        if not self.objective.rewards or all(len(self.options[s]) < 2 for s in component):
+            return
+        for s in component:
+            for _, steps in self.options[s]:
+                for _, nxt, tags in steps:
+                    if nxt in member and nxt != s and self.reward(tags) > 0:
+                        raise MonteCarloError(
+                            f"the step from {s!r} to {nxt!r} earns {self.reward(tags)} inside a cycle where "
+                            "a player decides: best play could collect it for ever (rewards in such a cycle "
+                            "must not be positive)"
+                        )
+
+    def evaluate_policy(self, live: list[S], choice: Mapping[S, int]) -> dict[S, float]:
+        """The exact values of the live states of a component under a proper policy: one solve of
+        (I - P) v = r + (steps out of the component)."""
+        n = len(live)
+        where = {s: i for i, s in enumerate(live)}
+        rows, cols, probs = [], [], []
+        rhs = np.zeros(n)
+        rewards = self.objective.rewards
+        for i, s in enumerate(live):
+            for p, nxt, tags in self.options[s][choice[s]][1]:
+                if rewards:
+                    rhs[i] += p * self.reward(tags)
+                j = where.get(nxt)
+                if j is None:
+                    rhs[i] += p * self.value[nxt]
+                else:
+                    rows.append(i)
+                    cols.append(j)
+                    probs.append(p)
+        if n <= _DENSE_LIMIT:
+            matrix = np.eye(n)
+            np.subtract.at(matrix, (rows, cols), probs)
+            solution = np.linalg.solve(matrix, rhs)
+        else:
+            from scipy.sparse import csc_matrix, identity
+            from scipy.sparse.linalg import spsolve
+
+            matrix = identity(n, format="csc") - csc_matrix((probs, (rows, cols)), shape=(n, n))
+            solution = np.asarray(spsolve(matrix, rhs))
+        return dict(zip(live, solution.tolist()))
+
+    # --- the answer -------------------------------------------------------------------------------
+
+    def solution(self, start: S) -> Solution[S]:
+        policy, steps, option_values = {}, {}, {}
+        for s, options in self.options.items():
+            if options and options[0][0] is not None:
+                name, chosen = options[self.choice[s]]
+                policy[s] = name
+                steps[s] = chosen
+                option_values[s] = tuple((n, v) for (n, _), v in zip(options, self.option_values[s]))
+            else:
+                steps[s] = options[0][1] if options else ()
+        return Solution(
+            start,
+            self.value[start],
+            MappingProxyType(policy),
+            MappingProxyType(self.value),
+            MappingProxyType(option_values),
+            MappingProxyType(steps),
+        )
+
+
+def _tolerance(value: float) -> float:
+    return TIE_TOLERANCE * max(1.0, abs(value)) if math.isfinite(value) else 0.0
+
+
+def _first_best(values: Sequence[float]) -> int:
+    """The first option within the tie tolerance of the best."""
+    top = max(values)
+    floor = top - _tolerance(top)
+    return next(i for i, v in enumerate(values) if v >= floor)
