@@ -73,9 +73,6 @@ MAX_POLICY_ROUNDS = 10_000  # policy iteration ends far sooner; this only guards
 _DENSE_LIMIT = 64  # cycles through up to this many states are solved with a dense matrix
 NEVER_ENDS = -math.inf  # the value of a state or option from which the play may go on for ever
 
-Options = tuple[tuple[Any, tuple[Step[Any], ...]], ...]  # (name or None for a chance state, steps)
-
-
 @dataclass(frozen=True, init=False)
 class Choice(Generic[S]):
     """The options of a decision state, in tie-break order (first listed wins a tie).
@@ -89,6 +86,8 @@ class Choice(Generic[S]):
     """
 
     options: tuple[tuple[str, tuple[Step[S], ...]], ...]
+    names: tuple[str, ...]  # the option names, in order
+    steps_by_option: tuple[tuple[Step[S], ...], ...]  # each option's steps, in the same order
 
     def __init__(self, options: Mapping[str, Sequence[Step[S]]] | Iterable[tuple[str, Sequence[Step[S]]]]):
         items = list(options.items() if isinstance(options, Mapping) else options)
@@ -99,11 +98,8 @@ class Choice(Generic[S]):
             raise MonteCarloError(f"the options of a Choice need distinct non-empty names, not {names}")
         cleaned = tuple((name, tuple(step for step in steps if step[0] > 0)) for name, steps in items)
         object.__setattr__(self, "options", cleaned)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The option names, in order."""
-        return tuple(name for name, _ in self.options)
+        object.__setattr__(self, "names", tuple(names))
+        object.__setattr__(self, "steps_by_option", tuple(steps for _, steps in cleaned))
 
     def steps(self, name: str) -> tuple[Step[S], ...]:
         """The steps of one option."""
@@ -286,6 +282,54 @@ def solve(
     return _Solver(transitions, objective, max_states).run(start)
 
 
+class _Rewards(dict):
+    """tags -> the reward of a step with those tags, memoised."""
+
+    def __init__(self, objective: Objective) -> None:
+        super().__init__()
+        self.objective = objective
+
+    def __missing__(self, tags: tuple[str, ...]) -> float:
+        got = self[tags] = self.objective.reward(tags)
+        return got
+
+
+class _BadTotal(Exception):
+    """The probabilities of an option's steps do not sum to 1 (the caller names the option)."""
+
+
+def _folded(
+    state: Any, steps: Sequence[Step[Any]], values: Mapping[Any, float], rewards: _Rewards | None
+) -> float:
+    """An option's value, taken again each time it stays put: (r + sum p v(next)) / (1 - q).
+
+    One pass over the steps, which also checks that their probabilities sum to 1.
+    """
+    stay = total = weight = 0.0
+    if rewards is None:
+        for p, nxt, _ in steps:
+            weight += p
+            if nxt == state:
+                stay += p
+            else:
+                total += p * values[nxt]
+    else:
+        for p, nxt, tags in steps:
+            weight += p
+            total += p * rewards[tags]
+            if nxt == state:
+                stay += p
+            else:
+                total += p * values[nxt]
+    if abs(weight - 1.0) > 1e-9:
+        raise _BadTotal(weight)
+    if stay == 0.0:
+        return total
+    if stay == weight:  # every step stays put: taken for ever
+        return NEVER_ENDS
+    return total / (1.0 - stay)
+
+
 class _Solver(Generic[S]):
     """One solve: the walk, the values, the policy (state -> index of the option chosen)."""
 
@@ -293,33 +337,32 @@ class _Solver(Generic[S]):
         self.transitions = transitions
         self.objective = objective
         self.max_states = max_states
-        self.options: dict[S, Options] = {}
+        self.options: dict[S, Sequence[tuple[Step[S], ...]]] = {}  # per state, each option's steps
+        self.names: dict[S, tuple[str, ...]] = {}  # decision states only
         self.value: dict[S, float] = {}
         self.option_values: dict[S, list[float]] = {}
         self.choice: dict[S, int] = {}
-        self._rewards: dict[tuple[str, ...], float] = {}
+        self.rewards = _Rewards(objective) if objective.rewards else None
 
     # --- the walk -------------------------------------------------------------------------------
 
-    def read(self, state: S) -> Options:
-        """A state's options (one unnamed option for a chance state, none for a final state)."""
+    def read(self, state: S) -> Sequence[tuple[Step[S], ...]]:
+        """A state's options (one for a chance state, none for a final state)."""
         got = self.transitions(state)
         if isinstance(got, Choice):
-            options: Options = got.options
-        else:
-            options = ((None, tuple(step for step in got if step[0] > 0)),) if got else ()
-        for name, steps in options:
-            total = sum(p for p, _, _ in steps)
-            if abs(total - 1.0) > 1e-9:
-                where = f"option {name!r} of {state!r}" if name is not None else f"the steps from {state!r}"
-                raise MonteCarloError(f"{where} have total probability {total}, not 1")
-        return options
+            self.names[state] = got.names
+            return got.steps_by_option
+        steps = tuple([step for step in got if step[0] > 0])
+        return (steps,) if steps else ()
 
-    def reward(self, tags: tuple[str, ...]) -> float:
-        got = self._rewards.get(tags)
-        if got is None:
-            got = self._rewards[tags] = self.objective.reward(tags)
-        return got
+    def folded(self, state: S, k: int, values: Mapping[S, float]) -> float:
+        """The value of option ``k`` of ``state`` (see :func:`_folded`), its probabilities checked."""
+        try:
+            return _folded(state, self.options[state][k], values, self.rewards)
+        except _BadTotal as bad:
+            names = self.names.get(state)
+            where = f"option {names[k]!r} of {state!r}" if names else f"the steps from {state!r}"
+            raise MonteCarloError(f"{where} have total probability {bad.args[0]}, not 1") from None
 
     def run(self, start: S) -> Solution[S]:
         """Tarjan's strongly connected components, iteratively; each solved as it closes."""
@@ -334,8 +377,7 @@ class _Solver(Generic[S]):
             stack.append(state)
             on_stack.add(state)
             got = options[state] = self.read(state)
-            nexts = {nxt: None for _, steps in got for _, nxt, _ in steps if nxt != state}
-            return iter(nexts)
+            return (nxt for steps in got for _, nxt, _ in steps)  # repeats and self-loops do no harm
 
         work = [(start, visit(start))]
         while work:
@@ -367,61 +409,45 @@ class _Solver(Generic[S]):
 
     # --- states on no cycle: backward recursion ---------------------------------------------------
 
-    def folded(self, state: S, steps: tuple[Step[S], ...], values: Mapping[S, float]) -> float:
-        """An option's value, taken again each time it stays put: (r + sum p v) / (1 - q)."""
-        stay = total = 0.0
-        rewards = self.objective.rewards
-        for p, nxt, tags in steps:
-            if rewards:
-                total += p * self.reward(tags)
-            if nxt == state:
-                stay += p
-            else:
-                total += p * values[nxt]
-        if stay == 0.0:
-            return total
-        if all(nxt == state for _, nxt, _ in steps):
-            return NEVER_ENDS
-        return total / (1.0 - stay)
-
     def solve_state(self, state: S) -> None:
         options = self.options[state]
         if not options:
             self.value[state] = self.objective.value(state)
-            return
-        values = [self.folded(state, steps, self.value) for _, steps in options]
-        if options[0][0] is not None:
+        elif state in self.names:
+            values = [self.folded(state, k, self.value) for k in range(len(options))]
             self.option_values[state] = values
             self.choice[state] = best = _first_best(values)
+            self.value[state] = values[best]
         else:
-            best = 0
-        self.value[state] = values[best]
+            self.value[state] = self.folded(state, 0, self.value)
 
     # --- cycles through several states: policy iteration ----------------------------------------
 
     def solve_cycle(self, component: list[S]) -> None:
         """Policy iteration over one strongly connected component (everything it leads to solved)."""
-        member = {s: i for i, s in enumerate(component)}
+        member = dict.fromkeys(component)
+        for s in component:  # every option's probabilities checked, whatever is chosen later
+            for k in range(len(self.options[s])):
+                self.folded(s, k, {t: 0.0 for _, t, _ in self.options[s][k]})
         allowed = self.viable(component, member)
         live = [s for s in component if s in allowed]
         for s in component:
             if s not in allowed:
                 self.value[s] = NEVER_ENDS
         self.check_rewards(component, member)
-        choice = self.proper_policy(live, allowed, {s: allowed[s] for s in live})
+        choice = self.proper_policy(live, allowed)
         values = self.value  # the component's states are filled in here, round after round
+        deciding = [s for s in live if len(allowed[s]) > 1]
         for _ in range(MAX_POLICY_ROUNDS):
             values.update(self.evaluate_policy(live, choice))
             before = dict(choice)
-            for s in live:
-                if len(allowed[s]) < 2:
-                    continue
-                options = self.options[s]
+            for s in deciding:
                 current = values[s]
-                worth = [(self.folded(s, options[i][1], values), i) for i in allowed[s]]
-                top = max(v for v, _ in worth)
+                worth = [self.folded(s, k, values) for k in allowed[s]]
+                top = max(worth)
                 if top > current + _tolerance(current):
-                    choice[s] = next(i for v, i in worth if v >= top - _tolerance(top))
+                    floor = top - _tolerance(top)
+                    choice[s] = next(k for k, v in zip(allowed[s], worth) if v >= floor)
             while True:  # only rounding can close a cycle of no reward: undo the switches that do
                 out = self.reaching(live, {t: [choice[t]] for t in live}, member)
                 if len(out) == len(live):
@@ -434,39 +460,34 @@ class _Solver(Generic[S]):
         # the tie rule: the first listed option within the tolerance of the best, kept proper
         ties = {}
         for s in live:
-            options = self.options[s]
-            by_option = {i: self.folded(s, options[i][1], values) for i in allowed[s]}
-            top = max(by_option.values())
-            ties[s] = [i for i in allowed[s] if by_option[i] >= top - _tolerance(top)]
-        choice = self.proper_policy(live, allowed, ties)
+            worth = [self.folded(s, k, values) for k in allowed[s]]
+            floor = max(worth) - _tolerance(max(worth))
+            ties[s] = [k for k, v in zip(allowed[s], worth) if v >= floor]
+        choice = self.proper_policy(live, ties)
         values.update(self.evaluate_policy(live, choice))
         for s in component:
-            options = self.options[s]
-            if options[0][0] is None:
-                continue
-            self.choice[s] = choice.get(s, 0)
-            self.option_values[s] = [
-                self.folded(s, steps, values) if i in allowed.get(s, ()) else NEVER_ENDS
-                for i, (_, steps) in enumerate(options)
-            ]
+            if s in self.names:
+                self.choice[s] = choice.get(s, 0)
+                self.option_values[s] = [
+                    self.folded(s, k, values) if k in allowed.get(s, ()) else NEVER_ENDS
+                    for k in range(len(self.options[s]))
+                ]
 
-    def viable(self, component: list[S], member: Mapping[S, int]) -> dict[S, list[int]]:
+    def viable(self, component: list[S], member: Mapping[S, Any]) -> dict[S, list[int]]:
         """States of the component from which some policy ends for sure, with the options that keep
         it so (every step to such a state, some step out of the state): almost-sure reachability.
         """
         alive = dict.fromkeys(component)
+        value = self.value
         while True:
             allowed: dict[S, list[int]] = {}
             for s in alive:
-                ok = []
-                for i, (_, steps) in enumerate(self.options[s]):
-                    if all(nxt == s for _, nxt, _ in steps):
-                        continue
-                    if all(
-                        (nxt in alive) if nxt in member else self.value[nxt] != NEVER_ENDS
-                        for _, nxt, _ in steps
-                    ):
-                        ok.append(i)
+                ok = [
+                    k
+                    for k, steps in enumerate(self.options[s])
+                    if any(nxt != s for _, nxt, _ in steps)
+                    and all((n in alive) if n in member else value[n] != NEVER_ENDS for _, n, _ in steps)
+                ]
                 if ok:
                     allowed[s] = ok
             reach = self.reaching(list(allowed), allowed, member)
@@ -482,52 +503,50 @@ class _Solver(Generic[S]):
         reached: dict[S, int] = {}
         back: dict[S, list[tuple[S, int]]] = {}  # state -> (predecessor, option) within member
         for s in states:
-            for i in options[s]:
-                for _, nxt, _ in self.options[s][i][1]:
+            for k in options[s]:
+                for _, nxt, _ in self.options[s][k]:
                     if nxt == s:
                         continue
                     if nxt not in member:
                         if s not in reached:
-                            reached[s] = i
+                            reached[s] = k
                     else:
-                        back.setdefault(nxt, []).append((s, i))
+                        back.setdefault(nxt, []).append((s, k))
         layer = list(reached)
         while layer:
             found: dict[S, int] = {}
             for t in layer:
-                for s, i in back.get(t, ()):
-                    if s not in reached and i < found.get(s, i + 1):
-                        found[s] = i
+                for s, k in back.get(t, ()):
+                    if s not in reached and k < found.get(s, k + 1):
+                        found[s] = k
             reached.update(found)
             layer = list(found)
         return reached
 
-    def proper_policy(
-        self, live: list[S], allowed: Mapping[S, list[int]], preferred: Mapping[S, list[int]]
-    ) -> dict[S, int]:
+    def proper_policy(self, live: list[S], preferred: Mapping[S, list[int]]) -> dict[S, int]:
         """The first preferred option everywhere; where that never leaves the component, the first
         preferred option that leads out (through states that do)."""
-        member = dict.fromkeys(live)
         choice = {s: preferred[s][0] for s in live}
-        out = self.reaching(live, {s: [choice[s]] for s in live}, member)
+        out = self.reaching(live, {s: [choice[s]] for s in live}, dict.fromkeys(live))
         if len(out) < len(live):
             trapped = [s for s in live if s not in out]
-            fix = self.reaching(trapped, preferred, {s: None for s in trapped})
+            fix = self.reaching(trapped, preferred, dict.fromkeys(trapped))
             if len(fix) < len(trapped):  # pragma: no cover - the viable options always lead out
                 raise MonteCarloError("no proper policy among the best options")
             choice.update(fix)
         return choice
 
-    def check_rewards(self, component: list[S], member: Mapping[S, int]) -> None:
+    def check_rewards(self, component: list[S], member: Mapping[S, Any]) -> None:
         """Policy iteration needs every cycle a player can close to earn nothing positive."""
-        if not self.objective.rewards or all(len(self.options[s]) < 2 for s in component):
+        rewards = self.rewards
+        if rewards is None or not any(s in self.names for s in component):
             return
         for s in component:
-            for _, steps in self.options[s]:
+            for steps in self.options[s]:
                 for _, nxt, tags in steps:
-                    if nxt in member and nxt != s and self.reward(tags) > 0:
+                    if nxt in member and nxt != s and rewards[tags] > 0:
                         raise MonteCarloError(
-                            f"the step from {s!r} to {nxt!r} earns {self.reward(tags)} inside a cycle where "
+                            f"the step from {s!r} to {nxt!r} earns {rewards[tags]} inside a cycle where "
                             "a player decides: best play could collect it for ever (rewards in such a cycle "
                             "must not be positive)"
                         )
@@ -539,18 +558,20 @@ class _Solver(Generic[S]):
         where = {s: i for i, s in enumerate(live)}
         rows, cols, probs = [], [], []
         rhs = np.zeros(n)
-        rewards = self.objective.rewards
+        rewards = self.rewards
         for i, s in enumerate(live):
-            for p, nxt, tags in self.options[s][choice[s]][1]:
-                if rewards:
-                    rhs[i] += p * self.reward(tags)
+            total = 0.0
+            for p, nxt, tags in self.options[s][choice[s]]:
+                if rewards is not None:
+                    total += p * rewards[tags]
                 j = where.get(nxt)
                 if j is None:
-                    rhs[i] += p * self.value[nxt]
+                    total += p * self.value[nxt]
                 else:
                     rows.append(i)
                     cols.append(j)
                     probs.append(p)
+            rhs[i] = total
         if n <= _DENSE_LIMIT:
             matrix = np.eye(n)
             np.subtract.at(matrix, (rows, cols), probs)
@@ -566,15 +587,15 @@ class _Solver(Generic[S]):
     # --- the answer -------------------------------------------------------------------------------
 
     def solution(self, start: S) -> Solution[S]:
-        policy, steps, option_values = {}, {}, {}
+        policy, steps = {}, {}
         for s, options in self.options.items():
-            if options and options[0][0] is not None:
-                name, chosen = options[self.choice[s]]
-                policy[s] = name
-                steps[s] = chosen
-                option_values[s] = tuple((n, v) for (n, _), v in zip(options, self.option_values[s]))
+            if s in self.names:
+                k = self.choice[s]
+                policy[s] = self.names[s][k]
+                steps[s] = options[k]
             else:
-                steps[s] = options[0][1] if options else ()
+                steps[s] = options[0] if options else ()
+        option_values = {s: tuple(zip(names, self.option_values[s])) for s, names in self.names.items()}
         return Solution(
             start,
             self.value[start],
