@@ -59,7 +59,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Generic, Hashable, Iterable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Generic, Hashable, Iterable, Mapping, NoReturn, Sequence, TypeVar
 
 import numpy as np
 
@@ -355,14 +355,23 @@ class _Solver(Generic[S]):
         steps = tuple([step for step in got if step[0] > 0])
         return (steps,) if steps else ()
 
+    def check(self, state: S, k: int) -> None:
+        """Option ``k`` of a state on a cycle: its probabilities must sum to 1."""
+        total = sum([p for p, _, _ in self.options[state][k]])
+        if abs(total - 1.0) > 1e-9:
+            self._bad_total(state, k, total)
+
+    def _bad_total(self, state: S, k: int, total: float) -> NoReturn:
+        names = self.names.get(state)
+        where = f"option {names[k]!r} of {state!r}" if names else f"the steps from {state!r}"
+        raise MonteCarloError(f"{where} have total probability {total}, not 1")
+
     def folded(self, state: S, k: int, values: Mapping[S, float]) -> float:
         """The value of option ``k`` of ``state`` (see :func:`_folded`), its probabilities checked."""
         try:
             return _folded(state, self.options[state][k], values, self.rewards)
         except _BadTotal as bad:
-            names = self.names.get(state)
-            where = f"option {names[k]!r} of {state!r}" if names else f"the steps from {state!r}"
-            raise MonteCarloError(f"{where} have total probability {bad.args[0]}, not 1") from None
+            self._bad_total(state, k, bad.args[0])
 
     def run(self, start: S) -> Solution[S]:
         """Tarjan's strongly connected components, iteratively; each solved as it closes."""
@@ -424,54 +433,55 @@ class _Solver(Generic[S]):
     # --- cycles through several states: policy iteration ----------------------------------------
 
     def solve_cycle(self, component: list[S]) -> None:
-        """Policy iteration over one strongly connected component (everything it leads to solved)."""
+        """Policy iteration over one strongly connected component (everything it leads to solved).
+
+        Each policy is valued by one sparse solve; every option of every state is valued at once
+        (one sparse product) to improve it, where an option beats the current one by more than
+        the tie tolerance. The tie rule then picks, among the options within the tolerance of the
+        best, the first listed that keeps the play proper (sure to end).
+        """
         member = dict.fromkeys(component)
-        for s in component:  # every option's probabilities checked, whatever is chosen later
-            for k in range(len(self.options[s])):
-                self.folded(s, k, {t: 0.0 for _, t, _ in self.options[s][k]})
         allowed = self.viable(component, member)
         live = [s for s in component if s in allowed]
         for s in component:
             if s not in allowed:
                 self.value[s] = NEVER_ENDS
         self.check_rewards(component, member)
-        choice = self.proper_policy(live, allowed)
-        values = self.value  # the component's states are filled in here, round after round
-        deciding = [s for s in live if len(allowed[s]) > 1]
+        cycle = _Cycle(self, live, allowed)  # also checks every option's probabilities
+        rows = self.proper_rows(cycle, live, allowed)
+        before = rows.copy()
         for _ in range(MAX_POLICY_ROUNDS):
-            values.update(self.evaluate_policy(live, choice))
-            before = dict(choice)
-            for s in deciding:
-                current = values[s]
-                worth = [self.folded(s, k, values) for k in allowed[s]]
-                top = max(worth)
-                if top > current + _tolerance(current):
-                    floor = top - _tolerance(top)
-                    choice[s] = next(k for k, v in zip(allowed[s], worth) if v >= floor)
-            while True:  # only rounding can close a cycle of no reward: undo the switches that do
-                out = self.reaching(live, {t: [choice[t]] for t in live}, member)
-                if len(out) == len(live):
-                    break
-                choice.update({s: before[s] for s in live if s not in out})
-            if choice == before:
+            trapped = cycle.trapped(rows)
+            if trapped.size:  # pragma: no cover - only rounding could close a cycle of no reward: undo
+                rows[trapped] = before[trapped]
+                continue
+            values = cycle.evaluate(rows)
+            before = rows.copy()
+            worth = cycle.worth(values)
+            best = np.maximum.reduceat(worth, cycle.first)
+            better = best > values + _tolerances(values)
+            if not better.any():
                 break
+            rows[better] = cycle.first_within(worth, best)[better]
         else:  # pragma: no cover - policy iteration is finite
             raise MonteCarloError("policy iteration did not settle")
         # the tie rule: the first listed option within the tolerance of the best, kept proper
-        ties = {}
-        for s in live:
-            worth = [self.folded(s, k, values) for k in allowed[s]]
-            floor = max(worth) - _tolerance(max(worth))
-            ties[s] = [k for k, v in zip(allowed[s], worth) if v >= floor]
-        choice = self.proper_policy(live, ties)
-        values.update(self.evaluate_policy(live, choice))
+        worth = cycle.worth(values)
+        best = np.maximum.reduceat(worth, cycle.first)
+        tied = worth >= np.repeat(best - _tolerances(best), np.diff(np.append(cycle.first, worth.size)))
+        ties = {s: [int(cycle.option[r]) for r in np.flatnonzero(tied[a:b]) + a]
+                for s, a, b in zip(live, cycle.first.tolist(), [*cycle.first[1:].tolist(), worth.size])}
+        rows = self.proper_rows(cycle, live, ties)
+        values = cycle.evaluate(rows)
+        worth = cycle.worth(values)
+        self.value.update(zip(live, values.tolist()))
+        chosen = dict(zip(live, cycle.option[rows].tolist()))
+        by_row = dict(zip(zip(cycle.state.tolist(), cycle.option.tolist()), worth.tolist()))
         for s in component:
             if s in self.names:
-                self.choice[s] = choice.get(s, 0)
-                self.option_values[s] = [
-                    self.folded(s, k, values) if k in allowed.get(s, ()) else NEVER_ENDS
-                    for k in range(len(self.options[s]))
-                ]
+                self.choice[s] = chosen.get(s, 0)
+                at = cycle.index.get(s)
+                self.option_values[s] = [by_row.get((at, k), NEVER_ENDS) for k in range(len(self.options[s]))]
 
     def viable(self, component: list[S], member: Mapping[S, Any]) -> dict[S, list[int]]:
         """States of the component from which some policy ends for sure, with the options that keep
@@ -523,18 +533,19 @@ class _Solver(Generic[S]):
             layer = list(found)
         return reached
 
-    def proper_policy(self, live: list[S], preferred: Mapping[S, list[int]]) -> dict[S, int]:
+    def proper_rows(self, cycle: _Cycle, live: list[S], preferred: Mapping[S, list[int]]) -> np.ndarray:
         """The first preferred option everywhere; where that never leaves the component, the first
         preferred option that leads out (through states that do)."""
         choice = {s: preferred[s][0] for s in live}
-        out = self.reaching(live, {s: [choice[s]] for s in live}, dict.fromkeys(live))
-        if len(out) < len(live):
-            trapped = [s for s in live if s not in out]
+        rows = cycle.rows(choice)
+        trapped = [live[i] for i in cycle.trapped(rows).tolist()]
+        if trapped:
             fix = self.reaching(trapped, preferred, dict.fromkeys(trapped))
             if len(fix) < len(trapped):  # pragma: no cover - the viable options always lead out
                 raise MonteCarloError("no proper policy among the best options")
             choice.update(fix)
-        return choice
+            rows = cycle.rows(choice)
+        return rows
 
     def check_rewards(self, component: list[S], member: Mapping[S, Any]) -> None:
         """Policy iteration needs every cycle a player can close to earn nothing positive."""
@@ -550,39 +561,6 @@ class _Solver(Generic[S]):
                             "a player decides: best play could collect it for ever (rewards in such a cycle "
                             "must not be positive)"
                         )
-
-    def evaluate_policy(self, live: list[S], choice: Mapping[S, int]) -> dict[S, float]:
-        """The exact values of the live states of a component under a proper policy: one solve of
-        (I - P) v = r + (steps out of the component)."""
-        n = len(live)
-        where = {s: i for i, s in enumerate(live)}
-        rows, cols, probs = [], [], []
-        rhs = np.zeros(n)
-        rewards = self.rewards
-        for i, s in enumerate(live):
-            total = 0.0
-            for p, nxt, tags in self.options[s][choice[s]]:
-                if rewards is not None:
-                    total += p * rewards[tags]
-                j = where.get(nxt)
-                if j is None:
-                    total += p * self.value[nxt]
-                else:
-                    rows.append(i)
-                    cols.append(j)
-                    probs.append(p)
-            rhs[i] = total
-        if n <= _DENSE_LIMIT:
-            matrix = np.eye(n)
-            np.subtract.at(matrix, (rows, cols), probs)
-            solution = np.linalg.solve(matrix, rhs)
-        else:
-            from scipy.sparse import csc_matrix, identity
-            from scipy.sparse.linalg import spsolve
-
-            matrix = identity(n, format="csc") - csc_matrix((probs, (rows, cols)), shape=(n, n))
-            solution = np.asarray(spsolve(matrix, rhs))
-        return dict(zip(live, solution.tolist()))
 
     # --- the answer -------------------------------------------------------------------------------
 
@@ -604,6 +582,101 @@ class _Solver(Generic[S]):
             MappingProxyType(option_values),
             MappingProxyType(steps),
         )
+
+
+class _Cycle:
+    """The options of a component's live states as arrays: option r of state ``state[r]`` is worth
+    ``(const[r] + moves[r] @ v) / (1 - stay[r])``, with ``v`` the values of the live states."""
+
+    def __init__(self, solver: _Solver, live: list[Any], allowed: Mapping[Any, list[int]]) -> None:
+        from scipy.sparse import csr_matrix
+
+        self.index = index = {s: i for i, s in enumerate(live)}
+        self.n = len(live)
+        value, rewards = solver.value, solver.rewards
+        state, option, const, stay, leaves = [], [], [], [], []
+        rows, cols, probs = [], [], []
+        first = []
+        for i, s in enumerate(live):
+            first.append(len(state))
+            options = solver.options[s]
+            for k in range(len(options)):
+                solver.check(s, k)
+            for k in allowed[s]:
+                r = len(state)
+                state.append(i)
+                option.append(k)
+                total = here = 0.0
+                out = False
+                for p, nxt, tags in options[k]:
+                    if rewards is not None:
+                        total += p * rewards[tags]
+                    if nxt == s:
+                        here += p
+                        continue
+                    j = index.get(nxt)
+                    if j is None:
+                        total += p * value[nxt]
+                        out = True
+                    else:
+                        rows.append(r)
+                        cols.append(j)
+                        probs.append(p)
+                const.append(total)
+                stay.append(here)
+                leaves.append(out)
+        self.state, self.option = np.array(state), np.array(option)
+        self.const, self.stay, self.leaves = np.array(const), np.array(stay), np.array(leaves)
+        self.first = np.array(first)
+        self.row_of = {(i, k): r for r, (i, k) in enumerate(zip(state, option))}
+        self.moves = csr_matrix((probs, (rows, cols)), shape=(len(state), self.n))
+
+    def rows(self, choice: Mapping[Any, int]) -> np.ndarray:
+        """The row of each live state's chosen option."""
+        row_of = self.row_of
+        return np.array([row_of[i, choice[s]] for s, i in self.index.items()], dtype=np.intp)
+
+    def trapped(self, rows: np.ndarray) -> np.ndarray:
+        """The live states from which the policy ``rows`` never leaves the component."""
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import breadth_first_order
+
+        n = self.n
+        edges = self.moves[rows].tocoo()
+        exits = np.flatnonzero(self.leaves[rows])
+        backwards = csr_matrix(  # j -> i for every step i -> j, and a way out -> every state leaving
+            (np.ones(edges.nnz + exits.size), (np.append(edges.col, np.full(exits.size, n)),
+                                               np.append(edges.row, exits))),
+            shape=(n + 1, n + 1),
+        )
+        reached = np.zeros(n + 1, dtype=bool)
+        reached[breadth_first_order(backwards, n, directed=True, return_predecessors=False)] = True
+        return np.flatnonzero(~reached[:n])
+
+    def evaluate(self, rows: np.ndarray) -> np.ndarray:
+        """The values of the live states under a proper policy ``rows``: one exact sparse solve."""
+        from scipy.sparse import identity
+        from scipy.sparse.linalg import spsolve
+
+        matrix = identity(self.n, format="csr") - self.moves[rows]
+        matrix.setdiag(matrix.diagonal() - self.stay[rows])
+        if self.n <= _DENSE_LIMIT:
+            return np.linalg.solve(matrix.toarray(), self.const[rows])
+        return np.asarray(spsolve(matrix.tocsc(), self.const[rows]))
+
+    def worth(self, values: np.ndarray) -> np.ndarray:
+        """Every option's value given the live states' values (taken again while it stays put)."""
+        return (self.const + self.moves @ values) / (1.0 - self.stay)
+
+    def first_within(self, worth: np.ndarray, best: np.ndarray) -> np.ndarray:
+        """Per live state, the first row within the tie tolerance of ``best``."""
+        sizes = np.diff(np.append(self.first, worth.size))
+        ok = worth >= np.repeat(best - _tolerances(best), sizes)
+        return np.minimum.reduceat(np.where(ok, np.arange(worth.size), worth.size), self.first)
+
+
+def _tolerances(values: np.ndarray) -> np.ndarray:
+    return TIE_TOLERANCE * np.maximum(1.0, np.abs(values))
 
 
 def _tolerance(value: float) -> float:
