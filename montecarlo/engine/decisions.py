@@ -73,6 +73,7 @@ MAX_POLICY_ROUNDS = 10_000  # policy iteration ends far sooner; this only guards
 _DENSE_LIMIT = 64  # cycles through up to this many states are solved with a dense matrix
 NEVER_ENDS = -math.inf  # the value of a state or option from which the play may go on for ever
 
+
 @dataclass(frozen=True, init=False)
 class Choice(Generic[S]):
     """The options of a decision state, in tie-break order (first listed wins a tie).
@@ -446,6 +447,12 @@ class _Solver(Generic[S]):
         for s in component:
             if s not in allowed:
                 self.value[s] = NEVER_ENDS
+        if not live:  # no play from here ever ends
+            for s in component:
+                if s in self.names:
+                    self.choice[s] = 0
+                    self.option_values[s] = [NEVER_ENDS] * len(self.options[s])
+            return
         self.check_rewards(component, member)
         cycle = _Cycle(self, live, allowed)  # also checks every option's probabilities
         rows = self.proper_rows(cycle, live, allowed)

@@ -337,6 +337,26 @@ def test_an_option_that_only_comes_back_is_never_chosen():
     assert solution.policy[0] == "end" and solution.option_values(0)["dither"] == -math.inf
     with pytest.raises(MonteCarloError, match="^from 0 the play may never end, whatever the choices$"):
         solve(lambda s: Choice({"dither": [(1.0, 0, ())]}), 0, Objective(lambda s: 0.0))
+    with pytest.raises(MonteCarloError, match="^from 0 the play may never end, whatever the choices$"):
+        solve(lambda s: Choice({"a": [(1.0, 1 - s, ())], "b": [(0.5, s, ()), (0.5, 1 - s, ())]}), 0,
+              Objective(lambda s: 0.0))  # two states that only lead to each other
+
+
+def test_a_dead_end_cycle_is_avoided():
+    """From 0: "enter" a pair of states that only lead to each other (listed first, worth -inf),
+    or "leave" (worth 1): leave."""
+
+    def table(s):
+        if s == 0:
+            return Choice({"enter": [(1.0, "a", ())], "leave": [(1.0, "end", ())]})
+        if s in ("a", "b"):
+            return Choice({"swap": [(1.0, "b" if s == "a" else "a", ())], "stay": [(1.0, s, ())]})
+        return []
+
+    solution = solve(table, 0, Objective(lambda s: 1.0))
+    assert solution.policy[0] == "leave" and solution.value == 1.0
+    assert solution.option_values(0) == {"enter": -math.inf, "leave": 1.0}
+    assert solution.value_at("a") == -math.inf
 
 
 def test_a_positive_reward_inside_a_decided_cycle_is_refused():
