@@ -39,11 +39,23 @@ Counters cost nothing per step when the count of a tag is the same on every path
 engine checks this on the walk) and every self-loop carries the same tags: the count is then read
 off the final state plus the number of self-loops taken (one flag per step). Otherwise the
 counter is added up step by step from the tag ids.
+
+A counter may weigh its tags, ``{"objective": {"kill": 1.0, "loss": -1.0}}``: a step adds the
+weights of the tags it holds, and the count starts from the outcome's value for the counter's
+name, when the outcome gives one (a final value plus rewards along the way: see
+:mod:`montecarlo.engine.decisions`). The sampler counts each weighted tag like a plain counter
+and adds the weights up at the end.
+
+>>> chain = Chain(flip, lambda s: {"score": 10.0},
+...               (Metric("score", "mean", ""),), {"score": {"flip": -0.5}})
+>>> chain.exact(Coins(0))
+{'score': 7.0}
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Hashable, Mapping, Sequence, TypeVar
 
@@ -91,7 +103,9 @@ class Chain(Generic[S]):
             self-loop (a re-rolled tie).
         outcome: ``final_state -> {metric name: value}`` (bool, int or float).
         metrics: the metrics reported; each is a key of ``outcome`` or of ``counters``.
-        counters: ``{metric name: tag}``: the metric counts the steps whose tags hold ``tag``.
+        counters: ``{metric name: tag}``: the metric counts the steps whose tags hold ``tag``;
+            or ``{metric name: {tag: weight}}``: a weighted counter of a ``mean`` metric, which
+            starts from the outcome's value for its name (0 if the outcome gives none).
         max_states: the walk stops with :class:`ChainTooLarge` beyond this many states.
 
     Expected values are memoised per state, so chains that share states (a 4-vs-5 duel passes
@@ -103,7 +117,7 @@ class Chain(Generic[S]):
         transitions: Callable[[S], Sequence[Step[S]]],
         outcome: Callable[[S], Mapping[str, Any]],
         metrics: Sequence[Metric],
-        counters: Mapping[str, str] | None = None,
+        counters: Mapping[str, str | Mapping[str, float]] | None = None,
         *,
         max_states: int = DEFAULT_MAX_STATES,
     ) -> None:
@@ -113,10 +127,20 @@ class Chain(Generic[S]):
         self.counters = dict(counters or {})
         self.max_states = max_states
         self.names = tuple(n for m in self.metrics for n in m.reported_names())
-        self._counter_at = {self.names.index(name): tag for name, tag in self.counters.items()}
+        self._weighted = _weighted_counters(self.metrics, self.counters)
+        self._counter_at = {
+            self.names.index(name): self._weighted.get(name) or {tag: 1.0}  # type: ignore[dict-item]
+            for name, tag in self.counters.items()
+        }
+        # the sampler counts plain tags: a weighted counter becomes one hidden count per tag
+        self._sampled_counters: dict[str, str] = {
+            name: tag for name, tag in self.counters.items() if name not in self._weighted  # type: ignore[misc]
+        }
+        for name, weights in self._weighted.items():
+            self._sampled_counters.update({_hidden(name, tag): tag for tag in weights})
         self._steps: dict[S, tuple[Step[S], ...]] = {}
         self._values: dict[S, tuple[float, ...]] = {}
-        self._tag_positions: dict[tuple[str, ...], tuple[int, ...]] = {}
+        self._tag_positions: dict[tuple[str, ...], tuple[tuple[int, float], ...]] = {}
         self._tables: dict[S, _Table] = {}
 
     # --- the walk ---------------------------------------------------------------------------
@@ -269,6 +293,8 @@ class Chain(Generic[S]):
         terms = dict.fromkeys(self.names, 0.0)
         for m in self.metrics:
             if m.name in self.counters:
+                if m.name in self._weighted and m.name in values:
+                    terms[m.name] = float(values[m.name])
                 continue
             if m.name not in values:
                 raise KeyError(f"outcome of {state!r} has no value for metric {m.name!r}")
@@ -295,8 +321,8 @@ class Chain(Generic[S]):
             else:
                 moves.append((p, values[nxt]))
             if counting:
-                for i in self._counted(tags):
-                    counts[i] = counts.get(i, 0.0) + p
+                for i, weight in self._counted(tags):
+                    counts[i] = counts.get(i, 0.0) + p * weight
         scale = 1.0 / (1.0 - stay)
         if len(moves) == 2:
             (p1, v1), (p2, v2) = moves
@@ -313,11 +339,15 @@ class Chain(Generic[S]):
             out[i] += p * scale
         return tuple(out)
 
-    def _counted(self, tags: tuple[str, ...]) -> tuple[int, ...]:
-        """Positions of the counters that a step with ``tags`` adds 1 to."""
+    def _counted(self, tags: tuple[str, ...]) -> tuple[tuple[int, float], ...]:
+        """(position, amount) of the counters that a step with ``tags`` adds to (1 unless weighted)."""
         got = self._tag_positions.get(tags)
         if got is None:
-            got = self._tag_positions[tags] = tuple(i for i, tag in self._counter_at.items() if tag in tags)
+            got = self._tag_positions[tags] = tuple(
+                (i, sum(w for tag, w in weights.items() if tag in tags))
+                for i, weights in self._counter_at.items()
+                if any(tag in tags for tag in weights)
+            )
         return got
 
     def _solve_linear(self, start: S) -> None:
@@ -338,7 +368,8 @@ class Chain(Generic[S]):
                 rows.append(i)
                 cols.append(index[nxt])
                 probs.append(p)
-                rhs[i, list(self._counted(tags))] += p
+                for j, weight in self._counted(tags):
+                    rhs[i, j] += p * weight
         n = len(order)
         matrix = identity(n, format="csr") - csr_matrix((probs, (rows, cols)), shape=(n, n))
         solution = np.asarray(spsolve(matrix.tocsc(), rhs)).reshape(n, len(self.names))
@@ -411,6 +442,11 @@ class Chain(Generic[S]):
                 result[name] = record[src]
         for name, values in final_counts.items():
             result[name] = values
+        for name, weights in self._weighted.items():
+            total = record[name].astype(np.float64) if name in k.ends.dtype.names else np.zeros(n)
+            for tag, weight in weights.items():
+                total += weight * result[_hidden(name, tag)]
+            result[name] = total
         return {m.name: result[m.name] for m in self.metrics}
 
     def _compile(self, start: S) -> _Table:
@@ -477,10 +513,17 @@ class Chain(Generic[S]):
             values.append(row)
         kinds = {}
         for m in self.metrics:
+            if m.name in self._weighted:  # its own column holds the outcome's value, if any
+                if any(m.name in v for v in values):
+                    kinds[m.name] = np.float64
+                continue
             if m.name in self.counters and source.get(m.name) != m.name:
                 continue
             column = [v[m.name] for v in values]
             kinds[m.name] = _dtype(m, column, m.name in potential)
+        for name in self._sampled_counters.keys() - self.counters.keys():  # hidden counts
+            if source.get(name) == name:
+                kinds[name] = np.uint16
         size = sum(np.dtype(kind).itemsize for kind in kinds.values())
         record = np.dtype(
             {
@@ -491,7 +534,7 @@ class Chain(Generic[S]):
         )
         records = np.zeros(first_end + len(ends), dtype=record)  # zeros for the live codes
         for name in kinds:
-            records[name][first_end:] = [v[name] for v in values]
+            records[name][first_end:] = [v.get(name, 0.0) for v in values]
         return _Table(
             table, first_end << 8, records, self._schedule(order, index), loop_counters, step_counters, source
         )
@@ -501,11 +544,11 @@ class Chain(Generic[S]):
 
         Returns (loop increments, potentials per final state, per-tag-id increments, tag ids).
         """
-        if not self.counters:
+        if not self._sampled_counters:
             return {}, {}, {}, {}
         loop_tags = {tags for s in order for _, nxt, tags in self.steps(s) if nxt == s}
         potential: dict[str, dict[S, int]] = {}
-        for name, tag in self.counters.items():
+        for name, tag in self._sampled_counters.items():
             phi = {start: 0}
             for s in order:
                 for _, nxt, tags in self.steps(s):
@@ -519,10 +562,11 @@ class Chain(Generic[S]):
                 break
             else:
                 potential[name] = phi
-        one_loop_kind = len(loop_tags) <= 1 and len(potential) == len(self.counters)
+        one_loop_kind = len(loop_tags) <= 1 and len(potential) == len(self._sampled_counters)
         if one_loop_kind:
             tags = next(iter(loop_tags), ())
-            loop_counters = {name: int(tag in tags) for name, tag in self.counters.items() if tag in tags}
+            counted = self._sampled_counters.items()
+            loop_counters = {name: int(tag in tags) for name, tag in counted if tag in tags}
             tag_ids = {(True, tags): 1} if loop_counters else {}
             return loop_counters, potential, {}, tag_ids
         # counted step by step: one id per distinct (is a self-loop, tags) that a counter sees
@@ -531,7 +575,7 @@ class Chain(Generic[S]):
                 (nxt == s, tags)
                 for s in order
                 for _, nxt, tags in self.steps(s)
-                if any(tag in tags for tag in self.counters.values())
+                if any(tag in tags for tag in self._sampled_counters.values())
             },
             key=repr,
         )
@@ -539,7 +583,7 @@ class Chain(Generic[S]):
             raise MonteCarloError("too many different tag sets for the sampler (at most 255)")
         tag_ids = {kind: i + 1 for i, kind in enumerate(kinds)}
         step_counters = {}
-        for name, tag in self.counters.items():
+        for name, tag in self._sampled_counters.items():
             per_tag = np.zeros(256, dtype=np.uint32)
             for (_, tags), i in tag_ids.items():
                 per_tag[i] = tag in tags
@@ -596,3 +640,27 @@ def _dtype(metric: Metric, column: Sequence[Any], counter: bool) -> Any:
         if info.min <= low and high <= info.max:
             return kind
     return np.int64
+
+
+def _hidden(name: str, tag: str) -> str:
+    """The sampler's own count of ``tag`` for the weighted counter ``name`` (never a metric name)."""
+    return f"{name}\x00{tag}"
+
+
+def _weighted_counters(metrics: Sequence[Metric], counters: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    """The weighted counters, checked: ``{name: {tag: weight}}`` of mean metrics, finite weights."""
+    kinds = {m.name: m.kind for m in metrics}
+    weighted = {}
+    for name, spec in counters.items():
+        if isinstance(spec, str):
+            continue
+        if kinds.get(name) != "mean":
+            raise MonteCarloError(f"weighted counter {name!r} must be a reported mean metric")
+        weights = dict(spec)
+        for tag, weight in weights.items():
+            if not isinstance(tag, str) or isinstance(weight, bool) or not isinstance(weight, (int, float)):
+                raise MonteCarloError(f"weighted counter {name!r}: {tag!r}: {weight!r} is not tag: number")
+            if not math.isfinite(weight):
+                raise MonteCarloError(f"weighted counter {name!r}: the weight of {tag!r} is {weight}")
+        weighted[name] = {tag: float(w) for tag, w in weights.items()}
+    return weighted

@@ -451,3 +451,38 @@ def test_a_counter_that_never_counts_beside_one_counted_by_self_loops():
     assert exact["never"] == 0.0 and exact["ties"] == pytest.approx(base.exact(Duel(3, 4))["ties"])
     out = chain.sample(Duel(3, 4), 2_000, np.random.default_rng(8))
     assert (out["never"] == 0).all() and out["ties"].max() > 0
+
+
+@pytest.mark.parametrize("path_dependent", [False, True])
+def test_weighted_counter_is_the_outcome_plus_its_weighted_counts(path_dependent):
+    """A weighted counter, trial by trial, equals the outcome's value for its name ("base", also
+    reported apart) plus the weights times the plain counts of its tags; its exact value is the
+    same sum of exact values. Path-dependent: "c" counts differ between paths to one final state
+    (counted step by step); otherwise read off the final state and the self-loops taken."""
+    if path_dependent:
+        base = many_tag_sets(3)
+        weights, start, final = {"c": 2.5, "t1": -1.0}, "start", (lambda s: 10.0)
+    else:
+        base = countdown(0.35, 0.3)
+        weights, start, final = {"decisive": 2.0, "tie": -0.5}, Duel(3, 4), (lambda s: float(s.a - s.b))
+    names = ("score", "base", *(f"n_{t}" for t in weights))
+    metrics = base.metrics + tuple(Metric(name, "mean", "") for name in names)
+    counters = {**base.counters, "score": weights, **{f"n_{tag}": tag for tag in weights}}
+    chain = Chain(base.transitions, lambda s: {**base.outcome(s), "score": final(s), "base": final(s)},
+                  metrics, counters)
+    exact = chain.exact(start)
+    expected = exact["base"] + sum(w * exact[f"n_{tag}"] for tag, w in weights.items())
+    assert exact["score"] == pytest.approx(expected, rel=1e-12)
+    n = 20_000
+    out = chain.sample(start, n, np.random.default_rng(7))
+    by_hand = out["base"] + sum(w * out[f"n_{tag}"].astype(float) for tag, w in weights.items())
+    assert out["score"].dtype == np.float64 and np.array_equal(out["score"], by_hand)
+    assert len(set(by_hand.tolist())) > 2
+    assert abs(out["score"].mean() - exact["score"]) <= Z * out["score"].std(ddof=1) / math.sqrt(n)
+
+
+def test_weighted_counters_are_checked():
+    with pytest.raises(MonteCarloError, match="must be a reported mean metric"):
+        Chain(walk(2).transitions, lambda s: {}, (Metric("x", "probability", ""),), {"x": {"step": 1.0}})
+    with pytest.raises(MonteCarloError, match="the weight of 'step' is nan"):
+        Chain(walk(2).transitions, lambda s: {}, (Metric("x", "mean", ""),), {"x": {"step": math.nan}})
