@@ -31,16 +31,15 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import inspect
 import math
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, RunSettings, ask
 from montecarlo.errors import InputError, MonteCarloError, ScenarioError
+from montecarlo.games.base import field_help
 from montecarlo.validate import is_whole
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -648,42 +647,6 @@ class Catalogue(dict):
 
     def _repr_html_(self) -> str:
         return "<pre>" + html.escape(repr(self)) + "</pre>"
-
-
-def field_help(cls: type) -> dict[str, str]:
-    """Field -> help text, from the ``Attributes:`` section of a setup dataclass's docstring.
-
-    >>> class S:
-    ...     '''A setup.
-    ...
-    ...     Attributes:
-    ...         a, b: the sides,
-    ...             two of them.
-    ...         c: a count.
-    ...     '''
-    >>> field_help(S)
-    {'a': 'the sides, two of them.', 'b': 'the sides, two of them.', 'c': 'a count.'}
-    """
-    doc = inspect.getdoc(cls) or ""
-    _, mark, section = doc.partition("Attributes:")
-    out: dict[str, str] = {}
-    if not mark:
-        return out
-    current: list[str] = []
-    for line in section.splitlines()[1:]:
-        if not line.strip():
-            break
-        entry = re.match(r"^    ([A-Za-z_][\w, ]*):\s*(.*)$", line)
-        if entry and not line.startswith("     "):
-            current = [n.strip() for n in entry.group(1).split(",")]
-            for n in current:
-                out[n] = entry.group(2).strip()
-        elif current and line.startswith("     "):
-            for n in current:
-                out[n] = f"{out[n]} {line.strip()}".strip()
-        else:
-            break
-    return out
 
 
 def _question_info(q: Any) -> QuestionInfo:

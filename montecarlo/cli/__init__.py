@@ -333,6 +333,36 @@ def games() -> None:
             typer.echo(f"  variant {v}" + (f": {desc}" if desc else ""))
 
 
+def _schema_kinds(incomplete: str) -> list[str]:
+    from montecarlo.schemas import KINDS
+
+    return [k for k in KINDS if k.startswith(incomplete)]
+
+
+@app.command("schema")
+def schema(
+    kind: str = typer.Argument(
+        ..., help="scenario (scenario files) or battle (battle files: rules as data).",
+        autocompletion=_schema_kinds,
+    ),
+    path: bool = typer.Option(False, "--path", help="Print the shipped schema file's path instead."),
+) -> None:
+    """Print the JSON Schema of scenario files or battle files, for editors and validators.
+
+    A TOML file's first line `#:schema PATH` points taplo / Even Better TOML at it.
+
+    Examples:
+
+      montecarlo schema scenario
+
+      montecarlo schema battle --path
+    """
+    from montecarlo.schemas import path_of
+
+    shipped = path_of(kind)  # InputError for an unknown kind
+    typer.echo(str(shipped) if path else shipped.read_text(encoding="utf-8"), nl=path)
+
+
 # click >= 8.2 raises this for a bare group after printing its help; older click exits by itself
 _NO_ARGS_IS_HELP = getattr(click_exceptions, "NoArgsIsHelpError", ())
 
