@@ -26,8 +26,10 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 try:  # recent typer vendors its own copy of click
     from typer._click import exceptions as click_exceptions
+    from typer._click.shell_completion import CompletionItem
 except ImportError:  # pragma: no cover - older typer on top of click
     from click import exceptions as click_exceptions
+    from click.shell_completion import CompletionItem
 
 from montecarlo import __version__
 from montecarlo.errors import MonteCarloError
@@ -127,8 +129,17 @@ def _examples_last(cmd) -> None:
     cmd.epilog = "Examples:\n\n" + "\n\n".join(f"  {line}" for line in lines)
 
 
+def _completer(names):
+    """A parameter's shell completion offering ``names`` (click's ``shell_complete`` signature)."""
+
+    def complete(ctx, param, incomplete: str):
+        return [CompletionItem(n) for n in names if n.startswith(incomplete)]
+
+    return complete
+
+
 def _tidy(command, game: Optional[str]) -> None:
-    """Examples at the end of each help; the game's variants named in --variant's help."""
+    """Examples at the end of each help; the game's variants named in --variant's help and completed."""
     variants = None
     if game is not None:
         from montecarlo.games import get_game
@@ -147,6 +158,7 @@ def _tidy(command, game: Optional[str]) -> None:
                     if variants
                     else f"House rule to apply; {game} has none yet."
                 )
+                param._custom_shell_complete = _completer(variants)  # what click's shell_complete asks
 
 
 # --- lazy groups ------------------------------------------------------------------------------
@@ -197,6 +209,14 @@ class LazyGroup(TyperGroup):
                         exc.message.rstrip(".") + ". Did you mean " + ", ".join(map(repr, matches)) + "?"
                     )
             raise
+
+    def shell_complete(self, ctx, incomplete: str):
+        """Complete command names from the stubs: listing them imports no game module."""
+        self._listing = True
+        try:
+            return super().shell_complete(ctx, incomplete)
+        finally:
+            self._listing = False
 
     def format_help(self, ctx, formatter) -> None:
         self._listing = True
@@ -280,7 +300,8 @@ app = typer.Typer(
     epilog="Start with: montecarlo games, then e.g. montecarlo odds dune1984 --attacker 4 --defender 5",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,  # --install-completion, --show-completion; names complete (see _tidy)
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every command
 )
 odds_app = typer.Typer(
     cls=OddsGroup,
