@@ -57,6 +57,7 @@ BASELINE = "official"
 VALUE_COLUMNS = ("variant", "metric", "estimate", "ci_low", "ci_high", "se", "exact", "trials")
 REPR_ROWS = 24  # rows a plain repr shows; the HTML table shows HTML_ROWS
 HTML_ROWS = 60
+HIDDEN = ("se", "trials", "status", "baseline", "p_value")  # in .to_pandas(), not on screen
 
 
 # ---------------------------------------------------------------- results
@@ -102,15 +103,16 @@ class Result:
 
     # -- values by key
 
-    def _key(self, row: Mapping[str, Any]) -> Any:
+    def _keys_of_rows(self) -> list[Any]:
+        """Each row's key: its metric for one setup and variant, else (setup values..., variant, metric)."""
         setups = {tuple(r[c] for c in self.setup_columns) for r in self.rows}
         variants = {r.get("variant") for r in self.rows}
         if len(setups) <= 1 and len(variants) <= 1:
-            return row["metric"]
-        return (*(row[c] for c in self.setup_columns), *(row[k] for k in self._keys))
+            return [r["metric"] for r in self.rows]
+        return [(*(r[c] for c in self.setup_columns), *(r[k] for k in self._keys)) for r in self.rows]
 
     def _values(self, column: str) -> dict[Any, Any]:
-        return {self._key(r): r[column] for r in self.rows}
+        return dict(zip(self._keys_of_rows(), (r[column] for r in self.rows)))
 
     @property
     def estimate(self) -> dict[Any, float | None]:
@@ -130,7 +132,7 @@ class Result:
     @property
     def ci(self) -> dict[Any, tuple[float | None, float | None]]:
         """95% intervals (low, high) of the estimates."""
-        return {self._key(r): (r["ci_low"], r["ci_high"]) for r in self.rows}
+        return dict(zip(self._keys_of_rows(), ((r["ci_low"], r["ci_high"]) for r in self.rows)))
 
     # -- frames
 
@@ -183,7 +185,8 @@ class Result:
     # -- display
 
     def _shown(self, limit: int) -> tuple[list[str], list[list[str]], int]:
-        columns = [c for c in self.columns if c not in ("se", "trials", "status")]
+        """Columns and cells to display (the run facts go into the caption), and the rows left out."""
+        columns = [c for c in self.columns if c not in HIDDEN]
         if len({r.get("variant") for r in self.rows}) <= 1 and "variant" in columns:
             columns.remove("variant")
         cells = [[_cell(r.get(c)) for c in columns] for r in self.rows[:limit]]
@@ -198,13 +201,15 @@ class Result:
 
     def __repr__(self) -> str:
         columns, cells, more = self._shown(REPR_ROWS)
-        widths = [max(len(c), *(len(row[i]) for row in cells)) if cells else len(c)
-                  for i, c in enumerate(columns)]
-        lines = [self.title, "  ".join(c.ljust(w) if i < len(self.setup_columns) + 2 else c.rjust(w)
-                                       for i, (c, w) in enumerate(zip(columns, widths)))]
-        for row in cells:
-            lines.append("  ".join(v.ljust(w) if i < len(self.setup_columns) + 2 else v.rjust(w)
-                                   for i, (v, w) in enumerate(zip(row, widths))))
+        texts = {*self.setup_columns, "variant", "metric"}
+        widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
+
+        def line(values: Sequence[str]) -> str:
+            return "  ".join(
+                v.ljust(w) if c in texts else v.rjust(w) for c, v, w in zip(columns, values, widths)
+            ).rstrip()
+
+        lines = [self.title, line(columns), *(line(row) for row in cells)]
         if more:
             lines.append(f"... {more} more rows (.to_pandas() has them all)")
         lines.append(self._caption())
@@ -431,7 +436,8 @@ def _scenario_result(result: ScenarioResult, title: str, path: Path | None = Non
     differences = None
     if diffs is not None:
         differences = Result(
-            f"{title}: variant − {result.baseline} (paired, Holm-corrected)", diffs.to_dicts(), grid, facts,
+            f"{title}: {', '.join(v.name for v in result.variants[1:])} − {result.baseline} "
+            "(paired on common random numbers, Holm-corrected)", diffs.to_dicts(), grid, facts,
             value_columns=COMPARISON_COLUMNS, names=("difference", "exact_difference"), frame=diffs,
         )
     return Result(title, long.to_dicts(), grid, facts, frame=long, differences=differences, path=path,

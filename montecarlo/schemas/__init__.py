@@ -65,6 +65,17 @@ def _described(keys: Sequence[str], described: Mapping[str, dict[str, Any]], whe
     return {key: described[key] for key in keys}
 
 
+def _table(
+    keys: Sequence[str], described: Mapping[str, dict[str, Any]], where: str, required: Sequence[str] = ()
+) -> dict[str, Any]:
+    """A TOML table whose keys are exactly the loader's ``keys`` (``required`` among them)."""
+    out: dict[str, Any] = {"type": "object", "additionalProperties": False}
+    if required:
+        out["required"] = list(required)
+    out["properties"] = _described(keys, described, where)
+    return out
+
+
 def _string(description: str, **more: Any) -> dict[str, Any]:
     return {"type": "string", "minLength": 1, "description": description, **more}
 
@@ -87,31 +98,22 @@ def scenario_schema() -> dict[str, Any]:
     from montecarlo.games import get_game, list_games
     from montecarlo.scenarios import _NAME, PLOT_KEYS, PLOT_KINDS, TOP_KEYS, VARIANT_KEYS
 
-    variant = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": _described(VARIANT_KEYS, {
-            "builtin": _names("built-in variant names of the game (`montecarlo games` lists them)"),
-            "overrides": {"type": "object", "description": "rule field overrides, applied after builtin"},
-            "description": _string("one line shown in the report"),
-        }, "variants"),
-    }
-    plot = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["kind"],
-        "properties": _described(PLOT_KEYS, {
-            "kind": {"enum": list(PLOT_KINDS), "description": "the kind of plot"},
-            "metric": _string("one of the scenario's metrics (default: the first)"),
-            "x": _string("a [grid] field along the x axis"),
-            "y": _string("a [grid] field along the y axis (heatmap)"),
-            "facet": _string("a [grid] field: one panel per value"),
-            "hue": _string("a [grid] field: one curve or bar group per value"),
-            "variant": _string("the variant to plot (default: all)"),
-            "where": {"type": "object", "description": "grid fields held at one value"},
-            "title": _string("the plot's title"),
-        }, "plots"),
-    }
+    variant = _table(VARIANT_KEYS, {
+        "builtin": _names("built-in variant names of the game (`montecarlo games` lists them)"),
+        "overrides": {"type": "object", "description": "rule field overrides, applied after builtin"},
+        "description": _string("one line shown in the report"),
+    }, "variants")
+    plot = _table(PLOT_KEYS, {
+        "kind": {"enum": list(PLOT_KINDS), "description": "the kind of plot"},
+        "metric": _string("one of the scenario's metrics (default: the first)"),
+        "x": _string("a [grid] field along the x axis"),
+        "y": _string("a [grid] field along the y axis (heatmap)"),
+        "facet": _string("a [grid] field: one panel per value"),
+        "hue": _string("a [grid] field: one curve or bar group per value"),
+        "variant": _string("the variant to plot (default: all)"),
+        "where": {"type": "object", "description": "grid fields held at one value"},
+        "title": _string("the plot's title"),
+    }, "plots", required=["kind"])
     top = _described(TOP_KEYS, {
         "name": _string("names the report folder (reports/<name>/); default: the file name",
                         pattern=_NAME.pattern),
@@ -200,76 +202,52 @@ def battle_schema() -> dict[str, Any]:
     expr = {"description": "an expression (docs/rules-as-data.md)",
             "anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}
     expr_table = {"type": "object", "propertyNames": ident, "additionalProperties": expr}
-    setup_field = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["min", "max"],
-        "properties": _described(spec.SETUP_KEYS, {
-            "min": {"type": "integer", "description": "smallest allowed value"},
-            "max": {"type": "integer", "description": "largest allowed value"},
-            "example": {"type": "integer", "description": "the example setup's value (default: min)"},
-            "description": _string("what the field means"),
-        }, "setup.NAME"),
-    }
-    variant = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": _described(spec.VARIANT_KEYS, {
-            "description": _string("one line describing the variant"),
-            "overrides": {"type": "object", "description": "rules of this file and their new values",
-                          "additionalProperties": {"type": ["integer", "boolean", "string"]}},
-        }, "variants.NAME"),
-    }
-    die = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["faces"],
-        "properties": _described(spec.DIE_KEYS, {
-            "faces": {
-                "description": "a number of faces, a rule's name, or the list of faces (numbers or names)",
-                "anyOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "string", "minLength": 1},
-                    {"type": "array", "minItems": 1, "items": {"type": "integer"}},
-                    {"type": "array", "minItems": 1, "items": ident},
-                ],
-            },
-        }, "dice.NAME"),
-    }
+    setup_field = _table(spec.SETUP_KEYS, {
+        "min": {"type": "integer", "description": "smallest allowed value"},
+        "max": {"type": "integer", "description": "largest allowed value"},
+        "example": {"type": "integer", "description": "the example setup's value (default: min)"},
+        "description": _string("what the field means"),
+    }, "setup.NAME", required=["min", "max"])
+    variant = _table(spec.VARIANT_KEYS, {
+        "description": _string("one line describing the variant"),
+        "overrides": {"type": "object", "description": "rules of this file and their new values",
+                      "additionalProperties": {"type": ["integer", "boolean", "string"]}},
+    }, "variants.NAME")
+    die = _table(spec.DIE_KEYS, {
+        "faces": {
+            "description": "a number of faces, a rule's name, or the list of faces (numbers or names)",
+            "anyOf": [
+                {"type": "integer", "minimum": 1},
+                {"type": "string", "minLength": 1},
+                {"type": "array", "minItems": 1, "items": {"type": "integer"}},
+                {"type": "array", "minItems": 1, "items": ident},
+            ],
+        },
+    }, "dice.NAME", required=["faces"])
     side_pool = {"type": "object", "minProperties": 1, "additionalProperties": expr}
-    round_ = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["compare", "roll", "update"],
-        "properties": _described(spec.ROUND_KEYS, {
-            "compare": {"enum": list(spec.COMPARE_KINDS), "description": "how the rolls are compared"},
-            "ties": _string(f"who wins a tie: a side, {spec.REROLL!r}, or a rule holding one"),
-            "pairs": {**expr, "description": "how many dice are paired (compare = 'pairs')"},
-            "roll": {"type": "object", "minProperties": 2, "maxProperties": 2, "propertyNames": ident,
-                     "additionalProperties": side_pool, "description": "each side's dice: die = count"},
-            "lost": {**expr_table, "description": "what each side loses (compare = 'count')"},
-            "update": {**expr_table, "minProperties": 1, "description": "the state after the round"},
-        }, "round"),
-    }
-    metric = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["kind"],
-        "properties": _described(spec.METRIC_KEYS, {
-            "kind": {"enum": list(spec.METRIC_KINDS), "description": "what the metric reports"},
-            "value": {**expr, "description": "an expression of the final state"},
-            "counts": {"enum": list(spec.COUNTS), "description": "a count of rounds (kind = 'mean')"},
-            "support": {
-                "description": "the values of a distribution: 'LOW..HIGH' or a list",
-                "anyOf": [
-                    {"type": "string", "pattern": r"^\s*-?\d+\s*\.\.\s*-?\d+\s*$"},
-                    {"type": "array", "minItems": 1, "maxItems": spec.MAX_SUPPORT, "uniqueItems": True,
-                     "items": {"type": "integer"}},
-                ],
-            },
-            "description": _string("what the metric means"),
-        }, "metrics.NAME"),
-    }
+    round_ = _table(spec.ROUND_KEYS, {
+        "compare": {"enum": list(spec.COMPARE_KINDS), "description": "how the rolls are compared"},
+        "ties": _string(f"who wins a tie: a side, {spec.REROLL!r}, or a rule holding one"),
+        "pairs": {**expr, "description": "how many dice are paired (compare = 'pairs')"},
+        "roll": {"type": "object", "minProperties": 2, "maxProperties": 2, "propertyNames": ident,
+                 "additionalProperties": side_pool, "description": "each side's dice: die = count"},
+        "lost": {**expr_table, "description": "what each side loses (compare = 'count')"},
+        "update": {**expr_table, "minProperties": 1, "description": "the state after the round"},
+    }, "round", required=["compare", "roll", "update"])
+    metric = _table(spec.METRIC_KEYS, {
+        "kind": {"enum": list(spec.METRIC_KINDS), "description": "what the metric reports"},
+        "value": {**expr, "description": "an expression of the final state"},
+        "counts": {"enum": list(spec.COUNTS), "description": "a count of rounds (kind = 'mean')"},
+        "support": {
+            "description": "the values of a distribution: 'LOW..HIGH' or a list",
+            "anyOf": [
+                {"type": "string", "pattern": r"^\s*-?\d+\s*\.\.\s*-?\d+\s*$"},
+                {"type": "array", "minItems": 1, "maxItems": spec.MAX_SUPPORT, "uniqueItems": True,
+                 "items": {"type": "integer"}},
+            ],
+        },
+        "description": _string("what the metric means"),
+    }, "metrics.NAME", required=["kind"])
     top = _described(spec.TOP_KEYS, {
         "format": {"const": spec.FORMAT, "description": "marks the file as a game definition"},
         "name": _string("the game's name (default: the file name)", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
