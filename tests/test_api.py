@@ -179,3 +179,18 @@ def test_the_api_error_is_the_cli_error():
     with pytest.raises(InputError) as err:
         mc.odds("dune1984", attacker=9, defender=5)
     assert cli.returncode == 2 and cli.stderr.strip() == f"error: {err.value}"
+
+
+def test_policy_is_a_setup_keyword_where_the_setup_has_one():
+    """Dustrunners' ammo policy is a setup field (War for Arrakis policies are rules: ``rules=``)."""
+    fixed = mc.odds("dustrunners", enemy="war-rig", health=6, ammo=3, policy="fixed:1", trials=2_000)
+    assert fixed.facts["setup"]["policy"] == "fixed:1"
+    with pytest.raises(InputError, match="unknown field\\(s\\) policy"):
+        mc.odds("war-for-arrakis", attacker="3 regular", defender="2 regular", policy="while_ahead")
+
+
+def test_precision_adds_trials_until_every_interval_is_narrow_enough():
+    duel = mc.odds("dune1984", attacker=3, defender=3, trials=2_000, precision=0.01)
+    widest = max((high - low) / 2 for name, (low, high) in duel.ci.items()
+                 if duel.raw.metrics[name].kind != "mean")
+    assert widest <= 0.01 and duel.facts["trials"] > 2_000
