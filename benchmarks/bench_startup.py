@@ -40,7 +40,11 @@ COMMANDS = {
         "3,2,2,1",
     ],
 }
-TARGETS = {"python -c 'import montecarlo'": 3.0, "montecarlo --help": 3.0, "montecarlo odds dune1984 --attacker 4 --defender 5": 6.0}
+TARGETS = {
+    "python -c 'import montecarlo'": 3.0,
+    "montecarlo --help": 3.0,
+    "montecarlo odds dune1984 --attacker 4 --defender 5": 6.0,
+}
 
 
 def seconds(command: list[str]) -> float:
