@@ -27,8 +27,10 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 try:  # recent typer vendors its own copy of click
     from typer._click import exceptions as click_exceptions
+    from typer._click.shell_completion import CompletionItem
 except ImportError:  # pragma: no cover - older typer on top of click
     from click import exceptions as click_exceptions
+    from click.shell_completion import CompletionItem
 
 from montecarlo import __version__
 from montecarlo.errors import MonteCarloError
@@ -143,8 +145,17 @@ def _examples_last(cmd) -> None:
     cmd.epilog = "Examples:\n\n" + "\n\n".join(f"  {line}" for line in lines)
 
 
+def _completer(names):
+    """A parameter's shell completion offering ``names`` (click's ``shell_complete`` signature)."""
+
+    def complete(ctx, param, incomplete: str):
+        return [CompletionItem(n) for n in names if n.startswith(incomplete)]
+
+    return complete
+
+
 def _tidy(command, game: Optional[str]) -> None:
-    """Examples at the end of each help; the game's variants named in --variant's help."""
+    """Examples at the end of each help; the game's variants named in --variant's help and completed."""
     variants = None
     if game is not None:
         from montecarlo.registry import get_game
@@ -163,6 +174,7 @@ def _tidy(command, game: Optional[str]) -> None:
                     if variants
                     else f"House rule to apply; {game} has none yet."
                 )
+                param._custom_shell_complete = _completer(variants)  # what click's shell_complete asks
 
 
 # --- lazy groups ------------------------------------------------------------------------------
@@ -213,6 +225,14 @@ class LazyGroup(TyperGroup):
                         exc.message.rstrip(".") + ". Did you mean " + ", ".join(map(repr, matches)) + "?"
                     )
             raise
+
+    def shell_complete(self, ctx, incomplete: str):
+        """Complete command names from the stubs: listing them imports no game module."""
+        self._listing = True
+        try:
+            return super().shell_complete(ctx, incomplete)
+        finally:
+            self._listing = False
 
     def format_help(self, ctx, formatter) -> None:
         self._listing = True
@@ -306,7 +326,8 @@ app = typer.Typer(
     epilog="Start with: montecarlo games, then e.g. montecarlo odds dune1984 --attacker 4 --defender 5",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,  # --install-completion, --show-completion; names complete (see _tidy)
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every command
 )
 odds_app = typer.Typer(
     cls=OddsGroup,
@@ -355,6 +376,36 @@ def games() -> None:
         for v in game.variants:
             desc = game.variant_descriptions.get(v, "")
             typer.echo(f"  variant {v}" + (f": {desc}" if desc else ""))
+
+
+def _schema_kinds(incomplete: str) -> list[str]:
+    from montecarlo.schemas import KINDS
+
+    return [k for k in KINDS if k.startswith(incomplete)]
+
+
+@app.command("schema")
+def schema(
+    kind: str = typer.Argument(
+        ..., help="scenario (scenario files) or battle (battle files: rules as data).",
+        autocompletion=_schema_kinds,
+    ),
+    path: bool = typer.Option(False, "--path", help="Print the shipped schema file's path instead."),
+) -> None:
+    """Print the JSON Schema of scenario files or battle files, for editors and validators.
+
+    A TOML file's first line `#:schema PATH` points taplo / Even Better TOML at it.
+
+    Examples:
+
+      montecarlo schema scenario
+
+      montecarlo schema battle --path
+    """
+    from montecarlo.schemas import path_of
+
+    shipped = path_of(kind)  # InputError for an unknown kind
+    typer.echo(str(shipped) if path else shipped.read_text(encoding="utf-8"), nl=path)
 
 
 # click >= 8.2 raises this for a bare group after printing its help; older click exits by itself

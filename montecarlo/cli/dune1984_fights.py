@@ -29,11 +29,22 @@ Guiles = Annotated[
 ]
 _ONE = "Strength 1..6 or a character name, e.g. Paul, 'Duke Leto' (montecarlo dune1984 characters)."
 _MANY = "1..3 comma-separated Strengths or character names, e.g. 4,3 or Paul,Chani."
+
+
+def _fighters(incomplete: str) -> list[str]:
+    """Shell completion of a Strength or character name (the last of a comma-separated list)."""
+    head, comma, last = incomplete.rpartition(",")
+    names = [str(s) for s in STRENGTHS] + [c.name for c in CHARACTERS.values()]
+    return [head + comma + n for n in names if n.lower().startswith(last.strip().lower())]
+
+
 Attacker, Defender = (
-    Annotated[str, typer.Option(f"--{side}", f"-{side[0]}", help=_ONE)] for side in ("attacker", "defender")
+    Annotated[str, typer.Option(f"--{side}", f"-{side[0]}", help=_ONE, autocompletion=_fighters)]
+    for side in ("attacker", "defender")
 )
 Attackers, Defenders = (
-    Annotated[str, typer.Option(f"--{side}", f"-{side[0]}", help=_MANY)] for side in ("attacker", "defender")
+    Annotated[str, typer.Option(f"--{side}", f"-{side[0]}", help=_MANY, autocompletion=_fighters)]
+    for side in ("attacker", "defender")
 )
 
 

@@ -21,20 +21,44 @@ app = typer.Typer(help="Dustrunners (solo card game): combats and campaigns on a
 
 
 
-def _opt(name: str, help: str, panel: str, kind: Any = Optional[int]) -> Any:
+def _opt(name: str, help: str, panel: str, kind: Any = Optional[int], names: Any = None) -> Any:
     """An option type: ``kind`` annotated with a typer option ``name`` in help panel ``panel``.
 
     ``kind`` is a type form (``str``, ``Optional[int]``), not always a class: hence ``Any``.
+    ``names()`` lists the shipped names the shell completes (the last of a comma-separated list).
     """
-    return Annotated[kind, typer.Option(name, help=help, rich_help_panel=panel)]
+    complete = None
+    if names is not None:
+        def complete(incomplete: str) -> list[str]:
+            head, comma, last = incomplete.rpartition(",")
+            return [head + comma + n for n in names() if n.startswith(last.strip())]
+    return Annotated[kind, typer.Option(name, help=help, rich_help_panel=panel, autocompletion=complete)]
+
+
+def _decks() -> list[str]:
+    from montecarlo.games.dustrunners.deck import SHIPPED_DECKS
+
+    return list(SHIPPED_DECKS)
+
+
+def _vehicles() -> list[str]:
+    from montecarlo.games.dustrunners.deck import vehicles
+
+    return list(vehicles())
+
+
+def _enemies() -> list[str]:
+    from montecarlo.games.dustrunners.deck import enemies
+
+    return list(enemies())
 
 
 Deck = _opt("--deck", "Resolution deck: a deck TOML file, or a shipped deck (illustrative, "
-            "illustrative-12). Default: illustrative.", "Deck", str)
+            "illustrative-12). Default: illustrative.", "Deck", str, _decks)
 Counts = _opt("--card-counts", "Override card counts of the deck by card name: "
               "'double tap=0, critical hit=4'.", "Deck", Optional[str])
 Vehicle = _opt("--vehicle", "Shipped vehicle (scout, interceptor, hauler): health, ammo, damage bonus, VP.",
-               "You", Optional[str])
+               "You", Optional[str], _vehicles)
 Health = _opt("--health", "Your health (overrides --vehicle).", "You")
 Ammo = _opt("--ammo", "Your ammo (overrides --vehicle).", "You")
 Bonus = _opt("--damage-bonus", "Your vehicle's damage bonus (overrides --vehicle).", "You")
@@ -43,7 +67,7 @@ Policy = _opt("--policy", "Ammo per attack: all_in, fixed:N or just_enough.", "P
 Redraw = _opt("--redraw", "VP redraw policy: never, or when_losing (redraw the worst card of a lethal "
               "raider attack).", "Policies", str)
 EnemyName = _opt("--enemy", "Shipped enemy by name (scavenger-buggy, road-raiders, war-rig, spybot, "
-                 "mutant-pack).", "Enemy", Optional[str])
+                 "mutant-pack).", "Enemy", Optional[str], _enemies)
 SecondCard = _opt("--second-card", "The enemy is the second exploration card: right die value, bonus "
                   "loot always.", "Enemy", bool)
 EnemyDie = _opt("--enemy-die", "The enemy card's die value (instead of --enemy).", "Enemy")
@@ -53,7 +77,7 @@ EnemyRadiation = _opt("--enemy-radiation", "A mutant's radiation skulls, 1 or 2.
 EnemyMoon = _opt("--enemy-moon", "The enemy's moon (bonus loot when the loot card's moon matches).", "Enemy",
                  Optional[str])
 Enemies = _opt("--enemies", "Exploration pool: comma-separated shipped enemy names (default: all).", "Enemy",
-               Optional[str])
+               Optional[str], _enemies)
 Fights = _opt("--fights", "Combats in the campaign (1..12).", "Campaign", int)
 MaxHealth = _opt("--max-health", "Health cap for loot (default: starting health).", "You")
 MaxAmmo = _opt("--max-ammo", "Ammo cap for loot (default: starting ammo).", "You")

@@ -34,19 +34,38 @@ Cards = Annotated[
     int, typer.Option(help="Planning cards discarded every round (+1 die each, 6 dice at most).")
 ]
 Surprise = Annotated[bool, typer.Option("--surprise", help="Surprise attack (the attacker needs a leader).")]
+
+
+def _terrains(incomplete: str) -> list[str]:
+    from montecarlo.games.war_for_arrakis.rules import TERRAINS
+
+    return [t for t in TERRAINS if t.startswith(incomplete)]
+
+
+def _policy_names(incomplete: str) -> list[str]:
+    from montecarlo.games.war_for_arrakis.rules import ATTACK_POLICIES, RETREAT_POLICIES
+
+    names = [p.replace(":N", ":") for p in (*ATTACK_POLICIES, *RETREAT_POLICIES)]
+    return [p for p in names if p.startswith(incomplete)]
+
+
 Policy = Annotated[
     Optional[list[str]],
     typer.Option(
         "--policy",
         help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N; "
         "never, when_outnumbered (defender).",
+        autocompletion=_policy_names,
     ),
 ]
 Legion = Annotated[
     str, typer.Option("--legion", "-l", help="The Harkonnen legion, e.g. '3 regular, 1 elite, bashar'.")
 ]
 Terrain = Annotated[
-    str, typer.Option("--terrain", help="deep_desert, desert, minor_erg, plateau or mountain.")
+    str,
+    typer.Option(
+        "--terrain", help="deep_desert, desert, minor_erg, plateau or mountain.", autocompletion=_terrains
+    ),
 ]
 ExactVariants = Annotated[
     Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")

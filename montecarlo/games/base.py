@@ -17,6 +17,8 @@ distribution), any subset of them, or ``None`` where no exact answer is availabl
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -32,7 +34,7 @@ Reference = Callable[[Any, Any, np.random.Generator], "dict[str, Any]"]
 
 __all__ = [
     "Game", "Question", "Metric", "MetricKind", "apply_overrides", "build_dataclass", "to_plain",
-    "check_known", "is_whole", "whole",
+    "check_known", "is_whole", "whole", "field_help",
 ]
 
 
@@ -164,3 +166,41 @@ def to_plain(obj: Any) -> Any:
     if isinstance(obj, np.generic):
         return obj.item()
     return obj
+
+
+def field_help(cls: type) -> dict[str, str]:
+    """Field -> help text, from the ``Attributes:`` section of a setup dataclass's docstring.
+
+    The Python API lists it beside each setup field and the scenario schema shows it in editors.
+
+    >>> class S:
+    ...     '''A setup.
+    ...
+    ...     Attributes:
+    ...         a, b: the sides,
+    ...             two of them.
+    ...         c: a count.
+    ...     '''
+    >>> field_help(S)
+    {'a': 'the sides, two of them.', 'b': 'the sides, two of them.', 'c': 'a count.'}
+    """
+    doc = inspect.getdoc(cls) or ""
+    _, mark, section = doc.partition("Attributes:")
+    out: dict[str, str] = {}
+    if not mark:
+        return out
+    current: list[str] = []
+    for line in section.splitlines()[1:]:
+        if not line.strip():
+            break
+        entry = re.match(r"^    ([A-Za-z_][\w, ]*):\s*(.*)$", line)
+        if entry and not line.startswith("     "):
+            current = [n.strip() for n in entry.group(1).split(",")]
+            for n in current:
+                out[n] = entry.group(2).strip()
+        elif current and line.startswith("     "):
+            for n in current:
+                out[n] = f"{out[n]} {line.strip()}".strip()
+        else:
+            break
+    return out

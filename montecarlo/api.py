@@ -1,0 +1,697 @@
+"""The Python API: ``import montecarlo as mc`` for notebooks and scripts.
+
+Five functions over the same layer the CLI uses (:mod:`montecarlo.analysis` for one setup,
+:mod:`montecarlo.scenarios` for grids and variants, :mod:`montecarlo.reporting` for report
+folders). Setups are keyword arguments in the CLI's terms; results print as a readable table in a
+console and as an HTML table in Jupyter, and turn into DataFrames in the reports' long form.
+Every mistake raises :class:`~montecarlo.errors.InputError` (a
+:class:`~montecarlo.errors.MonteCarloError`) with the one-line message the CLI prints.
+
+- :func:`odds`: one setup of a question, estimate and 95% interval beside the exact value;
+- :func:`table`: a question over a grid of setups (``.pivot()`` makes the two-way matrix);
+- :func:`compare`: variants (house rules) against a baseline on common random numbers;
+- :func:`report`: a scenario file run and written as a report folder;
+- :func:`games`: the games, their questions, variants and setup fields with their help.
+
+>>> import montecarlo as mc
+>>> duel = mc.odds("dune1984", attacker=4, defender=5, trials=20_000)
+>>> round(duel.exact["attacker_win"], 6)
+0.259712
+>>> abs(duel.estimate["attacker_win"] - duel.exact["attacker_win"]) < 4 * duel.se["attacker_win"]
+True
+>>> list(duel.to_pandas().columns)
+['attacker', 'defender', 'variant', 'metric', 'estimate', 'ci_low', 'ci_high', 'se', 'exact', 'trials']
+>>> mc.odds("dune1984", attacker=9, defender=5)
+Traceback (most recent call last):
+...
+montecarlo.errors.InputError: attacker must be a Strength 1..6 or a character name, got 9
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, RunSettings, ask
+from montecarlo.errors import InputError, MonteCarloError, ScenarioError
+from montecarlo.games.base import field_help
+from montecarlo.validate import is_whole
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+    import polars
+
+    from montecarlo.scenarios import Scenario, ScenarioResult
+
+__all__ = [
+    "odds", "table", "compare", "report", "games", "schema", "Result", "GameInfo", "QuestionInfo",
+    "SetupField", "MonteCarloError", "InputError",
+]
+
+BASELINE = "official"
+VALUE_COLUMNS = ("variant", "metric", "estimate", "ci_low", "ci_high", "se", "exact", "trials")
+REPR_ROWS = 24  # rows a plain repr shows; the HTML table shows HTML_ROWS
+HTML_ROWS = 60
+HIDDEN = ("se", "trials", "status", "baseline", "p_value")  # in .to_pandas(), not on screen
+
+
+# ---------------------------------------------------------------- results
+
+
+class Result:
+    """Numbers in the reports' long form: setup columns, variant, metric, estimate, interval, exact.
+
+    ``to_pandas()`` / ``to_polars()`` give every row; ``estimate``, ``exact``, ``se`` and ``ci``
+    are dicts keyed by metric name when the result has one setup and one variant (an
+    :func:`odds` answer), else by the tuple (setup values..., variant, metric). ``facts`` holds
+    what reproduces the numbers (game, question, seed, trials, variants, rules, version);
+    ``differences`` (from :func:`compare` and :func:`report` with two or more variants) is a
+    Result of paired differences variant − baseline; ``path`` is a report's folder.
+    """
+
+    def __init__(
+        self,
+        title: str,
+        rows: Sequence[Mapping[str, Any]],
+        setup_columns: Sequence[str],
+        facts: Mapping[str, Any],
+        *,
+        value_columns: Sequence[str] = VALUE_COLUMNS,
+        keys: Sequence[str] = ("variant", "metric"),
+        names: tuple[str, str] = ("estimate", "exact"),
+        frame: polars.DataFrame | None = None,
+        differences: Result | None = None,
+        path: Path | None = None,
+        raw: Any = None,
+    ) -> None:
+        self.title = title
+        self.rows = [dict(r) for r in rows]
+        self.setup_columns = tuple(setup_columns)
+        self.columns = (*self.setup_columns, *value_columns)
+        self.facts = dict(facts)
+        self.differences = differences
+        self.path = path
+        self.raw = raw  # the Answer or ScenarioResult behind the numbers
+        self._keys = tuple(keys)
+        self._names = names
+        self._frame = frame
+
+    # -- values by key
+
+    def _keys_of_rows(self) -> list[Any]:
+        """Each row's key: its metric for one setup and variant, else (setup values..., variant, metric)."""
+        setups = {tuple(r[c] for c in self.setup_columns) for r in self.rows}
+        variants = {r.get("variant") for r in self.rows}
+        if len(setups) <= 1 and len(variants) <= 1:
+            return [r["metric"] for r in self.rows]
+        return [(*(r[c] for c in self.setup_columns), *(r[k] for k in self._keys)) for r in self.rows]
+
+    def _values(self, column: str) -> dict[Any, Any]:
+        return dict(zip(self._keys_of_rows(), (r[column] for r in self.rows)))
+
+    @property
+    def estimate(self) -> dict[Any, float | None]:
+        """Simulated values (differences for a Result of differences)."""
+        return self._values(self._names[0])
+
+    @property
+    def exact(self) -> dict[Any, float | None]:
+        """Exact values, None where no exact solver answers."""
+        return self._values(self._names[1])
+
+    @property
+    def se(self) -> dict[Any, float | None]:
+        """Standard errors of the estimates."""
+        return self._values("se")
+
+    @property
+    def ci(self) -> dict[Any, tuple[float | None, float | None]]:
+        """95% intervals (low, high) of the estimates."""
+        return dict(zip(self._keys_of_rows(), ((r["ci_low"], r["ci_high"]) for r in self.rows)))
+
+    # -- frames
+
+    def to_polars(self) -> polars.DataFrame:
+        """Every row as a polars DataFrame (missing values are null)."""
+        if self._frame is None:
+            import polars as pl
+
+            floats = {"estimate", "ci_low", "ci_high", "se", "exact"}
+            data = {c: [r.get(c) for r in self.rows] for c in self.columns}
+            self._frame = pl.DataFrame(
+                {c: pl.Series(c, v, dtype=pl.Float64 if c in floats else None, strict=False)
+                 for c, v in data.items()}
+            )
+        return self._frame
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """Every row as a pandas DataFrame (missing values are NaN / None)."""
+        return self.to_polars().to_pandas()
+
+    def pivot(self, metric: str | None = None, values: str | None = None, variant: str | None = None):
+        """A two-way pandas table of one metric: rows = the first setup column, columns = the second.
+
+        ``metric`` defaults to the first metric, ``values`` to the estimates (or ``"exact"``,
+        ``"ci_low"``...), ``variant`` to the only one (required when there are several).
+        """
+        if len(self.setup_columns) != 2:
+            raise InputError(
+                f"pivot needs exactly two swept setup fields, this result has "
+                f"{len(self.setup_columns)}: {', '.join(self.setup_columns) or 'none'}"
+            )
+        metric = metric or self.rows[0]["metric"]
+        values = values or self._names[0]
+        variants = list(dict.fromkeys(r["variant"] for r in self.rows))
+        if variant is None and len(variants) > 1:
+            raise InputError(f"pivot: choose a variant= among {', '.join(variants)}")
+        variant = variant or variants[0]
+        for what, got, known in (
+            ("metric", metric, dict.fromkeys(r["metric"] for r in self.rows)),
+            ("variant", variant, variants),
+            ("values", values, self.columns),
+        ):
+            if got not in known:
+                raise InputError(f"pivot: unknown {what} {got!r}; known: {', '.join(map(str, known))}")
+        frame = self.to_pandas()
+        part = frame[(frame["metric"] == metric) & (frame["variant"] == variant)]
+        rows, cols = self.setup_columns
+        return part.pivot(index=rows, columns=cols, values=values)
+
+    # -- display
+
+    def _shown(self, limit: int) -> tuple[list[str], list[list[str]], int]:
+        """Columns and cells to display (the run facts go into the caption), and the rows left out."""
+        columns = [c for c in self.columns if c not in HIDDEN]
+        if len({r.get("variant") for r in self.rows}) <= 1 and "variant" in columns:
+            columns.remove("variant")
+        cells = [[_cell(r.get(c)) for c in columns] for r in self.rows[:limit]]
+        return columns, cells, max(0, len(self.rows) - limit)
+
+    def _caption(self) -> str:
+        f = self.facts
+        trials = f.get("trials")
+        shown = f"{trials:,} trials" if isinstance(trials, int) else "exact"
+        rules = ", ".join(f.get("variants") or ()) or BASELINE + " rules"
+        return f"{shown}, seed {f.get('seed')}, {rules}; 95% intervals; montecarlo {f.get('version')}"
+
+    def __repr__(self) -> str:
+        columns, cells, more = self._shown(REPR_ROWS)
+        texts = {*self.setup_columns, "variant", "metric"}
+        widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
+
+        def line(values: Sequence[str]) -> str:
+            return "  ".join(
+                v.ljust(w) if c in texts else v.rjust(w) for c, v, w in zip(columns, values, widths)
+            ).rstrip()
+
+        lines = [self.title, line(columns), *(line(row) for row in cells)]
+        if more:
+            lines.append(f"... {more} more rows (.to_pandas() has them all)")
+        lines.append(self._caption())
+        if self.differences is not None:
+            lines += ["", repr(self.differences)]
+        if self.path is not None:
+            lines.append(f"report: {self.path / 'index.html'}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        columns, cells, more = self._shown(HTML_ROWS)
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>" for row in cells
+        )
+        note = f"<p>... {more} more rows (<code>.to_pandas()</code> has them all)</p>" if more else ""
+        parts = [
+            f"<table><caption>{html.escape(self.title)}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>{note}<p>{html.escape(self._caption())}</p>"
+        ]
+        if self.differences is not None:
+            parts.append(self.differences._repr_html_())
+        if self.path is not None:
+            parts.append(f"<p>report: <code>{html.escape(str(self.path / 'index.html'))}</code></p>")
+        return "<div>" + "".join(parts) + "</div>"
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _settings(trials: Any, seed: Any, precision: Any, max_trials: Any, jobs: Any) -> RunSettings:
+    """Run settings checked with the CLI's messages (named as the keyword arguments)."""
+    if not is_whole(trials) or trials < 1:
+        raise InputError(f"trials must be a positive integer, got {trials!r}")
+    if not is_whole(seed) or seed < 0:
+        raise InputError(f"seed must be an integer >= 0, got {seed!r}")
+    if precision is not None and not (
+        isinstance(precision, (int, float)) and not isinstance(precision, bool) and 0 < precision < 0.5
+    ):
+        raise InputError(f"precision must be a half-width between 0 and 0.5, got {precision!r}")
+    if max_trials is not None and (not is_whole(max_trials) or max_trials < 1):
+        raise InputError(f"max_trials must be a positive integer, got {max_trials!r}")
+    if jobs is not None and (not is_whole(jobs) or (jobs < 1 and jobs != -1)):
+        raise InputError(f"jobs must be a positive number of workers, or -1 for all cores, got {jobs!r}")
+    return RunSettings(trials=int(trials), seed=int(seed), jobs=jobs, precision=precision,
+                       max_trials=max_trials)
+
+
+def _names(variants: Any) -> tuple[str, ...]:
+    """Built-in variant names: one name or a sequence of names."""
+    if isinstance(variants, str):
+        return (variants,)
+    if not isinstance(variants, (list, tuple)) or not all(isinstance(v, str) for v in variants):
+        raise InputError(f"variants must be a variant name or a list of names, got {variants!r}")
+    return tuple(variants)
+
+
+def _game_arg(game: Any) -> Any:
+    if isinstance(game, os.PathLike):
+        return os.fspath(game)
+    if not isinstance(game, str):
+        from montecarlo.games.base import Game
+
+        if isinstance(game, Game):
+            return game
+        raise InputError(f"game must be a game name or a .toml battle file, got {game!r}")
+    return game
+
+
+def _show(value: Any) -> Any:
+    from montecarlo.scenarios import show_value
+
+    shown = show_value(value)
+    return shown if isinstance(shown, (int, float, str)) and not isinstance(shown, bool) else str(shown)
+
+
+# ---------------------------------------------------------------- odds
+
+
+def odds(
+    game: str | os.PathLike,
+    question: str | None = None,
+    *,
+    trials: int = DEFAULT_TRIALS,
+    seed: int = DEFAULT_SEED,
+    precision: float | None = None,
+    max_trials: int | None = None,
+    variants: str | Sequence[str] = (),
+    rules: Mapping[str, Any] | None = None,
+    jobs: int | None = None,
+    **setup: Any,
+) -> Result:
+    """Odds of one setup: every metric's estimate, 95% interval and exact value (where known).
+
+    ``game`` is a game name (:func:`games` lists them) or a ``.toml`` battle file
+    (docs/rules-as-data.md); ``question`` defaults to the game's main one; the setup is given as
+    keyword arguments in the CLI's terms (``attacker="4 regular, bashar"``). ``variants`` are
+    built-in house rules, ``rules`` rule-field overrides applied after them (as ``[rules]`` of a
+    scenario; War for Arrakis policies are the rule fields ``attack`` and ``retreat``).
+
+    >>> import montecarlo as mc
+    >>> battle = mc.odds("war-for-arrakis", attacker="4 regular, bashar", defender="3 regular",
+    ...                  settlement=1, trials=5_000)
+    >>> round(battle.exact["attacker_win"], 4)
+    0.2857
+    >>> mc.odds("war-for-arrakis", attacker="4 regular", defender="3 regular", colour="red")
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: battle setup: unknown field(s) colour; known: attacker, attacker_cards, \
+defender, defender_cards, settlement, surprise
+    """
+    settings = _settings(trials, seed, precision, max_trials, jobs)
+    names = _names(variants)
+    if rules is not None and not isinstance(rules, Mapping):
+        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
+    answer = ask(_game_arg(game), question, setup, variants=names, overrides=rules, settings=settings)
+    label = "+".join(names) or BASELINE
+    shown = {k: _show(v) for k, v in setup.items()}
+    rows = [
+        {**shown, "variant": label, "metric": m.name, "estimate": m.estimate, "ci_low": m.ci_low,
+         "ci_high": m.ci_high, "se": m.se, "exact": m.exact, "trials": answer.trials}
+        for m in answer.metrics.values()
+    ]
+    from montecarlo.games.base import to_plain
+
+    facts = {
+        "game": answer.game, "question": answer.question, "seed": answer.seed, "trials": answer.trials,
+        "variants": list(names), "rules": to_plain(answer.rules), "setup": to_plain(answer.setup),
+        "precision": precision, "version": answer.version,
+    }
+    where = ", ".join(f"{k}={v}" for k, v in shown.items())
+    title = f"{answer.game} {answer.question}" + (f": {where}" if where else "")
+    return Result(title, rows, tuple(shown), facts, raw=answer)
+
+
+# ---------------------------------------------------------------- grids and variants
+
+
+def _variant_specs(variants: Any) -> dict[str, dict[str, Any]]:
+    """``variants=`` of :func:`table` / :func:`compare` as a scenario's ``[variants]`` table.
+
+    A name or list of built-in names: the official rules first, then one arm per name. A mapping
+    name -> spec: a spec is a built-in name, a list of them, ``{"builtin": ..., "overrides": ...,
+    "description": ...}`` or a plain mapping of rule overrides.
+
+    >>> _variant_specs("ties_favour_defender")
+    {'official': {}, 'ties_favour_defender': {'builtin': ['ties_favour_defender']}}
+    >>> _variant_specs({"base": {}, "no_gain": {"strength_gain": 0}})
+    {'base': {}, 'no_gain': {'overrides': {'strength_gain': 0}}}
+    """
+    if isinstance(variants, (str, list, tuple)):
+        names = _names(variants)
+        return {BASELINE: {}, **{n: {"builtin": [n]} for n in names if n != BASELINE}}
+    if not isinstance(variants, Mapping):
+        raise InputError(f"variants must be names or a mapping name -> variant, got {variants!r}")
+    out: dict[str, dict[str, Any]] = {}
+    for name, spec in variants.items():
+        if isinstance(spec, (str, list, tuple)):
+            out[name] = {"builtin": list(_names(spec))}
+        elif isinstance(spec, Mapping) and set(spec) <= {"builtin", "overrides", "description"} and spec:
+            out[name] = dict(spec)
+        elif isinstance(spec, Mapping):
+            out[name] = {"overrides": dict(spec)} if spec else {}
+        else:
+            raise InputError(f"variants[{name!r}]: expected built-in names or rule overrides, got {spec!r}")
+    return out
+
+
+def _scenario_data(
+    game: Any, question: str | None, source: str, grid: Any, setup: Mapping[str, Any],
+    variants: Mapping[str, Any] | None, trials: Any, seed: Any, precision: Any, max_trials: Any,
+    rules: Any, metrics: Any, baseline: str | None,
+) -> dict[str, Any]:
+    _settings(trials, seed, precision, max_trials, None)
+    if grid is not None and not isinstance(grid, Mapping):
+        raise InputError(f"grid must be a mapping of setup fields to lists of values, got {grid!r}")
+    data: dict[str, Any] = {
+        "name": source, "game": _game_arg(game), "seed": seed, "trials": trials,
+        "setup": dict(setup), "grid": {k: list(v) if isinstance(v, (range, tuple)) else v
+                                       for k, v in (grid or {}).items()},
+    }
+    for key, value in (("question", question), ("precision", precision), ("max_trials", max_trials),
+                       ("rules", rules), ("metrics", metrics), ("baseline", baseline),
+                       ("variants", variants)):
+        if value is not None:
+            data[key] = value
+    return data
+
+
+def _parse(data: Mapping[str, Any], source: str) -> Scenario:
+    from montecarlo.scenarios import parse_scenario
+
+    return parse_scenario(data, source=source)
+
+
+def _scenario_result(result: ScenarioResult, title: str, path: Path | None = None) -> Result:
+    """A scenario run as a Result (long form) with its differences when there are several variants."""
+    from montecarlo.games.base import to_plain
+    from montecarlo.reporting.tables import COMPARISON_COLUMNS, comparison_table, results_table
+
+    sc = result.scenario
+    grid = tuple(sc.grid)
+    facts = {
+        "game": sc.game.name, "question": sc.question.name, "seed": sc.seed, "trials": sc.trials,
+        "variants": [v.name for v in result.variants], "baseline": result.baseline,
+        "rules": {v.name: to_plain(v.rules) for v in result.variants}, "setup": dict(sc.setup),
+        "precision": sc.precision, "version": result.version, "scenario": sc.name,
+    }
+    long = results_table(result)
+    diffs = comparison_table(result)
+    differences = None
+    if diffs is not None:
+        differences = Result(
+            f"{title}: {', '.join(v.name for v in result.variants[1:])} − {result.baseline} "
+            "(paired on common random numbers, Holm-corrected)", diffs.to_dicts(), grid, facts,
+            value_columns=COMPARISON_COLUMNS, names=("difference", "exact_difference"), frame=diffs,
+        )
+    return Result(title, long.to_dicts(), grid, facts, frame=long, differences=differences, path=path,
+                  raw=result)
+
+
+def table(
+    game: str | os.PathLike,
+    question: str | None = None,
+    *,
+    grid: Mapping[str, Sequence[Any]],
+    trials: int = DEFAULT_TRIALS,
+    seed: int = DEFAULT_SEED,
+    precision: float | None = None,
+    max_trials: int | None = None,
+    variants: str | Sequence[str] = (),
+    rules: Mapping[str, Any] | None = None,
+    metrics: str | Sequence[str] | None = None,
+    jobs: int | None = None,
+    **setup: Any,
+) -> Result:
+    """A question over a grid of setups: ``grid`` maps swept fields to values, ``setup`` the rest.
+
+    Every grid point uses ``seed`` (as a scenario's points do). ``.pivot(metric)`` turns two swept
+    fields into the two-way table of ``montecarlo table``.
+
+    >>> import montecarlo as mc
+    >>> t = mc.table("dune1984", grid={"attacker": [3, 4], "defender": [4, 5]}, trials=2_000,
+    ...              metrics="attacker_win")
+    >>> t.pivot("attacker_win", values="exact").round(4)  # doctest: +NORMALIZE_WHITESPACE
+    defender       4       5
+    attacker
+    3         0.2384  0.0873
+    4         0.5000  0.2597
+    """
+    from montecarlo.scenarios import run_scenario
+
+    names = _names(variants)
+    spec = {"+".join(names): {"builtin": list(names)}} if names else None
+    data = _scenario_data(game, question, "table", grid, setup, spec, trials, seed, precision, max_trials,
+                          rules, metrics, None)
+    sc = _parse(data, "table")
+    result = run_scenario(sc, jobs=jobs)
+    where = ", ".join(f"{k}={_show(v)}" for k, v in setup.items())
+    title = f"{sc.game.name} {sc.question.name} over {' × '.join(sc.grid) or 'one setup'}"
+    return _scenario_result(result, title + (f" ({where})" if where else ""))
+
+
+def _scenario_arg(value: Any) -> Scenario | None:
+    """The scenario ``value`` names (a file, plain data or a Scenario), or None for a game."""
+    from montecarlo.scenarios import Scenario, load_scenario
+
+    if isinstance(value, Scenario):
+        return value
+    if isinstance(value, Mapping):
+        return _parse(value, "scenario")
+    if isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(".toml"):
+        from montecarlo.datagame import is_definition
+
+        if not is_definition(os.fspath(value)):
+            return load_scenario(value)
+    return None
+
+
+def compare(
+    scenario_or_game: Any,
+    question: str | None = None,
+    *,
+    variants: Any = None,
+    baseline: str | None = None,
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    trials: int | None = None,
+    seed: int | None = None,
+    precision: float | None = None,
+    max_trials: int | None = None,
+    rules: Mapping[str, Any] | None = None,
+    metrics: str | Sequence[str] | None = None,
+    jobs: int | None = None,
+    **setup: Any,
+) -> Result:
+    """Variants against a baseline on common random numbers: paired differences, Holm-corrected.
+
+    ``scenario_or_game`` is a scenario file (docs/scenarios.md), a scenario as plain data, or a
+    game (name or ``.toml`` battle file) with ``variants`` and the setup as keyword arguments
+    (``grid`` sweeps fields). ``variants`` is a built-in name or list of names (compared with the
+    official rules) or a mapping name -> built-in names, rule overrides, or a scenario's
+    ``{"builtin": ..., "overrides": ...}``. ``trials`` and ``seed`` override a scenario's.
+
+    >>> import montecarlo as mc
+    >>> house = mc.compare("war-for-arrakis", variants="continue_always_costs",
+    ...                    attacker="4 regular, bashar", defender="3 regular", settlement=0,
+    ...                    metrics="attacker_win", trials=4_000)
+    >>> round(house.differences.exact["attacker_win"], 4)
+    -0.3409
+    """
+    sc = _scenario_arg(scenario_or_game)
+    if sc is not None:
+        extra = {k: v for k, v in dict(setup, question=question, variants=variants, grid=grid,
+                                       precision=precision, max_trials=max_trials, rules=rules).items()
+                 if v is not None}
+        if extra:
+            raise InputError(
+                f"compare: {', '.join(extra)} belong in the scenario file; give only baseline, metrics, "
+                "trials, seed and jobs with a scenario"
+            )
+        if trials is not None or seed is not None:
+            _settings(sc.trials if trials is None else trials, sc.seed if seed is None else seed,
+                      None, None, jobs)
+            sc = dataclasses.replace(sc, trials=trials or sc.trials, seed=sc.seed if seed is None else seed)
+    else:
+        if variants is None:
+            raise InputError("compare: give variants= (house rules to compare with the official rules)")
+        data = _scenario_data(
+            scenario_or_game, question, "compare", grid, setup, _variant_specs(variants),
+            DEFAULT_TRIALS if trials is None else trials, DEFAULT_SEED if seed is None else seed,
+            precision, max_trials, rules, metrics, None,
+        )
+        sc = _parse(data, "compare")
+        metrics = None
+    if len(sc.variants) < 2:
+        raise ScenarioError(f"{sc.name}: variants: expected two or more variants to compare, "
+                            f"got {len(sc.variants)}")
+    if baseline is not None and baseline not in {v.name for v in sc.variants}:
+        raise InputError(
+            f"baseline: unknown variant {baseline!r}; known: {', '.join(v.name for v in sc.variants)}"
+        )
+    chosen = _names(metrics) if metrics is not None else sc.metrics
+    for m in chosen:
+        if m not in sc.metrics:
+            raise InputError(f"metrics: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})")
+    sc = dataclasses.replace(sc, metrics=tuple(chosen))
+    from montecarlo.scenarios import run_scenario
+
+    result = run_scenario(sc, jobs=jobs, baseline=baseline)
+    return _scenario_result(result, sc.title if sc.title != sc.name else f"{sc.game.name} {sc.question.name}")
+
+
+def report(
+    scenario: Any,
+    out: str | os.PathLike | None = None,
+    *,
+    baseline: str | None = None,
+    jobs: int | None = None,
+) -> Result:
+    """Run a scenario and write its report folder (index.html, report.md, tables, plots).
+
+    ``out`` defaults to ``reports/<scenario name>`` like ``montecarlo report``; it is checked
+    before any simulation and never replaces a folder montecarlo did not write. The Result holds
+    the numbers and ``path``, the folder.
+    """
+    from montecarlo.reporting import check_out, write_report
+    from montecarlo.scenarios import run_scenario
+
+    sc = _scenario_arg(scenario)
+    if sc is None:
+        raise InputError(f"report: expected a scenario file (.toml) or scenario data, got {scenario!r}")
+    folder = check_out(Path("reports") / sc.name if out is None else out, option="out")
+    result = run_scenario(sc, jobs=jobs, baseline=baseline)
+    command = f"mc.report({os.fspath(scenario)!r}, out={os.fspath(folder)!r})" if isinstance(
+        scenario, (str, os.PathLike)) else None
+    written = write_report(result, folder, command=command)
+    return _scenario_result(result, sc.title, path=written)
+
+
+# ---------------------------------------------------------------- catalogue
+
+
+@dataclass(frozen=True)
+class SetupField:
+    """One setup field of a question: its name, type, default and what it means."""
+
+    name: str
+    type: str
+    default: Any
+    help: str
+    required: bool
+
+
+@dataclass(frozen=True)
+class QuestionInfo:
+    name: str
+    description: str
+    setup: tuple[SetupField, ...]
+    metrics: dict[str, str]  # name -> description
+    example: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    name: str
+    title: str
+    default_question: str
+    questions: dict[str, QuestionInfo]
+    variants: dict[str, str]  # name -> description
+
+
+class Catalogue(dict):
+    """Game name -> :class:`GameInfo`, printed as a readable listing."""
+
+    def __repr__(self) -> str:
+        lines = []
+        for g in self.values():
+            lines.append(f"{g.name}: {g.title}")
+            for q in g.questions.values():
+                main = " (default)" if q.name == g.default_question else ""
+                lines.append(f"  question {q.name}{main}: {q.description}")
+                for f in q.setup:
+                    default = "required" if f.required else f"default {f.default!r}"
+                    lines.append(f"    {f.name} ({default}){': ' + f.help if f.help else ''}")
+            for v, desc in g.variants.items():
+                lines.append(f"  variant {v}" + (f": {desc}" if desc else ""))
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + html.escape(repr(self)) + "</pre>"
+
+
+def _question_info(q: Any) -> QuestionInfo:
+    helps = field_help(q.setup_type)
+    fields = []
+    for f in dataclasses.fields(q.setup_type):
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        factory: Any = f.default_factory
+        default = None if required else (f.default if f.default is not dataclasses.MISSING else factory())
+        fields.append(SetupField(f.name, str(f.type), default, helps.get(f.name, ""), required))
+    return QuestionInfo(
+        q.name, q.description, tuple(fields), {m.name: m.description for m in q.metrics}, dict(q.example)
+    )
+
+
+def games(*files: str | os.PathLike) -> Catalogue:
+    """The games (and any ``.toml`` battle files given, by path), their questions, variants, setup fields.
+
+    >>> import montecarlo as mc
+    >>> catalogue = mc.games()
+    >>> "dune1984" in catalogue and catalogue["dune1984"].default_question
+    'duel'
+    >>> [f.name for f in catalogue["war-for-arrakis"].questions["battle"].setup][:3]
+    ['attacker', 'defender', 'settlement']
+    """
+    from montecarlo.registry import get_game, list_games
+
+    out = Catalogue()
+    for name in (*list_games(), *(os.fspath(f) for f in files)):  # a file is listed under its path
+        g = get_game(name)
+        out[name] = GameInfo(
+            g.name, g.title, g.default_question, {q: _question_info(v) for q, v in g.questions.items()},
+            {v: g.variant_descriptions.get(v, "") for v in g.variants},
+        )
+    return out
+
+
+def schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of scenario files (``"scenario"``) or battle files (``"battle"``)."""
+    from montecarlo.schemas import schema as build
+
+    return build(kind)

@@ -1,0 +1,196 @@
+"""The Python API (``import montecarlo as mc``): numbers against exact solvers, frames, errors."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import montecarlo as mc
+from montecarlo.api import Result
+from montecarlo.errors import InputError, MonteCarloError, ScenarioError
+
+ROOT = Path(__file__).resolve().parent.parent
+LONG = ["variant", "metric", "estimate", "ci_low", "ci_high", "se", "exact", "trials"]
+
+
+def test_import_montecarlo_loads_no_numeric_library():
+    """``import montecarlo`` stays cheap: the API and its libraries load on first use."""
+    code = (
+        "import sys, montecarlo as mc; heavy = ('numpy', 'pandas', 'scipy', 'polars', 'matplotlib');"
+        "print(sorted(m for m in heavy if m in sys.modules)); mc.odds; print('numpy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split("\n")[:2] == ["[]", "True"]
+
+
+def test_dune1984_duel_exact_to_six_places_and_estimate_within_its_error():
+    duel = mc.odds("dune1984", attacker=4, defender=5, trials=50_000, seed=7)
+    assert round(duel.exact["attacker_win"], 6) == 0.259712
+    for name, exact in duel.exact.items():
+        if exact is not None:
+            assert abs(duel.estimate[name] - exact) <= 4.5 * duel.se[name] + 1e-9, name
+    low, high = duel.ci["attacker_win"]
+    assert low <= duel.estimate["attacker_win"] <= high
+
+
+def test_odds_long_form_in_pandas_and_polars():
+    duel = mc.odds("dune1984", attacker="Paul", defender=5, attacker_equipment=["sword"], trials=2_000)
+    pdf, pldf = duel.to_pandas(), duel.to_polars()
+    assert list(pdf.columns) == list(pldf.columns) == ["attacker", "defender", "attacker_equipment", *LONG]
+    assert set(pdf["variant"]) == {"official"} and set(pdf["attacker_equipment"]) == {"sword"}
+    assert pdf.shape[0] == len(duel) == len(duel.exact)
+    row = pldf.filter(pldf["metric"] == "attacker_win").row(0, named=True)
+    assert row["exact"] == duel.exact["attacker_win"] and row["trials"] == 2_000
+
+
+def test_same_seed_same_numbers():
+    a, b = (mc.odds("war-for-arrakis", attacker="3 regular", defender="2 regular", trials=3_000, seed=5)
+            for _ in range(2))
+    assert a.estimate == b.estimate
+
+
+def test_war_for_arrakis_setup_in_the_cli_terms_matches_the_chain():
+    battle = mc.odds("war-for-arrakis", attacker="4 regular, bashar", defender="3 regular", settlement=1,
+                     trials=20_000, rules={"attack": "while_ahead"})
+    assert battle.facts["rules"]["attack"] == "while_ahead"
+    win = battle.estimate["attacker_win"]
+    assert abs(win - battle.exact["attacker_win"]) <= 4.5 * battle.se["attacker_win"]
+
+
+def test_a_battle_file_is_a_game():
+    risk = mc.odds(ROOT / "scenarios/games/risk.toml", attackers=3, defenders=2, trials=5_000)
+    assert battle_agrees(risk)
+    assert risk.facts["game"] == "risk"
+
+
+def battle_agrees(result: Result) -> bool:
+    checked = [n for n, e in result.exact.items() if e is not None]
+    assert checked
+    return all(abs(result.estimate[n] - result.exact[n]) <= 4.5 * result.se[n] + 1e-9 for n in checked)
+
+
+def test_table_sweeps_a_grid_and_pivots_to_the_cli_matrix():
+    t = mc.table("dune1984", grid={"attacker": range(1, 4), "defender": [2, 5]}, trials=4_000,
+                 metrics=["attacker_win"], attacker_equipment="sword")
+    assert list(t.to_pandas().columns) == ["attacker", "defender", *LONG]
+    cells = {(a, d, "official", "attacker_win") for a in (1, 2, 3) for d in (2, 5)}
+    assert len(t) == 6 and set(t.exact) == cells
+    wide = t.pivot("attacker_win", values="exact")
+    assert list(wide.index) == [1, 2, 3] and list(wide.columns) == [2, 5]
+    assert wide.loc[3, 5] == t.exact[(3, 5, "official", "attacker_win")]
+    assert battle_agrees(t)
+    with pytest.raises(InputError, match="pivot: unknown metric 'rounds'"):
+        t.pivot("rounds")
+
+
+def test_compare_house_rule_differences_against_exact_differences():
+    house = mc.compare("war-for-arrakis", variants="continue_always_costs", attacker="4 regular, bashar",
+                       defender="3 regular", metrics="attacker_win", trials=20_000)
+    assert house.facts["variants"] == ["official", "continue_always_costs"]
+    diff = house.differences
+    assert diff is not None and list(diff.to_pandas().columns)[:3] == ["variant", "baseline", "metric"]
+    d = diff.to_polars().row(0, named=True)
+    assert d["exact_difference"] == pytest.approx(house.exact[("continue_always_costs", "attacker_win")]
+                                                  - house.exact[("official", "attacker_win")])
+    assert abs(d["difference"] - d["exact_difference"]) <= 4.5 * d["se"]
+    assert d["significant"] is True
+
+
+def test_compare_runs_a_scenario_file_with_fewer_trials():
+    result = mc.compare(ROOT / "scenarios/imperium/tie-variants.toml", trials=500, metrics="tie_first")
+    assert set(result.to_pandas()["metric"]) == {"tie_first"}
+    assert result.facts["trials"] == 500 and result.differences is not None
+    with pytest.raises(InputError, match="belong in the scenario file"):
+        mc.compare(ROOT / "scenarios/imperium/tie-variants.toml", players=3)
+
+
+def test_report_writes_a_folder_and_never_overwrites_a_users_one(tmp_path):
+    scenario = {
+        "name": "api-report", "game": "dune1984", "seed": 1, "trials": 1_000, "metrics": ["attacker_win"],
+        "grid": {"attacker": [2, 3], "defender": [3]},
+    }
+    result = mc.report(scenario, out=tmp_path / "out")
+    assert (tmp_path / "out" / "index.html").is_file() and result.path == tmp_path / "out"
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    with pytest.raises(InputError, match="^out: "):
+        mc.report(scenario, out=mine)
+    assert (mine / "notes.txt").read_text() == "keep me"
+
+
+def test_display_forms():
+    duel = mc.odds("dune1984", attacker=4, defender=5, trials=1_000)
+    text = repr(duel)
+    assert text.startswith("dune1984 duel: attacker=4, defender=5")
+    assert "attacker_win" in text and "1,000 trials, seed" in text
+    page = duel._repr_html_()
+    assert page.startswith("<div><table>") and "<td>attacker_win</td>" in page
+
+
+def test_games_is_the_package_and_the_catalogue():
+    from montecarlo import games
+
+    assert games is mc.games and callable(mc.games)
+    catalogue = mc.games()
+    battle = catalogue["war-for-arrakis"].questions["battle"]
+    fields = {f.name: f for f in battle.setup}
+    assert fields["attacker"].required and "legion" in fields["attacker"].help
+    assert fields["settlement"].default == 0
+    assert "continue_always_costs" in catalogue["war-for-arrakis"].variants
+    risk = str(ROOT / "scenarios/games/risk.toml")
+    assert mc.games(risk)[risk].name == "risk"
+    assert "question duel (default)" in repr(catalogue)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: mc.odds("chess"), "unknown game 'chess'; known: "),
+        (lambda: mc.odds("dune1984", attacker=4, defender=5, trials=0), "trials must be a positive integer"),
+        (lambda: mc.odds("dune1984", attacker=4, defender=5, variants=["nope"]), "unknown variant 'nope'"),
+        (lambda: mc.odds("dune1984", "nope"), "unknown question 'nope' for dune1984"),
+        (lambda: mc.table("dune1984", grid={"attacker": [1, 9]}, defender=2), "grid point attacker=9"),
+        (lambda: mc.compare("dune1984", attacker=3, defender=2), "give variants="),
+        (lambda: mc.report("dune1984"), "expected a scenario file"),
+    ],
+)
+def test_errors_are_one_line_input_errors(call, message):
+    with pytest.raises(InputError) as err:
+        call()
+    assert message in str(err.value) and "\n" not in str(err.value)
+    assert isinstance(err.value, MonteCarloError)
+
+
+def test_an_invalid_scenario_is_a_scenario_error(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('game = "dune1984"\nseed = 1\n[grid]\nattacker = 3\n')
+    with pytest.raises(ScenarioError, match="grid.attacker: expected a list"):
+        mc.compare(bad)
+
+
+def test_the_api_error_is_the_cli_error():
+    """Same mistake, same line: the CLI prints ``error: <the exception's message>``."""
+    cli = subprocess.run(
+        [sys.executable, "-m", "montecarlo", "odds", "dune1984", "-a", "9", "-d", "5"],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    with pytest.raises(InputError) as err:
+        mc.odds("dune1984", attacker=9, defender=5)
+    assert cli.returncode == 2 and cli.stderr.strip() == f"error: {err.value}"
+
+
+def test_policy_is_a_setup_keyword_where_the_setup_has_one():
+    """Dustrunners' ammo policy is a setup field (War for Arrakis policies are rules: ``rules=``)."""
+    fixed = mc.odds("dustrunners", enemy="war-rig", health=6, ammo=3, policy="fixed:1", trials=2_000)
+    assert fixed.facts["setup"]["policy"] == "fixed:1"
+    with pytest.raises(InputError, match="unknown field\\(s\\) policy"):
+        mc.odds("war-for-arrakis", attacker="3 regular", defender="2 regular", policy="while_ahead")
+
+
+def test_precision_adds_trials_until_every_interval_is_narrow_enough():
+    duel = mc.odds("dune1984", attacker=3, defender=3, trials=2_000, precision=0.01)
+    widest = max((high - low) / 2 for name, (low, high) in duel.ci.items()
+                 if duel.raw.metrics[name].kind != "mean")
+    assert widest <= 0.01 and duel.facts["trials"] > 2_000
