@@ -281,6 +281,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every sub-command
 )
 odds_app = typer.Typer(
     cls=OddsGroup,
@@ -333,6 +334,8 @@ def games() -> None:
             typer.echo(f"  variant {v}" + (f": {desc}" if desc else ""))
 
 
+INTERRUPTED = 130  # the exit code of a run stopped by Ctrl-C (128 + SIGINT)
+
 # click >= 8.2 raises this for a bare group after printing its help; older click exits by itself
 _NO_ARGS_IS_HELP = getattr(click_exceptions, "NoArgsIsHelpError", ())
 
@@ -355,6 +358,7 @@ def main() -> None:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
     except (typer.Abort, KeyboardInterrupt):
+        code = INTERRUPTED
+    if code == INTERRUPTED:  # typer turns Ctrl-C into a return code of 130
         typer.echo("interrupted", err=True)
-        sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)
