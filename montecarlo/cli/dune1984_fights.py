@@ -77,7 +77,26 @@ def named_characters(setup) -> dict:
     return {"characters": found} if found else {}
 
 
-def _ask(question: str, run: RunOptions, settings=None, **setup):
+def warn_same_house(setup) -> None:
+    """Warn (stderr) when characters of one house fight on opposite sides: one player owns both."""
+    sides = [
+        {c.name: c.colour for c in (CHARACTERS[v.lower()] for v in _as_tuple(labels) if isinstance(v, str))}
+        for labels in (setup.attacker, setup.defender)
+    ]
+    for a, colour in sides[0].items():
+        for d, other in sides[1].items():
+            if colour == other:
+                typer.echo(
+                    f"warning: {a} and {d} are both {colour} characters (one player's) on opposite sides",
+                    err=True,
+                )
+
+
+def _ask(question: str, run: RunOptions, settings=None, **values):
+    from montecarlo.games import get_game
+
+    setup = get_game("dune1984").question(question).setup(values)  # checked, and warned, before the run
+    warn_same_house(setup)
     settings = settings or run.settings(f"dune1984 {question}")
     return ask("dune1984", question, setup, variants=run.variant, settings=settings)
 
