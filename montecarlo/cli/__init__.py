@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
     from click import exceptions as click_exceptions
 
 from montecarlo import __version__
-from montecarlo.errors import MonteCarloError
+from montecarlo.errors import MonteCarloError, readable
 
 # Scenario commands live in montecarlo.cli.reports (polars, matplotlib): loaded when run.
 SCENARIO_COMMANDS = {
@@ -352,10 +352,10 @@ def main() -> None:
         sys.exit(0)
     except click_exceptions.UsageError as exc:
         path = exc.ctx.command_path if exc.ctx else "montecarlo"
-        typer.echo(f"error: {exc.format_message()} (see: {path} --help)", err=True)
+        typer.echo(f"error: {readable(exc.format_message())} (see: {path} --help)", err=True)
         sys.exit(2)
     except MonteCarloError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {readable(str(exc))}", err=True)
         sys.exit(2)
     except (typer.Abort, KeyboardInterrupt):
         code = INTERRUPTED

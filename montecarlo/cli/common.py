@@ -35,7 +35,7 @@ import typer
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, excess_jobs
 from montecarlo.analysis import duration as _duration
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE
-from montecarlo.errors import InputError, MonteCarloError
+from montecarlo.errors import InputError, MonteCarloError, readable
 
 ESTIMATE_ABOVE_SECONDS = 60.0  # runs projected to last longer say so up front
 
@@ -383,10 +383,42 @@ def cli_errors(func: Callable) -> Callable:
         try:
             return func(*args, **kwargs)
         except MonteCarloError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"error: {readable(str(exc))}", err=True)
             raise typer.Exit(2) from None
 
     return wrapper
+
+
+def flags_of(func: Callable) -> dict[str, str]:
+    """Parameter name -> the long flag a user types for it (``attacker_equipment`` ->
+    ``--attacker-equipment``, ``json_out`` -> ``--json``), read from the typer declarations."""
+    flags = {}
+    for p in inspect.signature(func).parameters.values():
+        flag: Optional[str] = "--" + p.name.replace("_", "-")
+        for meta in getattr(p.annotation, "__metadata__", ()):
+            if isinstance(meta, typer.models.ArgumentInfo):
+                flag = None
+            elif isinstance(meta, typer.models.OptionInfo):
+                long = [d for d in (meta.param_decls or ()) if d.startswith("--")]
+                flag = long[0] if long else flag
+        if flag is not None and p.name != "run":
+            flags[p.name] = flag
+    return flags
+
+
+def in_flags(message: str, flags: dict[str, str]) -> str:
+    """A setup-field message in the words of the command line: a field that starts the message or
+    stands in parentheses becomes the flag the user typed.
+
+    >>> in_flags("health: give the vehicle's health (health) or a shipped vehicle (vehicle)",
+    ...          {"health": "--health", "vehicle": "--vehicle"})
+    "--health: give the vehicle's health (--health) or a shipped vehicle (--vehicle)"
+    """
+    for name in sorted(flags, key=len, reverse=True):
+        flag = flags[name]
+        message = re.sub(rf"^{re.escape(name)}(?=[:\s])", flag, message)
+        message = message.replace(f"({name})", f"({flag})")
+    return message
 
 
 def check_edges(
@@ -422,6 +454,7 @@ def run_command(func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS
     if func is None:
         return functools.partial(run_command, trials=trials)
     options = _options(trials)
+    flags = flags_of(func)
     sig = inspect.signature(func)
     own = [p for p in sig.parameters.values() if p.name != "run"]
     added = [
@@ -437,6 +470,9 @@ def run_command(func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS
         check_edges(run.variant, run.precision, run.max_trials, run.backend, run.scheduler)
         try:
             return func(*args, **kwargs, run=run)
+        except InputError as exc:  # name the flags the user typed, not the setup fields
+            exc.args = (in_flags(str(exc), flags),)
+            raise
         finally:
             run.close()
 
