@@ -197,3 +197,136 @@ def test_out_naming_a_link_to_an_earlier_report_writes_through_the_link(tmp_path
 def test_every_troop_syntax_has_the_12_cube_limit(troops):
     line = refused(["odds", "imperium", "-t", troops, "-n", "100"])
     assert "at most 12 (a player has 12 troop cubes)" in line
+
+
+# --- metrics that cannot apply are empty ----------------------------------------------------------
+
+
+def test_an_8_fight_campaign_leaves_survived_9_to_12_empty(tmp_path):
+    import polars as pl
+
+    scenario = tmp_path / "campaign.toml"
+    scenario.write_text(
+        'game = "dustrunners"\nquestion = "campaign"\nseed = 1\ntrials = 200\n'
+        'metrics = ["survived", "vp"]\n[setup]\nvehicle = "interceptor"\nfights = 8\n'
+        '[grid]\npolicy = ["all_in", "just_enough"]\n'
+    )
+    result = cli.invoke(app, ["report", str(scenario), "--out", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 0, result.output
+    table = pl.read_csv(tmp_path / "out" / "results.csv")
+    survived = table.filter(pl.col("metric").str.starts_with("survived="))
+    beyond = survived.filter(pl.col("metric").is_in([f"survived={k}" for k in range(9, 13)]))
+    assert beyond.height == 8 and beyond["estimate"].null_count() == 8  # 4 values x 2 setups
+    within = survived.filter(~pl.col("metric").is_in(beyond["metric"].to_list()))
+    assert within.height == 18 and within["estimate"].null_count() == 0
+    assert abs(within["estimate"].sum() - 2.0) < 1e-9  # each setup's 0..8 sum to 1
+
+
+# --- refused or warned, as the rules make sense ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["fight", "-a", "Paul, Paul", "-d", "5"],
+         "--attacker: Paul Atreides is named twice on the attacker side"),
+        (["duel", "-a", "Paul", "-d", "paul"], "--defender: Paul Atreides is named on both sides"),
+        (["fight", "-a", "4,,3", "-d", "5"], "--attacker: an empty item in '4,,3'"),
+        (["duel", "-a", "4", "-d", "5", "--attacker-equipment", "sword,sword"],
+         "--attacker-equipment: sword is listed twice"),
+    ],
+)
+def test_one_character_twice_and_doubled_items_are_refused(args, message):
+    assert refused(["dune1984", *args, "-n", "100"]).startswith(f"error: {message}")
+
+
+def test_two_characters_of_one_house_on_opposite_sides_warn_before_the_run():
+    result = cli.invoke(app, ["dune1984", "fight", "-a", "Paul,Chani", "-d", "Gurney", "-n", "100", "--json"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip() == (
+        "warning: Paul Atreides and Gurney Halleck are both Red characters (one player's) on opposite sides"
+    )
+    json.loads(result.stdout)
+    plain = cli.invoke(app, ["dune1984", "duel", "-a", "Paul", "-d", "Feyd", "-n", "100", "-q"])
+    assert plain.exit_code == 0 and plain.stderr == ""
+
+
+# --- errors in the user's words ---------------------------------------------------------------------
+
+
+def test_errors_name_the_flags_the_user_typed():
+    assert refused(["dustrunners", "campaign", "--enemies", "spybot", "-n", "10"]) == (
+        "error: --health: give the vehicle's health (--health) or a shipped vehicle (--vehicle)"
+    )
+    assert refused(["odds", "dune1984", "-a", "7", "-d", "5"]).startswith("error: --attacker must be")
+
+
+def test_a_100_kb_bad_value_is_cut_in_the_message():
+    line = refused(["odds", "dune1984", "-a", "x" * 100_000, "-d", "5"])
+    assert len(line) < 400 and "(100,003 characters)" in line  # the quoted value and its ";"
+
+
+# --- a TOML battle: the file's example values are the defaults, and --help lists the fields -------
+
+D10 = """format = "dice-battle/1"
+name = "d10"
+title = "d10 duel"
+question = "duel"
+end = "red == 0 or blue == 0"
+
+[setup.red_pool]
+min = 1
+max = 5
+example = 3
+description = "dice of the red side"
+
+[setup.blue_pool]
+min = 1
+max = 5
+example = 2
+description = "dice of the blue side"
+
+[state]
+red = "red_pool"
+blue = "blue_pool"
+
+[dice.d10]
+faces = 10
+
+[round]
+compare = "highest"
+
+[round.roll]
+red = { d10 = "red" }
+blue = { d10 = "blue" }
+
+[round.update]
+red = "red - red_lost"
+blue = "blue - blue_lost"
+
+[metrics.red_win]
+kind = "probability"
+value = "blue == 0"
+description = "red wins"
+"""
+
+
+def test_a_toml_battle_takes_its_example_values_as_defaults_and_lists_its_fields(tmp_path):
+    path = tmp_path / "d10.toml"
+    path.write_text(D10)
+    result = cli.invoke(app, ["odds", str(path), "-n", "2000", "-q"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("d10 duel: red_pool 3, blue_pool 2")
+    overridden = cli.invoke(app, ["odds", str(path), "--set", "blue_pool=4", "-n", "2000", "-q"])
+    assert overridden.stdout.startswith("d10 duel: red_pool 3, blue_pool 4"), overridden.output
+    shown = cli.invoke(app, ["odds", str(path), "--help"], env={"COLUMNS": "200"})
+    assert "red_pool (1..5, default 3): dice of the red side" in shown.stdout
+    assert "blue_pool (1..5, default 2): dice of the blue side" in shown.stdout
+
+
+def test_a_die_too_large_to_enumerate_is_blamed_on_the_die(tmp_path):
+    path = tmp_path / "d1000.toml"
+    path.write_text(D10.replace("faces = 10\n", "faces = 1000\n").replace('"highest"', '"pairs"'))
+    line = refused(["odds", str(path), "-n", "100"])
+    assert line.startswith(f"error: {path}: dice.d10.faces: 3 dice of 1000 faces are too many to enumerate")
+    assert "round.update" not in line
