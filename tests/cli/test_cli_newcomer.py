@@ -330,3 +330,15 @@ def test_a_die_too_large_to_enumerate_is_blamed_on_the_die(tmp_path):
     line = refused(["odds", str(path), "-n", "100"])
     assert line.startswith(f"error: {path}: dice.d10.faces: 3 dice of 1000 faces are too many to enumerate")
     assert "round.update" not in line
+
+
+def test_the_shipped_deck_path_shown_exists_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    campaign = ["dustrunners", "campaign", "--vehicle", "interceptor", "--enemies", "spybot", "-n", "50"]
+    result = cli.invoke(app, [*campaign, "--json"])
+    assert result.exit_code == 0, result.output
+    shown = Path(json.loads(result.stdout)["extra"]["deck_file"])
+    assert shown.is_absolute() and shown.is_file()
+    (tmp_path / "mine.toml").write_bytes(shown.read_bytes())
+    given = cli.invoke(app, [*campaign, "--deck", "mine.toml", "--json"])
+    assert json.loads(given.stdout)["extra"]["deck_file"] == "mine.toml"  # as given
