@@ -407,7 +407,7 @@ def _sizes(facts: dict) -> str:
     return text
 
 
-WIDTH = 100  # the terminal summary fits 100 columns
+WIDTH = 100  # the terminal summary is at least this wide (wider on a wider terminal)
 
 
 def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> None:
@@ -417,7 +417,8 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
     from montecarlo.reporting.tables import comparison_summary, fmt, holm_line
 
     sc = result.scenario
-    console = Console(file=sys.stdout, width=WIDTH)
+    console = Console(file=sys.stdout)
+    console.width = max(WIDTH, console.width)  # as wide as the terminal, at least WIDTH
     trials = table["trials"]
     span = f"{trials.min():,}" if trials.min() == trials.max() else f"{trials.min():,}–{trials.max():,}"
     caption = (
@@ -427,7 +428,8 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
     summary = Table(title=f"{sc.title}: variants − {result.baseline}", caption=caption)
     for col in ("variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff"):
         left = col in ("variant", "metric")
-        # names wrap onto a second line rather than being cut into look-alikes
+        # a terminal too narrow for the whole table folds the names onto a second line rather
+        # than cutting them into look-alikes; a wide one shows them whole
         summary.add_column(
             col,
             justify="left" if left else "right",

@@ -342,3 +342,23 @@ def test_the_shipped_deck_path_shown_exists_from_any_folder(tmp_path, monkeypatc
     (tmp_path / "mine.toml").write_bytes(shown.read_bytes())
     given = cli.invoke(app, [*campaign, "--deck", "mine.toml", "--json"])
     assert json.loads(given.stdout)["extra"]["deck_file"] == "mine.toml"  # as given
+
+
+# --- wide terminals: one line per cell, names whole -------------------------------------------------
+
+
+def test_table_dune1984_has_one_line_per_cell_on_a_wide_terminal():
+    wide = cli.invoke(app, ["table", "dune1984", "-n", "200", "-q"], env={"COLUMNS": "160"})
+    rows = [line for line in wide.stdout.splitlines() if line.startswith("│")]
+    assert len(rows) == 6 and all(line.count("(") == 6 for line in rows), wide.stdout
+    narrow = cli.invoke(app, ["table", "dune1984", "-n", "200", "-q"], env={"COLUMNS": "80"})
+    assert len([line for line in narrow.stdout.splitlines() if line.startswith("│")]) == 12
+
+
+def test_compare_shows_whole_names_on_a_wide_terminal(tmp_path):
+    risk = str(ROOT / "scenarios" / "risk" / "house-rules.toml")
+    result = cli.invoke(app, ["compare", risk, "-n", "500", "-q"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    names = {cell.strip() for line in result.stdout.splitlines() if line.startswith("│")
+             for cell in line.split("│")[1:3]}
+    assert {"ties_to_attacker", "defender_three_dice", "attackers_remaining"} <= names, result.stdout
