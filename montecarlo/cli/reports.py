@@ -18,7 +18,8 @@ from typing import Annotated, Optional
 import polars as pl
 import typer
 
-from montecarlo.cli.common import backend_for, check_edges, cli_errors, warn_excess_jobs
+from montecarlo.analysis import DEFAULT_TRIALS
+from montecarlo.cli.common import _options, backend_for, check_edges, cli_errors, warn_excess_jobs
 from montecarlo.errors import InputError, ScenarioError
 
 # The root (montecarlo.cli) loads these commands from this app when one of them is run.
@@ -33,24 +34,8 @@ Jobs = Annotated[
         "--jobs", "-j", help="Worker processes (-1 = all cores). Default: all cores for large scenarios."
     ),
 ]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or time estimate.")]
-Backend = Annotated[
-    Optional[str],
-    typer.Option(
-        "--backend",
-        metavar="NAME",
-        help="joblib backend: loky (processes; the default), threading, or dask "
-        "(the default with --scheduler).",
-    ),
-]
-Scheduler = Annotated[
-    Optional[str],
-    typer.Option(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Dask scheduler address; selects --backend dask (which without it starts a local cluster).",
-    ),
-]
+# the same declarations as every simulating command's
+Quiet, Backend, Scheduler = (_options(DEFAULT_TRIALS)[name][0] for name in ("quiet", "backend", "scheduler"))
 Trials = Annotated[
     Optional[int],
     typer.Option(
