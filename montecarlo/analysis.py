@@ -318,3 +318,18 @@ def _finite(x: float) -> float | None:
 
 def _maybe_float(x: Any) -> float | None:
     return None if x is None else float(x)
+
+
+def duration(seconds: float) -> str:
+    """A time as people say it, for estimates: '45 s', '12 min', '3.5 h', '2.1 days'.
+
+    >>> duration(45), duration(700), duration(12600), duration(181440)
+    ('45 s', '12 min', '3.5 h', '2.1 days')
+    """
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:,.1f} days"

@@ -15,3 +15,25 @@ class InputError(MonteCarloError, ValueError):
 
 class ScenarioError(InputError):
     """A scenario file that cannot be read or does not validate."""
+
+
+LONG_WORD = 100  # a run of this many characters without a space in a message is a pasted value
+LONG_MESSAGE = 600  # characters of a message shown at most
+
+
+def readable(message: str) -> str:
+    """An error message cut to a readable line: a long pasted value is shortened in the middle.
+
+    >>> readable("unknown character '" + "x" * 100_000 + "'")
+    "unknown character 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…(100,002 characters)…xxxxxxxxx'"
+    """
+    import re
+
+    def cut(match: re.Match) -> str:
+        text = match.group(0)
+        return f"{text[:40]}…({len(text):,} characters)…{text[-10:]}"
+
+    message = re.sub(rf"\S{{{LONG_WORD},}}", cut, str(message))
+    if len(message) > LONG_MESSAGE:
+        message = f"{message[: LONG_MESSAGE - 40]}… ({len(message):,} characters in all)"
+    return message

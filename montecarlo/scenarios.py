@@ -29,7 +29,7 @@ from typing import Any, Mapping, NoReturn, Sequence
 
 from montecarlo.validate import is_whole
 from montecarlo import __version__, registry
-from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_rules
+from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_rules, duration
 from montecarlo.engine import memory, runner
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Question, apply_overrides
@@ -498,7 +498,7 @@ def run_scenario(
     started = time.perf_counter()
     tasks = ((scenario.game, scenario.question.name, p.setup, arms, settings) for p in points)
     comparisons = []
-    with _grid_progress(progress, len(points), f"{scenario.name}") as advance:
+    with _grid_progress(progress, len(points), f"{scenario.name}", workers) as advance:
         if across:
             from joblib import Parallel, delayed
 
@@ -534,10 +534,18 @@ def _workers(scenario: Scenario, arms: int, jobs: int | None) -> int:
 
 
 @contextmanager
-def _grid_progress(enabled: bool, total: int, label: str):
-    """A rich bar over grid points on stderr, only for a terminal."""
-    if not enabled or total < 2 or not sys.stderr.isatty():
+def _grid_progress(enabled: bool, total: int, label: str, workers: int = 1):
+    """A rich bar over grid points on stderr (only for a terminal), and a time estimate.
+
+    As soon as a setup is done and half a second has passed, a run projected to last more than
+    a minute says so on stderr (terminal or not), as ``odds`` does.
+    """
+    if not enabled or total < 2:
         yield lambda: None
+        return
+    estimate = _Estimate(total, label, workers)
+    if not sys.stderr.isatty():
+        yield estimate.advance
         return
     from rich.console import Console
     from rich.progress import (
@@ -560,7 +568,40 @@ def _grid_progress(enabled: bool, total: int, label: str):
         transient=True,
     ) as bar:
         task = bar.add_task(label, total=total)
-        yield lambda: bar.advance(task)
+        estimate.say = lambda text: bar.console.print(text, markup=False, highlight=False)
+
+        def advance() -> None:
+            bar.advance(task)
+            estimate.advance()
+
+        yield advance
+
+
+ESTIMATE_ABOVE_SECONDS = 60.0  # a scenario projected to run longer says so up front
+
+
+class _Estimate:
+    """Counts finished setups; once, says how long the whole run will take if over a minute."""
+
+    def __init__(self, total: int, label: str, workers: int) -> None:
+        self.total, self.label, self.workers = total, label, workers
+        self.started = time.perf_counter()
+        self.done = 0
+        self.told = False
+        self.say = lambda text: print(text, file=sys.stderr, flush=True)
+
+    def advance(self) -> None:
+        self.done += 1
+        elapsed = time.perf_counter() - self.started
+        if self.told or elapsed < 0.5 or self.done >= self.total:
+            return
+        self.told = True
+        seconds = (self.total - self.done) * elapsed / self.done
+        if seconds > ESTIMATE_ABOVE_SECONDS:
+            self.say(
+                f"estimated time: about {duration(seconds + elapsed)} for {self.total} setups of "
+                f"{self.label} on {self.workers} worker(s); --trials N or --precision H shortens it"
+            )
 
 
 # ---------------------------------------------------------------- helpers

@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
     from click.shell_completion import CompletionItem
 
 from montecarlo import __version__
-from montecarlo.errors import MonteCarloError
+from montecarlo.errors import MonteCarloError, readable
 
 # Scenario commands live in montecarlo.cli.reports (polars, matplotlib): loaded when run.
 SCENARIO_COMMANDS = {
@@ -408,6 +408,8 @@ def schema(
     typer.echo(str(shipped) if path else shipped.read_text(encoding="utf-8"), nl=path)
 
 
+INTERRUPTED = 130  # the exit code of a run stopped by Ctrl-C (128 + SIGINT)
+
 # click >= 8.2 raises this for a bare group after printing its help; older click exits by itself
 _NO_ARGS_IS_HELP = getattr(click_exceptions, "NoArgsIsHelpError", ())
 
@@ -424,12 +426,13 @@ def main() -> None:
         sys.exit(0)
     except click_exceptions.UsageError as exc:
         path = exc.ctx.command_path if exc.ctx else "montecarlo"
-        typer.echo(f"error: {exc.format_message()} (see: {path} --help)", err=True)
+        typer.echo(f"error: {readable(exc.format_message())} (see: {path} --help)", err=True)
         sys.exit(2)
     except MonteCarloError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {readable(str(exc))}", err=True)
         sys.exit(2)
     except (typer.Abort, KeyboardInterrupt):
+        code = INTERRUPTED
+    if code == INTERRUPTED:  # typer turns Ctrl-C into a return code of 130
         typer.echo("interrupted", err=True)
-        sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)

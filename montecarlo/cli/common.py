@@ -24,6 +24,7 @@ import functools
 import inspect
 import json
 import math
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -32,8 +33,9 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, excess_jobs
-from montecarlo.engine.runner import DEFAULT_CHUNK_SIZE
-from montecarlo.errors import InputError, MonteCarloError
+from montecarlo.analysis import duration as _duration
+from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE
+from montecarlo.errors import InputError, MonteCarloError, readable
 
 ESTIMATE_ABOVE_SECONDS = 60.0  # runs projected to last longer say so up front
 
@@ -57,14 +59,7 @@ class RunOptions:
 
     def backend_name(self) -> str:
         """The backend to use: as given, else dask with --scheduler, else loky."""
-        if self.scheduler is not None:
-            if self.backend not in (None, "dask"):
-                raise InputError(
-                    f"--scheduler is the address of a Dask scheduler: it needs --backend dask, "
-                    f"got --backend {self.backend}"
-                )
-            return "dask"
-        return self.backend or "loky"
+        return backend_for(self.backend, self.scheduler)
 
     def settings(self, label: str = "simulating") -> RunSettings:
         """Run settings (checked by :class:`RunSettings`, errors naming the flag), with a progress
@@ -94,15 +89,62 @@ class RunOptions:
             reporter.close()
 
 
-def _duration(seconds: float) -> str:
-    """'45 s', '12 min', '3.5 h', '2.1 days'."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:,.1f} days"
+_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]@]+):(\d{1,5})")
+
+
+def check_scheduler(address: str) -> str:
+    """A Dask scheduler address (``tcp://HOST:PORT``, ``HOST:PORT``, ``inproc://...``) or InputError.
+
+    Checked before any work, so a typo is one line and exit code 2 rather than a traceback from
+    the cluster client.
+
+    >>> check_scheduler("tcp://10.0.0.1:8786")
+    'tcp://10.0.0.1:8786'
+    >>> check_scheduler("tcp://x:1:2")
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: --scheduler must be a Dask scheduler address such as tcp://HOST:8786, got 'tcp://x:1:2'
+    """
+    scheme, sep, rest = address.strip().partition("://")
+    if not sep:
+        scheme, rest = "tcp", address.strip()
+    ok = scheme == "inproc" and bool(rest)
+    if scheme in _SCHEMES and (m := _HOST_PORT.fullmatch(rest)):
+        ok = 0 < int(m[2]) < 65536
+    if not ok:
+        raise InputError(
+            f"--scheduler must be a Dask scheduler address such as tcp://HOST:8786, got {shorten(address)}"
+        )
+    return address
+
+
+def backend_for(backend: Optional[str], scheduler: Optional[str]) -> str:
+    """The backend a command uses: as given, else dask when a --scheduler is given, else loky."""
+    if scheduler is not None:
+        check_scheduler(scheduler)
+        if backend not in (None, "dask"):
+            raise InputError(
+                f"--scheduler is the address of a Dask scheduler: it needs --backend dask, "
+                f"got --backend {backend}"
+            )
+        return "dask"
+    backend = backend or "loky"
+    if backend not in BACKENDS:
+        raise InputError(f"--backend must be one of {', '.join(BACKENDS)}, got {shorten(backend)}")
+    return backend
+
+
+def shorten(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut in the middle when long: an error message stays one readable line.
+
+    >>> shorten("x" * 1000)[:12], len(shorten("x" * 1000)) < 100
+    ("'xxxxxxxxxxx", True)
+    """
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 20]}…({len(text):,} characters)…{text[-8:]}"
 
 
 class ProgressReporter:
@@ -334,10 +376,66 @@ def cli_errors(func: Callable) -> Callable:
         try:
             return func(*args, **kwargs)
         except MonteCarloError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"error: {readable(str(exc))}", err=True)
             raise typer.Exit(2) from None
 
     return wrapper
+
+
+def flags_of(func: Callable) -> dict[str, str]:
+    """Parameter name -> the long flag a user types for it (``attacker_equipment`` ->
+    ``--attacker-equipment``, ``json_out`` -> ``--json``), read from the typer declarations."""
+    flags = {}
+    for p in inspect.signature(func).parameters.values():
+        flag: Optional[str] = "--" + p.name.replace("_", "-")
+        for meta in getattr(p.annotation, "__metadata__", ()):
+            if isinstance(meta, typer.models.ArgumentInfo):
+                flag = None
+            elif isinstance(meta, typer.models.OptionInfo):
+                long = [d for d in (meta.param_decls or ()) if d.startswith("--")]
+                flag = long[0] if long else flag
+        if flag is not None and p.name != "run":
+            flags[p.name] = flag
+    return flags
+
+
+def in_flags(message: str, flags: dict[str, str]) -> str:
+    """A setup-field message in the words of the command line: a field that starts the message or
+    stands in parentheses becomes the flag the user typed.
+
+    >>> in_flags("health: give the vehicle's health (health) or a shipped vehicle (vehicle)",
+    ...          {"health": "--health", "vehicle": "--vehicle"})
+    "--health: give the vehicle's health (--health) or a shipped vehicle (--vehicle)"
+    """
+    for name in sorted(flags, key=len, reverse=True):
+        flag = flags[name]
+        message = re.sub(rf"^{re.escape(name)}(?=[:\s])", flag, message)
+        message = message.replace(f"({name})", f"({flag})")
+    return message
+
+
+def check_edges(
+    variants: tuple[str, ...],
+    precision: Optional[float],
+    max_trials: Optional[int],
+    backend: Optional[str],
+    scheduler: Optional[str],
+) -> None:
+    """Checks of the common options that need no game, made before anything runs.
+
+    A variant named twice, --max-trials without --precision (it caps only a --precision run),
+    and an unknown backend or malformed --scheduler address are refused with one line.
+    """
+    seen: set[str] = set()
+    for name in variants:
+        if name in seen:
+            raise InputError(f"--variant {shorten(name)} is given twice; name each house rule once")
+        seen.add(name)
+    if max_trials is not None and precision is None:
+        raise InputError(
+            "--max-trials caps a --precision run; give --precision H with it, or set --trials N instead"
+        )
+    backend_for(backend, scheduler)
 
 
 def run_command(func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS) -> Callable:
@@ -349,6 +447,7 @@ def run_command(func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS
     if func is None:
         return functools.partial(run_command, trials=trials)
     options = _options(trials)
+    flags = flags_of(func)
     sig = inspect.signature(func)
     own = [p for p in sig.parameters.values() if p.name != "run"]
     added = [
@@ -361,8 +460,12 @@ def run_command(func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS
         common = {name: kwargs.pop(name) for name in options}
         common["variant"] = tuple(common["variant"] or ())
         run = RunOptions(**common)
+        check_edges(run.variant, run.precision, run.max_trials, run.backend, run.scheduler)
         try:
             return func(*args, **kwargs, run=run)
+        except InputError as exc:  # name the flags the user typed, not the setup fields
+            exc.args = (in_flags(str(exc), flags),)
+            raise
         finally:
             run.close()
 

@@ -49,7 +49,9 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
     compiled = load_compiled(path)
     game = compiled.game
     question = game.question()
-    setup = question.setup(parse_set(set_values))  # every input checked before any trial
+    # a field not set takes the file's example value; the title shows every value used
+    values = {**{name: str(v) for name, v in question.example.items()}, **parse_set(set_values)}
+    setup = question.setup(values)  # every input checked before any trial
     rules = game.rules(run.variant)
     note = compiled.exact_note(rules, setup)
     answer = ask(game, None, setup, variants=run.variant, settings=run.settings())
@@ -78,6 +80,21 @@ def odds_command(
     odds_file(path, set_values or [], run)
 
 
+def setup_fields_help(path: str) -> str:
+    """The --set help of a definition file: each setup field, its range, default and meaning."""
+    generic = "A setup field as NAME=VALUE (repeatable), e.g. --set attackers=5."
+    try:
+        from montecarlo.datagame import load_compiled
+
+        fields = load_compiled(path).d.setup
+    except Exception:  # a file that does not load: its error comes when the command runs
+        return generic
+    listed = "; ".join(
+        f"{f.name} ({f.low}..{f.high}, default {f.example}): {f.description}" for f in fields
+    )
+    return f"A setup field as NAME=VALUE (repeatable). Fields: {listed}."
+
+
 def command_for(path: str):
     """The click command that ``montecarlo odds PATH.toml`` runs once PATH named the sub-command."""
 
@@ -86,12 +103,15 @@ def command_for(path: str):
         run: RunOptions,
         set_values: Annotated[
             Optional[list[str]],
-            typer.Option("--set", help="A setup field as NAME=VALUE (repeatable), e.g. --set attackers=5."),
+            typer.Option("--set", metavar="NAME=VALUE", help=setup_fields_help(path)),
         ] = None,
     ) -> None:
         odds_file(path, set_values or [], run)
 
-    odds_toml.__doc__ = f"Odds of the battle defined in {path}: estimate, 95% interval and exact value."
+    odds_toml.__doc__ = (
+        f"Odds of the battle defined in {path}: estimate, 95% interval and exact value. A setup "
+        "field not given with --set takes the file's example value."
+    )
     holder = typer.Typer()
     holder.command(path)(odds_toml)
     return typer.main.get_group(holder).commands[path]

@@ -19,6 +19,7 @@ from montecarlo.games.dune1984.fights import STRENGTHS
 from montecarlo.games.dune1984.rules import CHARACTERS
 
 TABLE_TRIALS = 50_000  # trials per cell of ``table dune1984`` unless --trials is given
+ONE_LINE_TABLE_WIDTH = 110  # terminal columns from which a cell of that table fits on one line
 
 Kit = Annotated[Optional[str], typer.Option(help="Comma-separated equipment: sword, gom-jabbar, poison.")]
 Guile = Annotated[
@@ -88,7 +89,26 @@ def named_characters(setup) -> dict:
     return {"characters": found} if found else {}
 
 
-def _ask(question: str, run: RunOptions, settings=None, **setup):
+def warn_same_house(setup) -> None:
+    """Warn (stderr) when characters of one house fight on opposite sides: one player owns both."""
+    sides = [
+        {c.name: c.colour for c in (CHARACTERS[v.lower()] for v in _as_tuple(labels) if isinstance(v, str))}
+        for labels in (setup.attacker, setup.defender)
+    ]
+    for a, colour in sides[0].items():
+        for d, other in sides[1].items():
+            if colour == other:
+                typer.echo(
+                    f"warning: {a} and {d} are both {colour} characters (one player's) on opposite sides",
+                    err=True,
+                )
+
+
+def _ask(question: str, run: RunOptions, settings=None, **values):
+    from montecarlo.registry import get_game
+
+    setup = get_game("dune1984").question(question).setup(values)  # checked, and warned, before the run
+    warn_same_house(setup)
     settings = settings or run.settings(f"dune1984 {question}")
     return ask("dune1984", question, setup, variants=run.variant, settings=settings)
 
@@ -243,8 +263,11 @@ def duel_table(
     rules = ", ".join(run.variant) or "official rules"
     from rich.table import Table
 
+    out = console()
+    # one line per cell where the terminal is wide enough, else the exact value under the estimate
+    one_line = out.width >= ONE_LINE_TABLE_WIDTH
     table = Table(
-        title=f"Dune (1984) duel, {metric}: estimate over (exact); "
+        title=f"Dune (1984) duel, {metric}: estimate {'' if one_line else 'over '}(exact); "
         f"attacker{_kit(answer.setup.attacker_equipment)} "
         f"vs defender{_kit(answer.setup.defender_equipment)}",
         caption=f"rows: attacker Strength, columns: defender Strength; {answer.trials:,} trials per cell, "
@@ -253,14 +276,14 @@ def duel_table(
     table.add_column("A \\ D", justify="right", no_wrap=True)
     for d in STRENGTHS:
         table.add_column(str(d), justify="right", no_wrap=True)
+    joint = " " if one_line else "\n"
     for a in STRENGTHS:
         row = [m for x, _, m in cells if x == a]
         table.add_row(
             str(a),
-            *(f"{fmt_prob(m.estimate, digits)}\n({fmt_prob(m.exact, digits)})" for m in row),
-            end_section=a != STRENGTHS[-1],
+            *(f"{fmt_prob(m.estimate, digits)}{joint}({fmt_prob(m.exact, digits)})" for m in row),
+            end_section=a != STRENGTHS[-1] and not one_line,
         )
-    out = console()
     out.print(table)
     description = question.metric(metric.partition("=")[0]).description
     print_explanations(out, [(metric, description)])

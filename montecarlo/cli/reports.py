@@ -7,16 +7,19 @@ the baseline (paired, common random numbers, Holm-corrected) as a table or one J
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
 
 import polars as pl
 import typer
 
-from montecarlo.cli.common import cli_errors, warn_excess_jobs
+from montecarlo.analysis import DEFAULT_TRIALS
+from montecarlo.cli.common import _options, backend_for, check_edges, cli_errors, warn_excess_jobs
 from montecarlo.errors import InputError, ScenarioError
 
 # The root (montecarlo.cli) loads these commands from this app when one of them is run.
@@ -31,14 +34,102 @@ Jobs = Annotated[
         "--jobs", "-j", help="Worker processes (-1 = all cores). Default: all cores for large scenarios."
     ),
 ]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-Backend = Annotated[
-    str, typer.Option("--backend", help="joblib backend: loky (processes), threading, or dask.")
+# the same declarations as every simulating command's
+Quiet, Backend, Scheduler = (_options(DEFAULT_TRIALS)[name][0] for name in ("quiet", "backend", "scheduler"))
+Trials = Annotated[
+    Optional[int],
+    typer.Option(
+        "--trials",
+        "-n",
+        help="Trials per setup and variant, over the scenario's own (with a precision: the first batch).",
+    ),
 ]
-Scheduler = Annotated[
-    Optional[str],
-    typer.Option("--scheduler", help="Dask scheduler address for --backend dask (default: a local cluster)."),
+Seed = Annotated[Optional[int], typer.Option("--seed", "-s", help="Seed, over the scenario's own.")]
+Precision = Annotated[
+    Optional[float],
+    typer.Option(
+        "--precision",
+        metavar="H",
+        help="Add trials until every probability's 95% half-width is at most H, over the scenario's own.",
+    ),
 ]
+MaxTrials = Annotated[
+    Optional[int],
+    typer.Option("--max-trials", metavar="N", help="Cap on trials per setup of a precision run."),
+]
+Variants = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--variant",
+        "-v",
+        metavar="NAME",
+        help="Run only this variant of the scenario beside the baseline (repeatable).",
+    ),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")]
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What the command line sets over a scenario's own run values (None: the scenario's)."""
+
+    trials: Optional[int] = None
+    seed: Optional[int] = None
+    precision: Optional[float] = None
+    max_trials: Optional[int] = None
+    variants: tuple[str, ...] = ()
+
+    def check(self, backend: Optional[str], scheduler: Optional[str]) -> str:
+        """Refuse bad values before any file is read; the backend to use."""
+        if self.trials is not None and self.trials <= 0:
+            raise InputError(f"--trials must be a positive integer, got {self.trials}")
+        if self.seed is not None and self.seed < 0:
+            raise InputError(f"--seed must be a whole number >= 0, got {self.seed}")
+        if self.max_trials is not None and self.max_trials <= 0:
+            raise InputError(f"--max-trials must be a positive integer, got {self.max_trials}")
+        if self.precision is not None and not 0 < self.precision < 0.5:
+            raise InputError(f"--precision must be a half-width between 0 and 0.5, got {self.precision}")
+        # --max-trials alone is fine when the scenario has a precision: checked in apply()
+        check_edges(self.variants, 0.0, None, backend, scheduler)
+        return backend_for(backend, scheduler)
+
+    def apply(self, sc, baseline: Optional[str] = None):
+        """The scenario with these values (so its report records them)."""
+        precision = self.precision if self.precision is not None else sc.precision
+        if self.max_trials is not None and precision is None:
+            raise InputError(
+                f"--max-trials caps a precision run and {sc.path or sc.name} sets no precision; "
+                "give --precision H with it, or set --trials N instead"
+            )
+        trials = self.trials if self.trials is not None else sc.trials
+        changes: dict = {
+            "trials": trials,
+            "seed": self.seed if self.seed is not None else sc.seed,
+            "precision": precision,
+            "max_trials": self.max_trials if self.max_trials is not None else sc.max_trials,
+            "chunk_size": min(sc.chunk_size, trials) if precision else sc.chunk_size,
+        }
+        if self.variants:
+            keep = {sc.variant(name).name for name in self.variants} | {baseline or sc.baseline}
+            changes["variants"] = tuple(v for v in sc.variants if v.name in keep)
+            changes["plots"] = tuple(
+                p for p in sc.plots
+                if (p.variant is None or p.variant in keep) and (p.kind != "forest" or len(keep) > 1)
+            )
+        return dataclasses.replace(sc, **changes)
+
+    def args(self) -> list[str]:
+        """The options to rerun with the same values."""
+        out: list[str] = []
+        for flag, value in (
+            ("--trials", self.trials), ("--seed", self.seed),
+            ("--precision", self.precision), ("--max-trials", self.max_trials),
+        ):
+            if value is not None:
+                out += [flag, str(value)]
+        for name in self.variants:
+            out += ["--variant", name]
+        return out
 
 
 @app.command(
@@ -50,23 +141,41 @@ def report(
     out: Annotated[
         Optional[Path], typer.Option("--out", "-o", help="Report folder (default: reports/<scenario name>).")
     ] = None,
+    trials: Trials = None,
+    seed: Seed = None,
+    precision: Precision = None,
+    max_trials: MaxTrials = None,
+    variant: Variants = None,
+    as_json: AsJson = False,
     jobs: Jobs = None,
     quiet: Quiet = False,
-    backend: Backend = "loky",
+    backend: Backend = None,
     scheduler: Scheduler = None,
 ) -> None:
-    """Run a scenario and write its report: index.html, report.md, tables (CSV, Parquet), plots."""
+    """Run a scenario and write its report: index.html, report.md, tables (CSV, Parquet), plots.
+
+    --trials, --seed, --precision, --max-trials and --variant replace the scenario's own values;
+    the report records the values used and the command that reruns it. --json prints the
+    report's facts (report.json) on stdout.
+    """
     from montecarlo.reporting import check_out, write_report
     from montecarlo.scenarios import load_scenario, run_scenario
 
-    sc = load_scenario(scenario)
+    given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
+    backend_name = given.check(backend, scheduler)
+    sc = given.apply(load_scenario(scenario))
     if out is None:
         _refuse_another_games_report(DEFAULT_OUT / sc.name, sc)
     folder = check_out(DEFAULT_OUT / sc.name if out is None else out)  # before any simulation
     warn_excess_jobs(jobs)
-    result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
-    write_report(result, folder, command=_command(scenario, out))
-    if not quiet:
+    result = run_scenario(
+        sc, jobs=jobs, progress=not (quiet or as_json), backend=backend_name, scheduler=scheduler
+    )
+    write_report(result, folder, command=_command(scenario, out, given))
+    if as_json:
+        facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        typer.echo(json.dumps({"folder": str(folder), **facts}))
+    elif not quiet:
         typer.echo(f"wrote {folder}/index.html ({len(sc.points)} setups, {result.seconds:.1f} s)", err=True)
 
 
@@ -91,24 +200,36 @@ def report_all(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for the reports and their index.html.")
     ] = DEFAULT_OUT,
+    trials: Trials = None,
+    seed: Seed = None,
+    precision: Precision = None,
+    max_trials: MaxTrials = None,
+    as_json: AsJson = False,
     jobs: Jobs = None,
     quiet: Quiet = False,
-    backend: Backend = "loky",
+    backend: Backend = None,
     scheduler: Scheduler = None,
 ) -> None:
-    """Run every scenario under DIRECTORY and write OUT/<name>/ for each plus OUT/index.html."""
+    """Run every scenario under DIRECTORY and write OUT/<name>/ for each plus OUT/index.html.
+
+    --trials, --seed, --precision and --max-trials replace every scenario's own values (each
+    report records them); variants differ by scenario, so there is no --variant here. --json
+    prints the index entries on stdout.
+    """
     import time
 
     from montecarlo.reporting import check_index_out, check_out, write_index, write_report
     from montecarlo.scenarios import find_scenarios, load_scenario, name_clashes, run_scenario
 
+    given = Overrides(trials, seed, precision, max_trials)
+    backend_name = given.check(backend, scheduler)
     paths = find_scenarios(directory)
     if not paths:
         raise ScenarioError(f"{directory}: no scenario files (*.toml or <game>/*.toml)")
     scenarios, errors = [], []
     for path in paths:  # validate everything before running anything
         try:
-            scenarios.append(load_scenario(path))
+            scenarios.append(given.apply(load_scenario(path)))
         except ScenarioError as exc:
             errors.append(str(exc))
     errors += name_clashes(scenarios)
@@ -125,9 +246,10 @@ def report_all(
     entries = []
     started = time.perf_counter()
     warn_excess_jobs(jobs)
+    talk = not (quiet or as_json)
     for sc in scenarios:
-        result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
-        folder = write_report(result, out / sc.name, command=_command(sc.path, out / sc.name))
+        result = run_scenario(sc, jobs=jobs, progress=talk, backend=backend_name, scheduler=scheduler)
+        folder = write_report(result, out / sc.name, command=_command(sc.path, out / sc.name, given))
         facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         entries.append(
             {
@@ -138,10 +260,12 @@ def report_all(
                 "summary": _sizes(facts),
             }
         )
-        if not quiet:
+        if talk:
             typer.echo(f"wrote {folder}/index.html ({result.seconds:.1f} s)", err=True)
     write_index(out, entries)
-    if not quiet:
+    if as_json:
+        typer.echo(json.dumps({"index": str(out / "index.html"), "reports": entries}))
+    elif not quiet:
         typer.echo(
             f"wrote {out}/index.html: {len(entries)} reports in {time.perf_counter() - started:.0f} s",
             err=True,
@@ -169,30 +293,40 @@ def compare(
     show_all: Annotated[
         bool, typer.Option("--all", help="Show every difference, not only the significant ones.")
     ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")
-    ] = False,
+    as_json: AsJson = False,
     out: Annotated[
         Optional[Path],
         typer.Option("--out", "-o", help="Also write the full report (with forest plot) to this folder."),
     ] = None,
+    trials: Trials = None,
+    seed: Seed = None,
+    precision: Precision = None,
+    max_trials: MaxTrials = None,
+    variant: Variants = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
-    backend: Backend = "loky",
+    backend: Backend = None,
     scheduler: Scheduler = None,
 ) -> None:
-    """Compare every variant with the baseline: paired differences, 95% intervals, Holm correction."""
+    """Compare every variant with the baseline: paired differences, 95% intervals, Holm correction.
+
+    --trials, --seed, --precision, --max-trials and --variant replace the scenario's own values
+    (the JSON and the report record them).
+    """
     from montecarlo.reporting import check_out, comparison_table, write_report
     from montecarlo.scenarios import load_scenario, run_scenario
 
+    given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
+    backend_name = given.check(backend, scheduler)
     sc = load_scenario(scenario)
-    if len(sc.variants) < 2:
-        raise ScenarioError(
-            f"{scenario}: variants: expected two or more variants to compare, got {len(sc.variants)}"
-        )
     if baseline is not None and baseline not in {v.name for v in sc.variants}:
         raise InputError(
             f"--baseline: unknown variant {baseline!r}; known: {', '.join(v.name for v in sc.variants)}"
+        )
+    sc = given.apply(sc, baseline)
+    if len(sc.variants) < 2:
+        raise ScenarioError(
+            f"{scenario}: variants: expected two or more variants to compare, got {len(sc.variants)}"
         )
     for m in metric or ():
         if m not in sc.metrics:
@@ -205,7 +339,7 @@ def compare(
         jobs=jobs,
         baseline=baseline,
         progress=not (quiet or as_json),
-        backend=backend,
+        backend=backend_name,
         scheduler=scheduler,
     )
     table = comparison_table(result)
@@ -218,7 +352,7 @@ def compare(
     else:
         _print(result, table, shown, show_all)
     if out is not None:  # after the summary: a failed write still leaves the numbers on screen
-        folder = write_report(result, out, command=_command(scenario, out))
+        folder = write_report(result, out, command=_command(scenario, out, given))
         if not (quiet or as_json):
             typer.echo(f"wrote {folder}/index.html", err=True)
 
@@ -237,6 +371,7 @@ def _json(result, table: pl.DataFrame, shown: pl.DataFrame) -> dict:
         "game": sc.game.name,
         "question": sc.question.name,
         "seed": sc.seed,
+        "trials": sc.trials,
         "baseline": result.baseline,
         "variants": [v.name for v in result.variants],
         "rules": {v.name: to_plain(v.rules) for v in result.variants},
@@ -267,7 +402,7 @@ def _sizes(facts: dict) -> str:
     return text
 
 
-WIDTH = 100  # the terminal summary fits 100 columns
+WIDTH = 100  # the terminal summary is at least this wide (wider on a wider terminal)
 
 
 def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> None:
@@ -277,7 +412,8 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
     from montecarlo.reporting.tables import comparison_summary, fmt, holm_line
 
     sc = result.scenario
-    console = Console(file=sys.stdout, width=WIDTH)
+    console = Console(file=sys.stdout)
+    console.width = max(WIDTH, console.width)  # as wide as the terminal, at least WIDTH
     trials = table["trials"]
     span = f"{trials.min():,}" if trials.min() == trials.max() else f"{trials.min():,}–{trials.max():,}"
     caption = (
@@ -287,7 +423,8 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
     summary = Table(title=f"{sc.title}: variants − {result.baseline}", caption=caption)
     for col in ("variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff"):
         left = col in ("variant", "metric")
-        # names wrap onto a second line rather than being cut into look-alikes
+        # a terminal too narrow for the whole table folds the names onto a second line rather
+        # than cutting them into look-alikes; a wide one shows them whole
         summary.add_column(
             col,
             justify="left" if left else "right",
@@ -358,8 +495,8 @@ def _p(p) -> str:
     return "<1e-6" if p < 1e-6 else f"{p:.2g}"
 
 
-def _command(scenario: Path, out: Optional[Path]) -> str:
+def _command(scenario: Path, out: Optional[Path], given: Optional[Overrides] = None) -> str:
     parts = ["montecarlo", "report", str(scenario)]
     if out is not None:
         parts += ["--out", str(out)]
-    return shlex.join(parts)
+    return shlex.join(parts + (given.args() if given else []))

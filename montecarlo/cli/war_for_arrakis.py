@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from montecarlo.analysis import ask
-from montecarlo.cli.common import RunOptions, cli_errors, emit, run_command
+from montecarlo.cli.common import RunOptions, check_edges, cli_errors, emit, run_command
 from montecarlo.errors import InputError
 
 GAME = "war-for-arrakis"
@@ -278,6 +278,7 @@ def need(
     from montecarlo.registry import get_game
     from montecarlo.games.war_for_arrakis.battle import need as search
 
+    check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
     game = get_game(GAME)
     rules = game.rules(tuple(variant or ()), _policies(policy))
     defence = game.question("battle").setup(
@@ -354,6 +355,9 @@ def table(
     policy: Policy = None,
     variant: ExactVariants = None,
     json_out: JsonOut = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Accepted as everywhere: an exact table has no bar.")
+    ] = False,
 ) -> None:
     """The exact 6 x 6 table of a battle metric: rows = attacking regulars, columns = defending regulars.
 
@@ -366,6 +370,7 @@ def table(
     from montecarlo.registry import get_game
     from montecarlo.games.war_for_arrakis.battle import MAX_UNITS, exact_battle, parse_legion
 
+    check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
     game = get_game(GAME)
     question = game.question("battle")
     if metric not in question.reported_names():

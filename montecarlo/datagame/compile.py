@@ -219,10 +219,26 @@ class CompiledGame:
             return work()
         except (ChainTooLarge, InputError):
             raise
+        except rounds.PoolTooLarge as exc:  # the dice, not the update, are the cause
+            raise self.d.error(
+                self._pool_key(exc),
+                f"{exc} (at most {rounds.MAX_OUTCOMES:,} outcomes a pool); use fewer faces, or fewer "
+                "dice in round.roll",
+            ) from None
         except MonteCarloError as exc:
             raise self.d.error(
                 "round.update", f"{exc}; check round.update and end (every battle must be " "able to end)"
             ) from None
+
+    def _pool_key(self, exc: rounds.PoolTooLarge) -> str:
+        """``dice.NAME.faces`` of the die with the face count the error names, else ``dice``."""
+        faces = exc.args[1] if len(exc.args) > 1 else None
+        named = [
+            name
+            for name, die in self.d.dice.items()
+            if faces is not None and len(set(die.values or die.symbols or ())) == faces
+        ]
+        return f"dice.{named[0]}.faces" if len(named) == 1 else "dice"
 
     def exact(self, rules: Any, setup: Any) -> dict[str, float] | None:
         """Every metric exactly from the chain; None when the chain is too large (see exact_note)."""

@@ -27,7 +27,13 @@ Pool = tuple[tuple[tuple, int], ...]
 
 
 class PoolTooLarge(MonteCarloError):
-    """A pool whose exact distribution would take too many outcomes to enumerate."""
+    """A pool whose exact distribution would take too many outcomes to enumerate.
+
+    ``args``: the message, then the die's number of distinct faces.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def _multisets(faces: tuple, count: int):
@@ -35,7 +41,9 @@ def _multisets(faces: tuple, count: int):
     freq = Counter(faces)
     values = sorted(freq, key=lambda v: (isinstance(v, str), v))
     if math.comb(len(values) + count - 1, count) > MAX_OUTCOMES:
-        raise PoolTooLarge(f"{count} dice of {len(values)} faces are too many to enumerate exactly")
+        raise PoolTooLarge(
+            f"{count} dice of {len(values)} faces are too many to enumerate exactly", len(values)
+        )
     total = len(faces)
     for combo in itertools.combinations_with_replacement(values, count):
         ways = math.factorial(count)

@@ -17,6 +17,7 @@ returning ``{metric_name: per-trial array}``, described by a list of ``Metric``.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import re
@@ -345,10 +346,13 @@ def backend_context(backend: str, scheduler: str | None):
         client = (
             Client(scheduler, timeout=10) if scheduler else Client(processes=False, dashboard_address=None)
         )
-    except OSError as exc:
+    except (OSError, ValueError, TypeError) as exc:  # unreachable, or not an address at all
         raise InputError(f"cannot reach the dask scheduler {scheduler!r}: {exc}") from None
     try:
         with parallel_config(backend="dask"):
             yield
+    except KeyboardInterrupt:  # Ctrl-C: the cancelled tasks' warnings tell the user nothing
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        raise
     finally:
         client.close()

@@ -74,6 +74,18 @@ class Question:
         keep = set(self.applicable(setup))
         return tuple(m.name for m in self.metrics if m.name in keep)
 
+    def applicable_names(self, setup: Any) -> tuple[str, ...]:
+        """Reported names that apply to ``setup``: those of :meth:`applicable_metrics`, but only the
+        listed values of a distribution when ``applicable`` names some (``survived=3``)."""
+        if self.applicable is None:
+            return self.reported_names()
+        keep = set(self.applicable(setup))
+        out = []
+        for m in self.metrics:
+            values = [n for n in m.reported_names() if n in keep]
+            out += values if values else list(m.reported_names()) if m.name in keep else []
+        return tuple(out)
+
     def metric(self, name: str) -> Metric:
         for m in self.metrics:
             if m.name == name:

@@ -153,6 +153,10 @@ def _check_writable(parent: Path, option: str) -> None:
         raise InputError(f"{option}: {here} is a file, so no folder can be made under it")
     if not os.access(here, os.W_OK | os.X_OK):
         raise InputError(f"{option}: cannot write in {here} (permission denied)")
+    try:  # os.access says yes to root everywhere, /proc included: make and remove a folder
+        os.rmdir(_hidden_folder(here, "montecarlo", "probe"))
+    except OSError as exc:
+        raise InputError(f"{option}: cannot write in {here} ({exc.strerror or exc})") from None
 
 
 def _few(names: Sequence[str], n: int = 3) -> str:
@@ -180,7 +184,9 @@ def write_report(result: ScenarioResult, out: str | os.PathLike, command: str | 
     Raises InputError (one line, nothing changed) when ``out`` may not be written: see
     :func:`check_out`.
     """
-    out = check_out(out)
+    given = out = check_out(out)
+    if out.is_symlink():  # a link to an earlier report: the link stays, the report goes where it points
+        out = check_out(Path(os.path.realpath(out)))
     tmp = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -196,7 +202,7 @@ def write_report(result: ScenarioResult, out: str | os.PathLike, command: str | 
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return out
+    return given
 
 
 def write_index(

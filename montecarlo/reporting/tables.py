@@ -65,8 +65,7 @@ def grid_columns(result: ScenarioResult) -> dict[str, list]:
 def applicable_names(result: ScenarioResult, i: int) -> set[str]:
     """Reported names of the scenario's metrics that apply to grid point ``i``."""
     sc = result.scenario
-    keep = set(sc.question.applicable_metrics(sc.points[i].setup))
-    return {n for m in sc.metrics if m in keep for n in sc.question.metric(m).reported_names()}
+    return set(sc.question.applicable_names(sc.points[i].setup)) & set(sc.reported_metrics)
 
 
 def results_table(result: ScenarioResult) -> pl.DataFrame:

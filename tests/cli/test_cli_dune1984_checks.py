@@ -94,7 +94,7 @@ def test_tables_show_the_exact_extras():
         (["guile", "--guile", "3", "--trials", "0"], "trials"),
         (["reach", "--distance", "0"], "distance"),
         (["reach", "--distance", "13"], "distance"),
-        (["reach", "--distance", "3", "--second-distance", "7"], "second_distance"),
+        (["reach", "--distance", "3", "--second-distance", "7"], "--second-distance"),  # the flag typed
         (["reach", "--distance", "3", "--trials", "-5"], "trials"),
         (["invest", "--sums", "1,11", "--payout", "4"], "sums"),
         (["invest", "--sums", "3,13", "--payout", "4"], "sums"),

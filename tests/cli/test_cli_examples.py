@@ -3,6 +3,9 @@
 Simulations are shortened (``-n`` at most 2,000; scenario files copied with 2,000 trials, and
 one scenario of a folder) so the whole file stays fast; everything else is run as written. A
 README command followed by an ``error:`` line must fail with exit code 2 and print that line.
+A README command followed by printed lines is also run exactly as written (same trials and seed,
+so the same numbers) on a 200-column terminal, and every shown line with a number must be in its
+output: a README whose numbers drift from the program's fails.
 """
 
 from __future__ import annotations
@@ -61,6 +64,35 @@ def readme_commands() -> list[tuple[str, str | None]]:
             after = lines[i + 1].strip() if i + 1 < len(lines) else ""
             found.append((text, after if after.startswith("error:") else None))
     return found
+
+
+def readme_outputs() -> list[tuple[str, list[str]]]:
+    """(command line, the printed lines shown under it that hold a number) from README code blocks.
+
+    Box rules, header rows, elided lines (``...``) and JSON sketches are left out.
+    """
+    found = []
+    for block in re.findall(r"```[^\n]*\n(.*?)```", README.read_text(), flags=re.S):
+        command, shown = None, []
+        for line in block.replace("\\\n", " ").splitlines() + ["$ montecarlo end"]:
+            text = line.strip().removeprefix("$ ")
+            if text.startswith("montecarlo "):
+                if command is not None and shown:
+                    found.append((command, shown))
+                command, shown = text, []
+            elif (
+                command is not None
+                and re.search(r"\d", text)
+                and not text.startswith(("┃", "┏", "┡", "└", "├", "error:"))
+                and "..." not in text
+                and "{" not in text
+            ):
+                shown.append(text)
+    return found
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
 
 
 def shrink(args: list[str], tmp_path: Path, has_trials: bool) -> list[str]:
@@ -122,6 +154,22 @@ def test_every_readme_command_runs(line, error, tmp_path):
     else:
         assert result.exit_code == 2, (line, result.output)
         assert result.stderr.strip() == error
+
+
+def test_the_readme_shows_printed_numbers():
+    assert sum(len(shown) for _, shown in readme_outputs()) >= 40
+
+
+@pytest.mark.parametrize("line,shown", readme_outputs(), ids=lambda x: str(x)[:60])
+def test_every_number_the_readme_prints_is_what_the_command_prints(line, shown):
+    words = shlex.split(line, comments=True)
+    args = [str(ROOT / a) if "/" in a and (ROOT / a).exists() else a for a in words]
+    result = runner.invoke(app, args[1:], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, (line, result.output)
+    printed = _words(result.stdout)
+    drifted = [text for text in shown if _words(text) not in printed]
+    lines = "\n".join(drifted)
+    assert not drifted, f"{line}: README lines not in the output:\n{lines}\n---\n{result.stdout}"
 
 
 def help_examples() -> list[tuple[str, str]]:

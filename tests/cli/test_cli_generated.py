@@ -105,10 +105,10 @@ def test_the_generated_table_sweeps_two_fields():
             ["odds", "template", "-a", "3"],
             "error: Missing option '--defender' / '-d'. (see: montecarlo odds template --help)",
         ),
-        (["odds", "template", "-a", "9", "-d", "2"], "error: attacker must be an integer 1..6, got 9"),
+        (["odds", "template", "-a", "9", "-d", "2"], "error: --attacker must be an integer 1..6, got 9"),
         (
             ["odds", "coin", "--tags", "green"],
-            "error: tags must be among red, blue, got ['green']",
+            "error: --tags must be among red, blue, got ['green']",
         ),
         (
             ["table", "template", "--rows", "atk=1..3", "--cols", "defender=1..3"],
@@ -120,7 +120,7 @@ def test_the_generated_table_sweeps_two_fields():
         ),
         (
             ["table", "template", "--rows", "attacker=1..9", "--cols", "defender=1..3"],
-            "error: attacker must be an integer 1..6, got 7",
+            "error: --attacker must be an integer 1..6, got 7",
         ),
         (
             ["table", "template", "--rows", "attacker=1..2", "--cols", "defender=1..2", "-m", "nope"],

@@ -77,7 +77,6 @@ def test_odds_says_when_there_are_no_exact_values(tmp_path):
 @pytest.mark.parametrize(
     "args,message",
     [
-        (["--set", "attackers=5"], "defenders is required"),
         (["--set", "attackers=5", "--set", "defenders=0"], "defenders must be an integer 1..100"),
         (["--set", "attackers5"], "--set expects NAME=VALUE"),
         (["--set", "attackers=5", "--set", "defenders=3", "-v", "nope"], "unknown variant 'nope'"),

@@ -413,13 +413,15 @@ def test_reports_of_an_earlier_version_may_be_replaced_but_not_user_files(tmp_pa
     check_index_out(tmp_path)
 
 
-def test_a_link_to_a_report_folder_is_replaced_by_the_new_report(tmp_path):
+def test_a_link_to_a_report_folder_is_kept_and_written_through(tmp_path):
     small = small_result()
     target = write_report(small, tmp_path / "target")
+    (target / "report.md").write_text("the earlier report")
     link = tmp_path / "link"
     link.symlink_to(target, target_is_directory=True)
-    write_report(small, link)
-    assert link.is_dir() and not link.is_symlink() and (target / "report.json").exists()
+    assert write_report(small, link) == link
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert (target / "report.md").read_text() != "the earlier report"  # the new report, in the target
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "target"]
 
 

@@ -73,13 +73,15 @@ def equipment(value: Any, field: str) -> tuple[str, ...]:
     items = value.split(",") if isinstance(value, str) else value
     if not isinstance(items, (list, tuple, set, frozenset)):
         raise InputError(f"{field} must be a list of equipment names, got {value!r}")
-    names = set()
+    names: set[str] = set()
     for item in items:
         key = "_".join(str(item).strip().lower().replace("-", " ").split())
         if key not in EQUIPMENT and key:
             raise InputError(
                 f"{field}: unknown equipment {item!r}; known: sword, gom_jabbar (or gom-jabbar), poison"
             )
+        if key in names:  # a side's equipment acts once on its pool: a second card would do nothing
+            raise InputError(f"{field}: {key} is listed twice; a side holds each equipment card once")
         names.update([key] if key else [])
     return tuple(sorted(names))
 
@@ -124,6 +126,7 @@ class DuelSetup:
             given = getattr(self, f"{side}_guile")
             labels, guiles = _characters(side, [getattr(self, side)], None if given is None else [given])
             _normalise(self, side, labels[0], guiles[0])
+        _one_person_once((self.attacker,), (self.defender,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,18 +150,23 @@ class FightSetup:
 
     def __post_init__(self) -> None:
         for side in SIDES:
-            items, given = _listed(getattr(self, side)), getattr(self, f"{side}_guile")
+            items, given = _listed(getattr(self, side), side), getattr(self, f"{side}_guile")
             if not 1 <= len(items) <= MAX_CHARACTERS:
                 raise InputError(f"{side} must list 1..{MAX_CHARACTERS} characters, got {len(items)}")
             if isinstance(given, (int, np.integer)) and not isinstance(given, bool):
                 given = [given] * len(items)  # one Guile for the whole side
-            _normalise(self, side, *_characters(side, items, None if given is None else _listed(given)))
+            guiles = None if given is None else _listed(given, f"{side}_guile")
+            _normalise(self, side, *_characters(side, items, guiles))
+        _one_person_once(self.attacker, self.defender)
 
 
-def _listed(value: Any) -> list:
-    """A list from a list, a tuple, one value, or a comma-separated string."""
+def _listed(value: Any, field: str = "attacker") -> list:
+    """A list from a list, a tuple, one value, or a comma-separated string ('4,,3' refused)."""
     if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
+        parts = [part.strip() for part in value.split(",")]
+        if len(parts) > 1 and not all(parts):
+            raise InputError(f"{field}: an empty item in {value!r}; separate the items by single commas")
+        return [part for part in parts if part]
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
@@ -173,6 +181,19 @@ def _characters(side: str, items: list, guiles: list | None) -> tuple[tuple, tup
     return tuple(label for label, _, _ in people), tuple(
         whole(f"{side}_guile", g, 0, MAX_GUILE) for g in guiles
     )
+
+
+def _one_person_once(attackers: tuple, defenders: tuple) -> None:
+    """A named character is one person: refused twice on a side or on both sides."""
+    seen: dict[str, str] = {}
+    for side, labels in zip(SIDES, (attackers, defenders)):
+        for label in labels:
+            if not isinstance(label, str):
+                continue  # plain Strengths may repeat: different characters
+            if label in seen:
+                where = f"twice on the {side} side" if seen[label] == side else "on both sides"
+                raise InputError(f"{side}: {label} is named {where}; a character can fight only once")
+            seen[label] = side
 
 
 def _normalise(setup: Any, side: str, labels: Any, guiles: Any) -> None:

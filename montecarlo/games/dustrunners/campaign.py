@@ -266,6 +266,18 @@ METRICS = (
 METRIC_NAMES = tuple(m.name for m in METRICS)
 
 
+def applicable_campaign(setup: CampaignSetup) -> tuple[str, ...]:
+    """Every metric, but ``survived`` only up to the campaign's number of fights (the rest cannot
+    happen: reports leave them empty rather than 0).
+
+    >>> setup = parse_campaign({"vehicle": "interceptor", "fights": 2, "enemies": ["spybot"]})
+    >>> names = applicable_campaign(setup)
+    >>> [n for n in names if n.startswith("survived")]
+    ['survived', 'survived=0', 'survived=1', 'survived=2']
+    """
+    return (*METRIC_NAMES, *(f"survived={k}" for k in range(setup.fights + 1)))
+
+
 CAMPAIGN = Question(
     name="campaign",
     description="a run of combats with health, ammo, VP and deck carried over: how many fights survived",
@@ -274,5 +286,6 @@ CAMPAIGN = Question(
     simulate=simulate_campaign,
     parse_setup=parse_campaign,
     reference=reference_campaign,
+    applicable=applicable_campaign,
     example={"vehicle": "interceptor", "fights": 5, "enemies": ["scavenger buggy", "road raiders", "spybot"]},
 )

@@ -207,8 +207,8 @@ def load_deck(deck: str | None = None) -> Deck:
     name = name.strip()
     if name in SHIPPED_DECKS:
         path = DATA / SHIPPED_DECKS[name]
-        shipped = parse_deck(_read_toml(path, "deck"), f"montecarlo/games/dustrunners/data/{path.name}", True)
-        return shipped
+        # shown absolute: a path relative to the source tree would not exist from the user's folder
+        return parse_deck(_read_toml(path, "deck"), str(path.resolve()), True)
     path = pathlib.Path(name).expanduser()
     if not path.exists():
         raise InputError(f"deck file not found: {name} (or use a shipped deck: {', '.join(SHIPPED_DECKS)})")

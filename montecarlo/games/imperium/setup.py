@@ -241,6 +241,10 @@ def _distribution(pairs: Sequence[tuple[Any, Any]], where: str, spec: str | None
 def _deploy(recruited: Any, garrison: Any, policy: Any, where: str) -> Troops:
     r = _count(recruited, where, "recruited")
     g = _count(garrison, where, "garrison")
+    if r + g > MAX_TROOPS:  # recruits and garrison are the same player's cubes
+        raise InputError(
+            f"{where}: recruited + garrison at most {MAX_TROOPS} (a player has {MAX_TROOPS} troop cubes), "
+            f"got {r}+{g} = {r + g}")
     if policy not in DEPLOY_POLICIES:
         raise InputError(
             f"{where}: deploy policy must be one of {', '.join(DEPLOY_POLICIES)}, got {policy!r}")

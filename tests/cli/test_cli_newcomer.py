@@ -1,0 +1,364 @@
+"""What a newcomer tripped on (issue 21): one set of options on every simulating command, no
+traceback for a bad --scheduler, Ctrl-C that says so, refusals instead of silent surprises."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from montecarlo import scenarios
+from montecarlo.cli import app, main
+from montecarlo.cli.common import check_scheduler, shorten
+from montecarlo.errors import InputError
+
+cli = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
+TIES = str(ROOT / "scenarios" / "imperium" / "tie-variants.toml")
+ODDS = ["odds", "dune1984", "-a", "3", "-d", "2", "-n", "1000", "-q"]
+
+
+def refused(args: list[str]) -> str:
+    """The one error line of a command that must fail with exit code 2."""
+    result = cli.invoke(app, args)
+    assert result.exit_code == 2, (args, result.output)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+# --- --scheduler: one line and exit 2, and dask everywhere ----------------------------------------
+
+
+@pytest.mark.parametrize("address", ["notanaddress", "tcp://localhost:notaport", "tcp://x:1:2", "tcp://x:0"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ODDS,
+        ["compare", TIES],
+        ["report", TIES, "--out", "unused-folder"],
+        ["war-for-arrakis", "storm", "--legion", "3 regular", "--terrain", "deep_desert"],
+    ],
+    ids=["odds", "compare", "report", "storm"],
+)
+def test_a_malformed_scheduler_address_is_one_line(command, address):
+    assert refused([*command, "--scheduler", address]) == (
+        f"error: --scheduler must be a Dask scheduler address such as tcp://HOST:8786, got {address!r}"
+    )
+
+
+def test_well_formed_scheduler_addresses_pass():
+    for address in ("tcp://10.0.0.1:8786", "localhost:8786", "tls://[::1]:8786", "inproc://x/1/2"):
+        assert check_scheduler(address) == address
+
+
+def test_report_takes_scheduler_to_mean_dask(monkeypatch):
+    seen = {}
+
+    def fake_run(sc, **kwargs):
+        seen.update(kwargs)
+        raise InputError("stopped before running")
+
+    monkeypatch.setattr(scenarios, "run_scenario", fake_run)
+    for command in (["report", TIES, "--out", "unused"], ["compare", TIES]):
+        seen.clear()
+        refused([*command, "--scheduler", "tcp://10.0.0.1:8786"])
+        assert seen["backend"] == "dask" and seen["scheduler"] == "tcp://10.0.0.1:8786"
+    line = refused(["report", TIES, "--scheduler", "tcp://10.0.0.1:8786", "--backend", "loky"])
+    assert "it needs --backend dask" in line
+
+
+def test_ctrl_c_says_interrupted_and_exits_130(monkeypatch, capsys):
+    import montecarlo.analysis
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(montecarlo.analysis, "ask", interrupted)
+    monkeypatch.setattr("montecarlo.cli.dune1984_fights.ask", interrupted)
+    monkeypatch.setattr(sys, "argv", ["montecarlo", *ODDS])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 130
+    assert capsys.readouterr().err.strip() == "interrupted"
+
+
+# --- the same options everywhere ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["--help"], ["odds", "--help"], [*ODDS[:2], "--help"], ["report", "--help"], ["table", "dune1984"]],
+)
+def test_dash_h_is_help(command):
+    command = [c for c in command if c != "--help"] + ["-h"]
+    result = cli.invoke(app, command)
+    assert result.exit_code == 0 and "Usage:" in result.output
+
+
+def test_table_war_for_arrakis_takes_quiet_like_table_dune1984():
+    result = cli.invoke(app, ["table", "war-for-arrakis", "-q"])
+    assert result.exit_code == 0, result.output
+    assert cli.invoke(app, ["table", "dune1984", "-q", "-n", "100"]).exit_code == 0
+
+
+def test_max_trials_without_precision_is_refused():
+    assert "--max-trials caps a --precision run" in refused([*ODDS, "--max-trials", "5000"])
+    assert "--max-trials caps a precision run" in refused(["compare", TIES, "--max-trials", "5000"])
+
+
+def test_a_repeated_variant_is_refused():
+    line = refused([*ODDS, "-v", "ties_favour_defender", "-v", "ties_favour_defender"])
+    assert line == "error: --variant 'ties_favour_defender' is given twice; name each house rule once"
+    assert "given twice" in refused(["table", "war-for-arrakis", "-v", "x", "-v", "x"])
+
+
+def test_report_and_compare_take_the_run_options_and_record_them(tmp_path):
+    out = tmp_path / "r"
+    args = ["-n", "1000", "--seed", "3", "-v", "ties_split_up", "--json"]
+    result = cli.invoke(app, ["report", TIES, "--out", str(out), *args])
+    assert result.exit_code == 0, result.output
+    facts = json.loads(result.stdout)
+    assert facts["seed"] == 3 and facts["trials"] == 1000 and facts["trials_max"] == 1000
+    assert [v["name"] for v in facts["variants"]] == ["official", "ties_split_up"]
+    assert facts["rerun"].endswith("--trials 1000 --seed 3 --variant ties_split_up")
+    compared = cli.invoke(app, ["compare", TIES, "-n", "500", "-s", "4", "--precision", "0.2", "--json"])
+    assert compared.exit_code == 0, compared.output
+    data = json.loads(compared.stdout)
+    assert data["seed"] == 4 and data["trials"] == 500 and data["precision"] == 0.2
+    assert "unknown variant 'nope'" in refused(["compare", TIES, "-v", "nope"])
+    assert "--trials must be a positive integer" in refused(["report", TIES, "-n", "0"])
+
+
+def test_report_all_takes_the_run_options(tmp_path):
+    folder = tmp_path / "scenarios" / "imperium"
+    folder.mkdir(parents=True)
+    (folder / "tie-variants.toml").write_text(Path(TIES).read_text())
+    out = str(tmp_path / "out")
+    result = cli.invoke(app, ["report-all", str(tmp_path / "scenarios"), "--out", out, "-n", "600", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [r["href"] for r in data["reports"]] == ["tie-variants/index.html"]
+    facts = json.loads((tmp_path / "out" / "tie-variants" / "report.json").read_text())
+    assert facts["trials"] == 600 and "--trials 600" in facts["rerun"]
+
+
+def test_a_long_scenario_run_says_how_long_up_front(monkeypatch, capsys):
+    now = [0.0]
+    monkeypatch.setattr(scenarios.time, "perf_counter", lambda: now[0])
+    estimate = scenarios._Estimate(36, "duel-matrix", 2)
+    now[0] = 10.0
+    estimate.advance()  # one setup in 10 s: 35 more take about 6 min
+    err = capsys.readouterr().err
+    assert err.startswith("estimated time: about 6 min for 36 setups of duel-matrix on 2 worker(s)")
+    estimate.advance()
+    assert capsys.readouterr().err == ""  # said once
+
+
+def test_long_values_are_cut_in_messages():
+    assert len(shorten("x" * 100_000)) < 80
+    line = refused([*ODDS, "--scheduler", "y" * 100_000])
+    assert len(line) < 200 and "100,002 characters" in line
+
+
+# --- --out: checked before the work, and a link is kept ---------------------------------------------
+
+
+def test_an_unwritable_out_is_refused_before_any_simulation(monkeypatch):
+    if not Path("/proc/self").is_dir():
+        pytest.skip("needs /proc")
+
+    def never(*args, **kwargs):
+        raise AssertionError("simulated before checking --out")
+
+    monkeypatch.setattr(scenarios, "run_scenario", never)
+    assert refused(["report", TIES, "--out", "/proc/foo"]).startswith("error: --out: cannot write in /proc")
+    assert refused(["compare", TIES, "--out", "/proc/foo"]).startswith("error: --out: cannot write in /proc")
+
+
+def test_out_naming_a_link_to_an_earlier_report_writes_through_the_link(tmp_path):
+    target, link = tmp_path / "first", tmp_path / "latest"
+    assert cli.invoke(app, ["report", TIES, "--out", str(target), "-n", "300", "-q"]).exit_code == 0
+    link.symlink_to(target)
+    result = cli.invoke(app, ["report", TIES, "--out", str(link), "-n", "400", "-q"])
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert json.loads((target / "report.json").read_text())["trials"] == 400
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["first", "latest"]  # no temporary left
+
+
+# --- Imperium: one troop limit for every syntax ---------------------------------------------------
+
+
+@pytest.mark.parametrize("troops", ["13,2", "deploy:12+12,2", "deploy:11+5,2", "0:1/2|13:1/2,2", "2-13,2"])
+def test_every_troop_syntax_has_the_12_cube_limit(troops):
+    line = refused(["odds", "imperium", "-t", troops, "-n", "100"])
+    assert "at most 12 (a player has 12 troop cubes)" in line
+
+
+# --- metrics that cannot apply are empty ----------------------------------------------------------
+
+
+def test_an_8_fight_campaign_leaves_survived_9_to_12_empty(tmp_path):
+    import polars as pl
+
+    scenario = tmp_path / "campaign.toml"
+    scenario.write_text(
+        'game = "dustrunners"\nquestion = "campaign"\nseed = 1\ntrials = 200\n'
+        'metrics = ["survived", "vp"]\n[setup]\nvehicle = "interceptor"\nfights = 8\n'
+        '[grid]\npolicy = ["all_in", "just_enough"]\n'
+    )
+    result = cli.invoke(app, ["report", str(scenario), "--out", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 0, result.output
+    table = pl.read_csv(tmp_path / "out" / "results.csv")
+    survived = table.filter(pl.col("metric").str.starts_with("survived="))
+    beyond = survived.filter(pl.col("metric").is_in([f"survived={k}" for k in range(9, 13)]))
+    assert beyond.height == 8 and beyond["estimate"].null_count() == 8  # 4 values x 2 setups
+    within = survived.filter(~pl.col("metric").is_in(beyond["metric"].to_list()))
+    assert within.height == 18 and within["estimate"].null_count() == 0
+    assert abs(within["estimate"].sum() - 2.0) < 1e-9  # each setup's 0..8 sum to 1
+
+
+# --- refused or warned, as the rules make sense ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["fight", "-a", "Paul, Paul", "-d", "5"],
+         "--attacker: Paul Atreides is named twice on the attacker side"),
+        (["duel", "-a", "Paul", "-d", "paul"], "--defender: Paul Atreides is named on both sides"),
+        (["fight", "-a", "4,,3", "-d", "5"], "--attacker: an empty item in '4,,3'"),
+        (["duel", "-a", "4", "-d", "5", "--attacker-equipment", "sword,sword"],
+         "--attacker-equipment: sword is listed twice"),
+    ],
+)
+def test_one_character_twice_and_doubled_items_are_refused(args, message):
+    assert refused(["dune1984", *args, "-n", "100"]).startswith(f"error: {message}")
+
+
+def test_two_characters_of_one_house_on_opposite_sides_warn_before_the_run():
+    result = cli.invoke(app, ["dune1984", "fight", "-a", "Paul,Chani", "-d", "Gurney", "-n", "100", "--json"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip() == (
+        "warning: Paul Atreides and Gurney Halleck are both Red characters (one player's) on opposite sides"
+    )
+    json.loads(result.stdout)
+    plain = cli.invoke(app, ["dune1984", "duel", "-a", "Paul", "-d", "Feyd", "-n", "100", "-q"])
+    assert plain.exit_code == 0 and plain.stderr == ""
+
+
+# --- errors in the user's words ---------------------------------------------------------------------
+
+
+def test_errors_name_the_flags_the_user_typed():
+    assert refused(["dustrunners", "campaign", "--enemies", "spybot", "-n", "10"]) == (
+        "error: --health: give the vehicle's health (--health) or a shipped vehicle (--vehicle)"
+    )
+    assert refused(["odds", "dune1984", "-a", "7", "-d", "5"]).startswith("error: --attacker must be")
+
+
+def test_a_100_kb_bad_value_is_cut_in_the_message():
+    line = refused(["odds", "dune1984", "-a", "x" * 100_000, "-d", "5"])
+    assert len(line) < 400 and "(100,003 characters)" in line  # the quoted value and its ";"
+
+
+# --- a TOML battle: the file's example values are the defaults, and --help lists the fields -------
+
+D10 = """format = "dice-battle/1"
+name = "d10"
+title = "d10 duel"
+question = "duel"
+end = "red == 0 or blue == 0"
+
+[setup.red_pool]
+min = 1
+max = 5
+example = 3
+description = "dice of the red side"
+
+[setup.blue_pool]
+min = 1
+max = 5
+example = 2
+description = "dice of the blue side"
+
+[state]
+red = "red_pool"
+blue = "blue_pool"
+
+[dice.d10]
+faces = 10
+
+[round]
+compare = "highest"
+
+[round.roll]
+red = { d10 = "red" }
+blue = { d10 = "blue" }
+
+[round.update]
+red = "red - red_lost"
+blue = "blue - blue_lost"
+
+[metrics.red_win]
+kind = "probability"
+value = "blue == 0"
+description = "red wins"
+"""
+
+
+def test_a_toml_battle_takes_its_example_values_as_defaults_and_lists_its_fields(tmp_path):
+    path = tmp_path / "d10.toml"
+    path.write_text(D10)
+    result = cli.invoke(app, ["odds", str(path), "-n", "2000", "-q"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("d10 duel: red_pool 3, blue_pool 2")
+    overridden = cli.invoke(app, ["odds", str(path), "--set", "blue_pool=4", "-n", "2000", "-q"])
+    assert overridden.stdout.startswith("d10 duel: red_pool 3, blue_pool 4"), overridden.output
+    shown = cli.invoke(app, ["odds", str(path), "--help"], env={"COLUMNS": "200"})
+    assert "red_pool (1..5, default 3): dice of the red side" in shown.stdout
+    assert "blue_pool (1..5, default 2): dice of the blue side" in shown.stdout
+
+
+def test_a_die_too_large_to_enumerate_is_blamed_on_the_die(tmp_path):
+    path = tmp_path / "d1000.toml"
+    path.write_text(D10.replace("faces = 10\n", "faces = 1000\n").replace('"highest"', '"pairs"'))
+    line = refused(["odds", str(path), "-n", "100"])
+    assert line.startswith(f"error: {path}: dice.d10.faces: 3 dice of 1000 faces are too many to enumerate")
+    assert "round.update" not in line
+
+
+def test_the_shipped_deck_path_shown_exists_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    campaign = ["dustrunners", "campaign", "--vehicle", "interceptor", "--enemies", "spybot", "-n", "50"]
+    result = cli.invoke(app, [*campaign, "--json"])
+    assert result.exit_code == 0, result.output
+    shown = Path(json.loads(result.stdout)["extra"]["deck_file"])
+    assert shown.is_absolute() and shown.is_file()
+    (tmp_path / "mine.toml").write_bytes(shown.read_bytes())
+    given = cli.invoke(app, [*campaign, "--deck", "mine.toml", "--json"])
+    assert json.loads(given.stdout)["extra"]["deck_file"] == "mine.toml"  # as given
+
+
+# --- wide terminals: one line per cell, names whole -------------------------------------------------
+
+
+def test_table_dune1984_has_one_line_per_cell_on_a_wide_terminal():
+    wide = cli.invoke(app, ["table", "dune1984", "-n", "200", "-q"], env={"COLUMNS": "160"})
+    rows = [line for line in wide.stdout.splitlines() if line.startswith("│")]
+    assert len(rows) == 6 and all(line.count("(") == 6 for line in rows), wide.stdout
+    narrow = cli.invoke(app, ["table", "dune1984", "-n", "200", "-q"], env={"COLUMNS": "80"})
+    assert len([line for line in narrow.stdout.splitlines() if line.startswith("│")]) == 12
+
+
+def test_compare_shows_whole_names_on_a_wide_terminal(tmp_path):
+    risk = str(ROOT / "scenarios" / "risk" / "house-rules.toml")
+    result = cli.invoke(app, ["compare", risk, "-n", "500", "-q"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    names = {cell.strip() for line in result.stdout.splitlines() if line.startswith("│")
+             for cell in line.split("│")[1:3]}
+    assert {"ties_to_attacker", "defender_three_dice", "attackers_remaining"} <= names, result.stdout
