@@ -38,10 +38,13 @@ Vehicle = _opt("--vehicle", "Shipped vehicle (scout, interceptor, hauler): healt
 Health = _opt("--health", "Your health (overrides --vehicle).", "You")
 Ammo = _opt("--ammo", "Your ammo (overrides --vehicle).", "You")
 Bonus = _opt("--damage-bonus", "Your vehicle's damage bonus (overrides --vehicle).", "You")
-Vp = _opt("--vp", "Victory points at the start (for redraws).", "You")
+Vp = _opt("--vp", "Victory points at the start, for redraws (default: the --vehicle's stars; "
+          "required with a redraw policy and no --vehicle).", "You")
 Policy = _opt("--policy", "Ammo per attack: all_in, fixed:N or just_enough.", "Policies", str)
-Redraw = _opt("--redraw", "VP redraw policy: never, or when_losing (redraw the worst card of a lethal "
-              "raider attack).", "Policies", str)
+Redraw = _opt("--redraw", "VP redraw policy: never, all, or uses joined by commas: initiative (the "
+              "enemy's health card when it gives the raiders the initiative), finish (a skull-less card "
+              "of your attack while it falls short), when_losing (the worst card of a lethal raider "
+              "attack), loot (a loot card without bonus loot).", "Policies", str)
 EnemyName = _opt("--enemy", "Shipped enemy by name (scavenger-buggy, road-raiders, war-rig, spybot, "
                  "mutant-pack).", "Enemy", Optional[str])
 SecondCard = _opt("--second-card", "The enemy is the second exploration card: right die value, bonus "
@@ -66,7 +69,16 @@ def _drop_none(values: dict) -> dict:
 
 def _you(s) -> str:
     car = f"{s.vehicle}: " if s.vehicle else ""
-    return f"{car}health {s.health}, ammo {s.ammo}, damage bonus {s.damage_bonus}"
+    return f"{car}health {s.health}, ammo {s.ammo}, damage bonus {s.damage_bonus}, VP {s.vp}"
+
+
+def vp_source(s, given: Optional[int]) -> str:
+    """Where the starting VP came from (the rulebook: the stars on your vehicle cards)."""
+    if given is not None:
+        return f"starting VP {s.vp}: given (--vp)"
+    if s.vehicle:
+        return f"starting VP {s.vp}: the stars on the {s.vehicle}'s vehicle cards"
+    return "starting VP 0: no vehicle and no --vp (nothing spends VP under redraw never)"
 
 
 def _exact_note(deck, exact_found: bool) -> str:
@@ -126,9 +138,11 @@ def combat(
     found = any(m.exact is not None for m in answer.metrics.values())
     note = _exact_note(s.deck, found)
     emit(answer, run, title, extra={"deck": s.deck.label(), "deck_file": s.deck.file,
-                                    "deck_illustrative": s.deck.illustrative, "exact": note})
+                                    "deck_illustrative": s.deck.illustrative, "exact": note,
+                                    "starting_vp": vp_source(s, vp)})
     if not run.json:
         typer.echo(f"deck: {s.deck.label()}")
+        typer.echo(vp_source(s, vp))
         typer.echo(note)
 
 
@@ -173,9 +187,11 @@ def campaign(
              f"policy {s.policy}, redraw {s.redraw}, exploration {s.exploration}; "
              f"deck {s.deck.short_label()}")
     emit(dataclasses.replace(answer, metrics=shown), run, title,
-         extra={"deck": s.deck.label(), "deck_file": s.deck.file, "deck_illustrative": s.deck.illustrative})
+         extra={"deck": s.deck.label(), "deck_file": s.deck.file, "deck_illustrative": s.deck.illustrative,
+                "starting_vp": vp_source(s, vp)})
     if not run.json:
         typer.echo(f"deck: {s.deck.label()}")
+        typer.echo(vp_source(s, vp))
 
 
 ODDS = combat

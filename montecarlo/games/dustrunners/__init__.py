@@ -30,6 +30,9 @@ GAME = Game(
         ("combat", {"enemy": "road raiders", "vehicle": "interceptor", "redraw": "when_losing", "vp": 2}),
         ("combat", {"enemy": "road raiders", "vehicle": "interceptor", "redraw": "when_losing", "vp": 3}),
         ("campaign", {"vehicle": "scout", "fights": 4, "redraw": "when_losing"}),
+        # every redraw use on the small deck, exact: the health card, your attack, the loot card
+        ("combat", {"deck": "illustrative-12", "enemy": "road raiders", "vehicle": "interceptor",
+                    "policy": "fixed:1", "redraw": "all", "vp": 4}),
     ),
 )
 

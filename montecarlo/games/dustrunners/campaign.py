@@ -80,8 +80,7 @@ class CampaignSetup:
         if not self.enemies:
             raise InputError("enemies: give at least one enemy")
         cb.check_ammo_policy(self.policy)
-        if self.redraw not in cb.REDRAW_POLICIES:
-            raise InputError(f"redraw must be one of {', '.join(cb.REDRAW_POLICIES)}, got {self.redraw!r}")
+        object.__setattr__(self, "redraw", cb.check_redraw(self.redraw))
         if self.exploration not in EXPLORATION_POLICIES:
             known = ", ".join(EXPLORATION_POLICIES)
             raise InputError(f"exploration must be one of {known}, got {self.exploration!r}")
@@ -113,6 +112,7 @@ def parse_campaign(values: Mapping[str, Any]) -> CampaignSetup:
     merged = {**base, **given}
     if "health" not in merged:
         raise InputError("health: give the vehicle's health (health) or a shipped vehicle (vehicle)")
+    cb.require_vp(merged, values.get("redraw", "never"))
     health, ammo = merged["health"], merged.get("ammo", 0)
     return CampaignSetup(
         deck=deck, enemies=chosen, health=health, ammo=ammo, damage_bonus=merged.get("damage_bonus", 0),
