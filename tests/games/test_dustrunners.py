@@ -10,6 +10,7 @@
   grids, a batch of different enemies side by side, and when the piles are reshuffled.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -733,6 +734,15 @@ def test_kernel_reshuffles_after_the_loot_card_by_the_rule(variant, draw, disc):
 TWO = lambda *cards: deck_of(*((1, *c) for c in cards))  # noqa: E731  (one copy of each card)
 
 
+def _plain_and_redrawn(deck, stars, redraw, vp=2, rules=None):
+    """Exact values of a 1-health, 1-ammo, no-bonus vehicle against a die-0 enemy (full moon),
+    without redraws and with ``redraw``."""
+    enemy = Enemy("e", 0, 0, stars, moon="full")
+    setup = CombatSetup(deck, enemy, health=1, ammo=1, vp=vp)
+    rules = rules or Rules()
+    return exact_combat(rules, setup), exact_combat(rules, dataclasses.replace(setup, redraw=redraw))
+
+
 @pytest.mark.parametrize("redraw", ["initiative", "finish", "loot", "initiative,finish,loot"])
 @pytest.mark.parametrize("variant", [(), ("redraw_cost_3",)])
 def test_every_redraw_use_agrees_in_kernel_reference_and_exact(redraw, variant):
@@ -749,14 +759,11 @@ def test_initiative_redraw_by_hand():
     ``initiative`` X is redrawn for 2 VP: Y comes, you attack first, the pile is rebuilt from X and
     Y (1 skull each): win = 1, and 2 VP were spent half the time (vp_gained 2 - 1 = 1)."""
     deck = TWO((1, "raiders", 0, 1, "new", "fuel"), (1, "you", 0, 1, "new", "fuel"))
-    enemy = Enemy("e", 0, 0, 1, moon="full")
-    plain = exact_combat(Rules(), CombatSetup(deck, enemy, health=1, ammo=1, vp=2))
-    redrawn = exact_combat(Rules(), CombatSetup(deck, enemy, health=1, ammo=1, vp=2, redraw="initiative"))
-    assert plain["player_win"] == pytest.approx(1 / 2) and redrawn["player_win"] == pytest.approx(1)
-    assert redrawn["vp_gained"] == pytest.approx(2 - 2 / 2)
+    plain, redrawn = _plain_and_redrawn(deck, 1, "initiative")
+    assert (plain["player_win"], redrawn["player_win"], redrawn["vp_gained"]) == pytest.approx((1 / 2, 1, 1))
     # at cost 3 the 2 VP do not pay for it
-    assert exact_combat(GAME.rules(["redraw_cost_3"]), CombatSetup(deck, enemy, health=1, ammo=1, vp=2,
-                        redraw="initiative"))["player_win"] == pytest.approx(1 / 2)
+    dear = _plain_and_redrawn(deck, 1, "initiative", rules=GAME.rules(["redraw_cost_3"]))[1]
+    assert dear["player_win"] == pytest.approx(1 / 2)
 
 
 def test_finish_redraw_by_hand():
@@ -766,11 +773,8 @@ def test_finish_redraw_by_hand():
     W: you lose, so win = 1/2. With ``finish`` Z is redrawn for 2 VP: the pile was rebuilt from W
     as Z was drawn, so W comes and you win: win = 1."""
     deck = TWO((1, "you", 0, 0, "new", "fuel"), (1, "you", 0, 1, "new", "fuel"))
-    enemy = Enemy("e", 0, 0, 2, moon="full")
-    plain = exact_combat(Rules(), CombatSetup(deck, enemy, health=1, ammo=1, vp=2))
-    redrawn = exact_combat(Rules(), CombatSetup(deck, enemy, health=1, ammo=1, vp=2, redraw="finish"))
-    assert plain["player_win"] == pytest.approx(1 / 2) and redrawn["player_win"] == pytest.approx(1)
-    assert redrawn["vp_gained"] == pytest.approx(2 - 2 / 2)
+    plain, redrawn = _plain_and_redrawn(deck, 2, "finish")
+    assert (plain["player_win"], redrawn["player_win"], redrawn["vp_gained"]) == pytest.approx((1 / 2, 1, 1))
 
 
 def test_loot_redraw_by_hand():
@@ -779,9 +783,7 @@ def test_loot_redraw_by_hand():
     health card (the pile was rebuilt from it): bonus loot 1/2. With ``loot`` the 2 VP just won
     pay for redrawing L1 ("If you win, you gain: 2 VPs; Loot ..."): bonus loot 1, vp_gained 1."""
     deck = TWO((1, "you", 0, 1, "new", "fuel"), (1, "you", 0, 1, "full", "ammo"))
-    enemy = Enemy("e", 0, 0, 1, moon="full")
-    plain = exact_combat(Rules(), CombatSetup(deck, enemy, health=1, ammo=1, vp=0))
-    redrawn = exact_combat(Rules(), CombatSetup(deck, enemy, health=1, ammo=1, vp=0, redraw="loot"))
+    plain, redrawn = _plain_and_redrawn(deck, 1, "loot", vp=0)
     assert (plain["player_win"], plain["bonus_loot"]) == pytest.approx((1, 1 / 2))
     assert (redrawn["bonus_loot"], redrawn["vp_gained"]) == pytest.approx((1, 1))
 
