@@ -194,4 +194,64 @@ def campaign(
         typer.echo(vp_source(s, vp))
 
 
+ExplorationDeck = _opt("--exploration-deck", "Exploration deck file (default: the shipped ILLUSTRATIVE "
+                       "one, 'illustrative').", "Deck", Optional[str])
+Rounds = _opt("--rounds", "Rounds of 6 turns to drive (1..6).", "Road", int)
+RaiderGap = _opt("--raider-gap", "Spaces between the raider and you at the start: it catches you when "
+                 "its steps reach this.", "Road", int)
+Fuel = _opt("--fuel", "Your fuel (overrides --vehicle); 1 is spent at each round end.", "You")
+
+
+@app.command("road")
+@run_command
+def road(
+    run: RunOptions,
+    deck: Deck = "illustrative",
+    card_counts: Counts = None,
+    exploration_deck: ExplorationDeck = None,
+    rounds: Rounds = 2,
+    raider_gap: RaiderGap = 10,
+    vehicle: Vehicle = None,
+    health: Health = None,
+    ammo: Ammo = None,
+    fuel: Fuel = None,
+    damage_bonus: Bonus = None,
+    vp: Vp = None,
+    policy: Policy = "all_in",
+    redraw: Redraw = "never",
+    exploration: Exploration = "first",
+) -> None:
+    """Rounds on the road: exploration cards (combats and events), round ends, the raider.
+
+    Each turn draws 2 exploration cards and resolves one; each round of 6 turns ends with 1 fuel
+    spent (out of fuel: the raider advances 2) and a d6 against your radiation cards. You lose
+    when destroyed or caught. The exploration and radiation cards are ILLUSTRATIVE.
+
+    Examples:
+    montecarlo dustrunners road --vehicle interceptor --rounds 2
+    montecarlo dustrunners road --vehicle hauler --rounds 3 --exploration safer --redraw all
+    """
+    setup = _drop_none({
+        "deck": deck, "card_counts": card_counts, "exploration_deck": exploration_deck, "rounds": rounds,
+        "raider_gap": raider_gap, "vehicle": vehicle, "health": health, "ammo": ammo, "fuel": fuel,
+        "damage_bonus": damage_bonus, "vp": vp, "policy": policy, "redraw": redraw,
+        "exploration": exploration,
+    })
+    answer = ask("dustrunners", "road", setup, variants=run.variant, settings=run.settings())
+    s = answer.setup
+    shown = {k: m for k, m in answer.metrics.items()
+             if not k.startswith("rounds_survived=") or int(k.split("=")[1]) <= s.rounds}
+    title = (f"Dustrunners road: {s.rounds} rounds, raider {s.raider_gap} spaces behind; {_you(s)}, fuel "
+             f"{s.fuel}; policy {s.policy}, redraw {s.redraw}, exploration {s.exploration}")
+    ex = s.exploration_deck
+    emit(dataclasses.replace(answer, metrics=shown), run, title,
+         extra={"deck": s.deck.label(), "deck_file": s.deck.file, "exploration_deck": ex.label(),
+                "exploration_deck_file": ex.file, "exploration_illustrative": ex.illustrative,
+                "starting_vp": vp_source(s, vp)})
+    if not run.json:
+        typer.echo(f"deck: {s.deck.label()}")
+        typer.echo(f"exploration deck: {ex.label()}")
+        typer.echo(vp_source(s, vp))
+
+
 ODDS = combat

@@ -15,7 +15,7 @@ variants: :mod:`.rules`; deck files, enemies and vehicles: :mod:`.deck`.
 """
 
 from montecarlo.games.base import Game
-from montecarlo.games.dustrunners import campaign, combat
+from montecarlo.games.dustrunners import campaign, combat, road
 from montecarlo.games.dustrunners.rules import VARIANT_DESCRIPTIONS, VARIANTS, Rules
 
 GAME = Game(
@@ -23,7 +23,7 @@ GAME = Game(
     title="Dustrunners (solo card game)",
     rules_type=Rules,
     variants=VARIANTS,
-    questions={"combat": combat.COMBAT, "campaign": campaign.CAMPAIGN},
+    questions={"combat": combat.COMBAT, "campaign": campaign.CAMPAIGN, "road": road.ROAD},
     default_question="combat",
     variant_descriptions=VARIANT_DESCRIPTIONS,
     examples=(  # VP redraws (their cost is a variant) need VP to spend and the when_losing policy
@@ -33,6 +33,9 @@ GAME = Game(
         # every redraw use on the small deck, exact: the health card, your attack, the loot card
         ("combat", {"deck": "illustrative-12", "enemy": "road raiders", "vehicle": "interceptor",
                     "policy": "fixed:1", "redraw": "all", "vp": 4}),
+        # the road: a Hauler choosing the safer card, spending VP on redraws, a raider close behind
+        ("road", {"vehicle": "hauler", "rounds": 3, "exploration": "safer", "redraw": "all",
+                  "raider_gap": 6}),
     ),
 )
 

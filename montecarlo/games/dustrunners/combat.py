@@ -227,22 +227,37 @@ def require_vp(merged: Mapping[str, Any], redraw: Any) -> None:
         )
 
 
+VEHICLE_VALUES = ("health", "ammo", "damage_bonus", "vp")
+
+
+def vehicle_values(values: Mapping[str, Any], names: tuple[str, ...] = VEHICLE_VALUES
+                   ) -> tuple[dict[str, Any], str | None]:
+    """The vehicle's values of a setup: a shipped vehicle's (VP = its stars), then those given.
+
+    Returns (values by name, the vehicle's printed name or None); InputError without a health,
+    or without VP for a redraw policy (:func:`require_vp`).
+    """
+    base: dict[str, Any] = {}
+    car = None
+    if values.get("vehicle") is not None:
+        v = named_vehicle(values["vehicle"])
+        car = v.name
+        shipped = {"health": v.health, "ammo": v.ammo, "damage_bonus": v.damage_bonus, "vp": v.stars,
+                   "fuel": v.fuel}
+        base = {k: shipped[k] for k in names}
+    merged = {**base, **{k: values[k] for k in names if values.get(k) is not None}}
+    if "health" not in merged:
+        raise InputError("health: give the vehicle's health (health) or a shipped vehicle (vehicle)")
+    require_vp(merged, values.get("redraw", "never"))
+    return merged, car
+
+
 def parse_combat(values: Mapping[str, Any]) -> CombatSetup:
     """A validated :class:`CombatSetup` from plain values (CLI options or TOML)."""
     check_known(values, _COMBAT_KEYS, "combat setup")
     deck = resolve_deck(values)
     enemy = resolve_enemy(values)
-    car = None
-    base: dict[str, Any] = {}
-    if values.get("vehicle") is not None:
-        v = named_vehicle(values["vehicle"])
-        car = v.name
-        base = {"health": v.health, "ammo": v.ammo, "damage_bonus": v.damage_bonus, "vp": v.stars}
-    picked = {k: values[k] for k in ("health", "ammo", "damage_bonus", "vp") if values.get(k) is not None}
-    merged = {**base, **picked}
-    if "health" not in merged:
-        raise InputError("health: give the vehicle's health (health) or a shipped vehicle (vehicle)")
-    require_vp(merged, values.get("redraw", "never"))
+    merged, car = vehicle_values(values)
     return CombatSetup(
         deck=deck, enemy=enemy, health=merged["health"], ammo=merged.get("ammo", 0),
         damage_bonus=merged.get("damage_bonus", 0), second_card=values.get("second_card", False),
