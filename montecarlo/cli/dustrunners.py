@@ -44,7 +44,8 @@ Policy = _opt("--policy", "Ammo per attack: all_in, fixed:N or just_enough.", "P
 Redraw = _opt("--redraw", "VP redraw policy: never, all, or uses joined by commas: initiative (the "
               "enemy's health card when it gives the raiders the initiative), finish (a skull-less card "
               "of your attack while it falls short), when_losing (the worst card of a lethal raider "
-              "attack), loot (a loot card without bonus loot).", "Policies", str)
+              "attack), loot (a loot card without bonus loot), steps (a loot card that moves the raider).",
+              "Policies", str)
 EnemyName = _opt("--enemy", "Shipped enemy by name (scavenger-buggy, road-raiders, war-rig, spybot, "
                  "mutant-pack).", "Enemy", Optional[str])
 SecondCard = _opt("--second-card", "The enemy is the second exploration card: right die value, bonus "

@@ -460,8 +460,8 @@ def test_just_enough_on_a_deck_without_skulls_spends_all_it_may():
     ({"second_card": "yes"}, "second_card must be true or false, got 'yes'"),
     ({"second_card": 1}, "second_card must be true or false, got 1"),
     ({"policy": "fixed:x"}, POLICY.format("fixed:x")),
-    ({"redraw": "always"}, "redraw must be never, all, or uses among initiative, finish, when_losing, loot "
-     "(comma-separated), got 'always'"),
+    ({"redraw": "always"}, "redraw must be never, all, or uses among initiative, finish, when_losing, loot, "
+     "steps (comma-separated), got 'always'"),
 ])
 def test_combat_setup_messages(change, message):
     values = {"health": 3, **change}
@@ -743,7 +743,7 @@ def _plain_and_redrawn(deck, stars, redraw, vp=2, rules=None):
     return exact_combat(rules, setup), exact_combat(rules, dataclasses.replace(setup, redraw=redraw))
 
 
-@pytest.mark.parametrize("redraw", ["initiative", "finish", "loot", "initiative,finish,loot"])
+@pytest.mark.parametrize("redraw", ["initiative", "finish", "loot", "steps", "initiative,finish,loot,steps"])
 @pytest.mark.parametrize("variant", [(), ("redraw_cost_3",)])
 def test_every_redraw_use_agrees_in_kernel_reference_and_exact(redraw, variant):
     for deck, enemy in ((SMALL, RAIDERS), (SKULLY, Enemy("raiders", 1, 3, 1, moon="new"))):
@@ -786,6 +786,16 @@ def test_loot_redraw_by_hand():
     plain, redrawn = _plain_and_redrawn(deck, 1, "loot", vp=0)
     assert (plain["player_win"], plain["bonus_loot"]) == pytest.approx((1, 1 / 2))
     assert (redrawn["bonus_loot"], redrawn["vp_gained"]) == pytest.approx((1, 1))
+
+
+def test_steps_redraw_by_hand():
+    """Deck: S (die 1, you, 1 skull, 2 triangles) and Q (the same, no triangle); you win at once
+    and the loot card is the health card: 2 raider steps with 1/2, so 1 on average. With ``steps``
+    the S loot card is redrawn for the win's 2 VP ("Change the number of spaces the Raider Mini
+    moves"): Q comes, 0 steps; vp_gained 2 - 2/2 = 1."""
+    deck = TWO((1, "you", 2, 1, "new", "fuel"), (1, "you", 0, 1, "new", "fuel"))
+    plain, redrawn = _plain_and_redrawn(deck, 1, "steps", vp=0)
+    assert (plain["raider_steps"], redrawn["raider_steps"], redrawn["vp_gained"]) == pytest.approx((1, 0, 1))
 
 
 def test_starting_vp_come_from_the_vehicle_or_are_required():

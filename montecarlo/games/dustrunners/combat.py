@@ -9,9 +9,11 @@ Combat as modelled (``docs/rules/dustrunners.md`` lists every interpretation):
    reveal one card per ammo: damage = their skulls + your damage bonus. Raiders reveal one card
    per star: damage = their skulls; a spybot moves the raider by their triangles instead; a
    mutant reveals one card per radiation skull and each card with a skull gives a radiation
-   card instead of damage. With the ``when_losing`` redraw policy, an attack of raiders that
+   card instead of damage. With the ``when_losing`` redraw use, an attack of raiders that
    would bring your health to 0 or below has its card with the most skulls redrawn for
-   ``redraw_cost`` VP, as long as the VP last and the attack is still lethal.
+   ``redraw_cost`` VP, as long as the VP last and the attack is still lethal; the other uses
+   (``initiative``, ``finish``, ``loot``, ``steps``) redraw the health card, a card of your
+   attack and the loot card (:func:`check_redraw`).
 3. Health at 0 or below ends the combat. The winner (you) gains ``win_vp`` VP and one loot card
    (its triangles move the raider; bonus loot if its moon is the enemy's, always for a
    second-card enemy). After ``turn_limit`` attacks with both alive the combat is a stalemate.
@@ -53,8 +55,9 @@ from montecarlo.validate import check_known, whole
 
 REDRAW_POLICIES = ("never", "when_losing")  # the single-use policies of earlier versions, still valid
 # The rulebook's uses of a VP redraw that change a combat's result, in the order they arise:
-# the enemy's health and initiative card, your attack's damage, the damage dealt to you, the loot.
-REDRAW_USES = ("initiative", "finish", "when_losing", "loot")
+# the enemy's health and initiative card, your attack's damage, the damage dealt to you, the loot
+# card's moon and loot, and the loot card's raider steps.
+REDRAW_USES = ("initiative", "finish", "when_losing", "loot", "steps")
 _FIXED = re.compile(r"fixed:(\d+)")  # used with fullmatch: no trailing newline slips through
 MAX_EXACT_CARDS = 16  # the exact solver tries decks of at most this many cards (within its budget)
 MAX_EXACT_STATES = 400_000  # memoised states before the exact solver gives up (returns None)
@@ -79,7 +82,7 @@ def check_redraw(value: Any) -> str:
     Returns the canonical form (uses in the order they arise, comma-separated).
 
     >>> check_redraw("loot, when_losing"), check_redraw("all"), check_redraw("never")
-    ('when_losing,loot', 'initiative,finish,when_losing,loot', 'never')
+    ('when_losing,loot', 'initiative,finish,when_losing,loot,steps', 'never')
     """
     text = value.strip().lower().replace(" ", "") if isinstance(value, str) else None
     if text in ("never", "none", ""):
@@ -122,8 +125,8 @@ class CombatSetup:
         redraw: VP redraw policy: ``never``, or the uses among ``initiative`` (redraw the enemy's
             health card when it gives the raiders the initiative), ``finish`` (redraw a skull-less
             card of your attack while it falls short), ``when_losing`` (redraw the worst card of a
-            lethal raiders' attack), ``loot`` (redraw a loot card that brings no bonus loot);
-            ``all`` for every one.
+            lethal raiders' attack), ``loot`` (redraw a loot card that brings no bonus loot),
+            ``steps`` (redraw a loot card that moves the raider); ``all`` for every one.
         vehicle: the shipped vehicle the values came from, if any (for the record).
     """
 
@@ -429,8 +432,10 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
         me.vp += rules.win_vp
         hand = []
         card = piles.draw_card(hand)
-        if (card is not None and "loot" in uses and not second and card.card.moon != enemy.moon
-                and me.vp >= rules.redraw_cost and deck.size > 1):  # "Change the moon icon and loot"
+        no_bonus = card is not None and not second and card.card.moon != enemy.moon
+        moves = card is not None and card.card.triangle > 0
+        if ((("loot" in uses and no_bonus) or ("steps" in uses and moves))  # "Change the moon icon and
+                and me.vp >= rules.redraw_cost and deck.size > 1):  # loot" / "the number of spaces"
             pay()
             card = piles.draw_card(hand) or card
         if card is not None:
@@ -754,8 +759,10 @@ def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: s
     if win.any():
         d = Drawer(t, b, rng, eager)
         kind, ok = d.draw(win)
-        if "loot" in uses and t.size > 1:  # redraw a loot card that brings no bonus loot
-            again = ok & ~b.second & (t.moon[kind] != b.moon) & (b.vp >= cost)
+        if uses & {"loot", "steps"} and t.size > 1:  # redraw a loot card without bonus / that moves
+            no_bonus = ("loot" in uses) & ~b.second & (t.moon[kind] != b.moon)
+            moves = ("steps" in uses) & (t.triangle[kind] > 0)
+            again = ok & (no_bonus | moves) & (b.vp >= cost)
             b.vp -= cost * again
             b.vp_spent += cost * again
             new, ok2 = d.draw(again)
@@ -1009,9 +1016,10 @@ class ExactCombat:
                     continue
                 card = self.cards[i]
                 loot = [(1.0, card)]
-                if ("loot" in self.uses and not s.second_card and card.moon != s.enemy.moon
-                        and vp + self.rules.win_vp >= cost and self.size > 1):
-                    acc[6] += p * q * cost  # the loot card redrawn: it brought no bonus loot
+                no_bonus = "loot" in self.uses and not s.second_card and card.moon != s.enemy.moon
+                moves = "steps" in self.uses and card.triangle > 0
+                if (no_bonus or moves) and vp + self.rules.win_vp >= cost and self.size > 1:
+                    acc[6] += p * q * cost  # the loot card redrawn: no bonus loot, or raider steps
                     loot = [(r, self.cards[j]) for r, _, _, j in self._draws(p2, d2) if j is not None]
                 for r, c in loot:
                     acc[5] += p * q * r * c.triangle
