@@ -381,8 +381,9 @@ class HazardsSetup:
     Attributes:
         areas: one text per area, ``"terrain: legion items, harvester, carryall, settlement"``
             (a list, or one string with areas separated by ``;``), resolved in this order.
-        wild_maker: the Wild Maker is in play: the first worm that appears where a legion stands
-            is the Wild Maker (more dice).
+        wild_maker: the Wild Maker is in play: the first worm, in the order the tokens resolve
+            (``rules.wormsign_order``: by type, Sandworm before Burrowing, by default), that
+            appears where a legion stands is the Wild Maker (more dice).
     """
 
     areas: tuple[str, ...]
