@@ -193,10 +193,28 @@ def fight(
         run,
         _title("fight", answer.setup)
         + f"; {rules.designation.replace('_', ' ')}"
-        + (", fight to the last" if rules.fight_to_last else ""),
+        + (", fight to the last" if rules.fight_to_last else "")
+        + _dice_reading(answer.setup, rules),
         setup_extra=named_characters(answer.setup),
     )
     _notes(answer, run)
+
+
+def _dice_reading(setup, rules) -> str:
+    """The run line's name of the dice reading in force, when it matters (a side above 6 Strength)."""
+    def above_cap(side: str) -> bool:
+        gom = "gom_jabbar" in getattr(setup, f"{side}_equipment") and rules.gom_counts_toward_cap
+        return sum(_strength(v) for v in getattr(setup, side)) > rules.max_dice - gom
+
+    if not (above_cap("attacker") or above_cap("defender")):
+        return ""  # both readings roll one die per point of Strength
+    if rules.set_aside_die:
+        return "; a lost round sets aside 1 die (set_aside_die)"
+    return "; dice = min(6, total Strength) every round (interpretation)"
+
+
+def _strength(label) -> int:
+    return label if isinstance(label, int) else CHARACTERS[label.lower()].strength
 
 
 @run_command(trials=TABLE_TRIALS)

@@ -62,10 +62,14 @@ Vehicle = _opt("--vehicle", "Shipped vehicle (scout, interceptor, hauler): healt
 Health = _opt("--health", "Your health (overrides --vehicle).", "You")
 Ammo = _opt("--ammo", "Your ammo (overrides --vehicle).", "You")
 Bonus = _opt("--damage-bonus", "Your vehicle's damage bonus (overrides --vehicle).", "You")
-Vp = _opt("--vp", "Victory points at the start (for redraws).", "You")
+Vp = _opt("--vp", "Victory points at the start, for redraws (default: the --vehicle's stars; "
+          "required with a redraw policy and no --vehicle).", "You")
 Policy = _opt("--policy", "Ammo per attack: all_in, fixed:N or just_enough.", "Policies", str)
-Redraw = _opt("--redraw", "VP redraw policy: never, or when_losing (redraw the worst card of a lethal "
-              "raider attack).", "Policies", str)
+Redraw = _opt("--redraw", "VP redraw policy: never, all, or uses joined by commas: initiative (the "
+              "enemy's health card when it gives the raiders the initiative), finish (a skull-less card "
+              "of your attack while it falls short), when_losing (the worst card of a lethal raider "
+              "attack), loot (a loot card without bonus loot), steps (a loot card that moves the raider).",
+              "Policies", str)
 EnemyName = _opt("--enemy", "Shipped enemy by name (scavenger-buggy, road-raiders, war-rig, spybot, "
                  "mutant-pack).", "Enemy", Optional[str], _enemies)
 SecondCard = _opt("--second-card", "The enemy is the second exploration card: right die value, bonus "
@@ -90,7 +94,16 @@ def _drop_none(values: dict) -> dict:
 
 def _you(s) -> str:
     car = f"{s.vehicle}: " if s.vehicle else ""
-    return f"{car}health {s.health}, ammo {s.ammo}, damage bonus {s.damage_bonus}"
+    return f"{car}health {s.health}, ammo {s.ammo}, damage bonus {s.damage_bonus}, VP {s.vp}"
+
+
+def vp_source(s, given: Optional[int]) -> str:
+    """Where the starting VP came from (the rulebook: the stars on your vehicle cards)."""
+    if given is not None:
+        return f"starting VP {s.vp}: given (--vp)"
+    if s.vehicle:
+        return f"starting VP {s.vp}: the stars on the {s.vehicle}'s vehicle cards"
+    return "starting VP 0: no vehicle and no --vp (nothing spends VP under redraw never)"
 
 
 def _exact_note(deck, exact_found: bool) -> str:
@@ -150,9 +163,11 @@ def combat(
     found = any(m.exact is not None for m in answer.metrics.values())
     note = _exact_note(s.deck, found)
     emit(answer, run, title, extra={"deck": s.deck.label(), "deck_file": s.deck.file,
-                                    "deck_illustrative": s.deck.illustrative, "exact": note})
+                                    "deck_illustrative": s.deck.illustrative, "exact": note,
+                                    "starting_vp": vp_source(s, vp)})
     if not run.json:
         typer.echo(f"deck: {s.deck.label()}")
+        typer.echo(vp_source(s, vp))
         typer.echo(note)
 
 
@@ -197,9 +212,71 @@ def campaign(
              f"policy {s.policy}, redraw {s.redraw}, exploration {s.exploration}; "
              f"deck {s.deck.short_label()}")
     emit(dataclasses.replace(answer, metrics=shown), run, title,
-         extra={"deck": s.deck.label(), "deck_file": s.deck.file, "deck_illustrative": s.deck.illustrative})
+         extra={"deck": s.deck.label(), "deck_file": s.deck.file, "deck_illustrative": s.deck.illustrative,
+                "starting_vp": vp_source(s, vp)})
     if not run.json:
         typer.echo(f"deck: {s.deck.label()}")
+        typer.echo(vp_source(s, vp))
+
+
+ExplorationDeck = _opt("--exploration-deck", "Exploration deck file (default: the shipped ILLUSTRATIVE "
+                       "one, 'illustrative').", "Deck", Optional[str])
+Rounds = _opt("--rounds", "Rounds of 6 turns to drive (1..6).", "Road", int)
+RaiderGap = _opt("--raider-gap", "Spaces between the raider and you at the start: it catches you when "
+                 "its steps reach this.", "Road", int)
+Fuel = _opt("--fuel", "Your fuel (overrides --vehicle); 1 is spent at each round end.", "You")
+
+
+@app.command("road")
+@run_command
+def road(
+    run: RunOptions,
+    deck: Deck = "illustrative",
+    card_counts: Counts = None,
+    exploration_deck: ExplorationDeck = None,
+    rounds: Rounds = 2,
+    raider_gap: RaiderGap = 10,
+    vehicle: Vehicle = None,
+    health: Health = None,
+    ammo: Ammo = None,
+    fuel: Fuel = None,
+    damage_bonus: Bonus = None,
+    vp: Vp = None,
+    policy: Policy = "all_in",
+    redraw: Redraw = "never",
+    exploration: Exploration = "first",
+) -> None:
+    """Rounds on the road: exploration cards (combats and events), round ends, the raider.
+
+    Each turn draws 2 exploration cards and resolves one; each round of 6 turns ends with 1 fuel
+    spent (out of fuel: the raider advances 2) and a d6 against your radiation cards. You lose
+    when destroyed or caught. The exploration and radiation cards are ILLUSTRATIVE.
+
+    Examples:
+    montecarlo dustrunners road --vehicle interceptor --rounds 2
+    montecarlo dustrunners road --vehicle hauler --rounds 3 --exploration safer --redraw all
+    """
+    setup = _drop_none({
+        "deck": deck, "card_counts": card_counts, "exploration_deck": exploration_deck, "rounds": rounds,
+        "raider_gap": raider_gap, "vehicle": vehicle, "health": health, "ammo": ammo, "fuel": fuel,
+        "damage_bonus": damage_bonus, "vp": vp, "policy": policy, "redraw": redraw,
+        "exploration": exploration,
+    })
+    answer = ask("dustrunners", "road", setup, variants=run.variant, settings=run.settings())
+    s = answer.setup
+    shown = {k: m for k, m in answer.metrics.items()
+             if not k.startswith("rounds_survived=") or int(k.split("=")[1]) <= s.rounds}
+    title = (f"Dustrunners road: {s.rounds} rounds, raider {s.raider_gap} spaces behind; {_you(s)}, fuel "
+             f"{s.fuel}; policy {s.policy}, redraw {s.redraw}, exploration {s.exploration}")
+    ex = s.exploration_deck
+    emit(dataclasses.replace(answer, metrics=shown), run, title,
+         extra={"deck": s.deck.label(), "deck_file": s.deck.file, "exploration_deck": ex.label(),
+                "exploration_deck_file": ex.file, "exploration_illustrative": ex.illustrative,
+                "starting_vp": vp_source(s, vp)})
+    if not run.json:
+        typer.echo(f"deck: {s.deck.label()}")
+        typer.echo(f"exploration deck: {ex.label()}")
+        typer.echo(vp_source(s, vp))
 
 
 ODDS = combat

@@ -57,6 +57,14 @@ def conflict_odds(
             "--conflict", "-c", help=f"Conflict card, for expected victory points: {', '.join(CONFLICTS)}."
         ),
     ] = None,
+    hagal: Annotated[
+        Optional[str],
+        typer.Option(
+            "--hagal",
+            help="Seat(s) that are House Hagal, the rival of a two-player game: give its strength "
+            "as that seat's troops (2 each) and intrigue, revealed 0; its rewards count for nobody.",
+        ),
+    ] = None,
 ) -> None:
     """Reward odds of one conflict (2-4 players), ties, and expected points, with exact values.
 
@@ -65,17 +73,31 @@ def conflict_odds(
       montecarlo odds imperium --troops 3,2,2,1 --revealed 3
 
       montecarlo imperium conflict -t 2,2 -r 3,5 --conflict skirmish -v tiebreak_by_seat
+
+      montecarlo imperium conflict -t 2,2,2 -r 3,3,0 --hagal 3 --conflict skirmish
     """
-    setup = {"troops": troops, "revealed": revealed, "intrigue": intrigue, "deck": deck, "conflict": conflict}
+    setup = {
+        "troops": troops,
+        "revealed": revealed,
+        "intrigue": intrigue,
+        "deck": deck,
+        "conflict": conflict,
+        "hagal": hagal,
+    }
     answer = ask(
         "imperium", "conflict", setup, variants=run.variant, settings=run.settings("imperium conflict")
     )
     s = answer.setup
-    shown = {name: m for name, m in answer.metrics.items() if _shown(name, s.players, s.conflict)}
+    shown = {name: m for name, m in answer.metrics.items() if _shown(name, s)}
     title = f"Conflict: troops {','.join(t.spec for t in s.troops)}; revealed {_per_seat(s.revealed)}"
     if any(s.intrigue):
         title += f"; intrigue {_per_seat(s.intrigue)}"
-    emit(dataclasses.replace(answer, metrics=shown), run, title)
+    if s.hagal:
+        title += f"; House Hagal: seat {', '.join(map(str, s.hagal))}"
+    note = hagal_note(s)
+    emit(dataclasses.replace(answer, metrics=shown), run, title, {"house_hagal": note} if note else None)
+    if note and not run.json:
+        console().print(note, markup=False, highlight=False)
     if s.conflict and not run.json:
         card = CONFLICTS[s.conflict]
         places = ", ".join(f"{p} {r}" for p, r in zip(("first", "second", "third"), card.rewards))
@@ -89,12 +111,31 @@ def conflict_odds(
 ODDS = conflict_odds
 
 
-def _shown(name: str, players: int, conflict: Optional[str]) -> bool:
-    """Is metric ``name`` about a seat the setup has (and, for points, is there a card)?"""
+def _shown(name: str, setup) -> bool:
+    """Is metric ``name`` about a seat the setup has (and, for points, a player's with a card)?"""
     if not name.startswith("seat"):
         return True
     seat = int(name[4 : name.index("_")])
-    return seat <= players and (conflict is not None or not name.endswith("_points"))
+    points = name.endswith("_points")
+    return seat <= setup.players and not (points and (setup.conflict is None or seat in setup.hagal))
+
+
+def hagal_note(setup) -> str:
+    """What a reader of a two-seat conflict (or one with House Hagal) must know; "" otherwise."""
+    if setup.hagal:
+        seats = ", ".join(map(str, setup.hagal))
+        return (
+            f"House Hagal (seat {seats}): its strength is as given; it takes places like a player, but "
+            "its rewards count for nobody (no points shown). The House Hagal rules sheet is not "
+            "modelled: its cards decide its strength in a real game."
+        )
+    if setup.players == 2:
+        return (
+            "House Hagal: a real two-player game also has House Hagal's strength in the conflict "
+            "(its cards are on a separate rules sheet, not modelled); to include it, add a seat with "
+            "its strength as troops (2 each) and intrigue, revealed 0, and name it with --hagal 3."
+        )
+    return ""
 
 
 def _per_seat(values: tuple[int, ...]) -> str:

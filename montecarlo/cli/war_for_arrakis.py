@@ -34,6 +34,14 @@ Cards = Annotated[
     int, typer.Option(help="Planning cards discarded every round (+1 die each, 6 dice at most).")
 ]
 Surprise = Annotated[bool, typer.Option("--surprise", help="Surprise attack (the attacker needs a leader).")]
+Harkonnen = Annotated[
+    str,
+    typer.Option(
+        "--harkonnen",
+        help="Which side is Harkonnen (attacker or defender), for the CHOAM and Landsraad Bans; "
+        "default: told by the figures (sardaukar, bashar, Harkonnen leaders).",
+    ),
+]
 
 
 def _terrains(incomplete: str) -> list[str]:
@@ -97,6 +105,18 @@ def _policy_line(rules) -> str:
     return f"policies: attacker {rules.attack}, defender retreats {rules.retreat}"
 
 
+def _readings(rules, **which: bool) -> list[str]:
+    """The readings in force where the English overview and the Korean page disagree."""
+    from montecarlo.games.war_for_arrakis.rules import readings
+
+    return readings(rules, **which)
+
+
+def _echo_readings(lines: list[str]) -> None:
+    for line in lines:
+        typer.echo(f"reading: {line}")
+
+
 @app.command("battle")
 @run_command
 def battle(
@@ -108,14 +128,16 @@ def battle(
     defender_cards: Cards = 0,
     surprise: Surprise = False,
     policy: Policy = None,
+    harkonnen: Harkonnen = "",
 ) -> None:
     """Odds of a whole battle: who wins, in how many rounds, with what losses (exact where possible).
 
     Examples:
         montecarlo odds war-for-arrakis -a "4 regular, bashar" -d "3 regular, naib" --settlement 2 --surprise
         montecarlo war-for-arrakis battle -a "3 regular" -d "3 regular" --policy while_ahead
+        montecarlo war-for-arrakis battle -a "6 regular" -d "3 regular" --harkonnen attacker -v choam_ban
     """
-    from montecarlo.games.war_for_arrakis.battle import chain_states
+    from montecarlo.games.war_for_arrakis.battle import ban_notes, chain_states
 
     setup = {
         "attacker": attacker,
@@ -124,14 +146,19 @@ def battle(
         "attacker_cards": attacker_cards,
         "defender_cards": defender_cards,
         "surprise": surprise,
+        "harkonnen": harkonnen,
     }
     overrides = _policies(policy)
     answer = ask(GAME, "battle", setup, variants=run.variant, overrides=overrides, settings=run.settings())
     s = answer.setup
     exact = any(m.exact is not None for m in answer.metrics.values())
+    readings = _readings(answer.rules, continuation=True, surprise=s.surprise)
+    bans = ban_notes(answer.rules, s)
     extra = {
         "policies": {"attack": answer.rules.attack, "retreat": answer.rules.retreat},
         "exact": "chain" if exact else "too large for the exact solver: estimates only",
+        "readings": readings,
+        **({"bans": bans} if bans else {}),
     }
     where = f" in a rank-{s.settlement} settlement" if s.settlement else ""
     title = f"War for Arrakis battle: {s.attacker} (attacker) vs {s.defender} (defender){where}"
@@ -142,6 +169,9 @@ def battle(
     _emit(answer, run, title, extra)
     if not run.json:
         typer.echo(_policy_line(answer.rules))
+        _echo_readings(readings)
+        for note in bans:
+            typer.echo(note)
         if not exact:
             typer.echo(
                 f"exact: this setup is too large for the exact solver "
@@ -160,7 +190,11 @@ def storm(
     legion: Legion,
     terrain: Terrain,
     settlement: Annotated[
-        bool, typer.Option("--settlement", help="The area holds a Harkonnen settlement (no storm).")
+        bool,
+        typer.Option(
+            "--settlement",
+            help="The area holds a Harkonnen settlement (no storm, unless -v storms_strike_settlements).",
+        ),
     ] = False,
 ) -> None:
     """Damage of one Coriolis storm on a Harkonnen legion.
@@ -176,11 +210,17 @@ def storm(
         settings=run.settings(),
     )
     s = answer.setup
+    readings = _readings(answer.rules, storms=s.settlement and s.terrain != "mountain")
+    sheltered = s.settlement and not answer.rules.storms_strike_settlements
     _emit(
         answer,
         run,
-        f"Coriolis storm on {s.legion} in {s.terrain}" + (" (settlement: no storm)" if s.settlement else ""),
+        f"Coriolis storm on {s.legion} in {s.terrain}"
+        + (" (settlement: no storm)" if sheltered else " (settlement)" if s.settlement else ""),
+        {"readings": readings} if readings else None,
     )
+    if not run.json:
+        _echo_readings(readings)
 
 
 @app.command("worm")
@@ -243,9 +283,17 @@ def hazards(
         settings=run.settings(),
     )
     note = pool_note(answer.rules)
-    _emit(answer, run, "Desert Hazards: " + "; ".join(answer.setup.areas), {"wormsign_pool": note})
+    parsed = answer.setup.parsed
+    readings = _readings(
+        answer.rules,
+        storms=any(a.settlement and a.legion.units and a.terrain != "mountain" for a in parsed),
+        wormsigns=answer.setup.wild_maker,
+    )
+    extra = {"wormsign_pool": note, **({"readings": readings} if readings else {})}
+    _emit(answer, run, "Desert Hazards: " + "; ".join(answer.setup.areas), extra)
     if not run.json:
         typer.echo(note)
+        _echo_readings(readings)
 
 
 @app.command("need")
@@ -266,6 +314,7 @@ def need(
     policy: Policy = None,
     variant: ExactVariants = None,
     json_out: JsonOut = False,
+    harkonnen: Harkonnen = "",
 ) -> None:
     """The smallest attacking legion that takes a defence with at least --target probability (exact).
 
@@ -289,6 +338,7 @@ def need(
             "attacker_cards": attacker_cards,
             "defender_cards": defender_cards,
             "surprise": surprise,
+            "harkonnen": harkonnen,
         }
     )  # checks every option before the search
     found, before, tried = search(
@@ -301,6 +351,7 @@ def need(
         attacker_cards=attacker_cards,
         defender_cards=defender_cards,
         surprise=surprise,
+        harkonnen=defence.harkonnen,
     )
     row = lambda r: None if r is None else {"legion": r.legion, "attacker_win": r.attacker_win}  # noqa: E731
     if json_out:
@@ -313,6 +364,7 @@ def need(
                     "settlement": settlement,
                     "target": target,
                     "rules": dataclasses.asdict(rules),
+                    "readings": _readings(rules, continuation=True, surprise=surprise),
                     "found": row(found),
                     "next_smaller" if found else "strongest_tried": row(before),
                     "legions_solved": tried,
@@ -325,6 +377,7 @@ def need(
         f"Defence: {defence.defender}{where}; target attacker_win >= {target:g} (exact, "
         f"{_policy_line(rules)})"
     )
+    _echo_readings(_readings(rules, continuation=True, surprise=surprise))
     if found is None:
         best = f"{before.legion} wins {before.attacker_win:.4f}" if before else "nothing tried"
         typer.echo(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")
@@ -358,6 +411,7 @@ def table(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Accepted as everywhere: an exact table has no bar.")
     ] = False,
+    harkonnen: Harkonnen = "",
 ) -> None:
     """The exact 6 x 6 table of a battle metric: rows = attacking regulars, columns = defending regulars.
 
@@ -397,6 +451,7 @@ def table(
                     "attacker_cards": attacker_cards,
                     "defender_cards": defender_cards,
                     "surprise": surprise,
+                    "harkonnen": harkonnen,
                 }
             )
             values = exact_battle(rules, setup)
@@ -419,6 +474,7 @@ def table(
                     "surprise": surprise,
                     "variants": list(variant or ()),
                     "rules": dataclasses.asdict(rules),
+                    "readings": _readings(rules, continuation=True, surprise=surprise),
                     "cells": [{"attacker": a, "defender": d, "exact": v} for (a, d), v in cells.items()],
                 }
             )
@@ -441,6 +497,7 @@ def table(
     for a in counts:
         shown.add_row(str(a), *("" if cells[a, d] is None else f"{cells[a, d]:.{digits}f}" for d in counts))
     Console(width=max(100, Console().width)).print(shown)
+    _echo_readings(_readings(rules, continuation=True, surprise=surprise))
 
 
 def _plus(extra: str) -> str:

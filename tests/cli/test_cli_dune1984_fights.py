@@ -171,3 +171,14 @@ def test_multi_character_fight():
     assert rows["attacker_win"][3] == round(want["attacker_win"], 4)
     bad = run("dune1984", "fight", "--attacker", "4,3,2,1", "--defender", "5")
     assert bad.exit_code == 2 and "attacker must list 1..3 characters" in bad.stderr
+
+
+def test_fight_run_line_names_the_dice_reading_above_six_strength():
+    """'Subtract 1 Strength point ... and Set aside 1 die': the two readings differ only above 6."""
+    default = run("dune1984", "fight", "-a", "4,3", "-d", "5", "-n", "2000", "-q")
+    assert default.exit_code == 0, default.output
+    assert "dice = min(6, total Strength) every round (interpretation)" in " ".join(default.stdout.split())
+    literal = run("dune1984", "fight", "-a", "4,3", "-d", "5", "-v", "set_aside_die", "-n", "2000", "-q")
+    assert "a lost round sets aside 1 die (set_aside_die)" in " ".join(literal.stdout.split())
+    small = run("dune1984", "fight", "-a", "3,2", "-d", "5", "-n", "2000", "-q")
+    assert "set aside" not in small.stdout and "min(6" not in small.stdout

@@ -115,3 +115,16 @@ def test_empty_deck_file_is_one_line(tmp_path):
     assert result.exit_code == 2 and str(path) in result.stderr and "no cards" in result.stderr
     bad = runner.invoke(cli.app, ["campaign", "--health", "3", "--fights", "40", "-q"])
     assert bad.exit_code == 2 and "fights" in bad.stderr
+
+
+def test_road_names_both_illustrative_decks_and_the_starting_vp():
+    result = runner.invoke(cli.app, ["road", "--vehicle", "interceptor", "--rounds", "1", "-n", "2000", "-q"])
+    assert result.exit_code == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert "exploration deck: illustrative exploration deck" in out and "ILLUSTRATIVE" in out
+    assert "starting VP 2: the stars on the Interceptor's vehicle cards" in out
+    data = as_json(runner.invoke(cli.app, ["road", "--vehicle", "scout", "--json", "-n", "2000", "-q"]))
+    assert data["extra"]["exploration_illustrative"] is True
+    assert data["extra"]["exploration_deck_file"].endswith("illustrative-exploration.toml")
+    bad = runner.invoke(cli.app, ["road", "--health", "4", "--redraw", "loot"])
+    assert bad.exit_code == 2 and "starting VP" in bad.stderr

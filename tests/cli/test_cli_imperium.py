@@ -118,3 +118,18 @@ def test_missing_troops_is_a_one_line_usage_error():
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--troops" in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_two_seats_name_house_hagal_and_a_hagal_seat_counts_for_nobody():
+    two = odds("--troops", "2,2", "-n", "2000", "--quiet")
+    assert two.exit_code == 0, two.output
+    assert "a real two-player game also has House Hagal's strength" in " ".join(two.stdout.split())
+    assert "House Hagal" not in odds("--troops", "2,2,1", "-n", "2000", "--quiet").stdout
+    hagal = ("--troops", "1,0,1", "--revealed", "3,0,0", "--hagal", "3", "-c", "skirmish")
+    data = odds_json(*hagal, trials=2000)
+    assert data["setup"]["hagal"] == [3]
+    assert "seat3_points" not in data["metrics"] and "seat3_second" in data["metrics"]
+    assert data["metrics"]["seat1_first"]["exact"] == pytest.approx(8 / 15)
+    assert "its rewards count for nobody" in data["extra"]["house_hagal"]
+    bad = odds("--troops", "1,1,1,1", "--hagal", "4")
+    assert bad.exit_code == 2 and "House Hagal plays only in solo and two-player games" in bad.stderr

@@ -202,3 +202,43 @@ def test_bad_input_is_one_line_and_exit_2(args, fix):
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and fix in lines[0], result.stderr
+
+
+def test_readings_in_force_are_named():
+    """The three places where the default follows the Korean page say which reading is in force."""
+    out = run("battle", "-a", "3 regular, bashar", "-d", "2 regular", "--surprise", "-n", "2000", "--quiet")
+    assert out.exit_code == 0, out.output
+    assert "reading: continuing costs 1 hit only against a settlement (Korean page" in out.stdout
+    assert "reading: a surprise attack adds 1 Special to round 1 (Korean page" in out.stdout
+    english = run_json(
+        "battle", "-a", "3 regular, bashar", "-d", "2 regular", "--surprise",
+        "-v", "continue_always_costs", "-v", "surprise_adds_die", trials=2000,
+    )
+    assert [r.split(" (")[1] for r in english["extra"]["readings"]] == [
+        "English overview: continue_always_costs)", "English overview: surprise_adds_die)"
+    ]
+    storm = run("storm", "-l", "2 regular", "--terrain", "desert", "--settlement", "-n", "2000", "--quiet")
+    assert "(settlement: no storm)" in storm.stdout and "reading: storms spare a legion" in storm.stdout
+    struck = run_json(
+        "storm", "-l", "2 regular", "--terrain", "deep_desert", "--settlement",
+        "-v", "storms_strike_settlements",
+    )
+    assert struck["metrics"]["destroyed"]["exact"] == pytest.approx(5 / 9)
+    assert "storms strike a legion" in struck["extra"]["readings"][0]
+    plain = run("storm", "-l", "2 regular", "--terrain", "desert", "-n", "2000", "--quiet")
+    assert "reading:" not in plain.stdout  # no settlement: nothing depends on the reading
+    hazards = run("hazards", "--area", "deep desert: 2 regular", "--wild-maker", "-n", "2000", "--quiet")
+    assert "reading: wormsigns resolve by type" in hazards.stdout
+
+
+def test_bans_from_the_cli():
+    banned = run_json(
+        "battle", "-a", "6 regular", "-d", "3 regular", "--harkonnen", "attacker", "--attacker-cards", "1",
+        "-v", "choam_ban", "-v", "landsraad_ban", trials=2000,
+    )
+    assert banned["setup"]["harkonnen"] == "attacker"
+    assert [b.split(":")[0] for b in banned["extra"]["bans"]] == ["CHOAM Ban", "Landsraad Ban"]
+    assert banned["metrics"]["attacker_survivors=6"]["exact"] == 0
+    unknown = run("battle", "-a", "6 regular", "-d", "3 regular", "-v", "choam_ban")
+    assert unknown.exit_code == 2 and "harkonnen = 'attacker' or 'defender'" in unknown.output
+    assert len(unknown.output.strip().splitlines()) == 1

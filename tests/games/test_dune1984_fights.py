@@ -155,6 +155,11 @@ REFERENCE_CASES = [
         Rules(fight_to_last=True, designation="strongest_first", strength_gain=0),
         FightSetup((2, 4, 1), (3, 3), defender_equipment=("sword", "poison")),
     ),
+    (Rules(set_aside_die=True), FightSetup((4, 3), (5,), defender_equipment=("poison",))),
+    (
+        Rules(set_aside_die=True, fight_to_last=True, designation="strongest_first"),
+        FightSetup((5, 4), (6, 2), ("gom_jabbar",)),
+    ),
 ]
 
 
@@ -189,10 +194,13 @@ FIGHT_RULES = [
     Rules(fight_to_last=True),
     Rules(designation="strongest_first"),
     Rules(fight_to_last=True, designation="strongest_first"),
+    Rules(set_aside_die=True, fight_to_last=True),
 ]
 
 
-@pytest.mark.parametrize("rules", FIGHT_RULES, ids=["default", "fight_to_last", "strongest_first", "both"])
+@pytest.mark.parametrize(
+    "rules", FIGHT_RULES, ids=["default", "fight_to_last", "strongest_first", "both", "set_aside_die"]
+)
 def test_fight_kernel_matches_exact(rules):
     rng = np.random.default_rng(13)
     names = (
@@ -240,6 +248,40 @@ def test_closed_forms():
     for g in range(0, 7):
         got = exact(rules, DuelSetup(1, 2, ("poison",), defender_guile=g))["attacker_win"]
         assert got == pytest.approx(p1 * ((6 - g) / 6 + g / 6 * 0.5)), g
+
+
+def test_set_aside_die_by_hand():
+    """The two readings of "Subtract 1 Strength point ... and Set aside 1 die", worked by hand.
+
+    With at most 2 dice (``max_dice=2``), Strengths 2,1 (the 2 designated: ``strongest_first``)
+    against 2: the attacker's summed Strength 3 is above the cap, so the readings differ.
+    Per decisive roll (ties are re-rolled), 2d6 against 2d6 or 1d6 against 1d6 is even; 2d6
+    against 1d6: P(1d6 higher) = sum_v (1/6)(v-1)^2/36 = 55/216, P(tie) = sum_v (2v-1)/216 =
+    36/216, so the 2 dice win 125/216, i.e. 125/180 = 25/36 of decisive rolls (the 1 die 11/36).
+
+    - Default (dice = min(2, total Strength)): the attacker rolls 2 dice all fight (total 3, then
+      2); the defender 2, then 1. Win = 1/2 (25/36 + 11/36 x 25/36) + 1/2 x 1/2 x 25/36
+      = 1175/2592 + 450/2592 = 1625/2592 (about 0.627).
+    - ``set_aside_die``: both sides start with 2 dice and set one aside per lost round, and each
+      needs two wins: the fight is symmetric, win = 1/2. The same symmetry gives 1/2 for 6,1
+      (the 6 designated) against 6 with the usual six dice.
+    """
+    strongest = Rules(max_dice=2, designation="strongest_first")
+    setup = FightSetup((2, 1), (2,))
+    assert exact(strongest, setup)["attacker_win"] == pytest.approx(1625 / 2592, abs=1e-12)
+    assert exact(GAME.rules(["set_aside_die"], {"max_dice": 2, "designation": "strongest_first"}), setup)[
+        "attacker_win"
+    ] == pytest.approx(1 / 2, abs=1e-12)
+    six = GAME.rules(["set_aside_die", "strongest_first"])
+    assert exact(six, FightSetup((6, 1), (6,)))["attacker_win"] == pytest.approx(1 / 2, abs=1e-12)
+    # at or below 6 Strength a side the readings agree: 3,2 vs 4 rolls the same dice either way
+    plain = exact(Rules(), FightSetup((3, 2), (4,), ("sword",)))
+    assert exact(GAME.rules(["set_aside_die"]), FightSetup((3, 2), (4,), ("sword",))) == pytest.approx(plain)
+    # the issue's figures: 4,3 vs 5, 0.652 (dice recounted) against about 0.562 (set aside)
+    assert exact(Rules(), FightSetup((4, 3), (5,)))["attacker_win"] == pytest.approx(0.652, abs=5e-4)
+    assert exact(Rules(set_aside_die=True), FightSetup((4, 3), (5,)))["attacker_win"] == pytest.approx(
+        0.562, abs=5e-4
+    )
 
 
 def test_equipment_helps_the_weaker_side_as_the_rulebook_says():

@@ -120,7 +120,7 @@ DUEL_GRIDS = {
     ),
 }
 # Variants that act only in multi-character fights still run a duel grid: they must change nothing there.
-for _variant in ("fight_to_last", "strongest_first"):
+for _variant in ("fight_to_last", "strongest_first", "set_aside_die"):
     DUEL_GRIDS[_variant] = ([(1, 1), (3, 5), (6, 2), (6, 6)], [(NONE, NONE), (POISON, SWORD)], 400)
 
 
@@ -177,6 +177,7 @@ FIGHT_SIDES = [
     ((6,), (2, 3)),
     ((1, 1, 1), (2, 1)),
     ((4, 2), (5, 1)),
+    ((4, 3), (5, 2)),  # both sides above 6 Strength: the two readings of "Set aside 1 die" differ
 ]
 FIGHT_KITS = [(NONE, NONE), (POISON, SWORD), (("gom_jabbar", "sword"), POISON)]
 
@@ -190,6 +191,13 @@ def test_fight_reference_matches_exact(variant):
 def test_fight_to_last_with_the_strongest_first():
     rules = GAME.rules(["fight_to_last", "strongest_first"])
     assert not compare(FIGHT, rules, fights(FIGHT_SIDES, FIGHT_KITS), 300, seed=3)
+
+
+def test_set_aside_die_with_fight_to_last():
+    # a side that designates its next character counts its dice afresh; dice set aside before
+    rules = GAME.rules(["set_aside_die", "fight_to_last"])
+    sides = [((4, 3), (5, 2)), ((6, 2), (3, 3, 2)), ((5, 4, 1), (6,))]
+    assert not compare(FIGHT, rules, fights(sides, FIGHT_KITS), 400, seed=5)
 
 
 # --- Guile checks, movement reach and investments: their reference trials over whole grids --------

@@ -10,6 +10,7 @@
   grids, a batch of different enemies side by side, and when the piles are reshuffled.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -66,7 +67,7 @@ def check_agreement(rules, setup, trials=40_000, ref_trials=3000, seed=1):
 
 
 @pytest.mark.parametrize("policy", ["all_in", "fixed:1", "fixed:2", "just_enough"])
-@pytest.mark.parametrize("redraw", ["never", "when_losing"])
+@pytest.mark.parametrize("redraw", ["never", "when_losing", "all"])
 def test_kernel_reference_exact_agree_every_policy(policy, redraw):
     setup = CombatSetup(SMALL, RAIDERS, health=4, ammo=3, damage_bonus=0, vp=4, policy=policy, redraw=redraw)
     exact = check_agreement(Rules(), setup)
@@ -97,9 +98,11 @@ def test_stalemate_when_nobody_can_deal_damage():
     ref = reference_combat(rules, setup, np.random.default_rng(0))
     assert exact["stalemate"] == 1.0 and sim["stalemate"].all() and ref["stalemate"]
     assert exact["attacks"] == 10 and (sim["attacks"] == 10).all() and ref["attacks"] == 10
-    # Enemy health 2 + 2, raiders first; your 2 ammo go on your first attack; no win, no loot.
+    # Enemy health 2 + 2, raiders first; your 2 ammo go on your first attack; no win, no loot; the
+    # raiders move "at the end of any combat": one card, 1 step.
     assert exact == {"player_win": 0, "player_lost": 0, "stalemate": 1, "health_lost": 0, "ammo_spent": 2,
-                     "raider_steps": 0, "vp_gained": 0, "radiation": 0, "attacks": 10, "bonus_loot": 0}
+                     "raider_steps": 1, "vp_gained": 0, "radiation": 0, "attacks": 10, "bonus_loot": 0}
+    assert (sim["raider_steps"] == 1).all() and ref["raider_steps"] == 1
 
 
 def _all_three(rules, setup):
@@ -457,7 +460,8 @@ def test_just_enough_on_a_deck_without_skulls_spends_all_it_may():
     ({"second_card": "yes"}, "second_card must be true or false, got 'yes'"),
     ({"second_card": 1}, "second_card must be true or false, got 1"),
     ({"policy": "fixed:x"}, POLICY.format("fixed:x")),
-    ({"redraw": "always"}, "redraw must be one of never, when_losing, got 'always'"),
+    ({"redraw": "always"}, "redraw must be never, all, or uses among initiative, finish, when_losing, loot, "
+     "steps (comma-separated), got 'always'"),
 ])
 def test_combat_setup_messages(change, message):
     values = {"health": 3, **change}
@@ -719,3 +723,88 @@ def test_kernel_reshuffles_after_the_loot_card_by_the_rule(variant, draw, disc):
     out, b = _fight_from_piles(GAME.rules(variant), draw=(0, 2), disc=(1, 1))
     assert (out["loot"] == 1).all()
     assert (b.draw.T == draw).all() and (b.disc.T == disc).all()
+
+
+# --- the rulebook's other uses of a VP redraw (issue 20) -----------------------------------------
+# "You can spend 2-4 VPs ... to redraw a Resolution Card to do one of the following: Change the
+# starting health of your enemy and combat initiative. Change the amount of damage you deal to the
+# enemy. Change the amount of damage dealt to you. Change the moon icon and loot you gain after
+# defeating an enemy. Change the number of spaces the Raider Mini moves."
+
+TWO = lambda *cards: deck_of(*((1, *c) for c in cards))  # noqa: E731  (one copy of each card)
+
+
+def _plain_and_redrawn(deck, stars, redraw, vp=2, rules=None):
+    """Exact values of a 1-health, 1-ammo, no-bonus vehicle against a die-0 enemy (full moon),
+    without redraws and with ``redraw``."""
+    enemy = Enemy("e", 0, 0, stars, moon="full")
+    setup = CombatSetup(deck, enemy, health=1, ammo=1, vp=vp)
+    rules = rules or Rules()
+    return exact_combat(rules, setup), exact_combat(rules, dataclasses.replace(setup, redraw=redraw))
+
+
+@pytest.mark.parametrize("redraw", ["initiative", "finish", "loot", "steps", "initiative,finish,loot,steps"])
+@pytest.mark.parametrize("variant", [(), ("redraw_cost_3",)])
+def test_every_redraw_use_agrees_in_kernel_reference_and_exact(redraw, variant):
+    for deck, enemy in ((SMALL, RAIDERS), (SKULLY, Enemy("raiders", 1, 3, 1, moon="new"))):
+        setup = CombatSetup(deck, enemy, health=4, ammo=3, damage_bonus=0, vp=5, policy="fixed:1",
+                            redraw=redraw)
+        check_agreement(GAME.rules(variant), setup, trials=30_000, ref_trials=2000)
+
+
+def test_initiative_redraw_by_hand():
+    """Deck: X (die 1, raiders, 1 skull) and Y (die 1, you, 1 skull); enemy die 0 and 1 star;
+    you: health 1, 1 ammo, no bonus, 2 VP. Enemy health is 1 either way. Y first (1/2): you
+    reveal X and win. X first (1/2): the raiders reveal Y and kill you, so win = 1/2. With
+    ``initiative`` X is redrawn for 2 VP: Y comes, you attack first, the pile is rebuilt from X and
+    Y (1 skull each): win = 1, and 2 VP were spent half the time (vp_gained 2 - 1 = 1)."""
+    deck = TWO((1, "raiders", 0, 1, "new", "fuel"), (1, "you", 0, 1, "new", "fuel"))
+    plain, redrawn = _plain_and_redrawn(deck, 1, "initiative")
+    assert (plain["player_win"], redrawn["player_win"], redrawn["vp_gained"]) == pytest.approx((1 / 2, 1, 1))
+    # at cost 3 the 2 VP do not pay for it
+    dear = _plain_and_redrawn(deck, 1, "initiative", rules=GAME.rules(["redraw_cost_3"]))[1]
+    assert dear["player_win"] == pytest.approx(1 / 2)
+
+
+def test_finish_redraw_by_hand():
+    """Deck: Z (die 1, you, 0 skulls) and W (die 1, you, 1 skull); enemy die 0, 2 stars; you:
+    health 1, 1 ammo, no bonus, 2 VP. Enemy health 1, you attack first. Z sets the health (1/2):
+    you reveal W and win. W sets it (1/2): you reveal Z, 0 damage, and the raiders' 2 cards hold
+    W: you lose, so win = 1/2. With ``finish`` Z is redrawn for 2 VP: the pile was rebuilt from W
+    as Z was drawn, so W comes and you win: win = 1."""
+    deck = TWO((1, "you", 0, 0, "new", "fuel"), (1, "you", 0, 1, "new", "fuel"))
+    plain, redrawn = _plain_and_redrawn(deck, 2, "finish")
+    assert (plain["player_win"], redrawn["player_win"], redrawn["vp_gained"]) == pytest.approx((1 / 2, 1, 1))
+
+
+def test_loot_redraw_by_hand():
+    """Deck: L1 (die 1, you, 1 skull, moon new) and L2 (the same, moon full); the enemy's moon is
+    full, die 0; you: 1 ammo, 0 VP at the start. You always win at once, and the loot card is the
+    health card (the pile was rebuilt from it): bonus loot 1/2. With ``loot`` the 2 VP just won
+    pay for redrawing L1 ("If you win, you gain: 2 VPs; Loot ..."): bonus loot 1, vp_gained 1."""
+    deck = TWO((1, "you", 0, 1, "new", "fuel"), (1, "you", 0, 1, "full", "ammo"))
+    plain, redrawn = _plain_and_redrawn(deck, 1, "loot", vp=0)
+    assert (plain["player_win"], plain["bonus_loot"]) == pytest.approx((1, 1 / 2))
+    assert (redrawn["bonus_loot"], redrawn["vp_gained"]) == pytest.approx((1, 1))
+
+
+def test_steps_redraw_by_hand():
+    """Deck: S (die 1, you, 1 skull, 2 triangles) and Q (the same, no triangle); you win at once
+    and the loot card is the health card: 2 raider steps with 1/2, so 1 on average. With ``steps``
+    the S loot card is redrawn for the win's 2 VP ("Change the number of spaces the Raider Mini
+    moves"): Q comes, 0 steps; vp_gained 2 - 2/2 = 1."""
+    deck = TWO((1, "you", 2, 1, "new", "fuel"), (1, "you", 0, 1, "new", "fuel"))
+    plain, redrawn = _plain_and_redrawn(deck, 1, "steps", vp=0)
+    assert (plain["raider_steps"], redrawn["raider_steps"], redrawn["vp_gained"]) == pytest.approx((1, 0, 1))
+
+
+def test_starting_vp_come_from_the_vehicle_or_are_required():
+    """"The starting VP equals the stars on the bottom of all your Vehicle Cards"."""
+    combat = GAME.question("combat")
+    assert combat.setup({"enemy": "road raiders", "vehicle": "interceptor"}).vp == 2  # its stars
+    assert combat.setup({"enemy": "road raiders", "health": 5}).vp == 0  # nothing spends VP
+    with pytest.raises(InputError, match="the redraw policy spends VP; give your starting VP"):
+        combat.setup({"enemy": "road raiders", "health": 5, "redraw": "when_losing"})
+    assert combat.setup({"enemy": "road raiders", "health": 5, "vp": 3, "redraw": "all"}).vp == 3
+    with pytest.raises(InputError, match="starting VP"):
+        GAME.question("campaign").setup({"health": 5, "redraw": "loot"})

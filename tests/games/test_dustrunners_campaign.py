@@ -260,7 +260,8 @@ def test_one_fight_campaign_is_the_exact_mixture_of_single_combats():
     ({"ammo": 2, "max_ammo": 1}, "max_ammo must be an integer 2..99, got 1"),  # a cap below the start
     ({"fights": 13}, "fights must be an integer 1..12, got 13"),
     ({"enemies": ()}, "enemies: give at least one enemy"),
-    ({"redraw": "sometimes"}, "redraw must be one of never, when_losing, got 'sometimes'"),
+    ({"redraw": "sometimes"}, "redraw must be never, all, or uses among initiative, finish, when_losing, "
+     "loot, steps (comma-separated), got 'sometimes'"),
     ({"exploration": "bold"}, "exploration must be one of first, safer, got 'bold'"),
 ])
 def test_campaign_setup_errors_whole_message(values, message):

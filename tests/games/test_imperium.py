@@ -458,3 +458,37 @@ def test_scenarios_fit_the_time_budget():
         points = math.prod(len(v) for v in spec.get("grid", {}).values())
         total += spec["trials"] * points * len(spec.get("variants", {"official": {}}))
     assert total <= 120_000_000
+
+
+def test_house_hagal_seat_by_hand():
+    """A two-player game with House Hagal as seat 3 (its strength: 1 troop = 2, no cards).
+
+    Seat 1 has 1 troop and reveals 3 of its 10 starting cards (2 Daggers): strength 2 + swords,
+    with P(no sword) = C(8,3)/C(10,3) = 56/120 = 7/15. Seat 2 has no troop. So seat 1 takes the
+    first reward with 8/15; otherwise it ties Hagal for first and both take the second reward
+    (7/15). Skirmish gives 1 VP for first: seat 1 expects 8/15 VP; Hagal's rewards count for
+    nobody, so its points are not a metric of this setup. Without Hagal seat 1 always wins.
+    """
+    question = GAME.question("conflict")
+    setup = question.setup({"troops": "1,0,1", "revealed": "3,0,0", "hagal": 3, "conflict": "skirmish"})
+    e = exact_conflict(Rules(), setup)
+    assert (e["seat1_first"], e["seat1_second"], e["tie_first"], e["seat1_points"]) == pytest.approx(
+        (8 / 15, 7 / 15, 7 / 15, 8 / 15), abs=1e-12
+    )
+    assert "seat3_points" not in question.applicable_metrics(setup)
+    assert "seat3_second" in question.applicable_metrics(setup)  # Hagal's places are still shown
+    alone = exact_conflict(Rules(), question.setup({"troops": "1,0", "revealed": "3,0"}))
+    assert alone["seat1_first"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "values,message",
+    [
+        ({"troops": "1,1,1,1", "hagal": 4}, "House Hagal plays only in solo and two-player games"),
+        ({"troops": "1,1", "hagal": "1,2"}, "at least one player"),
+        ({"troops": "1,1,1", "hagal": 5}, r"hagal: seat 5 is not a seat of this conflict \(1..3\)"),
+    ],
+)
+def test_bad_hagal_seats(values, message):
+    with pytest.raises(InputError, match=message):
+        GAME.question("conflict").setup(values)

@@ -255,6 +255,23 @@ MIXED_GRID = [
         ("one_round",),
     ),
     ({"attacker": "3 regular", "defender": "none", "settlement": 1}, ()),
+    (
+        {
+            "attacker": "2 regular, 1 fedaykin, Gurney Halleck, naib",
+            "defender": "6 regular",
+            "defender_cards": 2,
+            "harkonnen": "defender",
+        },
+        ("choam_ban", "landsraad_ban", "gurney_no_ability"),
+    ),
+    (
+        {
+            "attacker": "4 regular, 2 elite, Feyd-Rautha",
+            "defender": "3 regular, 1 fedaykin",
+            "attacker_cards": 1,
+        },
+        ("choam_ban", "landsraad_ban"),
+    ),
 ]
 
 
@@ -547,7 +564,7 @@ def test_unknown_battle_field_whole_message():
         GAME.question("battle").setup({"attacker": "1 regular", "defender": "1 regular", "color": 1})
     assert str(err.value) == (
         "battle setup: unknown field(s) color; "
-        "known: attacker, attacker_cards, defender, defender_cards, settlement, surprise"
+        "known: attacker, attacker_cards, defender, defender_cards, harkonnen, settlement, surprise"
     )
 
 
@@ -772,3 +789,85 @@ def test_need_errors(rules, kwargs, message):
     with pytest.raises(InputError) as err:
         need(rules, "6 elite", **kwargs)
     assert str(err.value) == message
+
+
+# --- the English overview's readings and the Imperium Bans (issue 20) -----------------------------
+
+COIN = {"hit_faces": 1, "shield_faces": 0, "special_faces": 0, "blank_faces": 1}  # a die: Hit or nothing
+
+
+def test_gurney_no_ability_by_hand():
+    """"Gurney Halleck is an Atreides leader who has no leader abilities" (English overview).
+
+    Under ``gurney_no_ability`` a Special he takes converts to nothing, so 1 regular + Gurney
+    against 1 regular is the plain one-on-one battle: 1/5 attacker, 1/5 defender, 3/5 both
+    destroyed (one round: 1/12, 1/12, 1/4, 7/12 nothing; free continuation). With his card's
+    2 Hits + 1 Shield he does better.
+    """
+    setup = BattleSetup("1 regular, Gurney Halleck", "1 regular")
+    plain = exact_battle(GAME.rules(["gurney_no_ability"]), setup)
+    assert [plain[k] for k in OUTCOMES] == pytest.approx([1 / 5, 1 / 5, 3 / 5], abs=1e-12)
+    assert exact_battle(RULES, setup)["attacker_win"] > 1 / 5 + 0.05
+
+
+def test_choam_ban_by_hand():
+    """CHOAM Ban: "Harkonnen stacking limit is reduced from 6 to 5 units per area. Any exceeding
+    units must be immediately removed."
+
+    A die that shows a Hit or nothing (1/2 each), one round (max_rounds:1). 6 Harkonnen
+    regulars (6 dice) against 1 regular (1 die): the defender falls unless all six miss,
+    attacker_win = 1 - 1/64 = 63/64, and the attacker loses 1/2 unit. Under the Ban one regular
+    is removed first: 5 dice, attacker_win = 1 - 1/32 = 31/32, losses 1 + 1/2 = 3/2 (the
+    removed unit counts as lost).
+    """
+    setup = BattleSetup("6 regular", "1 regular", harkonnen="attacker")
+    one_round = {**COIN, "attack": "max_rounds:1"}
+    official = exact_battle(GAME.rules([], one_round), setup)
+    banned = exact_battle(GAME.rules(["choam_ban"], one_round), setup)
+    assert (official["attacker_win"], official["attacker_losses"]) == pytest.approx((63 / 64, 1 / 2))
+    assert (banned["attacker_win"], banned["attacker_losses"]) == pytest.approx((31 / 32, 3 / 2))
+    # the excess goes cheapest first: 4 regular + 2 elite keeps its elites (3 regular, 2 elite)
+    six = BattleSetup("4 regular, 2 elite, bashar", "1 regular")
+    trimmed = battle.fighting_legions(GAME.rules(["choam_ban"]), six)
+    assert trimmed[0].counts == (3, 2, 0) and trimmed[1].counts == (1, 0, 0)
+    # an Atreides legion of 6 is not touched
+    atreides = BattleSetup("6 regular, naib", "1 regular")
+    assert battle.fighting_legions(GAME.rules(["choam_ban"]), atreides)[0].counts == (6, 0, 0)
+
+
+def test_landsraad_ban_by_hand():
+    """Landsraad Ban: "the Harkonnen player cannot discard Planning cards from their hand to
+    gain additional combat dice."
+
+    Hit-or-nothing die, one round: 1 regular + Bashar (Harkonnen) discarding 2 cards against 1
+    regular. Official: 3 dice against 1; both destroyed = (1 - 1/8) x 1/2 = 7/16, attacker_win
+    7/16, defender_win = 1/8 (the attacker misses; after one round it stops). Under the Ban the
+    cards give nothing: 1 die each, 1/4, 1/4, 1/2. The Atreides side's cards still count.
+    """
+    one_round = {**COIN, "attack": "max_rounds:1"}
+    setup = BattleSetup("1 regular, bashar", "1 regular", attacker_cards=2)
+    official = exact_battle(GAME.rules([], one_round), setup)
+    banned = exact_battle(GAME.rules(["landsraad_ban"], one_round), setup)
+    assert [official[k] for k in OUTCOMES] == pytest.approx([7 / 16, 1 / 8, 7 / 16], abs=1e-12)
+    assert [banned[k] for k in OUTCOMES] == pytest.approx([1 / 4, 1 / 2, 1 / 4], abs=1e-12)
+    atreides_cards = BattleSetup("1 regular, naib", "1 regular", attacker_cards=2)
+    assert exact_battle(GAME.rules(["landsraad_ban"], one_round), atreides_cards) == pytest.approx(
+        exact_battle(GAME.rules([], one_round), atreides_cards)
+    )
+
+
+def test_bans_need_to_know_the_harkonnen_side():
+    rules = GAME.rules(["choam_ban"])
+    with pytest.raises(InputError, match="harkonnen = 'attacker' or 'defender'"):
+        exact_battle(rules, BattleSetup("6 regular", "2 regular"))
+    # a Ban that changes nothing in the setup needs nothing
+    assert exact_battle(rules, BattleSetup("5 regular", "2 regular")) == exact_battle(
+        RULES, BattleSetup("5 regular", "2 regular")
+    )
+    assert BattleSetup("3 regular", "2 regular, naib").harkonnen_side == 0  # the other side is Atreides
+    assert BattleSetup("3 regular, Feyd", "2 regular").harkonnen_side == 0
+    assert BattleSetup("3 regular", "2 regular", harkonnen="Defender").harkonnen_side == 1
+    with pytest.raises(InputError, match="its figures say otherwise"):
+        BattleSetup("3 regular, naib", "2 regular", harkonnen="attacker")
+    with pytest.raises(InputError, match="harkonnen must be attacker or defender"):
+        BattleSetup("3 regular", "2 regular", harkonnen="baron")

@@ -229,6 +229,25 @@ HAZARDS = [
         ("rulebook_worm_dice",),
     ),
     ({"areas": ["desert: 1 regular, harvester", "deep_desert: harvester"]}, ("rulebook_storm_dice",)),
+    (  # Burrowing worms in Deep Desert before and after Sandworm ones: who is the Wild Maker
+        {
+            "areas": [
+                "deep_desert: 1 regular, harvester",
+                "desert: 2 regular, settlement",
+                "deep_desert: 2 regular, 1 elite",
+                "desert: 3 regular",
+            ],
+            "wild_maker": True,
+        },
+        (),
+    ),
+    (
+        {
+            "areas": ["deep_desert: 1 regular", "desert: 2 regular, settlement", "deep_desert: 2 regular"],
+            "wild_maker": True,
+        },
+        ("wormsigns_in_area_order", "storms_strike_settlements"),
+    ),
 ]
 
 
@@ -508,3 +527,70 @@ def test_reference_special_elites_take_two_hits_each():
     for t in worms:
         assert t["survivors"] == (2, 2, 1, 1, 0)[min(t["hits"], 4)]
         assert t["units_lost"] == 2 - t["survivors"] and t["destroyed"] == (t["survivors"] == 0)
+
+
+# --- the English overview's readings (issue 20) --------------------------------------------------
+
+
+def test_storms_strike_settlements_by_hand():
+    """English overview: "For each Harkonnen legion in such an area, the Atreides player rolls 2
+    combat dice" (no exception for settlements; the Korean page spares "하코넨 거주지가 없고" areas
+    without a Harkonnen settlement only).
+
+    Under ``storms_strike_settlements``, 2 regulars in a Deep Desert settlement face 2 dice
+    (Hit 1/2 = 1 hit, Special 1/6 = 2 hits, Shield 1/3 = 0): P(0 hits) = 1/9, P(1) = 2 x 1/2 x
+    1/3 = 1/3, so destroyed = 5/9 and units lost = 1/3 + 2 x 5/9 = 13/9. By default: nothing.
+    A Mountain area stays safe either way.
+    """
+    rules = GAME.rules(["storms_strike_settlements"])
+    setup = StormSetup("2 regular", "deep_desert", settlement=True)
+    e = exact_storm(rules, setup)
+    assert (e["destroyed"], e["units_lost"]) == pytest.approx((5 / 9, 13 / 9), abs=1e-12)
+    assert exact_storm(RULES, setup)["units_lost"] == 0
+    assert exact_storm(rules, StormSetup("2 regular", "mountain", settlement=True))["units_lost"] == 0
+    rng = np.random.default_rng(21)
+    ref = np.array([reference_storm(rules, setup, rng)["destroyed"] for _ in range(3_000)], float)
+    assert _z(ref, 5 / 9, ref.size) <= Z
+    # in a Desert Hazards step the settlement's legion is struck too: 2 dice, 5/9 destroyed
+    hazards = HazardsSetup(("deep_desert: 2 regular, settlement",))
+    worm_free = GAME.rules(["storms_strike_settlements"], {"wormsign_sandworm": 0, "wormsign_burrowing": 0})
+    assert exact_hazards(worm_free, hazards)["legions_destroyed"] == pytest.approx(5 / 9, abs=1e-12)
+
+
+def test_wormsigns_resolve_by_type_by_hand():
+    """English overview: "Flip all wormsign tokens on the board face-up and resolve their effects
+    in this order: Sand ..., Sandworm ..., Burrowing Sandworm"; the Wild Maker is placed "instead
+    of a normal sandworm" (the model: at the first worm that finds a legion).
+
+    A pool of one Sandworm and one Burrowing token; Deep Desert: 1 regular, Desert: 2 regulars;
+    the Wild Maker in play (6 dice, a worm 4, a storm 2). In Deep Desert a die misses 1 regular
+    only on a Shield (1/3), so n dice leave it alive with 3^-n. In Desert every die but a Shield
+    is 1 hit (2/3), and 2 regulars die with 2 hits or more.
+
+    - Half the time the Deep Desert draws the Sandworm: the Wild Maker strikes there (6 + 2 storm
+      dice: destroyed 1 - 3^-8), the Desert's Burrowing token is a false alarm (storm alone: 4/9).
+    - Otherwise the Deep Desert's Burrowing worm and the Desert's Sandworm both appear. By area
+      the first, in Deep Desert, is the Wild Maker: 1 - 3^-8, and the Desert's 4 + 2 dice destroy
+      with 1 - 13/729. By type the Sandworm token resolves first, so the Wild Maker goes to the
+      Desert: 4 + 2 dice in Deep Desert, 1 - 3^-6, and 8 dice in Desert, 1 - 17/6561.
+    """
+    third = Fraction(1, 3)
+    case_a = (1 - third**8) + Fraction(4, 9)
+    by_area = (case_a + (1 - third**8) + (1 - Fraction(13, 729))) / 2
+    by_type = (case_a + (1 - third**6) + (1 - Fraction(17, 6561))) / 2
+    pool = {"wormsign_sand": 0, "wormsign_sandworm": 1, "wormsign_burrowing": 1}
+    setup = HazardsSetup(("deep_desert: 1 regular", "desert: 2 regular"), wild_maker=True)
+    type_rules, area_rules = GAME.rules([], pool), GAME.rules(["wormsigns_in_area_order"], pool)
+    assert exact_hazards(type_rules, setup)["legions_destroyed"] == pytest.approx(float(by_type), abs=1e-12)
+    assert exact_hazards(area_rules, setup)["legions_destroyed"] == pytest.approx(float(by_area), abs=1e-12)
+    # a Burrowing worm stays the Wild Maker when no Sandworm token finds a legion after it
+    lone = HazardsSetup(("deep_desert: 1 regular", "desert: harvester"), wild_maker=True)
+    assert exact_hazards(GAME.rules([], pool), lone)["legions_destroyed"] == pytest.approx(
+        float(1 - third**8), abs=1e-12
+    )
+    rng = np.random.default_rng(22)
+    for rules, want in ((type_rules, by_type), (area_rules, by_area)):
+        ref = np.array([reference_hazards(rules, setup, rng)["legions_destroyed"] for _ in range(3_000)])
+        kernel = np.asarray(simulate_hazards(rules, setup, 40_000, rng)["legions_destroyed"], float)
+        for sample in (ref.astype(float), kernel):
+            assert _z(sample, float(want), sample.size) <= Z

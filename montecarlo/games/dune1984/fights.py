@@ -24,11 +24,15 @@ Interpretations (the rulebook is silent; reports say so):
 - A designated character takes every point of damage until it is eliminated; the policy
   (``weakest_first`` / ``strongest_first``) picks among living characters, the first listed on
   a tie. Without ``fight_to_last`` the fight ends when a designated character is eliminated.
+- "Subtract 1 Strength point ... and Set aside 1 die": by default a side's dice are recounted every
+  round as min(cap, summed Strength); ``set_aside_die`` (the literal reading) starts from that
+  count and sets one aside per lost round, which differs only above 6 Strength a side.
 - ``tied_rounds`` counts re-rolled ties; under ``ties_favour_defender`` a tie is a decisive round
   that the defender wins.
 
 How it is computed: a fight is an absorbing Markov chain whose state is every character's
-Strength, the designated characters, the unused Poison cards and a pending Poison check. The
+Strength, the designated characters, the unused Poison cards, a pending Poison check and each
+side's dice in play (under ``set_aside_die`` a lost round sets one aside). The
 per-round odds come from the closed-form distribution of the highest die
 (:func:`montecarlo.engine.dice.highest_die_cdf`). This module writes only the rule
 (:func:`_transitions`, tagged "roll", "decisive" or "tie") and what a finished fight reports
@@ -307,6 +311,8 @@ class FightState(NamedTuple):
         unused_poison: one bit per side (1 = attacker, 2 = defender) holding an unused Poison.
         pending: the side whose designated character awaits a Poison check; -1 none; END over.
         poisoned: one bit per side that lost a character to Poison.
+        dice: per side, the Strength dice in play: min(cap, summed Strength) by default; under
+            ``set_aside_die`` they start there and a lost round sets one aside.
     """
 
     strengths: tuple[tuple[int, ...], tuple[int, ...]]
@@ -314,6 +320,7 @@ class FightState(NamedTuple):
     unused_poison: int
     pending: int
     poisoned: int
+    dice: tuple[int, int]
 
 
 class _Context:
@@ -354,17 +361,33 @@ def _start(rules: Rules, setup: DuelSetup | FightSetup) -> tuple[_Context, Fight
     strongest = rules.designation == "strongest_first"
     ctx = _context(rules, (_dice(rules, ka), _dice(rules, kd)), (ga, gd))
     poison = ("poison" in ka) | ("poison" in kd) << 1
-    return ctx, FightState((sa, sd), (_designate(sa, strongest), _designate(sd, strongest)), poison, -1, 0)
+    dice = (min(sum(sa), ctx.dice[0][2]), min(sum(sd), ctx.dice[1][2]))
+    designated = (_designate(sa, strongest), _designate(sd, strongest))
+    return ctx, FightState((sa, sd), designated, poison, -1, 0, dice)
+
+
+def _dice_after(ctx: _Context, state: FightState, target: int, side: tuple[int, ...], poisoned: bool) -> int:
+    """``target``'s Strength dice in play after its designated character's hit.
+
+    Default: recounted from the Strength left, min(cap, sum). ``set_aside_die``: one die fewer
+    for a lost round (Poison costs no die: it is not a round); a side that designates its next
+    character (``fight_to_last``) recounts, as at the start of a fight.
+    """
+    if not ctx.rules.set_aside_die or side[state.designated[target]] == 0:
+        return min(sum(side), ctx.dice[target][2])
+    return state.dice[target] - (0 if poisoned else 1)
 
 
 def _hit(ctx: _Context, state: FightState, target: int, poisoned: bool) -> FightState:
     """The state after ``target``'s designated character loses 1 Strength (or all, to Poison)."""
-    strengths, designated, unused, _, lost = state
+    strengths, designated, unused, _, lost, dice = state
     i = designated[target]
     side = list(strengths[target])
     side[i] = 0 if poisoned else side[i] - 1
     side = tuple(side)
     strengths = (side, strengths[1]) if target == 0 else (strengths[0], side)
+    left = _dice_after(ctx, state, target, side, poisoned)
+    dice = (left, dice[1]) if target == 0 else (dice[0], left)
     pending = -1
     if poisoned:
         lost |= 1 << target
@@ -373,10 +396,10 @@ def _hit(ctx: _Context, state: FightState, target: int, poisoned: bool) -> Fight
         pending = target if side[i] > 0 else -1
     if side[i] == 0:
         if not ctx.rules.fight_to_last or not any(side):
-            return FightState(strengths, designated, 0, END, lost)
+            return FightState(strengths, designated, 0, END, lost, dice)
         i = _designate(side, ctx.rules.designation == "strongest_first")
         designated = (i, designated[1]) if target == 0 else (designated[0], i)
-    return FightState(strengths, designated, unused, pending, lost)
+    return FightState(strengths, designated, unused, pending, lost, dice)
 
 
 ROLL, TIE = ("roll", "decisive"), ("roll", "tie")  # tags of a decisive roll and of a re-rolled tie
@@ -385,15 +408,13 @@ COUNTERS = {"rounds": "roll", "decisive_rounds": "decisive", "tied_rounds": "tie
 
 def _transitions(ctx: _Context, state: FightState) -> tuple[tuple[float, FightState, tuple[str, ...]], ...]:
     """The next step from ``state``: a roll of both sides' dice, or a pending Poison check."""
-    strengths, designated, _, pending, _ = state
+    _, designated, _, pending, _, dice = state
     if pending == END:
         return ()
     if pending >= 0:  # a Poison check: survive, or be eliminated
         keep = survival(ctx.rules, ctx.guiles[pending][designated[pending]])
         return ((keep, state._replace(pending=-1), ()), (1 - keep, _hit(ctx, state, pending, True), ()))
-    win_a, win_d, tie = ctx.odds[min(sum(strengths[0]), ctx.dice[0][2])][
-        min(sum(strengths[1]), ctx.dice[1][2])
-    ]
+    win_a, win_d, tie = ctx.odds[dice[0]][dice[1]]
     if tie >= 1.0 and ctx.rules.ties == "reroll":
         raise InputError("under these rules every roll is a tie, so the fight never ends")
     hit_d, hit_a = _hit(ctx, state, 1, False), _hit(ctx, state, 0, False)
@@ -404,7 +425,7 @@ def _transitions(ctx: _Context, state: FightState) -> tuple[tuple[float, FightSt
 
 def _outcome(question: str, rules: Rules, end: FightState) -> dict[str, int | bool]:
     """The per-fight values fixed by the final state (the winner's Strength, survivors, ...)."""
-    strengths, designated, _, _, lost = end
+    strengths, designated, _, _, lost, _ = end
     won = strengths[1][designated[1]] == 0  # the attacker won
     winner = strengths[0] if won else strengths[1]
     gain = [min(v + rules.strength_gain, max(rules.max_strength, v)) if v else 0 for v in winner]
@@ -496,10 +517,13 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
             return max(alive, key=lambda i: (strength[side][i], -i))
         return min(alive, key=lambda i: (strength[side][i], i))
 
+    def cap(side):  # at most 6 Strength dice, 5 if the Gom Jabbar die counts toward the 6
+        return rules.max_dice - (1 if "gom_jabbar" in kit[side] and rules.gom_counts_toward_cap else 0)
+
     def roll(side):  # one die per point of summed Strength (capped), then the Gom Jabbar die
         gom = "gom_jabbar" in kit[side]
         faces = rules.sword_faces if "sword" in kit[side] else rules.die_faces
-        count = min(sum(strength[side]), rules.max_dice - (1 if gom and rules.gom_counts_toward_cap else 0))
+        count = in_play[side] if rules.set_aside_die else min(sum(strength[side]), cap(side))
         dice = rng.integers(1, faces + 1, size=count).tolist()  # each die rolled
         return max(dice + ([int(rng.integers(1, rules.gom_faces + 1))] if gom else []))
 
@@ -516,6 +540,7 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
         )
 
     designated = [pick(0), pick(1)]
+    in_play = [min(sum(strength[0]), cap(0)), min(sum(strength[1]), cap(1))]  # set_aside_die only
     poison = ["poison" in kit[0], "poison" in kit[1]]
     rounds = tied = decisive = 0
     poisoned = False
@@ -529,6 +554,7 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
         decisive += 1
         victim = designated[loser]
         strength[loser][victim] -= 1
+        in_play[loser] -= 1  # "Set aside 1 die"
         if poison[1 - loser]:
             poison[1 - loser] = False
             if strength[loser][victim] > 0 and not guile_check(guile[loser][victim]):
@@ -536,6 +562,7 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
                 poisoned = True
         if strength[loser][victim] == 0 and any(strength[loser]) and rules.fight_to_last:
             designated[loser] = pick(loser)
+            in_play[loser] = min(sum(strength[loser]), cap(loser))  # a new character: dice recounted
     won = out(1)
     before = [list(s) for s in strength]
     w = 0 if won else 1

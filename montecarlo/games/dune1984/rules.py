@@ -30,6 +30,7 @@ class Rules:
     strength_gain: int = 1  # winner's Strength gain after a fight (variant: 0)
     max_strength: int = 6  # the Strength track runs 1..6
     fight_to_last: bool = False  # variant: fight on with the next designated character
+    set_aside_die: bool = False  # variant: a lost round sets aside 1 of the dice in play (literal)
     designation: str = "weakest_first"  # policy: which character takes the damage
     guile_roll: str = "d6"  # survive if roll <= Guile; variants "d8", "2d6" (<= 2 x Guile)
     spice_per_guile: int = 3  # 3 Spice buy +1 Guile for one attack
@@ -53,6 +54,7 @@ VARIANTS: dict[str, dict] = {
     "ties_favour_defender": {"ties": "defender"},
     "no_strength_gain": {"strength_gain": 0},
     "fight_to_last": {"fight_to_last": True},
+    "set_aside_die": {"set_aside_die": True},
     "strongest_first": {"designation": "strongest_first"},
     "guile_check_d8": {"guile_roll": "d8"},
     "guile_check_2d6": {"guile_roll": "2d6"},
@@ -63,6 +65,10 @@ VARIANT_DESCRIPTIONS: dict[str, str] = {
     "ties_favour_defender": "a tied round is won by the defender instead of re-rolled",
     "no_strength_gain": "the winner does not gain +1 Strength after a fight",
     "fight_to_last": "multi-character fights go on with the next character until a side has nobody left",
+    "set_aside_die": (
+        "a side that loses a round sets aside 1 of its dice in play, whatever Strength it has left"
+        " (the literal reading; default: dice = min(6, total Strength) every round)"
+    ),
     "strongest_first": "a side designates its strongest character to take damage (default: weakest)",
     "guile_check_d8": "Guile checks roll 1d8 (survive if roll <= Guile)",
     "guile_check_2d6": "Guile checks roll 2d6 (survive if roll <= 2 x Guile)",

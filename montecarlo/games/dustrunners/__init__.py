@@ -15,7 +15,7 @@ variants: :mod:`.rules`; deck files, enemies and vehicles: :mod:`.deck`.
 """
 
 from montecarlo.games.base import Game
-from montecarlo.games.dustrunners import campaign, combat
+from montecarlo.games.dustrunners import campaign, combat, road
 from montecarlo.games.dustrunners.rules import VARIANT_DESCRIPTIONS, VARIANTS, Rules
 
 GAME = Game(
@@ -23,13 +23,19 @@ GAME = Game(
     title="Dustrunners (solo card game)",
     rules_type=Rules,
     variants=VARIANTS,
-    questions={"combat": combat.COMBAT, "campaign": campaign.CAMPAIGN},
+    questions={"combat": combat.COMBAT, "campaign": campaign.CAMPAIGN, "road": road.ROAD},
     default_question="combat",
     variant_descriptions=VARIANT_DESCRIPTIONS,
     examples=(  # VP redraws (their cost is a variant) need VP to spend and the when_losing policy
         ("combat", {"enemy": "road raiders", "vehicle": "interceptor", "redraw": "when_losing", "vp": 2}),
         ("combat", {"enemy": "road raiders", "vehicle": "interceptor", "redraw": "when_losing", "vp": 3}),
         ("campaign", {"vehicle": "scout", "fights": 4, "redraw": "when_losing"}),
+        # every redraw use on the small deck, exact: the health card, your attack, the loot card
+        ("combat", {"deck": "illustrative-12", "enemy": "road raiders", "vehicle": "interceptor",
+                    "policy": "fixed:1", "redraw": "all", "vp": 4}),
+        # the road: a Hauler choosing the safer card, spending VP on redraws, a raider close behind
+        ("road", {"vehicle": "hauler", "rounds": 3, "exploration": "safer", "redraw": "all",
+                  "raider_gap": 6}),
     ),
 )
 

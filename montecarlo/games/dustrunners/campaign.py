@@ -33,7 +33,6 @@ from montecarlo.games.base import Metric, Question
 from montecarlo.games.dustrunners import combat as cb
 from montecarlo.games.dustrunners.deck import LOOTS, Deck, Enemy
 from montecarlo.games.dustrunners.deck import enemies as shipped_enemies, enemy as named_enemy
-from montecarlo.games.dustrunners.deck import vehicle as named_vehicle
 from montecarlo.games.dustrunners.rules import Rules
 from montecarlo.validate import check_known, whole
 
@@ -80,8 +79,7 @@ class CampaignSetup:
         if not self.enemies:
             raise InputError("enemies: give at least one enemy")
         cb.check_ammo_policy(self.policy)
-        if self.redraw not in cb.REDRAW_POLICIES:
-            raise InputError(f"redraw must be one of {', '.join(cb.REDRAW_POLICIES)}, got {self.redraw!r}")
+        object.__setattr__(self, "redraw", cb.check_redraw(self.redraw))
         if self.exploration not in EXPLORATION_POLICIES:
             known = ", ".join(EXPLORATION_POLICIES)
             raise InputError(f"exploration must be one of {known}, got {self.exploration!r}")
@@ -103,16 +101,7 @@ def parse_campaign(values: Mapping[str, Any]) -> CampaignSetup:
         if not isinstance(names, (list, tuple)):
             raise InputError(f"enemies: expected a list of enemy names, got {pool!r}")
         chosen = tuple(named_enemy(n) for n in names)
-    base: dict[str, Any] = {}
-    car = None
-    if values.get("vehicle") is not None:
-        v = named_vehicle(values["vehicle"])
-        car = v.name
-        base = {"health": v.health, "ammo": v.ammo, "damage_bonus": v.damage_bonus, "vp": v.stars}
-    given = {k: values[k] for k in ("health", "ammo", "damage_bonus", "vp") if values.get(k) is not None}
-    merged = {**base, **given}
-    if "health" not in merged:
-        raise InputError("health: give the vehicle's health (health) or a shipped vehicle (vehicle)")
+    merged, car = cb.vehicle_values(values)
     health, ammo = merged["health"], merged.get("ammo", 0)
     return CampaignSetup(
         deck=deck, enemies=chosen, health=health, ammo=ammo, damage_bonus=merged.get("damage_bonus", 0),

@@ -9,9 +9,11 @@ Combat as modelled (``docs/rules/dustrunners.md`` lists every interpretation):
    reveal one card per ammo: damage = their skulls + your damage bonus. Raiders reveal one card
    per star: damage = their skulls; a spybot moves the raider by their triangles instead; a
    mutant reveals one card per radiation skull and each card with a skull gives a radiation
-   card instead of damage. With the ``when_losing`` redraw policy, an attack of raiders that
+   card instead of damage. With the ``when_losing`` redraw use, an attack of raiders that
    would bring your health to 0 or below has its card with the most skulls redrawn for
-   ``redraw_cost`` VP, as long as the VP last and the attack is still lethal.
+   ``redraw_cost`` VP, as long as the VP last and the attack is still lethal; the other uses
+   (``initiative``, ``finish``, ``loot``, ``steps``) redraw the health card, a card of your
+   attack and the loot card (:func:`check_redraw`).
 3. Health at 0 or below ends the combat. The winner (you) gains ``win_vp`` VP and one loot card
    (its triangles move the raider; bonus loot if its moon is the enemy's, always for a
    second-card enemy). After ``turn_limit`` attacks with both alive the combat is a stalemate.
@@ -51,7 +53,11 @@ from montecarlo.games.dustrunners.deck import (
 from montecarlo.games.dustrunners.rules import Rules
 from montecarlo.validate import check_known, whole
 
-REDRAW_POLICIES = ("never", "when_losing")
+REDRAW_POLICIES = ("never", "when_losing")  # the single-use policies of earlier versions, still valid
+# The rulebook's uses of a VP redraw that change a combat's result, in the order they arise:
+# the enemy's health and initiative card, your attack's damage, the damage dealt to you, the loot
+# card's moon and loot, and the loot card's raider steps.
+REDRAW_USES = ("initiative", "finish", "when_losing", "loot", "steps")
 _FIXED = re.compile(r"fixed:(\d+)")  # used with fullmatch: no trailing newline slips through
 MAX_EXACT_CARDS = 16  # the exact solver tries decks of at most this many cards (within its budget)
 MAX_EXACT_STATES = 400_000  # memoised states before the exact solver gives up (returns None)
@@ -70,6 +76,33 @@ def check_ammo_policy(policy: Any) -> str:
     raise InputError(f"policy must be all_in, just_enough or fixed:N (N = ammo per attack), got {policy!r}")
 
 
+def check_redraw(value: Any) -> str:
+    """A VP redraw policy: ``never``, ``all``, or uses among :data:`REDRAW_USES` joined by commas.
+
+    Returns the canonical form (uses in the order they arise, comma-separated).
+
+    >>> check_redraw("loot, when_losing"), check_redraw("all"), check_redraw("never")
+    ('when_losing,loot', 'initiative,finish,when_losing,loot,steps', 'never')
+    """
+    text = value.strip().lower().replace(" ", "") if isinstance(value, str) else None
+    if text in ("never", "none", ""):
+        return "never"
+    if text == "all":
+        return ",".join(REDRAW_USES)
+    uses = set(text.replace("+", ",").split(",")) - {""} if text is not None else {"?"}
+    if not uses or not uses <= set(REDRAW_USES):
+        raise InputError(
+            f"redraw must be never, all, or uses among {', '.join(REDRAW_USES)} (comma-separated), "
+            f"got {value!r}"
+        )
+    return ",".join(u for u in REDRAW_USES if u in uses)
+
+
+def redraw_uses(redraw: str) -> frozenset[str]:
+    """The uses of a canonical redraw policy (``never``: none)."""
+    return frozenset() if redraw == "never" else frozenset(redraw.split(","))
+
+
 def fixed_ammo(policy: str) -> int | None:
     m = _FIXED.fullmatch(policy)
     return int(m.group(1)) if m else None
@@ -86,9 +119,14 @@ class CombatSetup:
         enemy: the enemy card (shipped by name, or built from enemy_die / enemy_stars).
         second_card: the enemy is the second exploration card (right die value, bonus loot always).
         health, ammo, damage_bonus: the vehicle's values at the start of the combat.
-        vp: victory points at the start (only VP redraws use them within a combat).
+        vp: victory points at the start (only VP redraws use them within a combat); a shipped
+            vehicle's are its stars ("The starting VP equals the stars on ... your Vehicle Cards").
         policy: ammo per attack, ``all_in``, ``fixed:N`` or ``just_enough``.
-        redraw: VP redraw policy, ``never`` or ``when_losing``.
+        redraw: VP redraw policy: ``never``, or the uses among ``initiative`` (redraw the enemy's
+            health card when it gives the raiders the initiative), ``finish`` (redraw a skull-less
+            card of your attack while it falls short), ``when_losing`` (redraw the worst card of a
+            lethal raiders' attack), ``loot`` (redraw a loot card that brings no bonus loot),
+            ``steps`` (redraw a loot card that moves the raider); ``all`` for every one.
         vehicle: the shipped vehicle the values came from, if any (for the record).
     """
 
@@ -111,8 +149,7 @@ class CombatSetup:
         if not isinstance(self.second_card, bool):
             raise InputError(f"second_card must be true or false, got {self.second_card!r}")
         check_ammo_policy(self.policy)
-        if self.redraw not in REDRAW_POLICIES:
-            raise InputError(f"redraw must be one of {', '.join(REDRAW_POLICIES)}, got {self.redraw!r}")
+        object.__setattr__(self, "redraw", check_redraw(self.redraw))
 
     @property
     def enemy_die(self) -> int:
@@ -179,21 +216,51 @@ def resolve_enemy(values: Mapping[str, Any]) -> Enemy:
     return Enemy("custom enemy", die, die, stars, moon.strip(), "fuel", kind, radiation)
 
 
+def require_vp(merged: Mapping[str, Any], redraw: Any) -> None:
+    """Starting VP come from the vehicle's stars or are given; a redraw policy needs one or the other.
+
+    "The starting VP equals the stars on the bottom of all your Vehicle Cards": a setup without a
+    shipped vehicle has no stars to count, so a policy that spends VP needs ``vp`` given (without
+    one, nothing spends VP and 0 changes nothing).
+    """
+    if "vp" not in merged and check_redraw(redraw) != "never":
+        raise InputError(
+            "vp: the redraw policy spends VP; give your starting VP (vp = the stars on your vehicle "
+            "cards) or a shipped vehicle (vehicle), whose stars are its starting VP"
+        )
+
+
+VEHICLE_VALUES = ("health", "ammo", "damage_bonus", "vp")
+
+
+def vehicle_values(values: Mapping[str, Any], names: tuple[str, ...] = VEHICLE_VALUES
+                   ) -> tuple[dict[str, Any], str | None]:
+    """The vehicle's values of a setup: a shipped vehicle's (VP = its stars), then those given.
+
+    Returns (values by name, the vehicle's printed name or None); InputError without a health,
+    or without VP for a redraw policy (:func:`require_vp`).
+    """
+    base: dict[str, Any] = {}
+    car = None
+    if values.get("vehicle") is not None:
+        v = named_vehicle(values["vehicle"])
+        car = v.name
+        shipped = {"health": v.health, "ammo": v.ammo, "damage_bonus": v.damage_bonus, "vp": v.stars,
+                   "fuel": v.fuel}
+        base = {k: shipped[k] for k in names}
+    merged = {**base, **{k: values[k] for k in names if values.get(k) is not None}}
+    if "health" not in merged:
+        raise InputError("health: give the vehicle's health (health) or a shipped vehicle (vehicle)")
+    require_vp(merged, values.get("redraw", "never"))
+    return merged, car
+
+
 def parse_combat(values: Mapping[str, Any]) -> CombatSetup:
     """A validated :class:`CombatSetup` from plain values (CLI options or TOML)."""
     check_known(values, _COMBAT_KEYS, "combat setup")
     deck = resolve_deck(values)
     enemy = resolve_enemy(values)
-    car = None
-    base: dict[str, Any] = {}
-    if values.get("vehicle") is not None:
-        v = named_vehicle(values["vehicle"])
-        car = v.name
-        base = {"health": v.health, "ammo": v.ammo, "damage_bonus": v.damage_bonus, "vp": v.stars}
-    picked = {k: values[k] for k in ("health", "ammo", "damage_bonus", "vp") if values.get(k) is not None}
-    merged = {**base, **picked}
-    if "health" not in merged:
-        raise InputError("health: give the vehicle's health (health) or a shipped vehicle (vehicle)")
+    merged, car = vehicle_values(values)
     return CombatSetup(
         deck=deck, enemy=enemy, health=merged["health"], ammo=merged.get("ammo", 0),
         damage_bonus=merged.get("damage_bonus", 0), second_card=values.get("second_card", False),
@@ -296,11 +363,21 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
                     policy: str, redraw: str, piles: Piles) -> dict[str, Any]:
     """One combat played literally with real piles; updates ``me`` and ``piles`` in place."""
     start_health = me.health
+    uses = redraw_uses(redraw)
     out = {"ammo_spent": 0, "raider_steps": 0, "vp_spent": 0, "radiation": 0, "attacks": 0,
            "bonus_loot": False, "loot": None}
+
+    def pay() -> None:  # "spend 2-4 VPs ... to redraw a Resolution Card"
+        me.vp -= rules.redraw_cost
+        out["vp_spent"] += rules.redraw_cost
+
     # 1-2. Enemy health and initiative from one card, which is then discarded.
     hand: list = []
     first = piles.draw_card(hand)
+    if ("initiative" in uses and first.card.driver != "you" and me.vp >= rules.redraw_cost
+            and deck.size > 1):  # "Change the starting health of your enemy and combat initiative"
+        pay()
+        first = piles.draw_card(hand) or first
     enemy_health = (enemy.die_second if second else enemy.die_first) + first.card.die
     my_turn = first.card.driver == "you"
     piles.put_away(hand)
@@ -314,7 +391,15 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
             out["ammo_spent"] += spend
             for _ in range(spend):
                 piles.draw_card(hand)
-            enemy_health -= damage_bonus + sum(c.card.skulls for c in hand)
+            counted = list(hand)
+            # VP redraw ("Change the amount of damage you deal"): a skull-less card while short.
+            while ("finish" in uses and damage_bonus + sum(c.card.skulls for c in counted) < enemy_health
+                   and any(c.card.skulls == 0 for c in counted) and me.vp >= rules.redraw_cost
+                   and len(hand) < deck.size):
+                counted.remove(next(c for c in counted if c.card.skulls == 0))
+                pay()
+                counted.append(piles.draw_card(hand))
+            enemy_health -= damage_bonus + sum(c.card.skulls for c in counted)
         elif enemy.kind == "mutant":
             for _ in range(enemy.radiation):
                 card = piles.draw_card(hand)
@@ -329,12 +414,11 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
                 counted = list(hand)
                 damage = sum(c.card.skulls for c in counted)
                 # VP redraw: replace the card with the most skulls while the attack would kill.
-                while (redraw == "when_losing" and damage >= me.health and me.vp >= rules.redraw_cost
+                while ("when_losing" in uses and damage >= me.health and me.vp >= rules.redraw_cost
                        and len(hand) < deck.size):
                     worst = max(counted, key=lambda c: c.card.skulls)
                     counted.remove(worst)
-                    me.vp -= rules.redraw_cost
-                    out["vp_spent"] += rules.redraw_cost
+                    pay()
                     new = piles.draw_card(hand)
                     counted.append(new)
                     damage = sum(c.card.skulls for c in counted)
@@ -343,17 +427,30 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
         out["attacks"] += 1
         my_turn = not my_turn
     won = enemy_health <= 0 and me.health > 0
+    stalemate = me.health > 0 and enemy_health > 0
     if won:  # 5. VP, and one more card for loot and the raider's move.
         me.vp += rules.win_vp
         hand = []
         card = piles.draw_card(hand)
+        no_bonus = card is not None and not second and card.card.moon != enemy.moon
+        moves = card is not None and card.card.triangle > 0
+        if ((("loot" in uses and no_bonus) or ("steps" in uses and moves))  # "Change the moon icon and
+                and me.vp >= rules.redraw_cost and deck.size > 1):  # loot" / "the number of spaces"
+            pay()
+            card = piles.draw_card(hand) or card
         if card is not None:
             out["raider_steps"] += card.card.triangle
             out["loot"] = card.card.loot
             out["bonus_loot"] = second or card.card.moon == enemy.moon
         piles.put_away(hand)
+    elif stalemate:  # the raiders move "at the end of any combat": one card for their steps
+        hand = []
+        card = piles.draw_card(hand)
+        if card is not None:
+            out["raider_steps"] += card.card.triangle
+        piles.put_away(hand)
     out.update(
-        player_win=won, player_lost=me.health <= 0, stalemate=me.health > 0 and enemy_health > 0,
+        player_win=won, player_lost=me.health <= 0, stalemate=stalemate,
         health_lost=start_health - max(me.health, 0),
     )
     out["vp_gained"] = rules.win_vp * won - out["vp_spent"]
@@ -527,7 +624,8 @@ class Drawer:
 KIND_CODE = {k: i for i, k in enumerate(ENEMY_KINDS)}
 
 
-def _player_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, policy: str, bonus: int) -> None:
+def _player_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, policy: str, bonus: int,
+                   finish: bool = False) -> None:
     cap = np.minimum(b.ammo, min(rules.max_ammo_per_attack, t.size))
     n = fixed_ammo(policy)
     if policy == "all_in":
@@ -544,14 +642,28 @@ def _player_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, policy: str, bo
     b.ammo -= spend
     b.spent += spend
     damage = np.full(b.n, bonus, dtype=np.int16)
+    blanks = np.zeros(b.n, dtype=np.int16)  # skull-less cards still counted
     for j in range(int(spend.max(initial=0))):
         kind, ok = d.draw(spend > j)
         damage += t.skulls[kind] * ok
+        blanks += (t.skulls[kind] == 0) & ok
+    drawn = spend.astype(np.int16)
+    while finish:  # redraw a skull-less card while the attack falls short
+        short = (damage < b.eh) & (blanks > 0) & (b.vp >= rules.redraw_cost) & (drawn < t.size)
+        if not short.any():
+            break
+        blanks -= short
+        b.vp -= rules.redraw_cost * short
+        b.vp_spent += rules.redraw_cost * short
+        kind, ok = d.draw(short)
+        drawn += ok
+        damage += t.skulls[kind] * ok
+        blanks += (t.skulls[kind] == 0) & ok
     b.eh -= damage
     d.put_away()
 
 
-def _raiders_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, redraw: str) -> None:
+def _raiders_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, redraw: bool) -> None:
     mutant = b.kind == KIND_CODE["mutant"]
     spy = b.kind == KIND_CODE["spybot"]
     raiders = b.kind == KIND_CODE["raiders"]
@@ -568,7 +680,7 @@ def _raiders_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, redraw: str) -
     for j in range(int(np.where(mutant, b.radn, 0).max(initial=0))):
         kind, ok = d.draw((b.radn > j) & mutant)
         b.rad += t.has_skull[kind] * ok
-    if redraw == "when_losing" and skulls:
+    if redraw and skulls:
         cols = np.arange(b.n)
         while True:
             lethal = raiders & (damage >= b.ph) & (b.vp >= rules.redraw_cost) & (drawn < t.size)
@@ -597,12 +709,20 @@ def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: s
     skulls, moon index or -1, second card); piles carry over from whatever ``b`` holds.
     """
     n = b.n
+    uses = redraw_uses(redraw)
+    cost = rules.redraw_cost
     eager = rules.reshuffle == "when_empty"
     start_health = b.ph.copy()
     for name in ("spent", "steps", "vp_spent", "rad", "attacks"):
         getattr(b, name)[:] = 0
     d = Drawer(t, b, rng, eager)
     kind, _ = d.draw(None)
+    if "initiative" in uses and t.size > 1:  # redraw a card that gives the raiders the initiative
+        again = ~t.you[kind] & (b.vp >= cost)
+        b.vp -= cost * again
+        b.vp_spent += cost * again
+        new, ok = d.draw(again)
+        kind = np.where(ok, new, kind)
     b.eh[:] = b.base + t.die[kind]
     player_first = t.you[kind]
     d.put_away()
@@ -615,9 +735,9 @@ def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: s
         for turn in range(rules.turn_limit):
             dd = Drawer(t, cur, rng, eager)
             if (turn % 2 == 0) == first:
-                _player_attack(rules, t, cur, dd, policy, bonus)
+                _player_attack(rules, t, cur, dd, policy, bonus, "finish" in uses)
             else:
-                _raiders_attack(rules, t, cur, dd, redraw)
+                _raiders_attack(rules, t, cur, dd, "when_losing" in uses)
             cur.attacks += 1
             done = (cur.eh <= 0) | (cur.ph <= 0)
             if done.any():
@@ -634,16 +754,30 @@ def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: s
     lost = b.ph <= 0
     bonus_loot = np.zeros(n, dtype=bool)
     loot = np.full(n, -1, dtype=np.int8)
+    b.vp += rules.win_vp * win  # "If you win, you gain: 2 VPs; Loot ..."
+    stalemate = ~win & ~lost
     if win.any():
         d = Drawer(t, b, rng, eager)
         kind, ok = d.draw(win)
+        if uses & {"loot", "steps"} and t.size > 1:  # redraw a loot card without bonus / that moves
+            no_bonus = ("loot" in uses) & ~b.second & (t.moon[kind] != b.moon)
+            moves = ("steps" in uses) & (t.triangle[kind] > 0)
+            again = ok & (no_bonus | moves) & (b.vp >= cost)
+            b.vp -= cost * again
+            b.vp_spent += cost * again
+            new, ok2 = d.draw(again)
+            kind = np.where(ok2, new, kind)
         b.steps += t.triangle[kind] * ok
         bonus_loot = ok & (b.second | (t.moon[kind] == b.moon))
         loot = np.where(ok, t.loot[kind], -1).astype(np.int8)
         d.put_away()
-        b.vp += rules.win_vp * win
+    if stalemate.any():  # the raiders move at the end of any combat: one card for their steps
+        d = Drawer(t, b, rng, eager)
+        kind, ok = d.draw(stalemate)
+        b.steps += t.triangle[kind] * ok
+        d.put_away()
     return {
-        "player_win": win, "player_lost": lost, "stalemate": ~win & ~lost,
+        "player_win": win, "player_lost": lost, "stalemate": stalemate,
         "health_lost": (start_health - np.maximum(b.ph, 0)).astype(np.float64),
         "ammo_spent": b.spent.astype(np.float64), "raider_steps": b.steps.astype(np.float64),
         "vp_gained": (rules.win_vp * win - b.vp_spent).astype(np.float64),
@@ -707,6 +841,7 @@ class ExactCombat:
         self.size = deck.size
         self.k = len(self.cards)
         self.eager = rules.reshuffle == "when_empty"
+        self.uses = redraw_uses(setup.redraw)
         self.memo: dict[tuple, tuple[float, ...]] = {}
         self.max_states = max_states
         self.work = 0
@@ -745,13 +880,18 @@ class ExactCombat:
 
     # combat ---------------------------------------------------------------------------------
     def solve(self) -> dict[str, float]:
-        s = self.setup
+        s, cost = self.setup, self.rules.redraw_cost
         acc = [0.0] * _W
-        for (pile, _disc, hand), p in self._sequence({(self.full, (0,) * self.k, ()): 1.0}, 1).items():
+        for (pile, disc, hand), p in self._sequence({(self.full, (0,) * self.k, ()): 1.0}, 1).items():
             card = self.cards[hand[0]]
-            v = self._value(pile, s.enemy_die + card.die, s.health, s.ammo, s.vp, 0, card.driver == "you")
-            for j in range(_W):
-                acc[j] += p * v[j]
+            starts = [(1.0, pile, card, s.vp)]
+            if "initiative" in self.uses and card.driver != "you" and s.vp >= cost and self.size > 1:
+                acc[6] += p * cost  # the health card redrawn: it gave the raiders the initiative
+                starts = [(q, p2, self.cards[i], s.vp - cost) for q, p2, _d2, i in self._draws(pile, disc)]
+            for q, p2, c, vp in starts:
+                v = self._value(p2, s.enemy_die + c.die, s.health, s.ammo, vp, 0, c.driver == "you")
+                for j in range(_W):
+                    acc[j] += p * q * v[j]
         out = dict(zip(_FIELDS, acc))
         win = out.pop("player_win")
         health_left = out.pop("health_left")
@@ -771,24 +911,21 @@ class ExactCombat:
         if len(self.memo) >= self.max_states or self.work > MAX_EXACT_WORK:
             raise _TooLarge
         rules, s = self.rules, self.setup
-        if attacks >= rules.turn_limit:
-            value = (0.0, 0.0, 1.0, float(ph)) + (0.0,) * (_W - 4)
+        disc = self._disc_of(pile)
+        if attacks >= rules.turn_limit:  # a stalemate: one card for the raiders' steps
+            steps = sum(q * self.cards[i].triangle for q, _, _, i in self._draws(pile, disc) if i is not None)
+            value = (0.0, 0.0, 1.0, float(ph), 0.0, steps) + (0.0,) * (_W - 6)
             self.memo[key] = value
             return value
-        disc = self._disc_of(pile)
         acc = [0.0] * _W
         mine = (attacks % 2 == 0) == player_first
         if mine:
             cap = min(rules.max_ammo_per_attack, ammo, self.size)
             spend = ammo_to_spend(s.policy, cap, eh, s.damage_bonus, s.deck)
-            outcomes: dict = {}
-            for (p2, _d2, hand), p in self._sequence({(pile, disc, ()): 1.0}, spend).items():
-                damage = s.damage_bonus + sum(self.cards[i].skulls for i in hand)
-                key2 = (p2, damage)
-                outcomes[key2] = outcomes.get(key2, 0.0) + p
-            for (p2, damage), p in outcomes.items():
-                self._after(acc, p, p2, eh - damage, ph, ammo - spend, vp, attacks, player_first,
-                            spent=spend)
+            outcomes = self._mine(pile, disc, spend, eh, vp)
+            for (p2, damage, vp_spent), p in outcomes.items():
+                self._after(acc, p, p2, eh - damage, ph, ammo - spend, vp - vp_spent, attacks, player_first,
+                            spent=spend, vp_spent=vp_spent)
         else:
             for (p2, damage, steps, rad, vp_spent), p in self._raiders(pile, disc, ph, vp).items():
                 self._after(acc, p, p2, eh, ph - damage, ammo, vp - vp_spent, attacks, player_first,
@@ -796,6 +933,30 @@ class ExactCombat:
         value = tuple(acc)
         self.memo[key] = value
         return value
+
+    def _mine(self, pile, disc, spend, eh, vp) -> dict:
+        """Outcomes of your attack: {(pile', damage, VP spent): p}, with ``finish`` redraws."""
+        s, cost = self.setup, self.rules.redraw_cost
+        out: dict = {}
+        states = self._sequence({(pile, disc, ()): 1.0}, spend)
+        frontier = {(p2, d2, hand, hand, 0): p for (p2, d2, hand), p in states.items()}
+        while frontier:
+            nxt: dict = {}
+            for (p2, d2, hand, counted, spent), p in frontier.items():
+                damage = s.damage_bonus + sum(self.cards[i].skulls for i in counted)
+                blank = next((j for j, i in enumerate(counted) if self.cards[i].skulls == 0), None)
+                if ("finish" in self.uses and damage < eh and blank is not None and vp - spent >= cost
+                        and len(hand) < self.size):
+                    kept = counted[:blank] + counted[blank + 1:]
+                    self.work += self.k
+                    for q, p3, d3, i in self._draws(p2, d2):
+                        k2 = (p3, d3, tuple(sorted(hand + (i,))), tuple(sorted(kept + (i,))), spent + cost)
+                        nxt[k2] = nxt.get(k2, 0.0) + p * q
+                    continue
+                key = (p2, damage, spent)
+                out[key] = out.get(key, 0.0) + p
+            frontier = nxt
+        return out
 
     def _raiders(self, pile, disc, ph, vp) -> dict:
         """Outcomes of one enemy attack: {(pile', damage, raider steps, radiation, VP spent): p}."""
@@ -818,7 +979,7 @@ class ExactCombat:
                     key = (p2, 0, sum(self.cards[i].triangle for i in hand), 0, 0)
                     out[key] = out.get(key, 0.0) + p
                     continue
-                if (self.setup.redraw == "when_losing" and damage >= ph and vp - spent >= rules.redraw_cost
+                if ("when_losing" in self.uses and damage >= ph and vp - spent >= rules.redraw_cost
                         and len(hand) < self.size):
                     worst = max(range(len(counted)), key=lambda j: self.cards[counted[j]].skulls)
                     kept = counted[:worst] + counted[worst + 1:]
@@ -848,13 +1009,21 @@ class ExactCombat:
         if eh <= 0:
             acc[0] += p
             acc[3] += p * ph
+            s, cost = self.setup, self.rules.redraw_cost
             disc = self._disc_of(pile)
-            for q, _, _, i in self._draws(pile, disc):
+            for q, p2, d2, i in self._draws(pile, disc):
                 if i is None:
                     continue
                 card = self.cards[i]
-                acc[5] += p * q * card.triangle
-                acc[9] += p * q * (self.setup.second_card or card.moon == self.setup.enemy.moon)
+                loot = [(1.0, card)]
+                no_bonus = "loot" in self.uses and not s.second_card and card.moon != s.enemy.moon
+                moves = "steps" in self.uses and card.triangle > 0
+                if (no_bonus or moves) and vp + self.rules.win_vp >= cost and self.size > 1:
+                    acc[6] += p * q * cost  # the loot card redrawn: no bonus loot, or raider steps
+                    loot = [(r, self.cards[j]) for r, _, _, j in self._draws(p2, d2) if j is not None]
+                for r, c in loot:
+                    acc[5] += p * q * r * c.triangle
+                    acc[9] += p * q * r * (s.second_card or c.moon == s.enemy.moon)
             return
         v = self._value(pile, eh, ph, ammo, vp, attacks + 1, player_first)
         for j in range(_W):

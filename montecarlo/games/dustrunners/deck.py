@@ -251,13 +251,14 @@ class Enemy:
 
 @dataclass(frozen=True, slots=True)
 class Vehicle:
-    """A player's vehicle: health and ammo (start = maximum), damage bonus, VP stars."""
+    """A player's vehicle: health, ammo and fuel (start = maximum), damage bonus, VP stars."""
 
     name: str
     health: int
     ammo: int
     damage_bonus: int
     stars: int = 0
+    fuel: int = 0
 
 
 def _table_of(file: str, kind: str, cls: type, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -290,7 +291,8 @@ def enemies() -> dict[str, Enemy]:
 @functools.lru_cache(maxsize=1)
 def vehicles() -> dict[str, Vehicle]:
     """The shipped illustrative vehicles, by key."""
-    return _table_of("vehicles.toml", "vehicle", Vehicle, ("name", "health", "ammo", "damage_bonus", "stars"))
+    keys = ("name", "health", "ammo", "damage_bonus", "stars", "fuel")
+    return _table_of("vehicles.toml", "vehicle", Vehicle, keys)
 
 
 def enemy(name: str) -> Enemy:

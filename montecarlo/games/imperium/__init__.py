@@ -58,6 +58,9 @@ GAME = Game(
         ("conflict", {"troops": "1,1", "revealed": 3, "conflict": "points_3_2_1"}),
         ("conflict", {"troops": "deploy:0+2:uniform,1:1/2|2:1/2,2", "intrigue": "0,1,0",
                       "revealed": "3,2,5", "deck": "starting+sword2", "conflict": "battle_for_arrakeen"}),
+        # two players and House Hagal (seat 3, its strength as 1-3 troops): Hagal's points not counted
+        ("conflict", {"troops": "deploy:1+2:uniform,2,1-3", "revealed": "3,3,0", "hagal": 3,
+                      "conflict": "skirmish"}),
     ),
 )
 

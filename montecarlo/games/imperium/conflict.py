@@ -256,7 +256,7 @@ def applicable_conflict(setup: ConflictSetup) -> tuple[str, ...]:
     names = []
     for seat in range(1, setup.players + 1):
         names += [f"seat{seat}_{place}" for place in ("first", "second", "third", "nothing")]
-        if setup.conflict is not None:
+        if setup.conflict is not None and seat not in setup.hagal:  # Hagal's rewards count for nobody
             names.append(f"seat{seat}_points")
     names.append("tie_first")
     if setup.players > 2:

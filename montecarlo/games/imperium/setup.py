@@ -22,6 +22,13 @@ one entry per seat (a list, or one comma-separated string such as ``"3,2,2,1"``)
 (:data:`~montecarlo.games.imperium.rules.CONFLICTS`) whose victory points give
 ``seat{i}_points``.
 
+``hagal`` (default none) names the seats (1-based) that stand for House Hagal, the rival of a
+solo or two-player game (its cards are on a separate rules sheet the project does not have):
+such a seat competes in the conflict with the strength its ``troops`` (2 each) and ``intrigue``
+give it (``revealed`` 0: Hagal reveals no cards), takes places like anyone, but is no player:
+its rewards count for nobody (its points are not reported) and a setup with Hagal has at most
+3 seats (2 players + Hagal, or 1 player + two Hagal rivals).
+
 >>> setup = parse_conflict({"players": 3, "troops": "deploy:1+3:uniform", "conflict": "Skirmish"})
 >>> setup.troops[0].pmf, setup.revealed, setup.conflict
 (((1, 0.3333333333333333), (2, 0.3333333333333333), (3, 0.3333333333333333)), (3, 3, 3), 'skirmish')
@@ -40,6 +47,7 @@ from montecarlo.validate import check_known, is_whole, whole
 
 MAX_TROOPS = 12  # each player has 12 troop cubes (16 cubes, 4 of them on the influence tracks)
 MAX_INTRIGUE = 100  # combat intrigue strength per player: a sanity bound, far above any real hand
+MAX_HAGAL_SEATS = 3  # House Hagal plays in solo and two-player games: 2 players + Hagal at most
 
 DEPLOY_POLICIES = ("max", "recruited", "uniform")
 _DEPLOY = re.compile(r"^deploy:(\d+)\+(\d+)(?::([a-z_]+))?$")
@@ -62,9 +70,19 @@ class ConflictSetup:
     intrigue: tuple[int, ...]
     deck: str = "starting"
     conflict: str | None = None
+    hagal: tuple[int, ...] = ()  # seats (1-based) that are House Hagal: ranked, rewards not counted
 
     def __post_init__(self) -> None:
         players = len(self.troops)
+        for seat in self.hagal:
+            if not is_whole(seat) or not 1 <= seat <= players:
+                raise InputError(f"hagal: seat {seat!r} is not a seat of this conflict (1..{players})")
+        if self.hagal and (players > MAX_HAGAL_SEATS or len(set(self.hagal)) >= players):
+            raise InputError(
+                "hagal: House Hagal plays only in solo and two-player games: at most "
+                f"{MAX_HAGAL_SEATS} seats in all with Hagal's, and at least one player"
+            )
+        object.__setattr__(self, "hagal", tuple(sorted(set(int(s) for s in self.hagal))))
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise InputError(
                 f"troops: {players} seat(s) given; a Dune: Imperium conflict has {MIN_PLAYERS} to "
@@ -96,7 +114,9 @@ def parse_conflict(values: Mapping[str, Any]) -> ConflictSetup:
 
     See the module doc for the syntax.
     """
-    check_known(values, ("troops", "revealed", "intrigue", "deck", "conflict", "players"), "conflict setup")
+    check_known(
+        values, ("troops", "revealed", "intrigue", "deck", "conflict", "players", "hagal"), "conflict setup"
+    )
     if "troops" not in values:
         raise InputError("troops: required (one entry per seat, e.g. '3,2,2,1')")
     players = values.get("players")
@@ -113,7 +133,13 @@ def parse_conflict(values: Mapping[str, Any]) -> ConflictSetup:
     deck = values.get("deck", "starting")
     if not isinstance(deck, str):
         raise InputError(f"deck: expected a deck name ({', '.join(DECKS)}), got {deck!r}")
-    return ConflictSetup(troops, revealed, intrigue, deck.strip(), conflict_key(values.get("conflict")))
+    seats: tuple[int, ...] = ()
+    if values.get("hagal") not in (None, "", "none"):
+        given = _per_seat(values["hagal"], "hagal", None)
+        seats = _int_per_seat(given, "hagal", len(given))
+    return ConflictSetup(
+        troops, revealed, intrigue, deck.strip(), conflict_key(values.get("conflict")), seats
+    )
 
 
 def conflict_key(name: Any) -> str | None:

@@ -41,7 +41,18 @@ GAME = Game(
                 "surprise": True,
             },
         ),
+        # a Harkonnen legion of 6 discarding a card (CHOAM and Landsraad Bans) against Gurney Halleck
+        (
+            "battle",
+            {
+                "attacker": "5 regular, 1 sardaukar, bashar",
+                "defender": "3 regular, 1 fedaykin, Gurney Halleck",
+                "settlement": 1,
+                "attacker_cards": 1,
+            },
+        ),
         ("storm", {"legion": "2 regular, 1 sardaukar", "terrain": "plateau"}),
+        ("storm", {"legion": "3 regular, 1 elite", "terrain": "deep_desert", "settlement": True}),
         ("worm", {"legion": "none", "terrain": "deep_desert", "harvester": True}),
         (
             "hazards",

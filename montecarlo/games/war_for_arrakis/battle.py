@@ -177,6 +177,9 @@ class BattleSetup:
         attacker_cards, defender_cards: Planning cards each side discards every round (+1 die
             each, within the 6-dice cap).
         surprise: a surprise attack (Leadership action; the attacker needs a leader).
+        harkonnen: which side is Harkonnen, ``"attacker"`` or ``"defender"``, for the CHOAM and
+            Landsraad Bans; ``""`` (default): told by the figures (sardaukar, bashar, a Harkonnen
+            leader; fedaykin, naib, an Atreides leader on the other side).
     """
 
     attacker: str
@@ -185,6 +188,7 @@ class BattleSetup:
     attacker_cards: int = 0
     defender_cards: int = 0
     surprise: bool = False
+    harkonnen: str = ""
 
     def __post_init__(self) -> None:
         a, d = parse_legion(self.attacker, "attacker"), parse_legion(self.defender, "defender")
@@ -215,15 +219,105 @@ class BattleSetup:
         object.__setattr__(self, "attacker", legion_text(a))
         object.__setattr__(self, "defender", legion_text(d))
         object.__setattr__(self, "settlement", int(self.settlement))
+        object.__setattr__(self, "harkonnen", _harkonnen_field(self.harkonnen, a, d))
 
     @property
     def legions(self) -> tuple[Legion, Legion]:
         return _legion(self.attacker), _legion(self.defender)
 
+    @property
+    def harkonnen_side(self) -> int | None:
+        """0 (attacker) or 1 (defender) when the Harkonnen side is known, else None."""
+        if self.harkonnen:
+            return SIDES.index(self.harkonnen)
+        found = [faction(legion) for legion in self.legions]
+        if "harkonnen" in found or "atreides" in found:
+            return 0 if found[0] == "harkonnen" or found[1] == "atreides" else 1
+        return None
+
+
+def faction(legion: Legion) -> str | None:
+    """"harkonnen" or "atreides" when the legion's figures tell (special elites, leaders), else None."""
+    return {"sardaukar": "harkonnen", "fedaykin": "atreides"}.get(legion.special_name)
+
+
+def _harkonnen_field(value: Any, a: Legion, d: Legion) -> str:
+    """The ``harkonnen`` field normalised ("attacker", "defender" or ""); InputError on a contradiction."""
+    key = str(value or "").strip().lower()
+    if key not in ("", *SIDES):
+        raise InputError(f"harkonnen must be attacker or defender (the Harkonnen side), got {value!r}")
+    if key:
+        side, other = (a, d) if key == "attacker" else (d, a)
+        if faction(side) == "atreides" or faction(other) == "harkonnen":
+            raise InputError(
+                f"harkonnen: the {key} is named Harkonnen but its figures say otherwise; "
+                "drop harkonnen or fix the legions"
+            )
+    return key
+
 
 @functools.lru_cache(maxsize=4096)
 def _legion(text: str) -> Legion:
     return parse_legion(text)
+
+
+def _harkonnen_for(rules: Rules, setup: BattleSetup, ban: str) -> int:
+    """The Harkonnen side, which a Ban in force needs; InputError when the setup does not tell."""
+    side = setup.harkonnen_side
+    if side is None:
+        raise InputError(
+            f"the {ban} acts on the Harkonnen legion, and neither legion says which it is: set "
+            "harkonnen = 'attacker' or 'defender' (--harkonnen), or give a Harkonnen figure "
+            "(sardaukar, bashar, a Harkonnen leader)"
+        )
+    return side
+
+
+def fighting_legions(rules: Rules, setup: BattleSetup) -> tuple[Legion, Legion]:
+    """The legions that fight: under the CHOAM Ban a Harkonnen legion above 5 units loses the excess.
+
+    "Any exceeding units must be immediately removed": the model removes the cheapest first
+    (regulars, then plain elites, then special elites); the units removed count as losses.
+    """
+    legions = setup.legions
+    top = rules.harkonnen_stacking
+    if not rules.choam_ban or all(legion.units <= top for legion in legions):
+        return legions
+    side = _harkonnen_for(rules, setup, "CHOAM Ban")
+    legion = legions[side]
+    excess, counts = max(0, legion.units - top), list(legion.counts)
+    for kind in range(3):
+        removed = min(excess, counts[kind])
+        counts[kind] -= removed
+        excess -= removed
+    trimmed = legion._replace(regular=counts[0], elite=counts[1], special=counts[2])
+    return (trimmed, legions[1]) if side == 0 else (legions[0], trimmed)
+
+
+def fighting_cards(rules: Rules, setup: BattleSetup) -> tuple[int, int]:
+    """Planning cards each side discards a round: none for the Harkonnen under the Landsraad Ban."""
+    cards = (setup.attacker_cards, setup.defender_cards)
+    if not rules.landsraad_ban or not any(cards):
+        return cards
+    side = _harkonnen_for(rules, setup, "Landsraad Ban")
+    return (0, cards[1]) if side == 0 else (cards[0], 0)
+
+
+def ban_notes(rules: Rules, setup: BattleSetup) -> list[str]:
+    """What the Bans in force do to this battle, in words (for outputs)."""
+    notes = []
+    fought, given = fighting_legions(rules, setup), setup.legions
+    for side, legion, before in zip(SIDES, fought, given):
+        if legion.units < before.units:
+            notes.append(
+                f"CHOAM Ban: the Harkonnen {side} fights with {legion.units} units "
+                f"({before.units - legion.units} removed at once, regulars first; counted as lost)"
+            )
+    cards = fighting_cards(rules, setup)
+    for side, now, asked in zip(SIDES, cards, (setup.attacker_cards, setup.defender_cards)):
+        if now < asked:
+            notes.append(f"Landsraad Ban: the Harkonnen {side} discards no Planning cards for dice")
+    return notes
 
 
 def parse_battle(values: Mapping[str, Any]) -> BattleSetup:
@@ -329,7 +423,7 @@ def _context(rules: Rules, setup: BattleSetup) -> _Context:
     return _Context(
         rules,
         (leader_order(rules, a.leaders), leader_order(rules, d.leaders)),
-        (setup.attacker_cards, setup.defender_cards),
+        fighting_cards(rules, setup),
         setup.settlement,
     )
 
@@ -349,7 +443,7 @@ def _sides(
 def round_distribution(rules: Rules, setup: BattleSetup) -> dict[tuple[int, int], float]:
     """``{(hits on the attacker, hits on the defender): p}`` of the battle's first round."""
     ctx = _context(rules, setup)
-    a, d = (legion.counts for legion in setup.legions)
+    a, d = (legion.counts for legion in fighting_legions(rules, setup))
     side_a, side_d = _sides(ctx, a, d, setup.surprise)
     table = round_table(side_a, side_d, a[2], d[2], capacity(a), capacity(d))
     return {(int(i), int(j)): float(table[i, j]) for i, j in zip(*np.nonzero(table))}
@@ -358,7 +452,7 @@ def round_distribution(rules: Rules, setup: BattleSetup) -> dict[tuple[int, int]
 def round_odds(rules: Rules, setup: BattleSetup) -> dict[str, float]:
     """The first round alone: who is left (attacker only, defender only, both, neither) and the
     expected hits each side takes (net of Shields, clipped at what destroys the legion)."""
-    a, d = (legion.counts for legion in setup.legions)
+    a, d = (legion.counts for legion in fighting_legions(rules, setup))
     ca, cd = capacity(a), capacity(d)
     out = dict.fromkeys(
         ("attacker_only", "defender_only", "both", "neither", "hits_on_attacker", "hits_on_defender"), 0.0
@@ -459,8 +553,8 @@ def _outcome(end: BattleState) -> dict[str, Any]:
     }
 
 
-def _start(setup: BattleSetup) -> BattleState:
-    a, d = (legion.counts for legion in setup.legions)
+def _start(rules: Rules, setup: BattleSetup) -> BattleState:
+    a, d = (legion.counts for legion in fighting_legions(rules, setup))
     return BattleState(a, d, setup.surprise, 0, GOING if sum(d) else DESTROYED)
 
 
@@ -484,7 +578,7 @@ def exact_battle(rules: Rules, setup: BattleSetup) -> dict[str, float] | None:
     """Every metric exactly, from the chain; None when the chain would be too large."""
     if chain_states(rules, setup) > DEFAULT_MAX_STATES:
         return None
-    values = _chain(_context(rules, setup)).exact(_start(setup))
+    values = _chain(_context(rules, setup)).exact(_start(rules, setup))
     a, d = setup.legions
     for side, units in (("attacker", a.units), ("defender", d.units)):
         values[f"{side}_losses"] = units - sum(v * values[f"{side}_survivors={v}"] for v in COUNTS)
@@ -497,7 +591,7 @@ def simulate_battle(
     """``n`` battles: sampled from the chain, or played round by round when it is too large."""
     if chain_states(rules, setup) > DEFAULT_MAX_STATES:
         return simulate_direct(rules, setup, n, rng)
-    out = _chain(_context(rules, setup)).sample(_start(setup), n, rng)
+    out = _chain(_context(rules, setup)).sample(_start(rules, setup), n, rng)
     a, d = setup.legions
     out["attacker_losses"] = np.int8(a.units) - out["attacker_survivors"].astype(np.int8)
     out["defender_losses"] = np.int8(d.units) - out["defender_survivors"].astype(np.int8)
@@ -549,7 +643,8 @@ def simulate_direct(
 ) -> dict[str, np.ndarray]:
     """``n`` battles played round by round over arrays (any ``max_rounds``; no chain)."""
     (a, d), ctx = setup.legions, _context(rules, setup)
-    side = [[np.full(n, v, dtype=np.int16) for v in legion.counts] for legion in (a, d)]
+    fighting = fighting_legions(rules, setup)
+    side = [[np.full(n, v, dtype=np.int16) for v in legion.counts] for legion in fighting]
     lead = [np.array([[0, 0], *ctx.leaders[i]], dtype=np.int16).cumsum(axis=0) for i in range(2)]
     rounds = np.zeros(n, dtype=np.uint16)
     end = np.full(n, GOING if d.units else DESTROYED, dtype=np.int8)
@@ -619,6 +714,14 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
     legions = setup.legions
     units = [["regular"] * lg.regular + ["elite"] * lg.elite + ["special"] * lg.special for lg in legions]
     start = [len(u) for u in units]
+    discards = [setup.attacker_cards, setup.defender_cards]
+    harkonnen = setup.harkonnen_side
+    if rules.choam_ban and harkonnen is not None:  # "reduced from 6 to 5 units per area"
+        while len(units[harkonnen]) > 5:  # the excess removed at once, the cheapest figure first
+            figures = units[harkonnen]
+            figures.remove(next(k for k in ("regular", "elite", "special") if k in figures))
+    if rules.landsraad_ban and harkonnen is not None:  # "cannot discard Planning cards ... for dice"
+        discards[harkonnen] = 0
     leaders = [[_leader_card(rules, k) for k in lg.leaders] for lg in legions]
     for cards in leaders:  # best leader first: largest hits + shields, then most hits
         cards.sort(key=lambda v: (v[0] + v[1], v[0]), reverse=True)
@@ -645,8 +748,8 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
     while how is None:
         rounds += 1
         surprise = setup.surprise and rounds == 1
-        n_a = len(units[0]) + setup.attacker_cards + (1 if surprise and rules.surprise == "die" else 0)
-        n_d = len(units[1]) + setup.defender_cards + setup.settlement
+        n_a = len(units[0]) + discards[0] + (1 if surprise and rules.surprise == "die" else 0)
+        n_d = len(units[1]) + discards[1] + setup.settlement
         results = [roll(min(n_a, rules.max_dice)), roll(min(n_d, rules.max_dice))]
         if surprise and rules.surprise == "special":
             results[0].append("special")
@@ -697,6 +800,8 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
 
 
 def _leader_card(rules: Rules, key: str) -> tuple[int, int]:
+    if key == "gurney halleck" and not rules.gurney_ability:  # "has no leader abilities"
+        return 0, 0
     for k, h, s in rules.leader_values:
         if k == key:
             return h, s
@@ -722,6 +827,7 @@ def need(
     attacker_cards: int = 0,
     defender_cards: int = 0,
     surprise: bool = False,
+    harkonnen: str = "",
 ) -> tuple[NeedRow | None, NeedRow | None, int]:
     """The smallest attacking legion that takes ``defender`` with ``attacker_win >= target``.
 
@@ -754,6 +860,7 @@ def need(
                 attacker_cards,
                 defender_cards,
                 surprise,
+                harkonnen,
             )
             values = exact_battle(rules, setup)
             if values is None:

@@ -147,8 +147,11 @@ def parse_worm(values: Mapping[str, Any]) -> WormSetup:
 
 
 def storm_dice(rules: Rules, place: str, settlement: bool = False) -> tuple[int, int]:
-    """(dice, hits per Special) of a storm in this terrain; (0, 0) where storms never strike."""
-    if place not in EXPOSED or settlement:
+    """(dice, hits per Special) of a storm in this terrain; (0, 0) where storms never strike.
+
+    A Harkonnen settlement shelters its area (Korean page) unless ``storms_strike_settlements``.
+    """
+    if place not in EXPOSED or (settlement and not rules.storms_strike_settlements):
         return 0, 0
     i = EXPOSED.index(place)
     return rules.storm_dice[i], rules.storm_special_hits[i]
@@ -283,7 +286,7 @@ def reference_storm(rules: Rules, setup: StormSetup, rng: np.random.Generator) -
     """One storm, dice rolled one by one, figures removed one hit at a time."""
     figures = _figures(parse_legion(setup.legion))
     start = len(figures)
-    struck = setup.terrain != "mountain" and not setup.settlement
+    struck = setup.terrain != "mountain" and (rules.storms_strike_settlements or not setup.settlement)
     i = EXPOSED.index(setup.terrain) if struck else 0
     hits = _dice_hits(rules, rules.storm_dice[i], rules.storm_special_hits[i], rng) if struck else 0
     for _ in range(hits):
@@ -378,8 +381,9 @@ class HazardsSetup:
     Attributes:
         areas: one text per area, ``"terrain: legion items, harvester, carryall, settlement"``
             (a list, or one string with areas separated by ``;``), resolved in this order.
-        wild_maker: the Wild Maker is in play: the first worm that appears where a legion stands
-            is the Wild Maker (more dice).
+        wild_maker: the Wild Maker is in play: the first worm, in the order the tokens resolve
+            (``rules.wormsign_order``: by type, Sandworm before Burrowing, by default), that
+            appears where a legion stands is the Wild Maker (more dice).
     """
 
     areas: tuple[str, ...]
@@ -454,36 +458,68 @@ def _worm_appears(area: Area, kind: int) -> bool:
     return kind == WORM or (kind == BURROW and area.terrain == "deep_desert")
 
 
+FREE, USED, PENDING = 0, 1, 2  # the Wild Maker: not placed, placed, maybe placed on a Burrowing worm
+
+
+def _wild_steps(
+    rules: Rules, setup: HazardsSetup, area: Area, kind: int | None, phase: int, version: int
+) -> tuple[tuple[bool, int, int], ...]:
+    """(this area's worm is the Wild Maker, next phase, next version) for one token drawn here.
+
+    The Wild Maker is the first worm that finds a legion, in the order the tokens resolve. By
+    area (``wormsign_order = "area"``) that is known on reaching the area. By type (Sandworm
+    tokens, then Burrowing ones) a Burrowing worm in Deep Desert is the Wild Maker only if no
+    later area's Sandworm token finds a legion: the phase PENDING then carries two accounts of
+    the same chances, version 1 (this worm was the Wild Maker) and version 0 (it was not), and
+    a later Sandworm worm that finds a legion keeps version 0 alone.
+    """
+    worm = kind is not None and _worm_appears(area, kind)
+    if not (setup.wild_maker and worm and area.legion.units > 0) or phase == USED:
+        return ((False, phase, version),)
+    if rules.wormsign_order == "area" or kind == WORM:
+        if phase == PENDING:  # a Sandworm token resolves before the pending Burrowing one
+            return ((True, USED, 0),) if version == 0 else ()
+        return ((True, USED, 0),)
+    if phase == PENDING:  # a later Burrowing worm: the pending one resolves before it
+        return ((False, phase, version),)
+    return ((False, PENDING, 0), (True, PENDING, 1))
+
+
 def exact_hazards(rules: Rules, setup: HazardsSetup) -> dict[str, float]:
     """Every metric exactly: tokens drawn without replacement, area by area, by dynamic programming.
 
-    The state after each area is (tokens of each kind drawn so far, Wild Maker used) with the
-    joint distribution of the running totals (worms, units lost, legions destroyed, harvesters
-    lost, spice).
+    The state after each area is (tokens of each kind drawn so far, the Wild Maker's phase and
+    version: :func:`_wild_steps`) with the joint distribution of the running totals (worms,
+    units lost, legions destroyed, harvesters lost, spice).
     """
     _check_pool(rules, setup)
     pool = rules.pool
-    states: dict[tuple, dict[tuple, float]] = {((0, 0, 0), False): {(0, 0, 0, 0, 0): 1.0}}
+    states: dict[tuple, dict[tuple, float]] = {((0, 0, 0), FREE, 0): {(0, 0, 0, 0, 0): 1.0}}
     for area in setup.parsed:
         nxt: dict[tuple, dict[tuple, float]] = {}
-        for (drawn, used), totals in states.items():
+        for (drawn, phase, version), totals in states.items():
             if area.token:
                 left = [pool[k] - drawn[k] for k in range(3)]
-                kinds = [(k, left[k] / sum(left)) for k in range(3) if left[k]]
+                kinds: list[tuple[int | None, float]] = [
+                    (k, left[k] / sum(left)) for k in range(3) if left[k]
+                ]
             else:
                 kinds = [(None, 1.0)]
             for kind, pk in kinds:
                 worm = kind is not None and _worm_appears(area, kind)
-                wild = setup.wild_maker and worm and not used and area.legion.units > 0
-                key = (tuple(d + (k == kind) for k, d in enumerate(drawn)), used or wild)
-                bucket = nxt.setdefault(key, {})
-                for p, lost, dead, harvester, spice in _area_outcomes(rules, area, worm, wild):
-                    for (w, u, ld, h, sp), pt in totals.items():
-                        t = (w + worm, u + lost, ld + dead, h + harvester, sp + spice)
-                        bucket[t] = bucket.get(t, 0.0) + pt * pk * p
+                after = tuple(d + (k == kind) for k, d in enumerate(drawn))
+                for wild, next_phase, next_version in _wild_steps(rules, setup, area, kind, phase, version):
+                    bucket = nxt.setdefault((after, next_phase, next_version), {})
+                    for p, lost, dead, harvester, spice in _area_outcomes(rules, area, worm, wild):
+                        for (w, u, ld, h, sp), pt in totals.items():
+                            t = (w + worm, u + lost, ld + dead, h + harvester, sp + spice)
+                            bucket[t] = bucket.get(t, 0.0) + pt * pk * p
         states = nxt
     out = {name: 0.0 for m in HAZARD_METRICS for name in m.reported_names()}
-    for totals in states.values():
+    for (_, phase, version), totals in states.items():
+        if phase == PENDING and version == 0:
+            continue  # no Sandworm worm found a legion: the pending Burrowing worm was the Wild Maker
+
         for (w, u, ld, h, sp), p in totals.items():
             for name, v in (("worms", w), ("units_lost", u), ("harvesters_lost", h), ("spice", sp)):
                 if f"{name}={v}" in out:
@@ -492,6 +528,32 @@ def exact_hazards(rules: Rules, setup: HazardsSetup) -> dict[str, float]:
             out["legions_destroyed"] += p * ld
             out["expected_spice"] += p * sp
     return out
+
+
+def _wild_maker_area(rules: Rules, setup: HazardsSetup, drawn: np.ndarray | None, n: int) -> np.ndarray:
+    """Per trial, the index of the area whose worm is the Wild Maker, or -1.
+
+    The first worm that finds a legion in resolution order: by type, every Sandworm token (in
+    area order) before any Burrowing one; by area, area order.
+    """
+    found = np.full(n, -1, dtype=np.int64)
+    if not setup.wild_maker or drawn is None:
+        return found
+    passes = (WORM, BURROW) if rules.wormsign_order == "type" else (None,)
+    for wanted in passes:
+        t = 0
+        for i, area in enumerate(setup.parsed):
+            if not area.token:
+                continue
+            kind = drawn[:, t]
+            t += 1
+            if not area.legion.units:
+                continue
+            worm = (kind == WORM) | ((kind == BURROW) & (area.terrain == "deep_desert"))
+            if wanted is not None:
+                worm &= kind == wanted
+            found = np.where((found < 0) & worm, i, found)
+    return found
 
 
 def simulate_hazards(
@@ -503,9 +565,9 @@ def simulate_hazards(
     drawn = pool[np.argsort(rng.random((n, pool.size)), axis=1)[:, :tokens]] if tokens else None
     worms = np.zeros(n, dtype=np.int16)
     lost, dead, harvesters, spice = (np.zeros(n, dtype=np.int16) for _ in range(4))
-    used = np.zeros(n, dtype=bool)
+    wild_area = _wild_maker_area(rules, setup, drawn, n)
     t = 0
-    for area in setup.parsed:
+    for i, area in enumerate(setup.parsed):
         counts, units = area.legion.counts, area.legion.units
         if area.token:
             kind = drawn[:, t]
@@ -517,8 +579,7 @@ def simulate_hazards(
         hits = np.zeros(n, dtype=np.int16)
         eaten = np.zeros(n, dtype=bool)
         if units:
-            wild = worm & ~used if setup.wild_maker else np.zeros(n, dtype=bool)
-            used |= wild
+            wild = wild_area == i
             base, special = worm_dice(rules, area.terrain) if area.terrain in EXPOSED else (0, 0)
             n_dice = np.where(worm, base + wild * rules.wild_maker_extra_dice, 0)
             hits = _roll_hits(rules, n_dice, special, n, rng)
@@ -544,43 +605,60 @@ def simulate_hazards(
 
 
 def reference_hazards(rules: Rules, setup: HazardsSetup, rng: np.random.Generator) -> dict[str, Any]:
-    """One Desert Hazards step in plain Python: a real pool of tokens shuffled, dice one by one."""
+    """One Desert Hazards step in plain Python: a real pool of tokens shuffled, dice one by one.
+
+    As the English overview orders it: tokens placed face down, then flipped and resolved Sand,
+    then Sandworm, then Burrowing Sandworm (under ``wormsign_order = "area"``: area by area);
+    then the storms; then the spice.
+    """
     pool = ["sand"] * rules.wormsign_sand + ["sandworm"] * rules.wormsign_sandworm
     pool += ["burrowing"] * rules.wormsign_burrowing
     pool = [pool[i] for i in rng.permutation(len(pool))]
-    worms = lost = dead = harvesters = spice = 0
+    areas = setup.parsed
+    figures = [_figures(area.legion) for area in areas]
+    start = [len(f) for f in figures]
+    harvester = [area.harvester for area in areas]
+    tokens: dict[int, str] = {}
+    for i, area in enumerate(areas):  # 1. one token face down per desert area with a legion or harvester
+        if area.terrain in ("deep_desert", "desert") and (figures[i] or area.harvester):
+            tokens[i] = pool.pop(0)
+    if rules.wormsign_order == "type":  # 2. flip and resolve: Sand, then Sandworm, then Burrowing
+        order = [i for kind in ("sand", "sandworm", "burrowing") for i in tokens if tokens[i] == kind]
+    else:
+        order = list(tokens)
+    worms = 0
     wild_maker_free = setup.wild_maker
-    for area in setup.parsed:
-        figures = _figures(area.legion)
-        start = len(figures)
-        worm = False
-        if area.terrain in ("deep_desert", "desert") and (figures or area.harvester):
-            token = pool.pop(0)  # placed face down, then revealed
-            worm = token == "sandworm" or (token == "burrowing" and area.terrain == "deep_desert")
-        worms += worm
-        harvester = area.harvester
-        if worm and figures:
-            i = EXPOSED.index(area.terrain)
-            count = rules.worm_dice[i]
-            if wild_maker_free:
+    for i in order:
+        area = areas[i]
+        if not (tokens[i] == "sandworm" or (tokens[i] == "burrowing" and area.terrain == "deep_desert")):
+            continue  # a false alarm, or a Burrowing Sandworm outside the Deep Desert
+        worms += 1
+        if figures[i]:
+            e = EXPOSED.index(area.terrain)
+            count = rules.worm_dice[e]
+            if wild_maker_free:  # the Atreides place the Wild Maker at the first worm to find a legion
                 count += rules.wild_maker_extra_dice
                 wild_maker_free = False
-            for _ in range(_dice_hits(rules, count, rules.worm_special_hits[i], rng)):
-                _hit(figures)
-            if not figures and harvester and not area.carryall:
-                harvester = False
-        elif worm and harvester and not area.carryall:
-            harvester = False
-        if figures and area.terrain != "mountain" and not area.settlement:
-            i = EXPOSED.index(area.terrain)
-            for _ in range(_dice_hits(rules, rules.storm_dice[i], rules.storm_special_hits[i], rng)):
-                _hit(figures)
-        lost += start - len(figures)
-        dead += start > 0 and not figures
-        if area.harvester and not harvester:
-            harvesters += 1
-        if harvester:
-            spice += rules.deep_desert_spice if area.terrain == "deep_desert" else rules.desert_spice
+            for _ in range(_dice_hits(rules, count, rules.worm_special_hits[e], rng)):
+                _hit(figures[i])
+            if not figures[i] and not area.carryall:
+                harvester[i] = False
+        elif not area.carryall:
+            harvester[i] = False
+    for i, area in enumerate(areas):  # 3. Coriolis storms
+        sheltered = area.settlement and not rules.storms_strike_settlements
+        if figures[i] and area.terrain != "mountain" and not sheltered:
+            e = EXPOSED.index(area.terrain)
+            for _ in range(_dice_hits(rules, rules.storm_dice[e], rules.storm_special_hits[e], rng)):
+                _hit(figures[i])
+    lost = sum(s - len(f) for s, f in zip(start, figures))
+    dead = sum(s > 0 and not f for s, f in zip(start, figures))
+    harvesters = sum(area.harvester and not kept for area, kept in zip(areas, harvester))
+    spice = sum(  # 4. the harvesters left collect
+        (rules.deep_desert_spice if area.terrain == "deep_desert" else rules.desert_spice)
+        for area, kept in zip(areas, harvester)
+        if kept
+    )
     return {
         "worms": worms,
         "units_lost": lost,

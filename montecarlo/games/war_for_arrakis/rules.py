@@ -34,6 +34,8 @@ DESERTS = ("deep_desert", "desert")  # wormsigns, harvesters and spice
 ATTACK_POLICIES = ("until_destroyed", "while_ahead", "max_rounds:N")
 RETREAT_POLICIES = ("never", "when_outnumbered")
 SURPRISE_KINDS = ("special", "die")
+WORMSIGN_ORDERS = ("type", "area")
+HARKONNEN_STACKING = 6  # units a Harkonnen area holds; 5 while the CHOAM Ban is active
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -76,6 +78,7 @@ def _leaders() -> tuple[dict[str, Leader], dict[str, str], dict[str, Any]]:
 
 
 LEADERS, _LEADER_NAMES, LEADER_NOTE = _leaders()
+GURNEY = "gurney halleck"
 GENERIC = tuple(k for k, v in LEADERS.items() if v.generic)
 
 
@@ -132,6 +135,16 @@ class Rules:
         wild_maker_extra_dice: dice the Wild Maker rolls beyond an ordinary sandworm.
         wormsign_sand, wormsign_sandworm, wormsign_burrowing: the wormsign pool (16 tokens;
             the split is an assumption).
+        storms_strike_settlements: a Harkonnen legion in an area with a Harkonnen settlement is
+            struck like any other (English overview); default: never struck (Korean page).
+        wormsign_order: revealed tokens resolve by "type" (Sand, then Sandworm, then Burrowing,
+            each in area order: the English overview, default) or by "area" (variant).
+        gurney_ability: Gurney Halleck's Special converts to his card's value; False: "no leader
+            abilities" (English overview), his Special converts to nothing.
+        choam_ban: the CHOAM Ban is active: a Harkonnen legion holds at most 5 units, the
+            excess removed before anything else (regulars first).
+        landsraad_ban: the Landsraad Ban is active: the Harkonnen side discards no Planning
+            cards for dice.
         desert_spice, deep_desert_spice: spice a harvester collects.
     """
 
@@ -155,6 +168,11 @@ class Rules:
     wormsign_burrowing: int = int(_POOL["burrowing"])
     desert_spice: int = 1
     deep_desert_spice: int = 2
+    storms_strike_settlements: bool = False
+    wormsign_order: str = "type"
+    gurney_ability: bool = True
+    choam_ban: bool = False
+    landsraad_ban: bool = False
 
     def __post_init__(self) -> None:
         for name in ("hit_faces", "shield_faces", "special_faces", "blank_faces"):
@@ -176,6 +194,13 @@ class Rules:
         if not isinstance(self.continue_always_costs, bool):
             raise InputError(
                 f"continue_always_costs must be true or false, got {self.continue_always_costs!r}"
+            )
+        for name in ("storms_strike_settlements", "gurney_ability", "choam_ban", "landsraad_ban"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.wormsign_order not in WORMSIGN_ORDERS:
+            raise InputError(
+                f"wormsign_order must be one of {', '.join(WORMSIGN_ORDERS)}, got {self.wormsign_order!r}"
             )
         if self.surprise not in SURPRISE_KINDS:
             raise InputError(f"surprise must be one of {', '.join(SURPRISE_KINDS)}, got {self.surprise!r}")
@@ -220,6 +245,11 @@ class Rules:
         return int(self.attack.split(":")[1]) if self.attack.startswith("max_rounds:") else None
 
     @property
+    def harkonnen_stacking(self) -> int:
+        """Units a Harkonnen legion holds at most: 6, or 5 under the CHOAM Ban."""
+        return HARKONNEN_STACKING - self.choam_ban
+
+    @property
     def pool(self) -> tuple[int, int, int]:
         """(sand, sandworm, burrowing) tokens of the wormsign pool."""
         return self.wormsign_sand, self.wormsign_sandworm, self.wormsign_burrowing
@@ -253,8 +283,14 @@ def _leader_values(value: Any) -> tuple[tuple[str, int, int], ...]:
 
 
 def leader_value(rules: Rules, name: str) -> tuple[int, int]:
-    """(hits, shields) one Special becomes through this leader, after the rules' overrides."""
+    """(hits, shields) one Special becomes through this leader, after the rules' overrides.
+
+    >>> leader_value(Rules(), "gurney"), leader_value(Rules(gurney_ability=False), "gurney")
+    ((2, 1), (0, 0))
+    """
     key = find_leader(name) or name
+    if key == GURNEY and not rules.gurney_ability:
+        return 0, 0  # "no leader abilities" (English overview)
     for k, h, s in rules.leader_values:
         if k == key:
             return h, s
@@ -277,6 +313,11 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "while_ahead": {"attack": "while_ahead"},
     "one_round": {"attack": "max_rounds:1"},
     "retreat_when_outnumbered": {"retreat": "when_outnumbered"},
+    "storms_strike_settlements": {"storms_strike_settlements": True},
+    "wormsigns_in_area_order": {"wormsign_order": "area"},
+    "gurney_no_ability": {"gurney_ability": False},
+    "choam_ban": {"choam_ban": True},
+    "landsraad_ban": {"landsraad_ban": True},
 }
 
 VARIANT_DESCRIPTIONS: dict[str, str] = {
@@ -287,7 +328,65 @@ VARIANT_DESCRIPTIONS: dict[str, str] = {
     "while_ahead": "the attacker continues only while it has at least as many units as the defender",
     "one_round": "the attacker fights one round and stops (policy max_rounds:1)",
     "retreat_when_outnumbered": "the defender retreats when the attacker goes on with more units than it has",
+    "storms_strike_settlements": (
+        "storms strike a Harkonnen legion in an area with a Harkonnen settlement too (English text)"
+    ),
+    "wormsigns_in_area_order": (
+        "revealed wormsign tokens resolve area by area, not by type (so another worm may be the Wild Maker)"
+    ),
+    "gurney_no_ability": "Gurney Halleck has no leader ability: his Special converts to nothing (English)",
+    "choam_ban": "CHOAM Ban: a Harkonnen legion holds at most 5 units; the excess is removed, regulars first",
+    "landsraad_ban": "Landsraad Ban: the Harkonnen side discards no Planning cards for dice",
 }
+
+# Where the sources disagree: per place, the rule field's value in force -> the reading in words.
+READINGS: dict[str, dict[Any, str]] = {
+    "continuation": {
+        False: "continuing costs 1 hit only against a settlement (Korean page, rulebook FAQ; "
+        "the English overview's every-continuation cost is variant continue_always_costs)",
+        True: "every continuation costs 1 hit (English overview: continue_always_costs)",
+    },
+    "surprise": {
+        "special": "a surprise attack adds 1 Special to round 1 (Korean page; the English "
+        "overview's +1 die is variant surprise_adds_die)",
+        "die": "a surprise attack adds 1 die to round 1 (English overview: surprise_adds_die)",
+    },
+    "storms": {
+        False: "storms spare a legion in an area with a Harkonnen settlement (Korean page; the "
+        "English overview strikes it: variant storms_strike_settlements)",
+        True: "storms strike a legion in an area with a Harkonnen settlement too (English overview: "
+        "storms_strike_settlements)",
+    },
+    "wormsigns": {
+        "type": "wormsigns resolve by type, Sandworm before Burrowing (English overview), so the Wild "
+        "Maker goes to the first Sandworm token on a legion",
+        "area": "wormsigns resolve area by area (wormsigns_in_area_order)",
+    },
+}
+
+
+def readings(
+    rules: Rules, *, continuation: bool = False, surprise: bool = False, storms: bool = False,
+    wormsigns: bool = False,
+) -> list[str]:
+    """The readings in force at the places where the sources disagree, for the ones asked about.
+
+    Every output that depends on one of them prints it (the CLI's ``readings:`` line).
+
+    >>> readings(Rules(surprise="die"), surprise=True)
+    ['a surprise attack adds 1 die to round 1 (English overview: surprise_adds_die)']
+    """
+    out = []
+    if continuation:
+        out.append(READINGS["continuation"][rules.continue_always_costs])
+    if surprise:
+        out.append(READINGS["surprise"][rules.surprise])
+    if storms:
+        out.append(READINGS["storms"][rules.storms_strike_settlements])
+    if wormsigns:
+        out.append(READINGS["wormsigns"][rules.wormsign_order])
+    return out
+
 
 POLICY_HELP = (
     "attack policies: until_destroyed (default), while_ahead, max_rounds:N; "
