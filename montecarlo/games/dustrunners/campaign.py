@@ -266,13 +266,17 @@ METRICS = (
 METRIC_NAMES = tuple(m.name for m in METRICS)
 
 
-CAMPAIGN = Question(
-    name="campaign",
-    description="a run of combats with health, ammo, VP and deck carried over: how many fights survived",
-    setup_type=CampaignSetup,
-    metrics=METRICS,
-    simulate=simulate_campaign,
-    parse_setup=parse_campaign,
-    reference=reference_campaign,
-    example={"vehicle": "interceptor", "fights": 5, "enemies": ["scavenger buggy", "road raiders", "spybot"]},
-)
+QUESTIONS = {
+    "campaign": Question(
+        name="campaign",
+        description="a run of combats with health, ammo, VP and deck carried over: how many fights survived",
+        setup_type=CampaignSetup,
+        metrics=METRICS,
+        simulate=simulate_campaign,
+        parse_setup=parse_campaign,
+        reference=reference_campaign,
+        example={
+            "vehicle": "interceptor", "fights": 5, "enemies": ["scavenger buggy", "road raiders", "spybot"],
+        },
+    ),
+}
