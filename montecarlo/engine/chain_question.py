@@ -17,8 +17,9 @@ and :meth:`~ChainQuestion.why_no_exact` ("exact value unavailable because ...").
 knows nothing about games: rules, setups and contexts are opaque hashable values to it.
 
 Room for decisions: every chain comes from :meth:`ChainQuestion.build_chain` and is cached
-under ``(context, extra)``, so a subclass (or a later argument) can build the chain of a solved
-policy for an objective by passing ``extra`` without a second builder.
+under ``(context, extra)``, where ``extra`` is :meth:`ChainQuestion.extra_of` ``(rules, setup)``
+(None here): a subclass (or a later argument) can key a solved policy or an objective there and
+build its chain in ``build_chain``, without a second builder.
 
 >>> from typing import NamedTuple
 >>> class Coins(NamedTuple):  # flip until two heads in a row, or give up after ``rules`` flips
@@ -120,7 +121,7 @@ class ChainQuestion(Generic[C, S]):
         self.cache_size = cache_size
         self.home = home
         self._chains: OrderedDict[tuple[C, Hashable], Chain[S]] = OrderedDict()
-        self._sizes: dict[tuple[C, S], int] = {}  # (context, start) -> states, TOO_LARGE above the limit
+        self._sizes: dict[tuple[C, Hashable, S], int] = {}  # (context, extra, start) -> states or TOO_LARGE
 
     def __reduce__(self) -> Any:
         if self.home is not None:
@@ -133,6 +134,10 @@ class ChainQuestion(Generic[C, S]):
     def context_of(self, rules: Any, setup: Any) -> C:
         """The context of ``setup``'s chain under ``rules``."""
         return rules if self.context is None else self.context(rules, setup)
+
+    def extra_of(self, rules: Any, setup: Any) -> Hashable:
+        """The ``extra`` key of ``setup``'s chain (None here; a policy or an objective later)."""
+        return None
 
     def chain(self, context: C, extra: Hashable = None) -> Chain[S]:
         """The chain for ``context`` (and ``extra``), built once and kept in the LRU."""
@@ -166,20 +171,23 @@ class ChainQuestion(Generic[C, S]):
         """States of ``setup``'s chain; None above ``max_states`` (walked once, then memoised)."""
         if self.size_bound is not None and self.size_bound(rules, setup) > self.max_states:
             return None
-        context, start = self.context_of(rules, setup), self.start(rules, setup)
-        return self._size(context, start)
+        return self._size(self._where(rules, setup))
 
-    def _size(self, context: C, start: S) -> int | None:
-        key = (context, start)
-        got = self._sizes.get(key)
+    def _where(self, rules: Any, setup: Any) -> tuple[C, Hashable, S]:
+        """(context, extra, start state) of a setup: which chain it walks, and from where."""
+        return self.context_of(rules, setup), self.extra_of(rules, setup), self.start(rules, setup)
+
+    def _size(self, where: tuple[C, Hashable, S]) -> int | None:
+        got = self._sizes.get(where)
         if got is None:
+            context, extra, start = where
             try:
-                got = self._run(lambda: self.chain(context).size(start))
+                got = self._run(lambda: self.chain(context, extra).size(start))
             except ChainTooLarge:
                 got = TOO_LARGE
             if len(self._sizes) >= 4096:
                 self._sizes.pop(next(iter(self._sizes)))
-            self._sizes[key] = got
+            self._sizes[where] = got
         return None if got == TOO_LARGE else got
 
     def _run(self, work: Callable[[], Any]) -> Any:
@@ -195,22 +203,22 @@ class ChainQuestion(Generic[C, S]):
 
     # --- the question's functions -------------------------------------------------------------
 
-    def _within(self, rules: Any, setup: Any, context: C, start: S, limit: int) -> bool:
+    def _within(self, rules: Any, setup: Any, where: tuple[C, Hashable, S], limit: int) -> bool:
         """Whether the chain has at most ``limit`` states (by ``size_bound`` when given: no walk)."""
         if self.size_bound is not None:
             return self.size_bound(rules, setup) <= limit
-        size = self._size(context, start)
+        size = self._size(where)
         return size is not None and size <= limit
 
     def exact(self, rules: Any, setup: Any) -> dict[str, float] | None:
         """Every metric's exact expected value; None when the chain is too large."""
-        context, start = self.context_of(rules, setup), self.start(rules, setup)
+        where = context, extra, start = self._where(rules, setup)
         if (self.direct is not None or self.size_bound is not None) and not self._within(
-            rules, setup, context, start, self.max_states
+            rules, setup, where, self.max_states
         ):
             return None
         try:
-            values = self._run(lambda: self.chain(context).exact(start))
+            values = self._run(lambda: self.chain(context, extra).exact(start))
         except ChainTooLarge:
             return None
         if self.finish is not None:
@@ -219,11 +227,10 @@ class ChainQuestion(Generic[C, S]):
 
     def simulate(self, rules: Any, setup: Any, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         """``n`` trials: the chain's sampler, or ``direct`` when the chain is too large for it."""
-        context, start = self.context_of(rules, setup), self.start(rules, setup)
-        limit = self.sampler_max_states
-        if self.direct is not None and not self._within(rules, setup, context, start, limit):
+        where = context, extra, start = self._where(rules, setup)
+        if self.direct is not None and not self._within(rules, setup, where, self.sampler_max_states):
             return self.direct(rules, setup, n, rng)
-        out = self._run(lambda: self.chain(context).sample(start, n, rng))
+        out = self._run(lambda: self.chain(context, extra).sample(start, n, rng))
         if self.finish is not None:
             self.finish(rules, setup, out)
         return out
