@@ -171,14 +171,16 @@ def test_an_invalid_scenario_is_a_scenario_error(tmp_path):
 
 
 def test_the_api_error_is_the_cli_error():
-    """Same mistake, same line: the CLI prints ``error: <the exception's message>``."""
+    """Same mistake, same line: the CLI prints ``error: <the exception's message>``, naming the flag
+    the user typed (``--attacker``) where the API names the keyword (``attacker``)."""
     cli = subprocess.run(
         [sys.executable, "-m", "montecarlo", "odds", "dune1984", "-a", "9", "-d", "5"],
         capture_output=True, text=True, cwd=ROOT,
     )
     with pytest.raises(InputError) as err:
         mc.odds("dune1984", attacker=9, defender=5)
-    assert cli.returncode == 2 and cli.stderr.strip() == f"error: {err.value}"
+    assert str(err.value).startswith("attacker must be")
+    assert cli.returncode == 2 and cli.stderr.strip() == f"error: --{err.value}"
 
 
 def test_policy_is_a_setup_keyword_where_the_setup_has_one():

@@ -106,15 +106,15 @@ def vp_source(s, given: Optional[int]) -> str:
     return "starting VP 0: no vehicle and no --vp (nothing spends VP under redraw never)"
 
 
-def _exact_note(deck, exact_found: bool) -> str:
-    from montecarlo.games.dustrunners.combat import MAX_EXACT_CARDS
+def _exact_note(answer) -> str:
+    from montecarlo.games.dustrunners.combat import QUESTIONS
 
-    if exact_found:
-        return f"exact values: computed (deck of {deck.size} cards)"
-    if deck.size > MAX_EXACT_CARDS:
-        return (f"exact values: not computed — the deck has {deck.size} cards; "
-                f"the exact solver handles decks of up to {MAX_EXACT_CARDS}")
-    return "exact values: not computed — too many states for the exact solver"
+    s = answer.setup
+    if any(m.exact is not None for m in answer.metrics.values()):
+        return f"exact values: computed (deck of {s.deck.size} cards)"
+    why_no_exact = QUESTIONS["combat"].why_no_exact
+    why = why_no_exact(answer.rules, s) if why_no_exact is not None else None
+    return f"exact values: not computed — {why or 'no exact solver for this setup'}"
 
 
 @app.command("combat")
@@ -160,8 +160,7 @@ def combat(
     foe += f"{e.radiation} radiation)" if e.kind == "mutant" else f"{e.stars} stars{spy})"
     title = (f"Dustrunners combat: {foe} vs {_you(s)}; policy {s.policy}, redraw {s.redraw}; "
              f"deck {s.deck.short_label()}")
-    found = any(m.exact is not None for m in answer.metrics.values())
-    note = _exact_note(s.deck, found)
+    note = _exact_note(answer)
     emit(answer, run, title, extra={"deck": s.deck.label(), "deck_file": s.deck.file,
                                     "deck_illustrative": s.deck.illustrative, "exact": note,
                                     "starting_vp": vp_source(s, vp)})

@@ -137,7 +137,7 @@ def battle(
         montecarlo war-for-arrakis battle -a "3 regular" -d "3 regular" --policy while_ahead
         montecarlo war-for-arrakis battle -a "6 regular" -d "3 regular" --harkonnen attacker -v choam_ban
     """
-    from montecarlo.games.war_for_arrakis.battle import ban_notes, chain_states
+    from montecarlo.games.war_for_arrakis.battle import QUESTIONS, ban_notes
 
     setup = {
         "attacker": attacker,
@@ -151,12 +151,13 @@ def battle(
     overrides = _policies(policy)
     answer = ask(GAME, "battle", setup, variants=run.variant, overrides=overrides, settings=run.settings())
     s = answer.setup
-    exact = any(m.exact is not None for m in answer.metrics.values())
+    why = QUESTIONS["battle"].why_no_exact
+    note = why(answer.rules, s) if why is not None else None
     readings = _readings(answer.rules, continuation=True, surprise=s.surprise)
     bans = ban_notes(answer.rules, s)
     extra = {
         "policies": {"attack": answer.rules.attack, "retreat": answer.rules.retreat},
-        "exact": "chain" if exact else "too large for the exact solver: estimates only",
+        "exact": note or "chain",
         "readings": readings,
         **({"bans": bans} if bans else {}),
     }
@@ -170,14 +171,10 @@ def battle(
     if not run.json:
         typer.echo(_policy_line(answer.rules))
         _echo_readings(readings)
-        for note in bans:
-            typer.echo(note)
-        if not exact:
-            typer.echo(
-                f"exact: this setup is too large for the exact solver "
-                f"(about {chain_states(answer.rules, s):,} "
-                "states); the estimates above are simulated"
-            )
+        for line in bans:
+            typer.echo(line)
+        if note:
+            typer.echo(f"exact: {note}; the estimates above are simulated")
 
 
 ODDS = battle

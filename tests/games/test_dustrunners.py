@@ -17,11 +17,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from montecarlo.engine.chain import ChainTooLarge
 from montecarlo.errors import InputError
 from montecarlo.games.dustrunners import GAME
 from montecarlo.games.dustrunners import combat as cb
 from montecarlo.games.dustrunners.combat import (
-    METRIC_NAMES, CombatSetup, ExactCombat, _TooLarge, ammo_to_spend, check_ammo_policy, exact_combat,
+    METRIC_NAMES, CombatSetup, ExactCombat, ammo_to_spend, check_ammo_policy, exact_combat,
     parse_card_counts, parse_combat, reference_combat, simulate_combat,
 )
 from montecarlo.games.dustrunners.deck import Enemy, load_deck, parse_deck
@@ -515,7 +516,7 @@ def test_exact_state_budget():
     # The first of the two first-card states is stored (and wins at once) before the second is
     # looked at: a budget of 2 states is enough, 1 is not.
     assert ExactCombat(Rules(), _two_states(), max_states=2).solve()["player_win"] == 1.0
-    with pytest.raises(_TooLarge):
+    with pytest.raises(ChainTooLarge):
         ExactCombat(Rules(), _two_states(), max_states=1).solve()
 
 

@@ -23,3 +23,5 @@ GAME = Game(
     # setups beside each question's example in which every variant changes a result
     examples=(("duel", {"attacker": 2, "defender": 2}),),
 )
+
+__all__ = ["GAME", "Rules", "VARIANTS"]

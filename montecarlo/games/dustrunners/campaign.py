@@ -267,14 +267,18 @@ def applicable_campaign(setup: CampaignSetup) -> tuple[str, ...]:
     return (*METRIC_NAMES, *(f"survived={k}" for k in range(setup.fights + 1)))
 
 
-CAMPAIGN = Question(
-    name="campaign",
-    description="a run of combats with health, ammo, VP and deck carried over: how many fights survived",
-    setup_type=CampaignSetup,
-    metrics=METRICS,
-    simulate=simulate_campaign,
-    parse_setup=parse_campaign,
-    reference=reference_campaign,
-    applicable=applicable_campaign,
-    example={"vehicle": "interceptor", "fights": 5, "enemies": ["scavenger buggy", "road raiders", "spybot"]},
-)
+QUESTIONS = {
+    "campaign": Question(
+        name="campaign",
+        description="a run of combats with health, ammo, VP and deck carried over: how many fights survived",
+        setup_type=CampaignSetup,
+        metrics=METRICS,
+        simulate=simulate_campaign,
+        parse_setup=parse_campaign,
+        reference=reference_campaign,
+        applicable=applicable_campaign,
+        example={
+            "vehicle": "interceptor", "fights": 5, "enemies": ["scavenger buggy", "road raiders", "spybot"],
+        },
+    ),
+}

@@ -470,14 +470,16 @@ METRICS = (
 )
 METRIC_NAMES = tuple(m.name for m in METRICS)
 
-ROAD = Question(
-    name="road",
-    description=("rounds of 6 turns on an ILLUSTRATIVE exploration deck: combats, events, fuel, radiation "
-                 "and the raider at round ends"),
-    setup_type=RoadSetup,
-    metrics=METRICS,
-    simulate=simulate_road,
-    parse_setup=parse_road,
-    reference=reference_road,
-    example={"vehicle": "interceptor", "rounds": 2},
-)
+QUESTIONS = {
+    "road": Question(
+        name="road",
+        description=("rounds of 6 turns on an ILLUSTRATIVE exploration deck: combats, events, fuel, "
+                     "radiation and the raider at round ends"),
+        setup_type=RoadSetup,
+        metrics=METRICS,
+        simulate=simulate_road,
+        parse_setup=parse_road,
+        reference=reference_road,
+        example={"vehicle": "interceptor", "rounds": 2},
+    ),
+}

@@ -33,7 +33,7 @@ Interpretations (the rulebook is silent; named in reports, and argued in the rul
 
 from montecarlo.games.base import Game
 from montecarlo.games.imperium.conflict import (
-    CONFLICT, MAX_EXACT_STATES, SEATS, applicable_conflict, exact_conflict, literal_places,
+    QUESTIONS, MAX_EXACT_STATES, SEATS, applicable_conflict, exact_conflict, literal_places,
     reference_conflict, simulate_conflict, sword_pmf,
 )
 from montecarlo.games.imperium.rewards import PLACES, Allocation, allocate, reference_places
@@ -51,7 +51,7 @@ GAME = Game(
     title="Dune: Imperium (Dire Wolf, 2020)",
     rules_type=Rules,
     variants=VARIANTS,
-    questions={"conflict": CONFLICT},
+    questions=QUESTIONS,
     default_question="conflict",
     variant_descriptions=VARIANT_DESCRIPTIONS,
     examples=(  # beside the 4-player example: 2 players with frequent ties; 3 with random troops
@@ -65,7 +65,7 @@ GAME = Game(
 )
 
 __all__ = [
-    "GAME", "CONFLICT",
+    "GAME", "QUESTIONS",
     # rules and data
     "Rules", "VARIANTS", "VARIANT_DESCRIPTIONS", "TIE_RULES", "TIEBREAKS", "MIN_PLAYERS", "MAX_PLAYERS",
     "Card", "Deck", "DECKS", "Reward", "ConflictCard", "CONFLICTS",

@@ -284,15 +284,17 @@ def _metrics() -> tuple[Metric, ...]:
     return places + ties + points
 
 
-CONFLICT = Question(
-    name="conflict",
-    description="who takes which conflict reward, and how often conflicts tie (2-4 players)",
-    setup_type=ConflictSetup,
-    metrics=_metrics(),
-    simulate=simulate_conflict,
-    exact=exact_conflict,
-    parse_setup=parse_conflict,
-    reference=reference_conflict,
-    applicable=applicable_conflict,
-    example={"troops": "3,2,2,1", "revealed": 3, "conflict": "skirmish"},
-)
+QUESTIONS = {
+    "conflict": Question(
+        name="conflict",
+        description="who takes which conflict reward, and how often conflicts tie (2-4 players)",
+        setup_type=ConflictSetup,
+        metrics=_metrics(),
+        simulate=simulate_conflict,
+        exact=exact_conflict,
+        parse_setup=parse_conflict,
+        reference=reference_conflict,
+        applicable=applicable_conflict,
+        example={"troops": "3,2,2,1", "revealed": 3, "conflict": "skirmish"},
+    ),
+}

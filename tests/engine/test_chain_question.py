@@ -1,0 +1,175 @@
+"""The chain-question builder: caching per context, the too-large fallback, notes and pickling."""
+
+from __future__ import annotations
+
+import pickle
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+from montecarlo.engine.chain import ChainTooLarge
+from montecarlo.engine.chain_question import ChainQuestion
+from montecarlo.engine.metrics import Metric
+from montecarlo.errors import InputError, MonteCarloError
+
+
+class Walk(NamedTuple):
+    """A gambler's walk: ``money`` from 0 to ``goal`` (the setup), fair coin."""
+
+    money: int
+    goal: int
+
+
+def start(rules, setup):
+    return Walk(setup[0], setup[1])
+
+
+def step(rules, s):
+    if s.money in (0, s.goal):
+        return []
+    up, down = s._replace(money=s.money + rules), s._replace(money=s.money - 1)
+    return [(0.5, up, ("flip",)), (0.5, down, ("flip",))]
+
+
+def outcome(rules, s):
+    return {"rich": s.money == s.goal}
+
+
+METRICS = (Metric("rich", "probability", ""), Metric("flips", "mean", ""))
+DIRECT_CALLS: list = []
+
+
+def direct(rules, setup, n, rng):
+    DIRECT_CALLS.append(setup)
+    return {"rich": np.zeros(n, dtype=bool), "flips": np.zeros(n, dtype=np.uint32)}
+
+
+def walk(**options) -> ChainQuestion:
+    return ChainQuestion(start, step, outcome, METRICS, {"flips": "flip"}, **options)
+
+
+def test_exact_is_the_gamblers_ruin_closed_form():
+    """Fair walk of +1/-1 from m to N: P(reach N) = m / N and E[flips] = m (N - m)."""
+    q = walk()
+    for m, goal in ((1, 2), (3, 10), (7, 9)):
+        e = q.exact(1, (m, goal))
+        assert e["rich"] == pytest.approx(m / goal, abs=1e-12)
+        assert e["flips"] == pytest.approx(m * (goal - m), abs=1e-9)
+        assert q.why_no_exact(1, (m, goal)) is None
+
+
+def test_one_chain_per_context_in_a_bounded_lru():
+    q = walk(cache_size=2)
+    one = q.chain(1)
+    policy = q.chain(1, "policy")
+    assert q.chain(1) is one and policy is not one  # an extra key has its own chain
+    q.chain(2)  # evicts the least recently used: (1, "policy")
+    assert q.chain(1) is one and q.chain(1, "policy") is not policy
+    q.exact(2, (1, 3))  # context 2: already there
+    assert len(q._chains) == 2
+    q.clear()
+    assert not q._chains and q.chain(1) is not one
+
+
+def test_context_decides_which_chain_a_setup_uses():
+    q = walk(context=lambda rules, setup: rules * 10 + setup[1])
+    q.exact(1, (1, 4))
+    q.exact(1, (2, 4))
+    q.exact(1, (1, 5))
+    assert sorted(key for key, _ in q._chains) == [14, 15]
+
+
+def test_too_large_chain_falls_back_to_the_direct_kernel_and_says_why():
+    DIRECT_CALLS.clear()
+    q = walk(direct=direct, max_states=5)
+    assert q.exact(1, (2, 4)) is not None  # 5 states: at the limit
+    assert q.exact(1, (2, 5)) is None
+    note = q.why_no_exact(1, (2, 5))
+    assert note.startswith("exact value unavailable because the chain has more than 5 states")
+    assert "simulated" in note
+    q.simulate(1, (2, 5), 10, np.random.default_rng(1))
+    q.simulate(1, (2, 4), 10, np.random.default_rng(1))
+    assert DIRECT_CALLS == [(2, 5)]
+
+
+def test_sampler_limit_below_the_exact_limit():
+    DIRECT_CALLS.clear()
+    q = walk(direct=direct, max_states=100, sampler_max_states=5)
+    assert q.exact(1, (2, 8)) is not None and q.why_no_exact(1, (2, 8)) is None
+    q.simulate(1, (2, 8), 10, np.random.default_rng(1))
+    assert DIRECT_CALLS == [(2, 8)]
+    with pytest.raises(ValueError):
+        walk(sampler_max_states=5)
+
+
+def test_size_bound_decides_without_walking():
+    q = walk(direct=direct, size_bound=lambda rules, setup: 10 * setup[1], max_states=40)
+    assert q.exact(1, (1, 5)) is None and not q._chains  # never walked
+    assert q.exact(1, (1, 4)) is not None
+    note = q.why_no_exact(1, (1, 5))
+    assert "would have up to 50 states, too large for the exact solver (at most 40)" in note
+
+
+def test_without_a_direct_kernel_too_large_is_no_exact_value_and_an_error_to_simulate():
+    q = walk(max_states=5)
+    assert q.exact(1, (2, 9)) is None
+    with pytest.raises(ChainTooLarge):
+        q.simulate(1, (2, 9), 10, np.random.default_rng(1))
+
+
+def test_finish_adds_derived_values_to_exact_values_and_samples():
+    def finish(rules, setup, values):
+        rich = values["rich"]
+        values["poor"] = ~rich if isinstance(rich, np.ndarray) else 1 - rich
+
+    q = walk(finish=finish)
+    assert q.exact(1, (1, 4))["poor"] == pytest.approx(0.75)
+    out = q.simulate(1, (1, 4), 1000, np.random.default_rng(2))
+    assert np.array_equal(out["poor"], ~out["rich"])
+
+
+def test_explain_words_the_engines_errors_about_the_chain():
+    def stuck(rules, s):
+        return [] if s.money == 0 else [(1.0, s, ("flip",))]
+
+    def explain(exc):
+        return InputError(f"x.toml: {exc}")
+
+    q = ChainQuestion(start, stuck, outcome, METRICS, {"flips": "flip"}, explain=explain)
+    with pytest.raises(InputError, match="x.toml: state .* only leads back to itself"):
+        q.exact(1, (1, 2))
+    with pytest.raises(MonteCarloError, match="only leads back to itself"):
+        ChainQuestion(start, stuck, outcome, METRICS, {"flips": "flip"}).exact(1, (1, 2))
+
+
+HOME = walk(home=(__name__, "HOME"))
+
+
+def test_pickles_as_its_home_or_as_its_description():
+    HOME.exact(1, (1, 3))
+    assert pickle.loads(pickle.dumps(HOME.simulate)).__self__ is HOME  # a worker's own copy
+    q = walk()
+    q.exact(1, (1, 3))
+    again = pickle.loads(pickle.dumps(q))
+    assert again is not q and not again._chains  # description only, caches empty
+    assert again.exact(1, (1, 3)) == q.exact(1, (1, 3))
+    a = again.simulate(1, (1, 3), 500, np.random.default_rng(4))
+    b = q.simulate(1, (1, 3), 500, np.random.default_rng(4))
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_a_subclass_keys_its_chains_by_extra_without_a_second_builder():
+    """What best play will do: pick a chain per (context, extra) and build it its own way."""
+
+    class Doubling(ChainQuestion):
+        def extra_of(self, rules, setup):
+            return setup[2]  # the up-step of the walk: the "policy" chosen for this setup
+
+        def build_chain(self, context, extra=None):
+            return walk().build_chain(extra)  # the walk's chain with ``rules`` = the up-step
+
+    q = Doubling(start, step, outcome, METRICS, {"flips": "flip"})
+    assert q.exact(None, (1, 4, 1))["rich"] == pytest.approx(1 / 4)
+    assert q.exact(None, (1, 4, 3))["rich"] == pytest.approx(1 / 2)  # one flip: 4 or 0
+    assert sorted(extra for _, extra in q._chains) == [1, 3]
