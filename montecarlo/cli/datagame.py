@@ -51,7 +51,7 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
     question = game.question()
     setup = question.setup(parse_set(set_values))  # every input checked before any trial
     rules = game.rules(run.variant)
-    note = compiled.exact_note(rules, setup)
+    note = question.why_no_exact(rules, setup) if question.why_no_exact is not None else None
     answer = ask(game, None, setup, variants=run.variant, settings=run.settings())
     shown = ", ".join(f"{k} {v}" for k, v in vars_of(setup).items())
     emit(answer, run, f"{game.title}: {shown}", extra={"exact_note": note} if note else None)

@@ -96,7 +96,7 @@ def battle(
         montecarlo odds war-for-arrakis -a "4 regular, bashar" -d "3 regular, naib" --settlement 2 --surprise
         montecarlo war-for-arrakis battle -a "3 regular" -d "3 regular" --policy while_ahead
     """
-    from montecarlo.games.war_for_arrakis.battle import chain_states
+    from montecarlo.games.war_for_arrakis.battle import QUESTIONS
 
     setup = {
         "attacker": attacker,
@@ -109,10 +109,11 @@ def battle(
     overrides = _policies(policy)
     answer = ask(GAME, "battle", setup, variants=run.variant, overrides=overrides, settings=run.settings())
     s = answer.setup
-    exact = any(m.exact is not None for m in answer.metrics.values())
+    why = QUESTIONS["battle"].why_no_exact
+    note = why(answer.rules, s) if why is not None else None
     extra = {
         "policies": {"attack": answer.rules.attack, "retreat": answer.rules.retreat},
-        "exact": "chain" if exact else "too large for the exact solver: estimates only",
+        "exact": note or "chain",
     }
     where = f" in a rank-{s.settlement} settlement" if s.settlement else ""
     title = f"War for Arrakis battle: {s.attacker} (attacker) vs {s.defender} (defender){where}"
@@ -123,12 +124,8 @@ def battle(
     _emit(answer, run, title, extra)
     if not run.json:
         typer.echo(_policy_line(answer.rules))
-        if not exact:
-            typer.echo(
-                f"exact: this setup is too large for the exact solver "
-                f"(about {chain_states(answer.rules, s):,} "
-                "states); the estimates above are simulated"
-            )
+        if note:
+            typer.echo(f"exact: {note}; the estimates above are simulated")
 
 
 ODDS = battle

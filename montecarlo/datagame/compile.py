@@ -3,12 +3,14 @@
 - ``Rules``: a frozen dataclass made from the file's ``[rules]`` (official values as defaults);
   ``VARIANTS`` are the file's ``[variants.NAME].overrides``.
 - One question (``battle`` unless the file names it) whose setup fields are ``[setup]``.
-- The exact solver and the fast sampler come from :class:`montecarlo.engine.chain.Chain`: the
-  state is the file's ``[state]``; one step is one round, whose outcome distribution is
-  enumerated once per pair of pools (:mod:`montecarlo.datagame.rounds`) and looked up.
+- The exact solver, the fast sampler and the note on why a setup has no exact value come from
+  :class:`montecarlo.engine.chain_question.ChainQuestion`: the state is the file's ``[state]``;
+  one step is one round, whose outcome distribution is enumerated once per pair of pools
+  (:mod:`montecarlo.datagame.rounds`) and looked up.
 - When the chain is too large for the exact solver (more than ``exact_max_states`` states) the
   exact values are ``None`` and the battle is simulated round by round on numpy arrays
-  (:meth:`CompiledGame.simulate_direct`); :meth:`CompiledGame.exact_note` says so.
+  (:meth:`CompiledGame.simulate_direct`, also used above ``SAMPLER_MAX_STATES`` states); the
+  question's ``why_no_exact`` says so.
 - ``reference``: one battle in plain Python, each die rolled on its own.
 
 A compiled game pickles as its file's text, so worker processes rebuild it from the text.
@@ -25,7 +27,7 @@ import numpy as np
 
 from montecarlo.datagame import rounds
 from montecarlo.datagame.spec import COUNTS, REROLL, Definition, DefinitionError, parse_definition
-from montecarlo.engine.chain import Chain, ChainTooLarge
+from montecarlo.engine.chain_question import ChainQuestion
 from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.games.base import Game, Metric, Question, check_known
 from montecarlo.validate import whole
@@ -45,15 +47,28 @@ class CompiledGame:
         self.Setup = _setup_type(self, d)
         self.metrics = tuple(Metric(m.name, m.kind, m.description, m.support) for m in d.metrics)
         self.counters = {m.name: COUNTS[m.counts] for m in d.metrics if m.counts}
-        self._chains: dict[tuple, Chain] = {}
-        self._sizes: dict[tuple, int | None] = {}  # (rules, start) -> states, None when too large
+        self._rules_envs: dict[Any, tuple] = {}  # rules -> (values, faces, ties)
+        self.chains: ChainQuestion[Any, tuple] = ChainQuestion(
+            self.start,
+            self._transitions,
+            self._outcome,
+            self.metrics,
+            self.counters,
+            direct=self.simulate_direct,
+            max_states=d.exact_max_states,
+            sampler_max_states=min(SAMPLER_MAX_STATES, d.exact_max_states),
+            explain=self._explain,
+            name=f"the battle's chain ({d.source})",
+            home=(self, "chains"),  # pickled as the compiled game's (its file's text) own builder
+        )
         question = Question(
             name=d.question,
             description=d.question_description,
             setup_type=self.Setup,
             metrics=self.metrics,
-            simulate=self.simulate,
-            exact=self.exact,
+            simulate=self.chains.simulate,
+            exact=self.chains.exact,
+            why_no_exact=self.chains.why_no_exact,
             parse_setup=self.parse_setup,
             reference=self.reference,
             example={f.name: f.example for f in d.setup},
@@ -162,23 +177,18 @@ class CompiledGame:
 
     # --- the chain -------------------------------------------------------------------------------------
 
-    def chain(self, rules: Any) -> Chain:
-        """The battle as an absorbing chain under ``rules`` (one per set of rules, memoised)."""
-        key = dataclasses.astuple(rules)
-        got = self._chains.get(key)
+    def _rules_env(self, rules: Any) -> tuple[dict[str, Any], dict[str, tuple], str]:
+        """The rules' values, each die's faces and the ties rule (worked out once per rules)."""
+        got = self._rules_envs.get(rules)
         if got is None:
             env = self._env(rules)
-            faces, ties = self._faces(env), self._ties(env)
-            got = self._chains[key] = Chain(
-                functools.partial(self._transitions, env, faces, ties),
-                functools.partial(self._outcome, env),
-                self.metrics,
-                self.counters,
-                max_states=self.d.exact_max_states,
-            )
+            got = self._rules_envs[rules] = (env, self._faces(env), self._ties(env))
+            if len(self._rules_envs) > 64:
+                self._rules_envs.pop(next(iter(self._rules_envs)))
         return got
 
-    def _transitions(self, rules_env, faces, ties, state) -> list:
+    def _transitions(self, rules: Any, state: Any) -> list:
+        rules_env, faces, ties = self._rules_env(rules)
         env = {**rules_env, **state._asdict()}
         if self.d.end(env):
             return []
@@ -193,8 +203,8 @@ class CompiledGame:
             steps[key] = steps.get(key, 0.0) + p
         return [(p, self.State(*key), TIE if key == state else DECISIVE) for key, p in steps.items()]
 
-    def _outcome(self, rules_env, state) -> dict[str, Any]:
-        env = {**rules_env, **state._asdict()}
+    def _outcome(self, rules: Any, state: Any) -> dict[str, Any]:
+        env = {**self._rules_env(rules)[0], **state._asdict()}
         out = {}
         for m in self.d.metrics:
             if m.value is None:
@@ -203,53 +213,13 @@ class CompiledGame:
             out[m.name] = bool(v) if m.kind == "probability" else int(v)
         return out
 
-    def size(self, rules: Any, start: tuple) -> int | None:
-        """The number of states from ``start`` under ``rules``; None above ``exact_max_states``."""
-        key = (dataclasses.astuple(rules), start)
-        if key not in self._sizes:
-            try:
-                self._sizes[key] = self._checked(lambda: self.chain(rules).size(start))
-            except ChainTooLarge:
-                self._sizes[key] = None
-        return self._sizes[key]
-
-    def _checked(self, work):
-        """Run chain work, turning a battle that cannot end into a one-line definition error."""
-        try:
-            return work()
-        except (ChainTooLarge, InputError):
-            raise
-        except MonteCarloError as exc:
-            raise self.d.error(
-                "round.update", f"{exc}; check round.update and end (every battle must be " "able to end)"
-            ) from None
-
-    def exact(self, rules: Any, setup: Any) -> dict[str, float] | None:
-        """Every metric exactly from the chain; None when the chain is too large (see exact_note)."""
-        start = self.start(rules, setup)
-        if self.size(rules, start) is None:
-            return None
-        return self._checked(lambda: self.chain(rules).exact(start))
-
-    def exact_note(self, rules: Any, setup: Any) -> str | None:
-        """Why there are no exact values for this setup (None when there are)."""
-        start = self.start(rules, setup)
-        if self.size(rules, start) is None:
-            return (
-                f"{self.d.source}: the battle's chain has more than {self.d.exact_max_states:,} states, "
-                "too many for the exact solver: simulated round by round, no exact values"
-            )
-        return None
+    def _explain(self, exc: MonteCarloError) -> Exception:
+        """A battle that cannot end, as a one-line definition error."""
+        return self.d.error(
+            "round.update", f"{exc}; check round.update and end (every battle must be able to end)"
+        )
 
     # --- kernels ----------------------------------------------------------------------------------
-
-    def simulate(self, rules: Any, setup: Any, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """``n`` battles: the chain's sampler when the chain is small, else round by round."""
-        start = self.start(rules, setup)
-        size = self.size(rules, start)
-        if size is not None and size <= SAMPLER_MAX_STATES:
-            return self._checked(lambda: self.chain(rules).sample(start, n, rng))
-        return self.simulate_direct(rules, setup, n, rng)
 
     def simulate_direct(
         self, rules: Any, setup: Any, n: int, rng: np.random.Generator

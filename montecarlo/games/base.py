@@ -55,6 +55,9 @@ class Question:
     example: Mapping[str, Any] = field(default_factory=dict)  # a typical setup, for docs and tests
     # which metrics mean something for a setup (e.g. not seat 4 of a 3-player conflict); None: all
     applicable: Callable[[Any], Sequence[str]] | None = None
+    # why ``exact`` gives no value for a setup ("exact value unavailable because ..."), None when
+    # it gives one; chain-shaped questions get it from montecarlo.engine.chain_question
+    why_no_exact: Callable[[Any, Any], str | None] | None = None
 
     def setup(self, values: Mapping[str, Any]) -> Any:
         """A validated setup from plain values."""

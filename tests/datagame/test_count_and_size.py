@@ -145,9 +145,9 @@ def test_a_chain_too_large_for_the_exact_solver_still_simulates_and_says_so(tmp_
     q, rules = small.game.question(), small.game.rules()
     setup = q.setup({"red": 6, "blue": 5})
     assert q.exact(rules, setup) is None
-    note = small.exact_note(rules, setup)
+    note = q.why_no_exact(rules, setup)
     assert "small.toml" in note and "more than 5 states" in note and "simulated" in note
-    assert full.exact_note(rules, setup) is None
+    assert full.game.question().why_no_exact(rules, setup) is None
     out = q.simulate(rules, setup, 30_000, np.random.default_rng(5))  # round by round
     p = red_wins(6, 5)
     assert abs(out["red_win"].mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / 30_000)

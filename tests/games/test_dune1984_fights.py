@@ -24,8 +24,8 @@ from montecarlo.games.dune1984.fights import (
     QUESTIONS,
     STRENGTHS,
     DuelSetup,
+    DUEL,
     FightSetup,
-    _chain,
     _Context,
     exact,
     reference_duel,
@@ -366,7 +366,7 @@ def test_fight_contexts_are_equal_by_their_rules_dice_and_guiles():
     other = _Context(rules, dice, ((3,), (5,)))
     assert one == same and hash(one) == hash(same)
     assert one != other and one != (rules, dice, guiles)
-    assert _chain("duel", one) is _chain("duel", same)
+    assert DUEL.chain(one) is DUEL.chain(same)
 
 
 def test_engine_runs_are_reproducible_and_exact_is_attached():

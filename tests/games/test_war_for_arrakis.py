@@ -513,9 +513,9 @@ def test_chain_states_bound_by_hand():
 def test_exact_battle_solves_a_chain_exactly_at_the_state_limit(monkeypatch):
     """The limit is inclusive: a bound of 40 states is solved when the limit is 40, not when 39."""
     setup = BattleSetup("2 regular, 1 elite", "1 regular")
-    monkeypatch.setattr(battle, "DEFAULT_MAX_STATES", 40)
+    monkeypatch.setattr(battle.BATTLE, "max_states", 40)
     assert exact_battle(RULES, setup) is not None
-    monkeypatch.setattr(battle, "DEFAULT_MAX_STATES", 39)
+    monkeypatch.setattr(battle.BATTLE, "max_states", 39)
     assert exact_battle(RULES, setup) is None
 
 

@@ -1,9 +1,10 @@
 """One question of the template game: who wins a highest-die duel.
 
 The parts every question has: a frozen ``Setup``, ``parse_duel`` (plain values -> Setup, with
-one-line errors), the chain (``transitions`` and ``outcome``; the engine derives the exact
-solver and the kernel), ``reference_duel`` (one trial in plain Python, real dice, written from
-the rules and not from the chain) and the ``Question`` that ties them together.
+one-line errors), the chain (``start``, ``transitions`` and ``outcome``; the engine's
+:class:`~montecarlo.engine.chain_question.ChainQuestion` derives the exact solver, the kernel and
+the note on why a setup has no exact value), ``reference_duel`` (one trial in plain Python, real
+dice, written from the rules and not from the chain) and the ``Question`` that ties them together.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from montecarlo.engine.chain import Chain
+from montecarlo.engine.chain import Step
+from montecarlo.engine.chain_question import ChainQuestion
 from montecarlo.engine.dice import highest_die_pmf
 from montecarlo.games._template.rules import Rules
 from montecarlo.games.base import Metric, Question, build_dataclass, whole
@@ -55,7 +57,12 @@ def round_odds(faces: int, a: int, d: int) -> tuple[float, float, float]:
     return float(pa @ below_d), float(pd @ below_a), float(pa @ pd)
 
 
-def transitions(rules: Rules, s: DuelState) -> list[tuple[float, DuelState, tuple[str, ...]]]:
+def start(rules: Rules, setup: DuelSetup) -> DuelState:
+    """Where a duel starts: both sides at full Strength."""
+    return DuelState(setup.attacker, setup.defender)
+
+
+def transitions(rules: Rules, s: DuelState) -> list[Step[DuelState]]:
     """The next roll from ``s``: (probability, next state, tags); none once a side is at 0."""
     if s.attacker == 0 or s.defender == 0:
         return []
@@ -66,7 +73,7 @@ def transitions(rules: Rules, s: DuelState) -> list[tuple[float, DuelState, tupl
     return [(win, hit_defender, ("roll",)), (lose, hit_attacker, ("roll",)), (tie, s, ("roll", "tie"))]
 
 
-def outcome(s: DuelState) -> dict[str, Any]:
+def outcome(rules: Rules, s: DuelState) -> dict[str, Any]:
     """What a finished duel reports (counters such as rounds come from the tags)."""
     return {"attacker_win": s.defender == 0, "winner_strength": max(s.attacker, s.defender)}
 
@@ -78,18 +85,8 @@ METRICS = (
 )
 
 
-@functools.lru_cache(maxsize=64)
-def _chain(rules: Rules) -> Chain:
-    """One chain per set of rules, so solved states are shared between setups."""
-    return Chain(functools.partial(transitions, rules), outcome, METRICS, {"rounds": "roll"})
-
-
-def exact_duel(rules: Rules, setup: DuelSetup) -> dict[str, float]:
-    return _chain(rules).exact(DuelState(setup.attacker, setup.defender))
-
-
-def simulate_duel(rules: Rules, setup: DuelSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    return _chain(rules).sample(DuelState(setup.attacker, setup.defender), n, rng)
+# home: pickled as a reference, so each worker process keeps its own solved chains
+DUEL = ChainQuestion(start, transitions, outcome, METRICS, {"rounds": "roll"}, home=(__name__, "DUEL"))
 
 
 def reference_duel(rules: Rules, setup: DuelSetup, rng: np.random.Generator) -> dict[str, Any]:
@@ -111,8 +108,9 @@ QUESTIONS = {
         description="highest-die duel: the lower highest die loses a point, ties re-roll",
         setup_type=DuelSetup,
         metrics=METRICS,
-        simulate=simulate_duel,
-        exact=exact_duel,
+        simulate=DUEL.simulate,
+        exact=DUEL.exact,
+        why_no_exact=DUEL.why_no_exact,
         parse_setup=parse_duel,
         reference=reference_duel,
         example={"attacker": 3, "defender": 2},

@@ -32,9 +32,9 @@ Strength, the designated characters, the unused Poison cards and a pending Poiso
 per-round odds come from the closed-form distribution of the highest die
 (:func:`montecarlo.engine.dice.highest_die_cdf`). This module writes only the rule
 (:func:`_transitions`, tagged "roll", "decisive" or "tie") and what a finished fight reports
-(:func:`_outcome`); :class:`montecarlo.engine.chain.Chain` derives from them the exact values
-(worked backwards with memoised values: Strength only falls) and the kernel (one random byte
-per active trial and step).
+(:func:`_outcome`); :class:`montecarlo.engine.chain_question.ChainQuestion` derives from them the
+exact values (worked backwards with memoised values: Strength only falls) and the kernel (one
+random byte per active trial and step), with one chain per context (rules, dice, Guiles).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from montecarlo.engine.chain import Chain
+from montecarlo.engine.chain_question import ChainQuestion
 from montecarlo.engine.dice import highest_die_cdf
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass, is_whole, whole
@@ -381,8 +381,9 @@ def _transitions(ctx: _Context, state: FightState) -> tuple[tuple[float, FightSt
     return ((win_a, hit_d, ROLL), (win_d, hit_a, ROLL), (tie, state, TIE))
 
 
-def _outcome(question: str, rules: Rules, end: FightState) -> dict[str, int | bool]:
+def _outcome(question: str, ctx: _Context, end: FightState) -> dict[str, int | bool]:
     """The per-fight values fixed by the final state (the winner's Strength, survivors, ...)."""
+    rules = ctx.rules
     strengths, designated, _, _, lost = end
     won = strengths[1][designated[1]] == 0  # the attacker won
     winner = strengths[0] if won else strengths[1]
@@ -401,63 +402,31 @@ def _outcome(question: str, rules: Rules, end: FightState) -> dict[str, int | bo
     return out
 
 
-@functools.lru_cache(maxsize=1024)
-def _chain(question: str, ctx: _Context) -> Chain:
-    """The fight as an absorbing chain (one per question and context, so solved states are shared)."""
-    return Chain(
-        functools.partial(_transitions, ctx),
-        functools.partial(_outcome, question, ctx.rules),
-        QUESTIONS[question].metrics,
+def _question(question: str) -> ChainQuestion[_Context, FightState]:
+    """A duel or a fight on the chain engine: one chain per context, so solved states are shared."""
+    return ChainQuestion(
+        lambda rules, setup: _start(rules, setup)[1],
+        _transitions,
+        functools.partial(_outcome, question),
+        _METRICS[question],
         COUNTERS,
+        context=lambda rules, setup: _start(rules, setup)[0],
+        cache_size=1024,
+        home=(__name__, question.upper()),  # DUEL or FIGHT below
     )
 
 
-def _solve(question: str, rules: Rules, setup: DuelSetup | FightSetup) -> dict[str, float]:
-    ctx, start = _start(rules, setup)
-    return _chain(question, ctx).exact(start)
-
-
-def exact_duel(rules: Rules, setup: DuelSetup) -> dict[str, float]:
-    """Every metric of a duel, exactly (expected rounds included), from the chain engine."""
-    return _solve("duel", rules, setup)
-
-
-def exact_fight(rules: Rules, setup: FightSetup) -> dict[str, float]:
-    """Every metric of a multi-character fight, exactly, from the chain engine."""
-    return _solve("fight", rules, setup)
-
-
-def exact(rules: Rules, setup: DuelSetup | FightSetup) -> dict[str, float]:
-    """A duel or a fight, whichever ``setup`` is."""
-    return exact_duel(rules, setup) if isinstance(setup, DuelSetup) else exact_fight(rules, setup)
+def exact(rules: Rules, setup: DuelSetup | FightSetup) -> dict[str, float] | None:
+    """Every metric of a duel or a fight, whichever ``setup`` is, exactly (expected rounds included)."""
+    return (DUEL if isinstance(setup, DuelSetup) else FIGHT).exact(rules, setup)
 
 
 def clear_caches() -> None:
     """Forget every memoised round table, chain and kernel table (for cold timings)."""
-    for cached in (_sides, _highest, _round_table, _context, _start, _chain):
+    for cached in (_sides, _highest, _round_table, _context, _start):
         cached.cache_clear()
-
-
-# --- the kernels --------------------------------------------------------------------------------
-
-
-def _simulate(
-    question: str, rules: Rules, setup: DuelSetup | FightSetup, n: int, rng: np.random.Generator
-) -> dict[str, np.ndarray]:
-    ctx, start = _start(rules, setup)
-    return _chain(question, ctx).sample(start, n, rng)
-
-
-def simulate_duel(rules: Rules, setup: DuelSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-    """``n`` duels, sampled from the chain (:meth:`montecarlo.engine.chain.Chain.sample`)."""
-    return _simulate("duel", rules, setup, n, rng)
-
-
-def simulate_fight(
-    rules: Rules, setup: FightSetup, n: int, rng: np.random.Generator
-) -> dict[str, np.ndarray]:
-    """``n`` multi-character fights, sampled from the chain."""
-    return _simulate("fight", rules, setup, n, rng)
+    DUEL.clear()
+    FIGHT.clear()
 
 
 # --- the slow reference -------------------------------------------------------------------------
@@ -551,27 +520,40 @@ _COMMON = (
 )
 _POISONED = Metric("poisoned", "probability", "a Poison check eliminated a character (interpretation)")
 _COUNTS = tuple(range(0, MAX_CHARACTERS + 1))
+_METRICS = {
+    "duel": _COMMON
+    + (
+        Metric(
+            "winner_strength", "distribution", "the winner's Strength at the end, before the gain", STRENGTHS
+        ),
+        Metric("winner_strength_after", "distribution", "the winner's Strength after the gain", STRENGTHS),
+        _POISONED,
+    ),
+    "fight": _COMMON
+    + (
+        Metric("attacker_survivors", "distribution", "attacker's characters still standing", _COUNTS),
+        Metric("defender_survivors", "distribution", "defender's characters still standing", _COUNTS),
+        Metric(
+            "attacker_strength_after", "mean", "attacker's total Strength after the fight (gain included)"
+        ),
+        Metric(
+            "defender_strength_after", "mean", "defender's total Strength after the fight (gain included)"
+        ),
+        _POISONED,
+    ),
+}
+DUEL, FIGHT = _question("duel"), _question("fight")
+simulate_duel, simulate_fight = DUEL.simulate, FIGHT.simulate  # the kernels, by the names tests use
 
 QUESTIONS = {
     "duel": Question(
         name="duel",
         description="Strength duel of two characters with dice, Sword, Gom Jabbar and Poison",
         setup_type=DuelSetup,
-        metrics=_COMMON
-        + (
-            Metric(
-                "winner_strength",
-                "distribution",
-                "the winner's Strength at the end, before the gain",
-                STRENGTHS,
-            ),
-            Metric(
-                "winner_strength_after", "distribution", "the winner's Strength after the gain", STRENGTHS
-            ),
-            _POISONED,
-        ),
-        simulate=simulate_duel,
-        exact=exact_duel,
+        metrics=_METRICS["duel"],
+        simulate=DUEL.simulate,
+        exact=DUEL.exact,
+        why_no_exact=DUEL.why_no_exact,
         parse_setup=parse_duel,
         reference=reference_duel,
         example={"attacker": 4, "defender": 5},
@@ -582,20 +564,10 @@ QUESTIONS = {
             "fight with one to three characters a side (summed Strength, one designated to take damage)"
         ),
         setup_type=FightSetup,
-        metrics=_COMMON
-        + (
-            Metric("attacker_survivors", "distribution", "attacker's characters still standing", _COUNTS),
-            Metric("defender_survivors", "distribution", "defender's characters still standing", _COUNTS),
-            Metric(
-                "attacker_strength_after", "mean", "attacker's total Strength after the fight (gain included)"
-            ),
-            Metric(
-                "defender_strength_after", "mean", "defender's total Strength after the fight (gain included)"
-            ),
-            _POISONED,
-        ),
-        simulate=simulate_fight,
-        exact=exact_fight,
+        metrics=_METRICS["fight"],
+        simulate=FIGHT.simulate,
+        exact=FIGHT.exact,
+        why_no_exact=FIGHT.why_no_exact,
         parse_setup=parse_fight,
         reference=reference_fight,
         example={"attacker": [4, 3], "defender": [5], "defender_equipment": ["sword"]},

@@ -19,11 +19,12 @@ it matters, "the surprise round is still to come" and the round number under ``m
 One round's joint distribution of (hits on the attacker, hits on the defender) comes from the
 two pools' exact (Hits, Shields, Specials) distributions (:mod:`.dice`), the leaders' Specials
 best leader first, special elites cancelling Shields and Shields cancelling Hits. The battle is
-an absorbing chain over those states (:class:`montecarlo.engine.chain.Chain`): :func:`exact_battle`
-solves it backwards and the kernel samples it; a round in which nothing happens and the attacker
-continues for free is a self-loop. Only an enormous ``max_rounds:N`` makes the chain too large:
-then the kernel plays the battles round by round over arrays (:func:`simulate_direct`) and there
-is no exact value.
+an absorbing chain over those states (:data:`BATTLE`, a
+:class:`montecarlo.engine.chain_question.ChainQuestion`): :func:`exact_battle` solves it
+backwards and the kernel samples it; a round in which nothing happens and the attacker continues for free
+is a self-loop. Only an enormous ``max_rounds:N`` makes the chain too large (:func:`chain_states`
+bounds it before any walk): then the kernel plays the battles round by round over arrays
+(:func:`simulate_direct`) and there is no exact value.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from montecarlo.engine.chain import DEFAULT_MAX_STATES, Chain
+from montecarlo.engine.chain_question import ChainQuestion
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass
 from montecarlo.games.war_for_arrakis import dice
@@ -164,14 +165,15 @@ def legion_text(legion: Legion) -> str:
     return ", ".join(parts) if parts else "none"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class BattleSetup:
     """One battle.
 
     Attributes:
         attacker, defender: legions as text (``"4 regular, 1 elite, bashar"``), stored in
             canonical form. The defender may be ``"none"`` when it holds a settlement (an
-            undefended settlement falls without a roll).
+            undefended settlement falls without a roll). Each text is parsed once, here; the
+            parsed legions are :attr:`legions`.
         settlement: the rank (1..3) of the defender's settlement, 0 for none. It adds that many
             dice to the defender every round and makes each continuation cost the attacker 1 Hit.
         attacker_cards, defender_cards: Planning cards each side discards every round (+1 die
@@ -215,15 +217,12 @@ class BattleSetup:
         object.__setattr__(self, "attacker", legion_text(a))
         object.__setattr__(self, "defender", legion_text(d))
         object.__setattr__(self, "settlement", int(self.settlement))
+        object.__setattr__(self, "_legions", (a, d))  # not a field: the texts above say the same
 
     @property
     def legions(self) -> tuple[Legion, Legion]:
-        return _legion(self.attacker), _legion(self.defender)
-
-
-@functools.lru_cache(maxsize=4096)
-def _legion(text: str) -> Legion:
-    return parse_legion(text)
+        """Both legions, as parsed from the texts (once, when the setup was made)."""
+        return self._legions  # type: ignore[attr-defined]
 
 
 def parse_battle(values: Mapping[str, Any]) -> BattleSetup:
@@ -475,39 +474,23 @@ def chain_states(rules: Rules, setup: BattleSetup) -> int:
     return (capacity(a) + 1) * (capacity(d) + 1) * ((1 + setup.surprise) * (rules.max_rounds or 1) + 3)
 
 
-@functools.lru_cache(maxsize=512)
-def _chain(ctx: _Context) -> Chain:
-    return Chain(functools.partial(_transitions, ctx), _outcome, CHAIN_METRICS, {"rounds": "round"})
-
-
-def exact_battle(rules: Rules, setup: BattleSetup) -> dict[str, float] | None:
-    """Every metric exactly, from the chain; None when the chain would be too large."""
-    if chain_states(rules, setup) > DEFAULT_MAX_STATES:
-        return None
-    values = _chain(_context(rules, setup)).exact(_start(setup))
-    a, d = setup.legions
-    for side, units in (("attacker", a.units), ("defender", d.units)):
-        values[f"{side}_losses"] = units - sum(v * values[f"{side}_survivors={v}"] for v in COUNTS)
-    return values
-
-
-def simulate_battle(
-    rules: Rules, setup: BattleSetup, n: int, rng: np.random.Generator
-) -> dict[str, np.ndarray]:
-    """``n`` battles: sampled from the chain, or played round by round when it is too large."""
-    if chain_states(rules, setup) > DEFAULT_MAX_STATES:
-        return simulate_direct(rules, setup, n, rng)
-    out = _chain(_context(rules, setup)).sample(_start(setup), n, rng)
-    a, d = setup.legions
-    out["attacker_losses"] = np.int8(a.units) - out["attacker_survivors"].astype(np.int8)
-    out["defender_losses"] = np.int8(d.units) - out["defender_survivors"].astype(np.int8)
-    return out
+def _losses(rules: Rules, setup: BattleSetup, values: dict[str, Any]) -> None:
+    """Add each side's losses (units at the start minus survivors) to exact values or samples."""
+    for side, legion in zip(SIDES, setup.legions):
+        survivors = values.get(f"{side}_survivors")
+        if survivors is not None:  # a sample: survivors per trial
+            values[f"{side}_losses"] = np.int8(legion.units) - survivors.astype(np.int8)
+        else:  # exact values: the survivors' distribution
+            values[f"{side}_losses"] = legion.units - sum(
+                v * values[f"{side}_survivors={v}"] for v in COUNTS
+            )
 
 
 def clear_caches() -> None:
     """Forget every memoised table and chain (for cold timings)."""
-    for cached in (side_table, round_table, _chain, take_hits, _legion, leader_order):
+    for cached in (side_table, round_table, take_hits, leader_order):
         cached.cache_clear()
+    BATTLE.clear()
     dice.clear_caches()
 
 
@@ -793,6 +776,23 @@ METRICS = (
     + CHAIN_METRICS[5:]
 )
 
+BATTLE: ChainQuestion[_Context, BattleState] = ChainQuestion(
+    lambda rules, setup: _start(setup),
+    _transitions,
+    lambda ctx, end: _outcome(end),
+    CHAIN_METRICS,
+    {"rounds": "round"},
+    context=_context,
+    direct=simulate_direct,
+    size_bound=chain_states,
+    finish=_losses,
+    name="the battle's chain",
+    cache_size=512,
+    home=(__name__, "BATTLE"),
+)
+exact_battle, simulate_battle = BATTLE.exact, BATTLE.simulate  # the names the CLI and tests use
+
+
 QUESTIONS = {
     "battle": Question(
         name="battle",
@@ -801,8 +801,9 @@ QUESTIONS = {
         ),
         setup_type=BattleSetup,
         metrics=METRICS,
-        simulate=simulate_battle,
-        exact=exact_battle,
+        simulate=BATTLE.simulate,
+        exact=BATTLE.exact,
+        why_no_exact=BATTLE.why_no_exact,
         parse_setup=parse_battle,
         reference=reference_battle,
         example={
