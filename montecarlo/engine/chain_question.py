@@ -85,8 +85,9 @@ class ChainQuestion(Generic[C, S]):
         max_states: the exact solver's limit (and the sampler's, unless ``sampler_max_states``).
         sampler_max_states: above this many states trials are simulated by ``direct`` (a large
             chain's byte table costs more than it saves); needs ``direct``.
-        size_bound: ``(rules, setup) -> int``, an upper bound on the states known without walking
-            the chain; when given, a setup whose bound exceeds ``max_states`` is never walked.
+        size_bound: ``(rules, setup) -> int | None``, an upper bound on the states known without
+            walking the chain (None: no bound known, walk it); a setup whose bound exceeds
+            ``max_states`` is never walked.
         finish: ``(rules, setup, values)``, adds values derived from the chain's (in place) to
             exact values (floats) and chain samples (arrays) alike; ``direct`` returns all.
         explain: turns the engine's errors about a chain (a state that only leads to itself)
@@ -116,7 +117,7 @@ class ChainQuestion(Generic[C, S]):
         direct: Kernel | None = None,
         max_states: int = DEFAULT_MAX_STATES,
         sampler_max_states: int | None = None,
-        size_bound: Callable[[Any, Any], int] | None = None,
+        size_bound: Callable[[Any, Any], int | None] | None = None,
         finish: Callable[[Any, Any, dict[str, Any]], None] | None = None,
         explain: Callable[[MonteCarloError], Exception] | None = None,
         objective: Callable[[C], Objective | None] | None = None,
@@ -231,8 +232,13 @@ class ChainQuestion(Generic[C, S]):
             raise InputError(self.why_no_exact(rules, setup) or "best play unavailable")
         return solved
 
+    def _bound(self, rules: Any, setup: Any) -> int | None:
+        """``size_bound``'s upper bound on the states, None when there is none."""
+        return None if self.size_bound is None else self.size_bound(rules, setup)
+
     def _solvable(self, rules: Any, setup: Any) -> bool:
-        return self.size_bound is None or self.size_bound(rules, setup) <= self.max_states
+        bound = self._bound(rules, setup)
+        return bound is None or bound <= self.max_states
 
     def _solution(self, context: C, start: S) -> Solution[S] | int:
         """The solved policy of ``(context, start)``, or TOO_LARGE; memoised (bounded LRU)."""
@@ -272,7 +278,7 @@ class ChainQuestion(Generic[C, S]):
 
     def size(self, rules: Any, setup: Any) -> int | None:
         """States of ``setup``'s chain; None above ``max_states`` (walked once, then memoised)."""
-        if self.size_bound is not None and self.size_bound(rules, setup) > self.max_states:
+        if not self._solvable(rules, setup):
             return None
         context, start = self.context_of(rules, setup), self.start(rules, setup)
         return self._size(context, start)
@@ -308,8 +314,9 @@ class ChainQuestion(Generic[C, S]):
 
     def _within(self, rules: Any, setup: Any, context: C, start: S, limit: int) -> bool:
         """Whether the chain has at most ``limit`` states (by ``size_bound`` when given: no walk)."""
-        if self.size_bound is not None:
-            return self.size_bound(rules, setup) <= limit
+        bound = self._bound(rules, setup)
+        if bound is not None:
+            return bound <= limit
         size = self._size(context, start)
         return size is not None and size <= limit
 
@@ -354,8 +361,8 @@ class ChainQuestion(Generic[C, S]):
         """Why ``exact`` gives no value for this setup ("exact value unavailable because ..."); None
         when it gives one."""
         best = self.asks_best(self.context_of(rules, setup))
-        if self.size_bound is not None:
-            bound = self.size_bound(rules, setup)
+        bound = self._bound(rules, setup)
+        if bound is not None:
             if bound <= self.max_states:
                 return None
             why = (

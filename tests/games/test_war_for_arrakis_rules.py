@@ -25,7 +25,7 @@ LEADER_NAMES = (
     "Gurney Halleck, Stilgar, Chani, Alia"
 )
 POLICY_HELP = (
-    "attack policies: until_destroyed (default), while_ahead, max_rounds:N; "
+    "attack policies: until_destroyed (default), while_ahead, max_rounds:N, best; "
     "retreat policies: never (default), when_outnumbered"
 )
 
@@ -131,7 +131,7 @@ TABLE_HELP = "leader_values must be a table {leader: '2H+1S'}, got "
         ({"surprise": "x"}, "surprise must be one of special, die, got 'x'"),
         (
             {"attack": "max_rounds:0"},
-            "attack policy must be one of until_destroyed, while_ahead, max_rounds:N (N >= 1), "
+            "attack policy must be one of until_destroyed, while_ahead, best, max_rounds:N (N >= 1), "
             "got 'max_rounds:0'",
         ),
         ({"retreat": "always"}, "retreat policy must be one of never, when_outnumbered, got 'always'"),

@@ -41,6 +41,15 @@ GAME = Game(
                 "surprise": True,
             },
         ),
+        # best play: two leaders to choose between, free continuation (cycles), a trade objective
+        (
+            "battle",
+            {
+                "attacker": "2 regular, 1 sardaukar, Baron Harkonnen, Beast Rabban",
+                "defender": "3 regular, Stilgar",
+                "objective": "trade:1",
+            },
+        ),
         ("storm", {"legion": "2 regular, 1 sardaukar", "terrain": "plateau"}),
         ("worm", {"legion": "none", "terrain": "deep_desert", "harvester": True}),
         (

@@ -31,7 +31,8 @@ DATA = pathlib.Path(__file__).resolve().parent / "data"
 TERRAINS = ("deep_desert", "desert", "minor_erg", "plateau", "mountain")
 EXPOSED = TERRAINS[:4]  # storms sweep these; a Mountain area is safe from storms and worms
 DESERTS = ("deep_desert", "desert")  # wormsigns, harvesters and spice
-ATTACK_POLICIES = ("until_destroyed", "while_ahead", "max_rounds:N")
+ATTACK_POLICIES = ("until_destroyed", "while_ahead", "best", "max_rounds:N")
+FIXED_ATTACKS = ATTACK_POLICIES[:2]  # the fixed attack policies by name (with max_rounds:N)
 RETREAT_POLICIES = ("never", "when_outnumbered")
 SURPRISE_KINDS = ("special", "die")
 
@@ -122,7 +123,8 @@ class Rules:
         surprise: what a surprise attack adds to the attacker's first round: one "special"
             result (default) or one "die" (variant ``surprise_adds_die``).
         attack: the attacker's policy after each round: until_destroyed, while_ahead,
-            max_rounds:N.
+            max_rounds:N, or best (continue or retreat, and which leaders turn its Specials,
+            solved exactly for the setup's objective; docs/best-play.md).
         retreat: the defender's policy: never, when_outnumbered.
         leader_values: overrides of table 2.6, ``{leader name: '2H+1S'}``; stored as a sorted
             tuple of (key, hits, shields).
@@ -180,7 +182,7 @@ class Rules:
         if self.surprise not in SURPRISE_KINDS:
             raise InputError(f"surprise must be one of {', '.join(SURPRISE_KINDS)}, got {self.surprise!r}")
         attack = str(self.attack).strip().lower()
-        if attack not in ATTACK_POLICIES[:2]:
+        if attack not in ATTACK_POLICIES[:3]:
             match = re.fullmatch(r"max_rounds:(\d+)", attack)
             if not match or int(match.group(1)) < 1:
                 raise InputError(
@@ -277,6 +279,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "while_ahead": {"attack": "while_ahead"},
     "one_round": {"attack": "max_rounds:1"},
     "retreat_when_outnumbered": {"retreat": "when_outnumbered"},
+    "best_play": {"attack": "best"},
 }
 
 VARIANT_DESCRIPTIONS: dict[str, str] = {
@@ -287,10 +290,11 @@ VARIANT_DESCRIPTIONS: dict[str, str] = {
     "while_ahead": "the attacker continues only while it has at least as many units as the defender",
     "one_round": "the attacker fights one round and stops (policy max_rounds:1)",
     "retreat_when_outnumbered": "the defender retreats when the attacker goes on with more units than it has",
+    "best_play": "the attacker plays best (continue or retreat, which leaders use its Specials; policy best)",
 }
 
 POLICY_HELP = (
-    "attack policies: until_destroyed (default), while_ahead, max_rounds:N; "
+    "attack policies: until_destroyed (default), while_ahead, max_rounds:N, best; "
     "retreat policies: never (default), when_outnumbered"
 )
 
@@ -310,7 +314,7 @@ def policy_overrides(names: Any) -> dict[str, str]:
         field = "retreat" if name in RETREAT_POLICIES else "attack"
         if (
             field == "attack"
-            and name not in ATTACK_POLICIES[:2]
+            and name not in ATTACK_POLICIES[:3]
             and not re.fullmatch(r"max_rounds:[1-9]\d*", name)
         ):
             raise InputError(f"unknown policy {item!r}; {POLICY_HELP}")
