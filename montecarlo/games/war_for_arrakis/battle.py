@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple
@@ -42,7 +43,7 @@ from montecarlo.engine.decisions import Choice, Objective
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass
 from montecarlo.games.war_for_arrakis import dice
-from montecarlo.games.war_for_arrakis.rules import LEADERS, Rules, find_leader, leader_order
+from montecarlo.games.war_for_arrakis.rules import LEADERS, Rules, find_leader, leader_order, leader_value
 from montecarlo.validate import is_whole, whole
 
 MAX_UNITS = 6  # stacking limit of an area (leaders are not units)
@@ -1026,6 +1027,96 @@ class BestPlay:
             return totals[next(iter(options.values()))]
         state: Any = Pick(attacker, defender, tuple((name, nxt) for nxt, name in options.items()))
         return totals[self.solution.policy[state]]
+
+
+class Decision(NamedTuple):
+    """One decision of best play: where, what is chosen, and the value of each option."""
+
+    attacker: str  # the attacking units (before any payment to continue), as text
+    defender: str
+    attacker_units: int
+    defender_units: int
+    choice: str  # "continue" or "retreat"; for Specials the leaders' names
+    values: dict[str, float]  # option -> expected objective of taking it and playing best after
+    leaves: dict[str, tuple[str, str]]  # Specials only: option -> (attacker, defender) after the round
+
+
+class Advice(NamedTuple):
+    """Best play for a battle (:func:`advise`)."""
+
+    objective: str
+    value: float  # the optimum
+    fixed: float  # the objective of the fixed policy until_destroyed (leaders best first)
+    continue_or_retreat: tuple[Decision, ...]
+    specials: tuple[Decision, ...]
+
+
+def advise(rules: Rules, setup: BattleSetup) -> Advice:
+    """The decisions of best play, with the value of each option, in the terms of the table.
+
+    ``rules.attack`` is set to ``best`` here (the other rules, e.g. the defender's policy, are
+    kept); the setup's objective (default win) is what is maximised. Continue-or-retreat
+    decisions come sorted by attacking units (most first), then defending units (fewest first).
+    """
+    import dataclasses
+
+    best_rules = dataclasses.replace(rules, attack="best")
+    objective = setup.objective or "win"
+    setup = dataclasses.replace(setup, objective=objective)
+    solution = BATTLE.solution(best_rules, setup)
+    values = exact_battle(dataclasses.replace(rules, attack="until_destroyed"), setup)
+    fixed = values["objective"] if values is not None else math.nan
+    attacker, defender = setup.legions
+    names = _leader_names(rules, attacker)
+    plain, picks = [], []
+    for state, choice in solution.policy.items():
+        options = solution.option_values(state)
+        if isinstance(state, Pick):
+            picks.append(
+                Decision(
+                    _units_text(state.attacker, attacker), _units_text(state.defender, defender),
+                    sum(state.attacker), sum(state.defender), names(choice),
+                    {names(k): v for k, v in options.items()},
+                    {names(k): (_units_text(n.attacker, attacker), _units_text(n.defender, defender))
+                     for k, n in state.options},
+                )
+            )
+        else:
+            plain.append(
+                Decision(
+                    _units_text(state.attacker, attacker), _units_text(state.defender, defender),
+                    sum(state.attacker), sum(state.defender), choice, options, {},
+                )
+            )
+    order = lambda d: (-d.attacker_units, d.defender_units, d.attacker, d.defender)  # noqa: E731
+    plain.sort(key=order)
+    picks.sort(key=order)
+    return Advice(objective, solution.value, fixed, tuple(plain), tuple(picks))
+
+
+def _units_text(counts: tuple[int, int, int], legion: Legion) -> str:
+    """Units as text (``"2 regular, 1 sardaukar"``; ``"none"``), in the legion's names."""
+    return legion_text(Legion(*counts, (), legion.special_name))
+
+
+def _leader_names(rules: Rules, legion: Legion) -> Any:
+    """An option name of values (``"2H & 2S"``) -> the leaders' names (``"Beast Rabban & Baron
+    Harkonnen"``), each leader named once."""
+
+    def name(option: str) -> str:
+        free = list(legion.leaders)
+        out = []
+        for value in option.split(" & "):
+            for key in free:
+                if value_text(*leader_value(rules, key)) == value:
+                    free.remove(key)
+                    out.append(f"{LEADERS[key].name} ({value})")
+                    break
+            else:  # pragma: no cover - every option is made of the legion's own leaders
+                out.append(value)
+        return " & ".join(out)
+
+    return name
 
 
 def _leader_card(rules: Rules, key: str) -> tuple[int, int]:

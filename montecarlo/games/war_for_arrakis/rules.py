@@ -311,6 +311,13 @@ def policy_overrides(names: Any) -> dict[str, str]:
         name = str(item).strip().lower().replace("-", "_")
         if not name:
             continue
+        if name.replace(" ", "") == "attacker:best":
+            name = "best"
+        if name.replace(" ", "") == "defender:best":
+            raise InputError(
+                "defender:best (the defender choosing when to retreat) is not modelled; "
+                "--policy best solves the attacker's decisions against the defender's stated policy"
+            )
         field = "retreat" if name in RETREAT_POLICIES else "attack"
         if (
             field == "attack"
