@@ -1203,10 +1203,7 @@ CHAIN_METRICS = (
         "defender_survivors", "distribution", "defending units left at the end (a retreat keeps them)", COUNTS
     ),
 )
-OBJECTIVE_TEXT = (
-    "the setup's objective: win = P(attacker wins); trade:W = W x 1{attacker wins} + defending "
-    "units destroyed - attacking units destroyed (under best play: its optimum)"
-)
+OBJECTIVE_TEXT = "the attacker's objective (win, or trade:W = W per win + defenders - attackers destroyed)"
 METRICS = (
     CHAIN_METRICS[:5]
     + (
