@@ -597,6 +597,9 @@ def pick_round(
         m = len(options)
         on_a = on_a.transpose(1, 0, 2).reshape(m, -1)  # [option, roll x cell]
         on_d = on_d.transpose(1, 0, 2).reshape(m, -1)
+        if m == 1:  # no choice: every leader used, or none
+            np.add.at(plain, (on_a[0], on_d[0]), weight)
+            continue
         kept = np.ones(on_a.shape, dtype=bool)
         for i in range(m):  # drop what option i beats or equals (equals: when i is listed first)
             for j in range(m):
