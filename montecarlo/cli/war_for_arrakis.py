@@ -142,8 +142,7 @@ def battle(
     Examples:
         montecarlo odds war-for-arrakis -a "4 regular, bashar" -d "3 regular, naib" --settlement 2 --surprise
         montecarlo war-for-arrakis battle -a "3 regular" -d "3 regular" --policy while_ahead
-        montecarlo war-for-arrakis battle -a "4 regular, Rabban, Baron" -d "4 regular" --policy best \\
-            --objective trade:2
+        montecarlo war-for-arrakis battle -a "4 regular, Rabban, Baron" -d "4 regular" --policy best
     """
     from montecarlo.games.war_for_arrakis.battle import QUESTIONS
     from montecarlo.registry import get_game
@@ -396,8 +395,8 @@ def advise(
     where the choice of leaders matters, which leaders to use. The defender keeps its policy.
 
     Examples:
-        montecarlo war-for-arrakis advise -a "4 regular, Rabban, Baron" -d "3 regular, naib" --settlement 2
-        montecarlo war-for-arrakis advise -a "3 regular, 1 elite, bashar" -d "4 regular" --objective trade:2
+        montecarlo war-for-arrakis advise -a "4 regular, Rabban, Baron" -d "3 regular" --objective trade:2
+        montecarlo war-for-arrakis advise -a "2 regular, Rabban, Baron" -d "2 regular"
     """
     from montecarlo.games.war_for_arrakis.battle import advise as solve_advice
     from montecarlo.registry import get_game
