@@ -392,7 +392,8 @@ def advise(
     The decision map gives, for the units left after a round, whether to continue (paying the
     continuation cost where the rules charge it) or retreat (the defender holds), with the
     expected --objective of each (counted from the start of the battle); then, for each roll
-    where the choice of leaders matters, which leaders to use. The defender keeps its policy.
+    where the choice of leaders matters (what each choice would leave), which leaders to use.
+    The defender keeps its policy.
 
     Examples:
         montecarlo war-for-arrakis advise -a "4 regular, Rabban, Baron" -d "3 regular" --objective trade:2
@@ -462,11 +463,11 @@ def advise(
     if advice.specials:
         typer.echo("\nSpecials, both rolls seen (where the choice of leaders matters):")
         for d in advice.specials[:limit]:
-            leaves = ", ".join(f"{name} {a} vs {b}" for name, (a, b) in d.leaves.items())
+            leaves = " and ".join(f"{name} would leave {a} vs {b}" for name, (a, b) in d.leaves.items())
             others = ", ".join(f"{v:.4f} for {name}" for name, v in d.values.items() if name != d.choice)
             typer.echo(
-                f"  {d.attacker} vs {d.defender}, when the leaders would leave {leaves}: "
-                f"use {d.choice}: {d.values[d.choice]:.4f} against {others}."
+                f"  When {leaves}: use {d.choice}: "
+                f"{d.values[d.choice]:.4f} against {others}."
             )
         if len(advice.specials) > limit:
             more = len(advice.specials) - limit

@@ -508,15 +508,15 @@ def _transitions(ctx: _Context, state: Any) -> Any:
 class Pick(NamedTuple):
     """Best play only: both rolls are seen, and the attacker picks which leaders turn its Specials.
 
+    The situation is what each choice would leave (the same choices from different rounds are
+    one decision).
+
     Attributes:
-        attacker, defender: the units before the round's casualties (for the advice).
         options: ``(name, next state)`` per distinct way to use the Specials, today's fixed
             choice (the best leaders first) listed first; a name is the leaders' values,
             ``"2H+1S"`` or ``"2H & 2S"`` (:func:`leader_options`).
     """
 
-    attacker: tuple[int, int, int]
-    defender: tuple[int, int, int]
     options: tuple[tuple[str, BattleState], ...]
 
 
@@ -677,7 +677,7 @@ def _round_best(ctx: _Context, a: tuple, d: tuple, surprise: bool) -> list[tuple
         if len(options) == 1:
             steps.append((p, next(iter(options)), ROUND))
         else:
-            steps.append((p, Pick(a, d, tuple((name, nxt) for nxt, name in options.items())), ROUND))
+            steps.append((p, Pick(tuple((name, nxt) for nxt, name in options.items())), ROUND))
     return steps
 
 
@@ -1028,15 +1028,15 @@ class BestPlay:
             options.setdefault(nxt, name)
         if len(options) == 1:
             return totals[next(iter(options.values()))]
-        state: Any = Pick(attacker, defender, tuple((name, nxt) for nxt, name in options.items()))
+        state: Any = Pick(tuple((name, nxt) for nxt, name in options.items()))
         return totals[self.solution.policy[state]]
 
 
 class Decision(NamedTuple):
     """One decision of best play: where, what is chosen, and the value of each option."""
 
-    attacker: str  # the attacking units (before any payment to continue), as text
-    defender: str
+    attacker: str  # the attacking units after the round (before any payment to continue), as text;
+    defender: str  # for Specials, what the chosen leaders leave
     attacker_units: int
     defender_units: int
     choice: str  # "continue" or "retreat"; for Specials the leaders' names
@@ -1058,8 +1058,9 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
     """The decisions of best play, with the value of each option, in the terms of the table.
 
     ``rules.attack`` is set to ``best`` here (the other rules, e.g. the defender's policy, are
-    kept); the setup's objective (default win) is what is maximised. Continue-or-retreat
-    decisions come sorted by attacking units (most first), then defending units (fewest first).
+    kept); the setup's objective (default win) is what is maximised. Decisions come sorted by
+    attacking units (most first), then defending units (fewest first); a Specials decision by
+    what its chosen leaders leave.
     """
     import dataclasses
 
@@ -1075,10 +1076,11 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
     for state, choice in solution.policy.items():
         options = solution.option_values(state)
         if isinstance(state, Pick):
+            chosen = dict(state.options)[choice]
             picks.append(
                 Decision(
-                    _units_text(state.attacker, attacker), _units_text(state.defender, defender),
-                    sum(state.attacker), sum(state.defender), names(choice),
+                    _units_text(chosen.attacker, attacker), _units_text(chosen.defender, defender),
+                    sum(chosen.attacker), sum(chosen.defender), names(choice),
                     {names(k): v for k, v in options.items()},
                     {names(k): (_units_text(n.attacker, attacker), _units_text(n.defender, defender))
                      for k, n in state.options},
