@@ -3,7 +3,8 @@
 - Best play solved with every memo cleared (dice pools, round tables, chains, solutions), for
   legions of up to 6 units with leaders on both sides and a settlement: the exact values of every
   metric under best play (the solve plus the exact pass over the solved chain), median of 7, with
-  the same battle under the fixed policy until_destroyed beside it.
+  the same battle under the fixed policy until_destroyed beside it; then the largest legions
+  without a settlement, where free continuations make cycles (no target).
 - ``montecarlo war-for-arrakis advise`` in a fresh process, start-up included (median of 5),
   beside ``python -c "import numpy"`` in the same run.
 - The battle kernel under the solved policy against the same question's fixed policy: battles
@@ -29,6 +30,10 @@ CASES = [  # (attacker, defender, settlement rank, objective)
     ("4 regular, 2 sardaukar, Baron Harkonnen, Beast Rabban", "6 regular, naib", 1, "win"),
     ("4 regular, 2 sardaukar, Baron Harkonnen, Beast Rabban, Thufir Hawat",
      "3 regular, 3 fedaykin, Stilgar, naib", 3, "win"),
+]
+FREE = [  # free continuation: a round that changes nothing can come back through a Specials choice
+    ("6 elite, Baron Harkonnen, Beast Rabban, Thufir Hawat, Feyd-Rautha",
+     "6 fedaykin, Stilgar, naib, Chani", 0, "trade:1"),
 ]
 ADVISE = [
     sys.executable, "-m", "montecarlo", "war-for-arrakis", "advise",
@@ -80,6 +85,12 @@ def main() -> None:
         line("  best play, cold", ms, "ms", "< 100 ms")
         line("  the same battle under until_destroyed, cold", cold_ms(fixed, setup), "ms")
     line("best play cold: the slowest of the legions above", worst, "ms", "< 100 ms")
+    for attacker, defender, rank, objective in FREE:
+        setup = battle.BattleSetup(attacker, defender, rank, objective=objective)
+        states = battle.BATTLE.solution(best, setup).size()
+        print(f"{attacker} vs {defender}, no settlement, {objective}: {states} states under best play")
+        line("  best play, cold (no target: the issue's is with a settlement)", cold_ms(best, setup), "ms")
+        line("  the same battle under until_destroyed, cold", cold_ms(fixed, setup), "ms")
     numpy = shell_seconds([sys.executable, "-c", "import numpy"])
     advise = shell_seconds(ADVISE)
     line("advise 4r+1e+Baron+Rabban vs 4r+1f+Stilgar, rank 2 (a shell)", advise, "s", "< 1 s")
