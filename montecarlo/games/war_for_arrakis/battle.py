@@ -25,6 +25,12 @@ backwards and the kernel samples it; a round in which nothing happens and the at
 is a self-loop. Only an enormous ``max_rounds:N`` makes the chain too large (:func:`chain_states`
 bounds it before any walk): then the kernel plays the battles round by round over arrays
 (:func:`simulate_direct`) and there is no exact value.
+
+Best play (attack policy ``best``, setup field ``objective``): the attacker's decisions become
+:class:`~montecarlo.engine.decisions.Choice` states of the same chain, solved exactly by the
+builder for the objective (``win`` or ``trade:W``): after each round continue or retreat (an
+``AFTER`` state), and, both rolls seen, which leaders turn its Specials (a :class:`Pick`, where
+the choice changes what the round leaves). :func:`advise` reads the solved policy in words.
 """
 
 from __future__ import annotations
