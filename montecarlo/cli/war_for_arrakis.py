@@ -39,16 +39,16 @@ Policy = Annotated[
     typer.Option(
         "--policy",
         help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N, best (the attacker "
-        "decides exactly for --objective); never, when_outnumbered (defender).",
+        "decides exactly for --objective); never, when_outnumbered, defender:best (the defender decides).",
     ),
 ]
 Objective = Annotated[
     Optional[str],
     typer.Option(
         "--objective",
-        help="What the attacker's play is judged by, reported as the metric objective: win (P(attacker "
-        "wins); the default of --policy best) or trade:W (W x win + defending units destroyed - "
-        "attacking units destroyed).",
+        help="What the deciding side's play is judged by (the attacker's, or the defender's under "
+        "defender:best), reported as the metric objective: win (P(it wins); the default of best play) or "
+        "trade:W (W x win + opposing units destroyed - own units destroyed).",
     ),
 ]
 Legion = Annotated[
@@ -92,8 +92,10 @@ def _policies(policy: Optional[list[str]]) -> dict[str, str]:
 
 
 def _policy_line(rules, objective: str = "") -> str:
-    attack = f"best (for {objective or 'win'}, solved exactly)" if rules.attack == "best" else rules.attack
-    return f"policies: attacker {attack}, defender retreats {rules.retreat}"
+    best = f"best (for {objective or 'win'}, solved exactly)"
+    attack = best if rules.attack == "best" else rules.attack
+    retreat = f"plays {best}" if rules.retreat == "best" else f"retreats {rules.retreat}"
+    return f"policies: attacker {attack}, defender {retreat}"
 
 
 def _objective(objective: Optional[str], overrides: dict[str, str]) -> str:
@@ -102,19 +104,19 @@ def _objective(objective: Optional[str], overrides: dict[str, str]) -> str:
         from montecarlo.games.war_for_arrakis.battle import objective_text, parse_objective
 
         return objective_text(parse_objective(objective)) or "win"
-    return "win" if overrides.get("attack") == "best" else ""
+    return "win" if "best" in (overrides.get("attack"), overrides.get("retreat")) else ""
 
 
 def _check_best(rules, setup) -> None:
     """Under --policy best: one line and exit 2 when there is nothing to decide or too much to solve,
     before any simulation (the solve is kept for the run)."""
-    if rules.attack != "best":
+    if "best" not in (rules.attack, rules.retreat):
         return
     from montecarlo.games.war_for_arrakis.battle import BATTLE
 
     if not setup.legions[1].units:
         raise InputError(
-            "--policy best: an undefended settlement falls without a roll, so the attacker has no decision"
+            "best play: an undefended settlement falls without a roll, so there is no decision to make"
         )
     BATTLE.solution(rules, setup)
 

@@ -60,6 +60,16 @@ def test_the_table_shows_the_objective_and_the_policy():
     assert "policies: attacker best (for trade:2, solved exactly)" in result.stdout
 
 
+def test_the_defender_can_play_best():
+    data = run_json("battle", *LEGIONS, "--policy", "defender:best", "--objective", "trade:1")
+    assert_json_agrees(data)
+    assert data["extra"]["policies"] == {"attack": "until_destroyed", "retreat": "best"}
+    metrics = data["metrics"]
+    exact = {name: m["exact"] for name, m in metrics.items()}
+    defender_trade = exact["defender_win"] + exact["attacker_losses"] - exact["defender_losses"]
+    assert metrics["objective"]["exact"] == pytest.approx(defender_trade)
+
+
 def test_advise_answers_in_words():
     result = run("advise", *LEGIONS, "--objective", "trade:2")
     assert result.exit_code == 0, result.output
@@ -94,7 +104,7 @@ BAD_OBJECTIVE = "objective must be win or trade:W"
         (["battle", *LEGIONS, "--policy", "best", "--objective", "trade:x"], BAD_OBJECTIVE),
         (["battle", *LEGIONS, "--policy", "best", "--objective", "trade:-1"], BAD_OBJECTIVE),
         (["battle", *LEGIONS, "--objective", "loot"], BAD_OBJECTIVE),
-        (["battle", *LEGIONS, "--policy", "defender:best"], "defender:best"),
+        (["battle", *LEGIONS, "--policy", "best", "--policy", "defender:best"], "only one side plays best"),
         (["battle", "-a", "2 regular, bashar", "-d", "none", "--settlement", "1", "--policy", "best"],
          "no decision"),
         (["advise", *LEGIONS, "--policy", "while_ahead"], "advise solves the attacker's play"),

@@ -1,4 +1,5 @@
-"""War for Arrakis best play (attack policy ``best``) against answers found without the solver.
+"""War for Arrakis best play (attack policy ``best``; the defender's: retreat policy ``best``)
+against answers found without the solver.
 
 - Brute force: the decision states of small battles are found by walking the game's own rule
   (continue or retreat after a round, which leaders use the Specials), every deterministic
@@ -100,6 +101,57 @@ def test_the_optimum_is_the_best_of_every_policy(case):
     solution = BATTLE.solution(BEST, setup)
     assert solution.value == pytest.approx(best, rel=1e-9, abs=1e-12)
     assert worth(BEST, setup, seen, dict(solution.policy)) == pytest.approx(best, rel=1e-9, abs=1e-12)
+
+
+DEFENDER = Rules(retreat="best")
+SMALL_DEFENDER = [
+    ("3 regular", "2 regular", 1, "trade:1"),
+    ("2 regular, bashar", "2 regular, naib", 0, "win"),
+    ("3 regular, bashar", "2 regular, 1 elite", 1, "trade:2"),
+    ("4 regular", "3 regular", 0, "trade:1"),
+]
+
+
+@pytest.mark.parametrize("case", SMALL_DEFENDER, ids=lambda c: f"{c[0]} vs {c[1]} rank {c[2]} {c[3]}")
+def test_the_defenders_optimum_is_the_best_of_every_policy(case):
+    attacker, defender, rank, objective = case
+    setup = BattleSetup(attacker, defender, rank, objective=objective)
+    seen = walk(DEFENDER, setup)
+    decisions = [s for s, got in seen.items() if isinstance(got, Choice)]
+    assert all(s.end == battle.DEFENDS for s in decisions)
+    count = math.prod(len(seen[s].names) for s in decisions)
+    assert 2 <= count <= 5_000, count
+    best = max(
+        worth(DEFENDER, setup, seen, dict(zip(decisions, names)))
+        for names in itertools.product(*(seen[s].names for s in decisions))
+    )
+    assert exact_battle(DEFENDER, setup)["objective"] == pytest.approx(best, rel=1e-9, abs=1e-12)
+
+
+def defender_value(values: dict, objective: str) -> float:
+    """The defender's objective from a battle's exact metrics (win, or trade:W from its side)."""
+    if objective == "win":
+        return values["defender_win"]
+    weight = float(objective.split(":")[1])
+    return weight * values["defender_win"] + values["attacker_losses"] - values["defender_losses"]
+
+
+@pytest.mark.parametrize("index", range(len(GAME.setups("battle"))))
+def test_the_defenders_best_play_is_never_below_a_fixed_retreat_policy(index):
+    values = dict(GAME.setups("battle")[index])
+    for objective in ("win", "trade:0", "trade:2"):
+        setup = GAME.question("battle").setup({**values, "objective": objective})
+        for attack in ("until_destroyed", "while_ahead", "max_rounds:2"):
+            best = exact_battle(Rules(attack=attack, retreat="best"), setup)
+            assert best["objective"] == pytest.approx(defender_value(best, objective), abs=1e-9)
+            for retreat in ("never", "when_outnumbered"):
+                fixed = defender_value(exact_battle(Rules(attack=attack, retreat=retreat), setup), objective)
+                assert best["objective"] >= fixed - 1e-9 * max(1.0, abs(fixed)), (objective, attack, retreat)
+
+
+def test_only_one_side_plays_best():
+    with pytest.raises(InputError, match="only one side plays best"):
+        Rules(attack="best", retreat="best")
 
 
 def test_the_small_cases_cover_both_kinds_of_decision():
@@ -238,6 +290,5 @@ def test_best_play_needs_a_decision_and_a_sound_objective():
         BattleSetup("1 regular", "1 regular", objective="trade:-1")
     with pytest.raises(InputError, match="objective must be win or trade:W"):
         BattleSetup("1 regular", "1 regular", objective="trade:x")
-    with pytest.raises(InputError, match="defender:best"):
-        policy_overrides("defender:best")
+    assert policy_overrides("defender:best") == {"retreat": "best"}
     assert policy_overrides("attacker:best") == {"attack": "best"}

@@ -188,10 +188,11 @@ class BattleSetup:
         attacker_cards, defender_cards: Planning cards each side discards every round (+1 die
             each, within the 6-dice cap).
         surprise: a surprise attack (Leadership action; the attacker needs a leader).
-        objective: what the attacker's play is judged by, reported as the metric ``objective``:
-            ``win`` (P(attacker wins)) or ``trade:W`` (W x 1{attacker wins} + defending units
-            destroyed - attacking units destroyed); ``""``: none asked (best play then
-            maximises ``win``). Stored canonical (``trade:2``).
+        objective: what the deciding side's play is judged by (the attacker's, or the
+            defender's under its best play), reported as the metric ``objective``: ``win``
+            (P(it wins)) or ``trade:W`` (W x 1{it wins} + opposing units destroyed - own units
+            destroyed); ``""``: none asked (best play then maximises ``win``). Stored canonical
+            (``trade:2``).
     """
 
     attacker: str
@@ -444,6 +445,7 @@ def round_odds(rules: Rules, setup: BattleSetup) -> dict[str, float]:
 
 GOING, STOPPED, RETREATED, DESTROYED = 0, 1, 2, 3  # ``end`` of a state
 AFTER = 4  # best play only: a round is over, the attacker decides to continue or retreat
+DEFENDS = 5  # the defender's best play only: the attacker went on, the defender retreats or fights
 
 
 class BattleState(NamedTuple):
@@ -489,12 +491,18 @@ def _after_round(ctx: _Context, state: BattleState, a: tuple, d: tuple) -> Battl
         return BattleState(a, d, False, 0, STOPPED)
     if rules.retreat == "when_outnumbered" and sum(paid) > sum(d):
         return BattleState(paid, d, False, 0, RETREATED)
-    return BattleState(paid, d, False, state.round + 1 if limit is not None else 0, GOING)
+    fought = state.round + 1 if limit is not None else 0
+    return BattleState(paid, d, False, fought, DEFENDS if rules.retreat == "best" else GOING)
 
 
 def _transitions(ctx: _Context, state: Any) -> Any:
     if ctx.rules.attack == "best":
         return _best_transitions(ctx, state)
+    if state.end == DEFENDS:  # the defender's best play: fight on (listed first: a tie fights) or retreat
+        return Choice({
+            "fight": _transitions(ctx, state._replace(end=GOING)),
+            "retreat": [(1.0, BattleState(state.attacker, state.defender, False, 0, RETREATED), ())],
+        })
     if state.end != GOING:
         return []
     a, d = state.attacker, state.defender
@@ -708,26 +716,34 @@ def _best_transitions(ctx: _Context, state: Any) -> Any:
 
 
 def battle_objective(ctx: _Context) -> Objective:
-    """The objective of a battle's context: ``win`` = 1{attacker wins}; ``trade:W`` = W x that +
-    defending units destroyed - attacking units destroyed (from the units at the start)."""
+    """The objective of a battle's context, for the side that decides (the attacker, unless the
+    defender plays best): ``win`` = 1{it wins}; ``trade:W`` = W x that + opposing units destroyed
+    - own units destroyed (counted from the units at the start)."""
     kind, weight, a0, d0 = ctx.objective
+    defender = ctx.rules.retreat == "best"
     if kind == "trade":
 
         def trade(end: BattleState) -> float:
-            ua, ud = sum(end.attacker), sum(end.defender)
-            won = ua > 0 and (ud == 0 or end.end == RETREATED)
-            return weight * won + (d0 - ud) - (a0 - ua)
+            outcome = _outcome(end)
+            lost_a, lost_d = a0 - outcome["attacker_survivors"], d0 - outcome["defender_survivors"]
+            if defender:
+                return weight * outcome["defender_win"] + lost_a - lost_d
+            return weight * outcome["attacker_win"] + lost_d - lost_a
 
         return Objective(trade, name="objective", description=OBJECTIVE_TEXT)
-    return Objective(_won, name="objective", description=OBJECTIVE_TEXT)
+    return Objective(_defender_won if defender else _won, name="objective", description=OBJECTIVE_TEXT)
 
 
 def _won(end: BattleState) -> float:
     return float(_outcome(end)["attacker_win"])
 
 
+def _defender_won(end: BattleState) -> float:
+    return float(_outcome(end)["defender_win"])
+
+
 def _asks_best(ctx: _Context) -> bool:
-    return ctx.rules.attack == "best"
+    return ctx.rules.attack == "best" or ctx.rules.retreat == "best"
 
 
 def _outcome(end: BattleState) -> dict[str, Any]:
@@ -896,7 +912,7 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
     faces = ["hit"] * rules.hit_faces + ["shield"] * rules.shield_faces + ["special"] * rules.special_faces
     faces += ["blank"] * rules.blank_faces
     costly = setup.settlement > 0 or rules.continue_always_costs
-    advisor = BestPlay(rules, setup) if rules.attack == "best" else None
+    advisor = BestPlay(rules, setup) if "best" in (rules.attack, rules.retreat) else None
 
     def hit(figures: list[str]) -> None:
         if "regular" in figures:
@@ -941,7 +957,7 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
 
         used = leaders[0][: results[0].count("special")]  # best first, unless best play picks others
         chosen = (sum(h for h, _ in used), sum(s for _, s in used))
-        if advisor is not None and 0 < len(used) < len(leaders[0]):
+        if advisor is not None and rules.attack == "best" and 0 < len(used) < len(leaders[0]):
             subsets = itertools.combinations(leaders[0], len(used))
             totals = {(sum(h for h, _ in c), sum(s for _, s in c)) for c in subsets}
             after = {total: casualties(total) for total in totals}
@@ -957,7 +973,7 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
         if costly and len(units[0]) == 1 and units[0][0] == "regular":
             how = "stopped"  # paying would cost its last unit
             break
-        if advisor is not None:
+        if advisor is not None and rules.attack == "best":
             if not advisor.continues(_figures(units[0]), _figures(units[1])):
                 how = "stopped"
                 break
@@ -972,13 +988,23 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
         if rules.retreat == "when_outnumbered" and len(units[0]) > len(units[1]):
             how = "retreated"
             break
+        if advisor is not None and rules.retreat == "best":
+            fought = rounds if rules.max_rounds is not None else 0
+            if advisor.defender_retreats(_figures(units[0]), _figures(units[1]), fought):
+                how = "retreated"
+                break
     ua, ud = len(units[0]), len(units[1])
     won = ua > 0 and (ud == 0 or how == "retreated")
+    lost = ud > 0 and (ua == 0 or how == "stopped")
     kind, weight = parse_objective(setup.objective)
+    if rules.retreat == "best":  # the deciding side's objective: the defender's
+        value = weight * lost + (start[0] - ua) - (start[1] - ud) if kind == "trade" else float(lost)
+    else:
+        value = weight * won + (start[1] - ud) - (start[0] - ua) if kind == "trade" else float(won)
     return {
-        "objective": weight * won + (start[1] - ud) - (start[0] - ua) if kind == "trade" else float(won),
+        "objective": value,
         "attacker_win": won,
-        "defender_win": ud > 0 and (ua == 0 or how == "stopped"),
+        "defender_win": lost,
         "both_destroyed": ua == 0 and ud == 0,
         "defender_retreated": how == "retreated",
         "rounds": rounds if how != "undefended" else 0,
@@ -1012,6 +1038,13 @@ class BestPlay:
     def continues(self, attacker: tuple[int, int, int], defender: tuple[int, int, int]) -> bool:
         """Whether best play continues after a round that left these units."""
         return self.solution.policy[self.after_round(attacker, defender)] == "continue"
+
+    def defender_retreats(
+        self, attacker: tuple[int, int, int], defender: tuple[int, int, int], fought: int
+    ) -> bool:
+        """The defender's best play (``retreat = "best"``): whether it retreats when the attacker goes
+        on with these units (after paying), ``fought`` rounds fought (0 unless max_rounds:N)."""
+        return self.solution.policy[BattleState(attacker, defender, False, fought, DEFENDS)] == "retreat"
 
     def pick(
         self,
@@ -1207,14 +1240,14 @@ CHAIN_METRICS = (
     Metric("attacker_win", "probability", "the defender is destroyed or retreats and the attacker has units"),
     Metric("defender_win", "probability", "the attacker is destroyed, or stops while the defender has units"),
     Metric("both_destroyed", "probability", "both legions are destroyed (no winner)"),
-    Metric("defender_retreated", "probability", "the defender retreated (policy when_outnumbered)"),
+    Metric("defender_retreated", "probability", "the defender retreated (when_outnumbered or best play)"),
     Metric("rounds", "mean", "rounds of combat fought"),
     Metric("attacker_survivors", "distribution", "attacking units left at the end", COUNTS),
     Metric(
         "defender_survivors", "distribution", "defending units left at the end (a retreat keeps them)", COUNTS
     ),
 )
-OBJECTIVE_TEXT = "the attacker's objective (win, or trade:W = W per win + defenders - attackers destroyed)"
+OBJECTIVE_TEXT = "the deciding side's objective (win, or trade:W = W per win + its foes - its own destroyed)"
 METRICS = (
     CHAIN_METRICS[:5]
     + (
@@ -1231,8 +1264,15 @@ METRICS = (
 
 
 def _size_bound(rules: Rules, setup: BattleSetup) -> int | None:
-    """:func:`chain_states`; None under best play (its chain is always small: it is walked)."""
-    return None if rules.attack == "best" else chain_states(rules, setup)
+    """:func:`chain_states`; None under the attacker's best play (its chain is always small: it is
+    walked); under the defender's, its decision states are counted beside the rounds'."""
+    if rules.attack == "best":
+        return None
+    bound = chain_states(rules, setup)
+    a, d = (legion.counts for legion in setup.legions)
+    if rules.retreat == "best":
+        bound += (capacity(a) + 1) * (capacity(d) + 1) * (rules.max_rounds or 1)
+    return bound
 
 
 def applicable_battle(setup: BattleSetup) -> tuple[str, ...]:

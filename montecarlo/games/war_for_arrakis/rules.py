@@ -33,7 +33,7 @@ EXPOSED = TERRAINS[:4]  # storms sweep these; a Mountain area is safe from storm
 DESERTS = ("deep_desert", "desert")  # wormsigns, harvesters and spice
 ATTACK_POLICIES = ("until_destroyed", "while_ahead", "best", "max_rounds:N")
 FIXED_ATTACKS = ATTACK_POLICIES[:2]  # the fixed attack policies by name (with max_rounds:N)
-RETREAT_POLICIES = ("never", "when_outnumbered")
+RETREAT_POLICIES = ("never", "when_outnumbered", "best")
 SURPRISE_KINDS = ("special", "die")
 
 
@@ -125,7 +125,8 @@ class Rules:
         attack: the attacker's policy after each round: until_destroyed, while_ahead,
             max_rounds:N, or best (continue or retreat, and which leaders turn its Specials,
             solved exactly for the setup's objective; docs/best-play.md).
-        retreat: the defender's policy: never, when_outnumbered.
+        retreat: the defender's policy: never, when_outnumbered, or best (retreat or fight on
+            after the attacker continues, solved exactly; CLI ``--policy defender:best``).
         leader_values: overrides of table 2.6, ``{leader name: '2H+1S'}``; stored as a sorted
             tuple of (key, hits, shields).
         storm_dice, storm_special_hits, worm_dice, worm_special_hits: per exposed terrain
@@ -192,6 +193,11 @@ class Rules:
         if self.retreat not in RETREAT_POLICIES:
             raise InputError(
                 f"retreat policy must be one of {', '.join(RETREAT_POLICIES)}, got {self.retreat!r}"
+            )
+        if self.retreat == "best" and attack == "best":
+            raise InputError(
+                "only one side plays best: the attacker (attack policy best) or the defender "
+                "(retreat policy best, --policy defender:best), not both"
             )
         for name, top in (
             ("storm_dice", 12),
@@ -280,6 +286,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "one_round": {"attack": "max_rounds:1"},
     "retreat_when_outnumbered": {"retreat": "when_outnumbered"},
     "best_play": {"attack": "best"},
+    "defender_best_play": {"retreat": "best"},
 }
 
 VARIANT_DESCRIPTIONS: dict[str, str] = {
@@ -291,11 +298,12 @@ VARIANT_DESCRIPTIONS: dict[str, str] = {
     "one_round": "the attacker fights one round and stops (policy max_rounds:1)",
     "retreat_when_outnumbered": "the defender retreats when the attacker goes on with more units than it has",
     "best_play": "the attacker plays best (continue or retreat, which leaders use its Specials; policy best)",
+    "defender_best_play": "the defender plays best: retreats or fights on after the attacker continues",
 }
 
 POLICY_HELP = (
     "attack policies: until_destroyed (default), while_ahead, max_rounds:N, best; "
-    "retreat policies: never (default), when_outnumbered"
+    "retreat policies: never (default), when_outnumbered, defender:best"
 )
 
 
@@ -314,11 +322,9 @@ def policy_overrides(names: Any) -> dict[str, str]:
         if name.replace(" ", "") == "attacker:best":
             name = "best"
         if name.replace(" ", "") == "defender:best":
-            raise InputError(
-                "defender:best (the defender choosing when to retreat) is not modelled; "
-                "--policy best solves the attacker's decisions against the defender's stated policy"
-            )
-        field = "retreat" if name in RETREAT_POLICIES else "attack"
+            field, name = "retreat", "best"
+        else:
+            field = "retreat" if name in RETREAT_POLICIES[:2] else "attack"
         if (
             field == "attack"
             and name not in ATTACK_POLICIES[:3]
