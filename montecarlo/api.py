@@ -332,7 +332,7 @@ def odds(
     Traceback (most recent call last):
     ...
     montecarlo.errors.InputError: battle setup: unknown field(s) colour; known: attacker, attacker_cards, \
-defender, defender_cards, harkonnen, settlement, surprise
+defender, defender_cards, harkonnen, objective, settlement, surprise
     """
     settings = _settings(trials, seed, precision, max_trials, jobs)
     names = _names(variants)

@@ -61,9 +61,18 @@ Policy = Annotated[
     Optional[list[str]],
     typer.Option(
         "--policy",
-        help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N; "
-        "never, when_outnumbered (defender).",
+        help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N, best (the attacker "
+        "decides exactly for --objective); never, when_outnumbered, defender:best (the defender decides).",
         autocompletion=_policy_names,
+    ),
+]
+Objective = Annotated[
+    Optional[str],
+    typer.Option(
+        "--objective",
+        help="What the deciding side's play is judged by (the attacker's, or the defender's under "
+        "defender:best), reported as the metric objective: win (P(it wins); the default of best play) or "
+        "trade:W (W x win + opposing units destroyed - own units destroyed).",
     ),
 ]
 Legion = Annotated[
@@ -91,7 +100,15 @@ def _shown(answer):
     return dataclasses.replace(answer, metrics=keep)
 
 
+def _asked(answer):
+    """The answer without the metric ``objective`` where the setup asks for none."""
+    if getattr(answer.setup, "objective", "x"):
+        return answer
+    return dataclasses.replace(answer, metrics={k: m for k, m in answer.metrics.items() if k != "objective"})
+
+
 def _emit(answer, run: RunOptions, title: str, extra=None) -> None:
+    answer = _asked(answer)
     emit(answer if run.json else _shown(answer), run, title, extra)
 
 
@@ -101,8 +118,34 @@ def _policies(policy: Optional[list[str]]) -> dict[str, str]:
     return policy_overrides(",".join(policy or ()))
 
 
-def _policy_line(rules) -> str:
-    return f"policies: attacker {rules.attack}, defender retreats {rules.retreat}"
+def _policy_line(rules, objective: str = "") -> str:
+    best = f"best (for {objective or 'win'}, solved exactly)"
+    attack = best if rules.attack == "best" else rules.attack
+    retreat = f"plays {best}" if rules.retreat == "best" else f"retreats {rules.retreat}"
+    return f"policies: attacker {attack}, defender {retreat}"
+
+
+def _objective(objective: Optional[str], overrides: dict[str, str]) -> str:
+    """The setup's objective: as given, else ``win`` under --policy best, else none."""
+    if objective is not None:
+        from montecarlo.games.war_for_arrakis.battle import objective_text, parse_objective
+
+        return objective_text(parse_objective(objective)) or "win"
+    return "win" if "best" in (overrides.get("attack"), overrides.get("retreat")) else ""
+
+
+def _check_best(rules, setup) -> None:
+    """Under --policy best: one line and exit 2 when there is nothing to decide or too much to solve,
+    before any simulation (the solve is kept for the run)."""
+    if "best" not in (rules.attack, rules.retreat):
+        return
+    from montecarlo.games.war_for_arrakis.battle import BATTLE
+
+    if not setup.legions[1].units:
+        raise InputError(
+            "best play: an undefended settlement falls without a roll, so there is no decision to make"
+        )
+    BATTLE.solution(rules, setup)
 
 
 def _readings(rules, **which: bool) -> list[str]:
@@ -129,16 +172,25 @@ def battle(
     surprise: Surprise = False,
     policy: Policy = None,
     harkonnen: Harkonnen = "",
+    objective: Objective = None,
 ) -> None:
     """Odds of a whole battle: who wins, in how many rounds, with what losses (exact where possible).
+
+    With --policy best the attacker decides after every round to continue or retreat, and which
+    leaders turn its Specials, exactly for --objective (default win): every metric is then that of
+    best play, and the metric objective is the optimum. With a fixed policy, --objective reports
+    the objective of that policy, to compare.
 
     Examples:
         montecarlo odds war-for-arrakis -a "4 regular, bashar" -d "3 regular, naib" --settlement 2 --surprise
         montecarlo war-for-arrakis battle -a "3 regular" -d "3 regular" --policy while_ahead
         montecarlo war-for-arrakis battle -a "6 regular" -d "3 regular" --harkonnen attacker -v choam_ban
+        montecarlo war-for-arrakis battle -a "4 regular, Rabban, Baron" -d "4 regular" --policy best
     """
     from montecarlo.games.war_for_arrakis.battle import QUESTIONS, ban_notes
+    from montecarlo.registry import get_game
 
+    overrides = _policies(policy)
     setup = {
         "attacker": attacker,
         "defender": defender,
@@ -147,9 +199,12 @@ def battle(
         "defender_cards": defender_cards,
         "surprise": surprise,
         "harkonnen": harkonnen,
+        "objective": _objective(objective, overrides),
     }
-    overrides = _policies(policy)
-    answer = ask(GAME, "battle", setup, variants=run.variant, overrides=overrides, settings=run.settings())
+    game = get_game(GAME)
+    checked = game.question("battle").setup(setup)
+    _check_best(game.rules(run.variant, overrides), checked)
+    answer = ask(GAME, "battle", checked, variants=run.variant, overrides=overrides, settings=run.settings())
     s = answer.setup
     why = QUESTIONS["battle"].why_no_exact
     note = why(answer.rules, s) if why is not None else None
@@ -157,6 +212,7 @@ def battle(
     bans = ban_notes(answer.rules, s)
     extra = {
         "policies": {"attack": answer.rules.attack, "retreat": answer.rules.retreat},
+        "objective": s.objective or None,
         "exact": note or "chain",
         "readings": readings,
         **({"bans": bans} if bans else {}),
@@ -169,7 +225,7 @@ def battle(
         title += "; surprise attack"
     _emit(answer, run, title, extra)
     if not run.json:
-        typer.echo(_policy_line(answer.rules))
+        typer.echo(_policy_line(answer.rules, s.objective))
         _echo_readings(readings)
         for line in bans:
             typer.echo(line)
@@ -384,6 +440,124 @@ def need(
         typer.echo(f"next smaller:    {before.legion}: attacker_win {before.attacker_win:.4f}")
     else:
         typer.echo("next smaller:    none (the smallest legion already reaches the target)")
+
+
+@app.command("advise")
+@cli_errors
+def advise(
+    attacker: Attacker,
+    defender: Defender,
+    settlement: Settlement = 0,
+    attacker_cards: Cards = 0,
+    defender_cards: Cards = 0,
+    surprise: Surprise = False,
+    objective: Objective = None,
+    policy: Annotated[
+        Optional[list[str]],
+        typer.Option("--policy", help="The defender's policy: never (default) or when_outnumbered."),
+    ] = None,
+    variant: ExactVariants = None,
+    limit: Annotated[
+        int, typer.Option("--limit", help="Specials situations shown at most (--json has them all).", min=0)
+    ] = 12,
+    json_out: JsonOut = False,
+) -> None:
+    """Best play for the attacker, exactly: continue or retreat after a round, which leaders use Specials.
+
+    The decision map gives, for the units left after a round, whether to continue (paying the
+    continuation cost where the rules charge it) or retreat (the defender holds), with the
+    expected --objective of each (counted from the start of the battle); then, for each roll
+    where the choice of leaders matters (what each choice would leave), which leaders to use.
+    The defender keeps its policy.
+
+    Examples:
+        montecarlo war-for-arrakis advise -a "4 regular, Rabban, Baron" -d "3 regular" --objective trade:2
+        montecarlo war-for-arrakis advise -a "2 regular, Rabban, Baron" -d "2 regular"
+    """
+    from montecarlo.games.war_for_arrakis.battle import advise as solve_advice
+    from montecarlo.registry import get_game
+
+    overrides = _policies(policy)
+    if overrides.get("attack", "best") != "best":
+        raise InputError(
+            "advise solves the attacker's play: --policy sets only the defender's (never, when_outnumbered)"
+        )
+    overrides["attack"] = "best"
+    game = get_game(GAME)
+    rules = game.rules(tuple(variant or ()), overrides)
+    setup = game.question("battle").setup(
+        {
+            "attacker": attacker,
+            "defender": defender,
+            "settlement": settlement,
+            "attacker_cards": attacker_cards,
+            "defender_cards": defender_cards,
+            "surprise": surprise,
+            "objective": _objective(objective, overrides),
+        }
+    )
+    _check_best(rules, setup)
+    advice = solve_advice(rules, setup)
+    if json_out:
+        decision = lambda d: {k: v for k, v in d._asdict().items() if k != "leaves" or v}  # noqa: E731
+        typer.echo(
+            json.dumps(
+                {
+                    "game": GAME,
+                    "question": "advise",
+                    "setup": dataclasses.asdict(setup),
+                    "rules": dataclasses.asdict(rules),
+                    "objective": advice.objective,
+                    "best_value": advice.value,
+                    "until_destroyed_value": advice.fixed,
+                    "continue_or_retreat": [decision(d) for d in advice.continue_or_retreat],
+                    "specials": [decision(d) for d in advice.specials],
+                }
+            )
+        )
+        return
+    what = "P(attacker wins)" if advice.objective == "win" else f"expected {advice.objective}"
+    where = f" in a rank-{setup.settlement} settlement" if setup.settlement else ""
+    typer.echo(f"Best play for {setup.attacker} attacking {setup.defender}{where} (exact, {what})")
+    typer.echo(
+        f"worth {advice.value:.4f} with best play, {advice.fixed:.4f} always continuing with the best "
+        f"leaders first (until_destroyed); defender retreats {rules.retreat}"
+    )
+    cost = "paying 1 Hit, " if setup.settlement or rules.continue_always_costs else ""
+    counted = "" if advice.objective == "win" else " counted from the start of the battle"
+    typer.echo(f"\nAfter a round ({what} of each choice{counted}; continuing means {cost}another round):")
+    if not advice.continue_or_retreat:
+        typer.echo("  no decision: every battle ends in the first round or cannot go on")
+    for d in advice.continue_or_retreat:
+        other = "retreat" if d.choice == "continue" else "continue"
+        word = "retreating" if other == "retreat" else "continuing"
+        typer.echo(
+            f"  With {_units(d.attacker)} against {_units(d.defender)}, {d.choice}: "
+            f"{d.values[d.choice]:.4f} against {d.values[other]:.4f} for {word}."
+        )
+    if advice.specials:
+        typer.echo("\nSpecials, both rolls seen (where the choice of leaders matters):")
+        for d in advice.specials[:limit]:
+            leaves = " and ".join(f"{name} would leave {a} vs {b}" for name, (a, b) in d.leaves.items())
+            others = ", ".join(f"{v:.4f} for {name}" for name, v in d.values.items() if name != d.choice)
+            typer.echo(
+                f"  When {leaves}: use {d.choice}: "
+                f"{d.values[d.choice]:.4f} against {others}."
+            )
+        if len(advice.specials) > limit:
+            more = len(advice.specials) - limit
+            typer.echo(f"  ... {more} more situation{'s' if more > 1 else ''} (--limit, or --json for all)")
+    else:
+        typer.echo("\nSpecials: no choice of leaders ever matters (the best leaders first is best play).")
+
+
+def _units(text: str) -> str:
+    """'3 regular' -> '3 units'; mixed legions keep their kinds."""
+    parts = text.split(", ")
+    if len(parts) == 1 and parts[0].endswith(" regular"):
+        count = int(parts[0].split()[0])
+        return f"{count} unit" + ("s" if count != 1 else "")
+    return text
 
 
 @cli_errors

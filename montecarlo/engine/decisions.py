@@ -593,11 +593,13 @@ class _Solver(Generic[S]):
 
 class _Cycle:
     """The options of a component's live states as arrays: option r of state ``state[r]`` is worth
-    ``(const[r] + moves[r] @ v) / (1 - stay[r])``, with ``v`` the values of the live states."""
+    ``(const[r] + moves[r] @ v) / (1 - stay[r])``, with ``v`` the values of the live states.
+
+    ``moves`` is a dense array for a component of up to ``_DENSE_LIMIT`` states (the usual small
+    cycle: no scipy needed, nor imported), else a sparse matrix.
+    """
 
     def __init__(self, solver: _Solver, live: list[Any], allowed: Mapping[Any, list[int]]) -> None:
-        from scipy.sparse import csr_matrix
-
         self.index = index = {s: i for i, s in enumerate(live)}
         self.n = len(live)
         value, rewards = solver.value, solver.rewards
@@ -636,7 +638,14 @@ class _Cycle:
         self.const, self.stay, self.leaves = np.array(const), np.array(stay), np.array(leaves)
         self.first = np.array(first)
         self.row_of = {(i, k): r for r, (i, k) in enumerate(zip(state, option))}
-        self.moves = csr_matrix((probs, (rows, cols)), shape=(len(state), self.n))
+        self.dense = self.n <= _DENSE_LIMIT
+        if self.dense:
+            self.moves = np.zeros((len(state), self.n))
+            np.add.at(self.moves, (np.array(rows, dtype=np.intp), np.array(cols, dtype=np.intp)), probs)
+        else:
+            from scipy.sparse import csr_matrix
+
+            self.moves = csr_matrix((probs, (rows, cols)), shape=(len(state), self.n))
 
     def rows(self, choice: Mapping[Any, int]) -> np.ndarray:
         """The row of each live state's chosen option."""
@@ -645,6 +654,14 @@ class _Cycle:
 
     def trapped(self, rows: np.ndarray) -> np.ndarray:
         """The live states from which the policy ``rows`` never leaves the component."""
+        if self.dense:
+            steps = self.moves[rows] > 0  # [i, j]: state i steps to state j
+            reaching = self.leaves[rows].copy()  # states that can leave, directly or through others
+            while True:
+                grown = reaching | steps[:, reaching].any(axis=1)
+                if (grown == reaching).all():
+                    return np.flatnonzero(~reaching)
+                reaching = grown
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import breadth_first_order
 
@@ -661,14 +678,16 @@ class _Cycle:
         return np.flatnonzero(~reached[:n])
 
     def evaluate(self, rows: np.ndarray) -> np.ndarray:
-        """The values of the live states under a proper policy ``rows``: one exact sparse solve."""
+        """The values of the live states under a proper policy ``rows``: one exact linear solve."""
+        if self.dense:
+            matrix = np.eye(self.n) - self.moves[rows]
+            matrix[np.diag_indices(self.n)] -= self.stay[rows]
+            return np.linalg.solve(matrix, self.const[rows])
         from scipy.sparse import identity
         from scipy.sparse.linalg import spsolve
 
         matrix = identity(self.n, format="csr") - self.moves[rows]
         matrix.setdiag(matrix.diagonal() - self.stay[rows])
-        if self.n <= _DENSE_LIMIT:
-            return np.linalg.solve(matrix.toarray(), self.const[rows])
         return np.asarray(spsolve(matrix.tocsc(), self.const[rows]))
 
     def worth(self, values: np.ndarray) -> np.ndarray:

@@ -564,7 +564,8 @@ def test_unknown_battle_field_whole_message():
         GAME.question("battle").setup({"attacker": "1 regular", "defender": "1 regular", "color": 1})
     assert str(err.value) == (
         "battle setup: unknown field(s) color; "
-        "known: attacker, attacker_cards, defender, defender_cards, harkonnen, settlement, surprise"
+        "known: attacker, attacker_cards, defender, defender_cards, harkonnen, objective, settlement, "
+        "surprise"
     )
 
 

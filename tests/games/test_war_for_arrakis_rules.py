@@ -25,8 +25,8 @@ LEADER_NAMES = (
     "Gurney Halleck, Stilgar, Chani, Alia"
 )
 POLICY_HELP = (
-    "attack policies: until_destroyed (default), while_ahead, max_rounds:N; "
-    "retreat policies: never (default), when_outnumbered"
+    "attack policies: until_destroyed (default), while_ahead, max_rounds:N, best; "
+    "retreat policies: never (default), when_outnumbered, defender:best"
 )
 
 
@@ -131,10 +131,10 @@ TABLE_HELP = "leader_values must be a table {leader: '2H+1S'}, got "
         ({"surprise": "x"}, "surprise must be one of special, die, got 'x'"),
         (
             {"attack": "max_rounds:0"},
-            "attack policy must be one of until_destroyed, while_ahead, max_rounds:N (N >= 1), "
+            "attack policy must be one of until_destroyed, while_ahead, best, max_rounds:N (N >= 1), "
             "got 'max_rounds:0'",
         ),
-        ({"retreat": "always"}, "retreat policy must be one of never, when_outnumbered, got 'always'"),
+        ({"retreat": "always"}, "retreat policy must be one of never, when_outnumbered, best, got 'always'"),
         # four exposed terrains, so four values: fewer, more or a bare number are refused
         ({"storm_dice": (1, 2, 3)}, f"storm_dice needs one value per exposed terrain ({EXPOSED_NAMES}), "
                                     "got (1, 2, 3)"),

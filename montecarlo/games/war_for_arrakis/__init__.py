@@ -51,6 +51,15 @@ GAME = Game(
                 "attacker_cards": 1,
             },
         ),
+        # best play: two leaders to choose between, free continuation (cycles), a trade objective
+        (
+            "battle",
+            {
+                "attacker": "2 regular, 1 sardaukar, Baron Harkonnen, Beast Rabban",
+                "defender": "3 regular, Stilgar",
+                "objective": "trade:1",
+            },
+        ),
         ("storm", {"legion": "2 regular, 1 sardaukar", "terrain": "plateau"}),
         ("storm", {"legion": "3 regular, 1 elite", "terrain": "deep_desert", "settlement": True}),
         ("worm", {"legion": "none", "terrain": "deep_desert", "harvester": True}),

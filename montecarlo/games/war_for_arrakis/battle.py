@@ -25,11 +25,19 @@ backwards and the kernel samples it; a round in which nothing happens and the at
 is a self-loop. Only an enormous ``max_rounds:N`` makes the chain too large (:func:`chain_states`
 bounds it before any walk): then the kernel plays the battles round by round over arrays
 (:func:`simulate_direct`) and there is no exact value.
+
+Best play (attack policy ``best``, setup field ``objective``): the attacker's decisions become
+:class:`~montecarlo.engine.decisions.Choice` states of the same chain, solved exactly by the
+builder for the objective (``win`` or ``trade:W``): after each round continue or retreat (an
+``AFTER`` state), and, both rolls seen, which leaders turn its Specials (a :class:`Pick`, where
+the choice changes what the round leaves). :func:`advise` reads the solved policy in words.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple
@@ -37,10 +45,11 @@ from typing import Any, Mapping, NamedTuple
 import numpy as np
 
 from montecarlo.engine.chain_question import ChainQuestion
+from montecarlo.engine.decisions import Choice, Objective
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass
 from montecarlo.games.war_for_arrakis import dice
-from montecarlo.games.war_for_arrakis.rules import LEADERS, Rules, find_leader, leader_order
+from montecarlo.games.war_for_arrakis.rules import LEADERS, Rules, find_leader, leader_order, leader_value
 from montecarlo.validate import is_whole, whole
 
 MAX_UNITS = 6  # stacking limit of an area (leaders are not units)
@@ -182,6 +191,11 @@ class BattleSetup:
         harkonnen: which side is Harkonnen, ``"attacker"`` or ``"defender"``, for the CHOAM and
             Landsraad Bans; ``""`` (default): told by the figures (sardaukar, bashar, a Harkonnen
             leader; fedaykin, naib, an Atreides leader on the other side).
+        objective: what the deciding side's play is judged by (the attacker's, or the
+            defender's under its best play), reported as the metric ``objective``: ``win``
+            (P(it wins)) or ``trade:W`` (W x 1{it wins} + opposing units destroyed - own units
+            destroyed); ``""``: none asked (best play then maximises ``win``). Stored canonical
+            (``trade:2``).
     """
 
     attacker: str
@@ -191,6 +205,7 @@ class BattleSetup:
     defender_cards: int = 0
     surprise: bool = False
     harkonnen: str = ""
+    objective: str = ""
 
     def __post_init__(self) -> None:
         a, d = parse_legion(self.attacker, "attacker"), parse_legion(self.defender, "defender")
@@ -223,6 +238,7 @@ class BattleSetup:
         object.__setattr__(self, "settlement", int(self.settlement))
         object.__setattr__(self, "harkonnen", _harkonnen_field(self.harkonnen, a, d))
         object.__setattr__(self, "_legions", (a, d))  # not a field: the texts above say the same
+        object.__setattr__(self, "objective", objective_text(parse_objective(self.objective)))
 
     @property
     def legions(self) -> tuple[Legion, Legion]:
@@ -317,6 +333,41 @@ def ban_notes(rules: Rules, setup: BattleSetup) -> list[str]:
         if now < asked:
             notes.append(f"Landsraad Ban: the Harkonnen {side} discards no Planning cards for dice")
     return notes
+
+
+OBJECTIVES = "win or trade:W (W >= 0, e.g. trade:2)"
+
+
+def parse_objective(text: Any) -> tuple[str, float]:
+    """``"win"`` -> ("win", 0.0); ``"trade:2"`` -> ("trade", 2.0); ``""`` -> ("", 0.0) (none asked).
+
+    >>> parse_objective("Trade: 1.5"), parse_objective(None)
+    (('trade', 1.5), ('', 0.0))
+    >>> parse_objective("trade:-1")
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: objective must be win or trade:W (W >= 0, e.g. trade:2), got 'trade:-1'
+    """
+    if text is None:
+        return "", 0.0
+    if not isinstance(text, str):
+        raise InputError(f"objective must be {OBJECTIVES}, got {text!r}")
+    key = "".join(text.lower().split())
+    if key in ("", "win"):
+        return key, 0.0
+    match = re.fullmatch(r"trade:(\d+(?:\.\d*)?|\.\d+)", key)
+    if not match:
+        raise InputError(f"objective must be {OBJECTIVES}, got {text!r}")
+    weight = float(match.group(1))
+    if weight > 1e6:
+        raise InputError(f"objective trade:W needs W <= 1000000, got {text!r}")
+    return "trade", weight
+
+
+def objective_text(objective: tuple[str, float]) -> str:
+    """The canonical text of a parsed objective: ``""``, ``"win"`` or ``"trade:2"``."""
+    kind, weight = objective
+    return f"trade:{weight:g}" if kind == "trade" else kind
 
 
 def parse_battle(values: Mapping[str, Any]) -> BattleSetup:
@@ -415,6 +466,8 @@ class _Context(NamedTuple):
     leaders: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]  # per side, best first
     cards: tuple[int, int]
     rank: int
+    # (kind, W, attacking units, defending units) at the start: ("win", 0, 0, 0) unless trade:W
+    objective: tuple[str, float, int, int] = ("win", 0.0, 0, 0)
 
 
 def _context(rules: Rules, setup: BattleSetup) -> _Context:
@@ -424,7 +477,13 @@ def _context(rules: Rules, setup: BattleSetup) -> _Context:
         (leader_order(rules, a.leaders), leader_order(rules, d.leaders)),
         fighting_cards(rules, setup),
         setup.settlement,
+        _objective_key(setup, a, d),
     )
+
+
+def _objective_key(setup: BattleSetup, a: Legion, d: Legion) -> tuple[str, float, int, int]:
+    kind, weight = parse_objective(setup.objective)
+    return ("trade", weight, a.units, d.units) if kind == "trade" else ("win", 0.0, 0, 0)
 
 
 def _sides(
@@ -479,6 +538,8 @@ def round_odds(rules: Rules, setup: BattleSetup) -> dict[str, float]:
 # --- the chain ----------------------------------------------------------------------------------
 
 GOING, STOPPED, RETREATED, DESTROYED = 0, 1, 2, 3  # ``end`` of a state
+AFTER = 4  # best play only: a round is over, the attacker decides to continue or retreat
+DEFENDS = 5  # the defender's best play only: the attacker went on, the defender retreats or fights
 
 
 class BattleState(NamedTuple):
@@ -490,7 +551,8 @@ class BattleState(NamedTuple):
         round: rounds fought so far, kept only under ``max_rounds:N`` (else 0, so that a round
             where nothing happens is a self-loop).
         end: GOING, or how the battle ended: STOPPED (the attacker stopped), RETREATED (the
-            defender retreated), DESTROYED (a side, or both, has no units).
+            defender retreated), DESTROYED (a side, or both, has no units); under best play
+            also AFTER (a round is over and the attacker decides; units before any payment).
     """
 
     attacker: tuple[int, int, int]
@@ -523,10 +585,18 @@ def _after_round(ctx: _Context, state: BattleState, a: tuple, d: tuple) -> Battl
         return BattleState(a, d, False, 0, STOPPED)
     if rules.retreat == "when_outnumbered" and sum(paid) > sum(d):
         return BattleState(paid, d, False, 0, RETREATED)
-    return BattleState(paid, d, False, state.round + 1 if limit is not None else 0, GOING)
+    fought = state.round + 1 if limit is not None else 0
+    return BattleState(paid, d, False, fought, DEFENDS if rules.retreat == "best" else GOING)
 
 
-def _transitions(ctx: _Context, state: BattleState) -> list[tuple[float, BattleState, tuple[str, ...]]]:
+def _transitions(ctx: _Context, state: Any) -> Any:
+    if ctx.rules.attack == "best":
+        return _best_transitions(ctx, state)
+    if state.end == DEFENDS:  # the defender's best play: fight on (listed first: a tie fights) or retreat
+        return Choice({
+            "fight": _transitions(ctx, state._replace(end=GOING)),
+            "retreat": [(1.0, BattleState(state.attacker, state.defender, False, 0, RETREATED), ())],
+        })
     if state.end != GOING:
         return []
     a, d = state.attacker, state.defender
@@ -538,6 +608,236 @@ def _transitions(ctx: _Context, state: BattleState) -> list[tuple[float, BattleS
         nxt = _after_round(ctx, state, take_hits(a, int(ka)), take_hits(d, int(kd)))
         steps.append((float(table[ka, kd]), nxt, ROUND))
     return steps
+
+
+# --- best play: the attacker's decisions ---------------------------------------------------------
+
+
+class Pick(NamedTuple):
+    """Best play only: both rolls are seen, and the attacker picks which leaders turn its Specials.
+
+    The situation is what each choice would leave (the same choices from different rounds are
+    one decision).
+
+    Attributes:
+        options: ``(name, next state)`` per distinct way to use the Specials, today's fixed
+            choice (the best leaders first) listed first; a name is the leaders' values,
+            ``"2H+1S"`` or ``"2H & 2S"`` (:func:`leader_options`).
+    """
+
+    options: tuple[tuple[str, BattleState], ...]
+
+
+def value_text(hits: int, shields: int) -> str:
+    """What a leader's Special becomes, as on its card: ``"2H+1S"``, ``"3S"``, ``"nothing"``."""
+    parts = (f"{hits}H" if hits else "", f"{shields}S" if shields else "")
+    return "+".join(p for p in parts if p) or "nothing"
+
+
+@functools.lru_cache(maxsize=4096)
+def leader_options(leaders: tuple[tuple[int, int], ...], used: int) -> tuple[tuple[str, int, int], ...]:
+    """The ways ``used`` of the leaders (best first) can each turn one Special: (name, Hits, Shields).
+
+    Every set of ``used`` leaders, the best first (today's fixed choice, listed first), without
+    repeats of the same total and without a total that another beats or equals in both Hits and
+    Shields (more Hits remove more defenders and more Shields save attackers, so such an option
+    is never better). Fewer leaders than Specials is never better either, so it is not offered.
+
+    >>> leader_options(((2, 1), (2, 0)), 1)  # Feyd-Rautha or Rabban: Feyd-Rautha is as good in all
+    (('2H+1S', 2, 1),)
+    >>> leader_options(((2, 0), (0, 2), (1, 0)), 2)  # 2S & 1H is no better than 2H & 2S
+    (('2H & 2S', 2, 2), ('2H & 1H', 3, 0))
+    >>> leader_options(((2, 0), (0, 2), (1, 0)), 1)
+    (('2H', 2, 0), ('2S', 0, 2))
+    """
+    found: dict[tuple[int, int], str] = {}
+    for chosen in itertools.combinations(leaders, used):
+        total = (sum(h for h, _ in chosen), sum(s for _, s in chosen))
+        found.setdefault(total, " & ".join(value_text(h, s) for h, s in chosen))
+    kept = [
+        (name, h, s)
+        for (h, s), name in found.items()
+        if not any(h2 >= h and s2 >= s and (h2, s2) != (h, s) for h2, s2 in found)
+    ]
+    return tuple(kept)
+
+
+@functools.lru_cache(maxsize=512)
+def has_choice(leaders: tuple[tuple[int, int], ...]) -> bool:
+    """Whether the attacker ever chooses between its leaders (some number of Specials leaves two
+    options of :func:`leader_options`)."""
+    return any(len(leader_options(leaders, used)) > 1 for used in range(1, len(leaders)))
+
+
+@functools.lru_cache(maxsize=None)
+def pick_round(
+    side_a: tuple, side_d: tuple, cancel_a: int, cancel_d: int, cap_a: int, cap_d: int
+) -> tuple[np.ndarray, tuple[tuple[float, tuple[tuple[str, int, int], ...]], ...]]:
+    """One round when the attacker chooses which leaders turn its Specials, both rolls seen.
+
+    Returns ``P[k_a, k_d]`` (hits on the attacker, on the defender) of the rolls that leave no
+    real choice, and the rest grouped by situation: ``(p, ((option, k_a, k_d), ...))``, options in
+    :func:`leader_options` order. An option is dropped where another gives the same hits, or no
+    more hits on the attacker and no fewer on the defender (never worse: fewer losses, more
+    defenders removed); a roll with one option left leaves no choice. The defender's Specials are
+    its fixed policy's (:func:`side_table`).
+    """
+    n_a, extra, faces, leaders = side_a
+    td = side_table(*side_d)
+    hd, sd = np.nonzero(td)
+    pd = td[hd, sd]
+    sd_left = np.maximum(sd - cancel_a, 0)
+    plain = np.zeros((cap_a + 1, cap_d + 1))
+    base = (cap_a + 1) * (cap_d + 1) + 1  # a situation's code: one digit per option, 0 = dropped
+    picks: dict[tuple[tuple[str, int, int], ...], float] = {}
+    groups: dict[int, list[tuple[int, int, float]]] = {}  # leaders used -> the attacker's (H, S, p)
+    for (h, s, x), p in dice.pool(n_a, faces).items():
+        groups.setdefault(min(x + extra, len(leaders)), []).append((h, s, p))
+    for used, rolls in groups.items():
+        options = leader_options(leaders, used)
+        h, s, p = (np.array(v)[:, None, None] for v in zip(*rolls))  # [roll, option, defender cell]
+        hits = np.array([o[1] for o in options])[None, :, None]
+        shields = np.array([o[2] for o in options])[None, :, None]
+        on_d = np.clip(h + hits - sd_left[None, None, :], 0, cap_d)
+        on_a = np.clip(hd[None, None, :] - np.maximum(s + shields - cancel_d, 0), 0, cap_a)
+        on_a, on_d = np.broadcast_arrays(on_a, on_d)
+        weight = (p[:, 0, :] * pd[None, :]).ravel()  # [roll x cell]
+        m = len(options)
+        on_a = on_a.transpose(1, 0, 2).reshape(m, -1)  # [option, roll x cell]
+        on_d = on_d.transpose(1, 0, 2).reshape(m, -1)
+        if m == 1:  # no choice: every leader used, or none
+            np.add.at(plain, (on_a[0], on_d[0]), weight)
+            continue
+        kept = np.ones(on_a.shape, dtype=bool)
+        for i in range(m):  # drop what option i beats or equals (equals: when i is listed first)
+            for j in range(m):
+                if i != j:
+                    equal = (on_a[i] == on_a[j]) & (on_d[i] == on_d[j])
+                    kept[j] &= ~((on_a[i] <= on_a[j]) & (on_d[i] >= on_d[j]) & (~equal | (i < j)))
+        alone = kept.sum(axis=0) == 1
+        first = kept.argmax(axis=0)[alone]
+        cells = np.flatnonzero(alone)
+        np.add.at(plain, (on_a[first, cells], on_d[first, cells]), weight[alone])
+        if alone.all():
+            continue
+        rest = ~alone
+        digits = np.where(kept[:, rest], on_a[:, rest] * (cap_d + 1) + on_d[:, rest] + 1, 0)
+        codes = (digits * (base ** np.arange(m, dtype=np.int64))[:, None]).sum(axis=0)
+        unique, inverse = np.unique(codes, return_inverse=True)
+        weights = np.bincount(inverse.ravel(), weights=weight[rest])
+        for code, w in zip(unique.tolist(), weights.tolist()):
+            key = []
+            for name, _, _ in options:
+                code, digit = divmod(code, base)
+                if digit:
+                    ka, kd = divmod(digit - 1, cap_d + 1)
+                    key.append((name, ka, kd))
+            situation = tuple(key)
+            picks[situation] = picks.get(situation, 0.0) + w
+    plain.setflags(write=False)
+    return plain, tuple((p, key) for key, p in picks.items())
+
+
+def _undominated(options: tuple, on_a: list[int], on_d: list[int]) -> tuple[tuple[str, int, int], ...]:
+    """The options whose (hits on the attacker, hits on the defender) no other option beats or
+    equals in both (the first listed of equal ones kept), in their order (as :func:`pick_round`)."""
+    results = list(zip(on_a, on_d))
+    kept = []
+    for j, (ka, kd) in enumerate(results):
+        if any(
+            a2 <= ka and d2 >= kd and ((a2, d2) != (ka, kd) or i < j)
+            for i, (a2, d2) in enumerate(results)
+            if i != j
+        ):
+            continue
+        kept.append((options[j][0], ka, kd))
+    return tuple(kept)
+
+
+def _after_round_best(ctx: _Context, a: tuple, d: tuple) -> BattleState:
+    """After a round under best play: destroyed, stopped (continuing would cost the last unit),
+    or the attacker's decision (AFTER)."""
+    if not sum(a) or not sum(d):
+        return BattleState(a, d, False, 0, DESTROYED)
+    cost = _continuation_cost(ctx)
+    if cost and not sum(take_hits(a, cost)):
+        return BattleState(a, d, False, 0, STOPPED)
+    return BattleState(a, d, False, 0, AFTER)
+
+
+def _round_best(ctx: _Context, a: tuple, d: tuple, surprise: bool) -> list[tuple[float, Any, tuple]]:
+    """One round's steps under best play: to the next decision, an end, or a :class:`Pick`."""
+    side_a, side_d = _sides(ctx, a, d, surprise)
+    ca, cd = capacity(a), capacity(d)
+    picks: tuple = ()
+    if has_choice(ctx.leaders[0]):
+        table, picks = pick_round(side_a, side_d, a[2], d[2], ca, cd)
+    else:
+        table = round_table(side_a, side_d, a[2], d[2], ca, cd)
+    steps: list[tuple[float, Any, tuple[str, ...]]] = [
+        (float(table[ka, kd]), _after_round_best(ctx, take_hits(a, int(ka)), take_hits(d, int(kd))), ROUND)
+        for ka, kd in zip(*np.nonzero(table))
+    ]
+    for p, situation in picks:
+        options: dict[BattleState, str] = {}
+        for name, ka, kd in situation:
+            options.setdefault(_after_round_best(ctx, take_hits(a, ka), take_hits(d, kd)), name)
+        if len(options) == 1:
+            steps.append((p, next(iter(options)), ROUND))
+        else:
+            steps.append((p, Pick(tuple((name, nxt) for nxt, name in options.items())), ROUND))
+    return steps
+
+
+def _best_transitions(ctx: _Context, state: Any) -> Any:
+    """The chain of best play: the first round is fought; after each round the attacker retreats
+    (listed first: a tie keeps the units) or continues (pays, and the defender's policy may
+    retreat); a :class:`Pick` offers its leader options."""
+    if isinstance(state, Pick):
+        return Choice([(name, [(1.0, nxt, ())]) for name, nxt in state.options])
+    if state.end == GOING:
+        return _round_best(ctx, state.attacker, state.defender, state.surprise)
+    if state.end != AFTER:
+        return []
+    a, d = state.attacker, state.defender
+    cost = _continuation_cost(ctx)
+    paid = take_hits(a, cost) if cost else a
+    if ctx.rules.retreat == "when_outnumbered" and sum(paid) > sum(d):
+        going: list = [(1.0, BattleState(paid, d, False, 0, RETREATED), ())]
+    else:
+        going = _round_best(ctx, paid, d, False)
+    return Choice({"retreat": [(1.0, BattleState(a, d, False, 0, STOPPED), ())], "continue": going})
+
+
+def battle_objective(ctx: _Context) -> Objective:
+    """The objective of a battle's context, for the side that decides (the attacker, unless the
+    defender plays best): ``win`` = 1{it wins}; ``trade:W`` = W x that + opposing units destroyed
+    - own units destroyed (counted from the units at the start)."""
+    kind, weight, a0, d0 = ctx.objective
+    defender = ctx.rules.retreat == "best"
+    if kind == "trade":
+
+        def trade(end: BattleState) -> float:
+            outcome = _outcome(end)
+            lost_a, lost_d = a0 - outcome["attacker_survivors"], d0 - outcome["defender_survivors"]
+            if defender:
+                return weight * outcome["defender_win"] + lost_a - lost_d
+            return weight * outcome["attacker_win"] + lost_d - lost_a
+
+        return Objective(trade, name="objective", description=OBJECTIVE_TEXT)
+    return Objective(_defender_won if defender else _won, name="objective", description=OBJECTIVE_TEXT)
+
+
+def _won(end: BattleState) -> float:
+    return float(_outcome(end)["attacker_win"])
+
+
+def _defender_won(end: BattleState) -> float:
+    return float(_outcome(end)["defender_win"])
+
+
+def _asks_best(ctx: _Context) -> bool:
+    return ctx.rules.attack == "best" or ctx.rules.retreat == "best"
 
 
 def _outcome(end: BattleState) -> dict[str, Any]:
@@ -582,7 +882,7 @@ def _losses(rules: Rules, setup: BattleSetup, values: dict[str, Any]) -> None:
 
 def clear_caches() -> None:
     """Forget every memoised table and chain (for cold timings)."""
-    for cached in (side_table, round_table, take_hits, leader_order):
+    for cached in (side_table, round_table, pick_round, leader_options, has_choice, take_hits, leader_order):
         cached.cache_clear()
     BATTLE.clear()
     dice.clear_caches()
@@ -672,16 +972,20 @@ def simulate_direct(
             target[idx] = values
         first = False
     ua, ud = (reg + eli + spe for reg, eli, spe in side)  # regulars + elites + special elites, per trial
+    won = (ua > 0) & ((ud == 0) | (end == RETREATED))
+    kind, weight = parse_objective(setup.objective)
+    losses = (a.units - ua).astype(np.int8), (d.units - ud).astype(np.int8)
     return {
-        "attacker_win": (ua > 0) & ((ud == 0) | (end == RETREATED)),
+        "attacker_win": won,
         "defender_win": (ud > 0) & ((ua == 0) | (end == STOPPED)),
         "both_destroyed": (ua == 0) & (ud == 0),
         "defender_retreated": end == RETREATED,
         "rounds": rounds,
-        "attacker_losses": (a.units - ua).astype(np.int8),
-        "defender_losses": (d.units - ud).astype(np.int8),
+        "attacker_losses": losses[0],
+        "defender_losses": losses[1],
         "attacker_survivors": ua.astype(np.int8),
         "defender_survivors": ud.astype(np.int8),
+        "objective": weight * won + losses[1] - losses[0] if kind == "trade" else won.astype(np.float64),
     }
 
 
@@ -711,9 +1015,9 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
     faces = ["hit"] * rules.hit_faces + ["shield"] * rules.shield_faces + ["special"] * rules.special_faces
     faces += ["blank"] * rules.blank_faces
     costly = setup.settlement > 0 or rules.continue_always_costs
+    advisor = BestPlay(rules, setup) if "best" in (rules.attack, rules.retreat) else None
 
-    def hit(side: int) -> None:
-        figures = units[side]
+    def hit(figures: list[str]) -> None:
         if "regular" in figures:
             figures.remove("regular")
         elif "elite" in figures:
@@ -736,20 +1040,35 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
         results = [roll(min(n_a, rules.max_dice)), roll(min(n_d, rules.max_dice))]
         if surprise and rules.surprise == "special":
             results[0].append("special")
-        hits, shields = [0, 0], [0, 0]
-        for side in (0, 1):
-            hits[side] = results[side].count("hit")
-            shields[side] = results[side].count("shield")
-            specials = results[side].count("special")
-            for h, s in leaders[side][:specials]:  # one Special per leader, best first
-                hits[side] += h
-                shields[side] += s
-        for side in (0, 1):  # each special elite cancels one opposing Shield
-            shields[1 - side] = max(0, shields[1 - side] - units[side].count("special"))
-        damage = [max(0, hits[1] - shields[0]), max(0, hits[0] - shields[1])]  # hits each side takes
-        for side in (0, 1):
-            for _ in range(damage[side]):
-                hit(side)
+        def casualties(
+            by_leaders: tuple[int, int], results: list[list[str]] = results, units: list[list[str]] = units
+        ) -> list[list[str]]:
+            """Both legions after the round, the attacker's leaders adding ``by_leaders``."""
+            hits = [results[0].count("hit") + by_leaders[0], results[1].count("hit")]
+            shields = [results[0].count("shield") + by_leaders[1], results[1].count("shield")]
+            for h, s in leaders[1][: results[1].count("special")]:  # one Special per leader, best first
+                hits[1] += h
+                shields[1] += s
+            for side in (0, 1):  # each special elite cancels one opposing Shield
+                shields[1 - side] = max(0, shields[1 - side] - units[side].count("special"))
+            damage = [max(0, hits[1] - shields[0]), max(0, hits[0] - shields[1])]  # hits each side takes
+            after = [list(units[0]), list(units[1])]
+            for side in (0, 1):
+                for _ in range(damage[side]):
+                    hit(after[side])
+            return after
+
+        used = leaders[0][: results[0].count("special")]  # best first, unless best play picks others
+        chosen = (sum(h for h, _ in used), sum(s for _, s in used))
+        if advisor is not None and rules.attack == "best" and 0 < len(used) < len(leaders[0]):
+            subsets = itertools.combinations(leaders[0], len(used))
+            totals = {(sum(h for h, _ in c), sum(s for _, s in c)) for c in subsets}
+            after = {total: casualties(total) for total in totals}
+            chosen = advisor.pick(
+                _figures(units[0]), _figures(units[1]), len(used),
+                {total: (_figures(a), _figures(d)) for total, (a, d) in after.items()},
+            )
+        units = casualties(chosen)
         if not units[0] or not units[1]:
             how = "destroyed"
             break
@@ -757,21 +1076,38 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
         if costly and len(units[0]) == 1 and units[0][0] == "regular":
             how = "stopped"  # paying would cost its last unit
             break
-        if rules.attack == "while_ahead" and len(units[0]) < len(units[1]):
+        if advisor is not None and rules.attack == "best":
+            if not advisor.continues(_figures(units[0]), _figures(units[1])):
+                how = "stopped"
+                break
+        elif rules.attack == "while_ahead" and len(units[0]) < len(units[1]):
             how = "stopped"
             break
         if rules.max_rounds is not None and rounds >= rules.max_rounds:
             how = "stopped"
             break
         if costly:
-            hit(0)
+            hit(units[0])
         if rules.retreat == "when_outnumbered" and len(units[0]) > len(units[1]):
             how = "retreated"
             break
+        if advisor is not None and rules.retreat == "best":
+            fought = rounds if rules.max_rounds is not None else 0
+            if advisor.defender_retreats(_figures(units[0]), _figures(units[1]), fought):
+                how = "retreated"
+                break
     ua, ud = len(units[0]), len(units[1])
+    won = ua > 0 and (ud == 0 or how == "retreated")
+    lost = ud > 0 and (ua == 0 or how == "stopped")
+    kind, weight = parse_objective(setup.objective)
+    if rules.retreat == "best":  # the deciding side's objective: the defender's
+        value = weight * lost + (start[0] - ua) - (start[1] - ud) if kind == "trade" else float(lost)
+    else:
+        value = weight * won + (start[1] - ud) - (start[0] - ua) if kind == "trade" else float(won)
     return {
-        "attacker_win": ua > 0 and (ud == 0 or how == "retreated"),
-        "defender_win": ud > 0 and (ua == 0 or how == "stopped"),
+        "objective": value,
+        "attacker_win": won,
+        "defender_win": lost,
         "both_destroyed": ua == 0 and ud == 0,
         "defender_retreated": how == "retreated",
         "rounds": rounds if how != "undefended" else 0,
@@ -780,6 +1116,154 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
         "attacker_survivors": ua,
         "defender_survivors": ud,
     }
+
+
+def _figures(figures: list[str]) -> tuple[int, int, int]:
+    return figures.count("regular"), figures.count("elite"), figures.count("special")
+
+
+class BestPlay:
+    """The solved best play of one battle, asked in the terms of the table (the reference trial
+    and ``advise`` use it): continue or retreat with these units, which leaders to use.
+
+    Raises InputError when the rules do not ask for best play (``attack = "best"``) or the battle
+    is too large to solve.
+    """
+
+    def __init__(self, rules: Rules, setup: BattleSetup) -> None:
+        self.ctx = _context(rules, setup)
+        self.solution = BATTLE.solution(rules, setup)
+
+    def after_round(self, attacker: tuple[int, int, int], defender: tuple[int, int, int]) -> BattleState:
+        """The decision state after a round that left these units (before any payment)."""
+        return BattleState(attacker, defender, False, 0, AFTER)
+
+    def continues(self, attacker: tuple[int, int, int], defender: tuple[int, int, int]) -> bool:
+        """Whether best play continues after a round that left these units."""
+        return self.solution.policy[self.after_round(attacker, defender)] == "continue"
+
+    def defender_retreats(
+        self, attacker: tuple[int, int, int], defender: tuple[int, int, int], fought: int
+    ) -> bool:
+        """The defender's best play (``retreat = "best"``): whether it retreats when the attacker goes
+        on with these units (after paying), ``fought`` rounds fought (0 unless max_rounds:N)."""
+        return self.solution.policy[BattleState(attacker, defender, False, fought, DEFENDS)] == "retreat"
+
+    def pick(
+        self,
+        attacker: tuple[int, int, int],
+        defender: tuple[int, int, int],
+        used: int,
+        results: Mapping[tuple[int, int], tuple[tuple[int, int, int], tuple[int, int, int]]],
+    ) -> tuple[int, int]:
+        """The (Hits, Shields) best play's leaders add, given what each total would leave.
+
+        ``results``: for each total the ``used`` leaders can add, both legions after the round.
+        """
+        choices = leader_options(self.ctx.leaders[0], used)
+        on_a = [capacity(attacker) - capacity(results[h, s][0]) for _, h, s in choices]
+        on_d = [capacity(defender) - capacity(results[h, s][1]) for _, h, s in choices]
+        totals = {name: (h, s) for name, h, s in choices}
+        options: dict[BattleState, str] = {}
+        for name, ka, kd in _undominated(choices, on_a, on_d):
+            nxt = _after_round_best(self.ctx, take_hits(attacker, ka), take_hits(defender, kd))
+            options.setdefault(nxt, name)
+        if len(options) == 1:
+            return totals[next(iter(options.values()))]
+        state: Any = Pick(tuple((name, nxt) for nxt, name in options.items()))
+        return totals[self.solution.policy[state]]
+
+
+class Decision(NamedTuple):
+    """One decision of best play: where, what is chosen, and the value of each option."""
+
+    attacker: str  # the attacking units after the round (before any payment to continue), as text;
+    defender: str  # for Specials, what the chosen leaders leave
+    attacker_units: int
+    defender_units: int
+    choice: str  # "continue" or "retreat"; for Specials the leaders' names
+    values: dict[str, float]  # option -> expected objective of taking it and playing best after
+    leaves: dict[str, tuple[str, str]]  # Specials only: option -> (attacker, defender) after the round
+
+
+class Advice(NamedTuple):
+    """Best play for a battle (:func:`advise`)."""
+
+    objective: str
+    value: float  # the optimum
+    fixed: float  # the objective of the fixed policy until_destroyed (leaders best first)
+    continue_or_retreat: tuple[Decision, ...]
+    specials: tuple[Decision, ...]
+
+
+def advise(rules: Rules, setup: BattleSetup) -> Advice:
+    """The decisions of best play, with the value of each option, in the terms of the table.
+
+    ``rules.attack`` is set to ``best`` here (the other rules, e.g. the defender's policy, are
+    kept); the setup's objective (default win) is what is maximised. Decisions come sorted by
+    attacking units (most first), then defending units (fewest first); a Specials decision by
+    what its chosen leaders leave.
+    """
+    import dataclasses
+
+    best_rules = dataclasses.replace(rules, attack="best")
+    objective = setup.objective or "win"
+    setup = dataclasses.replace(setup, objective=objective)
+    solution = BATTLE.solution(best_rules, setup)
+    values = exact_battle(dataclasses.replace(rules, attack="until_destroyed"), setup)
+    fixed = values["objective"] if values is not None else math.nan
+    attacker, defender = setup.legions
+    names = _leader_names(rules, attacker)
+    plain, picks = [], []
+    for state, choice in solution.policy.items():
+        options = solution.option_values(state)
+        if isinstance(state, Pick):
+            chosen = dict(state.options)[choice]
+            picks.append(
+                Decision(
+                    _units_text(chosen.attacker, attacker), _units_text(chosen.defender, defender),
+                    sum(chosen.attacker), sum(chosen.defender), names(choice),
+                    {names(k): v for k, v in options.items()},
+                    {names(k): (_units_text(n.attacker, attacker), _units_text(n.defender, defender))
+                     for k, n in state.options},
+                )
+            )
+        else:
+            plain.append(
+                Decision(
+                    _units_text(state.attacker, attacker), _units_text(state.defender, defender),
+                    sum(state.attacker), sum(state.defender), choice, options, {},
+                )
+            )
+    order = lambda d: (-d.attacker_units, d.defender_units, d.attacker, d.defender)  # noqa: E731
+    plain.sort(key=order)
+    picks.sort(key=order)
+    return Advice(objective, solution.value, fixed, tuple(plain), tuple(picks))
+
+
+def _units_text(counts: tuple[int, int, int], legion: Legion) -> str:
+    """Units as text (``"2 regular, 1 sardaukar"``; ``"none"``), in the legion's names."""
+    return legion_text(Legion(*counts, (), legion.special_name))
+
+
+def _leader_names(rules: Rules, legion: Legion) -> Any:
+    """An option name of values (``"2H & 2S"``) -> the leaders' names (``"Beast Rabban & Baron
+    Harkonnen"``), each leader named once."""
+
+    def name(option: str) -> str:
+        free = list(legion.leaders)
+        out = []
+        for value in option.split(" & "):
+            for key in free:
+                if value_text(*leader_value(rules, key)) == value:
+                    free.remove(key)
+                    out.append(f"{LEADERS[key].name} ({value})")
+                    break
+            else:  # pragma: no cover - every option is made of the legion's own leaders
+                out.append(value)
+        return " & ".join(out)
+
+    return name
 
 
 def _leader_card(rules: Rules, key: str) -> tuple[int, int]:
@@ -863,13 +1347,14 @@ CHAIN_METRICS = (
     Metric("attacker_win", "probability", "the defender is destroyed or retreats and the attacker has units"),
     Metric("defender_win", "probability", "the attacker is destroyed, or stops while the defender has units"),
     Metric("both_destroyed", "probability", "both legions are destroyed (no winner)"),
-    Metric("defender_retreated", "probability", "the defender retreated (policy when_outnumbered)"),
+    Metric("defender_retreated", "probability", "the defender retreated (when_outnumbered or best play)"),
     Metric("rounds", "mean", "rounds of combat fought"),
     Metric("attacker_survivors", "distribution", "attacking units left at the end", COUNTS),
     Metric(
         "defender_survivors", "distribution", "defending units left at the end (a retreat keeps them)", COUNTS
     ),
 )
+OBJECTIVE_TEXT = "the deciding side's objective (win, or trade:W = W per win + its foes - its own destroyed)"
 METRICS = (
     CHAIN_METRICS[:5]
     + (
@@ -881,7 +1366,25 @@ METRICS = (
         Metric("defender_losses", "mean", "defending units lost"),
     )
     + CHAIN_METRICS[5:]
+    + (Metric("objective", "mean", OBJECTIVE_TEXT),)
 )
+
+
+def _size_bound(rules: Rules, setup: BattleSetup) -> int | None:
+    """:func:`chain_states`; None under the attacker's best play (its chain is always small: it is
+    walked); under the defender's, its decision states are counted beside the rounds'."""
+    if rules.attack == "best":
+        return None
+    bound = chain_states(rules, setup)
+    a, d = (legion.counts for legion in setup.legions)
+    if rules.retreat == "best":
+        bound += (capacity(a) + 1) * (capacity(d) + 1) * (rules.max_rounds or 1)
+    return bound
+
+
+def applicable_battle(setup: BattleSetup) -> tuple[str, ...]:
+    """Every metric, but ``objective`` only where the setup asks for one."""
+    return tuple(m.name for m in METRICS if m.name != "objective" or setup.objective)
 
 BATTLE: ChainQuestion[_Context, BattleState] = ChainQuestion(
     _start,
@@ -891,8 +1394,10 @@ BATTLE: ChainQuestion[_Context, BattleState] = ChainQuestion(
     {"rounds": "round"},
     context=_context,
     direct=simulate_direct,
-    size_bound=chain_states,
+    size_bound=_size_bound,
     finish=_losses,
+    objective=battle_objective,
+    best_play=_asks_best,
     name="the battle's chain",
     cache_size=512,
     home=(__name__, "BATTLE"),
@@ -912,6 +1417,7 @@ QUESTIONS = {
         exact=BATTLE.exact,
         why_no_exact=BATTLE.why_no_exact,
         parse_setup=parse_battle,
+        applicable=applicable_battle,
         reference=reference_battle,
         example={
             "attacker": "4 regular, 1 elite, bashar",

@@ -31,8 +31,9 @@ DATA = pathlib.Path(__file__).resolve().parent / "data"
 TERRAINS = ("deep_desert", "desert", "minor_erg", "plateau", "mountain")
 EXPOSED = TERRAINS[:4]  # storms sweep these; a Mountain area is safe from storms and worms
 DESERTS = ("deep_desert", "desert")  # wormsigns, harvesters and spice
-ATTACK_POLICIES = ("until_destroyed", "while_ahead", "max_rounds:N")
-RETREAT_POLICIES = ("never", "when_outnumbered")
+ATTACK_POLICIES = ("until_destroyed", "while_ahead", "best", "max_rounds:N")
+FIXED_ATTACKS = ATTACK_POLICIES[:2]  # the fixed attack policies by name (with max_rounds:N)
+RETREAT_POLICIES = ("never", "when_outnumbered", "best")
 SURPRISE_KINDS = ("special", "die")
 WORMSIGN_ORDERS = ("type", "area")
 HARKONNEN_STACKING = 6  # units a Harkonnen area holds; 5 while the CHOAM Ban is active
@@ -125,8 +126,10 @@ class Rules:
         surprise: what a surprise attack adds to the attacker's first round: one "special"
             result (default) or one "die" (variant ``surprise_adds_die``).
         attack: the attacker's policy after each round: until_destroyed, while_ahead,
-            max_rounds:N.
-        retreat: the defender's policy: never, when_outnumbered.
+            max_rounds:N, or best (continue or retreat, and which leaders turn its Specials,
+            solved exactly for the setup's objective; docs/best-play.md).
+        retreat: the defender's policy: never, when_outnumbered, or best (retreat or fight on
+            after the attacker continues, solved exactly; CLI ``--policy defender:best``).
         leader_values: overrides of table 2.6, ``{leader name: '2H+1S'}``; stored as a sorted
             tuple of (key, hits, shields).
         storm_dice, storm_special_hits, worm_dice, worm_special_hits: per exposed terrain
@@ -205,7 +208,7 @@ class Rules:
         if self.surprise not in SURPRISE_KINDS:
             raise InputError(f"surprise must be one of {', '.join(SURPRISE_KINDS)}, got {self.surprise!r}")
         attack = str(self.attack).strip().lower()
-        if attack not in ATTACK_POLICIES[:2]:
+        if attack not in ATTACK_POLICIES[:3]:
             match = re.fullmatch(r"max_rounds:(\d+)", attack)
             if not match or int(match.group(1)) < 1:
                 raise InputError(
@@ -215,6 +218,11 @@ class Rules:
         if self.retreat not in RETREAT_POLICIES:
             raise InputError(
                 f"retreat policy must be one of {', '.join(RETREAT_POLICIES)}, got {self.retreat!r}"
+            )
+        if self.retreat == "best" and attack == "best":
+            raise InputError(
+                "only one side plays best: the attacker (attack policy best) or the defender "
+                "(retreat policy best, --policy defender:best), not both"
             )
         for name, top in (
             ("storm_dice", 12),
@@ -318,6 +326,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "gurney_no_ability": {"gurney_ability": False},
     "choam_ban": {"choam_ban": True},
     "landsraad_ban": {"landsraad_ban": True},
+    "best_play": {"attack": "best"},
+    "defender_best_play": {"retreat": "best"},
 }
 
 VARIANT_DESCRIPTIONS: dict[str, str] = {
@@ -337,6 +347,8 @@ VARIANT_DESCRIPTIONS: dict[str, str] = {
     "gurney_no_ability": "Gurney Halleck has no leader ability: his Special converts to nothing (English)",
     "choam_ban": "CHOAM Ban: a Harkonnen legion holds at most 5 units; the excess is removed, regulars first",
     "landsraad_ban": "Landsraad Ban: the Harkonnen side discards no Planning cards for dice",
+    "best_play": "the attacker plays best (continue or retreat, which leaders use its Specials; policy best)",
+    "defender_best_play": "the defender plays best: retreats or fights on after the attacker continues",
 }
 
 # Where the sources disagree: per place, the rule field's value in force -> the reading in words.
@@ -389,8 +401,8 @@ def readings(
 
 
 POLICY_HELP = (
-    "attack policies: until_destroyed (default), while_ahead, max_rounds:N; "
-    "retreat policies: never (default), when_outnumbered"
+    "attack policies: until_destroyed (default), while_ahead, max_rounds:N, best; "
+    "retreat policies: never (default), when_outnumbered, defender:best"
 )
 
 
@@ -406,10 +418,15 @@ def policy_overrides(names: Any) -> dict[str, str]:
         name = str(item).strip().lower().replace("-", "_")
         if not name:
             continue
-        field = "retreat" if name in RETREAT_POLICIES else "attack"
+        if name.replace(" ", "") == "attacker:best":
+            name = "best"
+        if name.replace(" ", "") == "defender:best":
+            field, name = "retreat", "best"
+        else:
+            field = "retreat" if name in RETREAT_POLICIES[:2] else "attack"
         if (
             field == "attack"
-            and name not in ATTACK_POLICIES[:2]
+            and name not in ATTACK_POLICIES[:3]
             and not re.fullmatch(r"max_rounds:[1-9]\d*", name)
         ):
             raise InputError(f"unknown policy {item!r}; {POLICY_HELP}")

@@ -1,0 +1,118 @@
+"""``montecarlo war-for-arrakis battle --policy best --objective ...`` and ``advise``: the metric
+``objective`` beside every other (exact = the optimum under best play, the policy's own value
+under a fixed one), the decision map in words, and one line with exit code 2 for bad input."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from montecarlo.cli.war_for_arrakis import app
+from montecarlo.games.war_for_arrakis.battle import BattleSetup, advise, exact_battle
+from montecarlo.games.war_for_arrakis.rules import Rules
+from tests.cli.helpers import assert_json_agrees, assert_rows_agree
+
+runner = CliRunner()
+LEGIONS = ["-a", "3 regular, Baron Harkonnen, Beast Rabban", "-d", "2 regular, Stilgar", "--settlement", "1"]
+SETUP = BattleSetup("3 regular, Baron Harkonnen, Beast Rabban", "2 regular, Stilgar", 1, objective="trade:2")
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+def run_json(*args):
+    result = run(*args, "--trials", "20000", "--seed", "7", "--json", "--quiet")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_best_play_reports_every_metric_and_the_optimum():
+    data = run_json("battle", *LEGIONS, "--policy", "best", "--objective", "trade:2")
+    assert_json_agrees(data)
+    best = exact_battle(Rules(attack="best"), SETUP)
+    assert data["metrics"]["objective"]["exact"] == pytest.approx(best["objective"])
+    assert data["metrics"]["attacker_win"]["exact"] == pytest.approx(best["attacker_win"])
+    assert data["extra"]["policies"]["attack"] == "best" and data["extra"]["objective"] == "trade:2"
+
+
+def test_a_fixed_policy_reports_its_own_objective_to_compare():
+    fixed = run_json("battle", *LEGIONS, "--objective", "trade:2")
+    best = run_json("battle", *LEGIONS, "--objective", "trade:2", "--policy", "best")
+    assert fixed["metrics"]["objective"]["exact"] == pytest.approx(exact_battle(Rules(), SETUP)["objective"])
+    assert best["metrics"]["objective"]["exact"] > fixed["metrics"]["objective"]["exact"]
+    assert "objective" not in run_json("battle", *LEGIONS)["metrics"]  # none asked, none shown
+
+
+def test_best_play_without_an_objective_maximises_win():
+    data = run_json("battle", *LEGIONS, "--policy", "best")
+    metrics = data["metrics"]
+    assert metrics["objective"]["exact"] == pytest.approx(metrics["attacker_win"]["exact"])
+    assert data["setup"]["objective"] == "win"
+
+
+def test_the_table_shows_the_objective_and_the_policy():
+    best = ["--policy", "best", "--objective", "trade:2"]
+    result = run("battle", *LEGIONS, *best, "--trials", "20000", "--quiet")
+    assert result.exit_code == 0, result.output
+    rows = assert_rows_agree(result.stdout, at_least=5)
+    assert "objective" in rows
+    assert "policies: attacker best (for trade:2, solved exactly)" in result.stdout
+
+
+def test_the_defender_can_play_best():
+    data = run_json("battle", *LEGIONS, "--policy", "defender:best", "--objective", "trade:1")
+    assert_json_agrees(data)
+    assert data["extra"]["policies"] == {"attack": "until_destroyed", "retreat": "best"}
+    metrics = data["metrics"]
+    exact = {name: m["exact"] for name, m in metrics.items()}
+    defender_trade = exact["defender_win"] + exact["attacker_losses"] - exact["defender_losses"]
+    assert metrics["objective"]["exact"] == pytest.approx(defender_trade)
+
+
+def test_advise_answers_in_words():
+    result = run("advise", *LEGIONS, "--objective", "trade:2")
+    assert result.exit_code == 0, result.output
+    advice = advise(Rules(), SETUP)
+    first = advice.continue_or_retreat[0]
+    other = "retreat" if first.choice == "continue" else "continue"
+    assert (
+        f"With 3 units against 1 unit, {first.choice}: {first.values[first.choice]:.4f} against "
+        f"{first.values[other]:.4f} for {'retreating' if other == 'retreat' else 'continuing'}."
+    ) in result.stdout
+    assert f"worth {advice.value:.4f} with best play" in result.stdout
+    assert "use Beast Rabban (2H)" in result.stdout and "Specials, both rolls seen" in result.stdout
+
+
+def test_advise_json_has_every_decision():
+    result = run("advise", *LEGIONS, "--objective", "trade:2", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    advice = advise(Rules(), SETUP)
+    assert data["best_value"] == pytest.approx(advice.value)
+    assert len(data["continue_or_retreat"]) == len(advice.continue_or_retreat)
+    assert len(data["specials"]) == len(advice.specials)
+    assert all(d["choice"] in ("continue", "retreat") for d in data["continue_or_retreat"])
+
+
+BAD_OBJECTIVE = "objective must be win or trade:W"
+
+
+@pytest.mark.parametrize(
+    "args,fix",
+    [
+        (["battle", *LEGIONS, "--policy", "best", "--objective", "trade:x"], BAD_OBJECTIVE),
+        (["battle", *LEGIONS, "--policy", "best", "--objective", "trade:-1"], BAD_OBJECTIVE),
+        (["battle", *LEGIONS, "--objective", "loot"], BAD_OBJECTIVE),
+        (["battle", *LEGIONS, "--policy", "best", "--policy", "defender:best"], "only one side plays best"),
+        (["battle", "-a", "2 regular, bashar", "-d", "none", "--settlement", "1", "--policy", "best"],
+         "no decision"),
+        (["advise", *LEGIONS, "--policy", "while_ahead"], "advise solves the attacker's play"),
+        (["advise", *LEGIONS, "--objective", "trade:"], BAD_OBJECTIVE),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, fix):
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and fix in lines[0], result.stderr

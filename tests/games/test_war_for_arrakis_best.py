@@ -1,0 +1,294 @@
+"""War for Arrakis best play (attack policy ``best``; the defender's: retreat policy ``best``)
+against answers found without the solver.
+
+- Brute force: the decision states of small battles are found by walking the game's own rule
+  (continue or retreat after a round, which leaders use the Specials), every deterministic
+  policy over them is valued here by its own linear system (numpy), and the best of them equals
+  the optimum that ``exact`` reports; the solver's policy is worth exactly that.
+- The optimum is never below any fixed attack policy (until_destroyed, while_ahead,
+  max_rounds:1..3), for every example setup, objective and rule variant that changes the play.
+- Hand-derived cases (derivations in the docstrings).
+- The sampler under best play agrees with the exact values within 4.5 standard errors (the
+  consistency test does it too, through the variant ``best_play`` and the example setups).
+- The values of best play never rise with a hit more on the attacker or a hit fewer on the
+  defender: what makes it safe to offer only the leader choices that no other beats in both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from montecarlo.engine.decisions import Choice
+from montecarlo.errors import InputError, MonteCarloError
+from montecarlo.games.war_for_arrakis import GAME, battle
+from montecarlo.games.war_for_arrakis.battle import (
+    AFTER,
+    BATTLE,
+    BattleSetup,
+    BattleState,
+    Pick,
+    advise,
+    exact_battle,
+    simulate_battle,
+    take_hits,
+)
+from montecarlo.games.war_for_arrakis.rules import Rules, policy_overrides
+
+BEST = Rules(attack="best")
+Z = 4.5
+
+
+def walk(rules: Rules, setup: BattleSetup) -> dict:
+    """Every state reachable from the start under any play, with what the game's rule gives there."""
+    ctx = battle._context(rules, setup)
+    seen: dict = {}
+    todo = [battle._start(rules, setup)]
+    while todo:
+        state = todo.pop()
+        if state in seen:
+            continue
+        got = seen[state] = battle._transitions(ctx, state)
+        steps = [s for option in got.steps_by_option for s in option] if isinstance(got, Choice) else got
+        todo += [nxt for _, nxt, _ in steps]
+    return seen
+
+
+def worth(rules: Rules, setup: BattleSetup, seen: dict, policy: dict) -> float:
+    """The expected objective of a deterministic policy, by one linear solve over every state."""
+    objective = battle.battle_objective(battle._context(rules, setup))
+    states = list(seen)
+    index = {s: i for i, s in enumerate(states)}
+    n = len(states)
+    matrix, values = np.eye(n), np.zeros(n)
+    for s, got in seen.items():
+        steps = got.steps(policy[s]) if isinstance(got, Choice) else got
+        if not steps:
+            values[index[s]] = objective.value(s)
+        for p, nxt, _ in steps:
+            matrix[index[s], index[nxt]] -= p
+    return float(np.linalg.solve(matrix, values)[index[battle._start(rules, setup)]])
+
+
+SMALL = [
+    ("2 regular, Baron Harkonnen, Beast Rabban", "1 regular, Stilgar", 0, "trade:1"),
+    ("2 regular, Baron Harkonnen, Beast Rabban", "2 regular", 0, "win"),
+    ("2 regular, Baron Harkonnen, Beast Rabban", "1 elite", 1, "trade:2"),
+    ("2 regular, naib", "1 regular", 1, "trade:2"),
+    ("2 regular", "1 regular, naib", 0, "win"),
+    ("1 elite, Thufir Hawat, Beast Rabban", "2 regular, Stilgar", 0, "trade:0"),
+    ("2 regular, Baron Harkonnen, Beast Rabban", "1 regular", 1, "trade:2"),
+]
+
+
+@pytest.mark.parametrize("case", SMALL, ids=lambda c: f"{c[0]} vs {c[1]} rank {c[2]} {c[3]}")
+def test_the_optimum_is_the_best_of_every_policy(case):
+    attacker, defender, rank, objective = case
+    setup = BattleSetup(attacker, defender, rank, objective=objective)
+    seen = walk(BEST, setup)
+    decisions = [s for s, got in seen.items() if isinstance(got, Choice)]
+    count = math.prod(len(seen[s].names) for s in decisions)
+    assert 2 <= count <= 5_000, count  # a real choice, and few enough policies to value them all
+    best = -math.inf
+    for names in itertools.product(*(seen[s].names for s in decisions)):
+        best = max(best, worth(BEST, setup, seen, dict(zip(decisions, names))))
+    exact = exact_battle(BEST, setup)
+    assert exact["objective"] == pytest.approx(best, rel=1e-9, abs=1e-12)
+    solution = BATTLE.solution(BEST, setup)
+    assert solution.value == pytest.approx(best, rel=1e-9, abs=1e-12)
+    assert worth(BEST, setup, seen, dict(solution.policy)) == pytest.approx(best, rel=1e-9, abs=1e-12)
+
+
+DEFENDER = Rules(retreat="best")
+SMALL_DEFENDER = [
+    ("3 regular", "2 regular", 1, "trade:1"),
+    ("2 regular, bashar", "2 regular, naib", 0, "win"),
+    ("3 regular, bashar", "2 regular, 1 elite", 1, "trade:2"),
+    ("4 regular", "3 regular", 0, "trade:1"),
+]
+
+
+@pytest.mark.parametrize("case", SMALL_DEFENDER, ids=lambda c: f"{c[0]} vs {c[1]} rank {c[2]} {c[3]}")
+def test_the_defenders_optimum_is_the_best_of_every_policy(case):
+    attacker, defender, rank, objective = case
+    setup = BattleSetup(attacker, defender, rank, objective=objective)
+    seen = walk(DEFENDER, setup)
+    decisions = [s for s, got in seen.items() if isinstance(got, Choice)]
+    assert all(s.end == battle.DEFENDS for s in decisions)
+    count = math.prod(len(seen[s].names) for s in decisions)
+    assert 2 <= count <= 5_000, count
+    best = max(
+        worth(DEFENDER, setup, seen, dict(zip(decisions, names)))
+        for names in itertools.product(*(seen[s].names for s in decisions))
+    )
+    assert exact_battle(DEFENDER, setup)["objective"] == pytest.approx(best, rel=1e-9, abs=1e-12)
+
+
+def defender_value(values: dict, objective: str) -> float:
+    """The defender's objective from a battle's exact metrics (win, or trade:W from its side)."""
+    if objective == "win":
+        return values["defender_win"]
+    weight = float(objective.split(":")[1])
+    return weight * values["defender_win"] + values["attacker_losses"] - values["defender_losses"]
+
+
+@pytest.mark.parametrize("index", range(len(GAME.setups("battle"))))
+def test_the_defenders_best_play_is_never_below_a_fixed_retreat_policy(index):
+    values = dict(GAME.setups("battle")[index])
+    for objective in ("win", "trade:0", "trade:2"):
+        setup = GAME.question("battle").setup({**values, "objective": objective})
+        for attack in ("until_destroyed", "while_ahead", "max_rounds:2"):
+            best = exact_battle(Rules(attack=attack, retreat="best"), setup)
+            assert best["objective"] == pytest.approx(defender_value(best, objective), abs=1e-9)
+            for retreat in ("never", "when_outnumbered"):
+                fixed = defender_value(exact_battle(Rules(attack=attack, retreat=retreat), setup), objective)
+                assert best["objective"] >= fixed - 1e-9 * max(1.0, abs(fixed)), (objective, attack, retreat)
+
+
+def test_only_one_side_plays_best():
+    with pytest.raises(InputError, match="only one side plays best"):
+        Rules(attack="best", retreat="best")
+
+
+def test_the_small_cases_cover_both_kinds_of_decision():
+    kinds = set()
+    for attacker, defender, rank, objective in SMALL:
+        seen = walk(BEST, BattleSetup(attacker, defender, rank, objective=objective))
+        kinds |= {type(s).__name__ for s, got in seen.items() if isinstance(got, Choice)}
+    assert kinds == {"BattleState", "Pick"}
+
+
+FIXED = ("until_destroyed", "while_ahead", "max_rounds:1", "max_rounds:2", "max_rounds:3")
+VARIANTS = ((), ("continue_always_costs",), ("retreat_when_outnumbered",), ("surprise_adds_die",))
+
+
+@pytest.mark.parametrize("variants", VARIANTS, ids=lambda v: ",".join(v) or "official")
+@pytest.mark.parametrize("index", range(len(GAME.setups("battle"))))
+def test_best_play_is_never_below_a_fixed_policy(index, variants):
+    values = dict(GAME.setups("battle")[index])
+    for objective in ("win", "trade:0", "trade:2"):
+        setup = GAME.question("battle").setup({**values, "objective": objective})
+        best = exact_battle(GAME.rules(variants, {"attack": "best"}), setup)["objective"]
+        for policy in FIXED:
+            fixed = exact_battle(GAME.rules(variants, {"attack": policy}), setup)["objective"]
+            assert best >= fixed - 1e-9 * max(1.0, abs(fixed)), (objective, policy, best, fixed)
+
+
+def test_retreating_at_the_right_time_by_hand():
+    """1 elite attacks 1 regular with a Naib; every continuation costs 1 Hit (continue_always_costs);
+    objective trade:2.
+
+    One round, 1 die each. The defender's die is a Hit (1/2), a Shield (1/3) or a Special the Naib
+    turns into a Hit (1/6): a Hit with 2/3. The attacker's is a Hit (1/2), a Shield (1/3) or a
+    lost Special (1/6). So the defender is hit only when the attacker rolls a Hit and it a Hit:
+    1/3 (both hit); the attacker alone is hit when it rolls its Special and the defender a Hit:
+    1/9; nothing happens with 5/9.
+    - Both hit (1/3): the elite becomes a regular (not destroyed), the defender falls: 2 + 1 = 3.
+    - The attacker alone hit (1/9): 1 regular left; paying to continue would cost it: it stops, 0.
+    - Nothing (5/9): retreat is worth 0; continuing pays 1 Hit (the elite becomes a regular), then
+      1 regular against 1 regular + Naib: both fall 1/3 (+1 - 1 = 0), the attacker alone 1/9 (-1),
+      else it stops (0): -1/9. Best play retreats.
+    Best: 3/3 = 1. Always continuing: 1 - (5/9)(1/9) = 76/81.
+    """
+    setup = BattleSetup("1 elite", "1 regular, naib", objective="trade:2")
+    costly = GAME.rules(("continue_always_costs",))
+    best = exact_battle(dataclasses.replace(costly, attack="best"), setup)
+    fixed = exact_battle(costly, setup)
+    assert best["objective"] == pytest.approx(1.0, rel=1e-12)
+    assert fixed["objective"] == pytest.approx(76 / 81, rel=1e-12)
+    assert best["attacker_win"] == pytest.approx(1 / 3) and best["rounds"] == pytest.approx(1.0)
+    assert fixed["rounds"] == pytest.approx(1 + 5 / 9)
+    solution = BATTLE.solution(dataclasses.replace(costly, attack="best"), setup)
+    after = BattleState((0, 1, 0), (1, 0, 0), False, 0, AFTER)
+    assert solution.policy[after] == "retreat"
+    assert solution.option_values(after) == pytest.approx({"retreat": 0.0, "continue": -1 / 9})
+
+
+def test_the_right_leader_by_hand():
+    """1 regular with Beast Rabban (2H) and Baron Harkonnen (2S) attacks 1 elite, objective win.
+
+    When the attacker rolls its Special and the defender a Hit (1/6 x 1/2 = 1/12 of the first
+    round), one leader can act. Rabban's 2 Hits destroy the elite (two hits) but the attacker
+    falls too: no winner (0). The Baron's 2 Shields save the attacker, the elite untouched: the
+    battle goes on from where it started, worth the battle's value v. So best play takes the
+    Baron exactly when v > 0; the fixed order (most Hits + Shields, then most Hits) takes Rabban.
+    """
+    setup = BattleSetup("1 regular, Beast Rabban, Baron Harkonnen", "1 elite")
+    solution = BATTLE.solution(BEST, setup)
+    picks = [s for s in solution.policy if isinstance(s, Pick)]
+    assert picks
+    start = BattleState((1, 0, 0), (0, 1, 0), False, 0, AFTER)
+    both_fall = BattleState((0, 0, 0), (0, 0, 0), False, 0, battle.DESTROYED)
+    found = [p for p in picks if dict(p.options) == {"2H": both_fall, "2S": start}]
+    assert len(found) == 1
+    values = solution.option_values(found[0])
+    assert solution.policy[found[0]] == "2S"
+    assert values == pytest.approx({"2H": 0.0, "2S": solution.value_at(start)})
+    assert solution.value_at(start) > 0
+    assert exact_battle(BEST, setup)["attacker_win"] > exact_battle(Rules(), setup)["attacker_win"]
+
+
+@pytest.mark.parametrize("objective", ["win", "trade:2"])
+def test_the_sampler_under_best_play_agrees_with_exact(objective):
+    attacker = "3 regular, 1 sardaukar, Baron Harkonnen, Beast Rabban"
+    setup = BattleSetup(attacker, "3 regular, 1 fedaykin, Stilgar", objective=objective)
+    exact = exact_battle(BEST, setup)
+    got = simulate_battle(BEST, setup, 60_000, np.random.default_rng(11))
+    for name, expected in exact.items():
+        if "=" in name:
+            metric, value = name.split("=")
+            values = (got[metric] == int(value)).astype(float)
+        else:
+            values = got[name].astype(float)
+        se = values.std(ddof=1) / math.sqrt(values.size)
+        assert abs(values.mean() - expected) <= Z * se + 1e-9, name
+
+
+MEDIUM = ("3 regular, Baron Harkonnen, Beast Rabban", "2 regular, Stilgar", 1, "trade:2")
+
+
+@pytest.mark.parametrize("case", [*SMALL, MEDIUM])
+def test_values_fall_with_every_hit_on_the_attacker_and_rise_with_every_hit_on_the_defender(case):
+    attacker, defender, rank, objective = case
+    setup = BattleSetup(attacker, defender, rank, objective=objective)
+    solution = BATTLE.solution(BEST, setup)
+    ctx = battle._context(BEST, setup)
+    checked = 0
+    for state in solution.policy:
+        if isinstance(state, Pick):
+            continue
+        here = solution.value_at(state)
+        weaker_attacker = battle._after_round_best(ctx, take_hits(state.attacker, 1), state.defender)
+        weaker_defender = battle._after_round_best(ctx, state.attacker, take_hits(state.defender, 1))
+        for other, sign in ((weaker_attacker, 1), (weaker_defender, -1)):
+            try:
+                value = solution.value_at(other)
+            except MonteCarloError:
+                continue  # not reachable from this start
+            assert sign * (here - value) >= -1e-12, (state, other)
+            checked += 1
+    assert checked
+
+
+def test_advice_agrees_with_the_solution():
+    setup = BattleSetup(*MEDIUM[:3], objective=MEDIUM[3])
+    advice = advise(Rules(), setup)
+    assert advice.value == pytest.approx(exact_battle(BEST, setup)["objective"])
+    assert advice.fixed == pytest.approx(exact_battle(Rules(), setup)["objective"])
+    assert advice.value >= advice.fixed
+    for d in advice.continue_or_retreat + advice.specials:
+        assert d.values[d.choice] == max(d.values.values())
+    assert {d.choice for d in advice.specials} <= {"Beast Rabban (2H)", "Baron Harkonnen (2S)"}
+
+
+def test_best_play_needs_a_decision_and_a_sound_objective():
+    with pytest.raises(InputError, match="objective must be win or trade:W"):
+        BattleSetup("1 regular", "1 regular", objective="trade:-1")
+    with pytest.raises(InputError, match="objective must be win or trade:W"):
+        BattleSetup("1 regular", "1 regular", objective="trade:x")
+    assert policy_overrides("defender:best") == {"retreat": "best"}
+    assert policy_overrides("attacker:best") == {"attack": "best"}
