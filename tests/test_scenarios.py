@@ -335,6 +335,35 @@ def test_precision_target_adds_trials_until_met(coin_game, tmp_path):
         assert (win.ci_high - win.ci_low) / 2 <= 0.02 and c.trials % 500 == 0
 
 
+def test_precision_target_is_met_by_every_variant(coin_game, tmp_path):
+    """The stop waits for the widest arm: the baseline (bias 0.05) is precise long before the
+    fair coin of the other variant."""
+    text = (
+        'game = "coin"\nseed = 5\nprecision = 0.02\ntrials = 500\nmetrics = ["win"]\n'
+        "[variants.rare]\noverrides = { bias = 0.05 }\n[variants.fair]\noverrides = { bias = 0.5 }\n"
+    )
+    result = run_scenario(load_scenario(write(tmp_path, text)), jobs=1)
+    (c,) = result.comparisons
+    assert [a.precision_reached() for a in c.answers] == [True, True]
+    assert c.answers[1].widest_half_width() > c.answers[0].widest_half_width()
+
+
+def test_house_rule_sword_reaches_its_precision_in_every_variant():
+    """`compare scenarios/dune1984/house-rule-sword.toml` on two of its setups (a coarser
+    target, to stay quick): the official Sword's odds are the most lopsided, so the house-rule
+    arms are the ones that need the trials."""
+    text = (ROOT / "scenarios/dune1984/house-rule-sword.toml").read_text()
+    text = text.replace("precision = 0.005", "precision = 0.015").replace("trials = 20000", "trials = 2000")
+    text = text.replace("attacker = [1, 2, 3, 4, 5, 6]", "attacker = [4]")
+    text = text.replace("defender = [1, 2, 3, 4, 5, 6]", "defender = [4, 5]")
+    sc = parse_scenario(tomllib.loads(text), "house-rule-sword.toml")
+    result = run_scenario(sc, jobs=1)
+    for c in result.comparisons:
+        widths = [a.widest_half_width() for a in c.answers]
+        assert all(a.precision_reached() for a in c.answers), (c.setup, widths)
+        assert max(widths) > widths[0]  # a variant, not the baseline, was the widest
+
+
 # ---------------------------------------------------------------- shipped scenarios
 
 SHIPPED = find_scenarios(ROOT / "scenarios")  # every scenario file (game definitions are not scenarios)
