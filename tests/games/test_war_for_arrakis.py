@@ -585,6 +585,17 @@ def test_need_finds_the_first_legion_reaching_the_target():
     assert tried >= 2
 
 
+def test_need_with_a_leader_of_another_faction_than_the_elite_kind():
+    """All-regular legions carry no elite kind at all: with a Fremen leader and Sardaukar as the
+    elite kind, "1 regular, naib" is a valid answer (a "0 sardaukar" part would make it a legion
+    of two factions)."""
+    found, before, tried = need(RULES, "1 regular", 0.2, leaders="naib", elite="sardaukar")
+    assert (found.legion, before, tried) == ("1 regular, Naib", None, 1)
+    assert found.attacker_win == pytest.approx(
+        exact_battle(RULES, BattleSetup("1 regular, naib", "1 regular"))["attacker_win"]
+    )
+
+
 def test_need_reports_when_nothing_reaches_the_target():
     found, best, _ = need(RULES, "6 elite", 0.999, settlement=3)
     assert found is None and best.legion == "6 elite"
