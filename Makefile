@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test report screenshots bench lint mutation clean
+.PHONY: install test report screenshots bench lint mutation mutation-check clean
 
 install: $(STAMP)
 
@@ -37,6 +37,12 @@ mutation: $(DEV_STAMP)
 	rm -rf mutants
 	$(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTATE) > mutants.log 2>&1 || (tail -n 20 mutants.log; exit 1)
 	$(PY) tests/mutation_summary.py $(MUTATE)
+
+# Re-run exactly the mutants tests/MUTANTS.md lists as equivalent; report the ones killed now
+# (stale), the ones no longer generated, and entries whose function changed since they were judged.
+mutation-check: $(DEV_STAMP)
+	rm -rf mutants
+	$(PY) tests/mutation_summary.py --check --jobs=$(MUTATION_JOBS) $(MUTATE)
 
 report: install
 	$(VENV)/bin/montecarlo report-all scenarios --out reports
