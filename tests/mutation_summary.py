@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 KILLED = {1, 3, 36, 37, -24, 24, 152, 255, -11, -9}  # failed, pytest error, timeouts, type check, crash
+TIMED_OUT = {36, -24, 24, 152}  # killed by mutmut's time limits (SIGXCPU), shown apart
 AREAS = ("montecarlo.engine", "montecarlo.games.dune1984", "montecarlo.games.imperium",
          "montecarlo.games.war_for_arrakis", "montecarlo.games.dustrunners", "montecarlo.analysis",
          "montecarlo.scenarios", "montecarlo.datagame", "montecarlo.reporting", "montecarlo.cli")
@@ -82,9 +83,10 @@ def _counts(names: list[str], runs: dict[str, int], listed: set[str]) -> tuple[i
 def _score(names: list[str], runs: dict[str, int], listed: set[str]) -> str:
     """One area's line: the mutation score without its equivalent survivors, then the raw counts."""
     killed, spared = _counts(names, runs, listed)
-    kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "killed" if c in KILLED
-                    else f"exit {c}" for c in (runs[name] for name in names))
-    left = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()) if k != "killed")
+    kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "timed out" if c in TIMED_OUT
+                    else "killed" if c in KILLED else f"exit {c}" for c in (runs[name] for name in names))
+    left = ", ".join(f"{n} {k}" + (" (counted as killed)" if k == "timed out" else "")
+                     for k, n in sorted(kinds.items()) if k != "killed")
     rest = len(names) - spared
     score, raw = 100 * killed / max(rest, 1), 100 * killed / len(names)
     return (f"killed {killed} of {rest} ({score:.1f}%) without {spared} equivalent; "
