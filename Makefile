@@ -30,7 +30,8 @@ lint: $(DEV_STAMP)
 # Mutation testing (slow: not part of `make test`). MUTATE narrows it to mutant-name globs, e.g.
 # make mutation MUTATE='montecarlo.engine.*'; default: every module listed under [tool.mutmut]
 # in pyproject.toml (engine, games' rules, datagame, analysis, scenarios, reporting, CLI options).
-# Survivors: .venv/bin/mutmut results; equivalent ones are listed in tests/MUTANTS.md. The last line printed is "killed K of N mutants (P%)".
+# Survivors: .venv/bin/mutmut results; equivalent ones are listed in tests/MUTANTS.md.
+# The last line printed is "killed K of N mutants (P%)".
 MUTATE ?=
 MUTATION_JOBS ?= 2
 # one BLAS thread per mutant run: spinning BLAS threads would eat its CPU time limit
