@@ -7,6 +7,7 @@ the game registry), so they do not wait for the real games; every shipped scenar
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -346,6 +347,23 @@ def test_precision_target_is_met_by_every_variant(coin_game, tmp_path):
     (c,) = result.comparisons
     assert [a.precision_reached() for a in c.answers] == [True, True]
     assert c.answers[1].widest_half_width() > c.answers[0].widest_half_width()
+
+
+def test_widest_half_width_is_over_the_probabilities_only(coin_game):
+    """What the precision target bounds: the widest 95% half-width of the probabilities (a mean
+    has no target); an answer without probabilities is precise at once, one without a target
+    says nothing (None)."""
+    from montecarlo.analysis import RunSettings, ask
+
+    settings = RunSettings(trials=2_000, seed=3, precision=0.05)
+    answer = ask("coin", None, {"flips": 2}, settings=settings)
+    probabilities = [m for m in answer.metrics.values() if m.kind != "mean"]
+    assert answer.widest_half_width() == max((m.ci_high - m.ci_low) / 2 for m in probabilities)
+    assert answer.precision_reached() is (answer.widest_half_width() <= 0.05)
+    means_only = dataclasses.replace(answer, metrics={"heads": answer.metrics["heads"]})
+    assert means_only.widest_half_width() == 0.0 and means_only.precision_reached() is True
+    no_target = dataclasses.replace(answer, precision=None)
+    assert no_target.precision_reached() is None
 
 
 def test_house_rule_sword_reaches_its_precision_in_every_variant():
