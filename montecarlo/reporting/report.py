@@ -415,7 +415,7 @@ def _move_into_place(tmp: Path, out: Path) -> None:
         try:
             os.replace(old, out)
         except OSError as back:  # never lose it: say where the whole previous report is
-            why = getattr(exc, "strerror", None) or exc or type(exc).__name__
+            why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
             raise InputError(
                 f"cannot write the report to {out}: {why}; "
                 f"the previous report could not be put back ({back.strerror or back}) and is kept in {old}"

@@ -422,10 +422,10 @@ def test_a_link_to_a_report_folder_is_replaced_by_the_new_report(tmp_path):
 
 class _Failing:
     """Stands in for ``os`` or ``shutil`` inside report.py: the ``which``-th call of ``name``
-    (and, for ``also``, the calls after it) raises ``error``; every other call goes through."""
+    raises ``error``; every other call goes through."""
 
-    def __init__(self, module, name: str, which: int, error: BaseException, also: bool = False) -> None:
-        self.module, self.name, self.which, self.error, self.also = module, name, which, error, also
+    def __init__(self, module, name: str, which: int, error: BaseException) -> None:
+        self.module, self.name, self.which, self.error = module, name, which, error
         self.calls = 0
 
     def __getattr__(self, attr):
@@ -435,7 +435,7 @@ class _Failing:
 
         def call(*args, **kwargs):
             self.calls += 1
-            if self.calls == self.which or (self.also and self.calls > self.which):
+            if self.calls == self.which:
                 raise self.error
             return real(*args, **kwargs)
 
@@ -502,21 +502,40 @@ def test_a_failure_at_any_step_of_the_swap_leaves_one_whole_report(
         assert sorted(_folder(out)) == sorted(before)
 
 
-def test_when_the_old_report_cannot_be_put_back_the_error_says_where_it_is(tmp_path, monkeypatch):
-    """The new report's rename and the old one's way back both fail: the old report is whole in
-    its hidden folder, and the one-line error names that folder."""
+@pytest.mark.parametrize(
+    "first,why",
+    [(OSError(5, "Input/output error"), "Input/output error"), (KeyboardInterrupt(), "KeyboardInterrupt")],
+)
+def test_when_the_old_report_cannot_be_put_back_the_error_says_where_it_is(tmp_path, monkeypatch, first, why):
+    """The new report's rename fails (an OSError, or Ctrl-C) and so does the old one's way back:
+    the old report is whole in its hidden folder, and the one-line error names that folder."""
     from montecarlo.reporting import report as report_module
 
     small = small_result()
     out = write_report(small, tmp_path / "r", command="montecarlo report first.toml")
     before = _folder(out)
-    failing = _Failing(os, "replace", 2, OSError(5, "Input/output error"), also=True)
-    monkeypatch.setattr(report_module, "os", failing)
+    errors = iter([first, OSError(13, "Permission denied")])
+
+    class _Os:
+        calls = 0
+
+        def __getattr__(self, attr):
+            return getattr(os, attr)
+
+        def replace(self, *args):
+            self.calls += 1
+            if self.calls == 1:  # setting the old report aside works
+                return os.replace(*args)
+            raise next(errors)
+
+    monkeypatch.setattr(report_module, "os", _Os())
     with pytest.raises(InputError) as caught:
         write_report(small, out, command="montecarlo report second.toml")
     monkeypatch.undo()
     (kept,) = [p for p in tmp_path.iterdir() if p.name.startswith(".r.old-")]
     assert _folder(kept) == before and not out.exists()
-    message = str(caught.value)
-    assert "\n" not in message and str(kept) in message and "previous report" in message
+    assert str(caught.value) == (
+        f"cannot write the report to {out}: {why}; the previous report could not be put back "
+        f"(Permission denied) and is kept in {kept}"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == [kept.name]  # no half-written new report left
