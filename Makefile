@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test report screenshots bench lint mutation clean
+.PHONY: install test report screenshots bench lint mutation mutation-check clean
 
 install: $(STAMP)
 
@@ -28,15 +28,24 @@ lint: $(DEV_STAMP)
 	$(VENV)/bin/mypy montecarlo
 
 # Mutation testing (slow: not part of `make test`). MUTATE narrows it to mutant-name globs, e.g.
-# make mutation MUTATE='montecarlo.engine.*'; default: the engine and every game's rule code
-# ([tool.mutmut] in pyproject.toml). Survivors: .venv/bin/mutmut results; equivalent ones are
-# listed in tests/MUTANTS.md. The last line printed is "killed K of N mutants (P%)".
+# make mutation MUTATE='montecarlo.engine.*'; default: every module listed under [tool.mutmut]
+# in pyproject.toml (engine, games' rules, datagame, analysis, scenarios, reporting, CLI options).
+# Survivors: .venv/bin/mutmut results; equivalent ones are listed in tests/MUTANTS.md.
+# The last line printed is "killed K of N mutants (P%)".
 MUTATE ?=
 MUTATION_JOBS ?= 2
+# one BLAS thread per mutant run: spinning BLAS threads would eat its CPU time limit
+ONE_THREAD := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 mutation: $(DEV_STAMP)
 	rm -rf mutants
-	$(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTATE) > mutants.log 2>&1 || (tail -n 20 mutants.log; exit 1)
+	$(ONE_THREAD) $(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTATE) > mutants.log 2>&1 || (tail -n 20 mutants.log; exit 1)
 	$(PY) tests/mutation_summary.py $(MUTATE)
+
+# Re-run exactly the mutants tests/MUTANTS.md lists as equivalent; report the ones killed now
+# (stale), the ones no longer generated, and entries whose function changed since they were judged.
+mutation-check: $(DEV_STAMP)
+	rm -rf mutants
+	$(ONE_THREAD) $(PY) tests/mutation_summary.py --check --jobs=$(MUTATION_JOBS) $(MUTATE)
 
 report: install
 	$(VENV)/bin/montecarlo report-all scenarios --out reports

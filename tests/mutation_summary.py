@@ -1,25 +1,48 @@
-"""Summarise a mutmut run: one line per area, then ``killed K of N mutants (P%)`` as the last line.
+"""Summarise a mutmut run, and keep the list of equivalent mutants (tests/MUTANTS.md) honest.
 
-Run by ``make mutation`` after ``mutmut run``; reads the ``mutants/**/*.meta`` files mutmut leaves.
-A mutant counts as killed when a test failed, timed out or crashed on it; as not killed when it
-survived or no test reached it. Mutants never run (outside the chosen globs) are not counted. The
-last line is the mutation score: killed over every mutant run except the survivors listed as
-equivalent in tests/MUTANTS.md (they cannot change a result); the raw counts are printed above it.
-Usage: ``python tests/mutation_summary.py [GLOB ...]`` (mutant-name globs, as given to mutmut).
+``python tests/mutation_summary.py [GLOB ...]``: after ``mutmut run`` (``make mutation``), one line
+per area, then ``killed K of N mutants (P%)`` as the last line. Reads the ``mutants/**/*.meta``
+files mutmut leaves. A mutant counts as killed when a test failed, timed out or crashed on it; as
+not killed when it survived or no test reached it. Mutants never run (outside the chosen globs)
+are not counted. The last line is the mutation score: killed over every mutant run except the
+survivors listed as equivalent in tests/MUTANTS.md; the raw counts are printed above it.
+
+``--check`` (``make mutation-check``): re-runs exactly the listed mutants with mutmut and reports
+(a) listed mutants that are killed now (stale: remove them), (b) listed mutants whose function
+changed since they were judged (the hash of its source no longer matches the one stored with the
+entry: judge again, then restamp), and entries without a known category or a stamp. Exit 1 if any.
+``--check --no-run`` does only the source checks (b), in a second; ``--check GLOB ...`` re-runs only
+the listed mutants matching the globs.
+
+``--stamp``: stores the current hash of every function an entry names, for entries that have no
+stamp yet (to re-judge an entry, delete its stamp and run this again).
 """
 
 from __future__ import annotations
 
+import ast
 import fnmatch
+import hashlib
 import json
+import os
 import re
+import subprocess
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 KILLED = {1, 3, 36, 37, -24, 24, 152, 255, -11, -9}  # failed, pytest error, timeouts, type check, crash
+TIMED_OUT = {36, -24, 24, 152}  # killed by mutmut's time limits (SIGXCPU), shown apart
 AREAS = ("montecarlo.engine", "montecarlo.games.dune1984", "montecarlo.games.imperium",
-         "montecarlo.games.war_for_arrakis", "montecarlo.games.dustrunners")
+         "montecarlo.games.war_for_arrakis", "montecarlo.games.dustrunners", "montecarlo.analysis",
+         "montecarlo.scenarios", "montecarlo.datagame", "montecarlo.reporting", "montecarlo.cli")
+# Why a listed mutant cannot change a result (tests/MUTANTS.md explains each):
+CATEGORIES = ("dtype", "cache", "stream-only", "unreachable", "message", "same-value", "negligible")
+ROOT = Path(__file__).resolve().parents[1]
+LISTED = Path(__file__).with_name("MUTANTS.md")
+NAME = r"montecarlo\.[\w.ǁ]+__mutmut_(?:\d+|\*)"
+ENTRY = re.compile(r"^- \[(?P<category>[\w-]+)\] (?P<text>.*?)(?: <!-- judged: (?P<stamp>[^>]*) -->)?$")
 
 
 def results(root: Path = Path("mutants")) -> dict[str, int]:
@@ -60,16 +83,14 @@ def _counts(names: list[str], runs: dict[str, int], listed: set[str]) -> tuple[i
 def _score(names: list[str], runs: dict[str, int], listed: set[str]) -> str:
     """One area's line: the mutation score without its equivalent survivors, then the raw counts."""
     killed, spared = _counts(names, runs, listed)
-    kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "killed" if c in KILLED
-                    else f"exit {c}" for c in (runs[name] for name in names))
-    left = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()) if k != "killed")
+    kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "timed out" if c in TIMED_OUT
+                    else "killed" if c in KILLED else f"exit {c}" for c in (runs[name] for name in names))
+    left = ", ".join(f"{n} {k}" + (" (counted as killed)" if k == "timed out" else "")
+                     for k, n in sorted(kinds.items()) if k != "killed")
     rest = len(names) - spared
     score, raw = 100 * killed / max(rest, 1), 100 * killed / len(names)
     return (f"killed {killed} of {rest} ({score:.1f}%) without {spared} equivalent; "
             f"raw {killed} of {len(names)} ({raw:.1f}%)" + (f"; {left}" if left else ""))
-
-
-LISTED = Path(__file__).with_name("MUTANTS.md")
 
 
 def equivalent(path: Path = LISTED) -> set[str]:
@@ -79,12 +100,138 @@ def equivalent(path: Path = LISTED) -> set[str]:
     """
     if not path.exists():
         return set()
-    return set(re.findall(r"`(montecarlo\.[\w.ǁ]+__mutmut_(?:\d+|\*))`", path.read_text(encoding="utf-8")))
+    return {name for entry in entries(path) for name in entry.names}
 
 
 def is_listed(name: str, listed: set[str]) -> bool:
     return name in listed or name.rsplit("_", 1)[0] + "_*" in listed
 
 
+# ---------------------------------------------------------------- the list, checkable
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One bullet of tests/MUTANTS.md: ``- [category] `name`, ...: reason. <!-- judged: ... -->``."""
+
+    line: int
+    category: str
+    names: tuple[str, ...]
+    stamp: dict[str, str]  # function key -> hash of its source when the entry was judged
+
+
+def entries(path: Path = LISTED) -> list[Entry]:
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.startswith("- ") or "__mutmut_" not in line:
+            continue
+        m = ENTRY.match(line)
+        category = m["category"] if m else "?"
+        names = tuple(re.findall(rf"`({NAME})`", line))
+        stamp = dict(part.split("=", 1) for part in (m["stamp"] or "").split() if "=" in part) if m else {}
+        out.append(Entry(number, category, names, stamp))
+    return out
+
+
+def function_key(name: str) -> str:
+    """``montecarlo.engine.chain.xǁChainǁsample__mutmut_5`` -> ``montecarlo.engine.chain.xǁChainǁsample``."""
+    return name.rsplit("__mutmut_", 1)[0]
+
+
+def function_hashes(module: str, root: Path = ROOT) -> dict[str, str]:
+    """``x_f`` / ``xǁClassǁmethod`` -> 12 hex digits of the sha256 of the function's AST: the hash
+    mutmut itself keeps to tell a changed function (comments and layout do not count)."""
+    path = root / (module.replace(".", "/") + ".py")
+    if not path.exists():
+        return {}
+    hashes: dict[str, str] = {}
+
+    def visit(body: list[ast.stmt], cls: str = "") -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                key = f"xǁ{cls}ǁ{node.name}" if cls else f"x_{node.name}"
+                hashes[key] = hashlib.sha256(ast.dump(node, annotate_fields=False).encode()).hexdigest()[:12]
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{cls}.{node.name}" if cls else node.name)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    return hashes
+
+
+def current_hash(key: str, cache: dict[str, dict[str, str]]) -> str | None:
+    module, function = key.rsplit(".", 1)
+    if module not in cache:
+        cache[module] = function_hashes(module)
+    return cache[module].get(function)
+
+
+def source_problems(path: Path = LISTED) -> list[str]:
+    """Entries without a known category or stamp, and entries whose functions changed or went."""
+    problems, cache = [], {}
+    for entry in entries(path):
+        where = f"tests/MUTANTS.md:{entry.line}"
+        if entry.category not in CATEGORIES:
+            problems.append(f"{where}: no known category (one of {', '.join(CATEGORIES)})")
+        keys = sorted({function_key(n) for n in entry.names})
+        for key in keys:
+            now = current_hash(key, cache)
+            if now is None:
+                problems.append(f"{where}: {key} no longer exists: judge again")
+            elif key not in entry.stamp:
+                problems.append(f"{where}: {key} has no stamp: run --stamp once judged")
+            elif entry.stamp[key] != now:
+                problems.append(f"{where}: {key} changed since it was judged: judge again, then restamp")
+    return problems
+
+
+def stamp(path: Path = LISTED) -> int:
+    """Add the current hashes to every entry that has no stamp yet; returns how many were stamped."""
+    lines, cache, done = path.read_text(encoding="utf-8").splitlines(), {}, 0
+    for entry in entries(path):
+        if entry.stamp:
+            continue
+        keys = sorted({function_key(n) for n in entry.names})
+        parts = [f"{k}={current_hash(k, cache)}" for k in keys if current_hash(k, cache)]
+        lines[entry.line - 1] = f"{lines[entry.line - 1].rstrip()} <!-- judged: {' '.join(parts)} -->"
+        done += 1
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return done
+
+
+def check(run: bool, jobs: int, globs: list[str]) -> int:
+    """``--check``: the source checks, then (with ``run``) mutmut on exactly the listed mutants
+    (those matching ``globs``, if given)."""
+    problems = source_problems()
+    listed = sorted(n for n in equivalent() if not globs or any(fnmatch.fnmatch(n, g) for g in globs))
+    stale: list[str] = []
+    missing: list[str] = []
+    if run:
+        mutmut = Path(sys.executable).with_name("mutmut")
+        subprocess.run([os.fspath(mutmut), "run", "--max-children", str(jobs), *listed], check=False)
+        runs = results()
+        for name in listed:
+            matched = {k: v for k, v in runs.items() if fnmatch.fnmatch(k, name)}
+            if not matched:
+                missing.append(name)
+            stale += [k for k, v in matched.items() if v in KILLED]
+    for line in problems:
+        print(line)
+    for name in missing:
+        print(f"listed but not generated (renumbered or gone): {name}")
+    for name in stale:
+        print(f"stale: killed now, remove it from the list: {name}")
+    print(f"{len(listed)} listed names in {len(entries())} entries: {len(stale)} stale, "
+          f"{len(missing)} not generated, {len(problems)} source problems"
+          + ("" if run else " (mutants not run: --no-run)"))
+    return 1 if problems or stale or missing else 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    args = sys.argv[1:]
+    if "--stamp" in args:
+        print(f"stamped {stamp()} entries")
+        sys.exit(0)
+    if "--check" in args:
+        jobs = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--jobs=")), 2)
+        sys.exit(check("--no-run" not in args, jobs, [a for a in args if not a.startswith("--")]))
+    sys.exit(main(args))

@@ -7,6 +7,8 @@ the game registry), so they do not wait for the real games; every shipped scenar
 
 from __future__ import annotations
 
+import dataclasses
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -411,6 +413,52 @@ def test_precision_target_adds_trials_until_met(coin_game, tmp_path):
     for c in result.comparisons:
         win = c.answers[0].metrics["win"]
         assert (win.ci_high - win.ci_low) / 2 <= 0.02 and c.trials % 500 == 0
+
+
+def test_precision_target_is_met_by_every_variant(coin_game, tmp_path):
+    """The stop waits for the widest arm: the baseline (bias 0.05) is precise long before the
+    fair coin of the other variant."""
+    text = (
+        'game = "coin"\nseed = 5\nprecision = 0.02\ntrials = 500\nmetrics = ["win"]\n'
+        "[variants.rare]\noverrides = { bias = 0.05 }\n[variants.fair]\noverrides = { bias = 0.5 }\n"
+    )
+    result = run_scenario(load_scenario(write(tmp_path, text)), jobs=1)
+    (c,) = result.comparisons
+    assert [a.precision_reached() for a in c.answers] == [True, True]
+    assert c.answers[1].widest_half_width() > c.answers[0].widest_half_width()
+
+
+def test_widest_half_width_is_over_the_probabilities_only(coin_game):
+    """What the precision target bounds: the widest 95% half-width of the probabilities (a mean
+    has no target); an answer without probabilities is precise at once, one without a target
+    says nothing (None)."""
+    from montecarlo.analysis import RunSettings, ask
+
+    settings = RunSettings(trials=2_000, seed=3, precision=0.05)
+    answer = ask("coin", None, {"flips": 2}, settings=settings)
+    probabilities = [m for m in answer.metrics.values() if m.kind != "mean"]
+    assert answer.widest_half_width() == max((m.ci_high - m.ci_low) / 2 for m in probabilities)
+    assert answer.precision_reached() is (answer.widest_half_width() <= 0.05)
+    means_only = dataclasses.replace(answer, metrics={"heads": answer.metrics["heads"]})
+    assert means_only.widest_half_width() == 0.0 and means_only.precision_reached() is True
+    no_target = dataclasses.replace(answer, precision=None)
+    assert no_target.precision_reached() is None
+
+
+def test_house_rule_sword_reaches_its_precision_in_every_variant():
+    """`compare scenarios/dune1984/house-rule-sword.toml` on two of its setups (a coarser
+    target, to stay quick): the official Sword's odds are the most lopsided, so the house-rule
+    arms are the ones that need the trials."""
+    text = (ROOT / "scenarios/dune1984/house-rule-sword.toml").read_text()
+    text = text.replace("precision = 0.005", "precision = 0.015").replace("trials = 20000", "trials = 2000")
+    text = text.replace("attacker = [1, 2, 3, 4, 5, 6]", "attacker = [4]")
+    text = text.replace("defender = [1, 2, 3, 4, 5, 6]", "defender = [4, 5]")
+    sc = parse_scenario(tomllib.loads(text), "house-rule-sword.toml")
+    result = run_scenario(sc, jobs=1)
+    for c in result.comparisons:
+        widths = [a.widest_half_width() for a in c.answers]
+        assert all(a.precision_reached() for a in c.answers), (c.setup, widths)
+        assert max(widths) > widths[0]  # a variant, not the baseline, was the widest
 
 
 # ---------------------------------------------------------------- shipped scenarios

@@ -417,8 +417,15 @@ def _move_into_place(tmp: Path, out: Path) -> None:
     os.replace(out, old)
     try:
         os.replace(tmp, out)
-    except BaseException:
-        os.replace(old, out)
+    except BaseException as exc:
+        try:
+            os.replace(old, out)
+        except OSError as back:  # never lose it: say where the whole previous report is
+            why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+            raise InputError(
+                f"cannot write the report to {out}: {why}; "
+                f"the previous report could not be put back ({back.strerror or back}) and is kept in {old}"
+            ) from None
         raise
     if old.is_symlink():  # --out was a link to a report folder: the link goes, its target stays
         old.unlink()

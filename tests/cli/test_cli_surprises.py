@@ -227,3 +227,17 @@ def test_scheduler_selects_dask_or_is_refused():
 def test_run_options_are_checked_before_any_work(args, message):
     result = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", *args])
     assert result.exit_code == 2 and message in result.stderr
+
+
+@pytest.mark.parametrize(
+    "seconds,text",
+    [
+        (0.4, "0 s"), (89.4, "89 s"), (90, "2 min"), (5399, "90 min"), (5400, "1.5 h"),
+        (2 * 86400 - 1, "48.0 h"), (2 * 86400, "2.0 days"), (10**7, "115.7 days"), (10**9, "11,574.1 days"),
+    ],
+)
+def test_estimated_durations_change_unit_at_their_bounds(seconds, text):
+    """Seconds below 90, minutes below 90 min, hours below 2 days, then days."""
+    from montecarlo.cli.common import _duration
+
+    assert _duration(seconds) == text

@@ -386,6 +386,26 @@ def test_a_memo_full_of_earlier_starts_is_dropped_rather_than_refusing():
     assert (chain.sample(("b", 0), 10, np.random.default_rng(2))["steps"] == 5).all()
 
 
+def test_one_chain_sampled_from_more_starts_than_its_table_cache_holds():
+    """A report runs one chain from every grid point: 81 starts of one countdown, more than the
+    64 compiled tables kept, so the oldest are evicted (the 65th start used to be where an
+    eviction bug crashed). Every start still gives its exact odds, a start sampled again after
+    its table was evicted gives the very same trials, and the cache stays bounded."""
+    chain = countdown(0.4, 0.2)
+    starts = [Duel(a, b) for a in range(1, 10) for b in range(1, 10)]
+    n, zs = 400, []
+    first = chain.sample(starts[0], n, np.random.default_rng(0))
+    for i, start in enumerate(starts):
+        out = chain.sample(start, n, np.random.default_rng(i))
+        win = chain.exact(start)["a_wins"]
+        zs.append((out["a_wins"].mean() - win) / max(math.sqrt(win * (1 - win) / n), 1 / n))
+        assert abs(zs[-1]) <= Z, (start, out["a_wins"].mean(), win)
+        assert len(chain._tables) <= 64
+    assert abs(sum(zs) / math.sqrt(len(zs))) <= Z
+    again = chain.sample(starts[0], n, np.random.default_rng(0))  # compiled afresh
+    assert all(np.array_equal(first[k], again[k]) for k in first)
+
+
 def test_steps_of_probability_zero_are_not_states():
     chain = Chain(lambda s: [] if s else [(1.0, 1, ()), (0.0, 99, ())], lambda s: {"x": s == 1},
                   (Metric("x", "probability", ""),))

@@ -71,3 +71,14 @@ def test_kernel_shape_errors_are_caught():
 
     with pytest.raises(RuntimeError, match="shape"):
         runner.run(bad, METRICS, 10, 1)
+
+
+def test_precision_stop_waits_for_every_arm():
+    """A comparison stops only when every arm's probabilities are within the target, not the
+    baseline's alone: here the baseline (p = 0.02) is precise after the first batch, the variant
+    (p = 0.5) needs about 10,000 trials for a half-width of 0.01."""
+    arms = [functools.partial(coin, 0.02), functools.partial(coin, 0.5)]
+    result = runner.run(arms, METRICS[:1], 1_000, seed=4, chunk_size=1_000, precision=0.01)
+    widths = [result.estimates(arm)["hit"].half_width for arm in range(2)]
+    assert max(widths) <= 0.01 and result.max_half_width() == max(widths)
+    assert widths[0] < 0.005 and result.trials >= 9_000  # the wide arm set the length

@@ -434,3 +434,124 @@ def test_tables_headed_in_words_and_captions_do_not_repeat_titles(report):
     assert not [h for h in headings if re.match(r"(matrix|difference|distribution)-", h)]  # no file names
     assert "(matrix-win.csv)" in page  # the file is named in the note below the heading
     assert "<figcaption>" not in page  # a plot's title is in the picture (and its alt text)
+
+
+class _Failing:
+    """Stands in for ``os`` or ``shutil`` inside report.py: the ``which``-th call of ``name``
+    raises ``error``; every other call goes through."""
+
+    def __init__(self, module, name: str, which: int, error: BaseException) -> None:
+        self.module, self.name, self.which, self.error = module, name, which, error
+        self.calls = 0
+
+    def __getattr__(self, attr):
+        real = getattr(self.module, attr)
+        if attr != self.name:
+            return real
+
+        def call(*args, **kwargs):
+            self.calls += 1
+            if self.calls == self.which:
+                raise self.error
+            return real(*args, **kwargs)
+
+        return call
+
+
+def _folder(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
+
+
+SWAP_FAILURES = [
+    # (module, call that fails, which call) for the swap's steps: set the old report aside,
+    # rename the new one into place (and put the old one back), remove the old one
+    ("os", "replace", 1),
+    ("os", "replace", 2),
+    ("shutil", "rmtree", 1),
+]
+
+
+@pytest.mark.parametrize(
+    "error", [OSError(5, "Input/output error"), KeyboardInterrupt()], ids=["oserror", "ctrl-c"]
+)
+@pytest.mark.parametrize("module,name,which", SWAP_FAILURES)
+def test_a_failure_at_any_step_of_the_swap_leaves_one_whole_report(
+    tmp_path, monkeypatch, module, name, which, error
+):
+    """Nothing of the previous report is lost whichever step of the final swap fails: before the
+    new report is in place the old one is back under its name (and nothing hidden is left
+    behind); after it, the new report is whole."""
+    import shutil
+
+    from montecarlo.reporting import report as report_module
+
+    small = small_result()
+    out = write_report(small, tmp_path / "r", command="montecarlo report first.toml")
+    before = _folder(out)
+    fake = _Failing(os if module == "os" else shutil, name, which, error)
+    if name == "rmtree":  # only the removal of the set-aside old report fails
+        real_rmtree = shutil.rmtree
+
+        class _Shutil:
+            def __getattr__(self, attr):
+                return getattr(shutil, attr)
+
+            @staticmethod
+            def rmtree(path, *args, **kwargs):
+                if ".old-" in Path(path).name:
+                    return fake.rmtree(path, *args, **kwargs)
+                return real_rmtree(path, *args, **kwargs)
+
+        monkeypatch.setattr(report_module, "shutil", _Shutil())
+    else:
+        monkeypatch.setattr(report_module, "os", fake)
+    with pytest.raises(InputError if isinstance(error, OSError) else KeyboardInterrupt):
+        write_report(small, out, command="montecarlo report second.toml")
+    monkeypatch.undo()
+    assert fake.calls >= which  # the failure was reached
+    rerun = json.loads((out / "report.json").read_text())["rerun"]
+    if name == "replace":  # the new report never got in: the old one is back, byte for byte
+        assert _folder(out) == before and rerun == "montecarlo report first.toml"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["r"]
+    else:  # the new report is in place, whole; the old one may be left half-removed, hidden
+        assert rerun == "montecarlo report second.toml"
+        assert sorted(_folder(out)) == sorted(before)
+
+
+@pytest.mark.parametrize(
+    "first,why",
+    [(OSError(5, "Input/output error"), "Input/output error"), (KeyboardInterrupt(), "KeyboardInterrupt")],
+)
+def test_when_the_old_report_cannot_be_put_back_the_error_says_where_it_is(tmp_path, monkeypatch, first, why):
+    """The new report's rename fails (an OSError, or Ctrl-C) and so does the old one's way back:
+    the old report is whole in its hidden folder, and the one-line error names that folder."""
+    from montecarlo.reporting import report as report_module
+
+    small = small_result()
+    out = write_report(small, tmp_path / "r", command="montecarlo report first.toml")
+    before = _folder(out)
+    errors = iter([first, OSError(13, "Permission denied")])
+
+    class _Os:
+        calls = 0
+
+        def __getattr__(self, attr):
+            return getattr(os, attr)
+
+        def replace(self, *args):
+            self.calls += 1
+            if self.calls == 1:  # setting the old report aside works
+                return os.replace(*args)
+            raise next(errors)
+
+    monkeypatch.setattr(report_module, "os", _Os())
+    with pytest.raises(InputError) as caught:
+        write_report(small, out, command="montecarlo report second.toml")
+    monkeypatch.undo()
+    (kept,) = [p for p in tmp_path.iterdir() if p.name.startswith(".r.old-")]
+    assert _folder(kept) == before and not out.exists()
+    assert str(caught.value) == (
+        f"cannot write the report to {out}: {why}; the previous report could not be put back "
+        f"(Permission denied) and is kept in {kept}"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [kept.name]  # no half-written new report left
