@@ -39,6 +39,25 @@ Scheduler = Annotated[
     Optional[str],
     typer.Option("--scheduler", help="Dask scheduler address for --backend dask (default: a local cluster)."),
 ]
+Checkpoint = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--checkpoint",
+        metavar="FILE",
+        help="Save finished chunks to FILE as the run goes; the same command with the same FILE "
+        "resumes after an interruption, with the numbers of an uninterrupted run.",
+    ),
+]
+
+
+def _progress(sc, jobs: Optional[int], quiet: bool):
+    """Progress over the whole grid's trials, with the up-front estimate of a long run."""
+    if quiet:
+        return False
+    from montecarlo.cli.common import ProgressReporter
+    from montecarlo.scenarios import scenario_workers
+
+    return ProgressReporter(sc.name, scenario_workers(sc, jobs), sc.precision is not None)
 
 
 @app.command(
@@ -54,6 +73,7 @@ def report(
     quiet: Quiet = False,
     backend: Backend = "loky",
     scheduler: Scheduler = None,
+    checkpoint: Checkpoint = None,
 ) -> None:
     """Run a scenario and write its report: index.html, report.md, tables (CSV, Parquet), plots."""
     from montecarlo.reporting import check_out, write_report
@@ -64,7 +84,14 @@ def report(
         _refuse_another_games_report(DEFAULT_OUT / sc.name, sc)
     folder = check_out(DEFAULT_OUT / sc.name if out is None else out)  # before any simulation
     warn_excess_jobs(jobs)
-    result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
+    progress = _progress(sc, jobs, quiet)
+    try:
+        result = run_scenario(
+            sc, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler, checkpoint=checkpoint
+        )
+    finally:
+        if progress:
+            progress.close()
     write_report(result, folder, command=_command(scenario, out))
     if not quiet:
         typer.echo(f"wrote {folder}/index.html ({len(sc.points)} setups, {result.seconds:.1f} s)", err=True)
@@ -95,6 +122,15 @@ def report_all(
     quiet: Quiet = False,
     backend: Backend = "loky",
     scheduler: Scheduler = None,
+    checkpoint: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--checkpoint",
+            metavar="DIR",
+            help="Save finished chunks to DIR/<scenario name>.checkpoint, one file per report; the "
+            "same command resumes after an interruption, with the numbers of an uninterrupted run.",
+        ),
+    ] = None,
 ) -> None:
     """Run every scenario under DIRECTORY and write OUT/<name>/ for each plus OUT/index.html."""
     import time
@@ -118,6 +154,8 @@ def report_all(
         raise ScenarioError(
             errors[-1] + (f" ({len(errors)} invalid scenario files)" if len(errors) > 1 else "")
         )
+    if checkpoint is not None and not checkpoint.is_dir():
+        raise InputError(f"--checkpoint: {checkpoint} is not a folder (report-all keeps one file per report)")
     check_index_out(out)  # every destination before any simulation; other files in OUT are kept
     for sc in scenarios:
         check_out(out / sc.name, option=f"--out ({sc.name})")
@@ -126,7 +164,15 @@ def report_all(
     started = time.perf_counter()
     warn_excess_jobs(jobs)
     for sc in scenarios:
-        result = run_scenario(sc, jobs=jobs, progress=not quiet, backend=backend, scheduler=scheduler)
+        progress = _progress(sc, jobs, quiet)
+        try:
+            result = run_scenario(
+                sc, jobs=jobs, progress=progress, backend=backend, scheduler=scheduler,
+                checkpoint=None if checkpoint is None else checkpoint / f"{sc.name}.checkpoint",
+            )
+        finally:
+            if progress:
+                progress.close()
         folder = write_report(result, out / sc.name, command=_command(sc.path, out / sc.name))
         facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         entries.append(
@@ -180,6 +226,7 @@ def compare(
     quiet: Quiet = False,
     backend: Backend = "loky",
     scheduler: Scheduler = None,
+    checkpoint: Checkpoint = None,
 ) -> None:
     """Compare every variant with the baseline: paired differences, 95% intervals, Holm correction."""
     from montecarlo.reporting import check_out, comparison_table, write_report
@@ -200,14 +247,20 @@ def compare(
     if out is not None:
         check_out(out)  # before any simulation
     warn_excess_jobs(jobs)
-    result = run_scenario(
-        sc,
-        jobs=jobs,
-        baseline=baseline,
-        progress=not (quiet or as_json),
-        backend=backend,
-        scheduler=scheduler,
-    )
+    progress = _progress(sc, jobs, quiet or as_json)
+    try:
+        result = run_scenario(
+            sc,
+            jobs=jobs,
+            baseline=baseline,
+            progress=progress,
+            backend=backend,
+            scheduler=scheduler,
+            checkpoint=checkpoint,
+        )
+    finally:
+        if progress:
+            progress.close()
     table = comparison_table(result)
     shown = table
     if metric:
