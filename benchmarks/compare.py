@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-LOWER_IS_BETTER = ("s", "ms", "us", "MB", "GB", "x numpy")
+LOWER_IS_BETTER = ("s", "ms", "us", "MB", "GB", "x numpy", "x cpu")
 
 
 def load(path: str) -> dict:
