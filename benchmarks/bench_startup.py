@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 
+from common import FIGURES
+
 PYTHON = sys.executable
 COMMANDS = {
     "python -c 'import numpy'": [PYTHON, "-c", "import numpy"],
@@ -75,6 +77,11 @@ def main() -> None:
             "" if target is None else f"   (target <= {target:g}x: {'met' if ratio <= target else 'MISSED'})"
         )
         print(f"{label:<58} {value:6.3f} s  {ratio:5.2f}x numpy{verdict}", flush=True)
+        FIGURES.append({"figure": label, "value": value, "unit": "s", "target": None})
+        FIGURES.append(
+            {"figure": f"{label} / numpy", "value": ratio, "unit": "x numpy",
+             "target": None if target is None else f"<= {target:g}x"}
+        )
 
 
 if __name__ == "__main__":

@@ -62,7 +62,13 @@ def engine_rate(
     return trials / median_seconds(run, repeats)
 
 
+FIGURES: list[dict[str, Any]] = []  # every figure printed by line(), for benchmarks/results.json
+
+
 def line(label: str, value: float, unit: str, target: str = "") -> None:
-    """Print one benchmark figure, with the machine's core count and the issue's target."""
+    """Print one benchmark figure, with the machine's core count and the issue's target, and keep
+    it for ``benchmarks/results.json``."""
     suffix = f"   (target: {target})" if target else ""
-    print(f"{label:<58} {value:>14,.1f} {unit:<10} [{CORES} cores]{suffix}", flush=True)
+    shown = f"{value:>14,.2f}" if abs(value) < 100 else f"{value:>14,.1f}"
+    print(f"{label:<58} {shown} {unit:<10} [{CORES} cores]{suffix}", flush=True)
+    FIGURES.append({"figure": label, "value": float(value), "unit": unit, "target": target or None})

@@ -89,6 +89,7 @@ class RunSettings:
     scheduler: str | None = None
     progress: Callable[[int, int], None] | None = None  # ``progress(done, total)``, see runner.run
     chunk_size: int = runner.DEFAULT_CHUNK_SIZE
+    checkpoint: str | os.PathLike | None = None  # a file that saves finished chunks and resumes
 
     def __post_init__(self) -> None:
         _count("trials", self.trials)
@@ -121,12 +122,26 @@ class RunSettings:
         return cores if big else 1
 
     def run(self, arms, metrics) -> runner.RunResult:
-        return runner.run(
-            arms, metrics, int(self.trials), int(self.seed), jobs=self.resolved_jobs(),
+        """One point's arms through the engine (see :meth:`run_grid`)."""
+        arm_list = (arms,) if callable(arms) else tuple(arms)
+        return self.run_grid([runner.Point(arm_list, tuple(metrics))])[0]
+
+    def run_grid(
+        self, points: Sequence[runner.Point], work: Mapping[str, Any] | None = None
+    ) -> list[runner.RunResult]:
+        """Every point's chunks as one pool of tasks; ``work`` describes the run for a checkpoint."""
+        checkpoint = None
+        if self.checkpoint is not None:
+            from montecarlo.engine.checkpoint import Checkpoint
+
+            checkpoint = Checkpoint(self.checkpoint, {"version": __version__, **(work or {})})
+        return runner.run_grid(
+            points, int(self.trials), int(self.seed), jobs=self.resolved_jobs(),
             chunk_size=int(self.chunk_size), precision=self.precision,
             max_trials=None if self.max_trials is None else int(self.max_trials),
             backend=self.backend, scheduler=self.scheduler,
             progress=self.progress if callable(self.progress) else None,
+            checkpoint=checkpoint,
         )
 
 
@@ -265,15 +280,33 @@ def ask(
     settings: RunSettings = RunSettings(),
 ) -> Answer:
     """Simulate one question under one set of rules and attach exact values where they exist."""
+    return ask_many(game, question, [setup], variants, overrides, settings)[0]
+
+
+def ask_many(
+    game: str | Game,
+    question: str | None,
+    setups: Sequence[Mapping[str, Any] | Any],
+    variants: Sequence[str] = (),
+    overrides: Mapping[str, Any] | None = None,
+    settings: RunSettings = RunSettings(),
+) -> list[Answer]:
+    """:func:`ask` for several setups at once: their chunks share the workers (a table's cells).
+
+    Each answer is the one :func:`ask` gives for its setup alone, bit for bit.
+    """
     g, q = resolve(game, question)
     rules = g.rules(variants, overrides)
-    setup_obj = q.setup(setup) if isinstance(setup, Mapping) else setup
-    result = settings.run(kernel_for(q, rules, setup_obj), q.metrics)
-    exact = exact_values(q, rules, setup_obj)
-    return Answer(
-        g.name, q.name, rules, tuple(variants), setup_obj, result.trials, result.seed,
-        result.seconds, _metric_values(q, result.estimates(), exact), settings.precision,
-    )
+    setup_objs = [q.setup(s) if isinstance(s, Mapping) else s for s in setups]
+    points = [runner.Point((kernel_for(q, rules, s),), tuple(q.metrics)) for s in setup_objs]
+    work = {"kind": "ask", "game": g.name, "question": q.name, "variants": list(variants),
+            "rules": to_plain(rules), "setups": [to_plain(s) for s in setup_objs]}
+    results = settings.run_grid(points, work)
+    return [
+        Answer(g.name, q.name, rules, tuple(variants), s, r.trials, r.seed, r.seconds,
+               _metric_values(q, r.estimates(), exact_values(q, rules, s)), settings.precision)
+        for s, r in zip(setup_objs, results)
+    ]
 
 
 def compare_rules(
@@ -288,10 +321,36 @@ def compare_rules(
     All arms draw from the same seed per chunk (common random numbers), and differences are
     paired per trial, so their intervals are as narrow as the shared randomness allows.
     """
+    return compare_many(game, question, [setup], arms, settings)[0]
+
+
+def compare_many(
+    game: str | Game,
+    question: str | None,
+    setups: Sequence[Mapping[str, Any] | Any],
+    arms: Sequence[tuple[str, Any]],
+    settings: RunSettings = RunSettings(),
+) -> list[Comparison]:
+    """:func:`compare_rules` for several setups at once: one pool of (setup x chunk) tasks.
+
+    A task runs every arm of its setup on the chunk's stream, so the arms stay paired per trial;
+    each comparison is the one :func:`compare_rules` gives for its setup alone, bit for bit.
+    """
     g, q = resolve(game, question)
-    setup_obj = q.setup(setup) if isinstance(setup, Mapping) else setup
-    kernels = [kernel_for(q, rules, setup_obj) for _, rules in arms]
-    result = settings.run(kernels, q.metrics)
+    setup_objs = [q.setup(s) if isinstance(s, Mapping) else s for s in setups]
+    points = [
+        runner.Point(tuple(kernel_for(q, rules, s) for _, rules in arms), tuple(q.metrics))
+        for s in setup_objs
+    ]
+    work = {"kind": "compare", "game": g.name, "question": q.name,
+            "arms": [[label, to_plain(rules)] for label, rules in arms],
+            "setups": [to_plain(s) for s in setup_objs]}
+    results = settings.run_grid(points, work)
+    return [_comparison(g, q, s, arms, r, settings) for s, r in zip(setup_objs, results)]
+
+
+def _comparison(g: Game, q: Question, setup_obj: Any, arms: Sequence[tuple[str, Any]],
+                result: runner.RunResult, settings: RunSettings) -> Comparison:
     exacts = [exact_values(q, rules, setup_obj) for _, rules in arms]
     answers = tuple(
         Answer(g.name, q.name, rules, (label,), setup_obj, result.trials, result.seed,

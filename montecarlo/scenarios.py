@@ -5,7 +5,7 @@ A scenario asks one question of one game over a grid of setups under named rule 
 run — every key, every variant's rules, every grid point's setup — and raises
 :class:`~montecarlo.errors.ScenarioError` with one line naming the file, the key and what was
 expected. :func:`run_scenario` runs every grid point through
-:func:`montecarlo.analysis.compare_rules` (all variants of a point share common random numbers)
+:func:`montecarlo.analysis.compare_many` (all variants of a point share common random numbers)
 and returns a :class:`ScenarioResult`, which :mod:`montecarlo.reporting` turns into tables.
 
 >>> sc = load_scenario("scenarios/dune1984/duel-matrix.toml")  # doctest: +SKIP
@@ -25,11 +25,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping, NoReturn, Sequence
+from typing import Any, Callable, Mapping, NoReturn, Sequence
 
 from montecarlo.validate import is_whole
 from montecarlo import __version__, registry
-from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_rules, duration
+from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_many
 from montecarlo.engine import memory, runner
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Question, apply_overrides
@@ -472,48 +472,33 @@ def run_scenario(
     *,
     jobs: int | None = None,
     baseline: str | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[int, int], None] = False,
     backend: str = "loky",
     scheduler: str | None = None,
+    checkpoint: str | os.PathLike | None = None,
 ) -> ScenarioResult:
     """Run every grid point (all variants on common random numbers) and collect the results.
 
-    Grid points run in one joblib pool (one task per point, each run on one core) when there
-    is more than one point; a single point uses the workers inside its own run. Every point
-    uses the scenario's seed, so any cell can be reproduced alone with the same seed and
-    trials, and the numbers do not depend on ``jobs`` or ``backend`` (``"dask"`` sends the grid
-    points to the cluster at ``scheduler``, or to a local one).
+    The chunks of every grid point form one pool of tasks over the workers (joblib processes,
+    or the dask cluster at ``scheduler`` with ``backend="dask"``), so a grid of small setups
+    fills every core. Every point uses the scenario's seed, so any cell can be reproduced alone
+    with the same seed and trials, and the numbers do not depend on ``jobs`` or ``backend``.
+
+    ``progress``: True for a bar over the whole grid's trials on a terminal, or a callable
+    ``progress(done, total)``. ``checkpoint``: a file that saves finished chunks and resumes.
     """
-    scenario.settings(jobs=jobs)  # RunSettings refuses jobs 0, -2, ... like everywhere else
     variants = scenario.ordered_variants(baseline)
     arms = [(v.name, v.rules) for v in variants]
-    points = scenario.points
-    workers = _workers(scenario, len(arms), jobs)
-    across = (workers > 1 or backend == "dask") and len(points) > 1
-    # Across grid points, each point runs in-process inside its worker: only the outer pool uses
-    # the backend (a dask task must not start a cluster of its own).
-    settings = scenario.settings(jobs=1 if across else workers)
-    if not across:
-        settings = dataclasses.replace(settings, backend=backend, scheduler=scheduler)
+    workers = scenario_workers(scenario, jobs)
+    settings = dataclasses.replace(
+        scenario.settings(jobs=workers), backend=backend, scheduler=scheduler, checkpoint=checkpoint
+    )
     started = time.perf_counter()
-    tasks = ((scenario.game, scenario.question.name, p.setup, arms, settings) for p in points)
-    comparisons = []
-    with _grid_progress(progress, len(points), f"{scenario.name}", workers) as advance:
-        if across:
-            from joblib import Parallel, delayed
-
-            with runner.backend_context(backend, scheduler):
-                n_jobs = -1 if backend == "dask" else workers
-                results = Parallel(n_jobs=n_jobs, return_as="generator")(
-                    delayed(compare_rules)(*task) for task in tasks
-                )
-                for comparison in results:
-                    comparisons.append(comparison)
-                    advance()
-        else:
-            for task in tasks:
-                comparisons.append(compare_rules(*task))
-                advance()
+    with _grid_progress(progress, f"{scenario.name}") as report:
+        comparisons = compare_many(
+            scenario.game, scenario.question.name, [p.setup for p in scenario.points], arms,
+            dataclasses.replace(settings, progress=report),
+        )
     return ScenarioResult(
         scenario,
         variants,
@@ -524,84 +509,43 @@ def run_scenario(
     )
 
 
-def _workers(scenario: Scenario, arms: int, jobs: int | None) -> int:
-    """Workers for a run: ``jobs`` as given (-1 = all cores), or all cores for big runs."""
+def scenario_workers(scenario: Scenario, jobs: int | None) -> int:
+    """Workers for a run: ``jobs`` as given (-1 = all cores), or all cores for big runs.
+
+    Checked like everywhere else (RunSettings refuses jobs 0, -2, ...).
+    """
+    scenario.settings(jobs=jobs)
     cores = os.cpu_count() or 1
     if jobs is not None:  # more workers than cores only compete for them: capped
         return cores if jobs < 0 else min(jobs, cores)
-    work = len(scenario.points) * arms * scenario.trials * (4 if scenario.precision else 1)
+    work = len(scenario.points) * len(scenario.variants) * scenario.trials * (4 if scenario.precision else 1)
     return cores if work >= AUTO_PARALLEL_WORK else 1
 
 
 @contextmanager
-def _grid_progress(enabled: bool, total: int, label: str, workers: int = 1):
-    """A rich bar over grid points on stderr (only for a terminal), and a time estimate.
-
-    As soon as a setup is done and half a second has passed, a run projected to last more than
-    a minute says so on stderr (terminal or not), as ``odds`` does.
-    """
-    if not enabled or total < 2:
-        yield lambda: None
+def _grid_progress(enabled: bool | Callable[[int, int], None], label: str):
+    """``progress(done, total)`` over the whole grid's trials: the caller's, or (True) a rich bar
+    on stderr, only for a terminal."""
+    if callable(enabled):
+        yield enabled
         return
-    estimate = _Estimate(total, label, workers)
-    if not sys.stderr.isatty():
-        yield estimate.advance
+    if not enabled or not sys.stderr.isatty():
+        yield None
         return
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("setups"),
+        TextColumn("{task.completed:,.0f}/{task.total:,.0f} trials"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=Console(stderr=True),
         transient=True,
     ) as bar:
-        task = bar.add_task(label, total=total)
-        estimate.say = lambda text: bar.console.print(text, markup=False, highlight=False)
-
-        def advance() -> None:
-            bar.advance(task)
-            estimate.advance()
-
-        yield advance
-
-
-ESTIMATE_ABOVE_SECONDS = 60.0  # a scenario projected to run longer says so up front
-
-
-class _Estimate:
-    """Counts finished setups; once, says how long the whole run will take if over a minute."""
-
-    def __init__(self, total: int, label: str, workers: int) -> None:
-        self.total, self.label, self.workers = total, label, workers
-        self.started = time.perf_counter()
-        self.done = 0
-        self.told = False
-        self.say = lambda text: print(text, file=sys.stderr, flush=True)
-
-    def advance(self) -> None:
-        self.done += 1
-        elapsed = time.perf_counter() - self.started
-        if self.told or elapsed < 0.5 or self.done >= self.total:
-            return
-        self.told = True
-        seconds = (self.total - self.done) * elapsed / self.done
-        if seconds > ESTIMATE_ABOVE_SECONDS:
-            self.say(
-                f"estimated time: about {duration(seconds + elapsed)} for {self.total} setups of "
-                f"{self.label} on {self.workers} worker(s); --trials N or --precision H shortens it"
-            )
+        task = bar.add_task(label, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 # ---------------------------------------------------------------- helpers

@@ -461,6 +461,15 @@ def test_house_rule_sword_reaches_its_precision_in_every_variant():
         assert max(widths) > widths[0]  # a variant, not the baseline, was the widest
 
 
+def test_progress_counts_the_trials_of_the_whole_grid(coin_game, tmp_path):
+    """One bar and one time estimate for the grid: every point's trials from the first call."""
+    sc = load_scenario(write(tmp_path, VALID))
+    calls = []
+    run_scenario(sc, jobs=1, progress=lambda done, total: calls.append((done, total)))
+    total = len(sc.points) * sc.trials
+    assert calls[0] == (0, total) and calls[-1] == (total, total) and len(calls) == 1 + len(sc.points)
+
+
 # ---------------------------------------------------------------- shipped scenarios
 
 SHIPPED = find_scenarios(ROOT / "scenarios")  # every scenario file (game definitions are not scenarios)

@@ -1,7 +1,7 @@
 """Options every simulating command shares, progress, and how results are printed.
 
 ``@run_command`` gives a command the common options (--trials, --seed, --jobs, --precision,
---max-trials, --variant, --json, --quiet, --backend, --scheduler) and hands them to it as one
+--max-trials, --variant, --json, --quiet, --backend, --scheduler, --checkpoint) and hands them to it as one
 ``run: RunOptions`` argument; ``@cli_errors`` turns a MonteCarloError into one line on stderr and
 exit code 2. Commands stay thin: parse options into a setup, call :mod:`montecarlo.analysis`,
 print with :func:`emit`.
@@ -28,6 +28,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
 import typer
@@ -54,6 +55,7 @@ class RunOptions:
     quiet: bool
     backend: Optional[str]
     scheduler: Optional[str]
+    checkpoint: Optional[Path] = None
     _reporters: list = field(default_factory=list, repr=False)
     _warned: bool = field(default=False, repr=False)
 
@@ -73,6 +75,7 @@ class RunOptions:
                 max_trials=self.max_trials,
                 backend=self.backend_name(),
                 scheduler=self.scheduler,
+                checkpoint=self.checkpoint,
             )
         except SettingError as exc:
             raise InputError(exc.named("--" + exc.key.replace("_", "-"))) from None
@@ -346,6 +349,19 @@ def _options(trials: int) -> dict[str, tuple[Any, Any]]:
                     metavar="ADDRESS",
                     help="Dask scheduler address; selects --backend dask "
                     "(which without it starts a local cluster). Refused with another --backend.",
+                    rich_help_panel="Simulation",
+                ),
+            ],
+            None,
+        ),
+        "checkpoint": (
+            Annotated[
+                Optional[Path],
+                typer.Option(
+                    "--checkpoint",
+                    metavar="FILE",
+                    help="Save finished chunks to FILE as the run goes; the same command with the same "
+                    "FILE resumes after an interruption, with the numbers of an uninterrupted run.",
                     rich_help_panel="Simulation",
                 ),
             ],

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.analysis import ask
+from montecarlo.analysis import ask, ask_many
 from montecarlo.cli.common import RunOptions, console, emit, fmt_prob, print_explanations, run_command
 from montecarlo.errors import InputError
 from montecarlo.games.base import to_plain
@@ -244,19 +244,12 @@ def duel_table(
             f"unknown metric {metric!r} for the duel; known: {', '.join(question.reported_names())}"
         )
     settings = run.settings("dune1984 duel table")
-    cells = []
-    for a in STRENGTHS:
-        for d in STRENGTHS:
-            answer = _ask(
-                "duel",
-                run,
-                settings,
-                attacker=a,
-                defender=d,
-                attacker_equipment=attacker_equipment,
-                defender_equipment=defender_equipment,
-            )
-            cells.append((a, d, answer.metrics[metric]))
+    pairs = [(a, d) for a in STRENGTHS for d in STRENGTHS]
+    kit = {"attacker_equipment": attacker_equipment, "defender_equipment": defender_equipment}
+    setups = [{"attacker": a, "defender": d, **kit} for a, d in pairs]
+    answers = ask_many("dune1984", "duel", setups, variants=run.variant, settings=settings)  # one pool
+    cells = [(a, d, answer.metrics[metric]) for (a, d), answer in zip(pairs, answers)]
+    answer = answers[-1]
     if run.json:
         typer.echo(
             json.dumps(

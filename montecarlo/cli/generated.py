@@ -270,7 +270,7 @@ def table_command(game_name: str) -> Callable:
     loose = [dataclasses.replace(o, default=None) if o.required else o for o in options]
 
     def table(run: RunOptions, rows: str, cols: str, metric: Optional[str], **given: Any) -> None:
-        from montecarlo.analysis import ask
+        from montecarlo.analysis import ask_many
 
         row_field, row_values = _table_axis(rows, "--rows", by_name)
         col_field, col_values = _table_axis(cols, "--cols", by_name)
@@ -289,10 +289,8 @@ def table_command(game_name: str) -> Callable:
             for c in col_values
         }  # every cell checked before any trial
         settings = run.settings(f"{game.name} table")
-        cells = {
-            key: ask(game, question.name, setup, variants=run.variant, settings=settings)
-            for key, setup in setups.items()
-        }
+        answers = ask_many(game, question.name, list(setups.values()), run.variant, settings=settings)
+        cells = dict(zip(setups, answers))  # every cell's chunks in one pool of workers
         first = next(iter(cells.values()))
         if run.json:
             payload = {

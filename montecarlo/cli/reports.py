@@ -132,6 +132,27 @@ class Overrides:
         return out
 
 
+Checkpoint = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--checkpoint",
+        metavar="FILE",
+        help="Save finished chunks to FILE as the run goes; the same command with the same FILE "
+        "resumes after an interruption, with the numbers of an uninterrupted run.",
+    ),
+]
+
+
+def _progress(sc, jobs: Optional[int], quiet: bool):
+    """Progress over the whole grid's trials, with the up-front estimate of a long run."""
+    if quiet:
+        return False
+    from montecarlo.cli.common import ProgressReporter
+    from montecarlo.scenarios import scenario_workers
+
+    return ProgressReporter(sc.name, scenario_workers(sc, jobs), sc.precision is not None)
+
+
 @app.command(
     "report", epilog="Examples: montecarlo report scenarios/dune1984/guile-survival.toml --out reports/guile"
 )
@@ -151,6 +172,7 @@ def report(
     quiet: Quiet = False,
     backend: Backend = None,
     scheduler: Scheduler = None,
+    checkpoint: Checkpoint = None,
 ) -> None:
     """Run a scenario and write its report: index.html, report.md, tables (CSV, Parquet), plots.
 
@@ -168,9 +190,14 @@ def report(
         _refuse_another_games_report(DEFAULT_OUT / sc.name, sc)
     folder = check_out(DEFAULT_OUT / sc.name if out is None else out)  # before any simulation
     warn_excess_jobs(jobs)
-    result = run_scenario(
-        sc, jobs=jobs, progress=not (quiet or as_json), backend=backend_name, scheduler=scheduler
-    )
+    progress = _progress(sc, jobs, quiet or as_json)
+    try:
+        result = run_scenario(
+            sc, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler, checkpoint=checkpoint
+        )
+    finally:
+        if progress:
+            progress.close()
     write_report(result, folder, command=_command(scenario, out, given))
     if as_json:
         facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
@@ -209,6 +236,15 @@ def report_all(
     quiet: Quiet = False,
     backend: Backend = None,
     scheduler: Scheduler = None,
+    checkpoint: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--checkpoint",
+            metavar="DIR",
+            help="Save finished chunks to DIR/<scenario name>.checkpoint, one file per report; the "
+            "same command resumes after an interruption, with the numbers of an uninterrupted run.",
+        ),
+    ] = None,
 ) -> None:
     """Run every scenario under DIRECTORY and write OUT/<name>/ for each plus OUT/index.html.
 
@@ -239,6 +275,8 @@ def report_all(
         raise ScenarioError(
             errors[-1] + (f" ({len(errors)} invalid scenario files)" if len(errors) > 1 else "")
         )
+    if checkpoint is not None and not checkpoint.is_dir():
+        raise InputError(f"--checkpoint: {checkpoint} is not a folder (report-all keeps one file per report)")
     check_index_out(out)  # every destination before any simulation; other files in OUT are kept
     for sc in scenarios:
         check_out(out / sc.name, option=f"--out ({sc.name})")
@@ -248,7 +286,15 @@ def report_all(
     warn_excess_jobs(jobs)
     talk = not (quiet or as_json)
     for sc in scenarios:
-        result = run_scenario(sc, jobs=jobs, progress=talk, backend=backend_name, scheduler=scheduler)
+        progress = _progress(sc, jobs, not talk)
+        try:
+            result = run_scenario(
+                sc, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
+                checkpoint=None if checkpoint is None else checkpoint / f"{sc.name}.checkpoint",
+            )
+        finally:
+            if progress:
+                progress.close()
         folder = write_report(result, out / sc.name, command=_command(sc.path, out / sc.name, given))
         facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         entries.append(
@@ -307,6 +353,7 @@ def compare(
     quiet: Quiet = False,
     backend: Backend = None,
     scheduler: Scheduler = None,
+    checkpoint: Checkpoint = None,
 ) -> None:
     """Compare every variant with the baseline: paired differences, 95% intervals, Holm correction.
 
@@ -334,14 +381,20 @@ def compare(
     if out is not None:
         check_out(out)  # before any simulation
     warn_excess_jobs(jobs)
-    result = run_scenario(
-        sc,
-        jobs=jobs,
-        baseline=baseline,
-        progress=not (quiet or as_json),
-        backend=backend_name,
-        scheduler=scheduler,
-    )
+    progress = _progress(sc, jobs, quiet or as_json)
+    try:
+        result = run_scenario(
+            sc,
+            jobs=jobs,
+            baseline=baseline,
+            progress=progress,
+            backend=backend_name,
+            scheduler=scheduler,
+            checkpoint=checkpoint,
+        )
+    finally:
+        if progress:
+            progress.close()
     table = comparison_table(result)
     shown = table
     if metric:

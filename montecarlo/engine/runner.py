@@ -22,6 +22,7 @@ import math
 import os
 import re
 import time
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
@@ -29,6 +30,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from montecarlo.engine import memory, stats
+from montecarlo.engine.checkpoint import Checkpoint
 from montecarlo.engine.rng import chunk_generator
 from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.engine.metrics import Metric
@@ -212,9 +214,44 @@ class ChunkPlan(Sequence[int]):
             yield rest
 
 
+@dataclass(frozen=True)
+class Point:
+    """One point of a grid: its arms (sharing common random numbers) and what they report."""
+
+    arms: tuple[ArmKernel, ...]
+    metrics: tuple[Metric, ...]
+
+
+class _PointState:
+    """How far one point has come: the tallies of its first ``next_chunk`` chunks, folded in
+    chunk order (so that the sums are bit-identical whatever ran where), and its target."""
+
+    __slots__ = ("totals", "done", "next_chunk", "target", "finished")
+
+    def __init__(self, totals: np.ndarray, done: int, next_chunk: int, target: int, finished: bool) -> None:
+        self.totals, self.done, self.next_chunk = totals, done, next_chunk
+        self.target, self.finished = target, finished
+
+
 def run(
     arms: ArmKernel | Sequence[ArmKernel],
     metrics: Sequence[Metric],
+    trials: int,
+    seed: int,
+    **options,
+) -> RunResult:
+    """Run ``trials`` trials of every arm (or, with ``precision``, as many as it takes).
+
+    A grid of one point: the options are those of :func:`run_grid`.
+    """
+    arm_list = (arms,) if callable(arms) else tuple(arms)
+    if not arm_list:
+        raise InputError("nothing to run: no arms")
+    return run_grid([Point(arm_list, tuple(metrics))], trials, seed, **options)[0]
+
+
+def run_grid(
+    points: Sequence[Point],
     trials: int,
     seed: int,
     *,
@@ -225,59 +262,105 @@ def run(
     backend: str = "loky",
     scheduler: str | None = None,
     progress: Progress | None = None,
-) -> RunResult:
-    """Run ``trials`` trials of every arm (or, with ``precision``, as many as it takes).
+    checkpoint: Checkpoint | None = None,
+) -> list[RunResult]:
+    """Run every point of a grid: its (point x chunk) tasks form one pool over the workers.
 
-    With ``precision=H`` the run adds chunks until every probability's 95% half-width is at
-    most H or ``max_trials`` is reached; ``trials`` is then the first batch. The chunk plan is a
-    function of the tallies so far, which are deterministic, so the final count is too.
+    Small points fill every core: a grid of 144 one-chunk points keeps two workers busy, where
+    running point after point left one idle. Each point's chunk ``i`` draws from
+    ``(seed, i)`` and its tallies are added in chunk order, so every point's numbers are
+    bit-identical to a run of that point alone, with any workers or backend.
 
-    ``progress(done, total)``, if given, is called before the first chunk and after each one.
+    With ``precision=H`` a point adds chunks until every probability's 95% half-width is at
+    most H or ``max_trials`` is reached; ``trials`` is then the first batch. The plan of a point
+    is a function of its tallies so far, which are deterministic, so its final count is too.
+    Points that need more trials run together in the next round.
+
+    ``progress(done, total)``, if given, counts the trials of the whole grid: it is called
+    before the first chunk and after each one. ``checkpoint`` saves the tallies of the finished
+    chunks as the run goes and resumes from them (:class:`montecarlo.engine.checkpoint.Checkpoint`).
 
     The arguments are trusted: :class:`montecarlo.analysis.RunSettings` checks trials, seed,
     jobs, precision, max_trials, backend and chunk size once for every caller.
     """
-    arm_list = [arms] if callable(arms) else list(arms)
-    if not arm_list:
+    if not points or any(not p.arms for p in points):
         raise InputError("nothing to run: no arms")
     report = progress if callable(progress) else (lambda done, total: None)
-    columns = columns_of(metrics)
-    n_arms = len(arm_list)
-    totals = np.zeros((2 * n_arms - 1, 2, len(columns)))
-    done = 0
-    next_chunk = 0
-    started = time.perf_counter()
+    shapes = [(2 * len(p.arms) - 1, 2, len(columns_of(p.metrics))) for p in points]
     if precision is None:
-        target = trials
+        cap = first = trials
     else:
         cap = max_trials or max(trials, 10_000_000)
-        target = min(trials, cap)
-    report(0, target)
+        first = min(trials, cap)
+    states = [_PointState(np.zeros(shape), 0, 0, first, False) for shape in shapes]
+    if checkpoint is not None:
+        states = checkpoint.resume(states, _checkpoint_facts(trials, seed, chunk_size, precision, max_trials))
+    started = time.perf_counter()
+    done, total = sum(s.done for s in states), sum(s.target for s in states)
+    report(done, total)
     # One worker on the default backend runs in-process: no need to import joblib at all.
     in_process = jobs == 1 and backend != "dask"
-    with contextlib.nullcontext() if in_process else backend_context(backend, scheduler):
-        while True:
-            # Chunks from ``done`` to ``target``: every chunk but the last of the run is full,
-            # and chunk i always draws from (seed, i), so planning lazily changes no number.
-            sizes = ChunkPlan(target - done, chunk_size)
-            if len(sizes):
-                for chunk_totals, size in _execute(arm_list, metrics, sizes, seed, next_chunk, jobs, backend):
-                    totals += chunk_totals
+    try:
+        with contextlib.nullcontext() if in_process else backend_context(backend, scheduler):
+            while True:
+                pending = [i for i, s in enumerate(states) if not s.finished]
+                if not pending:
+                    break
+                # Chunks from ``done`` to ``target`` of every pending point, point by point: every
+                # chunk but the last of a point is full, and chunk i always draws from (seed, i).
+                tasks = [
+                    (i, states[i].next_chunk, ChunkPlan(states[i].target - states[i].done, chunk_size))
+                    for i in pending
+                ]
+                for i, chunk_totals, size in _execute(points, tasks, seed, jobs, backend):
+                    state = states[i]
+                    state.totals += chunk_totals
+                    state.done += size
+                    state.next_chunk += 1
                     done += size
-                    report(done, target)
-                next_chunk += len(sizes)
-            if precision is None:
-                break
-            result = RunResult(done, seed, chunk_size, columns, n_arms, totals.copy(), 0.0)
-            widest = result.max_half_width()
-            if widest <= precision or done >= cap:
-                break
-            needed = math.ceil(done * (widest / precision) ** 2 * 1.1)
-            target = min(cap, max(needed, done + 1))
-            # Whole chunks only, so that chunk i always has the same size and seed.
-            target = min(cap, math.ceil(target / chunk_size) * chunk_size)
-            report(done, target)
-    return RunResult(done, seed, chunk_size, columns, n_arms, totals, time.perf_counter() - started)
+                    report(done, total)
+                    if checkpoint is not None:
+                        checkpoint.save(states, final=False)
+                grew = False
+                for i in pending:
+                    grew |= _plan_more(states[i], points[i], seed, chunk_size, precision, cap)
+                if grew:
+                    total = sum(s.target for s in states)
+                    report(done, total)
+    finally:
+        if checkpoint is not None:
+            checkpoint.save(states, final=True)
+    seconds = time.perf_counter() - started
+    return [
+        RunResult(s.done, seed, chunk_size, columns_of(p.metrics), len(p.arms), s.totals, seconds)
+        for p, s in zip(points, states)
+    ]
+
+
+def _plan_more(state: _PointState, point: Point, seed: int, chunk_size: int, precision, cap: int) -> bool:
+    """After a point's chunks up to its target: finish it, or raise its target (True)."""
+    if precision is None:
+        state.finished = True
+        return False
+    columns = columns_of(point.metrics)
+    result = RunResult(state.done, seed, chunk_size, columns, len(point.arms), state.totals, 0.0)
+    widest = result.max_half_width()
+    if widest <= precision or state.done >= cap:
+        state.finished = True
+        return False
+    needed = math.ceil(state.done * (widest / precision) ** 2 * 1.1)
+    target = min(cap, max(needed, state.done + 1))
+    # Whole chunks only, so that chunk i always has the same size and seed.
+    state.target = min(cap, math.ceil(target / chunk_size) * chunk_size)
+    return True
+
+
+def _checkpoint_facts(trials, seed, chunk_size, precision, max_trials) -> dict:
+    """What fixes a run's numbers, beside the caller's description of the work."""
+    return {
+        "trials": int(trials), "seed": int(seed), "chunk_size": int(chunk_size),
+        "precision": precision, "max_trials": max_trials,
+    }
 
 
 # Bytes a chunk holds per trial and reported column (float64 tallies, paired differences,
@@ -285,36 +368,56 @@ def run(
 CHUNK_BYTES_PER_VALUE = 8
 
 
-def _execute(arms, metrics, sizes, seed, first_index, jobs, backend) -> Iterator[tuple[np.ndarray, int]]:
-    """Yield (tallies, size) per chunk, in chunk order.
+def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, np.ndarray, int]]:
+    """Yield (point, tallies, size) per chunk, point by point and each point's chunks in order.
 
-    Refuses (InputError, with an estimate) chunks that cannot fit in memory, before any runs;
-    a worker process that dies (killed, out of memory, a kernel calling ``os._exit``) ends the
-    run with one MonteCarloError line instead of joblib's traceback.
+    ``tasks`` lists (point, first chunk index, chunk plan); the chunks are generated lazily, as
+    the workers ask for them. Refuses (InputError, with an estimate) chunks that cannot fit in
+    memory, before any runs; a worker process that dies (killed, out of memory, a kernel
+    calling ``os._exit``) ends the run with one MonteCarloError line instead of joblib's
+    traceback.
     """
-    serial = len(sizes) == 1 or (jobs == 1 and backend != "dask")
-    at_once = (
-        1 if serial else min(len(sizes), (os.cpu_count() or 1) if jobs < 0 or backend == "dask" else jobs)
-    )
-    per_trial = CHUNK_BYTES_PER_VALUE * len(columns_of(metrics)) * (2 * len(arms) if len(arms) > 1 else 1)
+    count = sum(len(plan) for _, _, plan in tasks)
+    if not count:
+        return
+    serial = count == 1 or (jobs == 1 and backend != "dask")
+    at_once = 1 if serial else min(count, (os.cpu_count() or 1) if jobs < 0 or backend == "dask" else jobs)
+    largest, per_trial = 0, 0
+    for i, _, plan in tasks:
+        if len(plan):
+            point = points[i]
+            largest = max(largest, plan[0])
+            arms = len(point.arms)
+            values = len(columns_of(point.metrics)) * (2 * arms if arms > 1 else 1)
+            per_trial = max(per_trial, CHUNK_BYTES_PER_VALUE * values)
     memory.check_fits(
-        max(sizes) * per_trial * at_once, f"a chunk of {max(sizes):,} trials", hint="use a smaller chunk size"
+        largest * per_trial * at_once, f"a chunk of {largest:,} trials", hint="use a smaller chunk size"
+    )
+    chunks = (
+        (i, first + offset, size) for i, first, plan in tasks for offset, size in enumerate(plan)
     )
     if serial:
-        for offset, size in enumerate(sizes):
-            yield run_chunk(arms, metrics, size, seed, first_index + offset), size
+        for i, index, size in chunks:
+            point = points[i]
+            yield i, run_chunk(point.arms, point.metrics, size, seed, index), size
         return
     from joblib import Parallel, delayed
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
     n_jobs = -1 if backend == "dask" else jobs
     parallel = Parallel(n_jobs=n_jobs, return_as="generator")
-    tasks = (
-        delayed(run_chunk)(arms, metrics, size, seed, first_index + offset)
-        for offset, size in enumerate(sizes)
-    )
+    order: deque[tuple[int, int]] = deque()  # (point, size) of the chunks handed out, in order
+
+    def delayed_chunks():
+        for i, index, size in chunks:
+            order.append((i, size))
+            point = points[i]
+            yield delayed(run_chunk)(point.arms, point.metrics, size, seed, index)
+
     try:
-        yield from zip(parallel(tasks), sizes)
+        for chunk_totals in parallel(delayed_chunks()):
+            i, size = order.popleft()
+            yield i, chunk_totals, size
     except TerminatedWorkerError as exc:
         codes = re.search(r"exit codes of the workers are (\{[^}]*\})", str(exc))
         raise MonteCarloError(

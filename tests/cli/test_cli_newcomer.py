@@ -146,17 +146,23 @@ def test_report_all_takes_the_run_options(tmp_path):
     assert facts["trials"] == 600 and "--trials 600" in facts["rerun"]
 
 
-def test_a_long_scenario_run_says_how_long_up_front(monkeypatch, capsys):
-    now = [0.0]
-    monkeypatch.setattr(scenarios.time, "perf_counter", lambda: now[0])
-    estimate = scenarios._Estimate(36, "duel-matrix", 2)
-    now[0] = 10.0
-    estimate.advance()  # one setup in 10 s: 35 more take about 6 min
-    err = capsys.readouterr().err
-    assert err.startswith("estimated time: about 6 min for 36 setups of duel-matrix on 2 worker(s)")
-    estimate.advance()
-    assert capsys.readouterr().err == ""  # said once
+def test_a_long_scenario_run_says_how_long_up_front(monkeypatch):
+    """A scenario's progress is the odds command's reporter over the whole grid's trials, so a
+    long report or compare says how long it will take, as odds does."""
+    import io
 
+    from montecarlo.cli import common, reports
+
+    sc = scenarios.load_scenario(ROOT / "scenarios" / "dune1984" / "duel-matrix.toml")
+    progress = reports._progress(sc, 2, False)
+    assert isinstance(progress, common.ProgressReporter) and progress.label == sc.name
+    assert reports._progress(sc, 2, True) is False  # --quiet or --json: no bar, no estimate
+    ticks = [0.0, 0.1, 1.0]
+    monkeypatch.setattr(common.time, "perf_counter", lambda: ticks.pop(0) if len(ticks) > 1 else ticks[0])
+    progress.stream, progress.bar_enabled = io.StringIO(), False
+    for done in (0, 100_000, 200_000):
+        progress(done, 10**9)
+    assert progress.stream.getvalue().startswith("estimated time: about ")
 
 def test_long_values_are_cut_in_messages():
     assert len(shorten("x" * 100_000)) < 80

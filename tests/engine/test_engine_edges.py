@@ -346,9 +346,9 @@ def test_a_precision_run_in_three_batches_is_the_fixed_run_of_its_length(monkeyp
     batches = []
     execute = runner._execute
 
-    def counted(arms, metrics, sizes, *args):
-        batches.append(list(sizes))
-        return execute(arms, metrics, sizes, *args)
+    def counted(points, tasks, *args):  # tasks: (point, first chunk, chunk sizes) per point
+        batches.append([size for _, _, sizes in tasks for size in sizes])
+        return execute(points, tasks, *args)
 
     monkeypatch.setattr(runner, "_execute", counted)
     kernel = functools.partial(coin, 0.01)

@@ -1,0 +1,124 @@
+"""Grids on every core: a grid's (setup x chunk) tasks in one pool of workers (issue 24).
+
+Each figure is what a user meets: a fresh process (cold memos, workers started by the run) runs
+the simulation part of a command with 1 job and with 2, alternately so that a busy moment of the
+shared machine falls on both; medians of the wall seconds of that part, and the ratio is the
+speed-up of 2 jobs over 1:
+
+- the War for Arrakis battle matrix (144 setups x 2 variants) at 20,000 trials a setup: the
+  simulation part of ``montecarlo report`` (``run_scenario``), target >= 1.7x;
+- ``montecarlo table dune1984`` (36 duels): its simulation part (``ask_many``) at the default
+  50,000 trials a cell, and at 1,000,000, target >= 1.7x.
+
+First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
+be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
+over those of the 1-job run: near 1 when the pool adds little work of its own (the workers'
+start-up, imports and memos are that work).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from common import line
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PREAMBLE = """
+import json, resource, time
+def cpu(who):
+    u = resource.getrusage(who)
+    return u.ru_utime + u.ru_stime
+"""
+RUN = """
+def finish(started, cpu_started):
+    seconds = time.perf_counter() - started
+    try:
+        from joblib.externals.loky import get_reusable_executor
+        get_reusable_executor().shutdown(wait=True)  # reap the workers so that RUSAGE_CHILDREN counts them
+    except ImportError:
+        pass
+    used = cpu(resource.RUSAGE_SELF) - cpu_started + cpu(resource.RUSAGE_CHILDREN)
+    print(json.dumps({"seconds": seconds, "cpu": used}))
+"""
+BATTLE_MATRIX = """
+import dataclasses
+from montecarlo.scenarios import load_scenario, run_scenario
+sc = dataclasses.replace(load_scenario("scenarios/war_for_arrakis/battle-matrix.toml"), trials=20_000)
+started, cpu_started = time.perf_counter(), cpu(resource.RUSAGE_SELF)
+run_scenario(sc, jobs=JOBS)
+finish(started, cpu_started)
+"""
+DUEL_TABLE = """
+from montecarlo.analysis import RunSettings, ask_many
+from montecarlo.games.dune1984.fights import STRENGTHS
+setups = [{"attacker": a, "defender": d} for a in STRENGTHS for d in STRENGTHS]
+started, cpu_started = time.perf_counter(), cpu(resource.RUSAGE_SELF)
+ask_many("dune1984", "duel", setups, settings=RunSettings(trials=TRIALS, jobs=JOBS))
+finish(started, cpu_started)
+"""
+BUSY = """
+from joblib import Parallel, delayed
+parallel = Parallel(n_jobs=2)
+parallel(delayed(sum)(range(10)) for _ in range(2))
+ratios = []
+for _ in range(5):
+    start = time.perf_counter()
+    parallel([delayed(sum)(range(30_000_000))])
+    one = time.perf_counter() - start
+    start = time.perf_counter()
+    parallel(delayed(sum)(range(30_000_000)) for _ in range(2))
+    ratios.append(2 * one / (time.perf_counter() - start))
+print(json.dumps({"ratio": sorted(ratios)[2]}))
+"""
+
+
+def fresh(code: str, **values) -> dict:
+    """Run ``code`` in a fresh Python with ``values`` substituted; its JSON line."""
+    for name, value in values.items():
+        code = code.replace(name.upper(), repr(value))
+    script = PREAMBLE + RUN + code
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def paired(code: str, repeats: int, **values) -> tuple[float, float, float]:
+    """Median seconds with 1 job and with 2 (alternated), and the ratio of their median CPU."""
+    seconds: dict[int, list[float]] = {1: [], 2: []}
+    cpu: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(repeats):
+        for jobs in (1, 2):
+            got = fresh(code, jobs=jobs, **values)
+            seconds[jobs].append(got["seconds"])
+            cpu[jobs].append(got["cpu"])
+    median = statistics.median
+    return median(seconds[1]), median(seconds[2]), median(cpu[2]) / median(cpu[1])
+
+
+def report(label: str, one: float, two: float, cpu_ratio: float, target: str = ">= 1.7x") -> None:
+    line(f"{label}, 1 job", one, "s")
+    line(f"{label}, 2 jobs", two, "s")
+    line(f"{label}, speed-up of 2 jobs", one / two, "x", target)
+    line(f"{label}, CPU of 2 jobs / CPU of 1", cpu_ratio, "x cpu", "near 1")
+
+
+def main() -> None:
+    started = time.perf_counter()
+    free = "free parallelism of the machine (2 busy processes vs 1)"
+    line(f"{free}, before", fresh(BUSY)["ratio"], "x", "2 if idle")
+    report("battle-matrix report 144x2, 20,000 trials", *paired(BATTLE_MATRIX, 3))
+    report("table dune1984, 50,000 trials a cell", *paired(DUEL_TABLE, 3, trials=50_000), target="")
+    report("table dune1984, 1,000,000 trials a cell", *paired(DUEL_TABLE, 3, trials=1_000_000))
+    line(f"{free}, after", fresh(BUSY)["ratio"], "x", "2 if idle")
+    print(f"(bench_grid took {time.perf_counter() - started:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

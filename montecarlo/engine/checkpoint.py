@@ -1,0 +1,153 @@
+"""Checkpoints: the tallies of a run's finished chunks, saved as it goes, so that it can resume.
+
+A long run killed, interrupted or crashed loses at most the chunks in flight: the same command
+with the same file resumes where the file stops and ends with exactly the numbers of a run that
+was never interrupted. That holds because a point's tallies are folded in chunk order and chunk
+``i`` always draws from ``(seed, i)``: the file keeps, per point, the sums of its first chunks
+(JSON floats round-trip exactly), the index of the next chunk and the point's current target.
+
+The file also records what fixes the numbers: the caller's description of the work (game,
+setups, rules, package version: the engine knows nothing of games, it only compares) and the
+run's trials, seed, chunk size and precision. A file written for anything else is refused with
+one line, and a file that is not a checkpoint is never overwritten. Writes are atomic (a
+temporary file in the same folder, then a rename), so a kill never leaves half a file.
+
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> (folder / "notes.txt").write_text("mine")
+4
+>>> try:
+...     Checkpoint(folder / "notes.txt", {"game": "dice"}).check()
+... except InputError as exc:
+...     print(exc)
+checkpoint notes.txt: not a montecarlo checkpoint (left as it is); give another file
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from montecarlo.errors import InputError
+
+FORMAT = "montecarlo-checkpoint"
+FORMAT_VERSION = 1
+SAVE_EVERY = 1.0  # seconds between saves while a run goes on (and once more when it stops)
+
+
+class Checkpoint:
+    """The checkpoint file of one run: checked up front, read to resume, saved as chunks finish.
+
+    ``work`` describes what is run (plain JSON values); two runs may share a file only when their
+    ``work`` and their run facts (trials, seed, chunk size, precision) are equal.
+    """
+
+    def __init__(self, path: str | os.PathLike, work: Mapping[str, Any]) -> None:
+        self.path = Path(path)
+        self.work = json.loads(json.dumps(dict(work), default=str))  # as it reads back
+        self._saved_at = float("-inf")
+        self._saved_state: tuple | None = None
+        self._facts: dict[str, Any] = {}
+
+    def _fail(self, problem: str) -> InputError:
+        return InputError(f"checkpoint {self.path.name}: {problem}")
+
+    def check(self) -> dict[str, Any] | None:
+        """The file's contents if it is a checkpoint (None if there is no file yet); InputError if
+        it is something else or cannot be written. Cheap: call it before any long work."""
+        if not self.path.parent.is_dir():
+            raise self._fail(f"the folder {self.path.parent} does not exist")
+        if self.path.is_dir():
+            raise self._fail("is a folder; give a file name")
+        if not self.path.exists():
+            return None
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise self._fail("not a montecarlo checkpoint (left as it is); give another file")
+        if data.get("format_version") != FORMAT_VERSION:
+            found = data.get("format_version")
+            raise self._fail(f"written in checkpoint format {found!r}, not {FORMAT_VERSION}")
+        return data
+
+    def resume(self, states: Sequence, facts: Mapping[str, Any]) -> list:
+        """``states`` (fresh) replaced by the file's, after checking that the file is this run's."""
+        self._facts = json.loads(json.dumps(dict(facts)))
+        data = self.check()
+        if data is None:
+            self.save(states, final=True)  # an unwritable place fails now, not after hours
+            return list(states)
+        ours = {**self.work, **self._facts}
+        theirs = {**data.get("work", {}), **data.get("run", {})}
+        for key in sorted(set(ours) | set(theirs), key=lambda k: (k not in ours, k)):
+            if ours.get(key) != theirs.get(key):
+                difference = _difference(key, theirs.get(key), ours.get(key))
+                raise self._fail(f"written by another run ({difference}); give another file")
+        saved = data.get("points")
+        if not isinstance(saved, list) or len(saved) != len(states):
+            raise self._fail("its points do not match this run's")
+        out = []
+        for fresh, point in zip(states, saved):
+            totals = np.asarray(point["totals"], dtype=np.float64)
+            if totals.shape != fresh.totals.shape:
+                raise self._fail("its tallies do not match this run's")
+            out.append(type(fresh)(totals, int(point["done"]), int(point["next_chunk"]),
+                                   int(point["target"]), bool(point["finished"])))
+        self._saved_state = _signature(out)
+        return out
+
+    def save(self, states: Sequence, final: bool) -> None:
+        """Write the states atomically: at most every SAVE_EVERY seconds, always when ``final``,
+        never when nothing changed since the last save."""
+        now = time.monotonic()
+        signature = _signature(states)
+        if signature == self._saved_state or (not final and now - self._saved_at < SAVE_EVERY):
+            return
+        data = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "work": self.work,
+            "run": self._facts,
+            "points": [
+                {"done": s.done, "next_chunk": s.next_chunk, "target": s.target, "finished": s.finished,
+                 "totals": s.totals.tolist()}
+                for s in states
+            ],
+        }
+        text = json.dumps(data, separators=(",", ":"))
+        try:
+            handle, temporary = tempfile.mkstemp(
+                dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+            )
+        except OSError as exc:
+            raise self._fail(f"cannot be written ({exc.strerror})") from None
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(temporary, self.path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        self._saved_at, self._saved_state = now, signature
+
+
+def _signature(states: Sequence) -> tuple:
+    return tuple((s.next_chunk, s.target, s.finished) for s in states)
+
+
+def _difference(key: str, theirs: Any, ours: Any) -> str:
+    """'seed 7 there, 8 here', or only the key's name when the values are long."""
+    a, b = json.dumps(theirs, default=str), json.dumps(ours, default=str)
+    if len(a) + len(b) > 60:
+        return f"its {key} differs"
+    return f"{key} {a} there, {b} here"

@@ -1,0 +1,87 @@
+"""--checkpoint on odds, tables and scenario runs: interrupted, then the same command again, prints
+byte for byte what an uninterrupted run prints; a file of another command is refused."""
+
+import pytest
+from typer.testing import CliRunner
+
+from montecarlo import registry
+from montecarlo.cli import app
+from montecarlo.engine import runner as engine
+from tests.cli.test_cli_reports import one_error_line, scenario
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def coin_game(monkeypatch):
+    monkeypatch.setitem(registry.EXTRA, "coin", "tests.test_scenarios")
+
+
+def interrupted(monkeypatch, args: list[str], after: int):
+    """Run ``args`` with Ctrl-C arriving as chunk ``after`` starts; the real chunks again after."""
+    real = engine.run_chunk
+    calls = {"n": 0}
+
+    def chunk(*a, **k):
+        calls["n"] += 1
+        if calls["n"] > after:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(engine, "run_chunk", chunk)
+    result = runner.invoke(app, args)
+    monkeypatch.setattr(engine, "run_chunk", real)
+    assert result.exit_code != 0 and result.stdout == "", result.output
+    return calls["n"]
+
+
+ODDS = ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "600000", "--json", "-j", "1"]  # 5 chunks
+
+
+@pytest.mark.parametrize("after", [0, 2, 4])
+def test_odds_resumes_and_prints_the_uninterrupted_json(tmp_path, monkeypatch, after):
+    whole = runner.invoke(app, ODDS)
+    path = tmp_path / "odds.checkpoint"
+    interrupted(monkeypatch, [*ODDS, "--checkpoint", str(path)], after)
+    resumed = runner.invoke(app, [*ODDS, "--checkpoint", str(path)])
+    assert resumed.exit_code == 0 and resumed.stdout == whole.stdout
+    again = runner.invoke(app, [*ODDS, "--checkpoint", str(path)])  # finished: the same answer at once
+    assert again.stdout == whole.stdout
+
+
+def test_a_checkpoint_of_another_command_is_refused_with_one_line(tmp_path):
+    path = tmp_path / "odds.checkpoint"
+    assert runner.invoke(app, [*ODDS, "--checkpoint", str(path)]).exit_code == 0
+    before = path.read_bytes()
+    one_error_line(runner.invoke(app, [*ODDS, "-s", "3", "--checkpoint", str(path)]), "another run", "seed")
+    table = ["table", "dune1984", "-n", "1000", "--json", "--checkpoint", str(path)]
+    one_error_line(runner.invoke(app, table), "written by another run")
+    mine = tmp_path / "notes.txt"
+    mine.write_text("mine")
+    one_error_line(runner.invoke(app, [*ODDS, "--checkpoint", str(mine)]), "not a montecarlo checkpoint")
+    assert path.read_bytes() == before and mine.read_text() == "mine"
+
+
+def test_table_resumes_across_its_cells(tmp_path, monkeypatch):
+    table = ["table", "dune1984", "-n", "3000", "--json"]
+    whole = runner.invoke(app, table)
+    path = tmp_path / "table.checkpoint"
+    interrupted(monkeypatch, [*table, "--checkpoint", str(path)], 17)
+    assert runner.invoke(app, [*table, "--checkpoint", str(path)]).stdout == whole.stdout
+
+
+def test_compare_and_report_resume_a_scenario(tmp_path, monkeypatch):
+    path = scenario(tmp_path)
+    compare = ["compare", str(path), "--json", "--all", "-j", "1"]
+    whole = runner.invoke(app, compare)
+    checkpoint = tmp_path / "coin.checkpoint"
+    interrupted(monkeypatch, [*compare, "--checkpoint", str(checkpoint)], 1)
+    assert runner.invoke(app, [*compare, "--checkpoint", str(checkpoint)]).stdout == whole.stdout
+    # report-all keeps one file per report in the --checkpoint folder
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    out = tmp_path / "reports"
+    every = ["report-all", str(tmp_path), "--out", str(out), "-q", "--checkpoint", str(folder)]
+    assert runner.invoke(app, every).exit_code == 0
+    assert [p.name for p in folder.iterdir()] == ["coin-odds.checkpoint"]
+    one_error_line(runner.invoke(app, [*every[:-1], str(path)]), "--checkpoint", "not a folder")

@@ -1,0 +1,136 @@
+"""A real dask cluster on loopback: one `dask scheduler` and two `dask worker` processes.
+
+odds, table and report run against it give the numbers of a local run, byte for byte; a worker
+killed in the middle of a run leaves the run to finish on the other with the same numbers (or to
+fail with one line and nothing written). Skipped when dask.distributed is not installed.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("distributed")
+
+from montecarlo.cli import app  # noqa: E402
+
+pytestmark = pytest.mark.processes
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+SCENARIO = """
+title = "Small duels on a cluster"
+game = "dune1984"
+question = "duel"
+seed = 11
+trials = 3000
+metrics = ["attacker_win", "rounds"]
+
+[grid]
+attacker = [1, 2, 3]
+defender = [2, 3]
+
+[variants.official]
+[variants.no_strength_gain]
+builtin = "no_strength_gain"
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(*args: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "dask", *args], cwd=ROOT, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client
+
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    scheduler = start("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
+    workers = [
+        start("worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard", "--name", name)
+        for name in ("w1", "w2")
+    ]
+    try:
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, workers
+    finally:
+        for process in (*workers, scheduler):
+            process.terminate()
+        for process in (*workers, scheduler):
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def output(args: list[str]) -> str:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def report_data(folder: Path) -> dict:
+    """Every table of a report, and its report.json without the date, the run time and the command."""
+    data = {p.name: p.read_bytes() for p in folder.glob("*.csv")}
+    facts = json.loads((folder / "report.json").read_text())
+    for key in ("date", "run_seconds", "rerun", "jobs", "workers", "files"):
+        facts.pop(key, None)
+    data["report.json"] = json.dumps(facts, sort_keys=True).encode()
+    return data
+
+
+def test_odds_table_and_report_on_a_cluster_match_a_local_run(cluster, tmp_path):
+    address, _ = cluster
+    odds = ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "400000", "--json"]
+    assert output([*odds, "--scheduler", address]) == output([*odds, "-j", "1"])
+    table = ["table", "dune1984", "-n", "20000", "--json"]
+    assert output([*table, "--scheduler", address]) == output([*table, "-j", "1"])
+    path = tmp_path / "small.toml"
+    path.write_text(SCENARIO)
+    output(["report", str(path), "--out", str(tmp_path / "local"), "-q", "-j", "1"])
+    output(["report", str(path), "--out", str(tmp_path / "cluster"), "-q", "--backend", "dask",
+            "--scheduler", address])
+    assert report_data(tmp_path / "cluster") == report_data(tmp_path / "local")
+
+
+def test_a_worker_killed_mid_run_leaves_the_numbers_unchanged_or_one_line(cluster, tmp_path):
+    from distributed import Client
+
+    address, workers = cluster
+    odds = ["odds", "dune1984", "-a", "5", "-d", "5", "-n", "30000000", "--json"]  # 229 chunks
+    local = output([*odds, "-j", "1"])
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.Popen(
+        [sys.executable, "-m", "montecarlo", *odds, "--scheduler", address], cwd=ROOT, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    with Client(address, timeout=30) as client:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(client.processing().values()):
+            time.sleep(0.05)  # until the run's first chunks are on the workers
+        assert run.poll() is None, "the run ended before a worker could be killed"
+        workers[0].kill()
+    stdout, stderr = run.communicate(timeout=120)
+    if run.returncode == 0:
+        assert stdout == local
+    else:
+        lines = stderr.strip().splitlines()
+        assert run.returncode == 2 and stdout == "" and len(lines) == 1 and lines[0].startswith("error: ")

@@ -1,0 +1,140 @@
+"""Checkpoint and resume: a run interrupted at any chunk (or inside one) and resumed from its file
+ends with exactly the tallies of a run never interrupted; a file of another run is refused."""
+
+import functools
+import json
+import random
+
+import numpy as np
+import pytest
+
+from montecarlo.engine import checkpoint as checkpoints
+from montecarlo.engine import runner
+from montecarlo.engine.checkpoint import Checkpoint
+from montecarlo.engine.runner import Point
+from montecarlo.errors import InputError
+from tests.engine.fake_kernels import METRICS, coin
+
+WORK = {"game": "coin", "setups": [0.2, 0.5, 0.8]}
+
+
+class Interrupt(Exception):
+    """Stands for Ctrl-C, a kill or a crash: raised by a kernel after some chunks."""
+
+
+class Stops:
+    """Counts the kernels' calls and interrupts the run at call ``at`` (drawing half a chunk
+    first, as if interrupted inside the chunk)."""
+
+    def __init__(self, at: int) -> None:
+        self.at, self.calls = at, 0
+
+    def arm(self, p: float):
+        def kernel(n, rng):
+            self.calls += 1
+            if self.calls > self.at:
+                rng.random(n // 2)
+                raise Interrupt
+            return coin(p, n, rng)
+
+        return kernel
+
+
+def grid(stops: Stops | None = None) -> list[Point]:
+    make = stops.arm if stops else (lambda p: functools.partial(coin, p))
+    return [Point((make(p), make(p + 0.1)), METRICS) for p in WORK["setups"]]
+
+
+OPTIONS = {"chunk_size": 1_000}
+
+
+def run(path, stops=None, seed=7, work=WORK, **options):
+    return runner.run_grid(grid(stops), 3_500, seed, checkpoint=Checkpoint(path, work), **OPTIONS, **options)
+
+
+@pytest.mark.parametrize("precision", [None, 0.03])
+def test_interrupted_at_random_chunks_and_resumed_gives_the_uninterrupted_numbers(tmp_path, precision):
+    whole = runner.run_grid(grid(), 3_500, 7, precision=precision, **OPTIONS)
+    calls_of_whole = 2 * sum(-(-r.trials // 1_000) for r in whole)
+    stops = random.Random(24).sample(range(calls_of_whole), 6) + [0, calls_of_whole - 1]
+    for at in stops:
+        path = tmp_path / f"at-{at}.json"
+        with pytest.raises(Interrupt):
+            run(path, Stops(at), precision=precision)
+        saved = json.loads(path.read_text())
+        assert sum(p["next_chunk"] for p in saved["points"]) == at // 2  # every finished chunk kept
+        resumed = run(path, precision=precision)
+        for a, b in zip(whole, resumed):
+            assert a.trials == b.trials and np.array_equal(a.totals, b.totals), at
+    # twice interrupted, then resumed
+    path = tmp_path / "twice.json"
+    for at in (3, 5):
+        with pytest.raises(Interrupt):
+            run(path, Stops(at), precision=precision)
+    resumed = run(path, precision=precision)
+    assert all(np.array_equal(a.totals, b.totals) for a, b in zip(whole, resumed))
+
+
+def test_a_finished_checkpoint_answers_at_once(tmp_path):
+    path = tmp_path / "done.json"
+    first = run(path)
+    again = run(path, Stops(0))  # no kernel is called: every chunk is in the file
+    assert all(np.array_equal(a.totals, b.totals) for a, b in zip(first, again))
+
+
+def test_progress_of_a_resumed_run_starts_where_the_file_stops(tmp_path):
+    path = tmp_path / "p.json"
+    with pytest.raises(Interrupt):
+        run(path, Stops(8))
+    calls = []
+    run(path, progress=lambda done, total: calls.append((done, total)))
+    assert calls[0] == (3_500, 10_500)  # the first point's four chunks and calls[-1] == (10_500, 10_500)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"seed": 8}, "seed 7 there, 8 here"),
+        ({"work": {**WORK, "version": "9.9"}}, "version"),
+        ({"work": {**WORK, "setups": [0.3]}}, "setups"),
+        ({"precision": 0.01}, "precision null there, 0.01 here"),
+    ],
+)
+def test_a_checkpoint_of_another_run_is_refused_with_one_line(tmp_path, change, message):
+    path = tmp_path / "c.json"
+    run(path)
+    before = path.read_bytes()
+    with pytest.raises(InputError) as err:
+        run(path, **change)
+    text = str(err.value)
+    assert "\n" not in text and text.startswith("checkpoint c.json: written by another run")
+    assert message in text
+    assert path.read_bytes() == before
+
+
+def test_a_file_that_is_not_a_checkpoint_is_never_overwritten(tmp_path):
+    mine = tmp_path / "notes.json"
+    for text in ('{"my": "notes"}', "not json at all", ""):
+        mine.write_text(text)
+        with pytest.raises(InputError, match="not a montecarlo checkpoint"):
+            run(mine)
+        assert mine.read_text() == text
+    with pytest.raises(InputError, match="does not exist"):
+        run(tmp_path / "missing" / "c.json")
+    with pytest.raises(InputError, match="is a folder"):
+        run(tmp_path)
+
+
+def test_saves_are_atomic_and_leave_no_temporary_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(checkpoints, "SAVE_EVERY", 0.0)
+    seen = []
+    real_replace = checkpoints.os.replace
+
+    def replace(src, dst):
+        seen.append(json.loads(open(src).read())["points"][0]["next_chunk"])  # whole before the rename
+        real_replace(src, dst)
+
+    monkeypatch.setattr(checkpoints.os, "replace", replace)
+    run(tmp_path / "c.json")
+    assert seen[0] == 0 and seen == sorted(seen) and len(seen) > 4
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]

@@ -1,0 +1,67 @@
+"""A grid's (point x chunk) tasks in one pool: every point's tallies are those of its run alone,
+bit for bit, whatever the workers; progress counts the whole grid."""
+
+import functools
+
+import numpy as np
+import pytest
+
+from montecarlo.engine import runner
+from montecarlo.engine.runner import Point
+from tests.engine.fake_kernels import METRICS, coin
+
+PS = (0.1, 0.3, 0.5, 0.7, 0.9)
+
+
+def grid(paired: bool = True) -> list[Point]:
+    """Points of different sizes of work: one arm, or an arm and a house rule on the same stream."""
+    points = []
+    for p in PS:
+        arms = (functools.partial(coin, p),) + ((functools.partial(coin, p + 0.05),) if paired else ())
+        points.append(Point(arms, METRICS))
+    return points
+
+
+def alone(point: Point, **options) -> runner.RunResult:
+    return runner.run(list(point.arms), point.metrics, 25_000, 7, chunk_size=10_000, **options)
+
+
+def test_each_point_of_a_grid_has_the_tallies_of_its_run_alone():
+    results = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000)
+    for point, result in zip(grid(), results):
+        single = alone(point)
+        assert np.array_equal(result.totals, single.totals)
+        assert result.trials == single.trials == 25_000 and result.n_arms == 2
+    # the arms stay paired: a house rule that changes nothing differs by exactly zero
+    twins = Point((functools.partial(coin, 0.4),) * 2, METRICS)
+    same = runner.run_grid([twins], 25_000, 7, chunk_size=10_000)
+    assert same[0].differences(1)["hit"].se == 0
+
+
+def test_precision_points_grow_each_by_its_own_plan():
+    points = grid(paired=False)
+    results = runner.run_grid(points, 2_000, 3, chunk_size=2_000, precision=0.01)
+    trials = [r.trials for r in results]
+    assert len(set(trials)) > 1  # p = 0.5 needs more trials than p = 0.1
+    for point, result in zip(points, results):
+        single = runner.run(list(point.arms), METRICS, 2_000, 3, chunk_size=2_000, precision=0.01)
+        assert result.trials == single.trials and np.array_equal(result.totals, single.totals)
+        assert result.max_half_width() <= 0.01
+
+
+def test_progress_counts_the_trials_of_the_whole_grid():
+    calls = []
+    runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, progress=lambda d, t: calls.append((d, t)))
+    assert calls[0] == (0, 125_000) and calls[-1] == (125_000, 125_000)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls) and len(calls) == 1 + 5 * 3
+
+
+@pytest.mark.processes
+def test_a_grid_on_two_workers_gives_the_numbers_of_one():
+    one = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=1)
+    two = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=2)
+    for a, b in zip(one, two):
+        assert np.array_equal(a.totals, b.totals)
+    prec = [runner.run_grid(grid(False), 2_000, 3, chunk_size=2_000, precision=0.01, jobs=j) for j in (1, 2)]
+    for a, b in zip(*prec):
+        assert a.trials == b.trials and np.array_equal(a.totals, b.totals)
