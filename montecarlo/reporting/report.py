@@ -464,11 +464,11 @@ def _blocks(
                 'arms agree on every trial (difference 0, standard error 0) is "identical", not a test; a '
                 "metric that does not apply to a setup is n/a.",
             ),
-            ("table", _summary_display(comp)),
+            ("table", _summary_display(comp, sc)),
         ]
         b += [("img", name, title) for kind, name, title in figures if kind in ("forest", "difference")]
         columns = _columns_note(result)
-        significant = _significant_display(comp, grid)
+        significant = _significant_display(comp, grid, sc)
         b += [
             ("h3", f"Significant differences ({significant.height}), largest first"),
             ("table", significant, "comparison"),
@@ -699,7 +699,15 @@ def _difference_display(tables, stem: str, grid: Sequence[str], comp: pl.DataFra
     return shown, dropped
 
 
-def _significant_display(comp: pl.DataFrame, grid: Sequence[str]) -> pl.DataFrame:
+def _metric_label(sc, name: str) -> str:
+    """A reported metric in a table: its description, the code name in parentheses
+    ("harvesters lost to worms = 2 (harvesters_lost=2)")."""
+    base, _, value = name.partition("=")
+    text = metric_words(sc, base, code=False, chance=False) + (f" = {value}" if value else "")
+    return f"{text} ({name})"
+
+
+def _significant_display(comp: pl.DataFrame, grid: Sequence[str], sc) -> pl.DataFrame:
     """The significant rows, largest |difference| first, in display text."""
     sig = comp.filter(pl.col("significant").fill_null(False)).sort(
         pl.col("difference").abs(), descending=True
@@ -708,7 +716,7 @@ def _significant_display(comp: pl.DataFrame, grid: Sequence[str]) -> pl.DataFram
         {
             **{g: sig[g] for g in grid},
             "variant": sig["variant"],
-            "metric": sig["metric"],
+            "metric": [_metric_label(sc, m) for m in sig["metric"]],
             "baseline → variant": [
                 f"{fmt(a, 4)} → {fmt(b, 4)}"
                 for a, b in zip(sig["baseline_estimate"], sig["variant_estimate"])
@@ -735,14 +743,14 @@ def fmt_p(p: float | None) -> str:
     return "<1e-12" if p < 1e-12 else f"{p:.2g}"
 
 
-def _summary_display(comp: pl.DataFrame) -> pl.DataFrame:
+def _summary_display(comp: pl.DataFrame, sc) -> pl.DataFrame:
     """Per variant and metric; rows with no real test (identical or n/a everywhere) left out:
     the findings name those variants in one line."""
     s = comparison_summary(comp).filter(pl.col("tests") > 0)
     return pl.DataFrame(
         {
             "variant": s["variant"],
-            "metric": s["metric"],
+            "metric": [_metric_label(sc, m) for m in s["metric"]],
             "significant": [f"{a} of {b}" for a, b in zip(s["significant"], s["tests"])],
             "identical": s["identical"],
             "n/a": s["not_applicable"],
