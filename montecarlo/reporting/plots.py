@@ -23,7 +23,8 @@ Colours are the Okabe–Ito palette (distinguishable with any colour vision) and
 also has its own marker or hatch. Axis labels and titles use the metric's description.
 Grid fields a plot does not use are held at their ``where`` value, else at the middle value of
 the grid, and the title says so. Panel titles wrap to the panel's width; panels wrap to the
-page's width (a wider figure is shrunk there), and heat maps size their cell numbers for the
+page's width (a wider figure is shrunk there; a forest is never wider than the page, its setups
+wrapped beside their rows, one axis label under all panels), and heat maps size their cell numbers for the
 page (:data:`CELL_TEXT_PX`).
 """
 
@@ -47,6 +48,7 @@ from montecarlo.reporting.tables import fmt, metric_text
 from montecarlo.scenarios import PlotSpec, Scenario, show_value
 
 MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
+FOREST_LABEL_CHARS = 44  # a forest row's setup wraps after this many characters
 MAX_FOREST_SETUPS = 200  # a default forest holds grid fields at their middle value above this
 MAX_DEFAULT_METRIC_PLOTS = 3
 DPI = 100
@@ -413,20 +415,29 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     else:
         what = f"{len(labels)} {what}" + (f" of {len(all_labels)}" if len(labels) < len(all_labels) else "")
     step = 1.0 / (len(variants) + 1)
+    # long setups (lists of areas) wrap over a few lines beside their row, not across the page
+    wrapped = [_wrap_parts(lab, FOREST_LABEL_CHARS) for lab in labels]
+    lines_per_row = max((w.count("\n") + 1 for w in wrapped), default=1)
+    longest = max((len(line) for w in wrapped for line in w.split("\n")), default=8)
+    label_width = min(FOREST_LABEL_CHARS, longest)
+    label_inches = 0.6 * 8 / 72 * label_width + 0.3  # 8-point text, about 0.6 em a character
     fig = Figure(
         figsize=(
-            min(max(4.5 * len(facets) + 3.0, 8.0), 16),
-            min(2.2 + len(labels) * (0.12 + 0.14 * len(variants)), 40),
+            min(max(3.2 * len(facets) + label_inches + 1.8, 8.0), PAGE_WIDTH),  # never shrunk on the page
+            min(2.4 + len(labels) * max(0.12 + 0.14 * len(variants), 0.15 * lines_per_row), 40),
         ),
         layout="constrained",
     )
     axes = fig.subplots(1, len(facets), squeeze=False, sharey=True, sharex=True)[0]
-    panel_width = (fig.get_figwidth() - 3.0) / len(facets)
+    panel_width = (fig.get_figwidth() - label_inches - 1.8) / len(facets)
     for ax, facet in zip(axes, facets):
         if _where(shown, {spec.facet: facet}).height == 0:
             why = _empty_panel(_where(df, {spec.facet: facet}), baseline)
             box = {"facecolor": "white", "edgecolor": "#cccccc"}
-            ax.text(0.5, 0.5, _wrap(why, 28), transform=ax.transAxes, ha="center", va="center", bbox=box)
+            ax.text(
+                0.5, 0.5, _wrap(why, max(12, int(panel_width * 9))), transform=ax.transAxes, ha="center",
+                va="center", bbox=box, fontsize=8,
+            )
         for k, variant in enumerate(variants):
             sub = _where(shown, {"variant": variant, spec.facet: facet})
             colour, marker = PALETTE[k % len(PALETTE)], MARKERS[k % len(MARKERS)]
@@ -436,9 +447,8 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
                 face = colour if row["significant"] else "white"
                 ax.errorbar(row["difference"], y, xerr=err, fmt=marker, ms=5, color=colour, mfc=face, lw=1)
         ax.axvline(0, color="black", lw=0.8)
-        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_yticks(range(len(labels)), wrapped, fontsize=8)
         ax.set_ylim(len(labels) - 0.5, -0.5)
-        ax.set_xlabel(_wrap(f"{words(sc, spec.metric)}: variant − {baseline}", 44), fontsize=8)
         _panel_title(ax, _panel(None, spec.facet, facet), panel_width)
         ax.grid(axis="x", alpha=0.3)
     for k, variant in enumerate(variants):
@@ -447,6 +457,8 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
                 [], [], fmt=MARKERS[k % len(MARKERS)], color=PALETTE[k % len(PALETTE)], label=variant
             )
     _legend(axes[-1])
+    # one axis label under every panel: per panel, long labels ran into each other
+    fig.supxlabel(_wrap(f"{words(sc, spec.metric)}: variant − {baseline}", 90), fontsize=9)
     fig.suptitle(
         _title(
             spec,
@@ -577,6 +589,18 @@ def _wrap(text: str, width: int) -> str:
     import textwrap
 
     return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def _wrap_parts(text: str, width: int) -> str:
+    """``text`` wrapped to ``width``, a new line after each "+" (one area of a list a line).
+
+    >>> print(_wrap_parts("areas=desert: 2 regular, harvester+plateau: 3 regular", 30))
+    areas=desert: 2 regular,
+    harvester+
+    plateau: 3 regular
+    """
+    parts = text.split("+")
+    return "\n".join(_wrap(p + ("+" if i < len(parts) - 1 else ""), width) for i, p in enumerate(parts))
 
 
 def _cap(text: str) -> str:
