@@ -298,6 +298,42 @@ def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None
     }
 
 
+def rule_readings(result: ScenarioResult) -> dict[str, list[str]]:
+    """Per variant, the rule readings in force over its setups (the question's ``notes``, in the
+    order first met); empty when the question has none or no setup depends on one."""
+    notes = result.scenario.question.notes
+    if notes is None:
+        return {}
+    out: dict[str, list[str]] = {}
+    for v in result.variants:
+        lines = dict.fromkeys(line for p in result.scenario.points for line in notes(v.rules, p.setup))
+        if lines:
+            out[v.name] = list(lines)
+    return out
+
+
+def _readings_display(readings: dict[str, list[str]]) -> list[str]:
+    """The readings every variant shares said once, then the others, variants with the same
+    ones named together.
+
+    >>> _readings_display({"official": ["a", "b"], "house": ["a", "c"], "other": ["a", "b"]})
+    ['every variant: a', 'official, other: b', 'house: c']
+    >>> _readings_display({"official": ["a"]})
+    ['official: a']
+    """
+    lists = list(readings.values())
+    common = [line for line in lists[0] if all(line in other for other in lists[1:])]
+    if len(readings) == 1:
+        common = []
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for name, lines in readings.items():
+        own = tuple(line for line in lines if line not in common)
+        if own:
+            groups.setdefault(own, []).append(name)
+    out = [f"every variant: {'; '.join(common)}"] if common else []
+    return out + [f"{', '.join(names)}: " + "; ".join(own) for own, names in groups.items()]
+
+
 def report_json(
     result: ScenarioResult,
     tables: dict[str, pl.DataFrame],
@@ -346,6 +382,7 @@ def report_json(
         "baseline": result.baseline,
         "common_random_numbers": len(result.variants) > 1,
         "rules": {v.name: to_plain(v.rules) for v in result.variants},
+        "readings": rule_readings(result),
     }
     if "comparison" in tables:
         status = tables["comparison"]["status"]
@@ -448,6 +485,13 @@ def _blocks(
     if sc.description:
         b.append(("p", sc.description))
     b += [("h2", "Findings"), ("list", list(found)), ("note", summary_line(result, tables))]
+    readings = rule_readings(result)
+    if readings:
+        b += [
+            ("h2", "Rule readings in force"),
+            ("p", "Where the game's sources disagree, the numbers follow these readings:"),
+            ("list", _readings_display(readings)),
+        ]
     plain = [f for f in figures if f[0] not in ("forest", "difference")]
     if plain:
         b.append(("h2", "Plots"))
