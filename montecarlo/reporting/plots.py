@@ -12,7 +12,8 @@ Four kinds, chosen by a scenario's ``[[plots]]`` or by :func:`plan` when it has 
   are drawn once and named together in the legend ("a = b (coinciding)"); the legend is true
   of every panel, and :func:`legend_entries` says what each entry claims, for checking.
 - ``bars``: a distribution (one bar per value, up to the largest value any setup drawn
-  reaches) or a metric over a categorical field, with 95% error bars; legends as for lines.
+  reaches) or a metric over a categorical field, with 95% error bars; legends as for lines; a
+  bar that is 0 with its whole interval reads "0" (a bar of height 0 would show nothing).
 - ``forest``: paired differences from the baseline with intervals; a filled marker is
   significant after Holm, a hollow one is not. Only the significant setups are shown, or, when
   there are more than :data:`MAX_FOREST_ROWS`, the largest effects; rows identical to the
@@ -42,6 +43,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib import colormaps
 from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.figure import Figure
+from matplotlib.legend_handler import HandlerTuple
 from matplotlib.ticker import MaxNLocator
 
 from montecarlo.reporting.tables import fmt, metric_text
@@ -339,10 +341,11 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     labels = _record(fig, spec, sc, fixed, variants, rows, facets, groups, names, along, xlabel == "variant")
     # every bar is drawn (side by side); a group of coinciding bars is named once, at its first
     first = {group[0]: label for group, label in zip(groups, labels)}
+    bars: dict[Any, dict[int, Any]] = {}  # axis -> series -> its bars (for the legend's swatches)
     for ax, row_variant, facet, drawn in panels:
         for k, _, _, est, lo, hi, ex in drawn:
             pos = np.arange(len(categories)) - 0.4 + width * (k + 0.5)
-            ax.bar(
+            bars.setdefault(ax, {})[k] = ax.bar(
                 pos,
                 est,
                 width,
@@ -357,6 +360,8 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
             )
             if not np.isnan(ex).all():
                 ax.plot(pos, ex, "k_", ms=max(4, 40 * width), label="exact" if k == 0 else None)
+            for x in pos[(est == 0) & (hi == 0)]:  # a bar of height 0 is drawn as nothing: say "0"
+                ax.text(x, 0, "0", ha="center", va="bottom", fontsize=7, color=PALETTE[k % len(PALETTE)])
         _xticks(ax, categories)
         if metric.kind == "distribution":
             shown = words(sc, spec.metric) + (f" (never above {categories[-1]} here)" if dropped else "")
@@ -368,7 +373,14 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
             ax.set_ylabel(ylabel)
         _panel_title(ax, _panel(row_variant, spec.facet, facet), panel_width)
         ax.grid(axis="y", alpha=0.3)
-    _legend(_top_right(axes))
+    top = _top_right(axes)
+    # coinciding bars stand side by side in their own colours: their entry shows every colour
+    swatches = {
+        label: tuple(bars[top][k] for k in group)
+        for group, label in zip(groups, labels)
+        if label and len(group) > 1 and all(k in bars.get(top, {}) for k in group)
+    }
+    _legend(top, swatches)
     what = (
         f"Distribution of {_lower(words(sc, spec.metric))}"
         if metric.kind == "distribution"
@@ -686,12 +698,17 @@ def _top_right(axes: list[list]) -> Any:
     return max(top, key=lambda ax: ax.get_subplotspec().colspan.start)
 
 
-def _legend(ax) -> None:
-    """The legend right of ``ax``, "exact" last."""
+def _legend(ax, swatches: Mapping[str, tuple] | None = None) -> None:
+    """The legend right of ``ax``, "exact" last; an entry named in ``swatches`` shows all of its
+    handles side by side (the colours of coinciding bars)."""
     handles, labels = ax.get_legend_handles_labels()
+    handles = [(swatches or {}).get(label, h) for h, label in zip(handles, labels)]
     if handles:
         pairs = sorted(zip(handles, labels), key=lambda hl: hl[1] == "exact")
-        ax.legend(*zip(*pairs), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+        ax.legend(
+            *zip(*pairs), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1),
+            handler_map={tuple: HandlerTuple(ndivide=None, pad=0)},
+        )
 
 
 def _panel_rows(spec: PlotSpec, variants: Sequence[str]) -> list[str | None]:
