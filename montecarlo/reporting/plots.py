@@ -362,7 +362,7 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                 ax.plot(pos, ex, "k_", ms=max(4, 40 * width), label="exact" if k == 0 else None)
             for x in pos[(est == 0) & (hi == 0)]:  # a bar of height 0 is drawn as nothing: say "0"
                 ax.text(x, 0, "0", ha="center", va="bottom", fontsize=7, color=PALETTE[k % len(PALETTE)])
-        _xticks(ax, categories)
+        _xticks(ax, categories, panel_width)
         if metric.kind == "distribution":
             shown = words(sc, spec.metric) + (f" (never above {categories[-1]} here)" if dropped else "")
             ax.set_xlabel(_wrap(shown, 40))
@@ -685,9 +685,24 @@ def _points_on_page(fig: Figure, pixels: float) -> float:
     return round(float(pixels * 72 / DPI / shrink), 2)
 
 
-def _xticks(ax, values: Sequence[Any]) -> None:
-    """Categorical x ticks, slanted when the labels are long."""
+def _xticks(ax, values: Sequence[Any], width: float | None = None) -> None:
+    r"""Categorical x ticks: level when they fit the panel (``width`` inches), else wrapped at
+    their spaces to at most four lines, else slanted.
+
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().subplots()
+    >>> _xticks(ax, ["4 regular, bashar", "3 regular, Baron Harkonnen, Beast Rabban"], 5.1)
+    >>> [t.get_text() for t in ax.get_xticklabels()], ax.get_xticklabels()[0].get_rotation()
+    (['4 regular, bashar', '3 regular, Baron\nHarkonnen, Beast Rabban'], 0.0)
+    """
+    import textwrap
+
     labels = [str(v) for v in values]
+    fits = max(6, int((width or 0) * 0.85 / max(len(labels), 1) * 72 / (0.6 * 10)))  # 10-point text
+    wrapped = [textwrap.wrap(lab, fits, break_long_words=False, break_on_hyphens=False) for lab in labels]
+    if width is not None and all(len(w) <= 4 and all(len(line) <= fits for line in w) for w in wrapped):
+        ax.set_xticks(range(len(labels)), ["\n".join(w) or lab for w, lab in zip(wrapped, labels)])
+        return
     slant = max(map(len, labels), default=0) > 5
     ax.set_xticks(range(len(labels)), labels, rotation=30 if slant else 0, ha="right" if slant else "center")
 
