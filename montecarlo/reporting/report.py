@@ -896,9 +896,12 @@ def _html_table(df: pl.DataFrame, link: str | None) -> str:
     if df.height == 0:
         return "<p><em>none</em></p>"
     shown = df.head(MAX_ROWS_SHOWN)
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
+    words = [_words_column(shown[c]) for c in shown.columns]  # text reads from the left
+    head = "".join(f"<th{' class=t' * w}>{html.escape(c)}</th>" for c, w in zip(shown.columns, words))
     body = "".join(
-        "<tr>" + "".join(f"<td>{_html_cell(_cell(v))}</td>" for v in row) + "</tr>"
+        "<tr>"
+        + "".join(f"<td{' class=t' * w}>{_html_cell(_cell(v))}</td>" for v, w in zip(row, words))
+        + "</tr>"
         for row in shown.iter_rows()
     )
     more = ""
@@ -910,6 +913,19 @@ def _html_table(df: pl.DataFrame, link: str | None) -> str:
         )
     return (
         f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}'
+    )
+
+
+def _words_column(column: pl.Series) -> bool:
+    """A column of words (metrics, variants, legions), aligned left; numbers stay right.
+
+    >>> _words_column(pl.Series(["units lost (attacker_losses)"])), _words_column(pl.Series(["13 of 21"]))
+    (True, False)
+    """
+    if column.dtype != pl.String:
+        return False
+    return any(
+        re.search(r"[A-Za-z_]{3,}", v) and not re.fullmatch(r"\d+ of \d+", v) for v in column.drop_nulls()
     )
 
 
@@ -936,7 +952,7 @@ def _page(title: str, body: str) -> str:
     style = (
         "body{font-family:system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;color:#222}"
         "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#666;font-size:9px}"
-        "th,td{border:1px solid #ccc;padding:2px 4px;text-align:right;white-space:nowrap}"
+        "th,td{border:1px solid #ccc;padding:2px 4px;text-align:right;white-space:nowrap}.t{text-align:left}"
         "th{background:#f3f3f3}.wrap{display:inline-block;min-width:16em;white-space:normal;text-align:left}"
         "table.facts th,table.facts td{text-align:left;white-space:normal}"
         ".scroll{max-width:100%;overflow-x:auto}figure{margin:1em 0}img{max-width:100%;height:auto}"
