@@ -461,6 +461,7 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
         ax.axvline(0, color="black", lw=0.8)
         ax.set_yticks(range(len(labels)), wrapped, fontsize=8)
         ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # narrow panels: numbers must not touch
         _panel_title(ax, _panel(None, spec.facet, facet), panel_width)
         ax.grid(axis="x", alpha=0.3)
     for k, variant in enumerate(variants):
