@@ -128,12 +128,13 @@ class Scenario:
         """Reported names of the chosen metrics (a distribution expands per value)."""
         return tuple(n for m in self.metrics for n in self.question.metric(m).reported_names())
 
-    def variant(self, name: str) -> Variant:
+    def variant(self, name: str, flag: str = "") -> Variant:
+        """The variant called ``name``; else an error that names the ``flag`` it came from."""
         for v in self.variants:
             if v.name == name:
                 return v
         raise InputError(
-            f"unknown variant {name!r} in scenario {self.name}; "
+            (f"{flag}: " if flag else "") + f"unknown variant {name!r} in scenario {self.name}; "
             f"known: {', '.join(v.name for v in self.variants)}"
         )
 

@@ -161,8 +161,22 @@ class TomlReader:
             self.expected(where, f"an array ({example})", value)
         return value
 
-    def whole(self, value: Any, where: str, low: int | None = None) -> int:
-        """``value`` if it is a whole number (at least ``low``)."""
-        if not is_whole(value) or (low is not None and value < low):
-            self.expected(where, "a whole number" if low is None else f"a whole number >= {low}", value)
+    def whole(self, value: Any, where: str, low: int | None = None, high: int | None = None) -> int:
+        """``value`` if it is a whole number (at least ``low``, at most ``high``).
+
+        >>> TomlReader("battle.toml").whole(100_000, "dice.d.faces", low=1, high=10_000)
+        Traceback (most recent call last):
+        ...
+        montecarlo.errors.InputError: battle.toml: dice.d.faces: expected a whole number 1..10000, got 100000
+        """
+        too_low = low is not None and is_whole(value) and value < low
+        too_high = high is not None and is_whole(value) and value > high
+        if not is_whole(value) or too_low or too_high:
+            if low is not None and high is not None:
+                wanted = f"a whole number {low}..{high}"
+            elif high is not None:
+                wanted = f"a whole number <= {high}"
+            else:
+                wanted = "a whole number" if low is None else f"a whole number >= {low}"
+            self.expected(where, wanted, value)
         return value

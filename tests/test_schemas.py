@@ -95,3 +95,12 @@ def test_cli_prints_the_schema_and_refuses_an_unknown_kind():
     bad = subprocess.run([*run, "report"], capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2
     assert bad.stderr.strip() == "error: unknown schema 'report'; known: scenario, battle"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_shipped_file_points_its_editor_at_its_schema(path):
+    """The first line ``#:schema PATH``, relative to the file, so it works from any clone."""
+    kind = "battle" if is_definition(path) else "scenario"
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("#:schema "), first
+    assert (path.parent / first.removeprefix("#:schema ")).resolve() == schemas.path_of(kind).resolve()

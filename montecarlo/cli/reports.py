@@ -110,7 +110,7 @@ class Overrides:
             "chunk_size": min(sc.chunk_size, trials) if precision else sc.chunk_size,
         }
         if self.variants:
-            keep = {sc.variant(name).name for name in self.variants} | {baseline or sc.baseline}
+            keep = {sc.variant(name, "--variant").name for name in self.variants} | {baseline or sc.baseline}
             changes["variants"] = tuple(v for v in sc.variants if v.name in keep)
             changes["plots"] = tuple(
                 p for p in sc.plots

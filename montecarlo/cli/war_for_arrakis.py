@@ -155,6 +155,14 @@ def _readings(rules, **which: bool) -> list[str]:
     return readings(rules, **which)
 
 
+def _notes(question: str, rules, setup) -> list[str]:
+    """The readings in force for this answer: the question's own ``notes`` (what reports print)."""
+    from montecarlo.registry import get_game
+
+    notes = get_game(GAME).question(question).notes
+    return list(notes(rules, setup)) if notes is not None else []
+
+
 def _echo_readings(lines: list[str]) -> None:
     for line in lines:
         typer.echo(f"reading: {line}")
@@ -208,7 +216,7 @@ def battle(
     s = answer.setup
     why = QUESTIONS["battle"].why_no_exact
     note = why(answer.rules, s) if why is not None else None
-    readings = _readings(answer.rules, continuation=True, surprise=s.surprise)
+    readings = _notes("battle", answer.rules, s)
     bans = ban_notes(answer.rules, s)
     extra = {
         "policies": {"attack": answer.rules.attack, "retreat": answer.rules.retreat},
@@ -263,7 +271,7 @@ def storm(
         settings=run.settings(),
     )
     s = answer.setup
-    readings = _readings(answer.rules, storms=s.settlement and s.terrain != "mountain")
+    readings = _notes("storm", answer.rules, s)
     sheltered = s.settlement and not answer.rules.storms_strike_settlements
     _emit(
         answer,
@@ -336,12 +344,7 @@ def hazards(
         settings=run.settings(),
     )
     note = pool_note(answer.rules)
-    parsed = answer.setup.parsed
-    readings = _readings(
-        answer.rules,
-        storms=any(a.settlement and a.legion.units and a.terrain != "mountain" for a in parsed),
-        wormsigns=answer.setup.wild_maker,
-    )
+    readings = _notes("hazards", answer.rules, answer.setup)
     extra = {"wormsign_pool": note, **({"readings": readings} if readings else {})}
     _emit(answer, run, "Desert Hazards: " + "; ".join(answer.setup.areas), extra)
     if not run.json:

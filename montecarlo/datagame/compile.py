@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from montecarlo.datagame import rounds
-from montecarlo.datagame.spec import COUNTS, REROLL, Definition, DefinitionError, parse_definition
+from montecarlo.datagame.spec import COUNTS, MAX_FACES, REROLL, Definition, DefinitionError, parse_definition
 from montecarlo.engine.chain_question import ChainQuestion
 from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.games.base import Game, Metric, Question, check_known
@@ -469,10 +469,10 @@ def _rules_type(compiled: CompiledGame, d: Definition) -> type:
         for name, die in d.dice.items():
             if die.faces is not None:
                 n = die.faces(env)
-                if isinstance(n, bool) or n < 1 or n > 10_000:
+                if isinstance(n, bool) or n < 1 or n > MAX_FACES:
                     raise InputError(
                         f"{d.source}: dice.{name}.faces: gives {n!r} faces under these rules; "
-                        "a die needs 1..10000 faces"
+                        f"a die needs 1..{MAX_FACES} faces"
                     )
 
     def reduce(self):

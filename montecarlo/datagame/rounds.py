@@ -13,6 +13,7 @@ group are exchangeable, so a group is enumerated as sorted multisets with multin
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import math
@@ -80,7 +81,7 @@ def highest(pool: Pool) -> tuple[tuple[int, float], ...]:
 
     The CDF of a maximum is the product of the dice's CDFs, so no enumeration is needed.
     """
-    groups = [(faces, count) for faces, count in pool if count > 0]
+    groups = [(sorted(faces), count) for faces, count in pool if count > 0]
     if not groups:
         return ((EMPTY, 1.0),)
     values = sorted({v for faces, _ in groups for v in faces})
@@ -88,7 +89,7 @@ def highest(pool: Pool) -> tuple[tuple[int, float], ...]:
     for v in values:
         cdf = 1.0
         for faces, count in groups:
-            cdf *= (sum(f <= v for f in faces) / len(faces)) ** count
+            cdf *= (bisect.bisect_right(faces, v) / len(faces)) ** count
         if cdf > below:
             out.append((v, cdf - below))
         below = cdf
@@ -108,9 +109,14 @@ def _lose(tie: str, sides: tuple[str, str]) -> tuple[int, int, int]:
 def highest_outcomes(pool_a: Pool, pool_d: Pool, tie: str, sides: tuple[str, str]):
     """``((p, a_lost, d_lost, tied), ...)`` when the highest dice are compared."""
     da, dd = highest(pool_a), highest(pool_d)
-    win_a = sum(pa * pd for va, pa in da for vd, pd in dd if va > vd)
-    win_d = sum(pa * pd for va, pa in da for vd, pd in dd if va < vd)
-    tied = sum(pa * pd for va, pa in da for vd, pd in dd if va == vd)
+    d_values = [vd for vd, _ in dd]  # ascending, as highest() gives them
+    d_below = list(itertools.accumulate((pd for _, pd in dd), initial=0.0))  # P(d < d_values[i])
+    win_a = win_d = tied = 0.0
+    for va, pa in da:  # two look-ups per attacker value: a die of 10,000 faces stays quick
+        i, j = bisect.bisect_left(d_values, va), bisect.bisect_right(d_values, va)
+        win_a += pa * d_below[i]
+        tied += pa * (d_below[j] - d_below[i])
+        win_d += pa * (d_below[-1] - d_below[j])
     out: dict[tuple[int, int, int], float] = {}
     for p, key in ((win_a, (0, 1, 0)), (win_d, (1, 0, 0)), (tied, _lose(tie, sides))):
         out[key] = out.get(key, 0.0) + p

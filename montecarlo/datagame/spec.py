@@ -24,6 +24,7 @@ REROLL = "reroll"
 COUNTS = {"rounds": "round", "decisive_rounds": "decisive", "tied_rounds": "tie"}  # counts = -> tag
 METRIC_KINDS: tuple[MetricKind, ...] = ("probability", "mean", "distribution")
 MAX_SUPPORT = 1000
+MAX_FACES = 10_000  # faces of one die: beyond it the exact tables take minutes, and no game needs it
 DEFAULT_MAX_ROUNDS = 100_000
 
 TOP_KEYS = (
@@ -540,7 +541,9 @@ class _Reader(TomlReader):
         if isinstance(faces, str):
             return Die(name, faces=self.expr(faces, rule_names, where))
         if isinstance(faces, int) and not isinstance(faces, bool):
-            return Die(name, values=tuple(range(1, self.whole(faces, where, 1) + 1)))
+            return Die(name, values=tuple(range(1, self.whole(faces, where, 1, MAX_FACES) + 1)))
+        if isinstance(faces, list) and len(faces) > MAX_FACES:
+            self.fail(where, f"{len(faces):,} faces; a die has at most {MAX_FACES:,}", "use fewer faces")
         if isinstance(faces, list) and faces:
             if all(isinstance(f, int) and not isinstance(f, bool) for f in faces):
                 return Die(name, values=tuple(faces))

@@ -60,6 +60,9 @@ class Question:
     # why ``exact`` gives no value for a setup ("exact value unavailable because ..."), None when
     # it gives one; chain-shaped questions get it from montecarlo.engine.chain_question
     why_no_exact: Callable[[Any, Any], str | None] | None = None
+    # the rule readings in force for (rules, setup), in words, where the game's sources disagree
+    # (War for Arrakis' English overview and Korean page): reports print them beside the numbers
+    notes: Callable[[Any, Any], Sequence[str]] | None = None
 
     def setup(self, values: Mapping[str, Any]) -> Any:
         """A validated setup from plain values."""

@@ -28,6 +28,8 @@ MAX_LARGEST = 3  # largest effects named
 MAX_METRICS_NAMED = 3  # metrics named per variant; the rest counted
 MAX_ROWS_DESCRIBED = 6  # rows of a matrix described one by one for the 50% line
 MAX_VARIANT_WORDS = 64  # characters of a variant's description quoted in a finding
+MAX_HEADLINE_METRICS = 2  # metrics named per variant in the headline (the index's one line)
+MAX_VALUE_CHARS = 48  # characters of a grid value (a list of areas) quoted in a finding
 _SEAT = re.compile(r"^seat(\d+)_(.+)$")
 _EMPTY = ("none", "", "[]", "()", "False", "0", "None")  # a setup field's value that gives nothing
 
@@ -97,9 +99,9 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                 ]
             text = _cap(_variant(result, variant)) + " " + _join(parts)
             if same:
-                text += f"; it leaves {_join(same)} identical {_where_all(everywhere, setups)}"
+                text += f"; it leaves {_few(same)} identical {_where_all(everywhere, setups)}"
             if flat:
-                text += f"; no significant change to {_join(flat)}"
+                text += f"; no significant change to {_few(flat)}"
             moved.append(text + ".")
         else:
             text = f"{_cap(_variant(result, variant))} changes nothing significantly"
@@ -148,11 +150,8 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
                 if m in moved
             )
         )
-        shown = names[:MAX_METRICS_NAMED] + (
-            [f"{len(names) - MAX_METRICS_NAMED} more"] if len(names) > MAX_METRICS_NAMED else []
-        )
         count = f"{_setups(sig, sc)} of {len(sc.points)} setups"
-        parts.append(f"{_variant(result, variant)} moves {_join(shown)} ({count})")
+        parts.append(f"{_variant(result, variant)} moves {_few(names, MAX_HEADLINE_METRICS)} ({count})")
     return f"Against {_variant(result, result.baseline)}: " + "; ".join(parts) + "."
 
 
@@ -470,8 +469,31 @@ def number_range(values: Sequence[float]) -> str:
 
 
 def _setup_text(row: dict[str, Any], fields: Sequence[str]) -> str:
-    """``flips = 2, need = 1``: a setup's grid values, fields in words."""
-    return ", ".join(f"{_field(f)} = {row[f]}" for f in fields)
+    """``flips = 2, need = 1``: a setup's grid values, fields in words; a long value (a list of
+    areas) cut to its first :data:`MAX_VALUE_CHARS` characters, the tables holding it whole.
+
+    >>> _setup_text({"areas": "deep_desert: 2 regular, harvester+desert: 2 regular, harvester",
+    ...              "wild_maker": False}, ["areas", "wild_maker"])
+    'areas = deep_desert: 2 regular, harvester+desert: 2 …, wild maker = False'
+    """
+    return ", ".join(f"{_field(f)} = {_short(str(row[f]))}" for f in fields)
+
+
+def _short(text: str, limit: int = MAX_VALUE_CHARS) -> str:
+    """``text`` cut at a word before ``limit`` characters, "…" marking the cut."""
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(" ", 0, limit), text.rfind("+", 0, limit))
+    return text[: cut if cut > 0 else limit].rstrip(",;+ ") + " …"
+
+
+def _few(items: Sequence[str], limit: int = MAX_METRICS_NAMED) -> str:
+    """At most ``limit`` items joined, the rest counted ("a, b and 2 more metrics")."""
+    items = list(items)
+    if len(items) <= limit:
+        return _join(items)
+    more = len(items) - limit
+    return ", ".join(items[:limit]) + f" and {more} more metric{'s' * (more > 1)}"
 
 
 def _field(name: str) -> str:

@@ -12,7 +12,8 @@ Four kinds, chosen by a scenario's ``[[plots]]`` or by :func:`plan` when it has 
   are drawn once and named together in the legend ("a = b (coinciding)"); the legend is true
   of every panel, and :func:`legend_entries` says what each entry claims, for checking.
 - ``bars``: a distribution (one bar per value, up to the largest value any setup drawn
-  reaches) or a metric over a categorical field, with 95% error bars; legends as for lines.
+  reaches) or a metric over a categorical field, with 95% error bars; legends as for lines; a
+  bar that is 0 with its whole interval reads "0" (a bar of height 0 would show nothing).
 - ``forest``: paired differences from the baseline with intervals; a filled marker is
   significant after Holm, a hollow one is not. Only the significant setups are shown, or, when
   there are more than :data:`MAX_FOREST_ROWS`, the largest effects; rows identical to the
@@ -23,7 +24,8 @@ Colours are the Okabe–Ito palette (distinguishable with any colour vision) and
 also has its own marker or hatch. Axis labels and titles use the metric's description.
 Grid fields a plot does not use are held at their ``where`` value, else at the middle value of
 the grid, and the title says so. Panel titles wrap to the panel's width; panels wrap to the
-page's width (a wider figure is shrunk there), and heat maps size their cell numbers for the
+page's width (a wider figure is shrunk there; a forest is never wider than the page, its setups
+wrapped beside their rows, one axis label under all panels), and heat maps size their cell numbers for the
 page (:data:`CELL_TEXT_PX`).
 """
 
@@ -41,12 +43,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib import colormaps
 from matplotlib.colors import Normalize, TwoSlopeNorm
 from matplotlib.figure import Figure
+from matplotlib.legend_handler import HandlerTuple
 from matplotlib.ticker import MaxNLocator
 
 from montecarlo.reporting.tables import fmt, metric_text
 from montecarlo.scenarios import PlotSpec, Scenario, show_value
 
 MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
+FOREST_LABEL_CHARS = 44  # a forest row's setup wraps after this many characters
 MAX_FOREST_SETUPS = 200  # a default forest holds grid fields at their middle value above this
 MAX_DEFAULT_METRIC_PLOTS = 3
 DPI = 100
@@ -337,10 +341,11 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     labels = _record(fig, spec, sc, fixed, variants, rows, facets, groups, names, along, xlabel == "variant")
     # every bar is drawn (side by side); a group of coinciding bars is named once, at its first
     first = {group[0]: label for group, label in zip(groups, labels)}
+    bars: dict[Any, dict[int, Any]] = {}  # axis -> series -> its bars (for the legend's swatches)
     for ax, row_variant, facet, drawn in panels:
         for k, _, _, est, lo, hi, ex in drawn:
             pos = np.arange(len(categories)) - 0.4 + width * (k + 0.5)
-            ax.bar(
+            bars.setdefault(ax, {})[k] = ax.bar(
                 pos,
                 est,
                 width,
@@ -355,7 +360,9 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
             )
             if not np.isnan(ex).all():
                 ax.plot(pos, ex, "k_", ms=max(4, 40 * width), label="exact" if k == 0 else None)
-        _xticks(ax, categories)
+            for x in pos[(est == 0) & (hi == 0)]:  # a bar of height 0 is drawn as nothing: say "0"
+                ax.text(x, 0, "0", ha="center", va="bottom", fontsize=7, color=PALETTE[k % len(PALETTE)])
+        _xticks(ax, categories, panel_width)
         if metric.kind == "distribution":
             shown = words(sc, spec.metric) + (f" (never above {categories[-1]} here)" if dropped else "")
             ax.set_xlabel(_wrap(shown, 40))
@@ -366,7 +373,14 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
             ax.set_ylabel(ylabel)
         _panel_title(ax, _panel(row_variant, spec.facet, facet), panel_width)
         ax.grid(axis="y", alpha=0.3)
-    _legend(_top_right(axes))
+    top = _top_right(axes)
+    # coinciding bars stand side by side in their own colours: their entry shows every colour
+    swatches = {
+        label: tuple(bars[top][k] for k in group)
+        for group, label in zip(groups, labels)
+        if label and len(group) > 1 and all(k in bars.get(top, {}) for k in group)
+    }
+    _legend(top, swatches)
     what = (
         f"Distribution of {_lower(words(sc, spec.metric))}"
         if metric.kind == "distribution"
@@ -413,20 +427,29 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     else:
         what = f"{len(labels)} {what}" + (f" of {len(all_labels)}" if len(labels) < len(all_labels) else "")
     step = 1.0 / (len(variants) + 1)
+    # long setups (lists of areas) wrap over a few lines beside their row, not across the page
+    wrapped = [_wrap_parts(lab, FOREST_LABEL_CHARS) for lab in labels]
+    lines_per_row = max((w.count("\n") + 1 for w in wrapped), default=1)
+    longest = max((len(line) for w in wrapped for line in w.split("\n")), default=8)
+    label_width = min(FOREST_LABEL_CHARS, longest)
+    label_inches = 0.6 * 8 / 72 * label_width + 0.3  # 8-point text, about 0.6 em a character
     fig = Figure(
         figsize=(
-            min(max(4.5 * len(facets) + 3.0, 8.0), 16),
-            min(2.2 + len(labels) * (0.12 + 0.14 * len(variants)), 40),
+            min(max(3.2 * len(facets) + label_inches + 1.8, 8.0), PAGE_WIDTH),  # never shrunk on the page
+            min(2.4 + len(labels) * max(0.12 + 0.14 * len(variants), 0.15 * lines_per_row), 40),
         ),
         layout="constrained",
     )
     axes = fig.subplots(1, len(facets), squeeze=False, sharey=True, sharex=True)[0]
-    panel_width = (fig.get_figwidth() - 3.0) / len(facets)
+    panel_width = (fig.get_figwidth() - label_inches - 1.8) / len(facets)
     for ax, facet in zip(axes, facets):
         if _where(shown, {spec.facet: facet}).height == 0:
             why = _empty_panel(_where(df, {spec.facet: facet}), baseline)
             box = {"facecolor": "white", "edgecolor": "#cccccc"}
-            ax.text(0.5, 0.5, _wrap(why, 28), transform=ax.transAxes, ha="center", va="center", bbox=box)
+            ax.text(
+                0.5, 0.5, _wrap(why, max(12, int(panel_width * 9))), transform=ax.transAxes, ha="center",
+                va="center", bbox=box, fontsize=8,
+            )
         for k, variant in enumerate(variants):
             sub = _where(shown, {"variant": variant, spec.facet: facet})
             colour, marker = PALETTE[k % len(PALETTE)], MARKERS[k % len(MARKERS)]
@@ -436,9 +459,9 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
                 face = colour if row["significant"] else "white"
                 ax.errorbar(row["difference"], y, xerr=err, fmt=marker, ms=5, color=colour, mfc=face, lw=1)
         ax.axvline(0, color="black", lw=0.8)
-        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_yticks(range(len(labels)), wrapped, fontsize=8)
         ax.set_ylim(len(labels) - 0.5, -0.5)
-        ax.set_xlabel(_wrap(f"{words(sc, spec.metric)}: variant − {baseline}", 44), fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # narrow panels: numbers must not touch
         _panel_title(ax, _panel(None, spec.facet, facet), panel_width)
         ax.grid(axis="x", alpha=0.3)
     for k, variant in enumerate(variants):
@@ -447,6 +470,8 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
                 [], [], fmt=MARKERS[k % len(MARKERS)], color=PALETTE[k % len(PALETTE)], label=variant
             )
     _legend(axes[-1])
+    # one axis label under every panel: per panel, long labels ran into each other
+    fig.supxlabel(_wrap(f"{words(sc, spec.metric)}: variant − {baseline}", 90), fontsize=9)
     fig.suptitle(
         _title(
             spec,
@@ -579,6 +604,18 @@ def _wrap(text: str, width: int) -> str:
     return "\n".join(textwrap.wrap(text, width)) or text
 
 
+def _wrap_parts(text: str, width: int) -> str:
+    """``text`` wrapped to ``width``, a new line after each "+" (one area of a list a line).
+
+    >>> print(_wrap_parts("areas=desert: 2 regular, harvester+plateau: 3 regular", 30))
+    areas=desert: 2 regular,
+    harvester+
+    plateau: 3 regular
+    """
+    parts = text.split("+")
+    return "\n".join(_wrap(p + ("+" if i < len(parts) - 1 else ""), width) for i, p in enumerate(parts))
+
+
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -649,9 +686,24 @@ def _points_on_page(fig: Figure, pixels: float) -> float:
     return round(float(pixels * 72 / DPI / shrink), 2)
 
 
-def _xticks(ax, values: Sequence[Any]) -> None:
-    """Categorical x ticks, slanted when the labels are long."""
+def _xticks(ax, values: Sequence[Any], width: float | None = None) -> None:
+    r"""Categorical x ticks: level when they fit the panel (``width`` inches), else wrapped at
+    their spaces to at most four lines, else slanted.
+
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().subplots()
+    >>> _xticks(ax, ["4 regular, bashar", "3 regular, Baron Harkonnen, Beast Rabban"], 5.1)
+    >>> [t.get_text() for t in ax.get_xticklabels()], ax.get_xticklabels()[0].get_rotation()
+    (['4 regular, bashar', '3 regular, Baron\nHarkonnen, Beast Rabban'], 0.0)
+    """
+    import textwrap
+
     labels = [str(v) for v in values]
+    fits = max(6, int((width or 0) * 0.85 / max(len(labels), 1) * 72 / (0.6 * 10)))  # 10-point text
+    wrapped = [textwrap.wrap(lab, fits, break_long_words=False, break_on_hyphens=False) for lab in labels]
+    if width is not None and all(len(w) <= 4 and all(len(line) <= fits for line in w) for w in wrapped):
+        ax.set_xticks(range(len(labels)), ["\n".join(w) or lab for w, lab in zip(wrapped, labels)])
+        return
     slant = max(map(len, labels), default=0) > 5
     ax.set_xticks(range(len(labels)), labels, rotation=30 if slant else 0, ha="right" if slant else "center")
 
@@ -662,12 +714,17 @@ def _top_right(axes: list[list]) -> Any:
     return max(top, key=lambda ax: ax.get_subplotspec().colspan.start)
 
 
-def _legend(ax) -> None:
-    """The legend right of ``ax``, "exact" last."""
+def _legend(ax, swatches: Mapping[str, tuple] | None = None) -> None:
+    """The legend right of ``ax``, "exact" last; an entry named in ``swatches`` shows all of its
+    handles side by side (the colours of coinciding bars)."""
     handles, labels = ax.get_legend_handles_labels()
+    handles = [(swatches or {}).get(label, h) for h, label in zip(handles, labels)]
     if handles:
         pairs = sorted(zip(handles, labels), key=lambda hl: hl[1] == "exact")
-        ax.legend(*zip(*pairs), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+        ax.legend(
+            *zip(*pairs), fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1),
+            handler_map={tuple: HandlerTuple(ndivide=None, pad=0)},
+        )
 
 
 def _panel_rows(spec: PlotSpec, variants: Sequence[str]) -> list[str | None]:

@@ -298,6 +298,42 @@ def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None
     }
 
 
+def rule_readings(result: ScenarioResult) -> dict[str, list[str]]:
+    """Per variant, the rule readings in force over its setups (the question's ``notes``, in the
+    order first met); empty when the question has none or no setup depends on one."""
+    notes = result.scenario.question.notes
+    if notes is None:
+        return {}
+    out: dict[str, list[str]] = {}
+    for v in result.variants:
+        lines = dict.fromkeys(line for p in result.scenario.points for line in notes(v.rules, p.setup))
+        if lines:
+            out[v.name] = list(lines)
+    return out
+
+
+def _readings_display(readings: dict[str, list[str]]) -> list[str]:
+    """The readings every variant shares said once, then the others, variants with the same
+    ones named together.
+
+    >>> _readings_display({"official": ["a", "b"], "house": ["a", "c"], "other": ["a", "b"]})
+    ['every variant: a', 'official, other: b', 'house: c']
+    >>> _readings_display({"official": ["a"]})
+    ['official: a']
+    """
+    lists = list(readings.values())
+    common = [line for line in lists[0] if all(line in other for other in lists[1:])]
+    if len(readings) == 1:
+        common = []
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for name, lines in readings.items():
+        own = tuple(line for line in lines if line not in common)
+        if own:
+            groups.setdefault(own, []).append(name)
+    out = [f"every variant: {'; '.join(common)}"] if common else []
+    return out + [f"{', '.join(names)}: " + "; ".join(own) for own, names in groups.items()]
+
+
 def report_json(
     result: ScenarioResult,
     tables: dict[str, pl.DataFrame],
@@ -346,6 +382,7 @@ def report_json(
         "baseline": result.baseline,
         "common_random_numbers": len(result.variants) > 1,
         "rules": {v.name: to_plain(v.rules) for v in result.variants},
+        "readings": rule_readings(result),
     }
     if "comparison" in tables:
         status = tables["comparison"]["status"]
@@ -448,6 +485,13 @@ def _blocks(
     if sc.description:
         b.append(("p", sc.description))
     b += [("h2", "Findings"), ("list", list(found)), ("note", summary_line(result, tables))]
+    readings = rule_readings(result)
+    if readings:
+        b += [
+            ("h2", "Rule readings in force"),
+            ("p", "Where the game's sources disagree, the numbers follow these readings:"),
+            ("list", _readings_display(readings)),
+        ]
     plain = [f for f in figures if f[0] not in ("forest", "difference")]
     if plain:
         b.append(("h2", "Plots"))
@@ -464,11 +508,11 @@ def _blocks(
                 'arms agree on every trial (difference 0, standard error 0) is "identical", not a test; a '
                 "metric that does not apply to a setup is n/a.",
             ),
-            ("table", _summary_display(comp)),
+            ("table", _summary_display(comp, sc)),
         ]
         b += [("img", name, title) for kind, name, title in figures if kind in ("forest", "difference")]
         columns = _columns_note(result)
-        significant = _significant_display(comp, grid)
+        significant = _significant_display(comp, grid, sc)
         b += [
             ("h3", f"Significant differences ({significant.height}), largest first"),
             ("table", significant, "comparison"),
@@ -699,7 +743,15 @@ def _difference_display(tables, stem: str, grid: Sequence[str], comp: pl.DataFra
     return shown, dropped
 
 
-def _significant_display(comp: pl.DataFrame, grid: Sequence[str]) -> pl.DataFrame:
+def _metric_label(sc, name: str) -> str:
+    """A reported metric in a table: its description, the code name in parentheses
+    ("harvesters lost to worms = 2 (harvesters_lost=2)")."""
+    base, _, value = name.partition("=")
+    text = metric_words(sc, base, code=False, chance=False) + (f" = {value}" if value else "")
+    return f"{text} ({name})"
+
+
+def _significant_display(comp: pl.DataFrame, grid: Sequence[str], sc) -> pl.DataFrame:
     """The significant rows, largest |difference| first, in display text."""
     sig = comp.filter(pl.col("significant").fill_null(False)).sort(
         pl.col("difference").abs(), descending=True
@@ -708,7 +760,7 @@ def _significant_display(comp: pl.DataFrame, grid: Sequence[str]) -> pl.DataFram
         {
             **{g: sig[g] for g in grid},
             "variant": sig["variant"],
-            "metric": sig["metric"],
+            "metric": [_metric_label(sc, m) for m in sig["metric"]],
             "baseline → variant": [
                 f"{fmt(a, 4)} → {fmt(b, 4)}"
                 for a, b in zip(sig["baseline_estimate"], sig["variant_estimate"])
@@ -735,14 +787,14 @@ def fmt_p(p: float | None) -> str:
     return "<1e-12" if p < 1e-12 else f"{p:.2g}"
 
 
-def _summary_display(comp: pl.DataFrame) -> pl.DataFrame:
+def _summary_display(comp: pl.DataFrame, sc) -> pl.DataFrame:
     """Per variant and metric; rows with no real test (identical or n/a everywhere) left out:
     the findings name those variants in one line."""
     s = comparison_summary(comp).filter(pl.col("tests") > 0)
     return pl.DataFrame(
         {
             "variant": s["variant"],
-            "metric": s["metric"],
+            "metric": [_metric_label(sc, m) for m in s["metric"]],
             "significant": [f"{a} of {b}" for a, b in zip(s["significant"], s["tests"])],
             "identical": s["identical"],
             "n/a": s["not_applicable"],
@@ -844,9 +896,12 @@ def _html_table(df: pl.DataFrame, link: str | None) -> str:
     if df.height == 0:
         return "<p><em>none</em></p>"
     shown = df.head(MAX_ROWS_SHOWN)
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
+    words = [_words_column(shown[c]) for c in shown.columns]  # text reads from the left
+    head = "".join(f"<th{' class=t' * w}>{html.escape(c)}</th>" for c, w in zip(shown.columns, words))
     body = "".join(
-        "<tr>" + "".join(f"<td>{_html_cell(_cell(v))}</td>" for v in row) + "</tr>"
+        "<tr>"
+        + "".join(f"<td{' class=t' * w}>{_html_cell(_cell(v))}</td>" for v, w in zip(row, words))
+        + "</tr>"
         for row in shown.iter_rows()
     )
     more = ""
@@ -858,6 +913,19 @@ def _html_table(df: pl.DataFrame, link: str | None) -> str:
         )
     return (
         f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}'
+    )
+
+
+def _words_column(column: pl.Series) -> bool:
+    """A column of words (metrics, variants, legions), aligned left; numbers stay right.
+
+    >>> _words_column(pl.Series(["units lost (attacker_losses)"])), _words_column(pl.Series(["13 of 21"]))
+    (True, False)
+    """
+    if column.dtype != pl.String:
+        return False
+    return any(
+        re.search(r"[A-Za-z_]{3,}", v) and not re.fullmatch(r"\d+ of \d+", v) for v in column.drop_nulls()
     )
 
 
@@ -884,7 +952,7 @@ def _page(title: str, body: str) -> str:
     style = (
         "body{font-family:system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;color:#222}"
         "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#666;font-size:9px}"
-        "th,td{border:1px solid #ccc;padding:2px 4px;text-align:right;white-space:nowrap}"
+        "th,td{border:1px solid #ccc;padding:2px 4px;text-align:right;white-space:nowrap}.t{text-align:left}"
         "th{background:#f3f3f3}.wrap{display:inline-block;min-width:16em;white-space:normal;text-align:left}"
         "table.facts th,table.facts td{text-align:left;white-space:normal}"
         ".scroll{max-width:100%;overflow-x:auto}figure{margin:1em 0}img{max-width:100%;height:auto}"

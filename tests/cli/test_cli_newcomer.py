@@ -129,7 +129,7 @@ def test_report_and_compare_take_the_run_options_and_record_them(tmp_path):
     assert compared.exit_code == 0, compared.output
     data = json.loads(compared.stdout)
     assert data["seed"] == 4 and data["trials"] == 500 and data["precision"] == 0.2
-    assert "unknown variant 'nope'" in refused(["compare", TIES, "-v", "nope"])
+    assert "--variant: unknown variant 'nope'" in refused(["compare", TIES, "-v", "nope"])
     assert "--trials must be a positive integer" in refused(["report", TIES, "-n", "0"])
 
 

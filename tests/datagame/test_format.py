@@ -165,6 +165,16 @@ CASES = [
         ("compare = 'pairs' needs dice with numbers on their faces; use compare = 'count' for named faces"),
     ),
     (
+        bad("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 100000"),
+        "dice.d6.faces",
+        "expected a whole number 1..10000, got 100000",
+    ),
+    (
+        bad("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = [" + ", ".join(["1"] * 10_001) + "]"),
+        "dice.d6.faces",
+        "10,001 faces; a die has at most 10,000; use fewer faces",
+    ),
+    (
         bad('end = "attackers == 0 or defenders == 0"', ""),
         "end",
         'missing; give the condition that ends the battle, e.g. end = "a == 0 or b == 0"',
@@ -190,7 +200,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("text,key,expected", CASES, ids=[c[1] for c in CASES])
+@pytest.mark.parametrize("text,key,expected", CASES, ids=[f"{i}-{c[1]}" for i, c in enumerate(CASES)])
 def test_definition_errors_name_the_file_the_key_and_the_fix(text, key, expected):
     """Every message: ``FILE: key: what is wrong; the fix`` (or ``expected ..., got ...``)."""
     with pytest.raises(DefinitionError) as info:
@@ -259,3 +269,45 @@ def test_state_table_carries_extra_fields(tmp_path):
     losses = g.question().exact(g.rules(), g.question().setup(setup))["attackers_remaining"]
     left = g0.question().exact(g0.rules(), g0.question().setup(setup))["attackers_remaining"]
     assert losses == pytest.approx(7 - left, abs=1e-12)
+
+
+@given(
+    st.lists(st.integers(1, 6), min_size=1, max_size=6),
+    st.integers(0, 3),
+    st.lists(st.integers(1, 6), min_size=1, max_size=6),
+    st.integers(0, 3),
+)
+@settings(max_examples=60, deadline=None)
+def test_highest_outcomes_agree_with_enumerating_every_roll(faces_a, n_a, faces_d, n_d):
+    """The CDF shortcut of compare = "highest" against every roll of both pools, counted one by one."""
+    import itertools
+
+    from montecarlo.datagame import rounds
+
+    total: dict[tuple[int, int, int], float] = {}
+    rolls = list(itertools.product(faces_a, repeat=n_a))
+    counter = list(itertools.product(faces_d, repeat=n_d))
+    for ra in rolls:
+        for rd in counter:
+            a, d = max(ra, default=rounds.EMPTY), max(rd, default=rounds.EMPTY)
+            key = (0, 1, 0) if a > d else (1, 0, 0) if a < d else (0, 0, 1)
+            total[key] = total.get(key, 0.0) + 1 / (len(rolls) * len(counter))
+    got = rounds.highest_outcomes(
+        ((tuple(faces_a), n_a),), ((tuple(faces_d), n_d),), "reroll", ("attacker", "defender")
+    )
+    expected = {k: p for k, p in total.items() if p > 0}
+    assert {(la, ld, t): p for p, la, ld, t in got} == pytest.approx(expected)
+
+
+def test_a_die_of_the_most_faces_allowed_is_answered_exactly(tmp_path):
+    """10,000 faces compared by the highest die (it used to hang): one die each, ties to the defender."""
+    path = tmp_path / "d10000.toml"
+    path.write_text(
+        RISK.replace("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 10000").replace(
+            'compare = "pairs"', 'compare = "highest"'
+        )
+    )
+    game = load_game(path)
+    q = game.question()
+    exact = q.exact(game.rules(), q.setup({"attackers": 1, "defenders": 1}))
+    assert exact["attacker_win"] == pytest.approx(9_999 / 20_000, abs=1e-12)  # P(a > d) = (n-1)/2n

@@ -187,3 +187,28 @@ def test_every_shipped_report_plot_legend_is_true(path):
     for spec in plots.plan(sc):
         if spec.kind in ("lines", "bars"):
             assert_legend_true(plots.draw(spec, sc, tables["results"], None), tables["results"])
+
+
+def test_coinciding_bars_show_every_colour_in_their_legend_entry_and_zero_bars_say_so(compared):
+    """Coinciding bars stand side by side in their own colours, so their one entry shows each
+    colour; a bar of height 0 (interval included) is drawn as nothing, so it reads "0"."""
+    sc, tables = compared
+    results = tables["results"]
+    spec = PlotSpec("bars", "win", x="flips", facet="need", where={"tags": "none"})
+    fig = plots.draw(spec, sc, results, None)
+    ax = next(ax for ax in fig.axes if ax.get_legend())
+    from matplotlib.offsetbox import DrawingArea
+    from matplotlib.patches import Rectangle
+
+    areas = ax.get_legend().findobj(lambda a: isinstance(a, DrawingArea))  # one per entry, in order
+    first = areas[0].get_children()  # official = same (coinciding): two swatches
+    colours = {tuple(p.get_facecolor()) for p in first if isinstance(p, Rectangle)}
+    assert len(colours) == 2, colours
+    zero = results.with_columns(
+        *(pl.when(pl.col("variant") == "loaded").then(0.0).otherwise(pl.col(c)).alias(c)
+          for c in ("estimate", "ci_low", "ci_high"))
+    )
+    fig = plots.draw(spec, sc, zero, None)
+    assert any(t.get_text() == "0" for ax in fig.axes for t in ax.texts)
+    fig = plots.draw(spec, sc, results, None)
+    assert not any(t.get_text() == "0" for ax in fig.axes for t in ax.texts)

@@ -555,3 +555,42 @@ def test_when_the_old_report_cannot_be_put_back_the_error_says_where_it_is(tmp_p
         f"(Permission denied) and is kept in {kept}"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == [kept.name]  # no half-written new report left
+
+
+def test_rule_readings_in_force_are_printed_where_they_matter(tmp_path):
+    """A War for Arrakis storm report names the storm reading each variant follows (the CLI's
+    ``reading:`` line); a game whose question has no readings prints no such section."""
+    from montecarlo.scenarios import parse_scenario
+
+    sc = parse_scenario(
+        {
+            "game": "war-for-arrakis",
+            "question": "storm",
+            "seed": 5,
+            "trials": 200,
+            "setup": {"legion": "3 regular", "terrain": "desert"},
+            "grid": {"settlement": [True]},
+            "variants": {"official": {}, "struck": {"builtin": "storms_strike_settlements"}},
+        }
+    )
+    out = write_report(run_scenario(sc, jobs=1), tmp_path / "storm")
+    page = (out / "report.md").read_text()
+    assert "## Rule readings in force" in page
+    assert "- official: storms spare a legion in an area with a Harkonnen settlement" in page
+    assert "- struck: storms strike a legion in an area with a Harkonnen settlement too" in page
+    readings = json.loads((out / "report.json").read_text())["readings"]
+    assert readings["official"][0].startswith("storms spare")
+    assert readings["struck"][0].startswith("storms strike")
+    # no settlement: the storm reading does not matter, so nothing is said
+    open_sc = parse_scenario(
+        {
+            "game": "war-for-arrakis",
+            "question": "storm",
+            "seed": 5,
+            "trials": 200,
+            "setup": {"legion": "3 regular", "terrain": "desert", "settlement": False},
+        }
+    )
+    plain = write_report(run_scenario(open_sc, jobs=1), tmp_path / "open")
+    assert "Rule readings" not in (plain / "report.md").read_text()
+    assert json.loads((plain / "report.json").read_text())["readings"] == {}

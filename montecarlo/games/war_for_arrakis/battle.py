@@ -49,7 +49,14 @@ from montecarlo.engine.decisions import Choice, Objective
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass
 from montecarlo.games.war_for_arrakis import dice
-from montecarlo.games.war_for_arrakis.rules import LEADERS, Rules, find_leader, leader_order, leader_value
+from montecarlo.games.war_for_arrakis.rules import (
+    LEADERS,
+    Rules,
+    find_leader,
+    leader_order,
+    leader_value,
+    readings,
+)
 from montecarlo.validate import is_whole, whole
 
 MAX_UNITS = 6  # stacking limit of an area (leaders are not units)
@@ -1405,6 +1412,11 @@ BATTLE: ChainQuestion[_Context, BattleState] = ChainQuestion(
 exact_battle, simulate_battle = BATTLE.exact, BATTLE.simulate  # the names the CLI and tests use
 
 
+def battle_readings(rules: Rules, setup: BattleSetup) -> list[str]:
+    """The readings in force for this battle (the CLI's ``reading:`` lines, a report's list)."""
+    return readings(rules, continuation=True, surprise=setup.surprise)
+
+
 QUESTIONS = {
     "battle": Question(
         name="battle",
@@ -1416,6 +1428,7 @@ QUESTIONS = {
         simulate=BATTLE.simulate,
         exact=BATTLE.exact,
         why_no_exact=BATTLE.why_no_exact,
+        notes=battle_readings,
         parse_setup=parse_battle,
         applicable=applicable_battle,
         reference=reference_battle,

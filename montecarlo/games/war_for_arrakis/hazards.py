@@ -26,7 +26,7 @@ from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass
 from montecarlo.games.war_for_arrakis import dice
 from montecarlo.games.war_for_arrakis.battle import Legion, capacity, legion_text, parse_legion, take_hits
-from montecarlo.games.war_for_arrakis.rules import DESERTS, EXPOSED, TERRAINS, Rules
+from montecarlo.games.war_for_arrakis.rules import DESERTS, EXPOSED, TERRAINS, Rules, readings
 
 MAX_AREAS = 10
 POOL_NOTE = (
@@ -710,6 +710,17 @@ HAZARD_METRICS = (
     ),
 )
 
+def storm_readings(rules: Rules, setup: StormSetup) -> list[str]:
+    """The storm reading, where it matters: a settlement outside the mountains."""
+    return readings(rules, storms=bool(setup.settlement) and setup.terrain != "mountain")
+
+
+def hazards_readings(rules: Rules, setup: HazardsSetup) -> list[str]:
+    """The storm reading where a legion shelters in a settlement; the wormsign order with the Wild Maker."""
+    exposed = any(a.settlement and a.legion.units and a.terrain != "mountain" for a in setup.parsed)
+    return readings(rules, storms=exposed, wormsigns=setup.wild_maker)
+
+
 QUESTIONS = {
     "storm": Question(
         name="storm",
@@ -718,6 +729,7 @@ QUESTIONS = {
         metrics=_STRIKE,
         simulate=simulate_storm,
         exact=exact_storm,
+        notes=storm_readings,
         parse_setup=parse_storm,
         reference=reference_storm,
         example={"legion": "3 regular, 1 elite, bashar", "terrain": "deep_desert"},
@@ -743,6 +755,7 @@ QUESTIONS = {
         metrics=HAZARD_METRICS,
         simulate=simulate_hazards,
         exact=exact_hazards,
+        notes=hazards_readings,
         parse_setup=parse_hazards,
         reference=reference_hazards,
         example={
