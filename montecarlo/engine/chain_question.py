@@ -16,25 +16,38 @@ shared between setups) and gives the three functions a ``Question`` needs:
 and :meth:`~ChainQuestion.why_no_exact` ("exact value unavailable because ..."). The engine
 knows nothing about games: rules, setups and contexts are opaque hashable values to it.
 
-Room for decisions: every chain comes from :meth:`ChainQuestion.build_chain` and is cached
-under ``(context, extra)``, where ``extra`` is :meth:`ChainQuestion.extra_of` ``(rules, setup)``
-(None here): a subclass (or a later argument) can key a solved policy or an objective there and
-build its chain in ``build_chain``, without a second builder.
+Every chain comes from :meth:`ChainQuestion.build_chain` and is cached under ``(context,
+extra)``; a subclass can build other chains for a context by passing its own ``extra``.
 
->>> from typing import NamedTuple
->>> class Coins(NamedTuple):  # flip until two heads in a row, or give up after ``rules`` flips
-...     run: int
-...     flips: int
->>> def flip(limit, s):
-...     if s.run == 2 or s.flips == limit:
-...         return []
-...     return [(0.5, Coins(s.run + 1, s.flips + 1), ("flip",)), (0.5, Coins(0, s.flips + 1), ("flip",))]
->>> coins = ChainQuestion(lambda rules, setup: Coins(0, 0), flip, lambda limit, s: {"done": s.run == 2},
-...                       (Metric("done", "probability", ""),), max_states=50)
->>> coins.exact(3, None), coins.why_no_exact(3, None)
-({'done': 0.375}, None)
->>> coins.exact(200, None) is None, coins.why_no_exact(200, None)
-(True, 'exact value unavailable because the chain has more than 50 states')
+Objectives and best play (:mod:`montecarlo.engine.decisions`). With ``objective(context) ->
+Objective | None``, a context that asks for an objective gets it reported as one more metric
+(``objective.name``, its exact value and its estimate) under whatever policy it plays. With
+``best_play(context) -> bool`` as well, a context that asks for best play may return
+:class:`~montecarlo.engine.decisions.Choice` objects from ``transitions``: the builder solves the
+decisions for the objective (once per ``(context, start)``, memoised), and ``exact``,
+``simulate`` and ``why_no_exact`` all answer for the chain of the solved policy: every metric
+under best play, and the objective's exact value is the optimum. A chain too large to solve has
+no best play at all (the ``direct`` kernel plays a fixed policy): ``exact`` gives None,
+``why_no_exact`` says so in one line and ``simulate`` raises :class:`InputError` with that line.
+
+>>> from montecarlo.engine.decisions import Choice, Objective
+>>> def bet(greedy, s):  # flip a coin to win 1; a greedy player may then bet it on a 3-for-1 flip
+...     if s == "start":
+...         return [(0.5, "won", ("flip",)), (0.5, "lost", ("flip",))]
+...     if s == "won" and greedy:
+...         return Choice({"keep": [(1.0, "kept", ())],
+...                        "bet": [(0.5, "tripled", ("flip",)), (0.5, "lost", ("flip",))]})
+...     return []
+>>> gain = Objective(lambda s: {"won": 1.0, "kept": 1.0, "tripled": 3.0}.get(s, 0.0), {"flip": -0.1})
+>>> bets = ChainQuestion(lambda rules, setup: "start", bet, lambda greedy, s: {"win": s != "lost"},
+...                      (Metric("win", "probability", ""),), objective=lambda greedy: gain,
+...                      best_play=lambda greedy: greedy)
+>>> bets.exact(False, None)  # a fixed policy: win 1/2, gain 1/2 x 1 - 0.1 for the flip
+{'win': 0.5, 'objective': 0.4}
+>>> {k: round(v, 12) for k, v in bets.exact(True, None).items()}  # bet: 1/2 x (1/2 x 3 - 0.1) - 0.1
+{'win': 0.25, 'objective': 0.6}
+>>> {k: round(v, 12) for k, v in bets.solution(True, None).option_values("won").items()}
+{'keep': 1.0, 'bet': 1.4}
 """
 
 from __future__ import annotations
@@ -46,6 +59,7 @@ from typing import Any, Callable, Generic, Hashable, Mapping, Sequence, TypeVar
 import numpy as np
 
 from montecarlo.engine.chain import DEFAULT_MAX_STATES, Chain, ChainTooLarge, Step
+from montecarlo.engine.decisions import Choice, Objective, Solution, solve, with_objective
 from montecarlo.engine.metrics import Metric
 from montecarlo.errors import InputError, MonteCarloError
 
@@ -54,6 +68,7 @@ S = TypeVar("S", bound=Hashable)  # a chain's state
 Kernel = Callable[[Any, Any, int, np.random.Generator], dict[str, np.ndarray]]
 
 TOO_LARGE = -1  # a size memo entry: the chain has more states than the limit
+BEST = "best play"  # the ``extra`` of the chain of a solved policy: (BEST, start)
 
 
 class ChainQuestion(Generic[C, S]):
@@ -76,6 +91,11 @@ class ChainQuestion(Generic[C, S]):
             exact values (floats) and chain samples (arrays) alike; ``direct`` returns all.
         explain: turns the engine's errors about a chain (a state that only leads to itself)
             into the caller's own (e.g. naming the file that defined the rule).
+        objective: ``context -> Objective | None``: the objective a context asks about, reported
+            as one more metric (named ``objective.name``) of every chain built for it.
+        best_play: ``context -> bool``: the context asks for best play; its ``transitions`` may
+            then return :class:`~montecarlo.engine.decisions.Choice` objects, and every answer is
+            that of the solved policy (needs ``objective``; see the module docstring).
         name: what the "exact value unavailable" note calls the chain.
         cache_size: chains kept (least recently used dropped first).
         home: where the builder lives, ``(module name, attribute)`` or ``(picklable owner,
@@ -87,7 +107,7 @@ class ChainQuestion(Generic[C, S]):
     def __init__(
         self,
         start: Callable[[Any, Any], S],
-        transitions: Callable[[C, S], Sequence[Step[S]]],
+        transitions: Callable[[C, S], Sequence[Step[S]] | Choice[S]],
         outcome: Callable[[C, S], Mapping[str, Any]],
         metrics: Sequence[Metric],
         counters: Mapping[str, str] | None = None,
@@ -99,12 +119,16 @@ class ChainQuestion(Generic[C, S]):
         size_bound: Callable[[Any, Any], int] | None = None,
         finish: Callable[[Any, Any, dict[str, Any]], None] | None = None,
         explain: Callable[[MonteCarloError], Exception] | None = None,
+        objective: Callable[[C], Objective | None] | None = None,
+        best_play: Callable[[C], bool] | None = None,
         name: str = "the chain",
         cache_size: int = 64,
         home: tuple[Any, str] | None = None,
     ) -> None:
         if sampler_max_states is not None and direct is None:
             raise ValueError("sampler_max_states needs a direct kernel for the larger chains")
+        if best_play is not None and objective is None:
+            raise ValueError("best_play needs an objective to maximise")
         self.start = start
         self.transitions = transitions
         self.outcome = outcome
@@ -117,16 +141,19 @@ class ChainQuestion(Generic[C, S]):
         self.size_bound = size_bound
         self.finish = finish
         self.explain = explain
+        self.objective = objective
+        self.best_play = best_play
         self.name = name
         self.cache_size = cache_size
         self.home = home
         self._chains: OrderedDict[tuple[C, Hashable], Chain[S]] = OrderedDict()
-        self._sizes: dict[tuple[C, Hashable, S], int] = {}  # (context, extra, start) -> states or TOO_LARGE
+        self._sizes: dict[tuple[C, S], int] = {}  # (context, start) -> states, TOO_LARGE above the limit
+        self._solutions: OrderedDict[tuple[C, S], Solution[S] | int] = OrderedDict()  # or TOO_LARGE
 
     def __reduce__(self) -> Any:
         if self.home is not None:
             return _at_home, self.home
-        state = {k: v for k, v in vars(self).items() if k not in ("_chains", "_sizes")}
+        state = {k: v for k, v in vars(self).items() if k not in ("_chains", "_sizes", "_solutions")}
         return _rebuilt, (type(self), state)
 
     # --- chains -------------------------------------------------------------------------------
@@ -134,10 +161,6 @@ class ChainQuestion(Generic[C, S]):
     def context_of(self, rules: Any, setup: Any) -> C:
         """The context of ``setup``'s chain under ``rules``."""
         return rules if self.context is None else self.context(rules, setup)
-
-    def extra_of(self, rules: Any, setup: Any) -> Hashable:
-        """The ``extra`` key of ``setup``'s chain (None here; a policy or an objective later)."""
-        return None
 
     def chain(self, context: C, extra: Hashable = None) -> Chain[S]:
         """The chain for ``context`` (and ``extra``), built once and kept in the LRU."""
@@ -152,42 +175,122 @@ class ChainQuestion(Generic[C, S]):
         return got
 
     def build_chain(self, context: C, extra: Hashable = None) -> Chain[S]:
-        """A new chain for ``context``; ``extra`` is for subclasses (a policy to play, ...)."""
-        transitions, outcome = self.transitions, self.outcome
-        return Chain(
-            lambda state: transitions(context, state),
-            lambda state: outcome(context, state),
-            self.metrics,
-            self.counters,
-            max_states=self.max_states,
-        )
+        """A new chain for ``context``: the plain rule (``extra`` None), or the solved policy's
+        (``extra`` = ``(BEST, start)``); the objective, when the context asks one, as a metric."""
+        outcome = self.outcome
+        metrics, counters = self.metrics, self.counters
+        report: Callable[[S], Mapping[str, Any]] = lambda state: outcome(context, state)  # noqa: E731
+        objective = self.objective_of(context)
+        if objective is not None:
+            report, metrics, counters = with_objective(objective, report, metrics, counters)
+        if isinstance(extra, tuple) and len(extra) == 2 and extra[0] == BEST:
+            solved = self._solution(context, extra[1])
+            if not isinstance(solved, Solution):
+                raise ChainTooLarge(f"more than {self.max_states:,} states")
+            rule: Callable[[S], Sequence[Step[S]]] = solved.transitions
+        else:
+            rule = self._plain(context)
+        return Chain(rule, report, metrics, counters, max_states=self.max_states)
+
+    def _plain(self, context: C) -> Callable[[S], Sequence[Step[S]]]:
+        """The rule of a context that plays a fixed policy: a decision state there is a bug."""
+        transitions = self.transitions
+
+        def rule(state: S) -> Sequence[Step[S]]:
+            got = transitions(context, state)
+            if isinstance(got, Choice):
+                raise MonteCarloError(
+                    f"{self.name} offers a choice at {state!r} but the question asks for no best play"
+                )
+            return got
+
+        return rule
+
+    # --- objectives and best play -------------------------------------------------------------
+
+    def objective_of(self, context: C) -> Objective | None:
+        """The objective ``context`` asks about, or None."""
+        return None if self.objective is None else self.objective(context)
+
+    def asks_best(self, context: C) -> bool:
+        """Whether ``context`` asks for best play."""
+        return self.best_play is not None and bool(self.best_play(context))
+
+    def solution(self, rules: Any, setup: Any) -> Solution[S]:
+        """Best play from ``setup``'s start (memoised): its value, policy and option values.
+
+        Raises:
+            InputError: the rules do not ask for best play, or the chain is too large to solve
+                (the message is :meth:`why_no_exact`'s line).
+        """
+        context, start = self.context_of(rules, setup), self.start(rules, setup)
+        if not self.asks_best(context):
+            raise InputError("these rules ask for no best play: there is no decision to solve")
+        solved = self._solution(context, start) if self._solvable(rules, setup) else TOO_LARGE
+        if not isinstance(solved, Solution):
+            raise InputError(self.why_no_exact(rules, setup) or "best play unavailable")
+        return solved
+
+    def _solvable(self, rules: Any, setup: Any) -> bool:
+        return self.size_bound is None or self.size_bound(rules, setup) <= self.max_states
+
+    def _solution(self, context: C, start: S) -> Solution[S] | int:
+        """The solved policy of ``(context, start)``, or TOO_LARGE; memoised (bounded LRU)."""
+        key = (context, start)
+        got = self._solutions.get(key)
+        if got is None:
+            objective = self.objective_of(context)
+            if objective is None:
+                raise MonteCarloError("best play needs an objective: objective(context) gave None")
+            transitions, limit = self.transitions, self.max_states
+
+            def rule(state: S) -> Sequence[Step[S]] | Choice[S]:
+                return transitions(context, state)
+
+            try:
+                got = self._run(lambda: solve(rule, start, objective, max_states=limit))
+            except ChainTooLarge:
+                got = TOO_LARGE
+            self._solutions[key] = got
+            if len(self._solutions) > self.cache_size:
+                self._solutions.popitem(last=False)
+        else:
+            self._solutions.move_to_end(key)
+        return got
+
+    def _chain_for(self, context: C, start: S) -> Chain[S]:
+        """The chain ``exact`` and ``simulate`` use: the solved policy's under best play."""
+        if self.asks_best(context):
+            return self.chain(context, (BEST, start))
+        return self.chain(context)
 
     def clear(self) -> None:
-        """Forget every chain and size (for cold timings)."""
+        """Forget every chain, size and solved policy (for cold timings)."""
         self._chains.clear()
         self._sizes.clear()
+        self._solutions.clear()
 
     def size(self, rules: Any, setup: Any) -> int | None:
         """States of ``setup``'s chain; None above ``max_states`` (walked once, then memoised)."""
         if self.size_bound is not None and self.size_bound(rules, setup) > self.max_states:
             return None
-        return self._size(self._where(rules, setup))
+        context, start = self.context_of(rules, setup), self.start(rules, setup)
+        return self._size(context, start)
 
-    def _where(self, rules: Any, setup: Any) -> tuple[C, Hashable, S]:
-        """(context, extra, start state) of a setup: which chain it walks, and from where."""
-        return self.context_of(rules, setup), self.extra_of(rules, setup), self.start(rules, setup)
-
-    def _size(self, where: tuple[C, Hashable, S]) -> int | None:
-        got = self._sizes.get(where)
+    def _size(self, context: C, start: S) -> int | None:
+        if self.asks_best(context):  # the states reachable under any play, walked by the solve
+            solved = self._solution(context, start)
+            return solved.size() if isinstance(solved, Solution) else None
+        key = (context, start)
+        got = self._sizes.get(key)
         if got is None:
-            context, extra, start = where
             try:
-                got = self._run(lambda: self.chain(context, extra).size(start))
+                got = self._run(lambda: self.chain(context).size(start))
             except ChainTooLarge:
                 got = TOO_LARGE
             if len(self._sizes) >= 4096:
                 self._sizes.pop(next(iter(self._sizes)))
-            self._sizes[where] = got
+            self._sizes[key] = got
         return None if got == TOO_LARGE else got
 
     def _run(self, work: Callable[[], Any]) -> Any:
@@ -203,22 +306,26 @@ class ChainQuestion(Generic[C, S]):
 
     # --- the question's functions -------------------------------------------------------------
 
-    def _within(self, rules: Any, setup: Any, where: tuple[C, Hashable, S], limit: int) -> bool:
+    def _within(self, rules: Any, setup: Any, context: C, start: S, limit: int) -> bool:
         """Whether the chain has at most ``limit`` states (by ``size_bound`` when given: no walk)."""
         if self.size_bound is not None:
             return self.size_bound(rules, setup) <= limit
-        size = self._size(where)
+        size = self._size(context, start)
         return size is not None and size <= limit
 
     def exact(self, rules: Any, setup: Any) -> dict[str, float] | None:
-        """Every metric's exact expected value; None when the chain is too large."""
-        where = context, extra, start = self._where(rules, setup)
-        if (self.direct is not None or self.size_bound is not None) and not self._within(
-            rules, setup, where, self.max_states
+        """Every metric's exact expected value (under best play when the rules ask for it); None
+        when the chain is too large (to solve)."""
+        context, start = self.context_of(rules, setup), self.start(rules, setup)
+        if self.asks_best(context):
+            if not self._solvable(rules, setup) or not isinstance(self._solution(context, start), Solution):
+                return None
+        elif (self.direct is not None or self.size_bound is not None) and not self._within(
+            rules, setup, context, start, self.max_states
         ):
             return None
         try:
-            values = self._run(lambda: self.chain(context, extra).exact(start))
+            values = self._run(lambda: self._chain_for(context, start).exact(start))
         except ChainTooLarge:
             return None
         if self.finish is not None:
@@ -226,11 +333,19 @@ class ChainQuestion(Generic[C, S]):
         return values
 
     def simulate(self, rules: Any, setup: Any, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """``n`` trials: the chain's sampler, or ``direct`` when the chain is too large for it."""
-        where = context, extra, start = self._where(rules, setup)
-        if self.direct is not None and not self._within(rules, setup, where, self.sampler_max_states):
-            return self.direct(rules, setup, n, rng)
-        out = self._run(lambda: self.chain(context, extra).sample(start, n, rng))
+        """``n`` trials: the chain's sampler, or ``direct`` when the chain is too large for it.
+
+        Under best play always the solved policy's chain (``direct`` plays a fixed policy); a
+        chain too large to solve raises :class:`InputError` with :meth:`why_no_exact`'s line.
+        """
+        context, start = self.context_of(rules, setup), self.start(rules, setup)
+        if self.asks_best(context):
+            self.solution(rules, setup)  # InputError when it cannot be solved
+        else:
+            limit = self.sampler_max_states
+            if self.direct is not None and not self._within(rules, setup, context, start, limit):
+                return self.direct(rules, setup, n, rng)
+        out = self._run(lambda: self._chain_for(context, start).sample(start, n, rng))
         if self.finish is not None:
             self.finish(rules, setup, out)
         return out
@@ -238,6 +353,7 @@ class ChainQuestion(Generic[C, S]):
     def why_no_exact(self, rules: Any, setup: Any) -> str | None:
         """Why ``exact`` gives no value for this setup ("exact value unavailable because ..."); None
         when it gives one."""
+        best = self.asks_best(self.context_of(rules, setup))
         if self.size_bound is not None:
             bound = self.size_bound(rules, setup)
             if bound <= self.max_states:
@@ -250,6 +366,10 @@ class ChainQuestion(Generic[C, S]):
             why = f"exact value unavailable because {self.name} has more than {self.max_states:,} states"
         else:
             return None
+        if best:
+            return why.replace("exact value unavailable", "best play unavailable", 1) + (
+                ", and best play needs the exact solve of every decision"
+            )
         return why + ("; the trials are simulated without it" if self.direct is not None else "")
 
 
@@ -263,8 +383,8 @@ def _at_home(owner: Any, attribute: str) -> Any:
 def _rebuilt(cls: type[ChainQuestion], state: dict[str, Any]) -> ChainQuestion:
     """A builder from its pickled description, with empty caches."""
     new = object.__new__(cls)
-    new.__dict__.update(state, _chains=OrderedDict(), _sizes={})
+    new.__dict__.update(state, _chains=OrderedDict(), _sizes={}, _solutions=OrderedDict())
     return new
 
 
-__all__ = ["ChainQuestion", "Kernel"]
+__all__ = ["BEST", "ChainQuestion", "Kernel"]

@@ -157,19 +157,3 @@ def test_pickles_as_its_home_or_as_its_description():
     a = again.simulate(1, (1, 3), 500, np.random.default_rng(4))
     b = q.simulate(1, (1, 3), 500, np.random.default_rng(4))
     assert all(np.array_equal(a[k], b[k]) for k in a)
-
-
-def test_a_subclass_keys_its_chains_by_extra_without_a_second_builder():
-    """What best play will do: pick a chain per (context, extra) and build it its own way."""
-
-    class Doubling(ChainQuestion):
-        def extra_of(self, rules, setup):
-            return setup[2]  # the up-step of the walk: the "policy" chosen for this setup
-
-        def build_chain(self, context, extra=None):
-            return walk().build_chain(extra)  # the walk's chain with ``rules`` = the up-step
-
-    q = Doubling(start, step, outcome, METRICS, {"flips": "flip"})
-    assert q.exact(None, (1, 4, 1))["rich"] == pytest.approx(1 / 4)
-    assert q.exact(None, (1, 4, 3))["rich"] == pytest.approx(1 / 2)  # one flip: 4 or 0
-    assert sorted(extra for _, extra in q._chains) == [1, 3]
