@@ -39,6 +39,7 @@ count in the draw pile, which is drawing without replacement from a uniformly sh
 from __future__ import annotations
 
 import functools
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
@@ -47,7 +48,7 @@ import numpy as np
 
 from montecarlo.engine.chain import ChainTooLarge
 from montecarlo.engine.decisions import TIE_TOLERANCE
-from montecarlo.errors import InputError
+from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.games.base import Metric, Question
 from montecarlo.games.dustrunners.deck import (
     ENEMY_KINDS, LOOTS, Card, Deck, Enemy, enemy as named_enemy, load_deck, vehicle as named_vehicle,
@@ -910,18 +911,25 @@ def simulate_combat(rules: Rules, setup: CombatSetup, n: int,
 
 def chooser(solved: "ExactCombat") -> Chooser:
     """Best play in the kernel: each trial's state (draw pile, healths, ammo, VP, attacks made,
-    who attacked first) looked up in the solved policy, once per distinct state."""
+    who attacked first) looked up in the solved policy, vectorised: every state is one integer
+    (mixed radix from the largest values the policy holds), found by a binary search."""
+    keys = np.array([[*pile, *rest[:5], int(rest[5])] for pile, *rest in solved.policy], dtype=np.int64)
+    spends = np.fromiter(solved.policy.values(), dtype=np.int16, count=len(solved.policy))
+    radix = keys.max(axis=0) + 1
+    if math.prod(int(r) for r in radix) >= 2**62:  # pragma: no cover - far beyond any exact deck
+        raise InputError("best play: the solved policy has too many states to look up")
+    weights = np.cumprod(np.concatenate(([1], radix[:-1]))).astype(np.int64)
+    codes = keys @ weights
+    order = np.argsort(codes)
+    codes, spends = codes[order], spends[order]
 
     def choose(b: Batch) -> np.ndarray:
         first = b.attacks % 2 == 0  # at your attack: you attacked first iff an even number were made
         rows = np.column_stack([b.draw.T, b.eh, b.ph, b.ammo, b.vp, b.attacks, first]).astype(np.int64)
-        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-        k = b.draw.shape[0]
-        picks = np.array([
-            solved.policy[(tuple(r[:k]), r[k], r[k + 1], r[k + 2], r[k + 3], r[k + 4], bool(r[k + 5]))]
-            for r in unique.tolist()
-        ], dtype=np.int16)
-        return picks[inverse.ravel()]
+        at = np.minimum(np.searchsorted(codes, rows @ weights), codes.size - 1)
+        if not ((rows < radix).all() and (codes[at] == rows @ weights).all()):
+            raise MonteCarloError("best play met a state the solved policy does not hold")
+        return spends[at]
 
     return choose
 
@@ -1265,7 +1273,7 @@ def exact_combat(rules: Rules, setup: CombatSetup,
 
 
 _GAVE_UP: dict[tuple[Rules, CombatSetup], int] = {}  # setups the solver gave up on -> its work budget
-MAX_BEST_WORK = 4 * MAX_EXACT_WORK  # best play values every ammo at each of your attacks
+MAX_BEST_WORK = 2 * MAX_EXACT_WORK  # best play's budget of draws: it values every ammo of every attack
 
 
 class SolvedCombat(ExactCombat):
@@ -1303,13 +1311,15 @@ def why_no_exact(rules: Rules, setup: CombatSetup) -> str | None:
     if setup.deck.size > MAX_EXACT_CARDS:
         return (f"exact value unavailable because the deck has {setup.deck.size} cards; "
                 f"the exact solver handles decks of up to {MAX_EXACT_CARDS}")
+    budget = MAX_EXACT_WORK
     if setup.policy == "best":
         if _solved_best(rules, setup) is not None:
             return None
+        budget = MAX_BEST_WORK
     elif _GAVE_UP.get((rules, setup)) != MAX_EXACT_WORK and exact_combat(rules, setup) is not None:
         return None
     return (f"exact value unavailable because the solve needs more than {MAX_EXACT_STATES:,} states "
-            f"or {MAX_EXACT_WORK:,} enumerated draws (a long combat)")
+            f"or {budget:,} enumerated draws (a long combat)")
 
 
 def parse_seen(deck: Deck, seen: Any) -> tuple[int, ...]:
