@@ -170,3 +170,15 @@ def test_best_play_on_a_large_deck_is_refused_in_one_line():
     assert exact_combat(Rules(), setup) is None
     with pytest.raises(InputError, match="^best play unavailable because the deck has"):
         simulate_combat(Rules(), setup, 10, np.random.default_rng(0))
+
+
+def test_the_rules_may_impose_the_ammo_policy_for_paired_comparisons():
+    setup = parse_combat({"deck": "illustrative-12", "enemy": "war rig", "vehicle": "interceptor",
+                          "objective": "keep:10"})
+    imposed = exact_combat(Rules(ammo_policy="best"), setup)
+    assert imposed == exact_combat(Rules(), dataclasses.replace(setup, policy="best"))
+    with pytest.raises(InputError, match="ammo_policy must be"):
+        Rules(ammo_policy="most")
+    campaign = GAME.question("campaign").setup({"vehicle": "scout", "fights": 2})
+    with pytest.raises(InputError, match="single combat only"):
+        GAME.question("campaign").simulate(Rules(ammo_policy="best"), campaign, 10, np.random.default_rng(0))

@@ -142,6 +142,7 @@ def take_first(rules: Rules, setup: CampaignSetup) -> tuple[bool, ...]:
 def reference_campaign(rules: Rules, setup: CampaignSetup, rng: np.random.Generator,
                        record: list | None = None) -> dict[str, Any]:
     """One campaign in plain Python: real piles of card objects carried from fight to fight."""
+    setup = cb.with_rules_policy(rules, setup, best=False)
     piles = cb.Piles.fresh(setup.deck, rules, rng, record)
     me = cb.Fighter(setup.health, setup.ammo, setup.vp)
     fight_first = take_first(rules, setup)
@@ -184,6 +185,7 @@ def reference_campaign(rules: Rules, setup: CampaignSetup, rng: np.random.Genera
 def simulate_campaign(rules: Rules, setup: CampaignSetup, n: int,
                       rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``n`` campaigns; trials still alive fight on, the deck state of each carried over."""
+    setup = cb.with_rules_policy(rules, setup, best=False)
     t = cb.tables(setup.deck)
     b = cb.fresh_batch(t, n)
     b.ph[:] = setup.health

@@ -38,6 +38,7 @@ count in the draw pile, which is drawing without replacement from a uniformly sh
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
@@ -539,12 +540,23 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
     return out
 
 
+def with_rules_policy(rules: Rules, setup: Any, best: bool = True) -> Any:
+    """``setup`` with the ammo policy the rules impose (``rules.ammo_policy``), if any; ``best``
+    is offered only where ``best`` (a single combat)."""
+    if not rules.ammo_policy:
+        return setup
+    if rules.ammo_policy == "best" and not best:
+        raise InputError("the ammo policy best (rule ammo_policy) is offered for a single combat only")
+    return dataclasses.replace(setup, policy=rules.ammo_policy)
+
+
 def reference_combat(rules: Rules, setup: CombatSetup, rng: np.random.Generator,
                      record: list | None = None) -> dict[str, Any]:
     """One combat in plain Python from a freshly shuffled list of card objects.
 
     ``record``, if given, receives every draw, reshuffle and discard (see :class:`Piles`).
     """
+    setup = with_rules_policy(rules, setup)
     piles = Piles.fresh(setup.deck, rules, rng, record)
     me = Fighter(setup.health, setup.ammo, setup.vp)
     best = solved_best(rules, setup) if setup.policy == "best" else None
@@ -895,6 +907,7 @@ def set_enemy(t: Tables, b: Batch, enemy: Enemy, second: bool | np.ndarray, idx:
 def simulate_combat(rules: Rules, setup: CombatSetup, n: int,
                     rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``n`` combats, each from a freshly shuffled full deck."""
+    setup = with_rules_policy(rules, setup)
     t = tables(setup.deck)
     b = fresh_batch(t, n)
     b.ph[:] = setup.health
@@ -1258,6 +1271,7 @@ def exact_combat(rules: Rules, setup: CombatSetup,
     None if the deck is larger, or if the recursion needs more than ``MAX_EXACT_STATES`` states
     or ``MAX_EXACT_WORK`` enumerated draws (long combats: a turn limit far away, little damage).
     """
+    setup = with_rules_policy(rules, setup)
     if setup.deck.size > max_cards:
         return None
     if setup.policy == "best":
@@ -1299,6 +1313,7 @@ def _solved_best(rules: Rules, setup: CombatSetup) -> SolvedCombat | None:
 def solved_best(rules: Rules, setup: CombatSetup) -> SolvedCombat:
     """Best play of a combat (policy ``best``), solved exactly; InputError in one line when the
     combat has no exact solve (best play needs it)."""
+    setup = with_rules_policy(rules, setup)
     solved = _solved_best(rules, setup)
     if solved is None:
         why = (why_no_exact(rules, setup) or "").replace("exact value", "best play", 1)
@@ -1308,6 +1323,7 @@ def solved_best(rules: Rules, setup: CombatSetup) -> SolvedCombat:
 
 def why_no_exact(rules: Rules, setup: CombatSetup) -> str | None:
     """Why :func:`exact_combat` gives no value for this setup; None when it gives one."""
+    setup = with_rules_policy(rules, setup)
     if setup.deck.size > MAX_EXACT_CARDS:
         return (f"exact value unavailable because the deck has {setup.deck.size} cards; "
                 f"the exact solver handles decks of up to {MAX_EXACT_CARDS}")
@@ -1359,8 +1375,6 @@ def advise(rules: Rules, setup: CombatSetup, enemy_health: int, seen: Any = ()) 
     the discard pile); ``setup`` gives your health, ammo, damage bonus and VP, the enemy and the
     objective (``win`` by default); no attack has been made yet (the turn limit counts from now).
     """
-    import dataclasses
-
     whole("enemy_health", enemy_health, 1, MAX_HEALTH)
     setup = dataclasses.replace(setup, policy="best", objective=setup.objective or "win")
     if setup.deck.size > MAX_EXACT_CARDS:
