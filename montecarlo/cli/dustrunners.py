@@ -171,8 +171,8 @@ def combat(
     montecarlo odds dustrunners --enemy road-raiders --vehicle interceptor
     montecarlo odds dustrunners --enemy war-rig --second-card --vehicle hauler --policy just_enough
     montecarlo odds dustrunners --deck illustrative-12 --enemy-die 3 --enemy-stars 2 --health 6 --ammo 4
-    montecarlo odds dustrunners --card-counts "critical hit=0" --enemy spybot --health 5 --ammo 3
     montecarlo odds dustrunners --deck illustrative-12 --enemy war-rig --vehicle interceptor --policy best
+    montecarlo odds dustrunners --card-counts "critical hit=0" --enemy spybot --health 5 --ammo 3
     """
     if objective is None and policy == "best":
         objective = "win"
@@ -356,8 +356,8 @@ def advise(
     attacks; --enemy-health is its health now).
 
     Examples:
-    montecarlo dustrunners advise --enemy road-raiders --vehicle interceptor --enemy-health 4
     montecarlo dustrunners advise --enemy war-rig --health 3 --ammo 3 --enemy-health 5 --seen "double tap"
+    montecarlo dustrunners advise --enemy-health 4 --enemy war-rig --vehicle scout
     """
     import json
 
