@@ -357,8 +357,8 @@ def test_safer_judges_a_small_deck_by_the_exact_value_of_best_play():
     rules = GAME.rules()
 
     def best(enemy, second):
-        one = cb.CombatSetup(setup.deck, enemy, setup.health, setup.ammo, setup.damage_bonus, second, setup.vp,
-                             "best", "never", objective="win")
+        one = cb.CombatSetup(setup.deck, enemy, setup.health, setup.ammo, setup.damage_bonus, second,
+                             setup.vp, "best", "never", objective="win")
         return cb.exact_combat(rules, one)["player_win"]
 
     bar = sum(best(e, True) for e in setup.enemies) / len(setup.enemies)
