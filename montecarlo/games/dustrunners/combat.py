@@ -1116,9 +1116,24 @@ class ExactCombat:
 
     def _attack(self, acc, spend, pile, disc, eh, ph, ammo, vp, attacks, player_first) -> None:
         """Add your attack with ``spend`` ammo, and what follows, to ``acc``."""
-        for (p2, damage, vp_spent), p in self._mine(pile, disc, spend, eh, vp).items():
-            self._after(acc, p, p2, eh - damage, ph, ammo - spend, vp - vp_spent, attacks, player_first,
-                        spent=spend, vp_spent=vp_spent)
+        outcomes = self._mine(pile, disc, spend, eh, vp)
+        self.work += len(outcomes)
+        left, following = ammo - spend, attacks + 1
+        value, loot = self._value, self._loot
+        for (p2, damage, vp_spent), p in outcomes.items():  # _after, inlined: your health is unchanged
+            acc[_AMMO_SPENT] += p * spend
+            acc[_VP_SPENT] += p * vp_spent
+            acc[_ATTACKS] += p
+            if eh - damage <= 0:
+                acc[_WIN] += p
+                acc[_HEALTH_LEFT] += p * ph
+                spent, steps, bonus = loot(p2, vp - vp_spent)
+                acc[_VP_SPENT] += p * spent
+                acc[_RAIDER_STEPS] += p * steps
+                acc[_BONUS_LOOT] += p * bonus
+                continue
+            v = value(p2, eh - damage, ph, left, vp - vp_spent, following, player_first)
+            acc[:] = [a + p * b for a, b in zip(acc, v)]
 
     def _best(self, key, pile, disc, cap, eh, ph, ammo, vp, attacks, player_first) -> list[float]:
         """Best play at your attack: every ammo 0..cap valued, the best kept (ties: the least ammo)."""
