@@ -53,7 +53,7 @@ BRUTE = [
 def test_the_optimum_is_the_best_of_every_policy(case):
     limit, setup = case
     rules = Rules(turn_limit=limit)
-    solved = ExactCombat(rules, setup)
+    solved = ExactCombat(rules, setup, prune=False)  # every option of every state valued
     best = solved.solve()["objective"]
     states = list(solved.option_values)
     count = math.prod(len(solved.option_values[s]) for s in states)
@@ -66,6 +66,21 @@ def test_the_optimum_is_the_best_of_every_policy(case):
     assert best == pytest.approx(found, rel=1e-12, abs=1e-12)
     played = ExactCombat(rules, setup, choose=lambda state, cap: solved.policy[state]).solve()
     assert played == pytest.approx(solved.solve(), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("values", [
+    {"enemy": "spybot", "vehicle": "interceptor", "objective": "win"},
+    {"enemy": "road raiders", "vehicle": "hauler", "objective": "keep:0"},
+    {"enemy": "scavenger buggy", "vehicle": "interceptor", "objective": "win", "redraw": "all", "vp": 4},
+], ids=lambda v: v["enemy"])
+def test_skipping_options_that_could_only_tie_changes_nothing(values):
+    """Best play stops valuing a state's options once one reaches the most the objective can give
+    there; the values and the policy played are those of valuing them all."""
+    setup = parse_combat({"deck": "illustrative-12", "policy": "best", **values})
+    pruned, full = ExactCombat(Rules(), setup), ExactCombat(Rules(), setup, prune=False)
+    assert pruned.solve() == pytest.approx(full.solve(), rel=1e-12, abs=1e-12)
+    assert all(full.policy[state] == chosen for state, chosen in pruned.policy.items())
+    assert len(pruned.memo) <= len(full.memo)
 
 
 FIXED = ("all_in", "just_enough", "fixed:1", "fixed:2", "fixed:3")  # fixed:4 is all_in with 4 ammo or less

@@ -983,12 +983,15 @@ class ExactCombat:
     the draw pile's composition, so the player counts cards. The recursion is a backward
     induction over an acyclic process (attacks only add up), so the value is exact: the
     expected objective of the policy recorded in ``policy`` (state -> ammo), whose options'
-    values are in ``option_values``. ``choose(state, cap) -> ammo`` plays any other policy
+    values are in ``option_values``. A state stops valuing its options once one reaches the
+    most the objective can give there (a sure win with nothing lost: a later option could only
+    tie); ``prune=False`` values them all. ``choose(state, cap) -> ammo`` plays any other policy
     instead (the tests value every deterministic policy of a tiny deck with it).
     """
 
     def __init__(self, rules: Rules, setup: CombatSetup, max_states: int = MAX_EXACT_STATES,
-                 choose: Callable[[tuple, int], int] | None = None, max_work: int | None = None) -> None:
+                 choose: Callable[[tuple, int], int] | None = None, max_work: int | None = None,
+                 prune: bool = True) -> None:
         self.rules, self.setup = rules, setup
         deck = setup.deck
         self.cards = deck.cards
@@ -1002,6 +1005,11 @@ class ExactCombat:
         self.max_work = MAX_EXACT_WORK if max_work is None else max_work
         self.work = 0
         self.choose = choose
+        # best play skips the ammo left to value at a state once an option reaches the most the
+        # objective can give there (a sure win, nothing lost): the later ones could only tie, and
+        # a tie goes to the least ammo. ``valued_in_full``: a state whose every option is valued.
+        self.prune = prune
+        self.valued_in_full: tuple | None = None
         self.best = setup.policy == "best" and choose is None
         self.policy: dict[tuple, int] = {}  # best play: state -> ammo (state as in _value's memo)
         self.option_values: dict[tuple, tuple[float, ...]] = {}  # best play: state -> value per ammo
@@ -1138,15 +1146,20 @@ class ExactCombat:
     def _best(self, key, pile, disc, cap, eh, ph, ammo, vp, attacks, player_first) -> list[float]:
         """Best play at your attack: every ammo 0..cap valued, the best kept (ties: the least ammo)."""
         options, worths = [], []
+        chosen = 0
+        most = [0.0] * _W  # a sure win with all your health and ammo kept: no option does better
+        most[_WIN], most[_HEALTH_LEFT] = 1.0, float(ph)
+        top = self.worth(tuple(most), ammo)
         for spend in range(cap + 1):
             acc = [0.0] * _W
             self._attack(acc, spend, pile, disc, eh, ph, ammo, vp, attacks, player_first)
             options.append(acc)
             worths.append(self.worth(tuple(acc), ammo))
-        chosen = 0
-        for spend, w in enumerate(worths):
-            if w > worths[chosen] + TIE_TOLERANCE * max(1.0, abs(worths[chosen])):
+            if worths[spend] > worths[chosen] + TIE_TOLERANCE * max(1.0, abs(worths[chosen])):
                 chosen = spend
+            if self.prune and key != self.valued_in_full and top <= worths[chosen] + TIE_TOLERANCE * max(
+                    1.0, abs(worths[chosen])):
+                break  # no later option can beat it by more than the tie tolerance: it is chosen
         self.policy[key] = chosen
         self.option_values[key] = tuple(worths)
         return options[chosen]
@@ -1399,6 +1412,7 @@ def advise(rules: Rules, setup: CombatSetup, enemy_health: int, seen: Any = ()) 
     pile = tuple(c - o for c, o in zip(setup.deck.counts, out))
     solver = ExactCombat(rules, setup, max_work=MAX_BEST_WORK)
     key = (pile, enemy_health, setup.health, setup.ammo, setup.vp, 0, True)
+    solver.valued_in_full = key
     try:
         solver._value(*key)
     except ChainTooLarge:
