@@ -6,6 +6,7 @@ comma-separated equipment), the answer is printed with its exact values beside t
 :mod:`montecarlo.cli.dune1984` registers them.
 """
 
+import dataclasses
 import json
 from typing import Annotated, Optional
 
@@ -28,6 +29,24 @@ Guile = Annotated[
 Guiles = Annotated[
     Optional[str], typer.Option(help="Comma-separated Guile per character (default: their own, or 3).")
 ]
+Policy = Annotated[
+    Optional[str],
+    typer.Option(
+        "--policy",
+        help="Who takes the damage: weakest_first (default), strongest_first, best (the attacker chooses, "
+        "solved exactly for --objective; the defender weakest_first) or defender:best (the reverse).",
+    ),
+]
+ObjectiveOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--objective",
+        help="Report the metric objective: win (the deciding side's chance to win; the attacker's unless "
+        "defender:best). The default under --policy best.",
+    ),
+]
+POLICIES = {"weakest_first": "weakest_first", "strongest_first": "strongest_first", "best": "best",
+            "attacker:best": "best", "defender:best": "defender_best"}
 _ONE = "Strength 1..6 or a character name, e.g. Paul, 'Duke Leto' (montecarlo dune1984 characters)."
 _MANY = "1..3 comma-separated Strengths or character names, e.g. 4,3 or Paul,Chani."
 
@@ -104,13 +123,44 @@ def warn_same_house(setup) -> None:
                 )
 
 
-def _ask(question: str, run: RunOptions, settings=None, **values):
+def _ask(question: str, run: RunOptions, settings=None, overrides=None, **values):
     from montecarlo.registry import get_game
 
-    setup = get_game("dune1984").question(question).setup(values)  # checked, and warned, before the run
+    game = get_game("dune1984")
+    setup = game.question(question).setup(values)  # checked, and warned, before the run
     warn_same_house(setup)
+    if overrides:
+        _check_best(game.rules(run.variant, overrides), setup)
     settings = settings or run.settings(f"dune1984 {question}")
-    return ask("dune1984", question, setup, variants=run.variant, settings=settings)
+    return ask("dune1984", question, setup, variants=run.variant, overrides=overrides, settings=settings)
+
+
+def _designation(policy: Optional[str]) -> dict[str, str]:
+    """``--policy`` as a rule override of ``designation`` (none when not given)."""
+    if policy is None:
+        return {}
+    key = "".join(policy.lower().replace("-", "_").split())
+    if key not in POLICIES:
+        raise InputError(
+            f"unknown policy {policy!r}; known: weakest_first, strongest_first, best (attacker:best), "
+            "defender:best"
+        )
+    return {"designation": POLICIES[key]}
+
+
+def _check_best(rules, setup) -> None:
+    """Under best play: one line (exit 2) when the deciding side has one character, so nothing to
+    choose, before any simulation."""
+    from montecarlo.games.dune1984.fights import chooser
+
+    side = chooser(rules)
+    if side is None:
+        return
+    name = ("attacker", "defender")[side]
+    if len(_as_tuple(getattr(setup, name))) < 2:
+        raise InputError(
+            f"best play: the {name} fights with one character, so there is no choice of who takes the damage"
+        )
 
 
 def _notes(answer, run: RunOptions) -> None:
@@ -168,18 +218,33 @@ def fight(
     defender_equipment: Kit = None,
     attacker_guile: Guiles = None,
     defender_guile: Guiles = None,
+    policy: Policy = None,
+    objective: ObjectiveOption = None,
 ) -> None:
     """Odds of a fight with several characters a side (summed Strength, one designated to take damage).
+
+    With --policy best the attacker chooses which of its characters takes the damage (under
+    fight_to_last, the next one each time it falls), exactly for its chance to win; every metric is
+    then that of best play, and the metric objective is the optimum. The defender keeps its policy
+    (weakest_first): a best response, not an equilibrium. --policy defender:best: the reverse.
 
     Examples:
 
       montecarlo dune1984 fight --attacker 4,3 --defender 5
 
       montecarlo dune1984 fight -a Paul,Chani -d Rabban,Feyd -v fight_to_last
+
+      montecarlo dune1984 fight -a 3,1 -d 2,2 --policy best
     """
+    overrides = _designation(policy)
+    if objective is None and overrides.get("designation") in ("best", "defender_best"):
+        objective = "win"
     answer = _ask(
         "fight",
         run,
+        None,
+        overrides,
+        objective=objective,
         attacker=attacker,
         defender=defender,
         attacker_equipment=attacker_equipment,
@@ -188,16 +253,27 @@ def fight(
         defender_guile=defender_guile,
     )
     rules = answer.rules
+    if not answer.setup.objective:  # the metric objective only where it is asked for
+        asked = {k: m for k, m in answer.metrics.items() if k != "objective"}
+        answer = dataclasses.replace(answer, metrics=asked)
     emit(
         answer,
         run,
         _title("fight", answer.setup)
-        + f"; {rules.designation.replace('_', ' ')}"
+        + f"; {_designation_text(rules.designation)}"
         + (", fight to the last" if rules.fight_to_last else "")
         + _dice_reading(answer.setup, rules),
         setup_extra=named_characters(answer.setup),
     )
     _notes(answer, run)
+
+
+def _designation_text(designation: str) -> str:
+    if designation == "best":
+        return "attacker designates by best play (for win, solved exactly), defender weakest first"
+    if designation == "defender_best":
+        return "defender designates by best play (for win, solved exactly), attacker weakest first"
+    return designation.replace("_", " ")
 
 
 def _dice_reading(setup, rules) -> str:

@@ -14,7 +14,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from montecarlo.analysis import ask
-from montecarlo.cli.common import RunOptions, emit, parse_name_list, run_command
+from montecarlo.cli.common import RunOptions, cli_errors, emit, parse_name_list, run_command
+from montecarlo.errors import InputError
 
 app = typer.Typer(help="Dustrunners (solo card game): combats and campaigns on a resolution deck.",
                   no_args_is_help=True)
@@ -64,7 +65,12 @@ Ammo = _opt("--ammo", "Your ammo (overrides --vehicle).", "You")
 Bonus = _opt("--damage-bonus", "Your vehicle's damage bonus (overrides --vehicle).", "You")
 Vp = _opt("--vp", "Victory points at the start, for redraws (default: the --vehicle's stars; "
           "required with a redraw policy and no --vehicle).", "You")
-Policy = _opt("--policy", "Ammo per attack: all_in, fixed:N or just_enough.", "Policies", str)
+Policy = _opt("--policy", "Ammo per attack: all_in, fixed:N, just_enough, or best (combat only: 0..min(ammo, "
+              "4) chosen at every attack for --objective, counting the cards seen; solved exactly, decks of "
+              "up to 16 cards).", "Policies", str)
+Objective = _opt("--objective", "What the play is judged by, reported as the metric objective: win (P(you "
+                 "win); the default of best play) or keep:W (W x win + health left + ammo left / 2).",
+                 "Policies", Optional[str])
 Redraw = _opt("--redraw", "VP redraw policy: never, all, or uses joined by commas: initiative (the "
               "enemy's health card when it gives the raiders the initiative), finish (a skull-less card "
               "of your attack while it falls short), when_losing (the worst card of a lethal raider "
@@ -86,6 +92,21 @@ Fights = _opt("--fights", "Combats in the campaign (1..12).", "Campaign", int)
 MaxHealth = _opt("--max-health", "Health cap for loot (default: starting health).", "You")
 MaxAmmo = _opt("--max-ammo", "Ammo cap for loot (default: starting ammo).", "You")
 Exploration = _opt("--exploration", "Which exploration card to fight: first, or safer.", "Policies", str)
+
+
+def _checked_combat(values: dict, variants: Any) -> Any:
+    """The combat setup, checked; under --policy best solved before any simulation (one line and
+    exit 2 when there is nothing to decide or the combat is too large to solve)."""
+    from montecarlo.games.dustrunners.combat import solved_best
+    from montecarlo.registry import get_game
+
+    game = get_game("dustrunners")
+    setup = game.question("combat").setup(values)
+    if setup.policy == "best":
+        if setup.ammo == 0:
+            raise InputError("best play: with no ammo there is no choice of ammo to make")
+        solved_best(game.rules(variants), setup)
+    return setup
 
 
 def _drop_none(values: dict) -> dict:
@@ -137,28 +158,43 @@ def combat(
     vp: Vp = None,
     policy: Policy = "all_in",
     redraw: Redraw = "never",
+    objective: Objective = None,
 ) -> None:
     """One combat: win odds, health lost, ammo spent, raider steps, VP gained, stalemates.
+
+    With --policy best you choose the ammo of every attack (0 deals the damage bonus alone)
+    knowing which cards are left in the draw pile, exactly for --objective (default win): every
+    metric is then that of best play and the metric objective is the optimum. The VP redraws keep
+    the --redraw policy. With a fixed policy --objective reports that policy's objective.
 
     Examples:
     montecarlo odds dustrunners --enemy road-raiders --vehicle interceptor
     montecarlo odds dustrunners --enemy war-rig --second-card --vehicle hauler --policy just_enough
     montecarlo odds dustrunners --deck illustrative-12 --enemy-die 3 --enemy-stars 2 --health 6 --ammo 4
+    montecarlo odds dustrunners --deck illustrative-12 --enemy war-rig --vehicle interceptor --policy best
     montecarlo odds dustrunners --card-counts "critical hit=0" --enemy spybot --health 5 --ammo 3
     """
+    if objective is None and policy == "best":
+        objective = "win"
     setup = _drop_none({
         "deck": deck, "card_counts": card_counts, "enemy": enemy, "second_card": second_card or None,
         "enemy_die": enemy_die, "enemy_stars": enemy_stars, "enemy_kind": enemy_kind,
         "enemy_radiation": enemy_radiation, "enemy_moon": enemy_moon, "vehicle": vehicle, "health": health,
         "ammo": ammo, "damage_bonus": damage_bonus, "vp": vp, "policy": policy, "redraw": redraw,
+        "objective": objective,
     })
-    answer = ask("dustrunners", "combat", setup, variants=run.variant, settings=run.settings())
+    checked = _checked_combat(setup, run.variant)
+    answer = ask("dustrunners", "combat", checked, variants=run.variant, settings=run.settings())
+    if not checked.objective:  # the metric objective only where it is asked for
+        asked = {k: m for k, m in answer.metrics.items() if k != "objective"}
+        answer = dataclasses.replace(answer, metrics=asked)
     s = answer.setup
     e = s.enemy
     foe = f"{e.name} ({'second' if s.second_card else 'first'} card: die {s.enemy_die}, "
     spy = ", spybot" if e.kind == "spybot" else ""
     foe += f"{e.radiation} radiation)" if e.kind == "mutant" else f"{e.stars} stars{spy})"
-    title = (f"Dustrunners combat: {foe} vs {_you(s)}; policy {s.policy}, redraw {s.redraw}; "
+    shown = f"best (for {s.objective}, solved exactly)" if s.policy == "best" else s.policy
+    title = (f"Dustrunners combat: {foe} vs {_you(s)}; policy {shown}, redraw {s.redraw}; "
              f"deck {s.deck.short_label()}")
     note = _exact_note(answer)
     emit(answer, run, title, extra={"deck": s.deck.label(), "deck_file": s.deck.file,
@@ -279,3 +315,91 @@ def road(
 
 
 ODDS = combat
+
+
+EnemyHealth = _opt("--enemy-health", "The enemy's health now.", "Enemy", int)
+Seen = _opt("--seen", "Cards seen since the last shuffle, comma-separated card names (repeat a name for "
+            "each copy seen): they are out of the draw pile.", "Deck", Optional[str])
+
+
+@app.command("advise")
+@cli_errors
+def advise(
+    enemy_health: EnemyHealth,
+    deck: Deck = "illustrative-12",
+    card_counts: Counts = None,
+    seen: Seen = None,
+    enemy: EnemyName = None,
+    second_card: SecondCard = False,
+    enemy_die: EnemyDie = None,
+    enemy_stars: EnemyStars = None,
+    enemy_kind: EnemyKind = None,
+    enemy_radiation: EnemyRadiation = None,
+    enemy_moon: EnemyMoon = None,
+    vehicle: Vehicle = None,
+    health: Health = None,
+    ammo: Ammo = None,
+    damage_bonus: Bonus = None,
+    vp: Vp = None,
+    redraw: Redraw = "never",
+    objective: Objective = None,
+    variant: Annotated[
+        Optional[list[str]], typer.Option("--variant", "-v", help="Rule variant (repeatable).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """How much ammo to spend on your attack now: the value of each choice, best first, exactly.
+
+    The draw pile is the deck less the --seen cards (the others are in the discard pile); best
+    play follows whatever you choose now, for --objective (default win). The enemy attacks with
+    the rules of the combat command (a shipped --enemy, or --enemy-die/--enemy-stars for its
+    attacks; --enemy-health is its health now).
+
+    Examples:
+    montecarlo dustrunners advise --enemy war-rig --health 3 --ammo 3 --enemy-health 5 --seen "double tap"
+    montecarlo dustrunners advise --enemy-health 4 --enemy war-rig --vehicle scout
+    """
+    import json
+
+    from montecarlo.games.dustrunners.combat import advise as solve_advice
+    from montecarlo.registry import get_game
+
+    if enemy is None and enemy_die is None:
+        enemy_die = 0  # the die of the enemy card only sets its starting health, given here
+    values = _drop_none({
+        "deck": deck, "card_counts": card_counts, "enemy": enemy, "second_card": second_card or None,
+        "enemy_die": enemy_die, "enemy_stars": enemy_stars, "enemy_kind": enemy_kind,
+        "enemy_radiation": enemy_radiation, "enemy_moon": enemy_moon, "vehicle": vehicle, "health": health,
+        "ammo": ammo, "damage_bonus": damage_bonus, "vp": vp, "policy": "best", "redraw": redraw,
+        "objective": objective or "win",
+    })
+    game = get_game("dustrunners")
+    setup = game.question("combat").setup(values)
+    if setup.ammo == 0:
+        raise InputError("advise: with no ammo there is no choice of ammo to make")
+    rules = game.rules(tuple(variant or ()))
+    advice = solve_advice(rules, setup, enemy_health, seen or "")
+    what = "win" if advice.objective == "win" else f"expected {advice.objective}"
+    if json_out:
+        typer.echo(json.dumps({
+            "game": "dustrunners", "question": "advise", "objective": advice.objective,
+            "deck_file": setup.deck.file, "enemy": setup.enemy.name, "enemy_health": enemy_health,
+            "health": setup.health, "ammo": setup.ammo, "damage_bonus": setup.damage_bonus, "vp": setup.vp,
+            "redraw": setup.redraw, "draw_pile": dict(advice.pile), "best_ammo": advice.best,
+            "options": [{"ammo": k, "value": v} for k, v in advice.options],
+        }))
+        return
+    left = ", ".join(f"{n} x{c}" for n, c in advice.pile if c) or "empty (the discard pile is shuffled)"
+    typer.echo(f"Your attack against {setup.enemy.name} (health {enemy_health} now) with {_you(setup)}; "
+               f"deck {setup.deck.short_label()}")
+    typer.echo(f"draw pile: {left}")
+    first, *rest = advice.options
+    words = f"Spend {first[0]} ammo: {what} {first[1]:.4f}"
+    words += "".join(f"; {k} ammo: {v:.4f}" for k, v in rest)
+    typer.echo(words + ".")
+    close = 1e-12 * max(1.0, abs(first[1]))
+    tie = [k for k, v in advice.options if abs(v - first[1]) <= close and k != first[0]]
+    if tie:
+        typer.echo(f"(as good: {', '.join(map(str, tie))} ammo; the least ammo is advised)")
+    judged = "P(you win)" if advice.objective == "win" else what
+    typer.echo(f"exact, with best play after this attack ({judged}; redraws: {setup.redraw})")

@@ -182,3 +182,48 @@ def test_fight_run_line_names_the_dice_reading_above_six_strength():
     assert "a lost round sets aside 1 die (set_aside_die)" in " ".join(literal.stdout.split())
     small = run("dune1984", "fight", "-a", "3,2", "-d", "5", "-n", "2000", "-q")
     assert "set aside" not in small.stdout and "min(6" not in small.stdout
+
+
+def fight_json(*args: str) -> dict:
+    result = run("dune1984", "fight", *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_fight_under_best_play_reports_the_objective_and_its_exact_optimum():
+    data = fight_json("-a", "3,1", "-d", "2,2", "--policy", "best", "-n", "20000", "--seed", "4")
+    best = exact(Rules(designation="best"), FightSetup([3, 1], [2, 2]))
+    assert data["rules"]["designation"] == "best" and data["setup"]["objective"] == "win"
+    assert data["metrics"]["objective"]["exact"] == pytest.approx(best["objective"])
+    assert data["metrics"]["objective"]["exact"] > exact(Rules(), FightSetup([3, 1], [2, 2]))["attacker_win"]
+    assert_json_agrees(data)
+
+
+def test_a_fixed_designation_with_an_objective_reports_it_too():
+    data = fight_json("-a", "3,1", "-d", "2,2", "--objective", "win", "-n", "5000")
+    assert data["metrics"]["objective"]["exact"] == pytest.approx(data["metrics"]["attacker_win"]["exact"])
+    assert "objective" not in fight_json("-a", "3,1", "-d", "2,2", "-n", "2000")["metrics"]
+
+
+def test_the_defender_may_play_best():
+    data = fight_json("-a", "3", "-d", "2,2,1", "--policy", "defender:best", "-n", "5000")
+    win = data["metrics"]["attacker_win"]["exact"]
+    assert data["metrics"]["objective"]["exact"] == pytest.approx(1 - win)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--policy", "best", "--objective", "keep:1"), "objective must be win"),
+        (("--objective", "trade:x"), "objective must be win"),
+        (("--policy", "bestest"), "unknown policy"),
+    ],
+)
+def test_bad_best_play_input_is_one_line_and_exit_2(args, message):
+    result = run("dune1984", "fight", "-a", "3,1", "-d", "2,2", *args)
+    assert result.exit_code == 2 and message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_best_play_with_one_character_has_nothing_to_decide():
+    result = run("dune1984", "fight", "-a", "4", "-d", "2,2", "--policy", "best")
+    assert result.exit_code == 2 and "no choice of who takes the damage" in result.output

@@ -128,3 +128,56 @@ def test_road_names_both_illustrative_decks_and_the_starting_vp():
     assert data["extra"]["exploration_deck_file"].endswith("illustrative-exploration.toml")
     bad = runner.invoke(cli.app, ["road", "--health", "4", "--redraw", "loot"])
     assert bad.exit_code == 2 and "starting VP" in bad.stderr
+
+
+SMALL = ("--deck", "illustrative-12", "--enemy", "war-rig", "--vehicle", "interceptor")
+
+
+def test_best_play_reports_every_metric_and_the_objective_with_its_optimum():
+    from montecarlo.games.dustrunners.combat import exact_combat, parse_combat
+    from montecarlo.games.dustrunners.rules import Rules
+
+    data = as_json(odds(*SMALL, "--policy", "best", "--objective", "keep:10", "-n", "20000", "--json"))
+    assert data["setup"]["policy"] == "best" and data["setup"]["objective"] == "keep:10"
+    objective = data["metrics"]["objective"]
+    values = {"deck": "illustrative-12", "enemy": "war rig", "vehicle": "interceptor", "objective": "keep:10"}
+    optimum = exact_combat(Rules(), parse_combat({**values, "policy": "best"}))["objective"]
+    assert objective["exact"] == pytest.approx(optimum)
+    assert abs(objective["estimate"] - objective["exact"]) <= 4.5 * objective["se"]
+    fixed = as_json(odds(*SMALL, "--objective", "keep:10", "-n", "2000", "--json"))["metrics"]["objective"]
+    assert fixed["exact"] <= optimum + 1e-12
+    assert "objective" not in as_json(odds(*SMALL, "-n", "2000", "--json"))["metrics"]
+    assert as_json(odds(*SMALL, "--policy", "best", "-n", "2000", "--json"))["setup"]["objective"] == "win"
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--objective", "keep:x"), "objective must be win or keep:W"),
+    (("--objective", "keep:-1"), "objective must be win or keep:W"),
+    (("--policy", "best", "--objective", "trade:2"), "objective must be win or keep:W"),
+    (("--policy", "best", "--ammo", "0"), "no choice of ammo"),
+])
+def test_bad_best_play_input_is_one_line_and_exit_2(args, message):
+    result = odds(*SMALL, *args)
+    assert result.exit_code == 2 and message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_best_play_on_a_large_deck_is_refused_in_one_line():
+    result = odds("--enemy", "war-rig", "--vehicle", "interceptor", "--policy", "best")
+    assert result.exit_code == 2 and "best play unavailable because the deck has 30 cards" in result.output
+
+
+def test_advise_in_words_and_json():
+    args = ["advise", "--enemy", "war-rig", "--vehicle", "interceptor", "--enemy-health", "2",
+            "--seen", "double tap, double-tap, head-on crash"]
+    text = runner.invoke(cli.app, args)
+    assert text.exit_code == 0, text.output
+    pile = "draw pile: empty road x2, dust cloud x2, glancing hit x2, side swipe x2, head-on crash x1"
+    assert pile in text.output
+    assert "Spend " in text.output and " ammo: win " in text.output
+    data = as_json(runner.invoke(cli.app, [*args, "--json"]))
+    values = [o["value"] for o in data["options"]]
+    assert values == sorted(values, reverse=True) and data["best_ammo"] == data["options"][0]["ammo"]
+    assert {o["ammo"] for o in data["options"]} == {0, 1, 2, 3, 4}
+    bad = runner.invoke(cli.app, [*args[:-1], "sandworm"])
+    assert bad.exit_code == 2 and "no card named 'sandworm'" in bad.output

@@ -57,7 +57,7 @@ BAD_SETUPS = [
     (
         "fight",
         {"attacker": [4], "defender": [5], "x": 3},
-        f"fight setup: unknown field(s) x; known: {DUEL_FIELDS}",
+        f"fight setup: unknown field(s) x; known: {DUEL_FIELDS}, objective",
     ),
     (
         "fight",

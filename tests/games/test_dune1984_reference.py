@@ -120,7 +120,7 @@ DUEL_GRIDS = {
     ),
 }
 # Variants that act only in multi-character fights still run a duel grid: they must change nothing there.
-for _variant in ("fight_to_last", "strongest_first", "set_aside_die"):
+for _variant in ("fight_to_last", "strongest_first", "set_aside_die", "best_play", "defender_best_play"):
     DUEL_GRIDS[_variant] = ([(1, 1), (3, 5), (6, 2), (6, 6)], [(NONE, NONE), (POISON, SWORD)], 400)
 
 
@@ -191,6 +191,13 @@ def test_fight_reference_matches_exact(variant):
 def test_fight_to_last_with_the_strongest_first():
     rules = GAME.rules(["fight_to_last", "strongest_first"])
     assert not compare(FIGHT, rules, fights(FIGHT_SIDES, FIGHT_KITS), 300, seed=3)
+
+
+@pytest.mark.parametrize("variant", ["best_play", "defender_best_play"])
+def test_best_play_to_the_last_with_the_set_aside_die(variant):
+    # the reference asks the solved policy at the state the table sees, every time a side designates
+    rules = GAME.rules([variant, "fight_to_last", "set_aside_die"])
+    assert not compare(FIGHT, rules, fights(FIGHT_SIDES, FIGHT_KITS), 300, seed=11)
 
 
 def test_set_aside_die_with_fight_to_last():

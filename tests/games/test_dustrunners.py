@@ -102,7 +102,8 @@ def test_stalemate_when_nobody_can_deal_damage():
     # Enemy health 2 + 2, raiders first; your 2 ammo go on your first attack; no win, no loot; the
     # raiders move "at the end of any combat": one card, 1 step.
     assert exact == {"player_win": 0, "player_lost": 0, "stalemate": 1, "health_lost": 0, "ammo_spent": 2,
-                     "raider_steps": 1, "vp_gained": 0, "radiation": 0, "attacks": 10, "bonus_loot": 0}
+                     "raider_steps": 1, "vp_gained": 0, "radiation": 0, "attacks": 10, "bonus_loot": 0,
+                     "objective": 0}
     assert (sim["raider_steps"] == 1).all() and ref["raider_steps"] == 1
 
 
@@ -352,7 +353,7 @@ def test_unknown_setup_field_message_in_full():
     with pytest.raises(InputError) as err:
         parse_combat({"enemy": "spybot", "health": 3, "colour": 2})
     known = ("ammo, card_counts, damage_bonus, deck, enemy, enemy_die, enemy_kind, enemy_moon, "
-             "enemy_radiation, enemy_stars, health, policy, redraw, second_card, vehicle, vp")
+             "enemy_radiation, enemy_stars, health, objective, policy, redraw, second_card, vehicle, vp")
     assert str(err.value) == f"combat setup: unknown field(s) colour; known: {known}"
 
 
@@ -460,7 +461,8 @@ def test_just_enough_on_a_deck_without_skulls_spends_all_it_may():
     ({"vp": 1000}, "vp must be an integer 0..999, got 1000"),
     ({"second_card": "yes"}, "second_card must be true or false, got 'yes'"),
     ({"second_card": 1}, "second_card must be true or false, got 1"),
-    ({"policy": "fixed:x"}, POLICY.format("fixed:x")),
+    ({"policy": "fixed:x"}, "policy must be all_in, just_enough, fixed:N (N = ammo per attack) or best, "
+     "got 'fixed:x'"),  # a single combat may also be played best
     ({"redraw": "always"}, "redraw must be never, all, or uses among initiative, finish, when_losing, loot, "
      "steps (comma-separated), got 'always'"),
 ])

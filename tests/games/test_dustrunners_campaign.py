@@ -348,3 +348,21 @@ def test_parse_campaign_errors_whole_message(values, message):
     with pytest.raises(InputError) as err:
         cp.parse_campaign(values)
     assert str(err.value) == message
+
+
+def test_safer_judges_a_small_deck_by_the_exact_value_of_best_play():
+    """On a deck the exact solver handles, a card's danger is its win chance under best play."""
+    setup = cp.parse_campaign({"deck": "illustrative-12", "vehicle": "interceptor", "exploration": "safer",
+                               "enemies": "road raiders, war rig, scavenger buggy"})
+    rules = GAME.rules()
+
+    def best(enemy, second):
+        one = cb.CombatSetup(setup.deck, enemy, setup.health, setup.ammo, setup.damage_bonus, second,
+                             setup.vp, "best", "never", objective="win")
+        return cb.exact_combat(rules, one)["player_win"]
+
+    bar = sum(best(e, True) for e in setup.enemies) / len(setup.enemies)
+    assert cp.take_first(rules, setup) == tuple(best(e, False) >= bar for e in setup.enemies)
+    for e in setup.enemies:
+        args = (setup.health, setup.ammo, setup.damage_bonus, setup.vp, setup.policy, setup.redraw)
+        assert cp.win_chance(rules, setup.deck, e, False, *args) == best(e, False)

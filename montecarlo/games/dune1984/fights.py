@@ -50,11 +50,12 @@ from typing import Any, Mapping, NamedTuple
 import numpy as np
 
 from montecarlo.engine.chain_question import ChainQuestion
+from montecarlo.engine.decisions import Choice, Objective
 from montecarlo.engine.dice import highest_die_cdf
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass, is_whole, whole
 from montecarlo.games.dune1984.checks import MAX_GUILE, survival
-from montecarlo.games.dune1984.rules import CHARACTERS, DEFAULT_GUILE, Rules, character
+from montecarlo.games.dune1984.rules import BEST_DESIGNATIONS, CHARACTERS, DEFAULT_GUILE, Rules, character
 
 MAX_STRENGTH = 6  # the Strength track runs 1..6
 MAX_CHARACTERS = 3  # characters per side in a multi-character fight
@@ -143,6 +144,9 @@ class FightSetup:
         attacker_equipment, defender_equipment: the side's equipment, as in :class:`DuelSetup`.
         attacker_guile, defender_guile: one Guile per character (an int applies to all); default
             each character's own, or 3 for a plain Strength.
+        objective: ``"win"`` reports the metric ``objective`` (the deciding side's chance to win:
+            the attacker's, or the defender's under ``designation = "defender_best"``), under
+            whatever policy is played; ``""`` (default): not reported.
     """
 
     attacker: tuple[int | str, ...]
@@ -151,6 +155,7 @@ class FightSetup:
     defender_equipment: tuple[str, ...] = ()
     attacker_guile: tuple[int, ...] | None = None
     defender_guile: tuple[int, ...] | None = None
+    objective: str = ""
 
     def __post_init__(self) -> None:
         for side in SIDES:
@@ -162,6 +167,22 @@ class FightSetup:
             guiles = None if given is None else _listed(given, f"{side}_guile")
             _normalise(self, side, *_characters(side, items, guiles))
         _one_person_once(self.attacker, self.defender)
+        object.__setattr__(self, "objective", parse_objective(self.objective))
+
+
+OBJECTIVES = ("", "win")
+
+
+def parse_objective(text: Any) -> str:
+    """The objective of a fight: ``"win"`` (the deciding side's chance to win) or ``""`` (none asked).
+
+    >>> parse_objective(" Win "), parse_objective(None)
+    ('win', '')
+    """
+    key = "" if text is None else "".join(text.lower().split()) if isinstance(text, str) else None
+    if key not in OBJECTIVES:
+        raise InputError(f"objective must be win (the deciding side's chance to win), got {text!r}")
+    return key
 
 
 def _listed(value: Any, field: str = "attacker") -> list:
@@ -355,14 +376,41 @@ def _designate(strengths: tuple[int, ...], strongest: bool) -> int:
     return best
 
 
+CHOOSE = -1  # ``designated`` of the deciding side under best play: it is about to choose
+
+
+def chooser(rules: Rules) -> int | None:
+    """The side (0 attacker, 1 defender) that chooses its designated character exactly, or None."""
+    if rules.designation not in BEST_DESIGNATIONS:
+        return None
+    return 0 if rules.designation == "best" else 1
+
+
+def _pick(rules: Rules, side: int, strengths: tuple[int, ...]) -> int:
+    """The character ``side`` designates: by the fixed policy, or CHOOSE where it decides among
+    several living characters (best play; the side that does not decide designates its weakest)."""
+    if side == chooser(rules) and sum(v > 0 for v in strengths) > 1:
+        return CHOOSE
+    return _designate(strengths, rules.designation == "strongest_first")
+
+
+def option_name(index: int, strength: int) -> str:
+    """The name of the option "designate character ``index``" (0-based) of a best-play choice."""
+    return f"character {index + 1} (Strength {strength})"
+
+
+def option_index(name: str) -> int:
+    """The 0-based character of an option named by :func:`option_name`."""
+    return int(name.split()[1]) - 1
+
+
 @functools.lru_cache(maxsize=8192)
 def _start(rules: Rules, setup: DuelSetup | FightSetup) -> tuple[_Context, FightState]:
     (sa, ga, ka), (sd, gd, kd) = _sides(setup)
-    strongest = rules.designation == "strongest_first"
     ctx = _context(rules, (_dice(rules, ka), _dice(rules, kd)), (ga, gd))
     poison = ("poison" in ka) | ("poison" in kd) << 1
     dice = (min(sum(sa), ctx.dice[0][2]), min(sum(sd), ctx.dice[1][2]))
-    designated = (_designate(sa, strongest), _designate(sd, strongest))
+    designated = (_pick(rules, 0, sa), _pick(rules, 1, sd))
     return ctx, FightState((sa, sd), designated, poison, -1, 0, dice)
 
 
@@ -397,7 +445,7 @@ def _hit(ctx: _Context, state: FightState, target: int, poisoned: bool) -> Fight
     if side[i] == 0:
         if not ctx.rules.fight_to_last or not any(side):
             return FightState(strengths, designated, 0, END, lost, dice)
-        i = _designate(side, ctx.rules.designation == "strongest_first")
+        i = _pick(ctx.rules, target, side)
         designated = (i, designated[1]) if target == 0 else (designated[0], i)
     return FightState(strengths, designated, unused, pending, lost, dice)
 
@@ -406,11 +454,20 @@ ROLL, TIE = ("roll", "decisive"), ("roll", "tie")  # tags of a decisive roll and
 COUNTERS = {"rounds": "roll", "decisive_rounds": "decisive", "tied_rounds": "tie"}
 
 
-def _transitions(ctx: _Context, state: FightState) -> tuple[tuple[float, FightState, tuple[str, ...]], ...]:
-    """The next step from ``state``: a roll of both sides' dice, or a pending Poison check."""
-    _, designated, _, pending, _, dice = state
+def _transitions(ctx: _Context, state: FightState) -> Any:
+    """The next step from ``state``: a roll of both sides' dice, or a pending Poison check; under
+    best play, where the deciding side is to designate a character, a :class:`Choice` of its
+    living characters (in order: the first listed wins a tie)."""
+    strengths, designated, _, pending, _, dice = state
     if pending == END:
         return ()
+    if CHOOSE in designated:
+        side = designated.index(CHOOSE)
+        return Choice([
+            (option_name(i, v), [(1.0, state._replace(designated=_designating(designated, side, i)), ())])
+            for i, v in enumerate(strengths[side])
+            if v > 0
+        ])
     if pending >= 0:  # a Poison check: survive, or be eliminated
         keep = survival(ctx.rules, ctx.guiles[pending][designated[pending]])
         return ((keep, state._replace(pending=-1), ()), (1 - keep, _hit(ctx, state, pending, True), ()))
@@ -421,6 +478,32 @@ def _transitions(ctx: _Context, state: FightState) -> tuple[tuple[float, FightSt
     if ctx.rules.ties == "defender":
         return ((win_a, hit_d, ROLL), (win_d + tie, hit_a, ROLL))
     return ((win_a, hit_d, ROLL), (win_d, hit_a, ROLL), (tie, state, TIE))
+
+
+def _designating(designated: tuple[int, int], side: int, i: int) -> tuple[int, int]:
+    return (i, designated[1]) if side == 0 else (designated[0], i)
+
+
+OBJECTIVE_TEXT = "the deciding side's chance to win (the attacker's; the defender's under defender_best)"
+
+
+def _attacker_won(end: FightState) -> float:
+    return float(end.strengths[1][end.designated[1]] == 0)
+
+
+def _defender_won(end: FightState) -> float:
+    return float(end.strengths[1][end.designated[1]] != 0)
+
+
+def fight_objective(ctx: _Context) -> Objective:
+    """``win``: 1 when the deciding side wins (the attacker, unless the defender plays best)."""
+    defender = ctx.rules.designation == "defender_best"
+    won = _defender_won if defender else _attacker_won
+    return Objective(won, name="objective", description=OBJECTIVE_TEXT)
+
+
+def _asks_best(ctx: _Context) -> bool:
+    return chooser(ctx.rules) is not None
 
 
 def _outcome(question: str, ctx: _Context, end: FightState) -> dict[str, int | bool]:
@@ -445,7 +528,12 @@ def _outcome(question: str, ctx: _Context, end: FightState) -> dict[str, int | b
 
 
 def _question(question: str) -> ChainQuestion[_Context, FightState]:
-    """A duel or a fight on the chain engine: one chain per context, so solved states are shared."""
+    """A duel or a fight on the chain engine: one chain per context, so solved states are shared.
+
+    A fight reports the objective (the deciding side's chance to win) and, under a best
+    designation, plays the solved choice of characters; a duel has nothing to choose.
+    """
+    fight = question == "fight"
     return ChainQuestion(
         lambda rules, setup: _start(rules, setup)[1],
         _transitions,
@@ -453,6 +541,8 @@ def _question(question: str) -> ChainQuestion[_Context, FightState]:
         _METRICS[question],
         COUNTERS,
         context=lambda rules, setup: _start(rules, setup)[0],
+        objective=fight_objective if fight else None,
+        best_play=_asks_best if fight else None,
         cache_size=1024,
         home=(__name__, question.upper()),  # DUEL or FIGHT below
     )
@@ -479,12 +569,27 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
     (str_a, guile_a, kit_a), (str_d, guile_d, kit_d) = _sides(setup)
     strength, guile, kit = [list(str_a), list(str_d)], [guile_a, guile_d], [kit_a, kit_d]
     strongest = rules.designation == "strongest_first"
+    deciding = chooser(rules)
+    solved = deciding is not None and isinstance(setup, FightSetup)
+    policy = FIGHT.solution(rules, setup).policy if solved else {}
 
     def pick(side):  # the living character the policy designates (first listed on a tie)
         alive = [i for i, v in enumerate(strength[side]) if v > 0]
-        if strongest:
+        if side == deciding and len(alive) > 1:  # best play: the solved choice, asked of the state
+            return option_index(policy[decision_state(side)])
+        if strongest and deciding is None:
             return max(alive, key=lambda i: (strength[side][i], -i))
         return min(alive, key=lambda i: (strength[side][i], i))
+
+    def decision_state(side):  # the chain's state where ``side`` chooses, as the table sees it
+        dice = [in_play[s] if rules.set_aside_die else min(sum(strength[s]), cap(s)) for s in (0, 1)]
+        dice[side] = min(sum(strength[side]), cap(side))  # a side designating afresh counts its dice
+        chosen = [CHOOSE, CHOOSE]
+        chosen[1 - side] = designated[1 - side] if designated else pick(1 - side)
+        return FightState(
+            (tuple(strength[0]), tuple(strength[1])), (chosen[0], chosen[1]),
+            poison[0] | poison[1] << 1, -1, lost, (dice[0], dice[1]),
+        )
 
     def cap(side):  # at most 6 Strength dice, 5 if the Gom Jabbar die counts toward the 6
         return rules.max_dice - (1 if "gom_jabbar" in kit[side] and rules.gom_counts_toward_cap else 0)
@@ -508,9 +613,12 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
             else strength[side][designated[side]] == 0
         )
 
-    designated = [pick(0), pick(1)]
+    designated: list[int] = []
     in_play = [min(sum(strength[0]), cap(0)), min(sum(strength[1]), cap(1))]  # set_aside_die only
     poison = ["poison" in kit[0], "poison" in kit[1]]
+    lost = 0  # one bit per side that lost a character to Poison
+    first = pick(1 - (deciding or 0))  # the side that does not decide designates first
+    designated = [pick(0), first] if deciding != 1 else [first, pick(1)]
     rounds = tied = decisive = 0
     poisoned = False
     while not (out(0) or out(1)):
@@ -529,6 +637,7 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
             if strength[loser][victim] > 0 and not guile_check(guile[loser][victim]):
                 strength[loser][victim] = 0
                 poisoned = True
+                lost |= 1 << loser
         if strength[loser][victim] == 0 and any(strength[loser]) and rules.fight_to_last:
             designated[loser] = pick(loser)
             in_play[loser] = min(sum(strength[loser]), cap(loser))  # a new character: dice recounted
@@ -538,6 +647,7 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
     strength[w] = [min(v + rules.strength_gain, max(rules.max_strength, v)) if v else 0 for v in strength[w]]
     result = {
         "attacker_win": won,
+        "objective": float(won if rules.designation != "defender_best" else not won),
         "rounds": rounds,
         "decisive_rounds": decisive,
         "tied_rounds": tied,
@@ -580,6 +690,7 @@ _METRICS = {
     "fight": _COMMON
     + (
         Metric("attacker_survivors", "distribution", "attacker's characters still standing", _COUNTS),
+        # the objective (fight_objective) is added as a metric by the chain question
         Metric("defender_survivors", "distribution", "defender's characters still standing", _COUNTS),
         Metric(
             "attacker_strength_after", "mean", "attacker's total Strength after the fight (gain included)"
@@ -591,6 +702,12 @@ _METRICS = {
     ),
 }
 DUEL, FIGHT = _question("duel"), _question("fight")
+
+
+def applicable_fight(setup: FightSetup) -> tuple[str, ...]:
+    """Every fight metric, but ``objective`` only where the setup asks for one."""
+    names = tuple(m.name for m in _METRICS["fight"])
+    return names + ("objective",) if setup.objective else names
 simulate_duel, simulate_fight = DUEL.simulate, FIGHT.simulate  # the kernels, by the names tests use
 
 QUESTIONS = {
@@ -612,7 +729,8 @@ QUESTIONS = {
             "fight with one to three characters a side (summed Strength, one designated to take damage)"
         ),
         setup_type=FightSetup,
-        metrics=_METRICS["fight"],
+        metrics=_METRICS["fight"] + (Metric("objective", "mean", OBJECTIVE_TEXT),),
+        applicable=applicable_fight,
         simulate=FIGHT.simulate,
         exact=FIGHT.exact,
         why_no_exact=FIGHT.why_no_exact,

@@ -13,7 +13,8 @@ from montecarlo.errors import InputError
 from montecarlo.validate import whole
 
 TIE_RULES = ("reroll", "defender")
-DESIGNATION_POLICIES = ("weakest_first", "strongest_first")
+DESIGNATION_POLICIES = ("weakest_first", "strongest_first", "best", "defender_best")
+BEST_DESIGNATIONS = DESIGNATION_POLICIES[2:]  # one side chooses exactly; the other designates weakest_first
 GUILE_ROLLS = ("d6", "d8", "2d6")
 
 
@@ -31,7 +32,9 @@ class Rules:
     max_strength: int = 6  # the Strength track runs 1..6
     fight_to_last: bool = False  # variant: fight on with the next designated character
     set_aside_die: bool = False  # variant: a lost round sets aside 1 of the dice in play (literal)
-    designation: str = "weakest_first"  # policy: which character takes the damage
+    # which character takes the damage: a fixed policy, or "best" (the attacker chooses, solved
+    # exactly for its chance to win; the defender weakest_first) or "defender_best" (the reverse)
+    designation: str = "weakest_first"
     guile_roll: str = "d6"  # survive if roll <= Guile; variants "d8", "2d6" (<= 2 x Guile)
     spice_per_guile: int = 3  # 3 Spice buy +1 Guile for one attack
 
@@ -56,6 +59,8 @@ VARIANTS: dict[str, dict] = {
     "fight_to_last": {"fight_to_last": True},
     "set_aside_die": {"set_aside_die": True},
     "strongest_first": {"designation": "strongest_first"},
+    "best_play": {"designation": "best"},
+    "defender_best_play": {"designation": "defender_best"},
     "guile_check_d8": {"guile_roll": "d8"},
     "guile_check_2d6": {"guile_roll": "2d6"},
 }
@@ -70,6 +75,14 @@ VARIANT_DESCRIPTIONS: dict[str, str] = {
         " (the literal reading; default: dice = min(6, total Strength) every round)"
     ),
     "strongest_first": "a side designates its strongest character to take damage (default: weakest)",
+    "best_play": (
+        "the attacker chooses which character takes the damage to maximise its chance to win (solved"
+        " exactly; the defender designates its weakest)"
+    ),
+    "defender_best_play": (
+        "the defender chooses which character takes the damage to maximise its chance to win (solved"
+        " exactly; the attacker designates its weakest)"
+    ),
     "guile_check_d8": "Guile checks roll 1d8 (survive if roll <= Guile)",
     "guile_check_2d6": "Guile checks roll 2d6 (survive if roll <= 2 x Guile)",
 }

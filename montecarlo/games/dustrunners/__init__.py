@@ -33,6 +33,9 @@ GAME = Game(
         # every redraw use on the small deck, exact: the health card, your attack, the loot card
         ("combat", {"deck": "illustrative-12", "enemy": "road raiders", "vehicle": "interceptor",
                     "policy": "fixed:1", "redraw": "all", "vp": 4}),
+        # best play: the ammo of every attack chosen exactly, counting cards, for a keep objective
+        ("combat", {"deck": "illustrative-12", "enemy": "road raiders", "vehicle": "interceptor",
+                    "policy": "best", "objective": "keep:10"}),
         # the road: a Hauler choosing the safer card, spending VP on redraws, a raider close behind
         ("road", {"vehicle": "hauler", "rounds": 3, "exploration": "safer", "redraw": "all",
                   "raider_gap": 6}),

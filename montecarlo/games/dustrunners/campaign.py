@@ -6,8 +6,9 @@ policy decides which to fight: ``first`` always fights the first card (left die 
 ``safer`` fights the first card unless its win chance is below the average win chance against
 an enemy of the pool fought as a second card (right die value, bonus loot always), in which
 case it takes the second card unseen. Those win chances are judged once, for the vehicle's
-starting values and a fresh deck (from 20,000 simulated combats with a fixed seed), as a
-player's rough knowledge of the enemies.
+starting values and a fresh deck, as a player's knowledge of the enemies: exactly, under best
+play, where the deck is small enough for the exact solver (up to 16 cards); else from 20,000
+simulated combats with a fixed seed, under the setup's ammo policy.
 
 A win gives ``win_vp`` VP and the loot card's loot (health or ammo +1, up to the vehicle's
 maximum; fuel and modifications are counted only), and the enemy's bonus loot when the loot
@@ -117,12 +118,20 @@ def parse_campaign(values: Mapping[str, Any]) -> CampaignSetup:
 @functools.lru_cache(maxsize=256)
 def win_chance(rules: Rules, deck: Deck, enemy: Enemy, second: bool, health: int, ammo: int, bonus: int,
                vp: int, policy: str, redraw: str) -> float:
-    """A single combat's win chance from a fresh deck, from 20,000 trials with a fixed seed.
+    """A single combat's win chance from a fresh deck, as a player judges how dangerous a card is.
 
-    (Not the exact solver: on a 12-card deck it can take seconds per enemy; the policy needs only
-    a rough, reproducible judgement.)
+    Where the deck is small enough for the exact solver (and the combat solves within its
+    budget): the win chance under best play (the ammo of every attack chosen exactly for the win,
+    counting cards; the VP redraws as ``redraw``), exactly. Otherwise the win chance under the
+    setup's ammo ``policy``, from 20,000 trials with a fixed seed (a rough, reproducible
+    judgement).
     """
     setup = cb.CombatSetup(deck, enemy, health, ammo, bonus, second, vp, policy, redraw)
+    if deck.size <= cb.MAX_EXACT_CARDS:
+        best = cb._solved_best(rules, cb.CombatSetup(deck, enemy, health, ammo, bonus, second, vp, "best",
+                                                     redraw, objective="win"))
+        if best is not None:
+            return float(best.values["player_win"])
     out = cb.simulate_combat(rules, setup, SAFER_TRIALS, np.random.default_rng(SAFER_SEED))
     return float(out["player_win"].mean())
 
@@ -142,6 +151,7 @@ def take_first(rules: Rules, setup: CampaignSetup) -> tuple[bool, ...]:
 def reference_campaign(rules: Rules, setup: CampaignSetup, rng: np.random.Generator,
                        record: list | None = None) -> dict[str, Any]:
     """One campaign in plain Python: real piles of card objects carried from fight to fight."""
+    setup = cb.with_rules_policy(rules, setup, best=False)
     piles = cb.Piles.fresh(setup.deck, rules, rng, record)
     me = cb.Fighter(setup.health, setup.ammo, setup.vp)
     fight_first = take_first(rules, setup)
@@ -184,6 +194,7 @@ def reference_campaign(rules: Rules, setup: CampaignSetup, rng: np.random.Genera
 def simulate_campaign(rules: Rules, setup: CampaignSetup, n: int,
                       rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``n`` campaigns; trials still alive fight on, the deck state of each carried over."""
+    setup = cb.with_rules_policy(rules, setup, best=False)
     t = cb.tables(setup.deck)
     b = cb.fresh_batch(t, n)
     b.ph[:] = setup.health

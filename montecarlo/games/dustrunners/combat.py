@@ -38,15 +38,18 @@ count in the draw pile, which is drawing without replacement from a uniformly sh
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from montecarlo.engine.chain import ChainTooLarge
-from montecarlo.errors import InputError
+from montecarlo.engine.decisions import TIE_TOLERANCE
+from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.games.base import Metric, Question
 from montecarlo.games.dustrunners.deck import (
     ENEMY_KINDS, LOOTS, Card, Deck, Enemy, enemy as named_enemy, load_deck, vehicle as named_vehicle,
@@ -66,15 +69,71 @@ MAX_EXACT_WORK = 2_000_000  # enumerated draw outcomes before it gives up (a few
 MAX_HEALTH = 99
 
 
-def check_ammo_policy(policy: Any) -> str:
-    """``all_in``, ``just_enough`` or ``fixed:N``; InputError otherwise.
+def check_ammo_policy(policy: Any, best: bool = False) -> str:
+    """``all_in``, ``just_enough`` or ``fixed:N`` (and ``best`` where ``best`` is allowed: a single
+    combat, solved exactly); InputError otherwise.
 
-    >>> check_ammo_policy("fixed:2")
-    'fixed:2'
+    >>> check_ammo_policy("fixed:2"), check_ammo_policy("best", best=True)
+    ('fixed:2', 'best')
     """
     if policy in ("all_in", "just_enough") or (isinstance(policy, str) and _FIXED.fullmatch(policy)):
         return policy
+    if best and policy == "best":
+        return policy
+    if policy == "best":
+        raise InputError("policy best (ammo decided by exact best play) is offered for a single combat only")
+    if best:
+        raise InputError(
+            f"policy must be all_in, just_enough, fixed:N (N = ammo per attack) or best, got {policy!r}"
+        )
     raise InputError(f"policy must be all_in, just_enough or fixed:N (N = ammo per attack), got {policy!r}")
+
+
+OBJECTIVES = "win or keep:W (W >= 0, e.g. keep:10)"
+
+
+def parse_objective(text: Any) -> tuple[str, float]:
+    """``"win"`` -> ("win", 0.0); ``"keep:10"`` -> ("keep", 10.0); ``""`` or None -> ("", 0.0).
+
+    ``keep:W`` values a combat as W x 1{you win} + health left + ammo left / 2 (what the
+    vehicle carries to the next card; a point of health is worth two of ammo).
+
+    >>> parse_objective("Keep: 12"), parse_objective(None)
+    (('keep', 12.0), ('', 0.0))
+    >>> parse_objective("keep:-1")
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: objective must be win or keep:W (W >= 0, e.g. keep:10), got 'keep:-1'
+    """
+    if text is None:
+        return "", 0.0
+    if not isinstance(text, str):
+        raise InputError(f"objective must be {OBJECTIVES}, got {text!r}")
+    key = "".join(text.lower().split())
+    if key in ("", "win"):
+        return key, 0.0
+    match = re.fullmatch(r"keep:(\d+(?:\.\d*)?|\.\d+)", key)
+    if not match:
+        raise InputError(f"objective must be {OBJECTIVES}, got {text!r}")
+    weight = float(match.group(1))
+    if weight > 1e6:
+        raise InputError(f"objective keep:W needs W <= 1000000, got {text!r}")
+    return "keep", weight
+
+
+def objective_text(objective: tuple[str, float]) -> str:
+    """The canonical text of a parsed objective: ``""``, ``"win"`` or ``"keep:10"``."""
+    kind, weight = objective
+    return f"keep:{weight:g}" if kind == "keep" else kind
+
+
+def objective_of(objective: str, win: Any, health_left: Any, ammo_left: Any) -> Any:
+    """The objective of finished combats (floats or arrays): ``win`` (or none asked) = 1{you win};
+    ``keep:W`` = W x 1{you win} + health left + ammo left / 2."""
+    kind, weight = parse_objective(objective)
+    if kind == "keep":
+        return weight * win + health_left + ammo_left / 2
+    return win * 1.0
 
 
 def check_redraw(value: Any) -> str:
@@ -122,13 +181,18 @@ class CombatSetup:
         health, ammo, damage_bonus: the vehicle's values at the start of the combat.
         vp: victory points at the start (only VP redraws use them within a combat); a shipped
             vehicle's are its stars ("The starting VP equals the stars on ... your Vehicle Cards").
-        policy: ammo per attack, ``all_in``, ``fixed:N`` or ``just_enough``.
+        policy: ammo per attack, ``all_in``, ``fixed:N``, ``just_enough``, or ``best`` (0 up to
+            min(ammo, 4) decided at every attack for ``objective``, knowing the composition of
+            the draw pile; solved exactly, small decks only).
         redraw: VP redraw policy: ``never``, or the uses among ``initiative`` (redraw the enemy's
             health card when it gives the raiders the initiative), ``finish`` (redraw a skull-less
             card of your attack while it falls short), ``when_losing`` (redraw the worst card of a
             lethal raiders' attack), ``loot`` (redraw a loot card that brings no bonus loot),
             ``steps`` (redraw a loot card that moves the raider); ``all`` for every one.
         vehicle: the shipped vehicle the values came from, if any (for the record).
+        objective: what the play is judged by, reported as the metric ``objective``: ``win``
+            (P(you win)) or ``keep:W`` (W x 1{you win} + health left + ammo left / 2); ``""``
+            (default): none reported (best play then maximises ``win``). Stored canonical.
     """
 
     deck: Deck
@@ -141,6 +205,7 @@ class CombatSetup:
     policy: str = "all_in"
     redraw: str = "never"
     vehicle: str | None = None
+    objective: str = ""
 
     def __post_init__(self) -> None:
         whole("health", self.health, 1, MAX_HEALTH)
@@ -149,8 +214,9 @@ class CombatSetup:
         whole("vp", self.vp, 0, 999)
         if not isinstance(self.second_card, bool):
             raise InputError(f"second_card must be true or false, got {self.second_card!r}")
-        check_ammo_policy(self.policy)
+        check_ammo_policy(self.policy, best=True)
         object.__setattr__(self, "redraw", check_redraw(self.redraw))
+        object.__setattr__(self, "objective", objective_text(parse_objective(self.objective)))
 
     @property
     def enemy_die(self) -> int:
@@ -160,6 +226,7 @@ class CombatSetup:
 _COMBAT_KEYS = (
     "deck", "card_counts", "enemy", "second_card", "enemy_die", "enemy_stars", "enemy_kind",
     "enemy_radiation", "enemy_moon", "vehicle", "health", "ammo", "damage_bonus", "vp", "policy", "redraw",
+    "objective",
 )
 
 
@@ -266,7 +333,7 @@ def parse_combat(values: Mapping[str, Any]) -> CombatSetup:
         deck=deck, enemy=enemy, health=merged["health"], ammo=merged.get("ammo", 0),
         damage_bonus=merged.get("damage_bonus", 0), second_card=values.get("second_card", False),
         vp=merged.get("vp", 0), policy=values.get("policy", "all_in"), redraw=values.get("redraw", "never"),
-        vehicle=car,
+        vehicle=car, objective=values.get("objective", ""),
     )
 
 
@@ -361,8 +428,13 @@ class Fighter:
 
 
 def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fighter, damage_bonus: int,
-                    policy: str, redraw: str, piles: Piles) -> dict[str, Any]:
-    """One combat played literally with real piles; updates ``me`` and ``piles`` in place."""
+                    policy: str, redraw: str, piles: Piles,
+                    best: "ExactCombat | None" = None) -> dict[str, Any]:
+    """One combat played literally with real piles; updates ``me`` and ``piles`` in place.
+
+    Policy ``best`` asks ``best`` (the solved combat) for the ammo of each attack, given what the
+    table shows: the draw pile's composition, both healths, your ammo and VP, the attacks made.
+    """
     start_health = me.health
     uses = redraw_uses(redraw)
     out = {"ammo_spent": 0, "raider_steps": 0, "vp_spent": 0, "radiation": 0, "attacks": 0,
@@ -381,13 +453,23 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
         first = piles.draw_card(hand) or first
     enemy_health = (enemy.die_second if second else enemy.die_first) + first.card.die
     my_turn = first.card.driver == "you"
+    player_first = my_turn
     piles.put_away(hand)
     # 3. Alternate attacks until someone is at 0 health or the turn limit is reached.
     while me.health > 0 and enemy_health > 0 and out["attacks"] < rules.turn_limit:
         hand = []
         if my_turn:
             cap = min(rules.max_ammo_per_attack, me.ammo, deck.size)
-            spend = ammo_to_spend(policy, cap, enemy_health, damage_bonus, deck)
+            if policy == "best":
+                if best is None:
+                    raise InputError("policy best needs the solved combat")
+                pile = [0] * len(deck.cards)
+                for c in piles.draw:
+                    pile[deck.cards.index(c.card)] += 1
+                state = (tuple(pile), enemy_health, me.health, me.ammo, me.vp, out["attacks"], player_first)
+                spend = best.policy[state]
+            else:
+                spend = ammo_to_spend(policy, cap, enemy_health, damage_bonus, deck)
             me.ammo -= spend
             out["ammo_spent"] += spend
             for _ in range(spend):
@@ -458,17 +540,31 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
     return out
 
 
+def with_rules_policy(rules: Rules, setup: Any, best: bool = True) -> Any:
+    """``setup`` with the ammo policy the rules impose (``rules.ammo_policy``), if any; ``best``
+    is offered only where ``best`` (a single combat)."""
+    if not rules.ammo_policy:
+        return setup
+    if rules.ammo_policy == "best" and not best:
+        raise InputError("the ammo policy best (rule ammo_policy) is offered for a single combat only")
+    return dataclasses.replace(setup, policy=rules.ammo_policy)
+
+
 def reference_combat(rules: Rules, setup: CombatSetup, rng: np.random.Generator,
                      record: list | None = None) -> dict[str, Any]:
     """One combat in plain Python from a freshly shuffled list of card objects.
 
     ``record``, if given, receives every draw, reshuffle and discard (see :class:`Piles`).
     """
+    setup = with_rules_policy(rules, setup)
     piles = Piles.fresh(setup.deck, rules, rng, record)
     me = Fighter(setup.health, setup.ammo, setup.vp)
+    best = solved_best(rules, setup) if setup.policy == "best" else None
     out = reference_fight(rules, setup.deck, setup.enemy, setup.second_card, me, setup.damage_bonus,
-                          setup.policy, setup.redraw, piles)
-    return {name: out[name] for name in METRIC_NAMES}
+                          setup.policy, setup.redraw, piles, best)
+    out["objective"] = objective_of(setup.objective, out["player_win"], max(me.health, 0),
+                                    setup.ammo - out["ammo_spent"])
+    return {name: out[name] for name in ALL_METRIC_NAMES}
 
 
 # -------------------------------------------------------------------------------------- kernel
@@ -625,11 +721,16 @@ class Drawer:
 KIND_CODE = {k: i for i, k in enumerate(ENEMY_KINDS)}
 
 
+Chooser = Callable[[Batch], np.ndarray]  # best play: the ammo of every trial's attack, from its state
+
+
 def _player_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, policy: str, bonus: int,
-                   finish: bool = False) -> None:
+                   finish: bool = False, choose: Chooser | None = None) -> None:
     cap = np.minimum(b.ammo, min(rules.max_ammo_per_attack, t.size))
     n = fixed_ammo(policy)
-    if policy == "all_in":
+    if choose is not None:
+        spend = choose(b)
+    elif policy == "all_in":
         spend = cap
     elif n is not None:
         spend = np.minimum(cap, n)
@@ -703,8 +804,10 @@ def _raiders_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, redraw: bool) 
 
 
 def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: str, redraw: str,
-          bonus: int) -> dict[str, np.ndarray]:
+          bonus: int, choose: Chooser | None = None) -> dict[str, np.ndarray]:
     """Play one combat for every trial of ``b`` (updated in place); per-trial outcome arrays.
+
+    ``choose``: best play's ammo per trial (:func:`chooser`), in place of ``policy``.
 
     ``b`` must carry the player's health/ammo/vp and the enemy (base die, stars, kind, radiation
     skulls, moon index or -1, second card); piles carry over from whatever ``b`` holds.
@@ -736,7 +839,7 @@ def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: s
         for turn in range(rules.turn_limit):
             dd = Drawer(t, cur, rng, eager)
             if (turn % 2 == 0) == first:
-                _player_attack(rules, t, cur, dd, policy, bonus, "finish" in uses)
+                _player_attack(rules, t, cur, dd, policy, bonus, "finish" in uses, choose)
             else:
                 _raiders_attack(rules, t, cur, dd, "when_losing" in uses)
             cur.attacks += 1
@@ -804,14 +907,44 @@ def set_enemy(t: Tables, b: Batch, enemy: Enemy, second: bool | np.ndarray, idx:
 def simulate_combat(rules: Rules, setup: CombatSetup, n: int,
                     rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``n`` combats, each from a freshly shuffled full deck."""
+    setup = with_rules_policy(rules, setup)
     t = tables(setup.deck)
     b = fresh_batch(t, n)
     b.ph[:] = setup.health
     b.ammo[:] = setup.ammo
     b.vp[:] = setup.vp
     set_enemy(t, b, setup.enemy, setup.second_card)
-    out = fight(rules, t, b, rng, setup.policy, setup.redraw, setup.damage_bonus)
-    return {name: out[name] for name in METRIC_NAMES}
+    choose = chooser(solved_best(rules, setup)) if setup.policy == "best" else None
+    out = fight(rules, t, b, rng, setup.policy, setup.redraw, setup.damage_bonus, choose)
+    out["objective"] = np.asarray(objective_of(
+        setup.objective, out["player_win"], setup.health - out["health_lost"], setup.ammo - out["ammo_spent"]
+    ), dtype=np.float64)
+    return {name: out[name] for name in ALL_METRIC_NAMES}
+
+
+def chooser(solved: "ExactCombat") -> Chooser:
+    """Best play in the kernel: each trial's state (draw pile, healths, ammo, VP, attacks made,
+    who attacked first) looked up in the solved policy, vectorised: every state is one integer
+    (mixed radix from the largest values the policy holds), found by a binary search."""
+    keys = np.array([[*pile, *rest[:5], int(rest[5])] for pile, *rest in solved.policy], dtype=np.int64)
+    spends = np.fromiter(solved.policy.values(), dtype=np.int16, count=len(solved.policy))
+    radix = keys.max(axis=0) + 1
+    if math.prod(int(r) for r in radix) >= 2**62:  # pragma: no cover - far beyond any exact deck
+        raise InputError("best play: the solved policy has too many states to look up")
+    weights = np.cumprod(np.concatenate(([1], radix[:-1]))).astype(np.int64)
+    codes = keys @ weights
+    order = np.argsort(codes)
+    codes, spends = codes[order], spends[order]
+
+    def choose(b: Batch) -> np.ndarray:
+        first = b.attacks % 2 == 0  # at your attack: you attacked first iff an even number were made
+        rows = np.column_stack([b.draw.T, b.eh, b.ph, b.ammo, b.vp, b.attacks, first]).astype(np.int64)
+        at = np.minimum(np.searchsorted(codes, rows @ weights), codes.size - 1)
+        if not ((rows < radix).all() and (codes[at] == rows @ weights).all()):
+            raise MonteCarloError("best play met a state the solved policy does not hold")
+        return spends[at]
+
+    return choose
 
 
 # ---------------------------------------------------------------------------------------- exact
@@ -842,9 +975,23 @@ class ExactCombat:
     with VP redraws 2,683 states, 14,015 outcomes, 0.36 s. Ammo and VP spent and the attacks
     made are read off the state, so a port needs only those two amounts as counters.
     Too large: :class:`montecarlo.engine.chain.ChainTooLarge`, as for a chain.
+
+    Best play (policy ``best``): at each of your attacks every ammo 0..min(ammo, 4, deck size)
+    is valued (each option's attack enumerated as above, then the best play that follows) and
+    the state takes the option with the largest expected objective; ties go to the least ammo
+    (an option must beat it by more than ``TIE_TOLERANCE`` x max(1, |value|)). The state holds
+    the draw pile's composition, so the player counts cards. The recursion is a backward
+    induction over an acyclic process (attacks only add up), so the value is exact: the
+    expected objective of the policy recorded in ``policy`` (state -> ammo), whose options'
+    values are in ``option_values``. A state stops valuing its options once one reaches the
+    most the objective can give there (a sure win with nothing lost: a later option could only
+    tie); ``prune=False`` values them all. ``choose(state, cap) -> ammo`` plays any other policy
+    instead (the tests value every deterministic policy of a tiny deck with it).
     """
 
-    def __init__(self, rules: Rules, setup: CombatSetup, max_states: int = MAX_EXACT_STATES) -> None:
+    def __init__(self, rules: Rules, setup: CombatSetup, max_states: int = MAX_EXACT_STATES,
+                 choose: Callable[[tuple, int], int] | None = None, max_work: int | None = None,
+                 prune: bool = True) -> None:
         self.rules, self.setup = rules, setup
         deck = setup.deck
         self.cards = deck.cards
@@ -855,11 +1002,32 @@ class ExactCombat:
         self.uses = redraw_uses(setup.redraw)
         self.memo: dict[tuple, tuple[float, ...]] = {}
         self.max_states = max_states
+        self.max_work = MAX_EXACT_WORK if max_work is None else max_work
         self.work = 0
+        self.choose = choose
+        # best play skips the ammo left to value at a state once an option reaches the most the
+        # objective can give there (a sure win, nothing lost): the later ones could only tie, and
+        # a tie goes to the least ammo. ``valued_in_full``: a state whose every option is valued.
+        self.prune = prune
+        self.valued_in_full: tuple | None = None
+        self.best = setup.policy == "best" and choose is None
+        self.policy: dict[tuple, int] = {}  # best play: state -> ammo (state as in _value's memo)
+        self.option_values: dict[tuple, tuple[float, ...]] = {}  # best play: state -> value per ammo
+        # memoised pieces: one draw, an attack's outcomes, what a win's loot card adds
+        self._draw_memo: dict[tuple, list] = {}
+        self._attack_memo: dict[tuple, dict] = {}
+        self._loot_memo: dict[tuple, tuple[float, float, float]] = {}
 
     # piles ----------------------------------------------------------------------------------
     def _draws(self, pile: tuple, disc: tuple):
-        """[(prob, pile', disc', kind or None)] for one draw (kind None: nothing left to draw)."""
+        """[(prob, pile', disc', kind or None)] for one draw (kind None: nothing left to draw); memoised."""
+        key = (pile, disc)
+        got = self._draw_memo.get(key)
+        if got is None:
+            got = self._draw_memo[key] = self._draws_of(pile, disc)
+        return got
+
+    def _draws_of(self, pile: tuple, disc: tuple):
         if sum(pile) == 0:
             if sum(disc) == 0:
                 return [(1.0, pile, disc, None)]
@@ -880,8 +1048,8 @@ class ExactCombat:
         for _ in range(count):
             nxt: dict = {}
             self.work += len(states) * self.k
-            if self.work > MAX_EXACT_WORK:
-                raise ChainTooLarge(f"more than {MAX_EXACT_WORK:,} enumerated draws")
+            if self.work > self.max_work:
+                raise ChainTooLarge(f"more than {self.max_work:,} enumerated draws")
             for (pile, disc, hand), p in states.items():
                 for q, p2, d2, i in self._draws(pile, disc):
                     key = (p2, d2, hand if i is None else tuple(sorted(hand + (i,))))  # a multiset
@@ -909,7 +1077,13 @@ class ExactCombat:
         vp_spent = out.pop("vp_spent")
         out.update(player_win=win, health_lost=s.health - health_left,
                    vp_gained=self.rules.win_vp * win - vp_spent)
-        return {name: out[name] for name in METRIC_NAMES}
+        out["objective"] = objective_of(s.objective, win, health_left, s.ammo - out["ammo_spent"])
+        return {name: out[name] for name in ALL_METRIC_NAMES}
+
+    def worth(self, value: tuple[float, ...], ammo: int) -> float:
+        """The objective of a value tuple from a state with ``ammo`` left (what best play maximises)."""
+        return float(objective_of(self.setup.objective, value[_WIN], value[_HEALTH_LEFT],
+                                  ammo - value[_AMMO_SPENT]))
 
     def _disc_of(self, pile: tuple) -> tuple:
         return tuple(f - c for f, c in zip(self.full, pile))
@@ -919,8 +1093,8 @@ class ExactCombat:
         hit = self.memo.get(key)
         if hit is not None:
             return hit
-        if len(self.memo) >= self.max_states or self.work > MAX_EXACT_WORK:
-            raise ChainTooLarge(f"more than {self.max_states:,} states or {MAX_EXACT_WORK:,} draws")
+        if len(self.memo) >= self.max_states or self.work > self.max_work:
+            raise ChainTooLarge(f"more than {self.max_states:,} states or {self.max_work:,} draws")
         rules, s = self.rules, self.setup
         disc = self._disc_of(pile)
         if attacks >= rules.turn_limit:  # a stalemate: one card for the raiders' steps
@@ -934,11 +1108,12 @@ class ExactCombat:
         mine = (attacks % 2 == 0) == player_first
         if mine:
             cap = min(rules.max_ammo_per_attack, ammo, self.size)
-            spend = ammo_to_spend(s.policy, cap, eh, s.damage_bonus, s.deck)
-            outcomes = self._mine(pile, disc, spend, eh, vp)
-            for (p2, damage, vp_spent), p in outcomes.items():
-                self._after(acc, p, p2, eh - damage, ph, ammo - spend, vp - vp_spent, attacks, player_first,
-                            spent=spend, vp_spent=vp_spent)
+            if self.best:
+                acc = self._best(key, pile, disc, cap, eh, ph, ammo, vp, attacks, player_first)
+            else:
+                spend = (self.choose(key, cap) if self.choose is not None
+                         else ammo_to_spend(s.policy, cap, eh, s.damage_bonus, s.deck))
+                self._attack(acc, spend, pile, disc, eh, ph, ammo, vp, attacks, player_first)
         else:
             for (p2, damage, steps, rad, vp_spent), p in self._raiders(pile, disc, ph, vp).items():
                 self._after(acc, p, p2, eh, ph - damage, ammo, vp - vp_spent, attacks, player_first,
@@ -947,8 +1122,60 @@ class ExactCombat:
         self.memo[key] = value
         return value
 
+    def _attack(self, acc, spend, pile, disc, eh, ph, ammo, vp, attacks, player_first) -> None:
+        """Add your attack with ``spend`` ammo, and what follows, to ``acc``."""
+        outcomes = self._mine(pile, disc, spend, eh, vp)
+        self.work += len(outcomes)
+        left, following = ammo - spend, attacks + 1
+        value, loot = self._value, self._loot
+        for (p2, damage, vp_spent), p in outcomes.items():  # _after, inlined: your health is unchanged
+            acc[_AMMO_SPENT] += p * spend
+            acc[_VP_SPENT] += p * vp_spent
+            acc[_ATTACKS] += p
+            if eh - damage <= 0:
+                acc[_WIN] += p
+                acc[_HEALTH_LEFT] += p * ph
+                spent, steps, bonus = loot(p2, vp - vp_spent)
+                acc[_VP_SPENT] += p * spent
+                acc[_RAIDER_STEPS] += p * steps
+                acc[_BONUS_LOOT] += p * bonus
+                continue
+            v = value(p2, eh - damage, ph, left, vp - vp_spent, following, player_first)
+            acc[:] = [a + p * b for a, b in zip(acc, v)]
+
+    def _best(self, key, pile, disc, cap, eh, ph, ammo, vp, attacks, player_first) -> list[float]:
+        """Best play at your attack: every ammo 0..cap valued, the best kept (ties: the least ammo)."""
+        options, worths = [], []
+        chosen = 0
+        most = [0.0] * _W  # a sure win with all your health and ammo kept: no option does better
+        most[_WIN], most[_HEALTH_LEFT] = 1.0, float(ph)
+        top = self.worth(tuple(most), ammo)
+        for spend in range(cap + 1):
+            acc = [0.0] * _W
+            self._attack(acc, spend, pile, disc, eh, ph, ammo, vp, attacks, player_first)
+            options.append(acc)
+            worths.append(self.worth(tuple(acc), ammo))
+            if worths[spend] > worths[chosen] + TIE_TOLERANCE * max(1.0, abs(worths[chosen])):
+                chosen = spend
+            if self.prune and key != self.valued_in_full and top <= worths[chosen] + TIE_TOLERANCE * max(
+                    1.0, abs(worths[chosen])):
+                break  # no later option can beat it by more than the tie tolerance: it is chosen
+        self.policy[key] = chosen
+        self.option_values[key] = tuple(worths)
+        return options[chosen]
+
     def _mine(self, pile, disc, spend, eh, vp) -> dict:
-        """Outcomes of your attack: {(pile', damage, VP spent): p}, with ``finish`` redraws."""
+        """Outcomes of your attack: {(pile', damage, VP spent): p}, with ``finish`` redraws (memoised:
+        without them the outcomes depend on the draw pile and the ammo only)."""
+        key = ("mine", pile, spend) + ((eh, vp) if "finish" in self.uses else ())
+        got = self._attack_memo.get(key)
+        if got is None:
+            got = self._attack_memo[key] = self._mine_of(pile, disc, spend, eh, vp)
+        else:
+            self.work += 1
+        return got
+
+    def _mine_of(self, pile, disc, spend, eh, vp) -> dict:
         s, cost = self.setup, self.rules.redraw_cost
         out: dict = {}
         states = self._sequence({(pile, disc, ()): 1.0}, spend)
@@ -972,7 +1199,17 @@ class ExactCombat:
         return out
 
     def _raiders(self, pile, disc, ph, vp) -> dict:
-        """Outcomes of one enemy attack: {(pile', damage, raider steps, radiation, VP spent): p}."""
+        """Outcomes of one enemy attack: {(pile', damage, raider steps, radiation, VP spent): p}
+        (memoised: without ``when_losing`` redraws they depend on the draw pile only)."""
+        key = ("raiders", pile) + ((ph, vp) if "when_losing" in self.uses else ())
+        got = self._attack_memo.get(key)
+        if got is None:
+            got = self._attack_memo[key] = self._raiders_of(pile, disc, ph, vp)
+        else:
+            self.work += 1
+        return got
+
+    def _raiders_of(self, pile, disc, ph, vp) -> dict:
         e, rules = self.setup.enemy, self.rules
         out: dict = {}
         if e.kind == "mutant":
@@ -1007,6 +1244,30 @@ class ExactCombat:
             frontier = nxt
         return out
 
+    def _loot(self, pile, vp) -> tuple[float, float, float]:
+        """A win's loot card (and its redraw): expected (VP spent, raider steps, bonus loot); memoised."""
+        key = (pile, vp)
+        got = self._loot_memo.get(key)
+        if got is not None:
+            return got
+        s, cost = self.setup, self.rules.redraw_cost
+        vp_spent = steps = bonus = 0.0
+        for q, p2, d2, i in self._draws(pile, self._disc_of(pile)):
+            if i is None:
+                continue
+            card = self.cards[i]
+            loot = [(1.0, card)]
+            no_bonus = "loot" in self.uses and not s.second_card and card.moon != s.enemy.moon
+            moves = "steps" in self.uses and card.triangle > 0
+            if (no_bonus or moves) and vp + self.rules.win_vp >= cost and self.size > 1:
+                vp_spent += q * cost  # the loot card redrawn: no bonus loot, or raider steps
+                loot = [(r, self.cards[j]) for r, _, _, j in self._draws(p2, d2) if j is not None]
+            for r, c in loot:
+                steps += q * r * c.triangle
+                bonus += q * r * (s.second_card or c.moon == s.enemy.moon)
+        got = self._loot_memo[key] = (vp_spent, steps, bonus)
+        return got
+
     def _after(self, acc, p, pile, eh, ph, ammo, vp, attacks, player_first, spent=0, steps=0, rad=0,
                vp_spent=0) -> None:
         """Add p x (this attack's own amounts + what follows) to ``acc``."""
@@ -1022,25 +1283,13 @@ class ExactCombat:
         if eh <= 0:
             acc[_WIN] += p
             acc[_HEALTH_LEFT] += p * ph
-            s, cost = self.setup, self.rules.redraw_cost
-            disc = self._disc_of(pile)
-            for q, p2, d2, i in self._draws(pile, disc):
-                if i is None:
-                    continue
-                card = self.cards[i]
-                loot = [(1.0, card)]
-                no_bonus = "loot" in self.uses and not s.second_card and card.moon != s.enemy.moon
-                moves = "steps" in self.uses and card.triangle > 0
-                if (no_bonus or moves) and vp + self.rules.win_vp >= cost and self.size > 1:
-                    acc[_VP_SPENT] += p * q * cost  # the loot card redrawn: no bonus loot, or raider steps
-                    loot = [(r, self.cards[j]) for r, _, _, j in self._draws(p2, d2) if j is not None]
-                for r, c in loot:
-                    acc[_RAIDER_STEPS] += p * q * r * c.triangle
-                    acc[_BONUS_LOOT] += p * q * r * (s.second_card or c.moon == s.enemy.moon)
+            vp_spent, steps, bonus = self._loot(pile, vp)
+            acc[_VP_SPENT] += p * vp_spent
+            acc[_RAIDER_STEPS] += p * steps
+            acc[_BONUS_LOOT] += p * bonus
             return
         v = self._value(pile, eh, ph, ammo, vp, attacks + 1, player_first)
-        for j in range(_W):
-            acc[j] += p * v[j]
+        acc[:] = [a + p * b for a, b in zip(acc, v)]
 
 
 def exact_combat(rules: Rules, setup: CombatSetup,
@@ -1050,8 +1299,12 @@ def exact_combat(rules: Rules, setup: CombatSetup,
     None if the deck is larger, or if the recursion needs more than ``MAX_EXACT_STATES`` states
     or ``MAX_EXACT_WORK`` enumerated draws (long combats: a turn limit far away, little damage).
     """
+    setup = with_rules_policy(rules, setup)
     if setup.deck.size > max_cards:
         return None
+    if setup.policy == "best":
+        solved = _solved_best(rules, setup)
+        return None if solved is None else dict(solved.values)
     try:
         return ExactCombat(rules, setup).solve()
     except ChainTooLarge:
@@ -1062,17 +1315,113 @@ def exact_combat(rules: Rules, setup: CombatSetup,
 
 
 _GAVE_UP: dict[tuple[Rules, CombatSetup], int] = {}  # setups the solver gave up on -> its work budget
+MAX_BEST_WORK = 2 * MAX_EXACT_WORK  # best play's budget of draws: it values every ammo of every attack
+
+
+class SolvedCombat(ExactCombat):
+    """A combat solved under best play: ``values`` (every metric and the objective, exactly),
+    ``policy`` and ``option_values`` (see :class:`ExactCombat`)."""
+
+    values: dict[str, float]
+
+
+@functools.lru_cache(maxsize=256)
+def _solved_best(rules: Rules, setup: CombatSetup) -> SolvedCombat | None:
+    """Best play of a combat solved exactly (memoised), or None when it is too large."""
+    if setup.deck.size > MAX_EXACT_CARDS:
+        return None
+    solver = SolvedCombat(rules, setup, max_work=MAX_BEST_WORK)
+    try:
+        solver.values = solver.solve()
+    except ChainTooLarge:
+        return None
+    return solver
+
+
+def solved_best(rules: Rules, setup: CombatSetup) -> SolvedCombat:
+    """Best play of a combat (policy ``best``), solved exactly; InputError in one line when the
+    combat has no exact solve (best play needs it)."""
+    setup = with_rules_policy(rules, setup)
+    solved = _solved_best(rules, setup)
+    if solved is None:
+        why = (why_no_exact(rules, setup) or "").replace("exact value", "best play", 1)
+        raise InputError(why + ", and best play needs the exact solve of every decision")
+    return solved
 
 
 def why_no_exact(rules: Rules, setup: CombatSetup) -> str | None:
     """Why :func:`exact_combat` gives no value for this setup; None when it gives one."""
+    setup = with_rules_policy(rules, setup)
     if setup.deck.size > MAX_EXACT_CARDS:
         return (f"exact value unavailable because the deck has {setup.deck.size} cards; "
                 f"the exact solver handles decks of up to {MAX_EXACT_CARDS}")
-    if _GAVE_UP.get((rules, setup)) != MAX_EXACT_WORK and exact_combat(rules, setup) is not None:
+    budget = MAX_EXACT_WORK
+    if setup.policy == "best":
+        if _solved_best(rules, setup) is not None:
+            return None
+        budget = MAX_BEST_WORK
+    elif _GAVE_UP.get((rules, setup)) != MAX_EXACT_WORK and exact_combat(rules, setup) is not None:
         return None
     return (f"exact value unavailable because the solve needs more than {MAX_EXACT_STATES:,} states "
-            f"or {MAX_EXACT_WORK:,} enumerated draws (a long combat)")
+            f"or {budget:,} enumerated draws (a long combat)")
+
+
+def parse_seen(deck: Deck, seen: Any) -> tuple[int, ...]:
+    """Cards seen since the last shuffle ("double tap, empty road, double tap") -> count per kind
+    of ``deck.cards``; InputError for an unknown name or more copies than the deck holds."""
+    names = {" ".join(c.name.lower().replace("-", " ").split()): i for i, c in enumerate(deck.cards)}
+    counts = [0] * len(deck.cards)
+    items = seen.split(",") if isinstance(seen, str) else list(seen or ())
+    for item in items:
+        name = " ".join(str(item).lower().replace("-", " ").split())
+        if not name:
+            continue
+        if name not in names:
+            raise InputError(f"--seen: no card named {item.strip()!r} in the deck; known: "
+                             f"{', '.join(c.name for c in deck.cards)}")
+        counts[names[name]] += 1
+        if counts[names[name]] > deck.counts[names[name]]:
+            raise InputError(f"--seen: {deck.cards[names[name]].name} is seen more often than the deck's "
+                             f"{deck.counts[names[name]]} copies")
+    return tuple(counts)
+
+
+@dataclass(frozen=True)
+class AmmoAdvice:
+    """The value of each ammo choice at your attack now (:func:`advise`), best first."""
+
+    objective: str  # "win" or "keep:W"
+    options: tuple[tuple[int, float], ...]  # (ammo, expected objective of spending it, then playing best)
+    best: int  # best play's choice (ties go to the least ammo)
+    pile: tuple[tuple[str, int], ...]  # the draw pile: (card, copies left)
+
+
+def advise(rules: Rules, setup: CombatSetup, enemy_health: int, seen: Any = ()) -> AmmoAdvice:
+    """Best play at your attack now: the value of spending each ammo 0..min(ammo, 4), exactly.
+
+    The draw pile is the deck less the cards ``seen`` since the last shuffle (the others are in
+    the discard pile); ``setup`` gives your health, ammo, damage bonus and VP, the enemy and the
+    objective (``win`` by default); no attack has been made yet (the turn limit counts from now).
+    """
+    whole("enemy_health", enemy_health, 1, MAX_HEALTH)
+    setup = dataclasses.replace(setup, policy="best", objective=setup.objective or "win")
+    if setup.deck.size > MAX_EXACT_CARDS:
+        raise InputError(f"advise needs the exact solve: the deck has {setup.deck.size} cards, the exact "
+                         f"solver handles decks of up to {MAX_EXACT_CARDS}")
+    out = parse_seen(setup.deck, seen)
+    pile = tuple(c - o for c, o in zip(setup.deck.counts, out))
+    solver = ExactCombat(rules, setup, max_work=MAX_BEST_WORK)
+    key = (pile, enemy_health, setup.health, setup.ammo, setup.vp, 0, True)
+    solver.valued_in_full = key
+    try:
+        solver._value(*key)
+    except ChainTooLarge:
+        raise InputError("advise: this combat is too long for the exact solver (more than "
+                         f"{MAX_BEST_WORK:,} enumerated draws)") from None
+    values = solver.option_values[key]
+    order = sorted(range(len(values)), key=lambda k: (-round(values[k], 12), k))
+    return AmmoAdvice(setup.objective, tuple((k, values[k]) for k in order), solver.policy[key],
+                      tuple((c.name, n) for c, n in zip(setup.deck.cards, pile)))
 
 
 # ---------------------------------------------------------------------------------------- game
@@ -1089,14 +1438,23 @@ METRICS = (
     Metric("attacks", "mean", "attacks made, both sides"),
     Metric("bonus_loot", "probability", "you win and take the enemy's bonus loot"),
 )
-METRIC_NAMES = tuple(m.name for m in METRICS)
+METRIC_NAMES = tuple(m.name for m in METRICS)  # what a combat reports (campaigns and the road too)
+OBJECTIVE = Metric("objective", "mean",
+                   "the objective: win = P(you win); keep:W = W per win + health left + ammo left / 2")
+ALL_METRIC_NAMES = METRIC_NAMES + ("objective",)
+
+
+def applicable_combat(setup: CombatSetup) -> tuple[str, ...]:
+    """Every metric, but ``objective`` only where the setup asks for one."""
+    return ALL_METRIC_NAMES if setup.objective else METRIC_NAMES
 
 QUESTIONS = {
     "combat": Question(
         name="combat",
         description="one combat against an enemy: win odds, health lost, ammo, raider steps, VP",
         setup_type=CombatSetup,
-        metrics=METRICS,
+        metrics=METRICS + (OBJECTIVE,),
+        applicable=applicable_combat,
         simulate=simulate_combat,
         exact=exact_combat,
         why_no_exact=why_no_exact,

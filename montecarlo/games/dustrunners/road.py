@@ -262,6 +262,7 @@ def harmful(card: Exploration) -> bool:
 
 def reference_road(rules: Rules, setup: RoadSetup, rng: np.random.Generator) -> dict[str, Any]:
     """One road in plain Python: real shuffled exploration cards and real resolution piles."""
+    setup = cb.with_rules_policy(rules, setup, best=False)
     ex = setup.exploration_deck
     piles = cb.Piles.fresh(setup.deck, rules, rng)
     me = cb.Fighter(setup.health, setup.ammo, setup.vp)
@@ -363,6 +364,7 @@ def _gain(held: np.ndarray, cols: np.ndarray, count: np.ndarray, rng: np.random.
 
 def simulate_road(rules: Rules, setup: RoadSetup, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """``n`` roads over arrays: exploration piles as counts per kind, combats on :func:`combat.fight`."""
+    setup = cb.with_rules_policy(rules, setup, best=False)
     ex = setup.exploration_deck
     t = cb.tables(setup.deck)
     b = cb.fresh_batch(t, n)

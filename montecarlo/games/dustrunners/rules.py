@@ -10,6 +10,7 @@ named set of field overrides.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from montecarlo.errors import InputError
@@ -32,6 +33,10 @@ class Rules:
         reshuffle: ``when_empty`` (the rulebook: "whenever the resolution deck is exhausted",
             the discard pile is shuffled at once, without the cards of the attack in progress)
             or ``when_drawing`` (only when a card must be drawn from an empty draw pile).
+        ammo_policy: ``""`` (default): each setup's own ammo policy; else the policy every
+            setup plays (``all_in``, ``just_enough``, ``fixed:N``, or ``best`` for a single
+            combat), so that a scenario compares policies as variants, paired on the same
+            random numbers.
     """
 
     max_ammo_per_attack: int = 4
@@ -39,6 +44,7 @@ class Rules:
     redraw_cost: int = 2
     turn_limit: int = 60
     reshuffle: str = "when_empty"
+    ammo_policy: str = ""
 
     def __post_init__(self) -> None:
         whole("max_ammo_per_attack", self.max_ammo_per_attack, 0, 20)
@@ -47,6 +53,13 @@ class Rules:
         whole("turn_limit", self.turn_limit, 1, 10_000)
         if self.reshuffle not in RESHUFFLES:
             raise InputError(f"reshuffle must be one of {', '.join(RESHUFFLES)}, got {self.reshuffle!r}")
+        if self.ammo_policy not in ("", "all_in", "just_enough", "best") and not (
+            isinstance(self.ammo_policy, str) and re.fullmatch(r"fixed:\d+", self.ammo_policy)
+        ):
+            raise InputError(
+                "ammo_policy must be empty (the setup's), all_in, just_enough, fixed:N or best, "
+                f"got {self.ammo_policy!r}"
+            )
 
 
 VARIANTS: dict[str, dict] = {
