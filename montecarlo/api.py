@@ -35,12 +35,11 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, RunSettings, ask
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, RunSettings, SettingError, ask
 from montecarlo.errors import InputError, MonteCarloError, ScenarioError
 from montecarlo.games.base import field_help
-from montecarlo.validate import is_whole
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -253,22 +252,36 @@ def _cell(value: Any) -> str:
 # ---------------------------------------------------------------- checks
 
 
-def _settings(trials: Any, seed: Any, precision: Any, max_trials: Any, jobs: Any) -> RunSettings:
-    """Run settings checked with the CLI's messages (named as the keyword arguments)."""
-    if not is_whole(trials) or trials < 1:
-        raise InputError(f"trials must be a positive integer, got {trials!r}")
-    if not is_whole(seed) or seed < 0:
-        raise InputError(f"seed must be an integer >= 0, got {seed!r}")
-    if precision is not None and not (
-        isinstance(precision, (int, float)) and not isinstance(precision, bool) and 0 < precision < 0.5
-    ):
-        raise InputError(f"precision must be a half-width between 0 and 0.5, got {precision!r}")
-    if max_trials is not None and (not is_whole(max_trials) or max_trials < 1):
-        raise InputError(f"max_trials must be a positive integer, got {max_trials!r}")
-    if jobs is not None and (not is_whole(jobs) or (jobs < 1 and jobs != -1)):
-        raise InputError(f"jobs must be a positive number of workers, or -1 for all cores, got {jobs!r}")
-    return RunSettings(trials=int(trials), seed=int(seed), jobs=jobs, precision=precision,
-                       max_trials=max_trials)
+def run_settings(
+    trials: Any = DEFAULT_TRIALS,
+    seed: Any = DEFAULT_SEED,
+    precision: Any = None,
+    max_trials: Any = None,
+    jobs: Any = None,
+    *,
+    name: Callable[[str], str] = str,
+    **more: Any,
+) -> RunSettings:
+    """Run settings checked once, for the API and the CLI alike (:class:`RunSettings` checks them).
+
+    A bad value raises :class:`InputError` naming the setting as ``name(key)``: the keyword
+    argument here, the flag the user typed in the CLI (``--max-trials``). ``more`` passes
+    backend, scheduler, checkpoint and progress through.
+
+    >>> run_settings(trials=0)
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: trials must be a positive integer, got 0
+    >>> run_settings(max_trials=0, name=lambda key: "--" + key.replace("_", "-"))
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: --max-trials must be a positive integer, got 0
+    """
+    try:
+        return RunSettings(trials=trials, seed=seed, jobs=jobs, precision=precision, max_trials=max_trials,
+                           **more)
+    except SettingError as exc:
+        raise InputError(exc.named(name(exc.key))) from None
 
 
 def _names(variants: Any) -> tuple[str, ...]:
@@ -334,7 +347,7 @@ def odds(
     montecarlo.errors.InputError: battle setup: unknown field(s) colour; known: attacker, attacker_cards, \
 defender, defender_cards, harkonnen, objective, settlement, surprise
     """
-    settings = _settings(trials, seed, precision, max_trials, jobs)
+    settings = run_settings(trials, seed, precision, max_trials, jobs)
     names = _names(variants)
     if rules is not None and not isinstance(rules, Mapping):
         raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
@@ -396,7 +409,7 @@ def _scenario_data(
     variants: Mapping[str, Any] | None, trials: Any, seed: Any, precision: Any, max_trials: Any,
     rules: Any, metrics: Any, baseline: str | None,
 ) -> dict[str, Any]:
-    _settings(trials, seed, precision, max_trials, None)
+    run_settings(trials, seed, precision, max_trials, None)
     if grid is not None and not isinstance(grid, Mapping):
         raise InputError(f"grid must be a mapping of setup fields to lists of values, got {grid!r}")
     data: dict[str, Any] = {
@@ -544,7 +557,7 @@ def compare(
                 "trials, seed and jobs with a scenario"
             )
         if trials is not None or seed is not None:
-            _settings(sc.trials if trials is None else trials, sc.seed if seed is None else seed,
+            run_settings(sc.trials if trials is None else trials, sc.seed if seed is None else seed,
                       None, None, jobs)
             sc = dataclasses.replace(sc, trials=trials or sc.trials, seed=sc.seed if seed is None else seed)
     else:

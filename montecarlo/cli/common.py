@@ -33,8 +33,9 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, excess_jobs
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, excess_jobs
 from montecarlo.analysis import duration as _duration
+from montecarlo.api import run_settings
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE
 from montecarlo.errors import InputError, MonteCarloError, readable
 
@@ -64,21 +65,12 @@ class RunOptions:
         return backend_for(self.backend, self.scheduler)
 
     def settings(self, label: str = "simulating") -> RunSettings:
-        """Run settings (checked by :class:`RunSettings`, errors naming the flag), with a progress
+        """Run settings (checked as the API checks them, errors naming the flag), with a progress
         reporter unless --quiet or --json."""
-        try:
-            settings = RunSettings(
-                trials=self.trials,
-                seed=self.seed,
-                jobs=self.jobs,
-                precision=self.precision,
-                max_trials=self.max_trials,
-                backend=self.backend_name(),
-                scheduler=self.scheduler,
-                checkpoint=self.checkpoint,
-            )
-        except SettingError as exc:
-            raise InputError(exc.named("--" + exc.key.replace("_", "-"))) from None
+        settings = run_settings(
+            self.trials, self.seed, self.precision, self.max_trials, self.jobs, name=flag_of,
+            backend=self.backend_name(), scheduler=self.scheduler, checkpoint=self.checkpoint,
+        )
         if not self._warned:
             self._warned = warn_excess_jobs(self.jobs)
         if self.quiet or self.json:
@@ -90,6 +82,11 @@ class RunOptions:
     def close(self) -> None:
         for reporter in self._reporters:
             reporter.close()
+
+
+def flag_of(key: str) -> str:
+    """The flag of a run setting: ``max_trials`` -> ``--max-trials``."""
+    return "--" + key.replace("_", "-")
 
 
 _SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
