@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, RunSettings, SettingError, ask
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, ask
 from montecarlo.errors import InputError, MonteCarloError, ScenarioError
 from montecarlo.games.base import field_help
 
@@ -315,6 +315,28 @@ def _show(value: Any) -> Any:
 # ---------------------------------------------------------------- odds
 
 
+def answer_of(
+    game: Any,
+    question: str | None,
+    setup: Mapping[str, Any] | Any,
+    *,
+    variants: str | Sequence[str] = (),
+    rules: Mapping[str, Any] | None = None,
+    settings: RunSettings,
+) -> Answer:
+    """One setup through the engine: the one path of :func:`odds` and of the CLI's odds commands.
+
+    ``setup`` is the keyword arguments of :func:`odds` or a Setup the question already checked;
+    ``settings`` come from :func:`run_settings` (the CLI adds its backend, checkpoint and
+    progress bar). The :class:`~montecarlo.analysis.Answer` is what :func:`odds` shows as a
+    Result and the CLI prints.
+    """
+    if rules is not None and not isinstance(rules, Mapping):
+        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
+    names = _names(variants)
+    return ask(_game_arg(game), question, setup, variants=names, overrides=rules, settings=settings)
+
+
 def odds(
     game: str | os.PathLike,
     question: str | None = None,
@@ -349,9 +371,7 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     """
     settings = run_settings(trials, seed, precision, max_trials, jobs)
     names = _names(variants)
-    if rules is not None and not isinstance(rules, Mapping):
-        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
-    answer = ask(_game_arg(game), question, setup, variants=names, overrides=rules, settings=settings)
+    answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
     label = "+".join(names) or BASELINE
     shown = {k: _show(v) for k, v in setup.items()}
     rows = [

@@ -3,8 +3,8 @@
 ``@run_command`` gives a command the common options (--trials, --seed, --jobs, --precision,
 --max-trials, --variant, --json, --quiet, --backend, --scheduler, --checkpoint) and hands them to it as one
 ``run: RunOptions`` argument; ``@cli_errors`` turns a MonteCarloError into one line on stderr and
-exit code 2. Commands stay thin: parse options into a setup, call :mod:`montecarlo.analysis`,
-print with :func:`emit`.
+exit code 2. Commands stay thin: parse options into a setup, ask it with ``run.ask`` (the API's
+path to the engine), print with :func:`emit`.
 
 Conventions of a game's CLI module (``montecarlo/cli/<module>.py``, found by the root):
 
@@ -35,7 +35,7 @@ import typer
 
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, excess_jobs
 from montecarlo.analysis import duration as _duration
-from montecarlo.api import run_settings
+from montecarlo.api import answer_of, run_settings
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE
 from montecarlo.errors import InputError, MonteCarloError, readable
 
@@ -78,6 +78,15 @@ class RunOptions:
         reporter = ProgressReporter(label, settings.resolved_jobs(), self.precision is not None)
         self._reporters.append(reporter)
         return dataclasses.replace(settings, progress=reporter)
+
+    def ask(
+        self, game: Any, question: Optional[str], setup: Any, overrides: Optional[dict] = None,
+        label: str = "simulating",
+    ) -> Answer:
+        """The answer of one setup under --variant (and rule ``overrides``), through the API's
+        one path to the engine (:func:`montecarlo.api.answer_of`)."""
+        return answer_of(game, question, setup, variants=self.variant, rules=overrides,
+                         settings=self.settings(label))
 
     def close(self) -> None:
         for reporter in self._reporters:

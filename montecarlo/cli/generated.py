@@ -208,11 +208,10 @@ def question_command(game_name: str, question_name: str, prefix: str) -> Callabl
     options = setup_options(question.setup_type)
 
     def odds(run: RunOptions, **given: Any) -> None:
-        from montecarlo.analysis import ask
         from montecarlo.games.base import to_plain
 
         setup = question.setup(_setup_values(options, given))  # checked before any trial
-        answer = ask(game, question.name, setup, variants=run.variant, settings=run.settings(game.name))
+        answer = run.ask(game, question.name, setup, label=game.name)
         shown = ", ".join(f"{k} {_show(v)}" for k, v in to_plain(setup).items())
         emit(answer, run, f"{game.title}, {question.name}: {shown}")
 
