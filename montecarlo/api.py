@@ -535,6 +535,36 @@ def _scenario_arg(value: Any) -> Scenario | None:
     return None
 
 
+def check_baseline(sc: Scenario, baseline: str | None, *, name: Callable[[str], str] = str) -> None:
+    """``baseline`` names one of the scenario's variants (None: the scenario's own), or InputError.
+
+    ``name`` turns ``"baseline"`` into the word the caller's user typed (the CLI: ``--baseline``).
+    """
+    known = [v.name for v in sc.variants]
+    if baseline is not None and baseline not in known:
+        raise InputError(f"{name('baseline')}: unknown variant {baseline!r}; known: {', '.join(known)}")
+
+
+def check_comparable(
+    sc: Scenario, metrics: Sequence[str], *, name: Callable[[str], str] = str, where: Any = None
+) -> None:
+    """Two or more variants to compare and ``metrics`` among the scenario's, before anything runs.
+
+    ``where`` starts the message on too few variants (default: the scenario's name; the CLI: the
+    file as typed); ``name`` turns ``"metrics"`` into the caller's word (the CLI: ``--metric``).
+    """
+    if len(sc.variants) < 2:
+        raise ScenarioError(
+            f"{sc.name if where is None else where}: variants: expected two or more variants to compare, "
+            f"got {len(sc.variants)}"
+        )
+    for m in metrics:
+        if m not in sc.metrics:
+            raise InputError(
+                f"{name('metrics')}: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})"
+            )
+
+
 def compare(
     scenario_or_game: Any,
     question: str | None = None,
@@ -549,6 +579,10 @@ def compare(
     rules: Mapping[str, Any] | None = None,
     metrics: str | Sequence[str] | None = None,
     jobs: int | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    progress: bool | Callable[[int, int], None] = False,
     **setup: Any,
 ) -> Result:
     """Variants against a baseline on common random numbers: paired differences, Holm-corrected.
@@ -558,6 +592,8 @@ def compare(
     (``grid`` sweeps fields). ``variants`` is a built-in name or list of names (compared with the
     official rules) or a mapping name -> built-in names, rule overrides, or a scenario's
     ``{"builtin": ..., "overrides": ...}``. ``trials`` and ``seed`` override a scenario's.
+    ``backend``, ``scheduler``, ``checkpoint`` and ``progress`` are those of
+    :func:`montecarlo.scenarios.run_scenario` (a Dask cluster, a file to resume from, a bar).
 
     >>> import montecarlo as mc
     >>> house = mc.compare("war-for-arrakis", variants="continue_always_costs",
@@ -590,21 +626,14 @@ def compare(
         )
         sc = _parse(data, "compare")
         metrics = None
-    if len(sc.variants) < 2:
-        raise ScenarioError(f"{sc.name}: variants: expected two or more variants to compare, "
-                            f"got {len(sc.variants)}")
-    if baseline is not None and baseline not in {v.name for v in sc.variants}:
-        raise InputError(
-            f"baseline: unknown variant {baseline!r}; known: {', '.join(v.name for v in sc.variants)}"
-        )
+    check_baseline(sc, baseline)
     chosen = _names(metrics) if metrics is not None else sc.metrics
-    for m in chosen:
-        if m not in sc.metrics:
-            raise InputError(f"metrics: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})")
+    check_comparable(sc, chosen)
     sc = dataclasses.replace(sc, metrics=tuple(chosen))
     from montecarlo.scenarios import run_scenario
 
-    result = run_scenario(sc, jobs=jobs, baseline=baseline)
+    result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
+                          scheduler=scheduler, checkpoint=checkpoint)
     return _scenario_result(result, sc.title if sc.title != sc.name else f"{sc.game.name} {sc.question.name}")
 
 

@@ -132,6 +132,9 @@ class Overrides:
         return out
 
 
+# the words of the command line for the API's checks of a comparison
+COMPARE_FLAGS = {"baseline": "--baseline", "metrics": "--metric"}
+
 Checkpoint = Annotated[
     Optional[Path],
     typer.Option(
@@ -360,42 +363,31 @@ def compare(
     --trials, --seed, --precision, --max-trials and --variant replace the scenario's own values
     (the JSON and the report record them).
     """
-    from montecarlo.reporting import check_out, comparison_table, write_report
-    from montecarlo.scenarios import load_scenario, run_scenario
+    from montecarlo import api
+    from montecarlo.reporting import check_out, write_report
+    from montecarlo.scenarios import load_scenario
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler)
     sc = load_scenario(scenario)
-    if baseline is not None and baseline not in {v.name for v in sc.variants}:
-        raise InputError(
-            f"--baseline: unknown variant {baseline!r}; known: {', '.join(v.name for v in sc.variants)}"
-        )
+    api.check_baseline(sc, baseline, name=COMPARE_FLAGS.get)
     sc = given.apply(sc, baseline)
-    if len(sc.variants) < 2:
-        raise ScenarioError(
-            f"{scenario}: variants: expected two or more variants to compare, got {len(sc.variants)}"
-        )
-    for m in metric or ():
-        if m not in sc.metrics:
-            raise InputError(f"--metric: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})")
+    api.check_comparable(sc, metric or (), name=COMPARE_FLAGS.get, where=scenario)
     if out is not None:
         check_out(out)  # before any simulation
     warn_excess_jobs(jobs)
     progress = _progress(sc, jobs, quiet or as_json)
     try:
-        result = run_scenario(
-            sc,
-            jobs=jobs,
-            baseline=baseline,
-            progress=progress,
-            backend=backend_name,
-            scheduler=scheduler,
+        compared = api.compare(
+            sc, baseline=baseline, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
             checkpoint=checkpoint,
         )
     finally:
         if progress:
             progress.close()
-    table = comparison_table(result)
+    result = compared.raw
+    assert compared.differences is not None  # two or more variants, checked above
+    table = compared.differences.to_polars()
     shown = table
     if metric:
         names = [n for m in metric for n in sc.question.metric(m).reported_names()]
