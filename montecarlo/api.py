@@ -637,29 +637,64 @@ def compare(
     return _scenario_result(result, sc.title if sc.title != sc.name else f"{sc.game.name} {sc.question.name}")
 
 
+def report_folder(sc: Scenario, out: str | os.PathLike | None = None, *,
+                  name: Callable[[str], str] = str) -> Path:
+    """The folder of ``sc``'s report, checked before any simulation (InputError, one line).
+
+    ``out``, else ``reports/<scenario name>`` unless that holds another game's report (scenario
+    names are shared by every game). Never a folder holding files montecarlo did not write.
+    ``name`` turns ``"out"`` into the caller's word (the CLI: ``--out``).
+    """
+    import json
+
+    from montecarlo.reporting import check_out
+
+    if out is None:
+        out = Path("reports") / sc.name
+        try:
+            written = json.loads((out / "report.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            written = None
+        if isinstance(written, dict) and written.get("game") not in (None, sc.game.name):
+            raise InputError(
+                f"{sc.path}: name: {out} holds the {written['game']} report of {written.get('file')} "
+                f"(scenario names are shared by every game); set name = \"{sc.game.name}-{sc.name}\" "
+                f"or give {name('out')}"
+            )
+    return check_out(out, option=name("out"))
+
+
 def report(
     scenario: Any,
     out: str | os.PathLike | None = None,
     *,
     baseline: str | None = None,
     jobs: int | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    progress: bool | Callable[[int, int], None] = False,
+    command: str | None = None,
 ) -> Result:
     """Run a scenario and write its report folder (index.html, report.md, tables, plots).
 
     ``out`` defaults to ``reports/<scenario name>`` like ``montecarlo report``; it is checked
-    before any simulation and never replaces a folder montecarlo did not write. The Result holds
-    the numbers and ``path``, the folder.
+    before any simulation (:func:`report_folder`) and never replaces a folder montecarlo did not
+    write. ``backend``, ``scheduler``, ``checkpoint`` and ``progress`` are those of
+    :func:`montecarlo.scenarios.run_scenario`; ``command`` is what the report records as the way
+    to rerun it (default: this call). The Result holds the numbers and ``path``, the folder.
     """
-    from montecarlo.reporting import check_out, write_report
+    from montecarlo.reporting import write_report
     from montecarlo.scenarios import run_scenario
 
     sc = _scenario_arg(scenario)
     if sc is None:
         raise InputError(f"report: expected a scenario file (.toml) or scenario data, got {scenario!r}")
-    folder = check_out(Path("reports") / sc.name if out is None else out, option="out")
-    result = run_scenario(sc, jobs=jobs, baseline=baseline)
-    command = f"mc.report({os.fspath(scenario)!r}, out={os.fspath(folder)!r})" if isinstance(
-        scenario, (str, os.PathLike)) else None
+    folder = report_folder(sc, out)
+    result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
+                          scheduler=scheduler, checkpoint=checkpoint)
+    if command is None and isinstance(scenario, (str, os.PathLike)):
+        command = f"mc.report({os.fspath(scenario)!r}, out={os.fspath(folder)!r})"
     written = write_report(result, folder, command=command)
     return _scenario_result(result, sc.title, path=written)
 

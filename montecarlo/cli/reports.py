@@ -134,6 +134,7 @@ class Overrides:
 
 # the words of the command line for the API's checks of a comparison
 COMPARE_FLAGS = {"baseline": "--baseline", "metrics": "--metric"}
+OUT_FLAG = {"out": "--out"}
 
 Checkpoint = Annotated[
     Optional[Path],
@@ -183,44 +184,28 @@ def report(
     the report records the values used and the command that reruns it. --json prints the
     report's facts (report.json) on stdout.
     """
-    from montecarlo.reporting import check_out, write_report
-    from montecarlo.scenarios import load_scenario, run_scenario
+    from montecarlo import api
+    from montecarlo.scenarios import load_scenario
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler)
     sc = given.apply(load_scenario(scenario))
-    if out is None:
-        _refuse_another_games_report(DEFAULT_OUT / sc.name, sc)
-    folder = check_out(DEFAULT_OUT / sc.name if out is None else out)  # before any simulation
+    folder = api.report_folder(sc, out, name=OUT_FLAG.get)  # before any simulation
     warn_excess_jobs(jobs)
     progress = _progress(sc, jobs, quiet or as_json)
     try:
-        result = run_scenario(
-            sc, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler, checkpoint=checkpoint
-        )
+        result = api.report(
+            sc, folder, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
+            checkpoint=checkpoint, command=_command(scenario, out, given),
+        ).raw
     finally:
         if progress:
             progress.close()
-    write_report(result, folder, command=_command(scenario, out, given))
     if as_json:
         facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         typer.echo(json.dumps({"folder": str(folder), **facts}))
     elif not quiet:
         typer.echo(f"wrote {folder}/index.html ({len(sc.points)} setups, {result.seconds:.1f} s)", err=True)
-
-
-def _refuse_another_games_report(folder: Path, sc) -> None:
-    """The default folder ``reports/<name>/`` holding another game's report is not replaced."""
-    try:
-        written = json.loads((folder / "report.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    if isinstance(written, dict) and written.get("game") not in (None, sc.game.name):
-        raise InputError(
-            f"{sc.path}: name: {folder} holds the {written['game']} report of {written.get('file')} "
-            f"(scenario names are shared by every game); set name = \"{sc.game.name}-{sc.name}\" "
-            "or give --out"
-        )
 
 
 @app.command("report-all", epilog="Example: montecarlo report-all scenarios --out reports")
