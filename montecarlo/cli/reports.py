@@ -242,8 +242,9 @@ def report_all(
     """
     import time
 
-    from montecarlo.reporting import check_index_out, check_out, write_index, write_report
-    from montecarlo.scenarios import find_scenarios, load_scenario, name_clashes, run_scenario
+    from montecarlo import api
+    from montecarlo.reporting import check_index_out, check_out, write_index
+    from montecarlo.scenarios import find_scenarios, load_scenario, name_clashes
 
     given = Overrides(trials, seed, precision, max_trials)
     backend_name = given.check(backend, scheduler)
@@ -276,14 +277,15 @@ def report_all(
     for sc in scenarios:
         progress = _progress(sc, jobs, not talk)
         try:
-            result = run_scenario(
-                sc, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
+            written = api.report(
+                sc, out / sc.name, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
                 checkpoint=None if checkpoint is None else checkpoint / f"{sc.name}.checkpoint",
+                command=_command(sc.path, out / sc.name, given),
             )
         finally:
             if progress:
                 progress.close()
-        folder = write_report(result, out / sc.name, command=_command(sc.path, out / sc.name, given))
+        result, folder = written.raw, written.path
         facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         entries.append(
             {
