@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, ask
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, ask_many
 from montecarlo.errors import InputError, MonteCarloError, ScenarioError
 from montecarlo.games.base import field_help
 
@@ -315,6 +315,28 @@ def _show(value: Any) -> Any:
 # ---------------------------------------------------------------- odds
 
 
+def answers_of(
+    game: Any,
+    question: str | None,
+    setups: Sequence[Mapping[str, Any] | Any],
+    *,
+    variants: str | Sequence[str] = (),
+    rules: Mapping[str, Any] | None = None,
+    settings: RunSettings,
+) -> list[Answer]:
+    """Setups through the engine, every one's chunks in one pool of workers (a table's cells):
+    the one path of :func:`odds` and of the CLI's odds and table commands.
+
+    A setup is the keyword arguments of :func:`odds` or a Setup the question already checked;
+    ``settings`` come from :func:`run_settings` (the CLI adds its backend, checkpoint and
+    progress bar). Each :class:`~montecarlo.analysis.Answer` is the one its setup gives alone.
+    """
+    if rules is not None and not isinstance(rules, Mapping):
+        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
+    names = _names(variants)
+    return ask_many(_game_arg(game), question, setups, variants=names, overrides=rules, settings=settings)
+
+
 def answer_of(
     game: Any,
     question: str | None,
@@ -324,17 +346,8 @@ def answer_of(
     rules: Mapping[str, Any] | None = None,
     settings: RunSettings,
 ) -> Answer:
-    """One setup through the engine: the one path of :func:`odds` and of the CLI's odds commands.
-
-    ``setup`` is the keyword arguments of :func:`odds` or a Setup the question already checked;
-    ``settings`` come from :func:`run_settings` (the CLI adds its backend, checkpoint and
-    progress bar). The :class:`~montecarlo.analysis.Answer` is what :func:`odds` shows as a
-    Result and the CLI prints.
-    """
-    if rules is not None and not isinstance(rules, Mapping):
-        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
-    names = _names(variants)
-    return ask(_game_arg(game), question, setup, variants=names, overrides=rules, settings=settings)
+    """One setup through the engine (:func:`answers_of` of one setup)."""
+    return answers_of(game, question, [setup], variants=variants, rules=rules, settings=settings)[0]
 
 
 def odds(

@@ -35,7 +35,7 @@ import typer
 
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, excess_jobs
 from montecarlo.analysis import duration as _duration
-from montecarlo.api import answer_of, run_settings
+from montecarlo.api import answer_of, answers_of, run_settings
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE
 from montecarlo.errors import InputError, MonteCarloError, readable
 
@@ -87,6 +87,12 @@ class RunOptions:
         one path to the engine (:func:`montecarlo.api.answer_of`)."""
         return answer_of(game, question, setup, variants=self.variant, rules=overrides,
                          settings=self.settings(label))
+
+    def ask_many(
+        self, game: Any, question: Optional[str], setups: list, label: str = "simulating"
+    ) -> list[Answer]:
+        """:meth:`ask` for several setups, their chunks in one pool (:func:`montecarlo.api.answers_of`)."""
+        return answers_of(game, question, setups, variants=self.variant, settings=self.settings(label))
 
     def close(self) -> None:
         for reporter in self._reporters:
