@@ -1,11 +1,13 @@
 """The Python API: ``import montecarlo as mc`` for notebooks and scripts.
 
-Five functions over the same layer the CLI uses (:mod:`montecarlo.analysis` for one setup,
-:mod:`montecarlo.scenarios` for grids and variants, :mod:`montecarlo.reporting` for report
-folders). Setups are keyword arguments in the CLI's terms; results print as a readable table in a
-console and as an HTML table in Jupyter, and turn into DataFrames in the reports' long form.
-Every mistake raises :class:`~montecarlo.errors.InputError` (a
-:class:`~montecarlo.errors.MonteCarloError`) with the one-line message the CLI prints.
+Five functions over :mod:`montecarlo.analysis` (one setup), :mod:`montecarlo.scenarios` (grids
+and variants) and :mod:`montecarlo.reporting` (report folders); the CLI is a thin layer over them
+(its odds commands ask through :func:`answer_of`, ``compare`` and ``report`` call :func:`compare`
+and :func:`report`, run options are checked by :func:`run_settings`). Setups are keyword
+arguments in the CLI's terms; results print as a readable table in a console and as an HTML
+table in Jupyter, and turn into DataFrames in the reports' long form. Every mistake raises
+:class:`~montecarlo.errors.InputError` (a :class:`~montecarlo.errors.MonteCarloError`) with the
+one-line message the CLI prints.
 
 - :func:`odds`: one setup of a question, estimate and 95% interval beside the exact value;
 - :func:`table`: a question over a grid of setups (``.pivot()`` makes the two-way matrix);
