@@ -1,8 +1,9 @@
 """Ask a game a question: run its kernel through the engine and pair estimates with exact values.
 
-This is the one place where games meet the engine. The CLI and the scenario runner call
-:func:`ask` (one set of rules) and :func:`compare_rules` (a baseline and variants sharing common
-random numbers); both return plain result objects that reporting turns into tables.
+This is the one place where games meet the engine. The Python API (and the CLI through it) and
+the scenario runner call :func:`ask` (one set of rules) and :func:`compare_rules` (a baseline and
+variants sharing common random numbers); both return plain result objects that reporting turns
+into tables.
 
 >>> from montecarlo.analysis import ask, RunSettings
 >>> a = ask("dune1984", None, {"attacker": 4, "defender": 5}, settings=RunSettings(trials=20_000))

@@ -1,11 +1,13 @@
 """The Python API: ``import montecarlo as mc`` for notebooks and scripts.
 
-Five functions over the same layer the CLI uses (:mod:`montecarlo.analysis` for one setup,
-:mod:`montecarlo.scenarios` for grids and variants, :mod:`montecarlo.reporting` for report
-folders). Setups are keyword arguments in the CLI's terms; results print as a readable table in a
-console and as an HTML table in Jupyter, and turn into DataFrames in the reports' long form.
-Every mistake raises :class:`~montecarlo.errors.InputError` (a
-:class:`~montecarlo.errors.MonteCarloError`) with the one-line message the CLI prints.
+Five functions over :mod:`montecarlo.analysis` (one setup), :mod:`montecarlo.scenarios` (grids
+and variants) and :mod:`montecarlo.reporting` (report folders); the CLI is a thin layer over them
+(its odds commands ask through :func:`answer_of`, ``compare`` and ``report`` call :func:`compare`
+and :func:`report`, run options are checked by :func:`run_settings`). Setups are keyword
+arguments in the CLI's terms; results print as a readable table in a console and as an HTML
+table in Jupyter, and turn into DataFrames in the reports' long form. Every mistake raises
+:class:`~montecarlo.errors.InputError` (a :class:`~montecarlo.errors.MonteCarloError`) with the
+one-line message the CLI prints.
 
 - :func:`odds`: one setup of a question, estimate and 95% interval beside the exact value;
 - :func:`table`: a question over a grid of setups (``.pivot()`` makes the two-way matrix);
@@ -35,12 +37,11 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, RunSettings, ask
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, ask_many
 from montecarlo.errors import InputError, MonteCarloError, ScenarioError
 from montecarlo.games.base import field_help
-from montecarlo.validate import is_whole
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -253,22 +254,36 @@ def _cell(value: Any) -> str:
 # ---------------------------------------------------------------- checks
 
 
-def _settings(trials: Any, seed: Any, precision: Any, max_trials: Any, jobs: Any) -> RunSettings:
-    """Run settings checked with the CLI's messages (named as the keyword arguments)."""
-    if not is_whole(trials) or trials < 1:
-        raise InputError(f"trials must be a positive integer, got {trials!r}")
-    if not is_whole(seed) or seed < 0:
-        raise InputError(f"seed must be an integer >= 0, got {seed!r}")
-    if precision is not None and not (
-        isinstance(precision, (int, float)) and not isinstance(precision, bool) and 0 < precision < 0.5
-    ):
-        raise InputError(f"precision must be a half-width between 0 and 0.5, got {precision!r}")
-    if max_trials is not None and (not is_whole(max_trials) or max_trials < 1):
-        raise InputError(f"max_trials must be a positive integer, got {max_trials!r}")
-    if jobs is not None and (not is_whole(jobs) or (jobs < 1 and jobs != -1)):
-        raise InputError(f"jobs must be a positive number of workers, or -1 for all cores, got {jobs!r}")
-    return RunSettings(trials=int(trials), seed=int(seed), jobs=jobs, precision=precision,
-                       max_trials=max_trials)
+def run_settings(
+    trials: Any = DEFAULT_TRIALS,
+    seed: Any = DEFAULT_SEED,
+    precision: Any = None,
+    max_trials: Any = None,
+    jobs: Any = None,
+    *,
+    name: Callable[[str], str] = str,
+    **more: Any,
+) -> RunSettings:
+    """Run settings checked once, for the API and the CLI alike (:class:`RunSettings` checks them).
+
+    A bad value raises :class:`InputError` naming the setting as ``name(key)``: the keyword
+    argument here, the flag the user typed in the CLI (``--max-trials``). ``more`` passes
+    backend, scheduler, checkpoint and progress through.
+
+    >>> run_settings(trials=0)
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: trials must be a positive integer, got 0
+    >>> run_settings(max_trials=0, name=lambda key: "--" + key.replace("_", "-"))
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: --max-trials must be a positive integer, got 0
+    """
+    try:
+        return RunSettings(trials=trials, seed=seed, jobs=jobs, precision=precision, max_trials=max_trials,
+                           **more)
+    except SettingError as exc:
+        raise InputError(exc.named(name(exc.key))) from None
 
 
 def _names(variants: Any) -> tuple[str, ...]:
@@ -300,6 +315,41 @@ def _show(value: Any) -> Any:
 
 
 # ---------------------------------------------------------------- odds
+
+
+def answers_of(
+    game: Any,
+    question: str | None,
+    setups: Sequence[Mapping[str, Any] | Any],
+    *,
+    variants: str | Sequence[str] = (),
+    rules: Mapping[str, Any] | None = None,
+    settings: RunSettings,
+) -> list[Answer]:
+    """Setups through the engine, every one's chunks in one pool of workers (a table's cells):
+    the one path of :func:`odds` and of the CLI's odds and table commands.
+
+    A setup is the keyword arguments of :func:`odds` or a Setup the question already checked;
+    ``settings`` come from :func:`run_settings` (the CLI adds its backend, checkpoint and
+    progress bar). Each :class:`~montecarlo.analysis.Answer` is the one its setup gives alone.
+    """
+    if rules is not None and not isinstance(rules, Mapping):
+        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
+    names = _names(variants)
+    return ask_many(_game_arg(game), question, setups, variants=names, overrides=rules, settings=settings)
+
+
+def answer_of(
+    game: Any,
+    question: str | None,
+    setup: Mapping[str, Any] | Any,
+    *,
+    variants: str | Sequence[str] = (),
+    rules: Mapping[str, Any] | None = None,
+    settings: RunSettings,
+) -> Answer:
+    """One setup through the engine (:func:`answers_of` of one setup)."""
+    return answers_of(game, question, [setup], variants=variants, rules=rules, settings=settings)[0]
 
 
 def odds(
@@ -334,11 +384,9 @@ def odds(
     montecarlo.errors.InputError: battle setup: unknown field(s) colour; known: attacker, attacker_cards, \
 defender, defender_cards, harkonnen, objective, settlement, surprise
     """
-    settings = _settings(trials, seed, precision, max_trials, jobs)
+    settings = run_settings(trials, seed, precision, max_trials, jobs)
     names = _names(variants)
-    if rules is not None and not isinstance(rules, Mapping):
-        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
-    answer = ask(_game_arg(game), question, setup, variants=names, overrides=rules, settings=settings)
+    answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
     label = "+".join(names) or BASELINE
     shown = {k: _show(v) for k, v in setup.items()}
     rows = [
@@ -396,7 +444,7 @@ def _scenario_data(
     variants: Mapping[str, Any] | None, trials: Any, seed: Any, precision: Any, max_trials: Any,
     rules: Any, metrics: Any, baseline: str | None,
 ) -> dict[str, Any]:
-    _settings(trials, seed, precision, max_trials, None)
+    run_settings(trials, seed, precision, max_trials, None)
     if grid is not None and not isinstance(grid, Mapping):
         raise InputError(f"grid must be a mapping of setup fields to lists of values, got {grid!r}")
     data: dict[str, Any] = {
@@ -502,6 +550,36 @@ def _scenario_arg(value: Any) -> Scenario | None:
     return None
 
 
+def check_baseline(sc: Scenario, baseline: str | None, *, name: Callable[[str], str] = str) -> None:
+    """``baseline`` names one of the scenario's variants (None: the scenario's own), or InputError.
+
+    ``name`` turns ``"baseline"`` into the word the caller's user typed (the CLI: ``--baseline``).
+    """
+    known = [v.name for v in sc.variants]
+    if baseline is not None and baseline not in known:
+        raise InputError(f"{name('baseline')}: unknown variant {baseline!r}; known: {', '.join(known)}")
+
+
+def check_comparable(
+    sc: Scenario, metrics: Sequence[str], *, name: Callable[[str], str] = str, where: Any = None
+) -> None:
+    """Two or more variants to compare and ``metrics`` among the scenario's, before anything runs.
+
+    ``where`` starts the message on too few variants (default: the scenario's name; the CLI: the
+    file as typed); ``name`` turns ``"metrics"`` into the caller's word (the CLI: ``--metric``).
+    """
+    if len(sc.variants) < 2:
+        raise ScenarioError(
+            f"{sc.name if where is None else where}: variants: expected two or more variants to compare, "
+            f"got {len(sc.variants)}"
+        )
+    for m in metrics:
+        if m not in sc.metrics:
+            raise InputError(
+                f"{name('metrics')}: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})"
+            )
+
+
 def compare(
     scenario_or_game: Any,
     question: str | None = None,
@@ -516,6 +594,10 @@ def compare(
     rules: Mapping[str, Any] | None = None,
     metrics: str | Sequence[str] | None = None,
     jobs: int | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    progress: bool | Callable[[int, int], None] = False,
     **setup: Any,
 ) -> Result:
     """Variants against a baseline on common random numbers: paired differences, Holm-corrected.
@@ -525,6 +607,8 @@ def compare(
     (``grid`` sweeps fields). ``variants`` is a built-in name or list of names (compared with the
     official rules) or a mapping name -> built-in names, rule overrides, or a scenario's
     ``{"builtin": ..., "overrides": ...}``. ``trials`` and ``seed`` override a scenario's.
+    ``backend``, ``scheduler``, ``checkpoint`` and ``progress`` are those of
+    :func:`montecarlo.scenarios.run_scenario` (a Dask cluster, a file to resume from, a bar).
 
     >>> import montecarlo as mc
     >>> house = mc.compare("war-for-arrakis", variants="continue_always_costs",
@@ -544,7 +628,7 @@ def compare(
                 "trials, seed and jobs with a scenario"
             )
         if trials is not None or seed is not None:
-            _settings(sc.trials if trials is None else trials, sc.seed if seed is None else seed,
+            run_settings(sc.trials if trials is None else trials, sc.seed if seed is None else seed,
                       None, None, jobs)
             sc = dataclasses.replace(sc, trials=trials or sc.trials, seed=sc.seed if seed is None else seed)
     else:
@@ -557,22 +641,42 @@ def compare(
         )
         sc = _parse(data, "compare")
         metrics = None
-    if len(sc.variants) < 2:
-        raise ScenarioError(f"{sc.name}: variants: expected two or more variants to compare, "
-                            f"got {len(sc.variants)}")
-    if baseline is not None and baseline not in {v.name for v in sc.variants}:
-        raise InputError(
-            f"baseline: unknown variant {baseline!r}; known: {', '.join(v.name for v in sc.variants)}"
-        )
+    check_baseline(sc, baseline)
     chosen = _names(metrics) if metrics is not None else sc.metrics
-    for m in chosen:
-        if m not in sc.metrics:
-            raise InputError(f"metrics: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})")
+    check_comparable(sc, chosen)
     sc = dataclasses.replace(sc, metrics=tuple(chosen))
     from montecarlo.scenarios import run_scenario
 
-    result = run_scenario(sc, jobs=jobs, baseline=baseline)
+    result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
+                          scheduler=scheduler, checkpoint=checkpoint)
     return _scenario_result(result, sc.title if sc.title != sc.name else f"{sc.game.name} {sc.question.name}")
+
+
+def report_folder(sc: Scenario, out: str | os.PathLike | None = None, *,
+                  name: Callable[[str], str] = str) -> Path:
+    """The folder of ``sc``'s report, checked before any simulation (InputError, one line).
+
+    ``out``, else ``reports/<scenario name>`` unless that holds another game's report (scenario
+    names are shared by every game). Never a folder holding files montecarlo did not write.
+    ``name`` turns ``"out"`` into the caller's word (the CLI: ``--out``).
+    """
+    import json
+
+    from montecarlo.reporting import check_out
+
+    if out is None:
+        out = Path("reports") / sc.name
+        try:
+            written = json.loads((out / "report.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            written = None
+        if isinstance(written, dict) and written.get("game") not in (None, sc.game.name):
+            raise InputError(
+                f"{sc.path}: name: {out} holds the {written['game']} report of {written.get('file')} "
+                f"(scenario names are shared by every game); set name = \"{sc.game.name}-{sc.name}\" "
+                f"or give {name('out')}"
+            )
+    return check_out(out, option=name("out"))
 
 
 def report(
@@ -581,23 +685,31 @@ def report(
     *,
     baseline: str | None = None,
     jobs: int | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    checkpoint: str | os.PathLike | None = None,
+    progress: bool | Callable[[int, int], None] = False,
+    command: str | None = None,
 ) -> Result:
     """Run a scenario and write its report folder (index.html, report.md, tables, plots).
 
     ``out`` defaults to ``reports/<scenario name>`` like ``montecarlo report``; it is checked
-    before any simulation and never replaces a folder montecarlo did not write. The Result holds
-    the numbers and ``path``, the folder.
+    before any simulation (:func:`report_folder`) and never replaces a folder montecarlo did not
+    write. ``backend``, ``scheduler``, ``checkpoint`` and ``progress`` are those of
+    :func:`montecarlo.scenarios.run_scenario`; ``command`` is what the report records as the way
+    to rerun it (default: this call). The Result holds the numbers and ``path``, the folder.
     """
-    from montecarlo.reporting import check_out, write_report
+    from montecarlo.reporting import write_report
     from montecarlo.scenarios import run_scenario
 
     sc = _scenario_arg(scenario)
     if sc is None:
         raise InputError(f"report: expected a scenario file (.toml) or scenario data, got {scenario!r}")
-    folder = check_out(Path("reports") / sc.name if out is None else out, option="out")
-    result = run_scenario(sc, jobs=jobs, baseline=baseline)
-    command = f"mc.report({os.fspath(scenario)!r}, out={os.fspath(folder)!r})" if isinstance(
-        scenario, (str, os.PathLike)) else None
+    folder = report_folder(sc, out)
+    result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
+                          scheduler=scheduler, checkpoint=checkpoint)
+    if command is None and isinstance(scenario, (str, os.PathLike)):
+        command = f"mc.report({os.fspath(scenario)!r}, out={os.fspath(folder)!r})"
     written = write_report(result, folder, command=command)
     return _scenario_result(result, sc.title, path=written)
 

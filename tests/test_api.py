@@ -120,6 +120,19 @@ def test_report_writes_a_folder_and_never_overwrites_a_users_one(tmp_path):
     assert (mine / "notes.txt").read_text() == "keep me"
 
 
+def test_report_default_folder_never_replaces_another_games_report(tmp_path, monkeypatch):
+    """reports/<name> is shared by every game: mc.report refuses it as montecarlo report does."""
+    monkeypatch.chdir(tmp_path)
+    theirs = tmp_path / "reports" / "shared-name"
+    theirs.mkdir(parents=True)
+    (theirs / "report.json").write_text('{"game": "imperium", "file": "x.toml"}')
+    scenario = {"name": "shared-name", "game": "dune1984", "seed": 1, "trials": 100,
+                "setup": {"attacker": 3, "defender": 3}, "metrics": ["attacker_win"]}
+    with pytest.raises(InputError, match="holds the imperium report of x.toml.* or give out$"):
+        mc.report(scenario)
+    assert (theirs / "report.json").read_text() == '{"game": "imperium", "file": "x.toml"}'
+
+
 def test_display_forms():
     duel = mc.odds("dune1984", attacker=4, defender=5, trials=1_000)
     text = repr(duel)

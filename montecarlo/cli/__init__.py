@@ -366,15 +366,13 @@ def games() -> None:
 
       montecarlo games
     """
-    from montecarlo.registry import get_game, list_games
+    from montecarlo import api
 
-    for name in list_games():
-        game = get_game(name)
+    for name, game in api.games().items():
         typer.echo(f"{name}: {game.title}")
         for q in game.questions.values():
             typer.echo(f"  question {q.name}: {q.description}  [montecarlo {name} {q.name}]")
-        for v in game.variants:
-            desc = game.variant_descriptions.get(v, "")
+        for v, desc in game.variants.items():
             typer.echo(f"  variant {v}" + (f": {desc}" if desc else ""))
 
 

@@ -3,8 +3,8 @@
 ``@run_command`` gives a command the common options (--trials, --seed, --jobs, --precision,
 --max-trials, --variant, --json, --quiet, --backend, --scheduler, --checkpoint) and hands them to it as one
 ``run: RunOptions`` argument; ``@cli_errors`` turns a MonteCarloError into one line on stderr and
-exit code 2. Commands stay thin: parse options into a setup, call :mod:`montecarlo.analysis`,
-print with :func:`emit`.
+exit code 2. Commands stay thin: parse options into a setup, ask it with ``run.ask`` (the API's
+path to the engine), print with :func:`emit`.
 
 Conventions of a game's CLI module (``montecarlo/cli/<module>.py``, found by the root):
 
@@ -33,8 +33,9 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, excess_jobs
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, excess_jobs
 from montecarlo.analysis import duration as _duration
+from montecarlo.api import answer_of, answers_of, run_settings
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE
 from montecarlo.errors import InputError, MonteCarloError, readable
 
@@ -64,21 +65,12 @@ class RunOptions:
         return backend_for(self.backend, self.scheduler)
 
     def settings(self, label: str = "simulating") -> RunSettings:
-        """Run settings (checked by :class:`RunSettings`, errors naming the flag), with a progress
+        """Run settings (checked as the API checks them, errors naming the flag), with a progress
         reporter unless --quiet or --json."""
-        try:
-            settings = RunSettings(
-                trials=self.trials,
-                seed=self.seed,
-                jobs=self.jobs,
-                precision=self.precision,
-                max_trials=self.max_trials,
-                backend=self.backend_name(),
-                scheduler=self.scheduler,
-                checkpoint=self.checkpoint,
-            )
-        except SettingError as exc:
-            raise InputError(exc.named("--" + exc.key.replace("_", "-"))) from None
+        settings = run_settings(
+            self.trials, self.seed, self.precision, self.max_trials, self.jobs, name=flag_of,
+            backend=self.backend_name(), scheduler=self.scheduler, checkpoint=self.checkpoint,
+        )
         if not self._warned:
             self._warned = warn_excess_jobs(self.jobs)
         if self.quiet or self.json:
@@ -87,9 +79,29 @@ class RunOptions:
         self._reporters.append(reporter)
         return dataclasses.replace(settings, progress=reporter)
 
+    def ask(
+        self, game: Any, question: Optional[str], setup: Any, overrides: Optional[dict] = None,
+        label: str = "simulating",
+    ) -> Answer:
+        """The answer of one setup under --variant (and rule ``overrides``), through the API's
+        one path to the engine (:func:`montecarlo.api.answer_of`)."""
+        return answer_of(game, question, setup, variants=self.variant, rules=overrides,
+                         settings=self.settings(label))
+
+    def ask_many(
+        self, game: Any, question: Optional[str], setups: list, label: str = "simulating"
+    ) -> list[Answer]:
+        """:meth:`ask` for several setups, their chunks in one pool (:func:`montecarlo.api.answers_of`)."""
+        return answers_of(game, question, setups, variants=self.variant, settings=self.settings(label))
+
     def close(self) -> None:
         for reporter in self._reporters:
             reporter.close()
+
+
+def flag_of(key: str) -> str:
+    """The flag of a run setting: ``max_trials`` -> ``--max-trials``."""
+    return "--" + key.replace("_", "-")
 
 
 _SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")

@@ -41,7 +41,6 @@ def parse_set(values: Sequence[str]) -> dict[str, str]:
 
 def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> None:
     """Simulate the battle a definition file describes and print estimates beside exact values."""
-    from montecarlo.analysis import ask
     from montecarlo.datagame import load_compiled
 
     if not str(path).endswith(".toml"):
@@ -54,7 +53,7 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
     setup = question.setup(values)  # every input checked before any trial
     rules = game.rules(run.variant)
     note = question.why_no_exact(rules, setup) if question.why_no_exact is not None else None
-    answer = ask(game, None, setup, variants=run.variant, settings=run.settings())
+    answer = run.ask(game, None, setup)
     shown = ", ".join(f"{k} {v}" for k, v in vars_of(setup).items())
     emit(answer, run, f"{game.title}: {shown}", extra={"exact_note": note} if note else None)
     if note and not run.json:

@@ -10,7 +10,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.analysis import ask
 from montecarlo.cli.common import RunOptions, console, emit, fmt_prob, parse_int_list, run_command
 from montecarlo.games.dune1984.checks import spice_ladder
 from montecarlo.games.dune1984.movement import break_even_payout
@@ -41,12 +40,8 @@ def guile(
 
       montecarlo dune1984 guile --guile Kynes --stillsuit -v guile_check_2d6
     """
-    answer = ask(
-        "dune1984",
-        "guile",
-        {"guile": guile, "spice": spice, "stillsuit": stillsuit},
-        variants=run.variant,
-        settings=run.settings("dune1984 guile"),
+    answer = run.ask(
+        "dune1984", "guile", {"guile": guile, "spice": spice, "stillsuit": stillsuit}, label="dune1984 guile"
     )
     s, rules = answer.setup, answer.rules
     named = CHARACTERS.get(s.character.lower()) if s.character else None
@@ -96,13 +91,8 @@ def reach(
 
       montecarlo dune1984 reach --distance 5 --second-distance 4
     """
-    answer = ask(
-        "dune1984",
-        "reach",
-        {"distance": distance, "second_distance": second_distance},
-        variants=run.variant,
-        settings=run.settings("dune1984 reach"),
-    )
+    setup = {"distance": distance, "second_distance": second_distance}
+    answer = run.ask("dune1984", "reach", setup, label="dune1984 reach")
     second = f" and {second_distance} (split roll)" if second_distance is not None else ""
     emit(answer, run, f"Movement reach: exactly {distance} spaces{second}")
 
@@ -126,12 +116,11 @@ def invest(
 
       montecarlo dune1984 invest --sums 2,12 --payout 5:1 --stake 3
     """
-    answer = ask(
+    answer = run.ask(
         "dune1984",
         "invest",
         {"sums": parse_int_list(sums, "--sums"), "payout": payout, "players": players, "stake": stake},
-        variants=run.variant,
-        settings=run.settings("dune1984 invest"),
+        label="dune1984 invest",
     )
     s = answer.setup
     break_even = break_even_payout(s.sums, s.players)

@@ -208,11 +208,10 @@ def question_command(game_name: str, question_name: str, prefix: str) -> Callabl
     options = setup_options(question.setup_type)
 
     def odds(run: RunOptions, **given: Any) -> None:
-        from montecarlo.analysis import ask
         from montecarlo.games.base import to_plain
 
         setup = question.setup(_setup_values(options, given))  # checked before any trial
-        answer = ask(game, question.name, setup, variants=run.variant, settings=run.settings(game.name))
+        answer = run.ask(game, question.name, setup, label=game.name)
         shown = ", ".join(f"{k} {_show(v)}" for k, v in to_plain(setup).items())
         emit(answer, run, f"{game.title}, {question.name}: {shown}")
 
@@ -270,8 +269,6 @@ def table_command(game_name: str) -> Callable:
     loose = [dataclasses.replace(o, default=None) if o.required else o for o in options]
 
     def table(run: RunOptions, rows: str, cols: str, metric: Optional[str], **given: Any) -> None:
-        from montecarlo.analysis import ask_many
-
         row_field, row_values = _table_axis(rows, "--rows", by_name)
         col_field, col_values = _table_axis(cols, "--cols", by_name)
         if row_field == col_field:
@@ -288,8 +285,7 @@ def table_command(game_name: str) -> Callable:
             for r in row_values
             for c in col_values
         }  # every cell checked before any trial
-        settings = run.settings(f"{game.name} table")
-        answers = ask_many(game, question.name, list(setups.values()), run.variant, settings=settings)
+        answers = run.ask_many(game, question.name, list(setups.values()), label=f"{game.name} table")
         cells = dict(zip(setups, answers))  # every cell's chunks in one pool of workers
         first = next(iter(cells.values()))
         if run.json:

@@ -13,7 +13,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.analysis import ask
 from montecarlo.cli.common import RunOptions, console, emit, run_command
 from montecarlo.games.imperium import CONFLICTS, DECKS
 
@@ -84,9 +83,7 @@ def conflict_odds(
         "conflict": conflict,
         "hagal": hagal,
     }
-    answer = ask(
-        "imperium", "conflict", setup, variants=run.variant, settings=run.settings("imperium conflict")
-    )
+    answer = run.ask("imperium", "conflict", setup, label="imperium conflict")
     s = answer.setup
     shown = {name: m for name, m in answer.metrics.items() if _shown(name, s)}
     title = f"Conflict: troops {','.join(t.spec for t in s.troops)}; revealed {_per_seat(s.revealed)}"

@@ -132,6 +132,10 @@ class Overrides:
         return out
 
 
+# the words of the command line for the API's checks of a comparison
+COMPARE_FLAGS = {"baseline": "--baseline", "metrics": "--metric"}
+OUT_FLAG = {"out": "--out"}
+
 Checkpoint = Annotated[
     Optional[Path],
     typer.Option(
@@ -180,44 +184,28 @@ def report(
     the report records the values used and the command that reruns it. --json prints the
     report's facts (report.json) on stdout.
     """
-    from montecarlo.reporting import check_out, write_report
-    from montecarlo.scenarios import load_scenario, run_scenario
+    from montecarlo import api
+    from montecarlo.scenarios import load_scenario
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler)
     sc = given.apply(load_scenario(scenario))
-    if out is None:
-        _refuse_another_games_report(DEFAULT_OUT / sc.name, sc)
-    folder = check_out(DEFAULT_OUT / sc.name if out is None else out)  # before any simulation
+    folder = api.report_folder(sc, out, name=OUT_FLAG.get)  # before any simulation
     warn_excess_jobs(jobs)
     progress = _progress(sc, jobs, quiet or as_json)
     try:
-        result = run_scenario(
-            sc, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler, checkpoint=checkpoint
-        )
+        result = api.report(
+            sc, folder, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
+            checkpoint=checkpoint, command=_command(scenario, out, given),
+        ).raw
     finally:
         if progress:
             progress.close()
-    write_report(result, folder, command=_command(scenario, out, given))
     if as_json:
         facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         typer.echo(json.dumps({"folder": str(folder), **facts}))
     elif not quiet:
         typer.echo(f"wrote {folder}/index.html ({len(sc.points)} setups, {result.seconds:.1f} s)", err=True)
-
-
-def _refuse_another_games_report(folder: Path, sc) -> None:
-    """The default folder ``reports/<name>/`` holding another game's report is not replaced."""
-    try:
-        written = json.loads((folder / "report.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    if isinstance(written, dict) and written.get("game") not in (None, sc.game.name):
-        raise InputError(
-            f"{sc.path}: name: {folder} holds the {written['game']} report of {written.get('file')} "
-            f"(scenario names are shared by every game); set name = \"{sc.game.name}-{sc.name}\" "
-            "or give --out"
-        )
 
 
 @app.command("report-all", epilog="Example: montecarlo report-all scenarios --out reports")
@@ -254,8 +242,9 @@ def report_all(
     """
     import time
 
-    from montecarlo.reporting import check_index_out, check_out, write_index, write_report
-    from montecarlo.scenarios import find_scenarios, load_scenario, name_clashes, run_scenario
+    from montecarlo import api
+    from montecarlo.reporting import check_index_out, check_out, write_index
+    from montecarlo.scenarios import find_scenarios, load_scenario, name_clashes
 
     given = Overrides(trials, seed, precision, max_trials)
     backend_name = given.check(backend, scheduler)
@@ -288,14 +277,15 @@ def report_all(
     for sc in scenarios:
         progress = _progress(sc, jobs, not talk)
         try:
-            result = run_scenario(
-                sc, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
+            written = api.report(
+                sc, out / sc.name, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
                 checkpoint=None if checkpoint is None else checkpoint / f"{sc.name}.checkpoint",
+                command=_command(sc.path, out / sc.name, given),
             )
         finally:
             if progress:
                 progress.close()
-        folder = write_report(result, out / sc.name, command=_command(sc.path, out / sc.name, given))
+        result, folder = written.raw, written.path
         facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         entries.append(
             {
@@ -360,42 +350,31 @@ def compare(
     --trials, --seed, --precision, --max-trials and --variant replace the scenario's own values
     (the JSON and the report record them).
     """
-    from montecarlo.reporting import check_out, comparison_table, write_report
-    from montecarlo.scenarios import load_scenario, run_scenario
+    from montecarlo import api
+    from montecarlo.reporting import check_out, write_report
+    from montecarlo.scenarios import load_scenario
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler)
     sc = load_scenario(scenario)
-    if baseline is not None and baseline not in {v.name for v in sc.variants}:
-        raise InputError(
-            f"--baseline: unknown variant {baseline!r}; known: {', '.join(v.name for v in sc.variants)}"
-        )
+    api.check_baseline(sc, baseline, name=COMPARE_FLAGS.get)
     sc = given.apply(sc, baseline)
-    if len(sc.variants) < 2:
-        raise ScenarioError(
-            f"{scenario}: variants: expected two or more variants to compare, got {len(sc.variants)}"
-        )
-    for m in metric or ():
-        if m not in sc.metrics:
-            raise InputError(f"--metric: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})")
+    api.check_comparable(sc, metric or (), name=COMPARE_FLAGS.get, where=scenario)
     if out is not None:
         check_out(out)  # before any simulation
     warn_excess_jobs(jobs)
     progress = _progress(sc, jobs, quiet or as_json)
     try:
-        result = run_scenario(
-            sc,
-            jobs=jobs,
-            baseline=baseline,
-            progress=progress,
-            backend=backend_name,
-            scheduler=scheduler,
+        compared = api.compare(
+            sc, baseline=baseline, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
             checkpoint=checkpoint,
         )
     finally:
         if progress:
             progress.close()
-    table = comparison_table(result)
+    result = compared.raw
+    assert compared.differences is not None  # two or more variants, checked above
+    table = compared.differences.to_polars()
     shown = table
     if metric:
         names = [n for m in metric for n in sc.question.metric(m).reported_names()]

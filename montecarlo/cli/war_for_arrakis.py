@@ -1,10 +1,10 @@
 """Dune: War for Arrakis: battles, Coriolis storms, sandworms, Desert Hazards, the legion you need.
 
-Thin commands over :func:`montecarlo.analysis.ask`: options become a setup, the answer is printed
-with its exact values beside the estimates (battles are exact unless ``max_rounds:N`` is
-enormous, and the command says so then). ``need`` uses the exact solver alone. Every output that
-uses the wormsign pool says that its split is an assumption. The rules as modelled:
-``docs/rules/war-for-arrakis.md``.
+Thin commands over the API's path to the engine (``run.ask``, :func:`montecarlo.api.answer_of`):
+options become a setup, the answer is printed with its exact values beside the estimates (battles
+are exact unless ``max_rounds:N`` is enormous, and the command says so then). ``need`` uses the
+exact solver alone. Every output that uses the wormsign pool says that its split is an
+assumption. The rules as modelled: ``docs/rules/war-for-arrakis.md``.
 """
 
 import dataclasses
@@ -13,7 +13,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.analysis import ask
 from montecarlo.cli.common import RunOptions, check_edges, cli_errors, emit, run_command
 from montecarlo.errors import InputError
 
@@ -212,7 +211,7 @@ def battle(
     game = get_game(GAME)
     checked = game.question("battle").setup(setup)
     _check_best(game.rules(run.variant, overrides), checked)
-    answer = ask(GAME, "battle", checked, variants=run.variant, overrides=overrides, settings=run.settings())
+    answer = run.ask(GAME, "battle", checked, overrides)
     s = answer.setup
     why = QUESTIONS["battle"].why_no_exact
     note = why(answer.rules, s) if why is not None else None
@@ -263,13 +262,7 @@ def storm(
     Examples:
         montecarlo war-for-arrakis storm --legion "3 regular, 1 elite, bashar" --terrain deep_desert
     """
-    answer = ask(
-        GAME,
-        "storm",
-        {"legion": legion, "terrain": terrain, "settlement": settlement},
-        variants=run.variant,
-        settings=run.settings(),
-    )
+    answer = run.ask(GAME, "storm", {"legion": legion, "terrain": terrain, "settlement": settlement})
     s = answer.setup
     readings = _notes("storm", answer.rules, s)
     sheltered = s.settlement and not answer.rules.storms_strike_settlements
@@ -308,7 +301,7 @@ def worm(
         "harvester": harvester,
         "carryall": carryall,
     }
-    answer = ask(GAME, "worm", setup, variants=run.variant, settings=run.settings())
+    answer = run.ask(GAME, "worm", setup)
     s = answer.setup
     who = "Wild Maker" if s.wild_maker else "Sandworm"
     _emit(answer, run, f"{who} attack on {s.legion}{' + harvester' if s.harvester else ''} in {s.terrain}")
@@ -336,13 +329,7 @@ def hazards(
     """
     from montecarlo.games.war_for_arrakis.hazards import pool_note
 
-    answer = ask(
-        GAME,
-        "hazards",
-        {"areas": list(area), "wild_maker": wild_maker},
-        variants=run.variant,
-        settings=run.settings(),
-    )
+    answer = run.ask(GAME, "hazards", {"areas": list(area), "wild_maker": wild_maker})
     note = pool_note(answer.rules)
     readings = _notes("hazards", answer.rules, answer.setup)
     extra = {"wormsign_pool": note, **({"readings": readings} if readings else {})}
