@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.analysis import ask, ask_many
+from montecarlo.api import answer_of, answers_of
 from montecarlo.cli.common import RunOptions, console, emit, fmt_prob, print_explanations, run_command
 from montecarlo.errors import InputError
 from montecarlo.games.base import to_plain
@@ -132,7 +132,7 @@ def _ask(question: str, run: RunOptions, settings=None, overrides=None, **values
     if overrides:
         _check_best(game.rules(run.variant, overrides), setup)
     settings = settings or run.settings(f"dune1984 {question}")
-    return ask("dune1984", question, setup, variants=run.variant, overrides=overrides, settings=settings)
+    return answer_of("dune1984", question, setup, variants=run.variant, rules=overrides, settings=settings)
 
 
 def _designation(policy: Optional[str]) -> dict[str, str]:
@@ -323,7 +323,7 @@ def duel_table(
     pairs = [(a, d) for a in STRENGTHS for d in STRENGTHS]
     kit = {"attacker_equipment": attacker_equipment, "defender_equipment": defender_equipment}
     setups = [{"attacker": a, "defender": d, **kit} for a, d in pairs]
-    answers = ask_many("dune1984", "duel", setups, variants=run.variant, settings=settings)  # one pool
+    answers = answers_of("dune1984", "duel", setups, variants=run.variant, settings=settings)  # one pool
     cells = [(a, d, answer.metrics[metric]) for (a, d), answer in zip(pairs, answers)]
     answer = answers[-1]
     if run.json:

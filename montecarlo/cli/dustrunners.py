@@ -13,7 +13,6 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from montecarlo.analysis import ask
 from montecarlo.cli.common import RunOptions, cli_errors, emit, parse_name_list, run_command
 from montecarlo.errors import InputError
 
@@ -184,7 +183,7 @@ def combat(
         "objective": objective,
     })
     checked = _checked_combat(setup, run.variant)
-    answer = ask("dustrunners", "combat", checked, variants=run.variant, settings=run.settings())
+    answer = run.ask("dustrunners", "combat", checked)
     if not checked.objective:  # the metric objective only where it is asked for
         asked = {k: m for k, m in answer.metrics.items() if k != "objective"}
         answer = dataclasses.replace(answer, metrics=asked)
@@ -239,7 +238,7 @@ def campaign(
         "max_health": max_health, "max_ammo": max_ammo, "policy": policy, "redraw": redraw,
         "exploration": exploration,
     })
-    answer = ask("dustrunners", "campaign", setup, variants=run.variant, settings=run.settings())
+    answer = run.ask("dustrunners", "campaign", setup)
     s = answer.setup
     shown = {k: m for k, m in answer.metrics.items()
              if not k.startswith("survived=") or int(k.split("=")[1]) <= s.fights}
@@ -297,7 +296,7 @@ def road(
         "damage_bonus": damage_bonus, "vp": vp, "policy": policy, "redraw": redraw,
         "exploration": exploration,
     })
-    answer = ask("dustrunners", "road", setup, variants=run.variant, settings=run.settings())
+    answer = run.ask("dustrunners", "road", setup)
     s = answer.setup
     shown = {k: m for k, m in answer.metrics.items()
              if not k.startswith("rounds_survived=") or int(k.split("=")[1]) <= s.rounds}
