@@ -78,7 +78,7 @@ def test_ctrl_c_says_interrupted_and_exits_130(monkeypatch, capsys):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(montecarlo.analysis, "ask", interrupted)
-    monkeypatch.setattr("montecarlo.cli.dune1984_fights.ask", interrupted)
+    monkeypatch.setattr("montecarlo.cli.dune1984_fights.answer_of", interrupted)
     monkeypatch.setattr(sys, "argv", ["montecarlo", *ODDS])
     with pytest.raises(SystemExit) as exit_:
         main()
