@@ -222,3 +222,40 @@ def field_help(cls: type) -> dict[str, str]:
         else:
             break
     return out
+
+
+def parse_weighted_objective(text: Any, weighted: str, example: str) -> tuple[str, float]:
+    """A best-play objective: ``win``, or ``<weighted>:W`` with a weight W >= 0; ``""`` or None:
+    none asked. The objectives of the games (War for Arrakis ``trade:W``, Dustrunners
+    ``keep:W``) share this one reading and its messages.
+
+    >>> parse_weighted_objective("Trade: 1.5", "trade", "trade:2")
+    ('trade', 1.5)
+    >>> parse_weighted_objective(None, "trade", "trade:2"), weighted_objective_text(("keep", 10.0))
+    (('', 0.0), 'keep:10')
+    >>> parse_weighted_objective("keep:-1", "keep", "keep:10")
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: objective must be win or keep:W (W >= 0, e.g. keep:10), got 'keep:-1'
+    """
+    if text is None:
+        return "", 0.0
+    choices = f"win or {weighted}:W (W >= 0, e.g. {example})"
+    if not isinstance(text, str):
+        raise InputError(f"objective must be {choices}, got {text!r}")
+    key = "".join(text.lower().split())
+    if key in ("", "win"):
+        return key, 0.0
+    match = re.fullmatch(re.escape(weighted) + r":(\d+(?:\.\d*)?|\.\d+)", key)
+    if not match:
+        raise InputError(f"objective must be {choices}, got {text!r}")
+    weight = float(match.group(1))
+    if weight > 1e6:
+        raise InputError(f"objective {weighted}:W needs W <= 1000000, got {text!r}")
+    return weighted, weight
+
+
+def weighted_objective_text(objective: tuple[str, float]) -> str:
+    """The canonical text of a parsed objective: ``""``, ``"win"`` or ``"trade:2"``."""
+    kind, weight = objective
+    return f"{kind}:{weight:g}" if kind not in ("", "win") else kind

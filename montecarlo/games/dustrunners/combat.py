@@ -50,7 +50,7 @@ import numpy as np
 from montecarlo.engine.chain import ChainTooLarge
 from montecarlo.engine.decisions import TIE_TOLERANCE
 from montecarlo.errors import InputError, MonteCarloError
-from montecarlo.games.base import Metric, Question
+from montecarlo.games.base import Metric, Question, parse_weighted_objective, weighted_objective_text
 from montecarlo.games.dustrunners.deck import (
     ENEMY_KINDS, LOOTS, Card, Deck, Enemy, enemy as named_enemy, load_deck, vehicle as named_vehicle,
 )
@@ -89,9 +89,6 @@ def check_ammo_policy(policy: Any, best: bool = False) -> str:
     raise InputError(f"policy must be all_in, just_enough or fixed:N (N = ammo per attack), got {policy!r}")
 
 
-OBJECTIVES = "win or keep:W (W >= 0, e.g. keep:10)"
-
-
 def parse_objective(text: Any) -> tuple[str, float]:
     """``"win"`` -> ("win", 0.0); ``"keep:10"`` -> ("keep", 10.0); ``""`` or None -> ("", 0.0).
 
@@ -105,26 +102,12 @@ def parse_objective(text: Any) -> tuple[str, float]:
     ...
     montecarlo.errors.InputError: objective must be win or keep:W (W >= 0, e.g. keep:10), got 'keep:-1'
     """
-    if text is None:
-        return "", 0.0
-    if not isinstance(text, str):
-        raise InputError(f"objective must be {OBJECTIVES}, got {text!r}")
-    key = "".join(text.lower().split())
-    if key in ("", "win"):
-        return key, 0.0
-    match = re.fullmatch(r"keep:(\d+(?:\.\d*)?|\.\d+)", key)
-    if not match:
-        raise InputError(f"objective must be {OBJECTIVES}, got {text!r}")
-    weight = float(match.group(1))
-    if weight > 1e6:
-        raise InputError(f"objective keep:W needs W <= 1000000, got {text!r}")
-    return "keep", weight
+    return parse_weighted_objective(text, "keep", "keep:10")
 
 
 def objective_text(objective: tuple[str, float]) -> str:
     """The canonical text of a parsed objective: ``""``, ``"win"`` or ``"keep:10"``."""
-    kind, weight = objective
-    return f"keep:{weight:g}" if kind == "keep" else kind
+    return weighted_objective_text(objective)
 
 
 def objective_of(objective: str, win: Any, health_left: Any, ammo_left: Any) -> Any:

@@ -47,7 +47,9 @@ import numpy as np
 from montecarlo.engine.chain_question import ChainQuestion
 from montecarlo.engine.decisions import Choice, Objective
 from montecarlo.errors import InputError
-from montecarlo.games.base import Metric, Question, build_dataclass
+from montecarlo.games.base import (
+    Metric, Question, build_dataclass, parse_weighted_objective, weighted_objective_text,
+)
 from montecarlo.games.war_for_arrakis import dice
 from montecarlo.games.war_for_arrakis.rules import (
     LEADERS,
@@ -342,9 +344,6 @@ def ban_notes(rules: Rules, setup: BattleSetup) -> list[str]:
     return notes
 
 
-OBJECTIVES = "win or trade:W (W >= 0, e.g. trade:2)"
-
-
 def parse_objective(text: Any) -> tuple[str, float]:
     """``"win"`` -> ("win", 0.0); ``"trade:2"`` -> ("trade", 2.0); ``""`` -> ("", 0.0) (none asked).
 
@@ -355,26 +354,12 @@ def parse_objective(text: Any) -> tuple[str, float]:
     ...
     montecarlo.errors.InputError: objective must be win or trade:W (W >= 0, e.g. trade:2), got 'trade:-1'
     """
-    if text is None:
-        return "", 0.0
-    if not isinstance(text, str):
-        raise InputError(f"objective must be {OBJECTIVES}, got {text!r}")
-    key = "".join(text.lower().split())
-    if key in ("", "win"):
-        return key, 0.0
-    match = re.fullmatch(r"trade:(\d+(?:\.\d*)?|\.\d+)", key)
-    if not match:
-        raise InputError(f"objective must be {OBJECTIVES}, got {text!r}")
-    weight = float(match.group(1))
-    if weight > 1e6:
-        raise InputError(f"objective trade:W needs W <= 1000000, got {text!r}")
-    return "trade", weight
+    return parse_weighted_objective(text, "trade", "trade:2")
 
 
 def objective_text(objective: tuple[str, float]) -> str:
     """The canonical text of a parsed objective: ``""``, ``"win"`` or ``"trade:2"``."""
-    kind, weight = objective
-    return f"trade:{weight:g}" if kind == "trade" else kind
+    return weighted_objective_text(objective)
 
 
 def parse_battle(values: Mapping[str, Any]) -> BattleSetup:
