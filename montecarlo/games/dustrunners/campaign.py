@@ -70,20 +70,32 @@ class CampaignSetup:
     vehicle: str | None = None
 
     def __post_init__(self) -> None:
-        whole("health", self.health, 1, cb.MAX_HEALTH)
-        whole("ammo", self.ammo, 0, cb.MAX_HEALTH)
-        whole("damage_bonus", self.damage_bonus, 0, cb.MAX_HEALTH)
-        whole("vp", self.vp, 0, 999)
-        whole("max_health", self.max_health, self.health, cb.MAX_HEALTH)
-        whole("max_ammo", self.max_ammo, self.ammo, cb.MAX_HEALTH)
+        check_vehicle(self, ("ammo",))
         whole("fights", self.fights, 1, MAX_FIGHTS)
         if not self.enemies:
             raise InputError("enemies: give at least one enemy")
-        cb.check_ammo_policy(self.policy)
-        object.__setattr__(self, "redraw", cb.check_redraw(self.redraw))
-        if self.exploration not in EXPLORATION_POLICIES:
-            known = ", ".join(EXPLORATION_POLICIES)
-            raise InputError(f"exploration must be one of {known}, got {self.exploration!r}")
+        check_policies(self)
+
+
+def check_vehicle(setup: Any, pools: tuple[str, ...]) -> None:
+    """What a vehicle carries from card to card, checked in one order for a campaign and a road:
+    health, the ``pools`` (ammo, fuel), the damage bonus, VP, then each maximum (at least the
+    start, at most the game's cap)."""
+    whole("health", setup.health, 1, cb.MAX_HEALTH)
+    for name in (*pools, "damage_bonus"):
+        whole(name, getattr(setup, name), 0, cb.MAX_HEALTH)
+    whole("vp", setup.vp, 0, 999)
+    for name in ("health", *pools):
+        whole(f"max_{name}", getattr(setup, f"max_{name}"), getattr(setup, name), cb.MAX_HEALTH)
+
+
+def check_policies(setup: Any) -> None:
+    """The ammo policy, the redraw uses (stored canonical) and the exploration policy."""
+    cb.check_ammo_policy(setup.policy)
+    object.__setattr__(setup, "redraw", cb.check_redraw(setup.redraw))
+    if setup.exploration not in EXPLORATION_POLICIES:
+        known = ", ".join(EXPLORATION_POLICIES)
+        raise InputError(f"exploration must be one of {known}, got {setup.exploration!r}")
 
 
 _KEYS = ("deck", "card_counts", "enemies", "vehicle", "health", "ammo", "damage_bonus", "vp", "max_health",

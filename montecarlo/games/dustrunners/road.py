@@ -195,19 +195,10 @@ class RoadSetup:
     vehicle: str | None = None
 
     def __post_init__(self) -> None:
-        whole("health", self.health, 1, cb.MAX_HEALTH)
-        for name in ("ammo", "fuel", "damage_bonus"):
-            whole(name, getattr(self, name), 0, cb.MAX_HEALTH)
-        whole("vp", self.vp, 0, 999)
-        for name, low in (("max_health", self.health), ("max_ammo", self.ammo), ("max_fuel", self.fuel)):
-            whole(name, getattr(self, name), low, cb.MAX_HEALTH)
+        cp.check_vehicle(self, ("ammo", "fuel"))
         whole("rounds", self.rounds, 1, MAX_ROUNDS)
         whole("raider_gap", self.raider_gap, 1, 999)
-        cb.check_ammo_policy(self.policy)
-        object.__setattr__(self, "redraw", cb.check_redraw(self.redraw))
-        if self.exploration not in cp.EXPLORATION_POLICIES:
-            known = ", ".join(cp.EXPLORATION_POLICIES)
-            raise InputError(f"exploration must be one of {known}, got {self.exploration!r}")
+        cp.check_policies(self)
 
 
 _KEYS = ("deck", "card_counts", "exploration_deck", "vehicle", "health", "ammo", "fuel", "damage_bonus", "vp",
