@@ -6,8 +6,8 @@ The kernel is plain numpy (piles as counts per kind of card, one vectorised draw
 no numba, so no per-process compile or import cost.
 
 Best play (issue 19): every shipped enemy x vehicle on the 12-card deck solved in under 10 s in
-all, cold (the exact recursion with a max over the ammo at each of your attacks); the combats it
-cannot solve within its budget are counted and timed apart. Simulation under the solved policy
+all, cold (the exact recursion with a max over the ammo at each of your attacks, decided on the
+deck merged by skulls); any combat it cannot solve within its budget is counted and timed apart. Simulation under the solved policy
 (a lookup of each trial's state) against the same question's fixed policy.
 """
 

@@ -5,6 +5,9 @@ against answers found without the decision step of the solver.
   decision states (each state -> an ammo) is valued by the exact recursion playing that fixed
   policy (``choose``), and the best of them equals the optimum; the solver's own policy, played
   as a fixed policy, is worth exactly that.
+- Two shortcuts of the solver change nothing: a hopeless state (no damage left can win) spends
+  nothing without its options being valued, and the decisions are solved on the deck merged by
+  skulls; both give the values and the policy of the whole solve, state by state.
 - The optimum is never below the fixed policies (all_in, just_enough, fixed:1..3) on every
   shipped enemy against the interceptor and the hauler on the 12-card deck (``win``; ``keep:W``
   for two of them) and on the game's example setups on that deck.
@@ -25,8 +28,8 @@ import pytest
 from montecarlo.errors import InputError
 from montecarlo.games.dustrunners import GAME
 from montecarlo.games.dustrunners.combat import (
-    ExactCombat, QUESTIONS, advise, exact_combat, parse_combat, parse_objective, reference_combat,
-    simulate_combat,
+    ExactCombat, QUESTIONS, SolvedCombat, advise, by_skulls, exact_combat, parse_combat, parse_objective,
+    reference_combat, simulate_combat,
 )
 from montecarlo.games.dustrunners.rules import Rules
 
@@ -83,9 +86,63 @@ def test_skipping_options_that_could_only_tie_changes_nothing(values):
     assert len(pruned.memo) <= len(full.memo)
 
 
+SHORTCUTS = [  # (turn limit, setup): hopeless states are common where little damage is dealt
+    (14, {"enemy": "spybot", "vehicle": "scout", "objective": "win"}),
+    (14, {"enemy": "mutant pack", "vehicle": "scout", "objective": "keep:3"}),
+    (12, {"enemy": "road raiders", "vehicle": "scout", "objective": "win", "redraw": "when_losing,finish",
+          "vp": 3}),
+    (12, {"enemy": "war rig", "vehicle": "hauler", "objective": "keep:2", "second_card": True}),
+    (60, {"enemy": "scavenger buggy", "vehicle": "interceptor", "objective": "win", "redraw": "all",
+          "vp": 4}),
+]
+
+
+@pytest.mark.parametrize("case", SHORTCUTS, ids=lambda c: f"{c[1]['enemy']}-{c[1]['objective']}")
+def test_the_solver_shortcuts_give_the_whole_solve(case):
+    """Valuing every option of every state (``prune=False``), the default solve (hopeless states
+    spend nothing, unvalued) and the solve on the deck merged by skulls (:class:`SolvedCombat`)
+    give the same values and the same choice in every state the whole solve holds."""
+    limit, values = case
+    rules = Rules(turn_limit=limit)
+    setup = parse_combat({"deck": "illustrative-12", "policy": "best", **values})
+    full = ExactCombat(rules, setup, prune=False)
+    want = full.solve()
+    default = ExactCombat(rules, setup)
+    assert default.solve() == pytest.approx(want, rel=1e-12, abs=1e-12)
+    merged = SolvedCombat(rules, setup)
+    assert merged.solve() == pytest.approx(want, rel=1e-12, abs=1e-12)
+    assert all(merged.decide(state) == chosen for state, chosen in full.policy.items())
+    for state, chosen in full.policy.items():  # the default solve skips options that could only tie
+        pile, eh, ph, ammo, vp, attacks, first = state
+        if state in default.policy:
+            assert default.policy[state] == chosen, state
+        elif default.hopeless(eh, ammo, attacks, 1):
+            assert chosen == 0, state
+    assert len(merged.decisions.memo) < len(default.memo)
+
+
+def test_cards_merge_by_skulls():
+    setup = parse_combat({"deck": "illustrative-12", "enemy": "spybot", "vehicle": "scout"})
+    merged, classes = by_skulls(setup.deck)
+    assert [c.skulls for c in merged.cards] == [0, 1, 2] and merged.counts == (4, 4, 4)
+    assert [merged.cards[k].skulls for k in classes] == [c.skulls for c in setup.deck.cards]
+
+
+def test_the_scout_against_a_spybot_solves_and_counts_cards():
+    """The Scout (no damage bonus) against the Spybot (no damage to you): a long combat, solved
+    since hopeless states and merged cards shrink it; waiting for a good pile beats every fixed
+    policy by far (all_in and fixed:1 win 0.2333 here)."""
+    values = {"deck": "illustrative-12", "enemy": "spybot", "vehicle": "scout"}
+    best = exact_combat(Rules(), parse_combat({**values, "policy": "best"}))
+    assert best is not None
+    for policy in ("all_in", "fixed:1"):
+        fixed = exact_combat(Rules(), parse_combat({**values, "policy": policy}))
+        assert best["player_win"] >= fixed["player_win"] + 0.3, policy
+
+
 FIXED = ("all_in", "just_enough", "fixed:1", "fixed:2", "fixed:3")  # fixed:4 is all_in with 4 ammo or less
 ENEMIES = ("scavenger buggy", "road raiders", "war rig", "spybot", "mutant pack")
-VEHICLES = ("interceptor", "hauler")  # the scout against a spybot or a mutant is too long to solve
+VEHICLES = ("interceptor", "hauler")  # the scout: below, and against a spybot in its own test
 
 
 @pytest.mark.parametrize(

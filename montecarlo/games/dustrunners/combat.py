@@ -412,7 +412,7 @@ class Fighter:
 
 def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fighter, damage_bonus: int,
                     policy: str, redraw: str, piles: Piles,
-                    best: "ExactCombat | None" = None) -> dict[str, Any]:
+                    best: "SolvedCombat | None" = None) -> dict[str, Any]:
     """One combat played literally with real piles; updates ``me`` and ``piles`` in place.
 
     Policy ``best`` asks ``best`` (the solved combat) for the ammo of each attack, given what the
@@ -450,7 +450,7 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
                 for c in piles.draw:
                     pile[deck.cards.index(c.card)] += 1
                 state = (tuple(pile), enemy_health, me.health, me.ammo, me.vp, out["attacks"], player_first)
-                spend = best.policy[state]
+                spend = best.decide(state, cap)
             else:
                 spend = ammo_to_spend(policy, cap, enemy_health, damage_bonus, deck)
             me.ammo -= spend
@@ -905,27 +905,62 @@ def simulate_combat(rules: Rules, setup: CombatSetup, n: int,
     return {name: out[name] for name in ALL_METRIC_NAMES}
 
 
-def chooser(solved: "ExactCombat") -> Chooser:
-    """Best play in the kernel: each trial's state (draw pile, healths, ammo, VP, attacks made,
-    who attacked first) looked up in the solved policy, vectorised: every state is one integer
-    (mixed radix from the largest values the policy holds), found by a binary search."""
-    keys = np.array([[*pile, *rest[:5], int(rest[5])] for pile, *rest in solved.policy], dtype=np.int64)
-    spends = np.fromiter(solved.policy.values(), dtype=np.int16, count=len(solved.policy))
-    radix = keys.max(axis=0) + 1
-    if math.prod(int(r) for r in radix) >= 2**62:  # pragma: no cover - far beyond any exact deck
+DENSE_POLICY = 1 << 24  # a solved policy's states up to this many codes are looked up in a table
+
+
+def chooser(solved: "SolvedCombat") -> Chooser:
+    """Best play in the kernel: each trial's state (draw pile by skulls, healths, ammo, VP,
+    attacks made, who attacked first) looked up in the solved policy, vectorised: every state is
+    one integer (mixed radix from the largest values the policy holds), read in a table of every
+    code (or, past ``DENSE_POLICY`` codes, found by a binary search). A hopeless state spends
+    nothing (the solver values it so, without a policy entry)."""
+    policy = solved.decisions.policy
+    classes = len(solved.decisions.cards)
+    keys = np.array([[*pile, *rest[:5], int(rest[5])] for pile, *rest in policy], dtype=np.int64)
+    keys = keys.reshape(len(policy), classes + 6)
+    spends = np.fromiter(policy.values(), dtype=np.int8, count=len(policy))
+    radix = keys.max(axis=0, initial=0) + 1
+    size = math.prod(int(r) for r in radix)
+    if size >= 2**62:  # pragma: no cover - far beyond any exact deck
         raise InputError("best play: the solved policy has too many states to look up")
     weights = np.cumprod(np.concatenate(([1], radix[:-1]))).astype(np.int64)
     codes = keys @ weights
-    order = np.argsort(codes)
-    codes, spends = codes[order], spends[order]
+    table = None
+    if size <= DENSE_POLICY:
+        table = np.full(size, -1, dtype=np.int8)
+        table[codes] = spends
+    else:
+        order = np.argsort(codes)
+        codes, spends = codes[order], spends[order]
+    merge = np.zeros((classes, len(solved.classes)), dtype=np.int64)
+    merge[list(solved.classes), range(len(solved.classes))] = 1
+    pile_weights = weights[:classes] @ merge  # a whole pile's counts -> its part of the code
+    rest_radix = radix[classes:]
 
     def choose(b: Batch) -> np.ndarray:
+        spend = np.zeros(b.eh.shape, dtype=np.int16)
+        held = ~solved.hopeless(b.eh, b.ammo, b.attacks, 1) if solved.passive else np.ones(b.eh.shape, bool)
+        if not held.any():
+            return spend
         first = b.attacks % 2 == 0  # at your attack: you attacked first iff an even number were made
-        rows = np.column_stack([b.draw.T, b.eh, b.ph, b.ammo, b.vp, b.attacks, first]).astype(np.int64)
-        at = np.minimum(np.searchsorted(codes, rows @ weights), codes.size - 1)
-        if not ((rows < radix).all() and (codes[at] == rows @ weights).all()):
+        rest = (b.eh, b.ph, b.ammo, b.vp, b.attacks, first)
+        fits = (merge @ b.draw < radix[:classes, None]).all(axis=0)
+        for column, r in zip(rest, rest_radix):
+            fits &= column < r
+        found = pile_weights @ b.draw
+        for column, w in zip(rest, weights[classes:]):
+            found = found + column.astype(np.int64) * w
+        if table is not None:
+            got = table[np.where(fits, found, 0)]
+            ok = fits & (got >= 0)
+        else:
+            at = np.minimum(np.searchsorted(codes, found), max(codes.size - 1, 0))
+            got = spends[at] if codes.size else np.zeros(found.shape, np.int8)
+            ok = fits & (codes[at] == found) if codes.size else np.zeros(found.shape, bool)
+        if not ok[held].all():
             raise MonteCarloError("best play met a state the solved policy does not hold")
-        return spends[at]
+        spend[held] = got[held]
+        return spend
 
     return choose
 
@@ -968,8 +1003,10 @@ class ExactCombat:
     expected objective of the policy recorded in ``policy`` (state -> ammo), whose options'
     values are in ``option_values``. A state stops valuing its options once one reaches the
     most the objective can give there (a sure win with nothing lost: a later option could only
-    tie); ``prune=False`` values them all. ``choose(state, cap) -> ammo`` plays any other policy
-    instead (the tests value every deterministic policy of a tiny deck with it).
+    tie), and a hopeless state spends nothing unvalued (``passive``); ``prune=False`` values them
+    all. ``choose(state, cap) -> ammo`` plays any other policy instead (the tests value every
+    deterministic policy of a tiny deck with it). :class:`SolvedCombat` solves the decisions on
+    the deck merged by skulls and values the whole deck under them.
     """
 
     def __init__(self, rules: Rules, setup: CombatSetup, max_states: int = MAX_EXACT_STATES,
@@ -984,6 +1021,7 @@ class ExactCombat:
         self.eager = rules.reshuffle == "when_empty"
         self.uses = redraw_uses(setup.redraw)
         self.memo: dict[tuple, tuple[float, ...]] = {}
+        self.aliases = 0  # memo entries that repeat a hopeless state's value (see ``passive``)
         self.max_states = max_states
         self.max_work = MAX_EXACT_WORK if max_work is None else max_work
         self.work = 0
@@ -994,6 +1032,16 @@ class ExactCombat:
         self.prune = prune
         self.valued_in_full: tuple | None = None
         self.best = setup.policy == "best" and choose is None
+        # best play in a hopeless state (no way left to bring the enemy to 0) spends nothing when
+        # the objective then rewards nothing but ammo kept (win; keep:W against an enemy that
+        # deals no damage): every option ties at 0 or loses ammo, and a tie goes to the least
+        # ammo. Such states are valued once per (pile, health, VP, attacks, who first), whatever
+        # the enemy's health and your ammo (:meth:`_passive`); ``prune=False`` values them in full
+        self.passive = self.best and prune and (parse_objective(setup.objective)[0] != "keep"
+                                      or setup.enemy.kind in ("spybot", "mutant"))
+        self.top_skulls = max((c.skulls for c in self.cards), default=0)
+        kind, weight = parse_objective(setup.objective)
+        self._keep = weight if kind == "keep" else None  # keep:W's weight (None: win)
         self.policy: dict[tuple, int] = {}  # best play: state -> ammo (state as in _value's memo)
         self.option_values: dict[tuple, tuple[float, ...]] = {}  # best play: state -> value per ammo
         # memoised pieces: one draw, an attack's outcomes, what a win's loot card adds
@@ -1065,26 +1113,60 @@ class ExactCombat:
 
     def worth(self, value: tuple[float, ...], ammo: int) -> float:
         """The objective of a value tuple from a state with ``ammo`` left (what best play maximises)."""
-        return float(objective_of(self.setup.objective, value[_WIN], value[_HEALTH_LEFT],
-                                  ammo - value[_AMMO_SPENT]))
+        if self._keep is None:
+            return float(value[_WIN])
+        return self._keep * value[_WIN] + value[_HEALTH_LEFT] + (ammo - value[_AMMO_SPENT]) / 2
 
     def _disc_of(self, pile: tuple) -> tuple:
         return tuple(f - c for f, c in zip(self.full, pile))
+
+    def hopeless(self, eh, ammo, attacks, mine_now):
+        """Whether the enemy's health ``eh`` is beyond all the damage still possible: the damage
+        bonus on each of your attacks left before the turn limit plus the most skulls of a card
+        for each ammo (a card redrawn replaces a card). Works on ints and on numpy arrays."""
+        mine_left = (self.rules.turn_limit - attacks + mine_now) // 2
+        return eh > self.setup.damage_bonus * mine_left + self.top_skulls * ammo
+
+    def _passive(self, pile, ph, vp, attacks, player_first) -> tuple[float, ...]:
+        """The value of a hopeless state under best play (see ``passive``): you spend nothing on
+        every attack left, so neither the enemy's health nor your ammo changes what follows."""
+        key = ("passive", pile, ph, vp, attacks, player_first)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        if attacks >= self.rules.turn_limit:
+            value = self._stalemate(pile, ph)
+        elif (attacks % 2 == 0) == player_first:  # your attack, no ammo: no card, no win
+            value = self._passive(pile, ph, vp, attacks + 1, player_first)
+            value = value[:_ATTACKS] + (value[_ATTACKS] + 1.0,) + value[_ATTACKS + 1:]
+        else:
+            value = tuple(self._enemy_turn(pile, 1, ph, 0, vp, attacks, player_first, hopeless=True))
+        self.memo[key] = value
+        return value
+
+    def _stalemate(self, pile, ph) -> tuple[float, ...]:
+        """The turn limit reached: a stalemate, and one card for the raiders' steps."""
+        steps = sum(q * self.cards[i].triangle for q, _, _, i in self._draws(pile, self._disc_of(pile))
+                    if i is not None)
+        stalemate = [0.0] * _W
+        stalemate[_STALEMATE], stalemate[_HEALTH_LEFT], stalemate[_RAIDER_STEPS] = 1.0, float(ph), steps
+        return tuple(stalemate)
 
     def _value(self, pile, eh, ph, ammo, vp, attacks, player_first) -> tuple[float, ...]:
         key = (pile, eh, ph, ammo, vp, attacks, player_first)
         hit = self.memo.get(key)
         if hit is not None:
             return hit
-        if len(self.memo) >= self.max_states or self.work > self.max_work:
+        if (self.passive and key != self.valued_in_full
+                and self.hopeless(eh, ammo, attacks, (attacks % 2 == 0) == player_first)):
+            value = self.memo[key] = self._passive(pile, ph, vp, attacks, player_first)
+            self.aliases += 1  # the same value under the hopeless state's own key: not a state
+            return value
+        if len(self.memo) - self.aliases >= self.max_states or self.work > self.max_work:
             raise ChainTooLarge(f"more than {self.max_states:,} states or {self.max_work:,} draws")
         rules, s = self.rules, self.setup
-        disc = self._disc_of(pile)
         if attacks >= rules.turn_limit:  # a stalemate: one card for the raiders' steps
-            steps = sum(q * self.cards[i].triangle for q, _, _, i in self._draws(pile, disc) if i is not None)
-            stalemate = [0.0] * _W
-            stalemate[_STALEMATE], stalemate[_HEALTH_LEFT], stalemate[_RAIDER_STEPS] = 1.0, float(ph), steps
-            value = tuple(stalemate)
+            value = self._stalemate(pile, ph)
             self.memo[key] = value
             return value
         acc = [0.0] * _W
@@ -1092,26 +1174,26 @@ class ExactCombat:
         if mine:
             cap = min(rules.max_ammo_per_attack, ammo, self.size)
             if self.best:
-                acc = self._best(key, pile, disc, cap, eh, ph, ammo, vp, attacks, player_first)
+                acc = self._best(key, pile, cap, eh, ph, ammo, vp, attacks, player_first)
             else:
                 spend = (self.choose(key, cap) if self.choose is not None
                          else ammo_to_spend(s.policy, cap, eh, s.damage_bonus, s.deck))
-                self._attack(acc, spend, pile, disc, eh, ph, ammo, vp, attacks, player_first)
+                self._attack(acc, spend, pile, eh, ph, ammo, vp, attacks, player_first)
         else:
-            for (p2, damage, steps, rad, vp_spent), p in self._raiders(pile, disc, ph, vp).items():
-                self._after(acc, p, p2, eh, ph - damage, ammo, vp - vp_spent, attacks, player_first,
-                            steps=steps, rad=rad, vp_spent=vp_spent)
+            acc = self._enemy_turn(pile, eh, ph, ammo, vp, attacks, player_first)
         value = tuple(acc)
         self.memo[key] = value
         return value
 
-    def _attack(self, acc, spend, pile, disc, eh, ph, ammo, vp, attacks, player_first) -> None:
+    def _attack(self, acc, spend, pile, eh, ph, ammo, vp, attacks, player_first) -> None:
         """Add your attack with ``spend`` ammo, and what follows, to ``acc``."""
-        outcomes = self._mine(pile, disc, spend, eh, vp)
+        outcomes = self._mine(pile, spend, eh, vp)
         self.work += len(outcomes)
         left, following = ammo - spend, attacks + 1
-        value, loot = self._value, self._loot
-        for (p2, damage, vp_spent), p in outcomes.items():  # _after, inlined: your health is unchanged
+        value, loot, known = self._value, self._loot, self.memo.get
+        weights: list[float] = []
+        values: list[tuple[float, ...]] = []
+        for (p2, damage, vp_spent), p in outcomes.items():  # your health is unchanged
             acc[_AMMO_SPENT] += p * spend
             acc[_VP_SPENT] += p * vp_spent
             acc[_ATTACKS] += p
@@ -1123,10 +1205,12 @@ class ExactCombat:
                 acc[_RAIDER_STEPS] += p * steps
                 acc[_BONUS_LOOT] += p * bonus
                 continue
-            v = value(p2, eh - damage, ph, left, vp - vp_spent, following, player_first)
-            acc[:] = [a + p * b for a, b in zip(acc, v)]
+            weights.append(p)
+            then = (p2, eh - damage, ph, left, vp - vp_spent, following, player_first)
+            values.append(known(then) or value(*then))
+        acc[:] = _add_weighted(acc, weights, values)
 
-    def _best(self, key, pile, disc, cap, eh, ph, ammo, vp, attacks, player_first) -> list[float]:
+    def _best(self, key, pile, cap, eh, ph, ammo, vp, attacks, player_first) -> list[float]:
         """Best play at your attack: every ammo 0..cap valued, the best kept (ties: the least ammo)."""
         options, worths = [], []
         chosen = 0
@@ -1135,7 +1219,7 @@ class ExactCombat:
         top = self.worth(tuple(most), ammo)
         for spend in range(cap + 1):
             acc = [0.0] * _W
-            self._attack(acc, spend, pile, disc, eh, ph, ammo, vp, attacks, player_first)
+            self._attack(acc, spend, pile, eh, ph, ammo, vp, attacks, player_first)
             options.append(acc)
             worths.append(self.worth(tuple(acc), ammo))
             if worths[spend] > worths[chosen] + TIE_TOLERANCE * max(1.0, abs(worths[chosen])):
@@ -1147,13 +1231,13 @@ class ExactCombat:
         self.option_values[key] = tuple(worths)
         return options[chosen]
 
-    def _mine(self, pile, disc, spend, eh, vp) -> dict:
+    def _mine(self, pile, spend, eh, vp) -> dict:
         """Outcomes of your attack: {(pile', damage, VP spent): p}, with ``finish`` redraws (memoised:
         without them the outcomes depend on the draw pile and the ammo only)."""
         key = ("mine", pile, spend) + ((eh, vp) if "finish" in self.uses else ())
         got = self._attack_memo.get(key)
         if got is None:
-            got = self._attack_memo[key] = self._mine_of(pile, disc, spend, eh, vp)
+            got = self._attack_memo[key] = self._mine_of(pile, self._disc_of(pile), spend, eh, vp)
         else:
             self.work += 1
         return got
@@ -1181,13 +1265,13 @@ class ExactCombat:
             frontier = nxt
         return out
 
-    def _raiders(self, pile, disc, ph, vp) -> dict:
+    def _raiders(self, pile, ph, vp) -> dict:
         """Outcomes of one enemy attack: {(pile', damage, raider steps, radiation, VP spent): p}
         (memoised: without ``when_losing`` redraws they depend on the draw pile only)."""
         key = ("raiders", pile) + ((ph, vp) if "when_losing" in self.uses else ())
         got = self._attack_memo.get(key)
         if got is None:
-            got = self._attack_memo[key] = self._raiders_of(pile, disc, ph, vp)
+            got = self._attack_memo[key] = self._raiders_of(pile, self._disc_of(pile), ph, vp)
         else:
             self.work += 1
         return got
@@ -1251,28 +1335,42 @@ class ExactCombat:
         got = self._loot_memo[key] = (vp_spent, steps, bonus)
         return got
 
-    def _after(self, acc, p, pile, eh, ph, ammo, vp, attacks, player_first, spent=0, steps=0, rad=0,
-               vp_spent=0) -> None:
-        """Add p x (this attack's own amounts + what follows) to ``acc``."""
-        self.work += 1
-        acc[_AMMO_SPENT] += p * spent
-        acc[_RAIDER_STEPS] += p * steps
-        acc[_VP_SPENT] += p * vp_spent
-        acc[_RADIATION] += p * rad
-        acc[_ATTACKS] += p * 1
-        if ph <= 0:
-            acc[_LOST] += p
-            return
-        if eh <= 0:
-            acc[_WIN] += p
-            acc[_HEALTH_LEFT] += p * ph
-            vp_spent, steps, bonus = self._loot(pile, vp)
-            acc[_VP_SPENT] += p * vp_spent
+    def _enemy_turn(self, pile, eh, ph, ammo, vp, attacks, player_first, hopeless=False) -> list[float]:
+        """The enemy's attack and what follows (its own amounts included); ``hopeless``: what
+        follows is :meth:`_passive`'s. Your attacks leave the enemy alive here."""
+        acc = [0.0] * _W
+        outcomes = self._raiders(pile, ph, vp)
+        self.work += len(outcomes)
+        following = attacks + 1
+        follow = self._passive if hopeless else None
+        value, known = self._value, self.memo.get
+        weights: list[float] = []
+        values: list[tuple[float, ...]] = []
+        for (p2, damage, steps, rad, vp_spent), p in outcomes.items():
             acc[_RAIDER_STEPS] += p * steps
-            acc[_BONUS_LOOT] += p * bonus
-            return
-        v = self._value(pile, eh, ph, ammo, vp, attacks + 1, player_first)
-        acc[:] = [a + p * b for a, b in zip(acc, v)]
+            acc[_VP_SPENT] += p * vp_spent
+            acc[_RADIATION] += p * rad
+            acc[_ATTACKS] += p
+            if ph - damage <= 0:
+                acc[_LOST] += p
+                continue
+            weights.append(p)
+            if follow is not None:
+                values.append(follow(p2, ph - damage, vp - vp_spent, following, player_first))
+            else:
+                then = (p2, eh, ph - damage, ammo, vp - vp_spent, following, player_first)
+                values.append(known(then) or value(*then))
+        return _add_weighted(acc, weights, values)
+
+
+def _add_weighted(acc: list[float], weights: list[float], values: list[tuple[float, ...]]) -> list[float]:
+    """``acc`` plus the sum of weight x value over what may follow, as a list: one matrix product
+    once there are several (cheaper than a Python loop over the fields)."""
+    if len(values) > 3:
+        return (np.asarray(acc) + np.asarray(weights) @ np.asarray(values)).tolist()
+    for p, v in zip(weights, values):
+        acc = [a + p * b for a, b in zip(acc, v)]
+    return acc
 
 
 def exact_combat(rules: Rules, setup: CombatSetup,
@@ -1301,11 +1399,63 @@ _GAVE_UP: dict[tuple[Rules, CombatSetup], int] = {}  # setups the solver gave up
 MAX_BEST_WORK = 2 * MAX_EXACT_WORK  # best play's budget of draws: it values every ammo of every attack
 
 
-class SolvedCombat(ExactCombat):
-    """A combat solved under best play: ``values`` (every metric and the objective, exactly),
-    ``policy`` and ``option_values`` (see :class:`ExactCombat`)."""
+def by_skulls(deck: Deck) -> tuple[Deck, tuple[int, ...]]:
+    """The deck with its kinds of card merged by skulls, and each kind's class (its index there).
 
-    values: dict[str, float]
+    Best play's objective (win; health and ammo kept) depends on the cards only through their
+    skulls once the first card has set the enemy's health and the initiative: your damage, the
+    raiders' damage, the ``when_losing`` and ``finish`` redraws all read skulls, while triangles
+    and moons only move metrics (raider steps, bonus loot). A draw pile's counts per class evolve
+    as a Markov chain of their own (a draw takes a class with probability count / total), so the
+    decisions solved on the merged deck are exact for the whole deck, on far fewer piles (the
+    12-card deck: 125 piles instead of 729)."""
+    levels = sorted({c.skulls for c in deck.cards})
+    classes = tuple(levels.index(c.skulls) for c in deck.cards)
+    counts = [0] * len(levels)
+    for kind, copies in zip(classes, deck.counts):
+        counts[kind] += copies
+    cards = tuple(Card(f"{skulls} skulls", 0, "you", 0, skulls, "", "") for skulls in levels)
+    return Deck(f"{deck.name}, by skulls", deck.file, cards, tuple(counts)), classes
+
+
+class SolvedCombat:
+    """A combat solved under best play.
+
+    The decisions are solved on the deck merged by skulls (:func:`by_skulls`; ``decisions`` is
+    that solve, with its ``policy`` and ``option_values``); :meth:`decide` plays them on the
+    whole deck's states, and ``values`` (every metric and the objective, exactly) is the exact
+    value of the whole combat under that policy. ``passive`` and :meth:`hopeless` are the
+    decisions' (a hopeless state spends nothing and has no policy entry).
+    """
+
+    def __init__(self, rules: Rules, setup: CombatSetup) -> None:
+        self.rules, self.setup = rules, setup
+        merged, self.classes = by_skulls(setup.deck)
+        self.decisions = ExactCombat(rules, dataclasses.replace(setup, deck=merged), max_work=MAX_BEST_WORK)
+        self.passive = self.decisions.passive
+        self.hopeless = self.decisions.hopeless
+        self.values: dict[str, float] = {}
+
+    def merge(self, pile: tuple) -> tuple:
+        """A whole deck's pile as counts per class."""
+        counts = [0] * len(self.decisions.cards)
+        for kind, copies in zip(self.classes, pile):
+            counts[kind] += copies
+        return tuple(counts)
+
+    def decide(self, state: tuple, cap: int = 0) -> int:
+        """Best play's ammo at your attack in ``state`` (a whole deck's state, as ExactCombat's
+        keys); the decision is solved on demand."""
+        key = (self.merge(state[0]),) + tuple(state[1:])
+        got = self.decisions.policy.get(key)
+        if got is None:
+            self.decisions._value(*key)
+            got = self.decisions.policy.get(key, 0)  # a hopeless state spends nothing
+        return got
+
+    def solve(self) -> dict[str, float]:
+        self.values = ExactCombat(self.rules, self.setup, choose=self.decide).solve()
+        return self.values
 
 
 @functools.lru_cache(maxsize=256)
@@ -1313,9 +1463,9 @@ def _solved_best(rules: Rules, setup: CombatSetup) -> SolvedCombat | None:
     """Best play of a combat solved exactly (memoised), or None when it is too large."""
     if setup.deck.size > MAX_EXACT_CARDS:
         return None
-    solver = SolvedCombat(rules, setup, max_work=MAX_BEST_WORK)
+    solver = SolvedCombat(rules, setup)
     try:
-        solver.values = solver.solve()
+        solver.solve()
     except ChainTooLarge:
         return None
     return solver
@@ -1393,8 +1543,9 @@ def advise(rules: Rules, setup: CombatSetup, enemy_health: int, seen: Any = ()) 
                          f"solver handles decks of up to {MAX_EXACT_CARDS}")
     out = parse_seen(setup.deck, seen)
     pile = tuple(c - o for c, o in zip(setup.deck.counts, out))
-    solver = ExactCombat(rules, setup, max_work=MAX_BEST_WORK)
-    key = (pile, enemy_health, setup.health, setup.ammo, setup.vp, 0, True)
+    solved = SolvedCombat(rules, setup)  # the decisions, solved on the deck merged by skulls
+    solver = solved.decisions
+    key = (solved.merge(pile), enemy_health, setup.health, setup.ammo, setup.vp, 0, True)
     solver.valued_in_full = key
     try:
         solver._value(*key)
@@ -1403,7 +1554,8 @@ def advise(rules: Rules, setup: CombatSetup, enemy_health: int, seen: Any = ()) 
                          f"{MAX_BEST_WORK:,} enumerated draws)") from None
     values = solver.option_values[key]
     order = sorted(range(len(values)), key=lambda k: (-round(values[k], 12), k))
-    return AmmoAdvice(setup.objective, tuple((k, values[k]) for k in order), solver.policy[key],
+    # exact values, shown to 12 places: sums in another order differ in the 16th
+    return AmmoAdvice(setup.objective, tuple((k, round(values[k], 12)) for k in order), solver.policy[key],
                       tuple((c.name, n) for c, n in zip(setup.deck.cards, pile)))
 
 
