@@ -468,6 +468,15 @@ class _Checker(TomlReader):
 # ---------------------------------------------------------------- running
 
 
+def start_scenario_workers(scenario: Scenario, jobs: int | None = None, backend: str = "loky") -> None:
+    """Start the workers a run of ``scenario`` will use, in the background (a command calls
+    this as soon as the scenario is read, so that their start-up overlaps its preparations)."""
+    workers = scenario_workers(scenario, jobs)
+    dataclasses.replace(scenario.settings(jobs=workers), backend=backend).start_workers(
+        [scenario.question.simulate.__module__]
+    )
+
+
 def run_scenario(
     scenario: Scenario,
     *,
@@ -494,6 +503,7 @@ def run_scenario(
     settings = dataclasses.replace(
         scenario.settings(jobs=workers), backend=backend, scheduler=scheduler, checkpoint=checkpoint
     )
+    start_scenario_workers(scenario, jobs, backend)
     started = time.perf_counter()
     with _grid_progress(progress, f"{scenario.name}") as report:
         comparisons = compare_many(

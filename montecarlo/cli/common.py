@@ -94,6 +94,17 @@ class RunOptions:
         """:meth:`ask` for several setups, their chunks in one pool (:func:`montecarlo.api.answers_of`)."""
         return answers_of(game, question, setups, variants=self.variant, settings=self.settings(label))
 
+    def start_workers(self) -> None:
+        """Start the workers now if the run will use several, so that their start-up overlaps
+        what the command does before it simulates; a setting in error is left for the command
+        to report (it checks them again when it asks)."""
+        try:
+            settings = run_settings(self.trials, self.seed, self.precision, self.max_trials, self.jobs,
+                                    name=flag_of, backend=self.backend_name(), scheduler=self.scheduler)
+        except InputError:
+            return
+        settings.start_workers()
+
     def close(self) -> None:
         for reporter in self._reporters:
             reporter.close()
@@ -489,6 +500,7 @@ def run_command(func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS
         common["variant"] = tuple(common["variant"] or ())
         run = RunOptions(**common)
         check_edges(run.variant, run.precision, run.max_trials, run.backend, run.scheduler)
+        run.start_workers()
         try:
             return func(*args, **kwargs, run=run)
         except InputError as exc:  # name the flags the user typed, not the setup fields

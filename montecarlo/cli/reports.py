@@ -185,11 +185,12 @@ def report(
     report's facts (report.json) on stdout.
     """
     from montecarlo import api
-    from montecarlo.scenarios import load_scenario
+    from montecarlo.scenarios import load_scenario, start_scenario_workers
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler)
     sc = given.apply(load_scenario(scenario))
+    start_scenario_workers(sc, jobs, backend_name)  # their start-up overlaps loading the report's modules
     folder = api.report_folder(sc, out, name=OUT_FLAG.get)  # before any simulation
     warn_excess_jobs(jobs)
     progress = _progress(sc, jobs, quiet or as_json)
@@ -244,7 +245,7 @@ def report_all(
 
     from montecarlo import api
     from montecarlo.reporting import check_index_out, check_out, write_index
-    from montecarlo.scenarios import find_scenarios, load_scenario, name_clashes
+    from montecarlo.scenarios import find_scenarios, load_scenario, name_clashes, start_scenario_workers
 
     given = Overrides(trials, seed, precision, max_trials)
     backend_name = given.check(backend, scheduler)
@@ -266,6 +267,7 @@ def report_all(
         )
     if checkpoint is not None and not checkpoint.is_dir():
         raise InputError(f"--checkpoint: {checkpoint} is not a folder (report-all keeps one file per report)")
+    start_scenario_workers(scenarios[0], jobs, backend_name)  # one pool of workers serves every report
     check_index_out(out)  # every destination before any simulation; other files in OUT are kept
     for sc in scenarios:
         check_out(out / sc.name, option=f"--out ({sc.name})")
@@ -352,7 +354,7 @@ def compare(
     """
     from montecarlo import api
     from montecarlo.reporting import check_out, write_report
-    from montecarlo.scenarios import load_scenario
+    from montecarlo.scenarios import load_scenario, start_scenario_workers
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler)
@@ -360,6 +362,7 @@ def compare(
     api.check_baseline(sc, baseline, name=COMPARE_FLAGS.get)
     sc = given.apply(sc, baseline)
     api.check_comparable(sc, metric or (), name=COMPARE_FLAGS.get, where=scenario)
+    start_scenario_workers(sc, jobs, backend_name)
     if out is not None:
         check_out(out)  # before any simulation
     warn_excess_jobs(jobs)

@@ -65,3 +65,28 @@ def test_a_grid_on_two_workers_gives_the_numbers_of_one():
     prec = [runner.run_grid(grid(False), 2_000, 3, chunk_size=2_000, precision=0.01, jobs=j) for j in (1, 2)]
     for a, b in zip(*prec):
         assert a.trials == b.trials and np.array_equal(a.totals, b.totals)
+
+
+def test_chunks_run_in_the_parent_while_the_workers_start(monkeypatch):
+    """While the workers are being started, the parent runs the first chunks itself; the rest go
+    to the pool, and every number is that of a run on one worker."""
+    checks = iter([True, True, True])
+    monkeypatch.setattr(runner, "starting", lambda: next(checks, False))
+    ran_here = []
+    real = runner.run_chunk
+
+    def counted(*args):
+        ran_here.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(runner, "run_chunk", counted)
+    started = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=2)
+    one = runner.run_grid(grid(paired=True), 25_000, 7, chunk_size=10_000, jobs=1)
+    assert [np.array_equal(a.totals, b.totals) for a, b in zip(started, one)] == [True] * len(PS)
+    assert len(ran_here) >= 3 + 15  # 3 chunks in the parent before the pool, then the 1-job run's 15
+
+
+def test_starting_workers_is_a_no_op_for_one_job_or_another_backend():
+    runner.start_workers(1)
+    runner.start_workers(4, backend="dask")
+    assert not runner.starting()
