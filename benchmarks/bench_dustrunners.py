@@ -7,8 +7,9 @@ no numba, so no per-process compile or import cost.
 
 Best play (issue 19): every shipped enemy x vehicle on the 12-card deck solved in under 10 s in
 all, cold (the exact recursion with a max over the ammo at each of your attacks, decided on the
-deck merged by skulls); any combat it cannot solve within its budget is counted and timed apart. Simulation under the solved policy
-(a lookup of each trial's state) against the same question's fixed policy.
+deck merged by skulls); any combat it cannot solve within its budget is counted and timed
+apart. Simulation under the solved policy (a lookup of each trial's state) against the same
+question's fixed policy.
 """
 
 import time

@@ -130,7 +130,8 @@ def main() -> None:
     line(f"{free}, before", fresh(BUSY)["ratio"], "x", "2 if idle")
     report("battle-matrix report 144x2, 20,000 trials", *paired(BATTLE_MATRIX, 3, warm=False))
     report("battle-matrix report 144x2, 20,000 trials, workers started", *paired(BATTLE_MATRIX, 3, warm=True))
-    report("table dune1984, 50,000 trials a cell", *paired(DUEL_TABLE, 3, trials=50_000, warm=False), target="")
+    report("table dune1984, 50,000 trials a cell", *paired(DUEL_TABLE, 3, trials=50_000, warm=False),
+           target="")
     report("table dune1984, 1,000,000 trials a cell", *paired(DUEL_TABLE, 3, trials=1_000_000, warm=False))
     report("table dune1984, 1,000,000 trials a cell, workers started",
            *paired(DUEL_TABLE, 3, trials=1_000_000, warm=True))
