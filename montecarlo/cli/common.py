@@ -421,6 +421,22 @@ def cli_errors(func: Callable) -> Callable:
     return wrapper
 
 
+def named_flags(func: Callable) -> Callable:
+    """Name the flags the user typed in a setup-field error of ``func`` (``enemy_health must
+    be ...`` -> ``--enemy-health must be ...``), as :func:`run_command` does for its commands."""
+    flags = flags_of(func)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except InputError as exc:
+            exc.args = (in_flags(str(exc), flags),)
+            raise
+
+    return wrapper
+
+
 def flags_of(func: Callable) -> dict[str, str]:
     """Parameter name -> the long flag a user types for it (``attacker_equipment`` ->
     ``--attacker-equipment``, ``json_out`` -> ``--json``), read from the typer declarations."""

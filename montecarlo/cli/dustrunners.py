@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, cli_errors, emit, parse_name_list, run_command
+from montecarlo.cli.common import RunOptions, cli_errors, emit, named_flags, parse_name_list, run_command
 from montecarlo.errors import InputError
 
 app = typer.Typer(help="Dustrunners (solo card game): combats and campaigns on a resolution deck.",
@@ -323,6 +323,7 @@ Seen = _opt("--seen", "Cards seen since the last shuffle, comma-separated card n
 
 @app.command("advise")
 @cli_errors
+@named_flags
 def advise(
     enemy_health: EnemyHealth,
     deck: Deck = "illustrative-12",

@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, check_edges, cli_errors, emit, run_command
+from montecarlo.cli.common import RunOptions, check_edges, cli_errors, emit, named_flags, run_command
 from montecarlo.errors import InputError
 
 GAME = "war-for-arrakis"
@@ -434,6 +434,7 @@ def need(
 
 @app.command("advise")
 @cli_errors
+@named_flags
 def advise(
     attacker: Attacker,
     defender: Defender,
@@ -448,7 +449,9 @@ def advise(
     ] = None,
     variant: ExactVariants = None,
     limit: Annotated[
-        int, typer.Option("--limit", help="Specials situations shown at most (--json has them all).", min=0)
+        int, typer.Option("--limit", min=0,
+                          help="Lines shown at most in each list, the decision map and the Specials "
+                               "situations (--json has them all).")
     ] = 12,
     json_out: JsonOut = False,
 ) -> None:
@@ -518,13 +521,14 @@ def advise(
     typer.echo(f"\nAfter a round ({what} of each choice{counted}; continuing means {cost}another round):")
     if not advice.continue_or_retreat:
         typer.echo("  no decision: every battle ends in the first round or cannot go on")
-    for d in advice.continue_or_retreat:
+    for d in advice.continue_or_retreat[:limit]:
         other = "retreat" if d.choice == "continue" else "continue"
         word = "retreating" if other == "retreat" else "continuing"
         typer.echo(
             f"  With {_units(d.attacker)} against {_units(d.defender)}, {d.choice}: "
             f"{d.values[d.choice]:.4f} against {d.values[other]:.4f} for {word}."
         )
+    _more(len(advice.continue_or_retreat), limit)
     if advice.specials:
         typer.echo("\nSpecials, both rolls seen (where the choice of leaders matters):")
         for d in advice.specials[:limit]:
@@ -534,9 +538,7 @@ def advise(
                 f"  When {leaves}: use {d.choice}: "
                 f"{d.values[d.choice]:.4f} against {others}."
             )
-        if len(advice.specials) > limit:
-            more = len(advice.specials) - limit
-            typer.echo(f"  ... {more} more situation{'s' if more > 1 else ''} (--limit, or --json for all)")
+        _more(len(advice.specials), limit)
     else:
         typer.echo("\nSpecials: no choice of leaders ever matters (the best leaders first is best play).")
 
@@ -666,3 +668,10 @@ def _plus(extra: str) -> str:
 
 
 TABLE = table
+
+
+def _more(count: int, limit: int) -> None:
+    """Say how many lines of a list --limit left out."""
+    if count > limit:
+        more = count - limit
+        typer.echo(f"  ... {more} more situation{'s' if more > 1 else ''} (--limit, or --json for all)")

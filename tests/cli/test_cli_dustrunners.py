@@ -167,6 +167,17 @@ def test_best_play_on_a_large_deck_is_refused_in_one_line():
     assert result.exit_code == 2 and "best play unavailable because the deck has 30 cards" in result.output
 
 
+@pytest.mark.parametrize("args,flag", [
+    (["--enemy-health", "0"], "--enemy-health must be"),
+    (["--enemy-health", "3", "--objective", "keep:x"], "--objective must be win or keep:W"),
+])
+def test_advise_errors_name_the_flag(args, flag):
+    result = runner.invoke(cli.app, ["advise", "--deck", "illustrative-12", "--enemy", "war-rig", "--vehicle",
+                                     "interceptor", *args])
+    assert result.exit_code == 2 and result.output.startswith(f"error: {flag}")
+    assert len(result.output.strip().splitlines()) == 1
+
+
 def test_advise_in_words_and_json():
     args = ["advise", "--enemy", "war-rig", "--vehicle", "interceptor", "--enemy-health", "2",
             "--seen", "double tap, double-tap, head-on crash"]

@@ -95,6 +95,26 @@ def test_advise_json_has_every_decision():
     assert all(d["choice"] in ("continue", "retreat") for d in data["continue_or_retreat"])
 
 
+def test_advise_limits_each_list_and_says_how_many_are_left_out():
+    advice = advise(Rules(), SETUP)
+    assert len(advice.continue_or_retreat) > 1 and len(advice.specials) > 1
+    result = run("advise", *LEGIONS, "--objective", "trade:2", "--limit", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("  With ") == 1 and result.stdout.count("  When ") == 1
+    for left in (len(advice.continue_or_retreat) - 1, len(advice.specials) - 1):
+        assert f"... {left} more situation" in result.stdout
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["--settlement", "9"], "--settlement must be a rank"),
+    (["--objective", "trade:-1"], "--objective must be win or trade:W"),
+])
+def test_advise_errors_name_the_flag(args, flag):
+    result = run("advise", "-a", "3 regular", "-d", "2 regular", *args)
+    assert result.exit_code == 2 and result.output.startswith(f"error: {flag}")
+    assert len(result.output.strip().splitlines()) == 1
+
+
 BAD_OBJECTIVE = "objective must be win or trade:W"
 
 
