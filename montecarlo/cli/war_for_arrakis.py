@@ -449,10 +449,10 @@ def advise(
     ] = None,
     variant: ExactVariants = None,
     limit: Annotated[
-        int, typer.Option("--limit", min=0,
-                          help="Lines shown at most in each list, the decision map and the Specials "
-                               "situations (--json has them all).")
-    ] = 12,
+        Optional[int],
+        typer.Option("--limit", min=0, help="Lines shown at most in each list, the decision map and the "
+                     "Specials situations (default: the whole map and 12 situations; --json has them all)."),
+    ] = None,
     json_out: JsonOut = False,
 ) -> None:
     """Best play for the attacker, exactly: continue or retreat after a round, which leaders use Specials.
@@ -521,16 +521,18 @@ def advise(
     typer.echo(f"\nAfter a round ({what} of each choice{counted}; continuing means {cost}another round):")
     if not advice.continue_or_retreat:
         typer.echo("  no decision: every battle ends in the first round or cannot go on")
-    for d in advice.continue_or_retreat[:limit]:
+    shown = len(advice.continue_or_retreat) if limit is None else limit
+    for d in advice.continue_or_retreat[:shown]:
         other = "retreat" if d.choice == "continue" else "continue"
         word = "retreating" if other == "retreat" else "continuing"
         typer.echo(
             f"  With {_units(d.attacker)} against {_units(d.defender)}, {d.choice}: "
             f"{d.values[d.choice]:.4f} against {d.values[other]:.4f} for {word}."
         )
-    _more(len(advice.continue_or_retreat), limit)
+    _more(len(advice.continue_or_retreat), shown)
     if advice.specials:
         typer.echo("\nSpecials, both rolls seen (where the choice of leaders matters):")
+        limit = SPECIALS_SHOWN if limit is None else limit
         for d in advice.specials[:limit]:
             leaves = " and ".join(f"{name} would leave {a} vs {b}" for name, (a, b) in d.leaves.items())
             others = ", ".join(f"{v:.4f} for {name}" for name, v in d.values.items() if name != d.choice)
@@ -668,6 +670,9 @@ def _plus(extra: str) -> str:
 
 
 TABLE = table
+
+
+SPECIALS_SHOWN = 12  # Specials situations advise prints without --limit
 
 
 def _more(count: int, limit: int) -> None:
