@@ -365,7 +365,7 @@ def test_an_initiative_redraw_by_hand():
     assert exact_combat(rules, parse_combat({**values, "redraw": "never"}))["objective"] == pytest.approx(1.0)
 
 
-REDRAWING = [("road raiders", "interceptor", 4, "win"), ("war rig", "interceptor", 5, "win"),
+REDRAWING = [("road raiders", "scout", 4, "win"), ("war rig", "interceptor", 4, "win"),
              ("scavenger buggy", "scout", 6, "win"), ("road raiders", "hauler", 4, "keep:4"),
              ("war rig", "interceptor", 4, "keep:4")]
 
@@ -385,6 +385,13 @@ def test_deciding_the_redraws_is_never_below_their_fixed_rules(enemy, vehicle, v
         assert best >= fixed - 1e-12, policy
     if objective == "win":  # here deciding them is worth something
         assert best > ammo_only + 1e-3
+    if (enemy, vehicle, vp, objective) in DOCUMENTED:  # the figures of the rules page
+        assert (round(best, 3), round(ammo_only, 3)) == DOCUMENTED[enemy, vehicle, vp, objective]
+
+
+# docs/rules/dustrunners.md: win with the redraws decided, and with their fixed rules (best ammo)
+DOCUMENTED = {("war rig", "interceptor", 4, "win"): (0.806, 0.743),
+              ("road raiders", "scout", 4, "win"): (0.575, 0.492)}
 
 
 SAMPLED = [

@@ -13,7 +13,8 @@ Combat as modelled (``docs/rules/dustrunners.md`` lists every interpretation):
    would bring your health to 0 or below has its card with the most skulls redrawn for
    ``redraw_cost`` VP, as long as the VP last and the attack is still lethal; the other uses
    (``initiative``, ``finish``, ``loot``, ``steps``) redraw the health card, a card of your
-   attack and the loot card (:func:`check_redraw`).
+   attack and the loot card (:func:`check_redraw`). Under best play (policy ``best``) the
+   ``initiative`` and ``finish`` redraws are decisions: made only where they pay.
 3. Health at 0 or below ends the combat. The winner (you) gains ``win_vp`` VP and one loot card
    (its triangles move the raider; bonus loot if its moon is the enemy's, always for a
    second-card enemy). After ``turn_limit`` attacks with both alive the combat is a stalemate.
@@ -171,7 +172,10 @@ class CombatSetup:
             health card when it gives the raiders the initiative), ``finish`` (redraw a skull-less
             card of your attack while it falls short), ``when_losing`` (redraw the worst card of a
             lethal raiders' attack), ``loot`` (redraw a loot card that brings no bonus loot),
-            ``steps`` (redraw a loot card that moves the raider); ``all`` for every one.
+            ``steps`` (redraw a loot card that moves the raider); ``all`` for every one. Under
+            policy ``best`` the ``initiative`` and ``finish`` redraws are decided (made where
+            their rule would redraw only if that is worth more for ``objective``; a tie keeps
+            the VP); the other uses stay rules (``docs/rules/dustrunners.md`` says why).
         vehicle: the shipped vehicle the values came from, if any (for the record).
         objective: what the play is judged by, reported as the metric ``objective``: ``win``
             (P(you win)) or ``keep:W`` (W x 1{you win} + health left + ammo left / 2); ``""``
@@ -1266,7 +1270,8 @@ class ExactCombat:
     def hopeless(self, eh, ammo, attacks, mine_now):
         """Whether the enemy's health ``eh`` is beyond all the damage still possible: the damage
         bonus on each of your attacks left before the turn limit plus the most skulls of a card
-        for each ammo (a card redrawn replaces a card). Works on ints and on numpy arrays."""
+        for each ammo (a card redrawn replaces a card: a ``finish`` redraw, one without skulls,
+        so no attack deals more). Works on ints and on numpy arrays."""
         mine_left = (self.rules.turn_limit - attacks + mine_now) // 2
         return eh > self.setup.damage_bonus * mine_left + self.top_skulls * ammo
 
@@ -1623,8 +1628,10 @@ def by_skulls(deck: Deck) -> tuple[Deck, tuple[int, ...]]:
 
     Best play's objective (win; health and ammo kept) depends on the cards only through their
     skulls once the first card has set the enemy's health and the initiative: your damage, the
-    raiders' damage, the ``when_losing`` and ``finish`` redraws all read skulls, while triangles
-    and moons only move metrics (raider steps, bonus loot). A draw pile's counts per class evolve
+    raiders' damage, the ``when_losing`` and ``finish`` redraws (and best play's ``finish``
+    decisions) all read skulls, while triangles and moons only move metrics (raider steps, bonus
+    loot); the ``initiative`` decision, on the first card, is made with the whole deck's cards
+    (:meth:`SolvedCombat.decide_initiative`). A draw pile's counts per class evolve
     as a Markov chain of their own (a draw takes a class with probability count / total), so the
     decisions solved on the merged deck are exact for the whole deck, on far fewer piles (the
     12-card deck: 125 piles instead of 729)."""
