@@ -298,6 +298,16 @@ def test_card_counting_by_hand():
     assert win["player_win"] == pytest.approx(1 / 3) and win["ammo_spent"] == pytest.approx(1 / 3)
 
 
+def one_redraw_by_hand(counts: str, enemy_die: int, redraw: str, limit: int):
+    """A hand-derived case: health 2, ammo 1, no bonus, 2 VP (one redraw), keep:3, a 1-star enemy:
+    (rules, values, setup, its solver)."""
+    values = {"deck": "illustrative-12", "card_counts": counts, "enemy_die": enemy_die, "enemy_stars": 1,
+              "health": 2, "ammo": 1, "vp": 2, "redraw": redraw, "objective": "keep:3", "policy": "best"}
+    rules = Rules(turn_limit=limit)
+    setup = parse_combat(values)
+    return rules, values, setup, ExactCombat(rules, setup)
+
+
 def test_a_finish_redraw_by_hand():
     """Turn limit 2 (your attack, then the raiders' 1-star attack), a deck of 2 x empty road (0
     skulls, die 1) and 1 double tap (2 skulls, die 3), all "you" first; enemy die 1, health 2,
@@ -318,12 +328,7 @@ def test_a_finish_redraw_by_hand():
     (``when_losing`` alone): 1/3 x 5/2 + 2/3 x (5 + 2) / 2 = 19/6.
     """
     counts = "empty road=2, dust cloud=0, glancing hit=0, side swipe=0, double tap=1, head-on crash=0"
-    values = {"deck": "illustrative-12", "card_counts": counts, "enemy_die": 1, "enemy_stars": 1,
-              "health": 2, "ammo": 1, "vp": 2, "redraw": "finish,when_losing", "objective": "keep:3",
-              "policy": "best"}
-    rules = Rules(turn_limit=2)
-    setup = parse_combat(values)
-    solved = ExactCombat(rules, setup)
+    rules, values, setup, solved = one_redraw_by_hand(counts, 1, "finish,when_losing", 2)
     assert solved.solve()["objective"] == pytest.approx(25 / 6, rel=1e-12)
     assert exact_combat(rules, setup)["objective"] == pytest.approx(25 / 6, rel=1e-12)
     # nodes: (draw pile, discard pile as (empty road, double tap)), enemy health left, skull-less
@@ -350,12 +355,7 @@ def test_an_initiative_redraw_by_hand():
     redraw are both worth 1.
     """
     counts = "empty road=0, dust cloud=0, glancing hit=0, side swipe=1, double tap=0, head-on crash=1"
-    values = {"deck": "illustrative-12", "card_counts": counts, "enemy_die": 0, "enemy_stars": 1,
-              "health": 2, "ammo": 1, "vp": 2, "redraw": "initiative", "objective": "keep:3",
-              "policy": "best"}
-    rules = Rules(turn_limit=1)
-    setup = parse_combat(values)
-    solved = ExactCombat(rules, setup)
+    rules, values, setup, solved = one_redraw_by_hand(counts, 0, "initiative", 1)
     assert solved.solve()["objective"] == pytest.approx(5 / 4, rel=1e-12)
     assert solved.initiative == {0: True, 1: False}  # the side swipe, the head-on crash
     assert solved.initiative_values == {0: pytest.approx((0.5, 1.0)), 1: pytest.approx((1.5, 1.0))}
