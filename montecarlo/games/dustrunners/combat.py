@@ -953,7 +953,7 @@ class StateTable:
     """
 
     def __init__(self, keys: np.ndarray, choices: np.ndarray, merge: np.ndarray, piles: int) -> None:
-        self.merge, self.piles = merge, piles
+        self.merge = merge
         classes = merge.shape[0]
         radix = keys.max(axis=0, initial=0) + 1
         size = math.prod(int(r) for r in radix)
