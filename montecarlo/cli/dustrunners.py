@@ -73,7 +73,8 @@ Objective = _opt("--objective", "What the play is judged by, reported as the met
 Redraw = _opt("--redraw", "VP redraw policy: never, all, or uses joined by commas: initiative (the "
               "enemy's health card when it gives the raiders the initiative), finish (a skull-less card "
               "of your attack while it falls short), when_losing (the worst card of a lethal raider "
-              "attack), loot (a loot card without bonus loot), steps (a loot card that moves the raider).",
+              "attack), loot (a loot card without bonus loot), steps (a loot card that moves the raider). "
+              "Under --policy best, initiative and finish are decided: made only where they pay.",
               "Policies", str)
 EnemyName = _opt("--enemy", "Shipped enemy by name (scavenger-buggy, road-raiders, war-rig, spybot, "
                  "mutant-pack).", "Enemy", Optional[str], _enemies)
@@ -96,13 +97,13 @@ Exploration = _opt("--exploration", "Which exploration card to fight: first, or 
 def _checked_combat(values: dict, variants: Any) -> Any:
     """The combat setup, checked; under --policy best solved before any simulation (one line and
     exit 2 when there is nothing to decide or the combat is too large to solve)."""
-    from montecarlo.games.dustrunners.combat import solved_best
+    from montecarlo.games.dustrunners.combat import redraw_uses, solved_best
     from montecarlo.registry import get_game
 
     game = get_game("dustrunners")
     setup = game.question("combat").setup(values)
     if setup.policy == "best":
-        if setup.ammo == 0:
+        if setup.ammo == 0 and "initiative" not in redraw_uses(setup.redraw):  # nothing to decide
             raise InputError("best play: with no ammo there is no choice of ammo to make")
         solved_best(game.rules(variants), setup)
     return setup
@@ -163,8 +164,10 @@ def combat(
 
     With --policy best you choose the ammo of every attack (0 deals the damage bonus alone)
     knowing which cards are left in the draw pile, exactly for --objective (default win): every
-    metric is then that of best play and the metric objective is the optimum. The VP redraws keep
-    the --redraw policy. With a fixed policy --objective reports that policy's objective.
+    metric is then that of best play and the metric objective is the optimum. Of the --redraw
+    uses, best play decides initiative and finish too (a redraw only where it is worth more than
+    keeping the VP); the others keep their rules. With a fixed policy --objective reports that
+    policy's objective.
 
     Examples:
     montecarlo odds dustrunners --enemy road-raiders --vehicle interceptor

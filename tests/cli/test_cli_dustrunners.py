@@ -162,6 +162,23 @@ def test_bad_best_play_input_is_one_line_and_exit_2(args, message):
     assert len(result.output.strip().splitlines()) == 1
 
 
+def test_best_play_with_no_ammo_decides_the_initiative_redraw():
+    """No ammo, but an initiative redraw to decide: best play is offered, and it redraws only
+    where that pays (here better than the fixed rule, which redraws every raiders' card)."""
+    from montecarlo.games.dustrunners.combat import exact_combat, parse_combat
+    from montecarlo.games.dustrunners.rules import Rules
+
+    args = ("--deck", "illustrative-12", "--enemy", "scavenger-buggy", "--vehicle", "interceptor",
+            "--ammo", "0", "--redraw", "initiative", "--vp", "4", "--objective", "keep:4", "-n", "2000",
+            "--json")
+    data = as_json(odds(*args, "--policy", "best"))
+    values = {"deck": "illustrative-12", "enemy": "scavenger buggy", "vehicle": "interceptor", "ammo": 0,
+              "redraw": "initiative", "vp": 4, "objective": "keep:4"}
+    optimum = exact_combat(Rules(), parse_combat({**values, "policy": "best"}))["objective"]
+    assert data["metrics"]["objective"]["exact"] == pytest.approx(optimum)
+    assert optimum > exact_combat(Rules(), parse_combat(values))["objective"] + 0.1
+
+
 def test_best_play_on_a_large_deck_is_refused_in_one_line():
     result = odds("--enemy", "war-rig", "--vehicle", "interceptor", "--policy", "best")
     assert result.exit_code == 2 and "best play unavailable because the deck has 30 cards" in result.output

@@ -1,17 +1,23 @@
-"""Dustrunners combat under best play (policy ``best``: the ammo of each attack, counting cards)
-against answers found without the decision step of the solver.
+"""Dustrunners combat under best play (policy ``best``: the ammo of each attack, counting cards,
+and the ``finish`` and ``initiative`` VP redraws) against answers found without the decision
+step of the solver.
 
 - Brute force: on a 3-card deck with a short turn limit, every deterministic policy over the
-  decision states (each state -> an ammo) is valued by the exact recursion playing that fixed
-  policy (``choose``), and the best of them equals the optimum; the solver's own policy, played
-  as a fixed policy, is worth exactly that.
+  decision states (each ammo state -> an ammo, each redraw decision -> redraw or not) is valued
+  by the exact recursion playing that fixed policy (``choose``, ``choose_finish``,
+  ``choose_initiative``), and the best of them equals the optimum; the solver's own policy,
+  played as a fixed policy, is worth exactly that. Setups where a redraw is sometimes wrong
+  (VP for one redraw, a lethal raiders' attack later) are among them.
 - Two shortcuts of the solver change nothing: a hopeless state (no damage left can win) spends
   nothing without its options being valued, and the decisions are solved on the deck merged by
   skulls; both give the values and the policy of the whole solve, state by state.
 - The optimum is never below the fixed policies (all_in, just_enough, fixed:1..3) on every
   shipped enemy against the interceptor and the hauler on the 12-card deck (``win``; ``keep:W``
   for two of them) and on the game's example setups on that deck.
-- A hand-derived case (derivation in the docstring): card counting decides the ammo.
+- Best play with the redraws decided is never below their fixed rules with the best ammo, nor
+  below any fixed ammo policy, on the 12-card deck with every redraw use.
+- Hand-derived cases (derivation in the docstring): card counting decides the ammo; a finish
+  redraw and an initiative redraw made in some states and not in others.
 - The kernel and the reference trial under best play agree with the exact values within 4.5
   standard errors.
 """
@@ -28,8 +34,8 @@ import pytest
 from montecarlo.errors import InputError
 from montecarlo.games.dustrunners import GAME
 from montecarlo.games.dustrunners.combat import (
-    ExactCombat, QUESTIONS, SolvedCombat, advise, by_skulls, exact_combat, parse_combat, parse_objective,
-    reference_combat, simulate_combat,
+    MAX_BEST_WORK, ExactCombat, QUESTIONS, SolvedCombat, advise, by_skulls, exact_combat, parse_combat,
+    parse_objective, reference_combat, simulate_combat,
 )
 from montecarlo.games.dustrunners.rules import Rules
 
@@ -37,38 +43,117 @@ Z = 4.5
 THREE = "empty road=1, dust cloud=1, glancing hit=0, side swipe=0, double tap=0, head-on crash=1"
 
 
-def tiny(health: int, ammo: int, bonus: int, objective: str) -> object:
-    return parse_combat({"deck": "illustrative-12", "card_counts": THREE, "enemy_die": 1, "enemy_stars": 1,
-                         "health": health, "ammo": ammo, "damage_bonus": bonus, "policy": "best",
-                         "objective": objective})
+def tiny(health: int, ammo: int, bonus: int, objective: str, redraw: str = "never", vp: int = 0,
+         enemy_die: int = 1) -> object:
+    return parse_combat({"deck": "illustrative-12", "card_counts": THREE, "enemy_die": enemy_die,
+                         "enemy_stars": 1, "health": health, "ammo": ammo, "damage_bonus": bonus,
+                         "policy": "best", "objective": objective, "redraw": redraw, "vp": vp})
 
 
+ONE_REDRAW = "finish,when_losing"  # with vp 2: a finish redraw spends what a lethal attack later needs
 BRUTE = [
     (3, tiny(2, 3, 0, "keep:3")),
     (3, tiny(2, 2, 1, "keep:3")),
     (3, tiny(2, 3, 0, "win")),
     (4, tiny(2, 2, 1, "win")),
     (3, tiny(3, 2, 0, "keep:0")),
+    (3, tiny(1, 1, 0, "keep:3", ONE_REDRAW, 2, enemy_die=0)),
+    (3, tiny(2, 1, 1, "keep:3", ONE_REDRAW, 4, enemy_die=0)),
 ]
 
 
-@pytest.mark.parametrize("case", BRUTE, ids=lambda c: f"limit{c[0]}-{c[1].health}-{c[1].objective}")
+def played_as_fixed(rules, setup, solved: ExactCombat) -> dict:
+    """The solver's policy (ammo and redraws), played as a fixed policy by the recursion."""
+    return ExactCombat(rules, setup, choose=lambda state, cap: solved.policy[state],
+                       choose_finish=lambda node: solved.redraws[node],
+                       choose_initiative=lambda kind, keep, again: solved.initiative[kind]).solve()
+
+
+def case_id(case) -> str:
+    limit, setup = case
+    return f"limit{limit}-{setup.health}-{setup.objective}-{setup.redraw}"
+
+
+@pytest.mark.parametrize("case", BRUTE, ids=case_id)
 def test_the_optimum_is_the_best_of_every_policy(case):
     limit, setup = case
     rules = Rules(turn_limit=limit)
     solved = ExactCombat(rules, setup, prune=False)  # every option of every state valued
     best = solved.solve()["objective"]
-    states = list(solved.option_values)
-    count = math.prod(len(solved.option_values[s]) for s in states)
+    states = ([("ammo", s, len(o)) for s, o in solved.option_values.items()]
+              + [("finish", node, 2) for node in solved.redraw_values]
+              + [("initiative", kind, 2) for kind in solved.initiative_values])
+    count = math.prod(n for _, _, n in states)
     assert 2 <= count <= 5_000, count  # a real choice, and few enough policies to value them all
+    if setup.redraw != "never":  # redrawing is right somewhere and wrong somewhere else
+        worths = list(solved.redraw_values.values())
+        assert any(again > stop + 1e-9 for stop, again in worths), worths
+        assert any(stop > again + 1e-9 for stop, again in worths), worths
     found = -math.inf
-    for choice in itertools.product(*(range(len(solved.option_values[s])) for s in states)):
-        policy = dict(zip(states, choice))
-        value = ExactCombat(rules, setup, choose=lambda state, cap, policy=policy: policy[state]).solve()
+    for choice in itertools.product(*(range(n) for _, _, n in states)):
+        policy = {(what, s): c for (what, s, _), c in zip(states, choice)}
+        value = ExactCombat(
+            rules, setup, choose=lambda state, cap, policy=policy: policy["ammo", state],
+            choose_finish=lambda node, policy=policy: policy["finish", node] == 1,
+            choose_initiative=lambda kind, keep, again, policy=policy: policy["initiative", kind] == 1,
+        ).solve()
         found = max(found, value["objective"])
     assert best == pytest.approx(found, rel=1e-12, abs=1e-12)
-    played = ExactCombat(rules, setup, choose=lambda state, cap: solved.policy[state]).solve()
-    assert played == pytest.approx(solved.solve(), rel=1e-12, abs=1e-12)
+    assert played_as_fixed(rules, setup, solved) == pytest.approx(solved.solve(), rel=1e-12, abs=1e-12)
+
+
+class Undecided(Exception):
+    """A policy being built meets a decision it does not hold yet."""
+
+
+def best_of_every_policy(rules, setup) -> tuple[float, int]:
+    """The best objective over every deterministic policy (ammo and redraws), and how many policies
+    were valued. A policy's value depends on its choices only where it can arrive, so the
+    policies are built as a tree: value a partial policy, and where it meets a decision it does
+    not hold, branch on each option of that decision (every policy is valued once through the
+    choices it reaches)."""
+    found, valued, todo = -math.inf, 0, [{}]
+    while todo:
+        policy = todo.pop()
+
+        def pick(key, options, policy=policy):
+            if key not in policy:
+                raise Undecided(key, options)
+            return policy[key]
+
+        try:
+            value = ExactCombat(rules, setup, choose=lambda state, cap: pick(("ammo", state), cap + 1),
+                                choose_finish=lambda node: pick(("finish", node), 2) == 1,
+                                choose_initiative=lambda kind, keep, again: pick(("initiative", kind), 2) == 1
+                                ).solve()
+        except Undecided as undecided:
+            key, options = undecided.args
+            todo.extend({**policy, key: option} for option in range(options))
+            continue
+        valued += 1
+        found = max(found, value["objective"])
+    return found, valued
+
+
+INITIATIVE = "initiative,finish,when_losing"
+TREE = [  # the initiative decision too: too many policies for the product over every state
+    (3, tiny(1, 1, 0, "keep:3", INITIATIVE, 2, enemy_die=0)),
+    (4, tiny(2, 1, 0, "win", INITIATIVE, 2, enemy_die=0)),
+    (3, tiny(2, 1, 1, "win", "all", 4)),
+]
+
+
+@pytest.mark.parametrize("case", TREE, ids=case_id)
+def test_the_optimum_with_the_initiative_redraw_is_the_best_of_every_policy(case):
+    limit, setup = case
+    rules = Rules(turn_limit=limit)
+    solved = ExactCombat(rules, setup, prune=False)
+    best = solved.solve()["objective"]
+    assert solved.initiative_values, "no initiative decision"
+    found, valued = best_of_every_policy(rules, setup)
+    assert 2 <= valued <= 10_000, valued
+    assert best == pytest.approx(found, rel=1e-12, abs=1e-12)
+    assert played_as_fixed(rules, setup, solved) == pytest.approx(solved.solve(), rel=1e-12, abs=1e-12)
 
 
 @pytest.mark.parametrize("values", [
@@ -80,9 +165,13 @@ def test_skipping_options_that_could_only_tie_changes_nothing(values):
     """Best play stops valuing a state's options once one reaches the most the objective can give
     there; the values and the policy played are those of valuing them all."""
     setup = parse_combat({"deck": "illustrative-12", "policy": "best", **values})
-    pruned, full = ExactCombat(Rules(), setup), ExactCombat(Rules(), setup, prune=False)
+    budget = 4 * MAX_BEST_WORK  # the whole deck's solve, without the merged deck's shortcut
+    pruned, full = ExactCombat(Rules(), setup, max_work=budget), ExactCombat(Rules(), setup, prune=False,
+                                                                             max_work=budget)
     assert pruned.solve() == pytest.approx(full.solve(), rel=1e-12, abs=1e-12)
     assert all(full.policy[state] == chosen for state, chosen in pruned.policy.items())
+    assert all(full.redraws[node] == chosen for node, chosen in pruned.redraws.items())
+    assert pruned.initiative == full.initiative
     assert len(pruned.memo) <= len(full.memo)
 
 
@@ -94,6 +183,8 @@ SHORTCUTS = [  # (turn limit, setup): hopeless states are common where little da
     (12, {"enemy": "war rig", "vehicle": "hauler", "objective": "keep:2", "second_card": True}),
     (60, {"enemy": "scavenger buggy", "vehicle": "interceptor", "objective": "win", "redraw": "all",
           "vp": 4}),
+    (12, {"enemy": "road raiders", "vehicle": "hauler", "objective": "keep:4", "redraw": "initiative,finish",
+          "vp": 4}),
 ]
 
 
@@ -101,17 +192,29 @@ SHORTCUTS = [  # (turn limit, setup): hopeless states are common where little da
 def test_the_solver_shortcuts_give_the_whole_solve(case):
     """Valuing every option of every state (``prune=False``), the default solve (hopeless states
     spend nothing, unvalued) and the solve on the deck merged by skulls (:class:`SolvedCombat`)
-    give the same values and the same choice in every state the whole solve holds."""
+    give the same values and the same choice in every state the whole solve holds: the ammo, the
+    finish redraws and the initiative redraw (decided for the whole deck's health card from the
+    merged solve's values)."""
     limit, values = case
     rules = Rules(turn_limit=limit)
     setup = parse_combat({"deck": "illustrative-12", "policy": "best", **values})
-    full = ExactCombat(rules, setup, prune=False)
+    budget = 4 * MAX_BEST_WORK  # the whole deck's solve, without the merged deck's shortcut
+    full = ExactCombat(rules, setup, prune=False, max_work=budget)
     want = full.solve()
-    default = ExactCombat(rules, setup)
+    default = ExactCombat(rules, setup, max_work=budget)
     assert default.solve() == pytest.approx(want, rel=1e-12, abs=1e-12)
     merged = SolvedCombat(rules, setup)
     assert merged.solve() == pytest.approx(want, rel=1e-12, abs=1e-12)
     assert all(merged.decide(state) == chosen for state, chosen in full.policy.items())
+    assert all(merged.decide_finish(node) == chosen for node, chosen in full.redraws.items())
+    assert all(default.redraws.get(node, chosen) == chosen for node, chosen in full.redraws.items())
+    assert merged.initiative == full.initiative == default.initiative
+    if "finish" in setup.redraw:  # the decisions go both ways
+        assert any(full.redraws.values()) and not all(full.redraws.values())
+    if "initiative" in setup.redraw:
+        assert set(full.initiative.values()) == {False, True}, full.initiative
+    for kind, worths in full.initiative_values.items():
+        assert merged.initiative_values[kind] == pytest.approx(worths, rel=1e-12, abs=1e-12)
     for state, chosen in full.policy.items():  # the default solve skips options that could only tie
         pile, eh, ph, ammo, vp, attacks, first = state
         if state in default.policy:
@@ -195,10 +298,108 @@ def test_card_counting_by_hand():
     assert win["player_win"] == pytest.approx(1 / 3) and win["ammo_spent"] == pytest.approx(1 / 3)
 
 
+def one_redraw_by_hand(counts: str, enemy_die: int, redraw: str, limit: int):
+    """A hand-derived case: health 2, ammo 1, no bonus, 2 VP (one redraw), keep:3, a 1-star enemy:
+    (rules, values, setup, its solver)."""
+    values = {"deck": "illustrative-12", "card_counts": counts, "enemy_die": enemy_die, "enemy_stars": 1,
+              "health": 2, "ammo": 1, "vp": 2, "redraw": redraw, "objective": "keep:3", "policy": "best"}
+    rules = Rules(turn_limit=limit)
+    setup = parse_combat(values)
+    return rules, values, setup, ExactCombat(rules, setup)
+
+
+def test_a_finish_redraw_by_hand():
+    """Turn limit 2 (your attack, then the raiders' 1-star attack), a deck of 2 x empty road (0
+    skulls, die 1) and 1 double tap (2 skulls, die 3), all "you" first; enemy die 1, health 2,
+    ammo 1, no bonus, 2 VP: one redraw (``finish`` or ``when_losing``); keep:3.
+
+    Health card double tap (1/3): enemy health 4, the pile holds both empty roads. Spending the
+    ammo reveals one (0 damage) and the finish rule would redraw: the other empty road, which
+    empties the pile, so the double tap is shuffled back on top and the raiders' attack deals 2
+    with no VP left: a loss, 0. Stopping keeps the VP and the raiders draw an empty road:
+    health 2 left, ammo 0, worth 2. So stop (2 > 0); and best play spends nothing there (the
+    raiders' empty road: 2 + 1/2).
+    Health card empty road (2/3): enemy health 2, the pile holds an empty road and the double
+    tap. Spending the ammo: the double tap (1/2) wins, 3 + 2 = 5; the empty road (1/2) leaves
+    a finish decision: redraw (the double tap: a win, 5) or stop (the raiders draw the double
+    tap, lethal, redrawn with the 2 VP: an empty road, health 2 kept, 2). So redraw (5 > 2),
+    and spending (5) beats keeping the ammo (2 + 1/2: either the raiders' empty road, or their
+    double tap redrawn). Best play: 1/3 x 5/2 + 2/3 x 5 = 25/6; without the finish redraw
+    (``when_losing`` alone): 1/3 x 5/2 + 2/3 x (5 + 2) / 2 = 19/6.
+    """
+    counts = "empty road=2, dust cloud=0, glancing hit=0, side swipe=0, double tap=1, head-on crash=0"
+    rules, values, setup, solved = one_redraw_by_hand(counts, 1, "finish,when_losing", 2)
+    assert solved.solve()["objective"] == pytest.approx(25 / 6, rel=1e-12)
+    assert exact_combat(rules, setup)["objective"] == pytest.approx(25 / 6, rel=1e-12)
+    # nodes: (draw pile, discard pile as (empty road, double tap)), enemy health left, skull-less
+    # cards counted, VP, your health, ammo left, attacks made, you first
+    stop_node = ((1, 0), (0, 1), 4, 1, 2, 2, 0, 0, True)
+    redraw_node = ((0, 1), (1, 0), 2, 1, 2, 2, 0, 0, True)
+    assert solved.redraw_values[stop_node] == pytest.approx((2.0, 0.0)) and not solved.redraws[stop_node]
+    assert solved.redraw_values[redraw_node] == pytest.approx((2.0, 5.0)) and solved.redraws[redraw_node]
+    no_finish = exact_combat(rules, parse_combat({**values, "redraw": "when_losing"}))
+    assert no_finish["objective"] == pytest.approx(19 / 6, rel=1e-12)
+
+
+def test_an_initiative_redraw_by_hand():
+    """Turn limit 1 (the raiders' one attack: both cards give them the initiative), a deck of one
+    side swipe (1 skull, die 4) and one head-on crash (2 skulls, die 6); enemy die 0, health 2,
+    ammo 1 (never spent: you do not attack), 2 VP for one ``initiative`` redraw; keep:3 (no win
+    is possible: health left + 1/2 for the ammo).
+
+    Health card side swipe: kept, the raiders draw the head-on crash, lethal: 0 + 1/2.
+    Redrawn: the head-on crash replaces it, both cards are reshuffled for the raiders: 1/2
+    lethal, 1/2 one damage (health 1): 1/2 x 1/2 + 1/2 x 3/2 = 1. Redraw (1 > 1/2).
+    Health card head-on crash: kept, the raiders draw the side swipe: 3/2. Redrawn: as above,
+    1. Keep (3/2 > 1). Best play: (1 + 3/2) / 2 = 5/4; the fixed rule (always redraw) and no
+    redraw are both worth 1.
+    """
+    counts = "empty road=0, dust cloud=0, glancing hit=0, side swipe=1, double tap=0, head-on crash=1"
+    rules, values, setup, solved = one_redraw_by_hand(counts, 0, "initiative", 1)
+    assert solved.solve()["objective"] == pytest.approx(5 / 4, rel=1e-12)
+    assert solved.initiative == {0: True, 1: False}  # the side swipe, the head-on crash
+    assert solved.initiative_values == {0: pytest.approx((0.5, 1.0)), 1: pytest.approx((1.5, 1.0))}
+    assert exact_combat(rules, setup)["objective"] == pytest.approx(5 / 4, rel=1e-12)
+    fixed_rule = ExactCombat(rules, setup, decide_redraws=False).solve()
+    assert fixed_rule["objective"] == pytest.approx(1.0, rel=1e-12)
+    assert exact_combat(rules, parse_combat({**values, "redraw": "never"}))["objective"] == pytest.approx(1.0)
+
+
+REDRAWING = [("road raiders", "scout", 4, "win"), ("war rig", "interceptor", 4, "win"),
+             ("scavenger buggy", "scout", 6, "win"), ("road raiders", "hauler", 4, "keep:4"),
+             ("war rig", "interceptor", 4, "keep:4")]
+
+
+@pytest.mark.parametrize("enemy, vehicle, vp, objective", REDRAWING)
+def test_deciding_the_redraws_is_never_below_their_fixed_rules(enemy, vehicle, vp, objective):
+    """With every redraw use (``all``), best play deciding the finish and initiative redraws is
+    worth at least their fixed rules with the best ammo, and every fixed ammo policy."""
+    values = {"deck": "illustrative-12", "enemy": enemy, "vehicle": vehicle, "objective": objective,
+              "redraw": "all", "vp": vp}
+    setup = parse_combat({**values, "policy": "best"})
+    best = exact_combat(Rules(), setup)["objective"]
+    ammo_only = SolvedCombat(Rules(), setup, decide_redraws=False).solve()["objective"]
+    assert best >= ammo_only - 1e-12
+    for policy in FIXED:
+        fixed = exact_combat(Rules(), parse_combat({**values, "policy": policy}))["objective"]
+        assert best >= fixed - 1e-12, policy
+    if objective == "win":  # here deciding them is worth something
+        assert best > ammo_only + 1e-3
+    if (enemy, vehicle, vp, objective) in DOCUMENTED:  # the figures of the rules page
+        assert (round(best, 3), round(ammo_only, 3)) == DOCUMENTED[enemy, vehicle, vp, objective]
+
+
+# docs/rules/dustrunners.md: win with the redraws decided, and with their fixed rules (best ammo)
+DOCUMENTED = {("war rig", "interceptor", 4, "win"): (0.806, 0.743),
+              ("road raiders", "scout", 4, "win"): (0.575, 0.492)}
+
+
 SAMPLED = [
     {"enemy": "road raiders", "vehicle": "interceptor", "objective": "keep:10"},
     {"enemy": "war rig", "vehicle": "interceptor", "objective": "win", "redraw": "all", "vp": 4},
     {"enemy": "mutant pack", "vehicle": "hauler", "objective": "keep:2", "second_card": True},
+    {"enemy": "road raiders", "vehicle": "hauler", "objective": "keep:4", "redraw": "initiative,finish",
+     "vp": 4},
 ]
 
 

@@ -133,8 +133,9 @@ def win_chance(rules: Rules, deck: Deck, enemy: Enemy, second: bool, health: int
     """A single combat's win chance from a fresh deck, as a player judges how dangerous a card is.
 
     Where the deck is small enough for the exact solver (and the combat solves within its
-    budget): the win chance under best play (the ammo of every attack chosen exactly for the win,
-    counting cards; the VP redraws as ``redraw``), exactly. Otherwise the win chance under the
+    budget): the win chance under best play (the ammo of every attack, and the ``finish`` and
+    ``initiative`` redraws ``redraw`` names, chosen exactly for the win, counting cards; the other
+    redraws as ``redraw``), exactly. Otherwise the win chance under the
     setup's ammo ``policy``, from 20,000 trials with a fixed seed (a rough, reproducible
     judgement).
     """

@@ -13,7 +13,8 @@ Combat as modelled (``docs/rules/dustrunners.md`` lists every interpretation):
    would bring your health to 0 or below has its card with the most skulls redrawn for
    ``redraw_cost`` VP, as long as the VP last and the attack is still lethal; the other uses
    (``initiative``, ``finish``, ``loot``, ``steps``) redraw the health card, a card of your
-   attack and the loot card (:func:`check_redraw`).
+   attack and the loot card (:func:`check_redraw`). Under best play (policy ``best``) the
+   ``initiative`` and ``finish`` redraws are decisions: made only where they pay.
 3. Health at 0 or below ends the combat. The winner (you) gains ``win_vp`` VP and one loot card
    (its triangles move the raider; bonus loot if its moon is the enemy's, always for a
    second-card enemy). After ``turn_limit`` attacks with both alive the combat is a stalemate.
@@ -171,7 +172,10 @@ class CombatSetup:
             health card when it gives the raiders the initiative), ``finish`` (redraw a skull-less
             card of your attack while it falls short), ``when_losing`` (redraw the worst card of a
             lethal raiders' attack), ``loot`` (redraw a loot card that brings no bonus loot),
-            ``steps`` (redraw a loot card that moves the raider); ``all`` for every one.
+            ``steps`` (redraw a loot card that moves the raider); ``all`` for every one. Under
+            policy ``best`` the ``initiative`` and ``finish`` redraws are decided (made where
+            their rule would redraw only if that is worth more for ``objective``; a tie keeps
+            the VP); the other uses stay rules (``docs/rules/dustrunners.md`` says why).
         vehicle: the shipped vehicle the values came from, if any (for the record).
         objective: what the play is judged by, reported as the metric ``objective``: ``win``
             (P(you win)) or ``keep:W`` (W x 1{you win} + health left + ammo left / 2); ``""``
@@ -416,7 +420,8 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
     """One combat played literally with real piles; updates ``me`` and ``piles`` in place.
 
     Policy ``best`` asks ``best`` (the solved combat) for the ammo of each attack, given what the
-    table shows: the draw pile's composition, both healths, your ammo and VP, the attacks made.
+    table shows: the draw pile's composition, both healths, your ammo and VP, the attacks made;
+    and, where the ``finish`` or ``initiative`` rule would redraw, whether to (:class:`SolvedCombat`).
     """
     start_health = me.health
     uses = redraw_uses(redraw)
@@ -431,7 +436,8 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
     hand: list = []
     first = piles.draw_card(hand)
     if ("initiative" in uses and first.card.driver != "you" and me.vp >= rules.redraw_cost
-            and deck.size > 1):  # "Change the starting health of your enemy and combat initiative"
+            and deck.size > 1  # "Change the starting health of your enemy and combat initiative"
+            and (best is None or best.redraws_health_card(deck.cards.index(first.card)))):
         pay()
         first = piles.draw_card(hand) or first
     enemy_health = (enemy.die_second if second else enemy.die_first) + first.card.die
@@ -446,10 +452,8 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
             if policy == "best":
                 if best is None:
                     raise InputError("policy best needs the solved combat")
-                pile = [0] * len(deck.cards)
-                for c in piles.draw:
-                    pile[deck.cards.index(c.card)] += 1
-                state = (tuple(pile), enemy_health, me.health, me.ammo, me.vp, out["attacks"], player_first)
+                state = (_counts(deck, piles.draw), enemy_health, me.health, me.ammo, me.vp, out["attacks"],
+                         player_first)
                 spend = best.decide(state, cap)
             else:
                 spend = ammo_to_spend(policy, cap, enemy_health, damage_bonus, deck)
@@ -461,7 +465,12 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
             # VP redraw ("Change the amount of damage you deal"): a skull-less card while short.
             while ("finish" in uses and damage_bonus + sum(c.card.skulls for c in counted) < enemy_health
                    and any(c.card.skulls == 0 for c in counted) and me.vp >= rules.redraw_cost
-                   and len(hand) < deck.size):
+                   and len(hand) < deck.size
+                   and (best is None or best.decide_finish((  # best play: redraw, or keep the VP
+                       _counts(deck, piles.draw), _counts(deck, piles.discard),
+                       enemy_health - damage_bonus - sum(c.card.skulls for c in counted),
+                       sum(c.card.skulls == 0 for c in counted), me.vp, me.health, me.ammo, out["attacks"],
+                       player_first)))):
                 counted.remove(next(c for c in counted if c.card.skulls == 0))
                 pay()
                 counted.append(piles.draw_card(hand))
@@ -521,6 +530,14 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
     )
     out["vp_gained"] = rules.win_vp * won - out["vp_spent"]
     return out
+
+
+def _counts(deck: Deck, cards: list) -> tuple[int, ...]:
+    """A real pile of card copies as counts per kind of ``deck.cards``."""
+    counts = [0] * len(deck.cards)
+    for c in cards:
+        counts[deck.cards.index(c.card)] += 1
+    return tuple(counts)
 
 
 def with_rules_policy(rules: Rules, setup: Any, best: bool = True) -> Any:
@@ -705,14 +722,26 @@ KIND_CODE = {k: i for i, k in enumerate(ENEMY_KINDS)}
 
 
 Chooser = Callable[[Batch], np.ndarray]  # best play: the ammo of every trial's attack, from its state
+# best play at a finish decision: (batch, enemy health beyond the damage counted, skull-less cards
+# counted, the trials at a decision) -> redraw? per trial
+FinishChooser = Callable[[Batch, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class KernelBest:
+    """Best play in the kernel (:func:`kernel_best`): the solved decisions, looked up per trial."""
+
+    ammo: Chooser  # the ammo of each of your attacks
+    finish: FinishChooser | None = None  # redraw a skull-less card of your attack? (None: the fixed rule)
+    initiative: np.ndarray | None = None  # per kind of health card: redraw it? (None: the fixed rule)
 
 
 def _player_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, policy: str, bonus: int,
-                   finish: bool = False, choose: Chooser | None = None) -> None:
+                   finish: bool = False, best: KernelBest | None = None) -> None:
     cap = np.minimum(b.ammo, min(rules.max_ammo_per_attack, t.size))
     n = fixed_ammo(policy)
-    if choose is not None:
-        spend = choose(b)
+    if best is not None:
+        spend = best.ammo(b)
     elif policy == "all_in":
         spend = cap
     elif n is not None:
@@ -733,8 +762,11 @@ def _player_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, policy: str, bo
         damage += t.skulls[kind] * ok
         blanks += (t.skulls[kind] == 0) & ok
     drawn = spend.astype(np.int16)
+    decide = best.finish if best is not None else None
     while finish:  # redraw a skull-less card while the attack falls short
         short = (damage < b.eh) & (blanks > 0) & (b.vp >= rules.redraw_cost) & (drawn < t.size)
+        if decide is not None and short.any():  # best play: redraw, or keep the VP
+            short &= decide(b, b.eh - damage, blanks, short)
         if not short.any():
             break
         blanks -= short
@@ -787,10 +819,11 @@ def _raiders_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, redraw: bool) 
 
 
 def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: str, redraw: str,
-          bonus: int, choose: Chooser | None = None) -> dict[str, np.ndarray]:
+          bonus: int, best: KernelBest | None = None) -> dict[str, np.ndarray]:
     """Play one combat for every trial of ``b`` (updated in place); per-trial outcome arrays.
 
-    ``choose``: best play's ammo per trial (:func:`chooser`), in place of ``policy``.
+    ``best``: best play's decisions per trial (:func:`kernel_best`): the ammo in place of
+    ``policy``, and the ``finish`` and ``initiative`` redraws where the rules would make them.
 
     ``b`` must carry the player's health/ammo/vp and the enemy (base die, stars, kind, radiation
     skulls, moon index or -1, second card); piles carry over from whatever ``b`` holds.
@@ -806,6 +839,8 @@ def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: s
     kind, _ = d.draw(None)
     if "initiative" in uses and t.size > 1:  # redraw a card that gives the raiders the initiative
         again = ~t.you[kind] & (b.vp >= cost)
+        if best is not None and best.initiative is not None:  # best play: redraw, or keep the VP
+            again &= best.initiative[kind]
         b.vp -= cost * again
         b.vp_spent += cost * again
         new, ok = d.draw(again)
@@ -822,7 +857,7 @@ def fight(rules: Rules, t: Tables, b: Batch, rng: np.random.Generator, policy: s
         for turn in range(rules.turn_limit):
             dd = Drawer(t, cur, rng, eager)
             if (turn % 2 == 0) == first:
-                _player_attack(rules, t, cur, dd, policy, bonus, "finish" in uses, choose)
+                _player_attack(rules, t, cur, dd, policy, bonus, "finish" in uses, best)
             else:
                 _raiders_attack(rules, t, cur, dd, "when_losing" in uses)
             cur.attacks += 1
@@ -897,8 +932,8 @@ def simulate_combat(rules: Rules, setup: CombatSetup, n: int,
     b.ammo[:] = setup.ammo
     b.vp[:] = setup.vp
     set_enemy(t, b, setup.enemy, setup.second_card)
-    choose = chooser(solved_best(rules, setup)) if setup.policy == "best" else None
-    out = fight(rules, t, b, rng, setup.policy, setup.redraw, setup.damage_bonus, choose)
+    best = kernel_best(solved_best(rules, setup)) if setup.policy == "best" else None
+    out = fight(rules, t, b, rng, setup.policy, setup.redraw, setup.damage_bonus, best)
     out["objective"] = np.asarray(objective_of(
         setup.objective, out["player_win"], setup.health - out["health_lost"], setup.ammo - out["ammo_spent"]
     ), dtype=np.float64)
@@ -908,34 +943,75 @@ def simulate_combat(rules: Rules, setup: CombatSetup, n: int,
 DENSE_POLICY = 1 << 24  # a solved policy's states up to this many codes are looked up in a table
 
 
+class StateTable:
+    """A solved policy's states and choices, looked up for many trials at once (vectorised).
+
+    A state is a row of small non-negative integers: first ``piles`` piles as counts per class
+    of the merged deck (``merge``: classes x kinds of the whole deck, 0/1), then the other
+    values. Every state is one integer (mixed radix from the largest value each column holds),
+    read in a table of every code or, past ``DENSE_POLICY`` codes, found by a binary search.
+    """
+
+    def __init__(self, keys: np.ndarray, choices: np.ndarray, merge: np.ndarray, piles: int) -> None:
+        self.merge = merge
+        classes = merge.shape[0]
+        radix = keys.max(axis=0, initial=0) + 1
+        size = math.prod(int(r) for r in radix)
+        if size >= 2**62:  # pragma: no cover - far beyond any exact deck
+            raise InputError("best play: the solved policy has too many states to look up")
+        weights = np.cumprod(np.concatenate(([1], radix[:-1]))).astype(np.int64)
+        codes = keys @ weights
+        self.table: np.ndarray | None = None
+        if size <= DENSE_POLICY:
+            self.table = np.full(size, -1, dtype=np.int8)
+            self.table[codes] = choices
+        else:
+            order = np.argsort(codes)
+            codes, choices = codes[order], choices[order]
+        self.codes, self.choices = codes, choices
+        span = classes * piles
+        # a whole pile's counts -> its part of the code; the limits of each pile's classes
+        self.pile_weights = [weights[j * classes:(j + 1) * classes] @ merge for j in range(piles)]
+        self.pile_radix = [radix[j * classes:(j + 1) * classes, None] for j in range(piles)]
+        self.rest_weights, self.rest_radix = weights[span:], radix[span:]
+
+    def find(self, piles: list[np.ndarray], rest: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The choice of each trial's state (whole piles (kinds, n), the other values (n,) each), and
+        whether the table holds that state."""
+        fits = np.ones(rest[0].shape, dtype=bool)
+        found = np.zeros(rest[0].shape, dtype=np.int64)
+        for pile, w, r in zip(piles, self.pile_weights, self.pile_radix):
+            fits &= (self.merge @ pile < r).all(axis=0)
+            found = found + w @ pile
+        for column, w, r in zip(rest, self.rest_weights, self.rest_radix):
+            fits &= column < r
+            found = found + column.astype(np.int64) * w
+        if self.table is not None:
+            got = self.table[np.where(fits, found, 0)]
+            return got, fits & (got >= 0)
+        codes = self.codes
+        if not codes.size:
+            return np.zeros(found.shape, np.int8), np.zeros(found.shape, bool)
+        at = np.minimum(np.searchsorted(codes, found), codes.size - 1)
+        return self.choices[at], fits & (codes[at] == found)
+
+
+def _merge_matrix(solved: "SolvedCombat") -> np.ndarray:
+    """Classes x kinds (0/1): a whole deck's pile counts -> the merged deck's."""
+    merge = np.zeros((len(solved.decisions.cards), len(solved.classes)), dtype=np.int64)
+    merge[list(solved.classes), range(len(solved.classes))] = 1
+    return merge
+
+
 def chooser(solved: "SolvedCombat") -> Chooser:
-    """Best play in the kernel: each trial's state (draw pile by skulls, healths, ammo, VP,
-    attacks made, who attacked first) looked up in the solved policy, vectorised: every state is
-    one integer (mixed radix from the largest values the policy holds), read in a table of every
-    code (or, past ``DENSE_POLICY`` codes, found by a binary search). A hopeless state spends
-    nothing (the solver values it so, without a policy entry)."""
+    """Best play's ammo in the kernel: each trial's state (draw pile by skulls, healths, ammo, VP,
+    attacks made, who attacked first) looked up in the solved policy (:class:`StateTable`). A
+    hopeless state spends nothing (the solver values it so, without a policy entry)."""
     policy = solved.decisions.policy
     classes = len(solved.decisions.cards)
     keys = np.array([[*pile, *rest[:5], int(rest[5])] for pile, *rest in policy], dtype=np.int64)
-    keys = keys.reshape(len(policy), classes + 6)
     spends = np.fromiter(policy.values(), dtype=np.int8, count=len(policy))
-    radix = keys.max(axis=0, initial=0) + 1
-    size = math.prod(int(r) for r in radix)
-    if size >= 2**62:  # pragma: no cover - far beyond any exact deck
-        raise InputError("best play: the solved policy has too many states to look up")
-    weights = np.cumprod(np.concatenate(([1], radix[:-1]))).astype(np.int64)
-    codes = keys @ weights
-    table = None
-    if size <= DENSE_POLICY:
-        table = np.full(size, -1, dtype=np.int8)
-        table[codes] = spends
-    else:
-        order = np.argsort(codes)
-        codes, spends = codes[order], spends[order]
-    merge = np.zeros((classes, len(solved.classes)), dtype=np.int64)
-    merge[list(solved.classes), range(len(solved.classes))] = 1
-    pile_weights = weights[:classes] @ merge  # a whole pile's counts -> its part of the code
-    rest_radix = radix[classes:]
+    table = StateTable(keys.reshape(len(policy), classes + 6), spends, _merge_matrix(solved), 1)
 
     def choose(b: Batch) -> np.ndarray:
         spend = np.zeros(b.eh.shape, dtype=np.int16)
@@ -943,26 +1019,47 @@ def chooser(solved: "SolvedCombat") -> Chooser:
         if not held.any():
             return spend
         first = b.attacks % 2 == 0  # at your attack: you attacked first iff an even number were made
-        rest = (b.eh, b.ph, b.ammo, b.vp, b.attacks, first)
-        fits = (merge @ b.draw < radix[:classes, None]).all(axis=0)
-        for column, r in zip(rest, rest_radix):
-            fits &= column < r
-        found = pile_weights @ b.draw
-        for column, w in zip(rest, weights[classes:]):
-            found = found + column.astype(np.int64) * w
-        if table is not None:
-            got = table[np.where(fits, found, 0)]
-            ok = fits & (got >= 0)
-        else:
-            at = np.minimum(np.searchsorted(codes, found), max(codes.size - 1, 0))
-            got = spends[at] if codes.size else np.zeros(found.shape, np.int8)
-            ok = fits & (codes[at] == found) if codes.size else np.zeros(found.shape, bool)
+        got, ok = table.find([b.draw], [b.eh, b.ph, b.ammo, b.vp, b.attacks, first])
         if not ok[held].all():
             raise MonteCarloError("best play met a state the solved policy does not hold")
         spend[held] = got[held]
         return spend
 
     return choose
+
+
+def finish_chooser(solved: "SolvedCombat") -> FinishChooser:
+    """Best play's ``finish`` redraws in the kernel: each trial's decision node (draw and discard
+    piles by skulls, enemy health beyond the damage counted, skull-less cards counted, VP, your
+    health, ammo left, attacks made, who attacked first) looked up in the solved decisions."""
+    redraws = solved.decisions.redraws
+    classes = len(solved.decisions.cards)
+    keys = np.array([[*pile, *disc, *rest[:6], int(rest[6])] for pile, disc, *rest in redraws],
+                    dtype=np.int64)
+    choices = np.fromiter(redraws.values(), dtype=np.int8, count=len(redraws))
+    table = StateTable(keys.reshape(len(redraws), 2 * classes + 7), choices, _merge_matrix(solved), 2)
+
+    def redraw(b: Batch, need: np.ndarray, blanks: np.ndarray, at: np.ndarray) -> np.ndarray:
+        idx = np.flatnonzero(at)
+        attacks = b.attacks[idx]
+        rest = [need[idx], blanks[idx], b.vp[idx], b.ph[idx], b.ammo[idx], attacks, attacks % 2 == 0]
+        got, ok = table.find([b.draw[:, idx], b.disc[:, idx]], rest)
+        if not ok.all():
+            raise MonteCarloError("best play met a redraw decision the solved policy does not hold")
+        out = np.zeros(b.n, dtype=bool)
+        out[idx] = got > 0
+        return out
+
+    return redraw
+
+
+def kernel_best(solved: "SolvedCombat") -> KernelBest:
+    """Best play's decisions for the kernel: the ammo, and the redraws best play decides."""
+    decided = solved.decisions.decided
+    initiative = None
+    if "initiative" in decided:
+        initiative = np.array([solved.initiative.get(kind, False) for kind in range(len(solved.classes))])
+    return KernelBest(chooser(solved), finish_chooser(solved) if "finish" in decided else None, initiative)
 
 
 # ---------------------------------------------------------------------------------------- exact
@@ -1007,11 +1104,27 @@ class ExactCombat:
     all. ``choose(state, cap) -> ammo`` plays any other policy instead (the tests value every
     deterministic policy of a tiny deck with it). :class:`SolvedCombat` solves the decisions on
     the deck merged by skulls and values the whole deck under them.
+
+    Best play also decides the ``finish`` and ``initiative`` redraws the setup's ``redraw`` names
+    (``decided``), where their fixed rule would redraw: redraw, or keep the VP, whichever has the
+    larger expected objective (a tie keeps the VP). ``finish`` is decided after each card of
+    your attack (:meth:`_finish`): its decision node (``redraws``, worths of stopping and of
+    redrawing in ``redraw_values``) is (draw pile, discard pile, enemy health less the damage
+    counted, skull-less cards counted, VP, your health, ammo left, attacks made, who first); the
+    cards revealed are the deck less both piles, and the damage counted matters only through
+    what the enemy has left. ``initiative`` is decided on the health card (``initiative``: its
+    kind -> redraw, worths in ``initiative_values``). ``choose_finish(node) -> bool`` and
+    ``choose_initiative(kind, keep, redraw) -> bool`` (each option a list of (p, pile, health
+    card, VP) starts) play other redraw policies; without them the fixed rule redraws.
+    ``decide_redraws=False`` keeps every redraw's fixed rule under best play (the ammo alone
+    decided: what deciding the redraws is worth is the difference).
     """
 
     def __init__(self, rules: Rules, setup: CombatSetup, max_states: int = MAX_EXACT_STATES,
                  choose: Callable[[tuple, int], int] | None = None, max_work: int | None = None,
-                 prune: bool = True) -> None:
+                 prune: bool = True, choose_finish: Callable[[tuple], bool] | None = None,
+                 choose_initiative: Callable[[int, list, list], bool] | None = None,
+                 decide_redraws: bool = True) -> None:
         self.rules, self.setup = rules, setup
         deck = setup.deck
         self.cards = deck.cards
@@ -1044,6 +1157,14 @@ class ExactCombat:
         self._keep = weight if kind == "keep" else None  # keep:W's weight (None: win)
         self.policy: dict[tuple, int] = {}  # best play: state -> ammo (state as in _value's memo)
         self.option_values: dict[tuple, tuple[float, ...]] = {}  # best play: state -> value per ammo
+        # the redraws decided rather than made by their fixed rule (under policy best only)
+        self.decided = (frozenset(self.uses & {"finish", "initiative"})
+                        if setup.policy == "best" and decide_redraws else frozenset())
+        self.choose_finish, self.choose_initiative = choose_finish, choose_initiative
+        self.redraws: dict[tuple, bool] = {}  # best play: finish decision node -> redraw?
+        self.redraw_values: dict[tuple, tuple[float, float]] = {}  # node -> worths (stop, redraw)
+        self.initiative: dict[int, bool] = {}  # best play: the health card's kind -> redraw it?
+        self.initiative_values: dict[int, tuple[float, float]] = {}  # kind -> worths (keep, redraw)
         # memoised pieces: one draw, an attack's outcomes, what a win's loot card adds
         self._draw_memo: dict[tuple, list] = {}
         self._attack_memo: dict[tuple, dict] = {}
@@ -1096,10 +1217,12 @@ class ExactCombat:
             card = self.cards[hand[0]]
             starts = [(1.0, pile, card, s.vp)]
             if "initiative" in self.uses and card.driver != "you" and s.vp >= cost and self.size > 1:
-                acc[_VP_SPENT] += p * cost  # the health card redrawn: it gave the raiders the initiative
-                starts = [(q, p2, self.cards[i], s.vp - cost) for q, p2, _d2, i in self._draws(pile, disc)]
+                again = [(q, p2, self.cards[i], s.vp - cost) for q, p2, _d2, i in self._draws(pile, disc)]
+                if self._redraw_first(hand[0], starts, again):
+                    acc[_VP_SPENT] += p * cost  # the health card redrawn: it gave the raiders the initiative
+                    starts = again
             for q, p2, c, vp in starts:
-                v = self._value(p2, s.enemy_die + c.die, s.health, s.ammo, vp, 0, c.driver == "you")
+                v = self._start(p2, c, vp)
                 for j in range(_W):
                     acc[j] += p * q * v[j]
         out = dict(zip(_FIELDS, acc))
@@ -1110,6 +1233,30 @@ class ExactCombat:
                    vp_gained=self.rules.win_vp * win - vp_spent)
         out["objective"] = objective_of(s.objective, win, health_left, s.ammo - out["ammo_spent"])
         return {name: out[name] for name in ALL_METRIC_NAMES}
+
+    def _start(self, pile, card, vp) -> tuple[float, ...]:
+        """The combat's value once ``card`` (any deck's) has set the enemy's health and the initiative."""
+        s = self.setup
+        return self._value(pile, s.enemy_die + card.die, s.health, s.ammo, vp, 0, card.driver == "you")
+
+    def start_worths(self, options: tuple[list, ...], start: Callable[[tuple, Card, int], tuple]
+                     ) -> tuple[float, ...]:
+        """The expected objective of each option at the start, a list of (p, pile, health card, VP)
+        valued by ``start`` (:meth:`_start`, or the merged deck's for the whole deck's cards)."""
+        ammo = self.setup.ammo
+        return tuple(sum(q * self.worth(start(pile, card, vp), ammo) for q, pile, card, vp in starts)
+                     for starts in options)
+
+    def _redraw_first(self, kind: int, keep: list, again: list) -> bool:
+        """Whether the health card (of kind ``kind``) is redrawn where the ``initiative`` rule would."""
+        if "initiative" not in self.decided:
+            return True  # the fixed rule
+        if not self.best:
+            return self.choose_initiative(kind, keep, again) if self.choose_initiative is not None else True
+        worths = self.start_worths((keep, again), self._start)
+        take = self.initiative[kind] = _beats(worths[1], worths[0])
+        self.initiative_values[kind] = (worths[0], worths[1])
+        return take
 
     def worth(self, value: tuple[float, ...], ammo: int) -> float:
         """The objective of a value tuple from a state with ``ammo`` left (what best play maximises)."""
@@ -1123,7 +1270,8 @@ class ExactCombat:
     def hopeless(self, eh, ammo, attacks, mine_now):
         """Whether the enemy's health ``eh`` is beyond all the damage still possible: the damage
         bonus on each of your attacks left before the turn limit plus the most skulls of a card
-        for each ammo (a card redrawn replaces a card). Works on ints and on numpy arrays."""
+        for each ammo (a card redrawn replaces a card: a ``finish`` redraw, one without skulls,
+        so no attack deals more). Works on ints and on numpy arrays."""
         mine_left = (self.rules.turn_limit - attacks + mine_now) // 2
         return eh > self.setup.damage_bonus * mine_left + self.top_skulls * ammo
 
@@ -1193,10 +1341,16 @@ class ExactCombat:
         value, loot, known = self._value, self._loot, self.memo.get
         weights: list[float] = []
         values: list[tuple[float, ...]] = []
-        for (p2, damage, vp_spent), p in outcomes.items():  # your health is unchanged
+        for outcome, p in outcomes.items():  # your health is unchanged
             acc[_AMMO_SPENT] += p * spend
-            acc[_VP_SPENT] += p * vp_spent
             acc[_ATTACKS] += p
+            if len(outcome) == 4:  # best play decides a finish redraw: what follows from that decision
+                p2, damage, d2, blanks = outcome
+                weights.append(p)
+                values.append(self._finish(p2, d2, eh - damage, blanks, vp, ph, left, attacks, player_first))
+                continue
+            p2, damage, vp_spent = outcome
+            acc[_VP_SPENT] += p * vp_spent
             if eh - damage <= 0:
                 acc[_WIN] += p
                 acc[_HEALTH_LEFT] += p * ph
@@ -1222,7 +1376,7 @@ class ExactCombat:
             self._attack(acc, spend, pile, eh, ph, ammo, vp, attacks, player_first)
             options.append(acc)
             worths.append(self.worth(tuple(acc), ammo))
-            if worths[spend] > worths[chosen] + TIE_TOLERANCE * max(1.0, abs(worths[chosen])):
+            if _beats(worths[spend], worths[chosen]):
                 chosen = spend
             if self.prune and key != self.valued_in_full and top <= worths[chosen] + TIE_TOLERANCE * max(
                     1.0, abs(worths[chosen])):
@@ -1246,6 +1400,16 @@ class ExactCombat:
         s, cost = self.setup, self.rules.redraw_cost
         out: dict = {}
         states = self._sequence({(pile, disc, ()): 1.0}, spend)
+        if "finish" in self.decided:  # where the fixed rule would redraw, a decision (:meth:`_finish`)
+            for (p2, d2, hand), p in states.items():
+                damage = s.damage_bonus + sum(self.cards[i].skulls for i in hand)
+                blanks = sum(1 for i in hand if self.cards[i].skulls == 0)
+                if damage < eh and blanks and vp >= cost and len(hand) < self.size:
+                    key: tuple = (p2, damage, d2, blanks)
+                else:
+                    key = (p2, damage, 0)
+                out[key] = out.get(key, 0.0) + p
+            return out
         frontier = {(p2, d2, hand, hand, 0): p for (p2, d2, hand), p in states.items()}
         while frontier:
             nxt: dict = {}
@@ -1264,6 +1428,60 @@ class ExactCombat:
                 out[key] = out.get(key, 0.0) + p
             frontier = nxt
         return out
+
+    def _finish(self, pile, disc, need, blanks, vp, ph, ammo, attacks, player_first) -> tuple[float, ...]:
+        """Your attack at a ``finish`` decision (best play): the enemy has ``need`` health beyond the
+        damage counted, ``blanks`` skull-less cards are counted, and ``vp`` pay for a redraw.
+        Stop (the attack is resolved) or redraw the first skull-less card counted (then decide
+        again where the rule would redraw again); the value is what follows, VP spent included
+        (neither this attack's ammo nor the attack itself: :meth:`_attack` counts them)."""
+        node = (pile, disc, need, blanks, vp, ph, ammo, attacks, player_first)
+        key = ("finish",) + node
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        if len(self.memo) - self.aliases >= self.max_states or self.work > self.max_work:
+            raise ChainTooLarge(f"more than {self.max_states:,} states or {self.max_work:,} draws")
+        if self.best:
+            stop = self._after_attack(pile, need, ph, ammo, vp, attacks, player_first)
+            again = self._redrawn(*node)
+            worths = (self.worth(stop, ammo), self.worth(again, ammo))
+            take = self.redraws[node] = _beats(worths[1], worths[0])  # a tie keeps the VP
+            self.redraw_values[node] = worths
+            value = again if take else stop
+        elif self.choose_finish is None or self.choose_finish(node):
+            value = self._redrawn(*node)
+        else:
+            value = self._after_attack(pile, need, ph, ammo, vp, attacks, player_first)
+        self.memo[key] = value
+        return value
+
+    def _redrawn(self, pile, disc, need, blanks, vp, ph, ammo, attacks, player_first) -> tuple[float, ...]:
+        """A ``finish`` redraw made: its cost, one more card, then a decision or the attack's end."""
+        cost = self.rules.redraw_cost
+        acc = [0.0] * _W
+        acc[_VP_SPENT] = float(cost)
+        weights: list[float] = []
+        values: list[tuple[float, ...]] = []
+        self.work += self.k
+        for q, p2, d2, i in self._draws(pile, disc):  # a card is left: the rule asks for one
+            skulls = self.cards[i].skulls
+            need2, blanks2, vp2 = need - skulls, blanks - 1 + (skulls == 0), vp - cost
+            weights.append(q)
+            if need2 > 0 and blanks2 and vp2 >= cost and sum(p2) + sum(d2) > 0:  # a card left to draw
+                values.append(self._finish(p2, d2, need2, blanks2, vp2, ph, ammo, attacks, player_first))
+            else:
+                values.append(self._after_attack(p2, need2, ph, ammo, vp2, attacks, player_first))
+        return tuple(_add_weighted(acc, weights, values))
+
+    def _after_attack(self, pile, eh, ph, ammo, vp, attacks, player_first) -> tuple[float, ...]:
+        """Your attack resolved with the enemy at ``eh``: a win (and its loot card), or what follows."""
+        if eh > 0:
+            return self._value(pile, eh, ph, ammo, vp, attacks + 1, player_first)
+        value = [0.0] * _W
+        value[_WIN], value[_HEALTH_LEFT] = 1.0, float(ph)
+        value[_VP_SPENT], value[_RAIDER_STEPS], value[_BONUS_LOOT] = self._loot(pile, vp)
+        return tuple(value)
 
     def _raiders(self, pile, ph, vp) -> dict:
         """Outcomes of one enemy attack: {(pile', damage, raider steps, radiation, VP spent): p}
@@ -1363,6 +1581,12 @@ class ExactCombat:
         return _add_weighted(acc, weights, values)
 
 
+def _beats(value: float, than: float) -> bool:
+    """Whether an option worth ``value`` is chosen over one worth ``than`` listed before it: by more
+    than ``TIE_TOLERANCE`` x max(1, |than|) (a tie keeps the first: the least ammo, no redraw)."""
+    return value > than + TIE_TOLERANCE * max(1.0, abs(than))
+
+
 def _add_weighted(acc: list[float], weights: list[float], values: list[tuple[float, ...]]) -> list[float]:
     """``acc`` plus the sum of weight x value over what may follow, as a list: one matrix product
     once there are several (cheaper than a Python loop over the fields)."""
@@ -1404,8 +1628,10 @@ def by_skulls(deck: Deck) -> tuple[Deck, tuple[int, ...]]:
 
     Best play's objective (win; health and ammo kept) depends on the cards only through their
     skulls once the first card has set the enemy's health and the initiative: your damage, the
-    raiders' damage, the ``when_losing`` and ``finish`` redraws all read skulls, while triangles
-    and moons only move metrics (raider steps, bonus loot). A draw pile's counts per class evolve
+    raiders' damage, the ``when_losing`` and ``finish`` redraws (and best play's ``finish``
+    decisions) all read skulls, while triangles and moons only move metrics (raider steps, bonus
+    loot); the ``initiative`` decision, on the first card, is made with the whole deck's cards
+    (:meth:`SolvedCombat.decide_initiative`). A draw pile's counts per class evolve
     as a Markov chain of their own (a draw takes a class with probability count / total), so the
     decisions solved on the merged deck are exact for the whole deck, on far fewer piles (the
     12-card deck: 125 piles instead of 729)."""
@@ -1425,16 +1651,23 @@ class SolvedCombat:
     that solve, with its ``policy`` and ``option_values``); :meth:`decide` plays them on the
     whole deck's states, and ``values`` (every metric and the objective, exactly) is the exact
     value of the whole combat under that policy. ``passive`` and :meth:`hopeless` are the
-    decisions' (a hopeless state spends nothing and has no policy entry).
+    decisions' (a hopeless state spends nothing and has no policy entry). The ``finish``
+    redraws are decided on the merged deck too (:meth:`decide_finish`); the ``initiative``
+    redraw, decided on the health card, whose die and driver are not its skulls, is decided
+    for each kind of the whole deck's card from the merged solve's values of the start states
+    (:meth:`decide_initiative`; ``initiative``: kind -> redraw, once solved).
     """
 
-    def __init__(self, rules: Rules, setup: CombatSetup) -> None:
-        self.rules, self.setup = rules, setup
+    def __init__(self, rules: Rules, setup: CombatSetup, decide_redraws: bool = True) -> None:
+        self.rules, self.setup, self.decide_redraws = rules, setup, decide_redraws
         merged, self.classes = by_skulls(setup.deck)
-        self.decisions = ExactCombat(rules, dataclasses.replace(setup, deck=merged), max_work=MAX_BEST_WORK)
+        self.decisions = ExactCombat(rules, dataclasses.replace(setup, deck=merged), max_work=MAX_BEST_WORK,
+                                     decide_redraws=decide_redraws)
         self.passive = self.decisions.passive
         self.hopeless = self.decisions.hopeless
         self.values: dict[str, float] = {}
+        self.initiative: dict[int, bool] = {}
+        self.initiative_values: dict[int, tuple[float, float]] = {}
 
     def merge(self, pile: tuple) -> tuple:
         """A whole deck's pile as counts per class."""
@@ -1453,8 +1686,39 @@ class SolvedCombat:
             got = self.decisions.policy.get(key, 0)  # a hopeless state spends nothing
         return got
 
+    def decide_finish(self, node: tuple) -> bool:
+        """Best play at a ``finish`` decision of your attack (a whole deck's node, as
+        :meth:`ExactCombat._finish`'s): redraw? Solved on demand."""
+        key = (self.merge(node[0]), self.merge(node[1])) + tuple(node[2:])
+        got = self.decisions.redraws.get(key)
+        if got is None:
+            self.decisions._finish(*key)
+            got = self.decisions.redraws[key]
+        return got
+
+    def decide_initiative(self, kind: int, keep: list, again: list) -> bool:
+        """Best play on a health card of the whole deck's kind ``kind`` that gives the raiders the
+        initiative: redraw it? ``keep`` and ``again`` are the whole deck's starts (p, pile, health
+        card, VP), valued by the merged solve (the objective reads skulls only after this card)."""
+        got = self.initiative.get(kind)
+        if got is None:
+            d = self.decisions
+            worths = d.start_worths((keep, again),
+                                    lambda pile, card, vp: d._start(self.merge(pile), card, vp))
+            got = self.initiative[kind] = _beats(worths[1], worths[0])
+            self.initiative_values[kind] = (worths[0], worths[1])
+        return got
+
+    def redraws_health_card(self, kind: int) -> bool:
+        """Best play on a fresh deck's health card of kind ``kind`` where the ``initiative`` rule would
+        redraw it (as solved; the fixed rule where best play does not decide it)."""
+        return self.initiative[kind] if "initiative" in self.decisions.decided else True
+
     def solve(self) -> dict[str, float]:
-        self.values = ExactCombat(self.rules, self.setup, choose=self.decide).solve()
+        self.values = ExactCombat(self.rules, self.setup, choose=self.decide,
+                                  choose_finish=self.decide_finish,
+                                  choose_initiative=self.decide_initiative,
+                                  decide_redraws=self.decide_redraws).solve()
         return self.values
 
 
