@@ -136,7 +136,6 @@ class RunSettings:
             from montecarlo.engine.checkpoint import Checkpoint
 
             checkpoint = Checkpoint(self.checkpoint, {"version": __version__, **(work or {})})
-        self.start_workers(kernel_modules(points))
         return runner.run_grid(
             points, int(self.trials), int(self.seed), jobs=self.resolved_jobs(),
             chunk_size=int(self.chunk_size), precision=self.precision,
@@ -152,17 +151,6 @@ class RunSettings:
         :func:`montecarlo.engine.runner.start_workers`): a command calls this as soon as its
         settings are checked, so that the workers' start-up overlaps its own preparations."""
         runner.start_workers(self.resolved_jobs(), self.backend, modules)
-
-
-def kernel_modules(points: Sequence[runner.Point]) -> list[str]:
-    """The modules that define the points' kernels (what a worker imports to run them)."""
-    found: dict[str, None] = {}
-    for point in points:
-        for arm in point.arms:
-            name = getattr(getattr(arm, "func", arm), "__module__", None)
-            if isinstance(name, str) and name != "__main__":
-                found[name] = None
-    return list(found)
 
 
 def excess_jobs(jobs: int | None) -> int | None:

@@ -402,8 +402,10 @@ def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, np.ndarr
             point = points[i]
             yield i, run_chunk(point.arms, point.metrics, size, seed, index), size
         return
-    # While the workers start (start_workers), the first chunks run here: the start-up then
-    # overlaps useful work, and chunk order (so every number) is unchanged.
+    # While the workers start (start_workers: here, unless the command began it), the first
+    # chunks run here: the start-up overlaps useful work, and chunk order (so every number) is
+    # unchanged.
+    start_workers(jobs, backend, _kernel_modules(points))
     while backend == "loky" and starting():
         chunk = next(chunks, None)
         if chunk is None:
@@ -472,6 +474,17 @@ def _ready(modules: tuple[str, ...]) -> None:
             importlib.import_module(name)
         except ImportError:  # pragma: no cover - the run imports what it needs itself
             pass
+
+
+def _kernel_modules(points: Sequence[Point]) -> list[str]:
+    """The modules that define the points' kernels (what a worker imports to run them)."""
+    found: dict[str, None] = {}
+    for point in points:
+        for arm in point.arms:
+            name = getattr(getattr(arm, "func", arm), "__module__", None)
+            if isinstance(name, str) and name != "__main__":
+                found[name] = None
+    return list(found)
 
 
 def starting() -> bool:

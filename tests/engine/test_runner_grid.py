@@ -67,6 +67,7 @@ def test_a_grid_on_two_workers_gives_the_numbers_of_one():
         assert a.trials == b.trials and np.array_equal(a.totals, b.totals)
 
 
+@pytest.mark.processes
 def test_chunks_run_in_the_parent_while_the_workers_start(monkeypatch):
     """While the workers are being started, the parent runs the first chunks itself; the rest go
     to the pool, and every number is that of a run on one worker."""
