@@ -67,10 +67,7 @@ class RunOptions:
     def settings(self, label: str = "simulating") -> RunSettings:
         """Run settings (checked as the API checks them, errors naming the flag), with a progress
         reporter unless --quiet or --json."""
-        settings = run_settings(
-            self.trials, self.seed, self.precision, self.max_trials, self.jobs, name=flag_of,
-            backend=self.backend_name(), scheduler=self.scheduler, checkpoint=self.checkpoint,
-        )
+        settings = self._checked()
         if not self._warned:
             self._warned = warn_excess_jobs(self.jobs)
         if self.quiet or self.json:
@@ -99,11 +96,17 @@ class RunOptions:
         what the command does before it simulates; a setting in error is left for the command
         to report (it checks them again when it asks)."""
         try:
-            settings = run_settings(self.trials, self.seed, self.precision, self.max_trials, self.jobs,
-                                    name=flag_of, backend=self.backend_name(), scheduler=self.scheduler)
+            settings = self._checked()
         except InputError:
             return
         settings.start_workers()
+
+    def _checked(self) -> RunSettings:
+        """The run settings, checked as the API checks them (errors name the flag)."""
+        return run_settings(
+            self.trials, self.seed, self.precision, self.max_trials, self.jobs, name=flag_of,
+            backend=self.backend_name(), scheduler=self.scheduler, checkpoint=self.checkpoint,
+        )
 
     def close(self) -> None:
         for reporter in self._reporters:

@@ -115,8 +115,13 @@ def objective_of(objective: str, win: Any, health_left: Any, ammo_left: Any) -> 
     """The objective of finished combats (floats or arrays): ``win`` (or none asked) = 1{you win};
     ``keep:W`` = W x 1{you win} + health left + ammo left / 2."""
     kind, weight = parse_objective(objective)
-    if kind == "keep":
-        return weight * win + health_left + ammo_left / 2
+    return objective_value(weight if kind == "keep" else None, win, health_left, ammo_left)
+
+
+def objective_value(keep: float | None, win: Any, health_left: Any, ammo_left: Any) -> Any:
+    """:func:`objective_of` for an objective already read: ``keep`` is keep:W's weight, None for win."""
+    if keep is not None:
+        return keep * win + health_left + ammo_left / 2
     return win * 1.0
 
 
@@ -1150,11 +1155,11 @@ class ExactCombat:
         # deals no damage): every option ties at 0 or loses ammo, and a tie goes to the least
         # ammo. Such states are valued once per (pile, health, VP, attacks, who first), whatever
         # the enemy's health and your ammo (:meth:`_passive`); ``prune=False`` values them in full
-        self.passive = self.best and prune and (parse_objective(setup.objective)[0] != "keep"
-                                      or setup.enemy.kind in ("spybot", "mutant"))
-        self.top_skulls = max((c.skulls for c in self.cards), default=0)
         kind, weight = parse_objective(setup.objective)
         self._keep = weight if kind == "keep" else None  # keep:W's weight (None: win)
+        harmless = setup.enemy.kind in ("spybot", "mutant")  # an enemy that deals no damage
+        self.passive = self.best and prune and (self._keep is None or harmless)
+        self.top_skulls = max((c.skulls for c in self.cards), default=0)
         self.policy: dict[tuple, int] = {}  # best play: state -> ammo (state as in _value's memo)
         self.option_values: dict[tuple, tuple[float, ...]] = {}  # best play: state -> value per ammo
         # the redraws decided rather than made by their fixed rule (under policy best only)
@@ -1260,9 +1265,7 @@ class ExactCombat:
 
     def worth(self, value: tuple[float, ...], ammo: int) -> float:
         """The objective of a value tuple from a state with ``ammo`` left (what best play maximises)."""
-        if self._keep is None:
-            return float(value[_WIN])
-        return self._keep * value[_WIN] + value[_HEALTH_LEFT] + (ammo - value[_AMMO_SPENT]) / 2
+        return float(objective_value(self._keep, value[_WIN], value[_HEALTH_LEFT], ammo - value[_AMMO_SPENT]))
 
     def _disc_of(self, pile: tuple) -> tuple:
         return tuple(f - c for f, c in zip(self.full, pile))
