@@ -64,8 +64,11 @@ def test_listing_games_imports_no_game_module():
 
 
 def test_show_completion_prints_a_script():
+    # the shell named, not detected: typer otherwise looks for a shell among the parent processes
+    # and finds none when the suite runs detached from a terminal (nohup, a mutation run)
+    env = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     out = subprocess.run([sys.executable, "-m", "montecarlo", "--show-completion", "bash"],
-                         capture_output=True, text=True, cwd=ROOT)
+                         capture_output=True, text=True, cwd=ROOT, env=env)
     assert out.returncode == 0 and "_MONTECARLO_COMPLETE" in out.stdout
 
 
