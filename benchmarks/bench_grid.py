@@ -15,6 +15,14 @@ As in the commands, the workers are started in the background as soon as the set
 "workers started": the same with the workers' start-up over before the timed part (a Python
 session's second call, report-all's later reports): the grid's scheduling alone.
 
+Why the fresh table stays below its "workers started" figure: its whole run is about 1.6 s of
+work, and two worker processes take 0.28-0.33 s to start (Python, numpy, the game's module) on an
+idle machine, 0.5 s while the parent computes its first chunks beside them. Tried and measured
+(December 2026, 1,000,000 trials a cell): the parent as one of the workers, with a pool one
+worker smaller (1.25-1.39 s against 1.22-1.29 s today); forked workers (joblib's multiprocessing
+backend, no start-up to speak of: 1.15-1.30 s, the joblib dispatch of 288 chunks then costs as
+much); one chunk per task instead of joblib's automatic batches (+0.2 s).
+
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
 over those of the 1-job run: near 1 when the pool adds little work of its own (the workers'
