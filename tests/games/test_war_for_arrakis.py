@@ -640,6 +640,7 @@ def test_die_faces_and_leader_values_from_the_rules_reach_every_solver():
 
 ALL_SPECIAL = {"hit_faces": 0, "shield_faces": 0, "special_faces": 1, "blank_faces": 0}
 ALL_BLANK = {"hit_faces": 0, "shield_faces": 0, "special_faces": 0, "blank_faces": 1}
+HIT_OR_BLANK = {"hit_faces": 1, "shield_faces": 0, "special_faces": 0, "blank_faces": 1}
 
 
 def _every_solver(rules, setup, seed=0):
@@ -801,6 +802,27 @@ def test_need_with_surprise():
         None,
         1,
     )
+
+
+def test_need_passes_the_harkonnen_side_to_every_legion_tried():
+    """Under the Landsraad Ban the Harkonnen side discards no Planning cards. Regulars and elites
+    belong to no faction, so only ``harkonnen`` tells the side: the attacker's cards (or the
+    defender's) are then void, and the search gives what it gives with no cards at all."""
+    banned = GAME.rules(["landsraad_ban"])
+    plain = need(RULES, "2 regular", 0.8)
+    assert need(banned, "2 regular", 0.8, attacker_cards=2, harkonnen="attacker") == plain
+    assert need(banned, "2 regular", 0.8, defender_cards=2, harkonnen="defender") == plain
+
+
+def test_need_accepts_a_legion_exactly_at_the_tolerance():
+    """A legion within 1e-12 below the target reaches it, the bound included. A die of one Hit
+    and one blank, one round against 1 regular (one die a unit): 1 regular wins when it hits and
+    is missed, 1/4; 1 elite when it hits (a hit on it only demotes it), exactly 1/2; 2 regular
+    with 3/4. With the target 1/2 + 1e-12 the search stops at 1 elite, exactly target - 1e-12."""
+    rules = GAME.rules(overrides={**HIT_OR_BLANK, "attack": "max_rounds:1"})
+    target = 0.5 + 1e-12
+    assert target - 1e-12 == 0.5  # the bound itself is a float the solver can give
+    assert need(rules, "1 regular", target) == (NeedRow("1 elite", 0.5), NeedRow("1 regular", 0.25), 2)
 
 
 ELITE_KINDS = "elite kind must be elite, sardaukar, fedaykin or special"

@@ -80,6 +80,9 @@ def test_unknown_leader_lists_every_name():
         (", while_ahead,,when_outnumbered", {"attack": "while_ahead", "retreat": "when_outnumbered"}),
         ("max_rounds:12, max_rounds:12", {"attack": "max_rounds:12"}),
         (None, {}),
+        # the side-qualified best play read with spaces around the colon, as a user may type it
+        ("attacker: best", {"attack": "best"}),
+        (["Defender : Best"], {"retreat": "best"}),
     ],
 )
 def test_policy_overrides(names, want):
