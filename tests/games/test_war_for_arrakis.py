@@ -288,6 +288,33 @@ def test_kernels_and_reference_match_exact_with_elites_leaders_cards_and_surpris
     _check({k: np.array([t[k] for t in trials]) for k in names}, exact, names)
 
 
+@pytest.mark.parametrize(
+    "variants,values",
+    [
+        ((), {"attacker": "3 regular, bashar", "defender": "2 regular, 1 elite, naib"}),
+        (
+            ("choam_ban",),  # the Harkonnen attacker's sixth unit is removed first: a loss
+            {"attacker": "4 regular, 2 elite, Feyd-Rautha", "defender": "3 regular, 1 fedaykin, Stilgar"},
+        ),
+    ],
+)
+@pytest.mark.parametrize("objective", ["win", "trade:2"])
+def test_direct_kernel_objective_per_trial_and_against_exact(variants, values, objective):
+    """The direct kernel's ``objective``: 1{attacker wins} for win, 2 x that + defending units lost
+    - attacking units lost for trade:2, trial by trial, and its mean matches the chain's exact
+    objective. Kills the simulate_direct mutants that drop or garble the objective (objective read
+    as None, the trade branch taken never/always/for ``!=``, a changed sign, weight / win, the
+    attacker's losses for the defender's)."""
+    rules = GAME.rules(variants)
+    setup = GAME.question("battle").setup({**values, "objective": objective})
+    out = simulate_direct(rules, setup, 20_000, np.random.default_rng(31))
+    won = out["attacker_win"].astype(float)
+    want = won if objective == "win" else 2 * won + out["defender_losses"] - out["attacker_losses"]
+    assert np.array_equal(out["objective"], want)
+    assert 0 < won.mean() < 1 and np.any(out["defender_losses"] != out["attacker_losses"])
+    assert abs(_z(out["objective"], exact_battle(rules, setup)["objective"], "mean")) <= Z
+
+
 def test_reference_matches_exact_over_a_regulars_sample():
     """The slow plain-Python battle over a spread of the regulars grid (few trials per cell, pooled)."""
     rng = np.random.default_rng(11)
