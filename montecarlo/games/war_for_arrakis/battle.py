@@ -921,7 +921,7 @@ def simulate_direct(
     fighting = fighting_legions(rules, setup)
     side = [[np.full(n, v, dtype=np.int16) for v in legion.counts] for legion in fighting]
     lead = [np.array([[0, 0], *ctx.leaders[i]], dtype=np.int16).cumsum(axis=0) for i in range(2)]
-    rounds = np.zeros(n, dtype=np.uint16)
+    rounds = np.zeros(n, dtype=np.int32)  # uint16 wrapped at round 65,536 and missed max_rounds:N above it
     end = np.full(n, GOING if d.units else DESTROYED, dtype=np.int8)
     cost, limit = _continuation_cost(ctx), rules.max_rounds
     first = setup.surprise
