@@ -919,6 +919,30 @@ def test_choam_ban_by_hand():
     assert battle.fighting_legions(GAME.rules(["choam_ban"]), atreides)[0].counts == (6, 0, 0)
 
 
+@pytest.mark.parametrize(
+    "attacker,kept",
+    [
+        ("3 elite, 3 sardaukar, bashar", "2 elite, 3 sardaukar"),  # a plain elite goes, not a sardaukar
+        ("6 sardaukar, bashar", "5 sardaukar"),  # no regular, no plain elite: a sardaukar goes
+    ],
+)
+def test_choam_ban_removes_plain_elites_before_special_elites(attacker, kept):
+    """CHOAM Ban on a Harkonnen legion of 6 with no regulars, decided dice: every die shows a
+    Special, one round. The Bashar (set to 5H) turns the attacker's Specials into 5 Hits; the
+    Naib (set to 3S) gives the 5 defending regulars 3 Shields, and each sardaukar cancels one.
+    Trimmed to 3 sardaukar (or 5), all 3 Shields are cancelled: the 5 Hits destroy the defender.
+    Removing a sardaukar instead of a plain elite would leave 2, cancel only 2 Shields and
+    destroy only 4 regulars; a legion of special elites alone must lose one of them."""
+    values = {"Bashar": "5H", "Naib": "3S"}
+    rules = GAME.rules(["choam_ban"], {**ALL_SPECIAL, "attack": "max_rounds:1", "leader_values": values})
+    setup = BattleSetup(attacker, "5 regular, naib")
+    assert battle.fighting_legions(rules, setup)[0].counts == parse_legion(kept).counts
+    want = {"attacker_win": 1, "defender_losses": 5, "attacker_losses": 1}  # the removed unit is lost
+    for out in _every_solver(rules, setup):
+        assert {k: out[k] for k in want} == want
+    assert {k: exact_battle(rules, setup)[k] for k in want} == pytest.approx(want)
+
+
 def test_landsraad_ban_by_hand():
     """Landsraad Ban: "the Harkonnen player cannot discard Planning cards from their hand to
     gain additional combat dice."
