@@ -329,6 +329,49 @@ def test_reference_matches_exact_over_a_regulars_sample():
     _pooled(zs)
 
 
+def test_reference_defender_best_play_asks_about_the_rounds_fought_under_max_rounds():
+    """5 regular attack 4 regular, max_rounds:4, the defender plays best for trade:2. Its choice
+    depends on the rounds fought: against 5 regular with its 4 it retreats after round 1 but
+    fights after rounds 2 and 3 (few rounds are left), so the reference must ask the solved
+    policy about the round it is in (no decision state of round 0 exists under max_rounds:N).
+    Its means match the exact chain within 4 standard errors (asking always about round 3, the
+    last decision, would be off by 0.57 in the objective: about 15 standard errors here).
+    Kills reference_battle mutant 358 (``fought`` always 0)."""
+    rules = Rules(attack="max_rounds:4", retreat="best")
+    setup = BattleSetup("5 regular", "4 regular", objective="trade:2")
+    policy = battle.BATTLE.solution(rules, setup).policy
+    here = ((5, 0, 0), (4, 0, 0))
+    by_round = {s.round: choice for s, choice in policy.items() if (s.attacker, s.defender) == here}
+    assert by_round == {1: "retreat", 2: "fight", 3: "fight"}
+    rng = np.random.default_rng(358)
+    trials = [reference_battle(rules, setup, rng) for _ in range(4_000)]
+    means = ("rounds", "attacker_losses", "defender_losses", "objective")
+    names = OUTCOMES + ("defender_retreated",) + means
+    sample = {k: np.array([t[k] for t in trials], dtype=float) for k in names}
+    exact = exact_battle(rules, setup)
+    for name in names:
+        kind = "mean" if name in means else "probability"
+        assert abs(_z(sample[name], exact[name], kind)) <= 4, (name, sample[name].mean(), exact[name])
+
+
+@pytest.mark.parametrize("attack", ["until_destroyed", "max_rounds:3"])
+def test_reference_defender_trade_objective_per_trial(attack):
+    """Under the defender's best play (trade:2) the reference's ``objective`` is the defender's:
+    2 x 1{it wins} + attacking units lost - defending units lost, battle by battle, with legions
+    of different sizes (4 regular against 2 regular, naib); its mean matches the exact objective.
+    Kills reference_battle mutant 409 (the attacker's losses counted from the defender's size)."""
+    rules = Rules(attack=attack, retreat="best")
+    setup = BattleSetup("4 regular", "2 regular, naib", objective="trade:2")
+    rng = np.random.default_rng(409)
+    trials = [reference_battle(rules, setup, rng) for _ in range(2_000)]
+    got = np.array([t["objective"] for t in trials], dtype=float)
+    want = [2 * t["defender_win"] + t["attacker_losses"] - t["defender_losses"] for t in trials]
+    assert np.array_equal(got, np.array(want, dtype=float))
+    assert all(t["attacker_losses"] == 4 - t["attacker_survivors"] for t in trials)
+    assert any(t["defender_retreated"] for t in trials) and np.unique(got).size >= 3
+    assert abs(_z(got, exact_battle(rules, setup)["objective"], "mean")) <= 4
+
+
 def test_grid_check_can_fail():
     """The same check tells a battle from its neighbour (one regular more for the defender)."""
     setup, other = BattleSetup("4 regular", "3 regular"), BattleSetup("4 regular", "4 regular")
