@@ -372,6 +372,23 @@ def test_reference_defender_trade_objective_per_trial(attack):
     assert abs(_z(got, exact_battle(rules, setup)["objective"], "mean")) <= 4
 
 
+def test_reference_attacker_trade_objective_per_trial():
+    """Under the attacker's objective trade:2 the reference's ``objective`` is 2 x 1{it wins} +
+    defending units lost - attacking units lost, battle by battle, with legions of different
+    sizes (4 regular against 2 regular); its mean matches the exact objective. Kills
+    reference_battle mutant 425 (the attacker's losses counted from the defender's size)."""
+    rules = Rules()
+    setup = BattleSetup("4 regular", "2 regular", objective="trade:2")
+    rng = np.random.default_rng(425)
+    trials = [reference_battle(rules, setup, rng) for _ in range(2_000)]
+    got = np.array([t["objective"] for t in trials], dtype=float)
+    want = [2 * t["attacker_win"] + (2 - t["defender_survivors"]) - (4 - t["attacker_survivors"])
+            for t in trials]
+    assert np.array_equal(got, np.array(want, dtype=float))
+    assert np.unique(got).size >= 3
+    assert abs(_z(got, exact_battle(rules, setup)["objective"], "mean")) <= 4
+
+
 def test_grid_check_can_fail():
     """The same check tells a battle from its neighbour (one regular more for the defender)."""
     setup, other = BattleSetup("4 regular", "3 regular"), BattleSetup("4 regular", "4 regular")
