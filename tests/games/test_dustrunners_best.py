@@ -33,6 +33,7 @@ import pytest
 
 from montecarlo.errors import InputError
 from montecarlo.games.dustrunners import GAME
+from montecarlo.games.dustrunners.campaign import reference_campaign
 from montecarlo.games.dustrunners.combat import (
     MAX_BEST_WORK, ExactCombat, QUESTIONS, SolvedCombat, advise, by_skulls, exact_combat, parse_combat,
     parse_objective, reference_combat, simulate_combat,
@@ -453,5 +454,9 @@ def test_the_rules_may_impose_the_ammo_policy_for_paired_comparisons():
     with pytest.raises(InputError, match="ammo_policy must be"):
         Rules(ammo_policy="most")
     campaign = GAME.question("campaign").setup({"vehicle": "scout", "fights": 2})
-    with pytest.raises(InputError, match="single combat only"):
+    # the rule is named (not the setup's policy, which the user did not give)
+    named = r"^the ammo policy best \(rule ammo_policy\) is offered for a single"
+    with pytest.raises(InputError, match=named):
         GAME.question("campaign").simulate(Rules(ammo_policy="best"), campaign, 10, np.random.default_rng(0))
+    with pytest.raises(InputError, match=named):
+        reference_campaign(Rules(ammo_policy="best"), campaign, np.random.default_rng(0))
