@@ -354,38 +354,32 @@ def test_reference_defender_best_play_asks_about_the_rounds_fought_under_max_rou
         assert abs(_z(sample[name], exact[name], kind)) <= 4, (name, sample[name].mean(), exact[name])
 
 
-@pytest.mark.parametrize("attack", ["until_destroyed", "max_rounds:3"])
-def test_reference_defender_trade_objective_per_trial(attack):
-    """Under the defender's best play (trade:2) the reference's ``objective`` is the defender's:
-    2 x 1{it wins} + attacking units lost - defending units lost, battle by battle, with legions
-    of different sizes (4 regular against 2 regular, naib); its mean matches the exact objective.
-    Kills reference_battle mutant 409 (the attacker's losses counted from the defender's size)."""
-    rules = Rules(attack=attack, retreat="best")
-    setup = BattleSetup("4 regular", "2 regular, naib", objective="trade:2")
-    rng = np.random.default_rng(409)
+@pytest.mark.parametrize(
+    "rules,defender,seed",
+    [
+        (Rules(retreat="best"), "2 regular, naib", 409),  # the defender's objective, its best play
+        (Rules(attack="max_rounds:3", retreat="best"), "2 regular, naib", 409),
+        (Rules(), "2 regular", 425),  # the attacker's objective
+    ],
+)
+def test_reference_trade_objective_per_trial(rules, defender, seed):
+    """The reference's ``objective`` under trade:2 is the deciding side's (the defender's under
+    its best play, else the attacker's): 2 x 1{it wins} + opposing units lost - own units lost,
+    battle by battle, with legions of different sizes (4 regular against 2), each side's losses
+    counted from its own size; its mean matches the exact objective. Kills reference_battle
+    mutants 409 and 425 (the attacker's losses counted from the defender's size)."""
+    setup = BattleSetup("4 regular", defender, objective="trade:2")
+    rng = np.random.default_rng(seed)
     trials = [reference_battle(rules, setup, rng) for _ in range(2_000)]
-    got = np.array([t["objective"] for t in trials], dtype=float)
-    want = [2 * t["defender_win"] + t["attacker_losses"] - t["defender_losses"] for t in trials]
-    assert np.array_equal(got, np.array(want, dtype=float))
     assert all(t["attacker_losses"] == 4 - t["attacker_survivors"] for t in trials)
-    assert any(t["defender_retreated"] for t in trials) and np.unique(got).size >= 3
-    assert abs(_z(got, exact_battle(rules, setup)["objective"], "mean")) <= 4
-
-
-def test_reference_attacker_trade_objective_per_trial():
-    """Under the attacker's objective trade:2 the reference's ``objective`` is 2 x 1{it wins} +
-    defending units lost - attacking units lost, battle by battle, with legions of different
-    sizes (4 regular against 2 regular); its mean matches the exact objective. Kills
-    reference_battle mutant 425 (the attacker's losses counted from the defender's size)."""
-    rules = Rules()
-    setup = BattleSetup("4 regular", "2 regular", objective="trade:2")
-    rng = np.random.default_rng(425)
-    trials = [reference_battle(rules, setup, rng) for _ in range(2_000)]
+    assert all(t["defender_losses"] == 2 - t["defender_survivors"] for t in trials)
+    side, other = ("defender", "attacker") if rules.retreat == "best" else ("attacker", "defender")
+    want = [2 * t[f"{side}_win"] + t[f"{other}_losses"] - t[f"{side}_losses"] for t in trials]
     got = np.array([t["objective"] for t in trials], dtype=float)
-    want = [2 * t["attacker_win"] + (2 - t["defender_survivors"]) - (4 - t["attacker_survivors"])
-            for t in trials]
     assert np.array_equal(got, np.array(want, dtype=float))
     assert np.unique(got).size >= 3
+    if side == "defender":
+        assert any(t["defender_retreated"] for t in trials)
     assert abs(_z(got, exact_battle(rules, setup)["objective"], "mean")) <= 4
 
 
