@@ -16,6 +16,11 @@ the listed mutants matching the globs.
 
 ``--stamp``: stores the current hash of every function an entry names, for entries that have no
 stamp yet (to re-judge an entry, delete its stamp and run this again).
+
+``--forget FUNCTION ...`` (``module.x_name`` or ``module.xǁClassǁname``, as ``--check`` prints
+them): once every mutant of a changed function has been run again, removes that function's names
+from every entry (after an edit its numbers name other mutations), drops the entries left empty
+and keeps the other functions' stamps; then list today's survivors and ``--stamp`` them.
 """
 
 from __future__ import annotations
@@ -226,8 +231,35 @@ def check(run: bool, jobs: int, globs: list[str]) -> int:
     return 1 if problems or stale or missing else 0
 
 
+def forget(functions: set[str], path: Path = LISTED) -> tuple[int, int]:
+    """Remove the names of ``functions``' mutants from every entry; (names removed, entries dropped)."""
+    lines: list[str | None] = list(path.read_text(encoding="utf-8").splitlines())
+    removed = dropped = 0
+    for entry in entries(path):
+        gone = [n for n in entry.names if function_key(n) in functions]
+        if not gone:
+            continue
+        removed += len(gone)
+        if len(gone) == len(entry.names):
+            lines[entry.line - 1], dropped = None, dropped + 1
+            continue
+        line = lines[entry.line - 1] or ""
+        for name in gone:
+            line = re.sub(r",? ?`" + re.escape(name) + "`", "", line, count=1)
+        line = re.sub(r"^(- \[[\w-]+\]), ", r"\1 ", line)
+        kept = " ".join(f"{k}={v}" for k, v in sorted(entry.stamp.items()) if k not in functions)
+        judged = f" <!-- judged: {kept} -->" if kept else ""
+        lines[entry.line - 1] = re.sub(r" <!-- judged: [^>]* -->$", judged, line)
+    path.write_text("\n".join(line for line in lines if line is not None) + "\n", encoding="utf-8")
+    return removed, dropped
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if "--forget" in args:
+        removed, dropped = forget({a for a in args if not a.startswith("--")})
+        print(f"removed {removed} names; {dropped} entries left empty and dropped")
+        sys.exit(0)
     if "--stamp" in args:
         print(f"stamped {stamp()} entries")
         sys.exit(0)
