@@ -21,7 +21,14 @@ idle machine, 0.5 s while the parent computes its first chunks beside them. Trie
 (December 2026, 1,000,000 trials a cell): the parent as one of the workers, with a pool one
 worker smaller (1.25-1.39 s against 1.22-1.29 s today); forked workers (joblib's multiprocessing
 backend, no start-up to speak of: 1.15-1.30 s, the joblib dispatch of 288 chunks then costs as
-much); one chunk per task instead of joblib's automatic batches (+0.2 s).
+much); one chunk per task instead of joblib's automatic batches (+0.2 s). Measured again on
+1 December 2026 (a faster host: 1 job 1.19 s): the two loky workers and their resource tracker
+cost 0.38-0.45 CPU seconds to start, against 1.19 s of work, and once running each takes 4.6 ms
+a chunk against 4.1 ms alone (the two cores share caches and memory bandwidth), so 2 jobs cannot
+beat about (1.19 + 0.4) / 2 x 1.12 = 0.89 s (1.34x); they take 0.95-1.0 s. Starting the workers
+at the very entry of ``montecarlo`` (before typer and the game are imported) shortens this timed
+part to 0.73-0.79 s but slows the imports before it by as much (0.18 s to 0.39 s): the whole
+command took 1.19 s either way, so the command does not do it.
 
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
