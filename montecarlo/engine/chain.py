@@ -648,14 +648,18 @@ def _hidden(name: str, tag: str) -> str:
 
 
 def _weighted_counters(metrics: Sequence[Metric], counters: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    """The weighted counters, checked: ``{name: {tag: weight}}`` of mean metrics, finite weights."""
+    """The weighted counters, checked: ``{name: {tag: weight}}`` of mean metrics, finite weights.
+
+    Every counter, plain or weighted, must be a mean metric: a count is no probability, and a
+    distribution reports under other names."""
     kinds = {m.name: m.kind for m in metrics}
     weighted = {}
     for name, spec in counters.items():
+        if kinds.get(name) != "mean":
+            kind = "counter" if isinstance(spec, str) else "weighted counter"
+            raise MonteCarloError(f"{kind} {name!r} must be a reported mean metric")
         if isinstance(spec, str):
             continue
-        if kinds.get(name) != "mean":
-            raise MonteCarloError(f"weighted counter {name!r} must be a reported mean metric")
         weights = dict(spec)
         for tag, weight in weights.items():
             if not isinstance(tag, str) or isinstance(weight, bool) or not isinstance(weight, (int, float)):
