@@ -501,20 +501,24 @@ def test_weighted_counter_is_the_outcome_plus_its_weighted_counts(path_dependent
     assert abs(out["score"].mean() - exact["score"]) <= Z * out["score"].std(ddof=1) / math.sqrt(n)
 
 
-def test_a_weighted_counter_adds_nothing_where_the_outcome_gives_no_value():
+@pytest.mark.parametrize("bonus", [100.0, None])
+def test_a_weighted_counter_adds_nothing_where_the_outcome_gives_no_value(bonus):
     """A weighted counter's own part is the outcome's value "if any": a final state without one
-    adds 0, in the exact value and trial by trial in the sampler (not NaN, not 1)."""
+    adds 0, in the exact value and trial by trial in the sampler (not NaN, not 1), also when no
+    final state gives one (the sampler then keeps no column for it)."""
     base = countdown(0.35, 0.3)
     metrics = base.metrics + (Metric("score", "mean", ""), Metric("n_decisive", "mean", ""))
     counters = {**base.counters, "score": {"decisive": 2.0}, "n_decisive": "decisive"}
-    chain = Chain(base.transitions, lambda s: {**base.outcome(s), **({"score": 100.0} if s.b == 0 else {})},
+    given = {} if bonus is None else {"score": bonus}
+    chain = Chain(base.transitions, lambda s: {**base.outcome(s), **(given if s.b == 0 else {})},
                   metrics, counters)
     exact = chain.exact(Duel(3, 4))
-    assert exact["score"] == pytest.approx(100.0 * exact["a_wins"] + 2.0 * exact["n_decisive"], rel=1e-12)
+    bonus = bonus or 0.0
+    assert exact["score"] == pytest.approx(bonus * exact["a_wins"] + 2.0 * exact["n_decisive"], rel=1e-12)
     out = chain.sample(Duel(3, 4), 2_000, np.random.default_rng(3))
-    by_hand = 100.0 * out["a_wins"] + 2.0 * out["n_decisive"].astype(float)
+    by_hand = bonus * out["a_wins"] + 2.0 * out["n_decisive"].astype(float)
     assert out["a_wins"].any() and not out["a_wins"].all()
-    assert np.array_equal(out["score"], by_hand)
+    assert out["score"].dtype == np.float64 and np.array_equal(out["score"], by_hand)
 
 
 def test_weighted_counters_are_checked():
