@@ -200,6 +200,17 @@ def test_best_play_to_the_last_with_the_set_aside_die(variant):
     assert not compare(FIGHT, rules, fights(FIGHT_SIDES, FIGHT_KITS), 300, seed=11)
 
 
+@pytest.mark.parametrize("variant", ["best_play", "defender_best_play"])
+@pytest.mark.parametrize("set_aside", [False, True])
+def test_best_play_designates_again_against_a_side_above_six_dice(variant, set_aside):
+    # the deciding side (3 characters) designates again after a loss while the other side, above
+    # 6 Strength, has lost rounds: the state asked of the policy counts that side's dice as the
+    # table does (set aside, or recounted from its Strength)
+    rules = GAME.rules([variant, "fight_to_last"] + (["set_aside_die"] if set_aside else []))
+    sides = [((1, 1, 2), (5, 3)), ((5, 3), (1, 1, 2))]
+    assert not compare(FIGHT, rules, fights(sides, [(NONE, NONE)]), 300, seed=13)
+
+
 def test_set_aside_die_with_fight_to_last():
     # a side that designates its next character counts its dice afresh; dice set aside before
     rules = GAME.rules(["set_aside_die", "fight_to_last"])
