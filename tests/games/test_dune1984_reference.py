@@ -207,8 +207,15 @@ def test_best_play_designates_again_against_a_side_above_six_dice(variant, set_a
     # 6 Strength, has lost rounds: the state asked of the policy counts that side's dice as the
     # table does (set aside, or recounted from its Strength)
     rules = GAME.rules([variant, "fight_to_last"] + (["set_aside_die"] if set_aside else []))
+    # with Poison on both sides: the characters each side lost to it are part of that state too
     sides = [((1, 1, 2), (5, 3)), ((5, 3), (1, 1, 2))]
-    assert not compare(FIGHT, rules, fights(sides, [(NONE, NONE)]), 300, seed=13)
+    assert not compare(FIGHT, rules, fights(sides, [(NONE, NONE), (POISON, POISON)]), 300, seed=13)
+
+
+def test_set_aside_die_with_the_gom_jabbar_counting_toward_the_cap():
+    # each side's dice in play start at its own cap: 5 with a Gom Jabbar that counts toward 6
+    rules = GAME.rules(["set_aside_die", "gom_counts_toward_cap"])
+    assert not compare(DUEL, rules, duels(STRONG, [(GOM, NONE), (NONE, GOM)]), 1500, seed=17)
 
 
 def test_set_aside_die_with_fight_to_last():
