@@ -131,6 +131,13 @@ TABLE_HELP = "leader_values must be a table {leader: '2H+1S'}, got "
         ({"deep_desert_spice": 101}, "deep_desert_spice must be an integer 0..100, got 101"),
         (NO_TOKENS, "the wormsign pool needs at least one token"),
         ({"continue_always_costs": "yes"}, "continue_always_costs must be true or false, got 'yes'"),
+        ({"choam_ban": 1}, "choam_ban must be true or false, got 1"),
+        ({"wormsign_order": "random"}, "wormsign_order must be one of type, area, got 'random'"),
+        (
+            {"attack": "best", "retreat": "best"},
+            "only one side plays best: the attacker (attack policy best) or the defender "
+            "(retreat policy best, --policy defender:best), not both",
+        ),
         ({"surprise": "x"}, "surprise must be one of special, die, got 'x'"),
         (
             {"attack": "max_rounds:0"},
