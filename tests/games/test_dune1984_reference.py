@@ -215,7 +215,7 @@ def test_best_play_designates_again_against_a_side_above_six_dice(variant, set_a
 def test_set_aside_die_with_the_gom_jabbar_counting_toward_the_cap():
     # each side's dice in play start at its own cap: 5 with a Gom Jabbar that counts toward 6
     rules = GAME.rules(["set_aside_die", "gom_counts_toward_cap"])
-    assert not compare(DUEL, rules, duels(STRONG, [(GOM, NONE), (NONE, GOM)]), 1500, seed=17)
+    assert not compare(DUEL, rules, duels(STRONG, [(GOM, NONE), (NONE, GOM)]), 600, seed=17)
 
 
 def test_set_aside_die_with_fight_to_last():
