@@ -512,11 +512,11 @@ def test_a_weighted_counter_adds_nothing_where_the_outcome_gives_no_value(bonus)
     given = {} if bonus is None else {"score": bonus}
     chain = Chain(base.transitions, lambda s: {**base.outcome(s), **(given if s.b == 0 else {})},
                   metrics, counters)
+    own = bonus or 0.0  # what a win adds of its own: nothing where the outcome gives no value
     exact = chain.exact(Duel(3, 4))
-    bonus = bonus or 0.0
-    assert exact["score"] == pytest.approx(bonus * exact["a_wins"] + 2.0 * exact["n_decisive"], rel=1e-12)
+    assert exact["score"] == pytest.approx(own * exact["a_wins"] + 2.0 * exact["n_decisive"], rel=1e-12)
     out = chain.sample(Duel(3, 4), 2_000, np.random.default_rng(3))
-    by_hand = bonus * out["a_wins"] + 2.0 * out["n_decisive"].astype(float)
+    by_hand = own * out["a_wins"] + 2.0 * out["n_decisive"].astype(float)
     assert out["a_wins"].any() and not out["a_wins"].all()
     assert out["score"].dtype == np.float64 and np.array_equal(out["score"], by_hand)
 
