@@ -127,7 +127,7 @@ class Chain(Generic[S]):
         self.counters = dict(counters or {})
         self.max_states = max_states
         self.names = tuple(n for m in self.metrics for n in m.reported_names())
-        self._weighted = _weighted_counters(self.metrics, self.counters)
+        self._weighted = _checked_counters(self.metrics, self.counters)
         self._counter_at = {
             self.names.index(name): self._weighted.get(name) or {tag: 1.0}  # type: ignore[dict-item]
             for name, tag in self.counters.items()
@@ -647,8 +647,8 @@ def _hidden(name: str, tag: str) -> str:
     return f"{name}\x00{tag}"
 
 
-def _weighted_counters(metrics: Sequence[Metric], counters: Mapping[str, Any]) -> dict[str, dict[str, float]]:
-    """The weighted counters, checked: ``{name: {tag: weight}}`` of mean metrics, finite weights.
+def _checked_counters(metrics: Sequence[Metric], counters: Mapping[str, Any]) -> dict[str, dict[str, float]]:
+    """Every counter checked; returns the weighted ones, ``{name: {tag: weight}}`` of finite weights.
 
     Every counter, plain or weighted, must be a mean metric: a count is no probability, and a
     distribution reports under other names."""
