@@ -687,11 +687,13 @@ def test_kernel_spends_what_the_scalar_rule_spends(deck, policy):
 TWO_KINDS = deck_of((1, 1, "you", 0, 0, "new", "fuel"), (3, 1, "you", 0, 0, "new", "ammo"))  # X, then 3 Y
 
 
-def _fight_from_piles(rules, draw, disc, trials=64):
+def _fight_from_piles(rules, draw, disc, trials=64, bonus=1):
     """One combat per trial from the given piles (counts of X and Y); returns (outcome, batch).
 
     Enemy health 0 + 1 = 1 and a damage bonus of 1 with no ammo: you win on your first attack
-    without drawing, so the only draws are the initiative card and the loot card.
+    without drawing, so the only draws are the initiative card and the loot card. With ``bonus``
+    0 and an enemy of no star nobody draws in the attacks: a stalemate, whose only draws are the
+    initiative card and the raiders' card at the end.
     """
     t = cb.tables(TWO_KINDS)
     b = cb.fresh_batch(t, trials)
@@ -699,9 +701,12 @@ def _fight_from_piles(rules, draw, disc, trials=64):
     b.disc[:] = np.array(disc, dtype=np.int16)[:, None]
     b.dtot[:], b.ctot[:] = sum(draw), sum(disc)
     b.ph[:] = 5
-    cb.set_enemy(t, b, Enemy("e", 0, 0, 1), False)
-    out = cb.fight(rules, t, b, np.random.default_rng(0), "fixed:0", "never", 1)
-    assert out["player_win"].all() and (out["attacks"] == 1).all()
+    cb.set_enemy(t, b, Enemy("e", 0, 0, 1 if bonus else 0), False)
+    out = cb.fight(rules, t, b, np.random.default_rng(0), "fixed:0", "never", bonus)
+    if bonus:
+        assert out["player_win"].all() and (out["attacks"] == 1).all()
+    else:
+        assert out["stalemate"].all() and (out["attacks"] == rules.turn_limit).all()
     return out, b
 
 
@@ -725,6 +730,20 @@ def test_kernel_reshuffles_after_the_loot_card_by_the_rule(variant, draw, disc):
     """Draw pile: 2 Y; discard: X and Y. The initiative card and the loot card are the two Y."""
     out, b = _fight_from_piles(GAME.rules(variant), draw=(0, 2), disc=(1, 1))
     assert (out["loot"] == 1).all()
+    assert (b.draw.T == draw).all() and (b.disc.T == disc).all()
+
+
+@pytest.mark.parametrize("variant,draw,disc", [
+    # as soon as the raiders' card at the end (the last Y) is drawn: the pile becomes X and Y,
+    # that card then goes alone to the discard pile
+    ((), (1, 2), (0, 1)),
+    # when drawing: the pile stays empty until the next draw (the next combat of a campaign)
+    (("reshuffle_when_drawing",), (0, 0), (1, 3)),
+])
+def test_kernel_reshuffles_after_the_stalemate_card_by_the_rule(variant, draw, disc):
+    """Draw pile: 2 Y; discard: X and Y. A stalemate: the initiative card and the card the raiders
+    move by at the end are the two Y; the piles left are what a campaign's next combat draws from."""
+    _, b = _fight_from_piles(GAME.rules(variant), draw=(0, 2), disc=(1, 1), bonus=0)
     assert (b.draw.T == draw).all() and (b.disc.T == disc).all()
 
 
@@ -799,6 +818,35 @@ def test_steps_redraw_by_hand():
     deck = TWO((1, "you", 2, 1, "new", "fuel"), (1, "you", 0, 1, "new", "fuel"))
     plain, redrawn = _plain_and_redrawn(deck, 1, "steps", vp=0)
     assert (plain["raider_steps"], redrawn["raider_steps"], redrawn["vp_gained"]) == pytest.approx((1, 0, 1))
+
+
+@pytest.mark.parametrize("copies,vp_gained", [(1, 2), (2, -2)])
+def test_initiative_and_loot_redraws_need_another_card(copies, vp_gained):
+    """Deck: ``copies`` cards alike (die 1, the raiders drive, no triangle, no skull, moon new);
+    enemy die 0, 1 star, moon full; you: health 1, no ammo, a bonus of 1, 2 VP, every redraw use.
+    Enemy health 1, the raiders attack first for 0 damage, your bonus wins. Two cards: the health
+    card (the raiders' initiative) is redrawn for 2 VP, and so is the loot card (new moon: no bonus
+    loot) with the win's 2 VP: vp_gained 2 - 4 = -2. One card: there is no other card to redraw
+    to, so no VP are spent on either: vp_gained 2."""
+    deck = deck_of((copies, 1, "raiders", 0, 0, "new", "fuel"))
+    setup = CombatSetup(deck, Enemy("e", 0, 0, 1, moon="full"), health=1, ammo=0, damage_bonus=1, vp=2,
+                        redraw="all")
+    got = _all_three(Rules(), setup)
+    assert got == {"player_win": 1, "player_lost": 0, "stalemate": 0, "health_lost": 0, "ammo_spent": 0,
+                   "raider_steps": 0, "vp_gained": vp_gained, "radiation": 0, "attacks": 2, "bonus_loot": 0}
+
+
+def test_finish_redraw_stops_when_the_attack_holds_every_card():
+    """Deck: two blank cards alike (die 1, you drive, no triangle, no skull); enemy die 0, 1 star;
+    you: health 1, 1 ammo, no bonus, 4 VP, redraw ``finish``. Enemy health 1, you first: your
+    blank card is redrawn for 2 VP; the other card is blank too, and with both cards in your attack
+    none is left to draw, so the other 2 VP stay. Nobody deals damage: a stalemate at the turn
+    limit (4 attacks), vp_gained -2."""
+    deck = deck_of((2, 1, "you", 0, 0, "new", "fuel"))
+    setup = CombatSetup(deck, Enemy("e", 0, 0, 1), health=1, ammo=1, damage_bonus=0, vp=4, redraw="finish")
+    got = _all_three(Rules(turn_limit=4), setup)
+    assert got == {"player_win": 0, "player_lost": 0, "stalemate": 1, "health_lost": 0, "ammo_spent": 1,
+                   "raider_steps": 0, "vp_gained": -2, "radiation": 0, "attacks": 4, "bonus_loot": 0}
 
 
 def test_starting_vp_come_from_the_vehicle_or_are_required():
