@@ -20,6 +20,10 @@ step of the solver.
   redraw and an initiative redraw made in some states and not in others.
 - The kernel and the reference trial under best play agree with the exact values within 4.5
   standard errors.
+- Corners, hand-derived: a state is hopeless only beyond the attacks you have left (both
+  parities of the turn count), the state ``advise`` is asked about is valued in full even when
+  hopeless, a one-card deck has no initiative redraw; the work and state budgets count a memo
+  hit (a raiders' attack, a start state, a hopeless state's alias) once.
 """
 
 from __future__ import annotations
@@ -31,14 +35,17 @@ import math
 import numpy as np
 import pytest
 
+from montecarlo.engine.chain import ChainTooLarge
 from montecarlo.errors import InputError
 from montecarlo.games.dustrunners import GAME
 from montecarlo.games.dustrunners.campaign import reference_campaign
 from montecarlo.games.dustrunners.combat import (
-    MAX_BEST_WORK, ExactCombat, QUESTIONS, SolvedCombat, advise, by_skulls, exact_combat, parse_combat,
-    parse_objective, reference_combat, simulate_combat,
+    MAX_BEST_WORK, CombatSetup, ExactCombat, QUESTIONS, SolvedCombat, advise, by_skulls, exact_combat,
+    parse_combat, parse_objective, reference_combat, simulate_combat,
 )
+from montecarlo.games.dustrunners.deck import Enemy
 from montecarlo.games.dustrunners.rules import Rules
+from tests.games.test_dustrunners import deck_of
 
 Z = 4.5
 THREE = "empty road=1, dust cloud=1, glancing hit=0, side swipe=0, double tap=0, head-on crash=1"
@@ -225,6 +232,76 @@ def test_the_solver_shortcuts_give_the_whole_solve(case):
     assert len(merged.decisions.memo) < len(default.memo)
 
 
+def test_a_state_is_hopeless_only_beyond_your_attacks_left():
+    """Turn limit 3: your attacks 0 and 2 around the raiders' attack 1 (no stars: no damage). One
+    card (1 skull, die 1, you first), reshuffled back for every draw; enemy die 2: health 3;
+    ammo 1, damage bonus 1. Your two attacks deal 1 + 1 and the ammo's card 1 more: 3, a sure
+    win whichever attack spends the ammo. At attack 0 (two attacks of yours left) and at attack
+    2 (one left) the enemy is exactly within reach, so neither state may be taken for hopeless
+    (which would spend nothing: a stalemate)."""
+    setup = CombatSetup(deck_of((1, 1, "you", 0, 1, "new", "fuel")), Enemy("e", 2, 2, 0), health=1, ammo=1,
+                        damage_bonus=1, policy="best", objective="win")
+    got = exact_combat(Rules(turn_limit=3), setup)
+    assert (got["player_win"], got["stalemate"], got["ammo_spent"], got["attacks"]) == (1.0, 0.0, 1.0, 3.0)
+
+
+# --- the exact solver's budgets under memo hits (tests/games/test_dustrunners.py has the basics) ------
+
+def test_exact_work_budget_counts_a_raiders_attack_looked_up_once():
+    """One card (1 skull, die 1, you first), reshuffled back for every draw; enemy die 2 (health 3),
+    2 stars; health 5, no ammo, bonus 1: you deal 1 per attack, the raiders 1 (their second draw
+    finds both piles empty: the lone card is in their hand). Work: the first card 1; your attack
+    0 (checked at 1) has 1 outcome (2); the raiders' attack 1 (checked at 2) draws twice (4), 1
+    outcome (5); your attack 2 (checked at 5) is looked up (6), outcome (7); the raiders' attack
+    3 (checked at 7) is looked up, from the same pile though your health is 4 now (8), outcome
+    (9); your attack 4 (checked at 9) looked up (10), outcome (11): the win. Largest checked: 9."""
+    setup = CombatSetup(deck_of((1, 1, "you", 0, 1, "new", "fuel")), Enemy("e", 2, 2, 2), health=5,
+                        damage_bonus=1)
+    got = ExactCombat(Rules(), setup, max_work=9).solve()
+    assert (got["player_win"], got["health_lost"], got["attacks"]) == (1.0, 2.0, 5.0)
+    with pytest.raises(ChainTooLarge):
+        ExactCombat(Rules(), setup, max_work=8).solve()
+
+
+def test_exact_work_budget_counts_a_start_valued_once():
+    """Cards A and B (raiders first, die 1, alike but for their moon) and C (you first, die 2), no
+    skulls; enemy die 0, no stars; health 1, no ammo, 2 VP for one ``initiative`` redraw; turn
+    limit 1. Work: the first card 3 (1 state x 3 kinds; the redraw's draw is not counted).
+    Health card A, redrawn: B (pile: C) is checked at 3, the raiders' attack 1 outcome (4), its
+    stalemate checked at 4; C (pile: B) checked at 4, your attack (5), stalemate checked at 5.
+    Health card B, redrawn: A (pile: C) is the state B gave, looked up; C (pile: A) checked at 5,
+    (6), stalemate at 6. Health card C, kept: checked at 6, (7), stalemate at 7. Largest: 7."""
+    deck = deck_of((1, 1, "raiders", 0, 0, "new", "fuel"), (1, 1, "raiders", 0, 0, "full", "fuel"),
+                   (1, 2, "you", 0, 0, "new", "fuel"))
+    setup = CombatSetup(deck, Enemy("e", 0, 0, 0), health=1, vp=2, redraw="initiative")
+    rules = Rules(turn_limit=1)
+    got = ExactCombat(rules, setup, max_work=7).solve()
+    assert got["stalemate"] == 1.0 and got["vp_gained"] == pytest.approx(-2 * 2 / 3, rel=1e-12)
+    with pytest.raises(ChainTooLarge):
+        ExactCombat(rules, setup, max_work=6).solve()
+
+
+def test_exact_state_budget_counts_a_hopeless_state_once():
+    """Best play stores a hopeless state twice (its value under the passive key, and under the
+    state's own key, an alias) and counts it once. Cards X (1 skull), Y and Z (no skull, alike
+    but for their moon), die 1, you first; enemy die 0 (health 1), ammo 1, no bonus, turn limit
+    1 (your one attack), win. Health card X: its state is checked with nothing stored, spending
+    nothing leads to a stalemate (checked at 0), spending reveals Y or Z (2 hopeless states: 4
+    entries, 2 aliases): 6 entries, 4 counted. Health card Y: checked at 4, its stalemate at 4;
+    spending wins on X, or reveals Z: a hopeless state (2 entries, 1 alias): 10 entries, 3
+    aliases. Health card Z: checked at 7, its stalemate at 7 (spending reveals X, or Y: the
+    hopeless state met before). Largest count checked: 7, so 8 states are enough and 7 are not."""
+    deck = deck_of((1, 1, "you", 0, 1, "new", "fuel"), (1, 1, "you", 0, 0, "new", "fuel"),
+                   (1, 1, "you", 0, 0, "full", "fuel"))
+    setup = CombatSetup(deck, Enemy("e", 0, 0, 0), health=1, ammo=1, policy="best", objective="win")
+    rules = Rules(turn_limit=1)
+    solver = ExactCombat(rules, setup, max_states=8)
+    assert solver.solve()["player_win"] == pytest.approx(2 / 3 * 1 / 2, rel=1e-12)
+    assert (len(solver.memo), solver.aliases) == (12, 3)
+    with pytest.raises(ChainTooLarge):
+        ExactCombat(rules, setup, max_states=7).solve()
+
+
 def test_cards_merge_by_skulls():
     setup = parse_combat({"deck": "illustrative-12", "enemy": "spybot", "vehicle": "scout"})
     merged, classes = by_skulls(setup.deck)
@@ -366,6 +443,19 @@ def test_an_initiative_redraw_by_hand():
     assert exact_combat(rules, parse_combat({**values, "redraw": "never"}))["objective"] == pytest.approx(1.0)
 
 
+def test_a_one_card_deck_has_no_initiative_redraw():
+    """One card (1 skull, die 1, raiders first), 2 VP for an ``initiative`` redraw: there is no
+    other card to redraw, so the card stays. Enemy die 1 (health 2), 1 star; health 3, no ammo,
+    bonus 1. Raiders 1 damage (health 2), you 1, raiders 1 (health 1), you 1: a win in 4
+    attacks, 2 health lost, no VP spent (the win's 2 gained)."""
+    setup = CombatSetup(deck_of((1, 1, "raiders", 0, 1, "new", "fuel")), Enemy("e", 1, 1, 1), health=3,
+                        damage_bonus=1, vp=2, redraw="initiative")
+    for policy in ("all_in", "best"):
+        got = exact_combat(Rules(), dataclasses.replace(setup, policy=policy))
+        assert (got["player_win"], got["health_lost"], got["attacks"]) == (1.0, 2.0, 4.0)
+        assert got["vp_gained"] == 2.0
+
+
 REDRAWING = [("road raiders", "scout", 4, "win"), ("war rig", "interceptor", 4, "win"),
              ("scavenger buggy", "scout", 6, "win"), ("road raiders", "hauler", 4, "keep:4"),
              ("war rig", "interceptor", 4, "keep:4")]
@@ -431,6 +521,16 @@ def test_advise_gives_the_values_of_best_play():
     assert dict(advice.pile)["double tap"] == 0 and dict(advice.pile)["head-on crash"] == 1
     with pytest.raises(InputError, match="more often"):
         advise(Rules(), setup, enemy_health=2, seen="double tap, double tap, double tap")
+
+
+def test_advise_values_every_ammo_in_a_hopeless_state():
+    """An enemy at 99 health is beyond all the interceptor can deal (1 bonus on each of its 30
+    attacks + 2 skulls per ammo x 4 ammo): every option is worth 0, and the advice still lists
+    them all (the state asked about is valued in full, not skipped as hopeless)."""
+    setup = parse_combat({"deck": "illustrative-12", "enemy": "war rig", "vehicle": "interceptor",
+                          "policy": "best"})
+    advice = advise(Rules(), setup, enemy_health=99)
+    assert advice.options == tuple((k, 0.0) for k in range(5)) and advice.best == 0
 
 
 @pytest.mark.parametrize("text", ["keep:x", "keep:-1", "trade:2", "keep"])
