@@ -328,3 +328,91 @@ def test_scenario_commands_check_jobs_like_odds(tmp_path, monkeypatch):
     result = runner.invoke(app, ["report", str(path), "--out", str(tmp_path / "r"), "--jobs", "64"])
     assert result.exit_code == 0, result.output
     assert "warning: --jobs 64 is more than the 2 cores" in result.stderr
+
+
+# --- report-all writes one report while the next scenario runs ------------------------------------
+
+
+def three_scenarios(tmp_path: Path) -> Path:
+    root = tmp_path / "scenarios"
+    for name in ("first", "second", "third"):
+        scenario(root / "coin", name, name.title())
+    return root
+
+
+def test_report_all_writes_a_report_while_the_next_scenario_runs(tmp_path, monkeypatch):
+    import threading
+
+    from montecarlo import reporting, scenarios
+
+    real_run, real_write = scenarios.run_scenario, reporting.write_report
+    started: dict[str, threading.Event] = {}
+    overlapped = []
+
+    def run(sc, **kwargs):
+        started.setdefault(sc.name, threading.Event()).set()
+        return real_run(sc, **kwargs)
+
+    def write(result, out, command=None):
+        following = {"first": "second", "second": "third"}.get(result.scenario.name)
+        if following:  # sequential writing would wait here in vain
+            overlapped.append(started.setdefault(following, threading.Event()).wait(timeout=20))
+        return real_write(result, out, command=command)
+
+    monkeypatch.setattr(scenarios, "run_scenario", run)
+    monkeypatch.setattr(reporting, "write_report", write)
+    out = tmp_path / "reports"
+    result = runner.invoke(app, ["report-all", str(three_scenarios(tmp_path)), "--out", str(out), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert overlapped == [True, True]
+    assert [line.split("/")[-2] for line in result.stderr.splitlines()[:3]] == ["first", "second", "third"]
+    index = (out / "index.html").read_text()
+    assert index.index('href="first/') < index.index('href="second/') < index.index('href="third/')
+
+
+def test_report_all_stops_at_a_report_that_cannot_be_written(tmp_path, monkeypatch):
+    from montecarlo.reporting import plots
+
+    real_save = plots.save_png
+
+    def full_disk_in_second(fig, path):
+        if Path(path).parent.name.startswith(".second.tmp-"):
+            raise OSError(28, "No space left on device")
+        real_save(fig, path)
+
+    monkeypatch.setattr(plots, "save_png", full_disk_in_second)
+    out = tmp_path / "reports"
+    one_error_line(
+        runner.invoke(app, ["report-all", str(three_scenarios(tmp_path)), "--out", str(out), "-q"]),
+        f"cannot write the report to {out}/second: No space left on device",
+    )
+    assert (out / "first" / "report.md").exists()
+    assert not any((out / name).exists() for name in ("second", "third", "index.html"))
+    no_hidden_folders(tmp_path)
+
+
+def test_report_all_interrupted_finishes_the_report_being_written(tmp_path, monkeypatch):
+    import time
+
+    from montecarlo import reporting, scenarios
+
+    real_run, real_write = scenarios.run_scenario, reporting.write_report
+
+    def run(sc, **kwargs):
+        if sc.name == "second":
+            raise KeyboardInterrupt
+        return real_run(sc, **kwargs)
+
+    def slow_write(result, out, command=None):
+        time.sleep(0.5)  # still writing when Ctrl-C arrives
+        return real_write(result, out, command=command)
+
+    monkeypatch.setattr(scenarios, "run_scenario", run)
+    monkeypatch.setattr(reporting, "write_report", slow_write)
+    out = tmp_path / "reports"
+    result = runner.invoke(app, ["report-all", str(three_scenarios(tmp_path)), "--out", str(out), "-q"])
+    assert result.exit_code != 0
+    facts = json.loads((out / "first" / "report.json").read_text())
+    assert {p.name for p in (out / "first").iterdir()} == {*facts["files"], "report.json"}
+    assert not (out / "second").exists() and not (out / "index.html").exists()
+    no_hidden_folders(tmp_path)
