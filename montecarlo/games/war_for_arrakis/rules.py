@@ -194,11 +194,13 @@ class Rules:
             whole(name, getattr(self, name), 0, 100)
         if self.pool_size == 0:
             raise InputError("the wormsign pool needs at least one token")
-        if not isinstance(self.continue_always_costs, bool):
-            raise InputError(
-                f"continue_always_costs must be true or false, got {self.continue_always_costs!r}"
-            )
-        for name in ("storms_strike_settlements", "gurney_ability", "choam_ban", "landsraad_ban"):
+        for name in (
+            "continue_always_costs",
+            "storms_strike_settlements",
+            "gurney_ability",
+            "choam_ban",
+            "landsraad_ban",
+        ):
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if self.wormsign_order not in WORMSIGN_ORDERS:
