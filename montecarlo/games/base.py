@@ -256,6 +256,14 @@ def parse_weighted_objective(text: Any, weighted: str, example: str) -> tuple[st
 
 
 def weighted_objective_text(objective: tuple[str, float]) -> str:
-    """The canonical text of a parsed objective: ``""``, ``"win"`` or ``"trade:2"``."""
+    """The canonical text of a parsed objective: ``""``, ``"win"`` or ``"trade:2"``. The weight
+    is written in full, never rounded nor in exponent form, so that the text reads back as the
+    same objective.
+
+    >>> [weighted_objective_text(("keep", w)) for w in (1e6, 123456.7, 2.0000001, 1e-7)]
+    ['keep:1000000', 'keep:123456.7', 'keep:2.0000001', 'keep:0.0000001']
+    """
     kind, weight = objective
-    return f"{kind}:{weight:g}" if kind not in ("", "win") else kind
+    if kind in ("", "win"):
+        return kind
+    return f"{kind}:{np.format_float_positional(weight, trim='-')}"

@@ -1,0 +1,22 @@
+"""The pieces every game module shares (montecarlo/games/base.py)."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from montecarlo.games.base import parse_weighted_objective, weighted_objective_text
+
+weights = st.one_of(
+    st.integers(0, 1_000_000).map(float),
+    st.floats(0, 1e6, allow_nan=False, allow_infinity=False),
+    st.sampled_from([1e6, 123456.7, 2.0000001, 1e-7, 5e-324, 0.1 + 0.2]),
+)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(kind=st.sampled_from(["keep", "trade"]), weight=weights)
+def test_an_objective_reads_back_from_its_canonical_text_with_the_same_weight(kind, weight):
+    """A report records the canonical text and reruns read it: a weight written as 1e+06 was
+    refused, and one rounded to six digits (123457 for 123456.7) was another objective."""
+    text = weighted_objective_text((kind, weight))
+    assert parse_weighted_objective(text, kind, f"{kind}:2") == (kind, weight)
+    assert "e" not in text.split(":")[1]
