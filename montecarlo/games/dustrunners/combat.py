@@ -994,9 +994,7 @@ class StateTable:
         if self.table is not None:
             got = self.table[np.where(fits, found, 0)]
             return got, fits & (got >= 0)
-        codes = self.codes
-        if not codes.size:
-            return np.zeros(found.shape, np.int8), np.zeros(found.shape, bool)
+        codes = self.codes  # never empty here: no keys make a table of one code
         at = np.minimum(np.searchsorted(codes, found), codes.size - 1)
         return self.choices[at], fits & (codes[at] == found)
 
