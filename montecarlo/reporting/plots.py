@@ -416,7 +416,8 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     all_labels = list(dict.fromkeys(tested["_label"]))
     significant = tested.filter(pl.col("significant"))
     pool = significant if significant.height else tested
-    size = pool.group_by("_label").agg(pl.col("difference").abs().max().alias("_size"))
+    # groups in grid order, so that equal effects keep the first setups (and the same on every run)
+    size = pool.group_by("_label", maintain_order=True).agg(pl.col("difference").abs().max().alias("_size"))
     order = dict(zip(size["_label"], size["_size"]))
     chosen = sorted(order, key=lambda lab: -order[lab])[:MAX_FOREST_ROWS]
     labels = [lab for lab in all_labels if lab in set(chosen)]  # grid order

@@ -89,6 +89,25 @@ def test_forest_shows_the_largest_effects_on_one_scale(compared, monkeypatch):
     assert plots.draw(PlotSpec("forest", "win"), sc, None, comp) is None  # nothing tested: no plot
 
 
+def test_forest_breaks_ties_in_effect_size_by_grid_order(compared, monkeypatch):
+    """Equal effects: the rows drawn are the first in grid order, the same on every run (polars'
+    group_by alone returns its groups in a different order each time)."""
+    sc, tables = compared
+    monkeypatch.setattr(plots, "MAX_FOREST_ROWS", 5)
+    tie = {"difference": 0.1, "ci_low": 0.05, "ci_high": 0.15}
+    is_tested = pl.col("status") == "tested"
+    comparison = tables["comparison"].with_columns(
+        *(pl.when(is_tested).then(v).otherwise(pl.col(k)).alias(k) for k, v in tie.items()),
+        is_tested.alias("significant"),
+    )
+    tested = comparison.filter(pl.col("status") == "tested", pl.col("metric") == "win")
+    first = list(dict.fromkeys(f"flips={f}, need={n}" for f, n in zip(tested["flips"], tested["need"])))[:5]
+    for _ in range(5):
+        fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, comparison)
+        left = [ax for ax in fig.axes if ax.get_visible()][0]
+        assert [t.get_text() for t in left.get_yticklabels()] == first
+
+
 def test_difference_heat_map_is_centred_at_zero(compared):
     sc, tables = compared
     spec = PlotSpec("heatmap", "win", x="need", y="flips", facet="tags")
