@@ -231,6 +231,8 @@ def parse_weighted_objective(text: Any, weighted: str, example: str) -> tuple[st
 
     >>> parse_weighted_objective("Trade: 1.5", "trade", "trade:2")
     ('trade', 1.5)
+    >>> parse_weighted_objective("keep:1E6", "keep", "keep:10")  # an exponent is fine too
+    ('keep', 1000000.0)
     >>> parse_weighted_objective(None, "trade", "trade:2"), weighted_objective_text(("keep", 10.0))
     (('', 0.0), 'keep:10')
     >>> parse_weighted_objective("keep:-1", "keep", "keep:10")
@@ -246,7 +248,7 @@ def parse_weighted_objective(text: Any, weighted: str, example: str) -> tuple[st
     key = "".join(text.lower().split())
     if key in ("", "win"):
         return key, 0.0
-    match = re.fullmatch(re.escape(weighted) + r":(\d+(?:\.\d*)?|\.\d+)", key)
+    match = re.fullmatch(re.escape(weighted) + r":((?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)", key)
     if not match:
         raise InputError(f"objective must be {choices}, got {text!r}")
     weight = float(match.group(1))

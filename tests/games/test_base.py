@@ -1,8 +1,10 @@
 """The pieces every game module shares (montecarlo/games/base.py)."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from montecarlo.errors import InputError
 from montecarlo.games.base import parse_weighted_objective, weighted_objective_text
 
 weights = st.one_of(
@@ -20,3 +22,11 @@ def test_an_objective_reads_back_from_its_canonical_text_with_the_same_weight(ki
     text = weighted_objective_text((kind, weight))
     assert parse_weighted_objective(text, kind, f"{kind}:2") == (kind, weight)
     assert "e" not in text.split(":")[1]
+
+
+def test_a_weight_may_be_written_with_an_exponent_and_is_still_checked():
+    assert parse_weighted_objective("keep:1e6", "keep", "keep:10") == ("keep", 1e6)
+    assert parse_weighted_objective("trade:2.5E-1", "trade", "trade:2") == ("trade", 0.25)
+    for text in ("keep:1e7", "keep:-1e2", "keep:1e", "keep:e5", "keep:inf", "keep:nan"):
+        with pytest.raises(InputError, match="keep"):
+            parse_weighted_objective(text, "keep", "keep:10")
