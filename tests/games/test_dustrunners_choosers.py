@@ -20,6 +20,7 @@ from montecarlo.games.dustrunners.combat import CombatSetup, exact_combat, simul
 from montecarlo.games.dustrunners.deck import Enemy
 from montecarlo.games.dustrunners.rules import Rules
 from tests.games.test_dustrunners import deck_of
+from tests.games.test_dustrunners_best import assert_near_exact
 
 N = 400  # trials: every case below has one random draw that matters (the health card, 1/2 each)
 
@@ -30,10 +31,7 @@ def _kernel_matches_exact(rules: Rules, setup: CombatSetup) -> dict[str, np.ndar
     exact = exact_combat(rules, setup)
     assert exact is not None
     got = simulate_combat(rules, setup, N, np.random.default_rng(4))
-    for name, want in exact.items():
-        v = np.asarray(got[name], dtype=float)
-        se = v.std(ddof=1) / np.sqrt(N)
-        assert abs(v.mean() - want) <= 4.5 * se + 1e-9, name
+    assert_near_exact(got, exact)
     return got
 
 

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 import pytest
@@ -29,8 +28,7 @@ from montecarlo.games.dustrunners.combat import (
 from montecarlo.games.dustrunners.deck import Enemy
 from montecarlo.games.dustrunners.rules import Rules
 from tests.games.test_dustrunners import deck_of
-
-Z = 4.5
+from tests.games.test_dustrunners_best import assert_near_exact
 
 
 @pytest.mark.parametrize("values", [
@@ -208,7 +206,4 @@ def test_the_kernel_spends_nothing_in_a_hopeless_state():
     want = (2 / 3, 1 / 3, 1.0)
     assert (exact["player_win"], exact["stalemate"], exact["ammo_spent"]) == pytest.approx(want, rel=1e-12)
     got = simulate_combat(rules, setup, 4_000, np.random.default_rng(3))
-    for name in ("player_win", "stalemate", "ammo_spent"):
-        v = np.asarray(got[name], dtype=float)
-        se = max(v.std(ddof=1), 1e-12) / math.sqrt(v.size)
-        assert abs(v.mean() - exact[name]) <= Z * se + 1e-9, name
+    assert_near_exact(got, exact, ("player_win", "stalemate", "ammo_spent"))
