@@ -419,8 +419,8 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     # groups in grid order, so that equal effects keep the first setups (and the same on every run)
     size = pool.group_by("_label", maintain_order=True).agg(pl.col("difference").abs().max().alias("_size"))
     order = dict(zip(size["_label"], size["_size"]))
-    chosen = sorted(order, key=lambda lab: -order[lab])[:MAX_FOREST_ROWS]
-    labels = [lab for lab in all_labels if lab in set(chosen)]  # grid order
+    chosen = set(sorted(order, key=lambda lab: -order[lab])[:MAX_FOREST_ROWS])
+    labels = [lab for lab in all_labels if lab in chosen]  # grid order
     shown = tested.filter(pl.col("_label").is_in(labels))
     what = ("significant" if significant.height else "tested") + " setups"
     if len(order) > len(labels):
