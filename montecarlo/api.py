@@ -700,7 +700,7 @@ def report(
     to rerun it (default: this call). The Result holds the numbers and ``path``, the folder.
     """
     from montecarlo.reporting import write_report
-    from montecarlo.scenarios import run_scenario
+    from montecarlo.scenarios import local_workers, run_scenario
 
     sc = _scenario_arg(scenario)
     if sc is None:
@@ -710,7 +710,7 @@ def report(
                           scheduler=scheduler, checkpoint=checkpoint)
     if command is None and isinstance(scenario, (str, os.PathLike)):
         command = f"mc.report({os.fspath(scenario)!r}, out={os.fspath(folder)!r})"
-    written = write_report(result, folder, command=command)
+    written = write_report(result, folder, command=command, jobs=local_workers(sc, jobs, backend))
     return _scenario_result(result, sc.title, path=written)
 
 

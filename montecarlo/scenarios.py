@@ -533,6 +533,12 @@ def scenario_workers(scenario: Scenario, jobs: int | None) -> int:
     return cores if work >= AUTO_PARALLEL_WORK else 1
 
 
+def local_workers(scenario: Scenario, jobs: int | None, backend: str = "loky") -> int:
+    """The local worker processes a run of ``scenario`` left running, for its report's plots to
+    reuse (:func:`montecarlo.reporting.write_report`): none (1) for a run on a dask cluster."""
+    return scenario_workers(scenario, jobs) if backend == "loky" else 1
+
+
 @contextmanager
 def _grid_progress(enabled: bool | Callable[[int, int], None], label: str):
     """``progress(done, total)`` over the whole grid's trials: the caller's, or (True) a rich bar

@@ -8,6 +8,7 @@ the game registry), so they do not wait for the real games; every shipped scenar
 from __future__ import annotations
 
 import dataclasses
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -459,6 +460,17 @@ def test_house_rule_sword_reaches_its_precision_in_every_variant():
         widths = [a.widest_half_width() for a in c.answers]
         assert all(a.precision_reached() for a in c.answers), (c.setup, widths)
         assert max(widths) > widths[0]  # a variant, not the baseline, was the widest
+
+
+def test_a_report_draws_on_the_runs_local_workers_and_on_none_after_a_cluster_run(coin_game, tmp_path):
+    from montecarlo.scenarios import local_workers
+
+    small = load_scenario(write(tmp_path, VALID))  # 6 points x 3 variants x 4,000 trials: one core
+    big = dataclasses.replace(small, trials=100_000)  # 1.8 M trials: every core
+    cores = os.cpu_count() or 1
+    assert [local_workers(small, None), local_workers(big, None)] == [1, cores]
+    assert [local_workers(small, jobs) for jobs in (2, -1, 1)] == [min(2, cores), cores, 1]
+    assert local_workers(big, None, "dask") == local_workers(small, 2, "dask") == 1
 
 
 def test_progress_counts_the_trials_of_the_whole_grid(coin_game, tmp_path):

@@ -242,12 +242,10 @@ def report_all(
     prints the index entries on stdout.
     """
     import time
-    from concurrent.futures import ThreadPoolExecutor
 
-    from montecarlo.reporting import check_index_out, check_out, write_index, write_report
-    from montecarlo.scenarios import (
-        find_scenarios, load_scenario, name_clashes, run_scenario, start_scenario_workers,
-    )
+    from montecarlo import api
+    from montecarlo.reporting import check_index_out, check_out, write_index
+    from montecarlo.scenarios import find_scenarios, load_scenario, name_clashes, start_scenario_workers
 
     given = Overrides(trials, seed, precision, max_trials)
     backend_name = given.check(backend, scheduler)
@@ -279,9 +277,18 @@ def report_all(
     warn_excess_jobs(jobs)
     talk = not (quiet or as_json)
 
-    def finish(sc, result, writing) -> None:
-        """Wait for ``sc``'s report to be written (raising its error, if any); its index entry."""
-        folder = writing.result()
+    for sc in scenarios:
+        progress = _progress(sc, jobs, not talk)
+        try:
+            written = api.report(
+                sc, out / sc.name, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
+                checkpoint=None if checkpoint is None else checkpoint / f"{sc.name}.checkpoint",
+                command=_command(sc.path, out / sc.name, given),
+            )
+        finally:
+            if progress:
+                progress.close()
+        folder, result = written.path, written.raw
         facts = json.loads((folder / "report.json").read_text(encoding="utf-8"))
         entries.append(
             {
@@ -294,28 +301,6 @@ def report_all(
         )
         if talk:
             typer.echo(f"wrote {folder}/index.html ({result.seconds:.1f} s)", err=True)
-
-    # A report is written (mostly plots: one core) while the workers simulate the next scenario.
-    # One report at a time: an error in writing stops the run after the scenario being simulated;
-    # an interrupted run still finishes the report in hand (written whole, or not at all).
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="montecarlo-report") as writer:
-        pending = None
-        for sc in scenarios:
-            progress = _progress(sc, jobs, not talk)
-            try:
-                result = run_scenario(
-                    sc, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
-                    checkpoint=None if checkpoint is None else checkpoint / f"{sc.name}.checkpoint",
-                )
-            finally:
-                if progress:
-                    progress.close()
-            if pending is not None:
-                finish(*pending)
-            command = _command(sc.path, out / sc.name, given)
-            pending = (sc, result, writer.submit(write_report, result, out / sc.name, command=command))
-        if pending is not None:
-            finish(*pending)
     write_index(out, entries)
     if as_json:
         typer.echo(json.dumps({"index": str(out / "index.html"), "reports": entries}))
@@ -370,7 +355,7 @@ def compare(
     """
     from montecarlo import api
     from montecarlo.reporting import check_out, write_report
-    from montecarlo.scenarios import load_scenario, start_scenario_workers
+    from montecarlo.scenarios import load_scenario, local_workers, start_scenario_workers
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler)
@@ -403,7 +388,9 @@ def compare(
     else:
         _print(result, table, shown, show_all)
     if out is not None:  # after the summary: a failed write still leaves the numbers on screen
-        folder = write_report(result, out, command=_command(scenario, out, given))
+        folder = write_report(
+            result, out, command=_command(scenario, out, given), jobs=local_workers(sc, jobs, backend_name)
+        )
         if not (quiet or as_json):
             typer.echo(f"wrote {folder}/index.html", err=True)
 

@@ -124,6 +124,23 @@ def draw(
     return {"heatmap": _heatmap, "lines": _lines, "bars": _bars}[spec.kind](spec, sc, results)
 
 
+def draw_file(
+    kind: str, spec: PlotSpec, sc: Scenario, results: pl.DataFrame, comparison: pl.DataFrame | None, path
+) -> str | None:
+    """Draw one planned figure and save it as the PNG ``path``: its caption (the figure's title
+    on one line), or None when there is nothing to draw. ``kind`` "difference" is the heat map
+    of differences from the baseline of a heat map spec. One plot of a report: the task a worker
+    process runs when a report's plots are drawn in parallel."""
+    if kind == "difference":
+        fig = difference_heatmap(spec, sc, comparison)
+    else:
+        fig = draw(spec, sc, results, comparison)
+    if fig is None:
+        return None
+    save_png(fig, path)
+    return " ".join(fig.get_suptitle().split())
+
+
 def save_png(fig: Figure, path) -> None:
     """Write ``fig`` as PNG with the Agg canvas."""
     FigureCanvasAgg(fig)

@@ -47,7 +47,7 @@ from montecarlo.reporting.tables import (
     matrix_layout,
     summary_line,
 )
-from montecarlo.scenarios import ScenarioResult, show_value
+from montecarlo.scenarios import Scenario, ScenarioResult, show_value
 
 MAX_ROWS_SHOWN = 60  # longer tables are linked (CSV/Parquet), not printed
 WRITTEN_BY = "montecarlo"
@@ -178,8 +178,13 @@ def _hidden_folder(parent: Path, name: str, kind: str, create: bool = True) -> P
 # ---------------------------------------------------------------- writing
 
 
-def write_report(result: ScenarioResult, out: str | os.PathLike, command: str | None = None) -> Path:
+def write_report(
+    result: ScenarioResult, out: str | os.PathLike, command: str | None = None, jobs: int = 1
+) -> Path:
     """Write the report of ``result`` into folder ``out`` (replacing it only when complete).
+
+    ``jobs`` > 1 draws the plots (most of the work) on that many local worker processes: pass
+    the number of workers the run used, so that their pool serves again.
 
     Raises InputError (one line, nothing changed) when ``out`` may not be written: see
     :func:`check_out`.
@@ -191,7 +196,7 @@ def write_report(result: ScenarioResult, out: str | os.PathLike, command: str | 
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = _hidden_folder(out.parent, out.name, "tmp")
-        _write_contents(result, tmp, command or default_command(result))
+        _write_contents(result, tmp, command or default_command(result), jobs)
         check_out(out)  # still a folder we may replace
         _move_into_place(tmp, out)
     except OSError as exc:
@@ -414,24 +419,13 @@ def report_json(
 # ---------------------------------------------------------------- building the report
 
 
-def _write_contents(result: ScenarioResult, folder: Path, command: str) -> None:
+def _write_contents(result: ScenarioResult, folder: Path, command: str, jobs: int = 1) -> None:
     sc = result.scenario
     tables = all_tables(result)
     for name, df in tables.items():
         df.write_csv(folder / f"{name}.csv")
         df.write_parquet(folder / f"{name}.parquet")
-    figures = []  # (kind, file name, caption); kind "difference": a heat map of differences
-    specs = plotting.plan(sc)
-    for i, spec in enumerate(specs):
-        drawn = [(spec.kind, plotting.file_name(i, spec), plotting.draw(spec, sc, tables["results"],
-                                                                        tables.get("comparison")))]
-        if spec.kind == "heatmap" and "comparison" in tables:
-            name = plotting.file_name(i, spec).replace("-heatmap-", "-heatmap-difference-")
-            drawn.append(("difference", name, plotting.difference_heatmap(spec, sc, tables["comparison"])))
-        for kind, name, fig in drawn:
-            if fig is not None:
-                plotting.save_png(fig, folder / name)
-                figures.append((kind, name, " ".join(fig.get_suptitle().split())))
+    figures = _draw_plots(sc, tables, folder, jobs)
     found = make_findings(result, tables)
     facts = header_facts(result, command, tables["results"])
     if sc.path and Path(sc.path).is_file():
@@ -443,6 +437,31 @@ def _write_contents(result: ScenarioResult, folder: Path, command: str) -> None:
     blocks = _blocks(result, tables, figures, facts, found)
     (folder / "report.md").write_text(_markdown(blocks), encoding="utf-8")
     (folder / "index.html").write_text(_html(sc.title, blocks, folder), encoding="utf-8")
+
+
+def _draw_plots(
+    sc: Scenario, tables: dict[str, pl.DataFrame], folder: Path, jobs: int
+) -> list[tuple[str, str, str]]:
+    """Draw the planned plots into ``folder``: (kind, file name, caption) of each one drawn;
+    kind "difference" is a heat map of differences. With ``jobs`` > 1 the plots are drawn by the
+    local worker processes (joblib's loky pool: the one a run with as many jobs started), a
+    plot a task; the files are the same bytes."""
+    planned = []  # (kind, file name, spec)
+    for i, spec in enumerate(plotting.plan(sc)):
+        planned.append((spec.kind, plotting.file_name(i, spec), spec))
+        if spec.kind == "heatmap" and "comparison" in tables:
+            planned.append(("difference", planned[-1][1].replace("-heatmap-", "-heatmap-difference-"), spec))
+    args = [(kind, spec, sc, tables["results"], tables.get("comparison"), folder / name)
+            for kind, name, spec in planned]
+    if jobs > 1 and len(args) > 1:
+        from joblib import Parallel, delayed
+
+        # n_jobs as the run's: joblib resizes its one pool of workers to any other number
+        captions = Parallel(n_jobs=jobs, backend="loky")(delayed(plotting.draw_file)(*a) for a in args)
+    else:
+        captions = [plotting.draw_file(*a) for a in args]
+    drawn = zip(planned, captions)
+    return [(kind, name, caption) for (kind, name, _), caption in drawn if caption is not None]
 
 
 def _move_into_place(tmp: Path, out: Path) -> None:

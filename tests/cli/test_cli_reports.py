@@ -340,31 +340,29 @@ def three_scenarios(tmp_path: Path) -> Path:
     return root
 
 
-def test_report_all_writes_a_report_while_the_next_scenario_runs(tmp_path, monkeypatch):
-    import threading
+def test_report_all_draws_each_reports_plots_on_the_workers_of_its_run(tmp_path, monkeypatch):
+    import os
 
     from montecarlo import reporting, scenarios
 
     real_run, real_write = scenarios.run_scenario, reporting.write_report
-    started: dict[str, threading.Event] = {}
-    overlapped = []
+    drawn_on = []
 
-    def run(sc, **kwargs):
-        started.setdefault(sc.name, threading.Event()).set()
-        return real_run(sc, **kwargs)
+    def run(sc, **kwargs):  # three tiny runs, here: what is checked is what the writing is given
+        return real_run(sc, **{**kwargs, "jobs": 1})
 
-    def write(result, out, command=None):
-        following = {"first": "second", "second": "third"}.get(result.scenario.name)
-        if following:  # sequential writing would wait here in vain
-            overlapped.append(started.setdefault(following, threading.Event()).wait(timeout=20))
+    def write(result, out, command=None, jobs=1):
+        drawn_on.append((result.scenario.name, jobs))
         return real_write(result, out, command=command)
 
+    monkeypatch.setattr(scenarios, "start_scenario_workers", lambda *args, **kwargs: None)
     monkeypatch.setattr(scenarios, "run_scenario", run)
     monkeypatch.setattr(reporting, "write_report", write)
     out = tmp_path / "reports"
-    result = runner.invoke(app, ["report-all", str(three_scenarios(tmp_path)), "--out", str(out), "-j", "1"])
+    result = runner.invoke(app, ["report-all", str(three_scenarios(tmp_path)), "--out", str(out), "-j", "2"])
     assert result.exit_code == 0, result.output
-    assert overlapped == [True, True]
+    workers = min(2, os.cpu_count() or 1)
+    assert drawn_on == [("first", workers), ("second", workers), ("third", workers)]
     assert [line.split("/")[-2] for line in result.stderr.splitlines()[:3]] == ["first", "second", "third"]
     index = (out / "index.html").read_text()
     assert index.index('href="first/') < index.index('href="second/') < index.index('href="third/')
@@ -391,24 +389,17 @@ def test_report_all_stops_at_a_report_that_cannot_be_written(tmp_path, monkeypat
     no_hidden_folders(tmp_path)
 
 
-def test_report_all_interrupted_finishes_the_report_being_written(tmp_path, monkeypatch):
-    import time
+def test_report_all_interrupted_keeps_the_reports_written_before(tmp_path, monkeypatch):
+    from montecarlo import scenarios
 
-    from montecarlo import reporting, scenarios
+    real_run = scenarios.run_scenario
 
-    real_run, real_write = scenarios.run_scenario, reporting.write_report
-
-    def run(sc, **kwargs):
+    def run(sc, **kwargs):  # Ctrl-C while the second scenario runs
         if sc.name == "second":
             raise KeyboardInterrupt
         return real_run(sc, **kwargs)
 
-    def slow_write(result, out, command=None):
-        time.sleep(0.5)  # still writing when Ctrl-C arrives
-        return real_write(result, out, command=command)
-
     monkeypatch.setattr(scenarios, "run_scenario", run)
-    monkeypatch.setattr(reporting, "write_report", slow_write)
     out = tmp_path / "reports"
     result = runner.invoke(app, ["report-all", str(three_scenarios(tmp_path)), "--out", str(out), "-q"])
     assert result.exit_code != 0

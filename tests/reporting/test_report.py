@@ -208,6 +208,17 @@ def test_report_json_is_machine_data(report, result):
     )
 
 
+@pytest.mark.processes
+def test_plots_drawn_by_worker_processes_make_the_same_report(report, result, tmp_path):
+    """write_report(jobs=2) draws each plot in a joblib worker: every file, PNGs included, is
+    the same bytes as drawn here (a worker that drew otherwise, or missed or reordered a plot,
+    would show)."""
+    command = "montecarlo report coin-odds.toml"
+    parallel = write_report(result, tmp_path / "coin-odds", command=command, jobs=2)
+    assert len(list(report.glob("*.png"))) == 6  # five specs and a heat map of differences
+    assert _folder(parallel) == _folder(report)
+
+
 def test_interrupted_write_keeps_the_old_report_and_leaves_no_temp_folder(report, result, monkeypatch):
     before = {p.name: p.read_bytes() for p in report.iterdir()}
     calls = []
