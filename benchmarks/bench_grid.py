@@ -12,6 +12,9 @@ As in the commands, the workers are started in the background as soon as the set
 - ``montecarlo table dune1984`` (36 duels): its simulation part (``ask_many``) at the default
   50,000 trials a cell, and at 1,000,000, target >= 1.7x.
 
+And the writing of a report (most of it plots), with its plots drawn one after another (1 job)
+or by the run's two workers (2 jobs): ``write_report`` of the largest shipped report.
+
 "workers started": the same with the workers' start-up over before the timed part (a Python
 session's second call, report-all's later reports): the grid's scheduling alone.
 
@@ -92,6 +95,17 @@ started, cpu_started = time.perf_counter(), cpu(resource.RUSAGE_SELF)
 ask_many("dune1984", "duel", setups, settings=settings)
 finish(started, cpu_started)
 """
+REPORT_WRITING = """
+import tempfile
+from pathlib import Path
+from montecarlo.reporting import write_report
+from montecarlo.scenarios import load_scenario, run_scenario
+result = run_scenario(load_scenario("scenarios/dune1984/equipment-variants.toml"), jobs=JOBS)
+with tempfile.TemporaryDirectory() as tmp:
+    started, cpu_started = time.perf_counter(), cpu(resource.RUSAGE_SELF)
+    write_report(result, Path(tmp) / "report", jobs=JOBS)
+    finish(started, cpu_started)
+"""
 BUSY = """
 from joblib import Parallel, delayed
 parallel = Parallel(n_jobs=2)
@@ -150,6 +164,11 @@ def main() -> None:
     report("table dune1984, 1,000,000 trials a cell", *paired(DUEL_TABLE, 3, trials=1_000_000, warm=False))
     report("table dune1984, 1,000,000 trials a cell, workers started",
            *paired(DUEL_TABLE, 3, trials=1_000_000, warm=True))
+    one, two, _ = paired(REPORT_WRITING, 3)  # the CPU ratio would count the run's workers too
+    label = "writing the equipment-variants report (5 plots), plots on the run's workers"
+    line(f"{label}, 1 job", one, "s")
+    line(f"{label}, 2 jobs", two, "s")
+    line(f"{label}, speed-up of 2 jobs", one / two, "x")
     line(f"{free}, after", fresh(BUSY)["ratio"], "x", "2 if idle")
     print(f"(bench_grid took {time.perf_counter() - started:.0f} s)", flush=True)
 
