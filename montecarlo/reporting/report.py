@@ -419,7 +419,7 @@ def report_json(
 # ---------------------------------------------------------------- building the report
 
 
-def _write_contents(result: ScenarioResult, folder: Path, command: str, jobs: int = 1) -> None:
+def _write_contents(result: ScenarioResult, folder: Path, command: str, jobs: int) -> None:
     sc = result.scenario
     tables = all_tables(result)
     for name, df in tables.items():

@@ -219,6 +219,35 @@ def test_plots_drawn_by_worker_processes_make_the_same_report(report, result, tm
     assert _folder(parallel) == _folder(report)
 
 
+class RecordingParallel:
+    """joblib.Parallel's stand-in: records how it is called and runs the tasks here, in order."""
+
+    calls: list = []
+
+    def __init__(self, n_jobs, backend):
+        self.calls.append({"n_jobs": n_jobs, "backend": backend})
+
+    def __call__(self, tasks):
+        tasks = list(tasks)
+        self.calls[-1]["tasks"] = [(f.__name__, args[0], args[-1].name) for f, args, _ in tasks]
+        return [f(*args, **kwargs) for f, args, kwargs in tasks]
+
+
+def test_with_jobs_every_plot_is_a_task_of_the_local_pool(report, result, tmp_path, monkeypatch):
+    import joblib
+
+    monkeypatch.setattr(joblib, "Parallel", RecordingParallel)
+    monkeypatch.setattr(RecordingParallel, "calls", [])
+    command = "montecarlo report coin-odds.toml"
+    assert _folder(write_report(result, tmp_path / "two", command=command, jobs=2)) == _folder(report)
+    assert _folder(write_report(result, tmp_path / "one", command=command, jobs=1)) == _folder(report)
+    (call,) = RecordingParallel.calls  # none with one job
+    assert call["n_jobs"] == 2 and call["backend"] == "loky"  # the run's pool, not a cluster's
+    kinds = ["heatmap", "difference", "lines", "bars", "bars", "forest"]
+    assert [(f, kind) for f, kind, _ in call["tasks"]] == [("draw_file", kind) for kind in kinds]
+    assert sorted(name for *_, name in call["tasks"]) == sorted(p.name for p in report.glob("*.png"))
+
+
 def test_interrupted_write_keeps_the_old_report_and_leaves_no_temp_folder(report, result, monkeypatch):
     before = {p.name: p.read_bytes() for p in report.iterdir()}
     calls = []
