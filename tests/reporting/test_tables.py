@@ -12,6 +12,7 @@ import pytest
 
 from montecarlo.engine import stats
 from montecarlo.reporting.tables import (
+    matrix_layout,
     COMPARISON_COLUMNS,
     RESULT_COLUMNS,
     all_tables,
@@ -208,3 +209,20 @@ def test_metrics_that_do_not_apply_are_missing_not_numbers():
     assert matrix["official"].dtype == pl.Float64
     summary = comparison_summary(comp).filter(pl.col("metric") == "win")
     assert summary["tests"][0] == 2 and summary["not_applicable"][0] == 1
+
+
+@pytest.mark.parametrize(
+    "grid, layout",
+    [
+        ({"tags": [[], ["red"]], "flips": [1, 2], "need": [1, 2]}, ("flips", "need")),  # numbers first
+        ({"mode": ["a", "b"], "flips": [1, 2]}, ("flips", "mode")),
+        ({"flag": [True, False], "flips": [1, 2]}, ("flips", "flag")),  # a yes/no field is no number
+        ({"flips": [1.5, 2], "need": list(range(9))}, ("need", "flips")),  # a long list goes down
+        ({"flips": [1, 2]}, ("flips", None)),  # one field: the variants across
+    ],
+)
+def test_matrices_put_number_fields_first_without_a_heat_map(grid, layout):
+    from types import SimpleNamespace
+
+    result = SimpleNamespace(scenario=SimpleNamespace(plots=(), grid=grid))
+    assert matrix_layout(result) == layout
