@@ -159,6 +159,12 @@ def test_summaries(result, tables):
         pytest.param(None, 3, False, "—", id="None-dash"),  # ASCII ids: mutmut passes them to pytest
         pytest.param(float("nan"), 3, False, "—", id="nan-dash"),
         (12_000, 3, False, "12,000"),
+        (True, 3, False, "yes"),  # a significance column
+        (False, 3, False, "no"),
+        (0.001, 3, False, "0.001"),  # 1e-3 itself is written with decimals
+        (4.8e-5, 4, True, "+4.8e-5"),
+        (-0.004, 2, False, "0.00"),  # rounds to zero: no "-0.00"
+        (0.9999, 3, False, "1.000"),
     ],
 )
 def test_numbers_for_people(value, digits, signed, text):
