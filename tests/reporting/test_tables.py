@@ -83,6 +83,31 @@ def test_comparison_table_pairs_holm_and_signs(result):
     )
 
 
+def test_comparison_rows_hold_both_arms_their_trials_and_the_alpha_given(result):
+    # also with "loaded" as the baseline: the arm after it ("official") differs from it
+    scenario = parse_scenario(SCENARIO, default_name="coin-tables")
+    loaded_first = run_scenario(scenario, jobs=1, baseline="loaded")
+    keys = ["flips", "need", "tags", "metric"]
+    for res, name in ((result, "official"), (loaded_first, "loaded")):
+        long, comp = results_table(res), comparison_table(res)
+        baseline = long.filter(pl.col("variant") == name).select(*keys, pl.col("estimate").alias("b"))
+        arms = long.select(*keys, "variant", pl.col("estimate").alias("v"))
+        rows = comp.join(baseline, on=keys).join(arms, on=[*keys, "variant"])
+        assert rows.height == comp.height and set(rows["baseline"]) == {name}
+        for column in ("b", "v", "baseline_estimate", "variant_estimate", "trials"):
+            assert rows[column].null_count() == 0
+        assert (rows["baseline_estimate"] == rows["b"]).all()
+        assert (rows["variant_estimate"] == rows["v"]).all()
+        assert ((rows["v"] - rows["b"] - rows["difference"]).abs() < 1e-12).all()
+        assert set(comp["trials"]) == {3000}
+    comp = comparison_table(result)
+    assert comp.filter(pl.col("status") == "identical")["significant"].null_count() == 0
+    tested = pl.col("status") == "tested"
+    strict = comparison_table(result, alpha=1e-9).filter(tested)
+    assert strict["significant"].to_list() == stats.holm(strict["p_value"].to_list(), 1e-9).tolist()
+    assert 0 < strict["significant"].sum() < comp.filter(tested)["significant"].sum()
+
+
 def test_matrices_hold_numbers(tables):
     m = tables["matrix-win"]
     assert m.columns == ["tags", "variant", "flips", "need=1", "need=2"]
