@@ -257,3 +257,42 @@ def test_matrices_put_number_fields_first_without_a_heat_map(grid, layout):
 
     result = SimpleNamespace(scenario=SimpleNamespace(plots=(), grid=grid))
     assert matrix_layout(result) == layout
+
+
+def test_comparison_columns_keep_their_types_when_every_value_is_missing():
+    """Parquet readers see a number column as numbers even when no row holds one: every row
+    not applicable here (``win`` with one flip), so every number of the table is null."""
+    sc = parse_scenario(
+        {
+            "game": coin_with_applicable(),
+            "seed": 4,
+            "trials": 200,
+            "metrics": ["win"],
+            "grid": {"flips": [1]},
+            "variants": {"official": {}, "loaded": {"builtin": "loaded"}},
+        }
+    )
+    comp = comparison_table(run_scenario(sc, jobs=1))
+    assert comp["status"].to_list() == ["not applicable"] and comp["trials"].to_list() == [200]
+    numbers = COMPARISON_COLUMNS[3:12]
+    assert all(comp[c].null_count() == 1 for c in (*numbers, "significant"))
+    assert {c: comp[c].dtype for c in numbers} == dict.fromkeys(numbers, pl.Float64)
+    assert comp["significant"].dtype == pl.Boolean
+
+
+def test_a_certain_difference_is_tested_not_identical():
+    """Heads with a coin that always lands heads against one that never does: the difference
+    is the number of flips in every trial (standard error 0), a real and significant change."""
+    sc = parse_scenario(
+        {
+            "game": GAME,
+            "seed": 5,
+            "trials": 300,
+            "metrics": ["heads"],
+            "grid": {"flips": [2]},
+            "variants": {"never": {"overrides": {"bias": 0.0}}, "always": {"overrides": {"bias": 1.0}}},
+        }
+    )
+    row = comparison_table(run_scenario(sc, jobs=1)).filter(pl.col("metric") == "heads").row(0, named=True)
+    assert row["difference"] == 2 and row["se"] == 0
+    assert row["status"] == "tested" and row["significant"] is True
