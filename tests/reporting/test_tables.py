@@ -50,7 +50,7 @@ def test_results_table_is_long_form_and_matches_exact(result):
     assert long.height == 12 * 3 * (2 + 6)  # setups x variants x reported metrics
     assert long["tags"].unique(maintain_order=True).to_list() == ["none", "red+blue"]
     assert long["flips"].dtype == pl.Int64 and set(long["trials"]) == {3000}
-    assert long["exact"].null_count() == 0
+    assert long.select("estimate", "ci_low", "ci_high", "se", "exact").null_count().sum_horizontal()[0] == 0
     z = (long["estimate"] - long["exact"]).abs() / long["se"].clip(1e-12)
     assert z.max() <= 4.5, long.filter(z > 4.5)
     assert (long["ci_low"] <= long["estimate"]).all() and (long["estimate"] <= long["ci_high"]).all()
@@ -240,6 +240,12 @@ def test_metrics_that_do_not_apply_are_missing_not_numbers():
     assert matrix["official"].dtype == pl.Float64
     summary = comparison_summary(comp).filter(pl.col("metric") == "win")
     assert summary["tests"][0] == 2 and summary["not_applicable"][0] == 1
+    # the row that is no test counts as no significant one either
+    significant = int(tested.filter(pl.col("metric") == "win")["significant"].sum())
+    assert summary["significant"][0] == significant
+    assert summary_line(result, tables).endswith(
+        f"; {int(tested['significant'].sum())} of 5 tests significant (Holm); 1 not applicable"
+    )
 
 
 @pytest.mark.parametrize(
@@ -259,25 +265,51 @@ def test_matrices_put_number_fields_first_without_a_heat_map(grid, layout):
     assert matrix_layout(result) == layout
 
 
-def test_comparison_columns_keep_their_types_when_every_value_is_missing():
+@pytest.mark.parametrize(
+    "where", [{"grid": {"flips": [1]}}, {"setup": {"flips": 1}}], ids=["grid", "no-grid"]
+)
+def test_number_columns_keep_their_types_when_every_value_is_missing(where):
     """Parquet readers see a number column as numbers even when no row holds one: every row
-    not applicable here (``win`` with one flip), so every number of the table is null."""
+    not applicable here (``win`` with one flip), so every number of every table is null."""
     sc = parse_scenario(
         {
             "game": coin_with_applicable(),
             "seed": 4,
             "trials": 200,
             "metrics": ["win"],
-            "grid": {"flips": [1]},
             "variants": {"official": {}, "loaded": {"builtin": "loaded"}},
+            **where,
         }
     )
-    comp = comparison_table(run_scenario(sc, jobs=1))
+    result = run_scenario(sc, jobs=1)
+    tables = all_tables(result)
+    comp = tables["comparison"]
     assert comp["status"].to_list() == ["not applicable"] and comp["trials"].to_list() == [200]
     numbers = COMPARISON_COLUMNS[3:12]
     assert all(comp[c].null_count() == 1 for c in (*numbers, "significant"))
     assert {c: comp[c].dtype for c in numbers} == dict.fromkeys(numbers, pl.Float64)
     assert comp["significant"].dtype == pl.Boolean
+    long = tables["results"]
+    numbers = ("estimate", "ci_low", "ci_high", "se", "exact")
+    assert long.select(numbers).null_count().row(0) == (2,) * 5
+    assert {c: long[c].dtype for c in numbers} == dict.fromkeys(numbers, pl.Float64)
+    for name in ("matrix-win", "matrix-win-ci_low", "difference-win"):
+        cells = tables[name].select(pl.exclude("flips", "variant"))
+        assert set(cells.dtypes) == {pl.Float64} and cells.null_count().sum_horizontal()[0] == cells.width
+    assert summary_line(result, tables) == (
+        "1 setup × 2 variants, 200 trials each; 0 of 0 tests significant (Holm); 1 not applicable"
+    )
+
+
+def test_summary_line_gives_the_span_of_trials_a_precision_target_took():
+    sc = parse_scenario(
+        {"game": GAME, "seed": 1, "precision": 0.005, "metrics": ["win"], "grid": {"flips": [1, 4]}}
+    )
+    result = run_scenario(sc, jobs=1)
+    tables = all_tables(result)
+    low, high = tables["results"]["trials"].min(), tables["results"]["trials"].max()
+    assert low < high  # one flip is a fair coin (p = 1/2), the widest interval
+    assert summary_line(result, tables) == f"2 setups × 1 variant, {low:,}–{high:,} trials each"
 
 
 def test_a_certain_difference_is_tested_not_identical():
