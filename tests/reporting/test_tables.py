@@ -328,3 +328,19 @@ def test_a_certain_difference_is_tested_not_identical():
     row = comparison_table(run_scenario(sc, jobs=1)).filter(pl.col("metric") == "heads").row(0, named=True)
     assert row["difference"] == 2 and row["se"] == 0
     assert row["status"] == "tested" and row["significant"] is True
+
+
+def test_a_grid_of_whole_and_decimal_numbers_is_one_number_column():
+    """TOML reads ``payout = [2, 2.5]`` as an integer and a float: one Float64 column, no error."""
+    sc = parse_scenario(
+        {
+            "game": "dune1984",
+            "question": "invest",
+            "seed": 3,
+            "trials": 200,
+            "metrics": ["returns"],
+            "grid": {"sums": [[3, 11]], "payout": [2, 2.5]},
+        }
+    )
+    long = results_table(run_scenario(sc, jobs=1))
+    assert long["payout"].dtype == pl.Float64 and long["payout"].to_list() == [2.0, 2.5]
