@@ -46,6 +46,7 @@ def test_good_settings_at_their_bounds():
     assert RunSettings(trials=runner.MAX_TRIALS, chunk_size=1).trials == runner.MAX_TRIALS
     assert RunSettings(trials=np.int64(7), seed=np.uint32(5), jobs=-1).resolved_jobs() >= 1
     assert RunSettings(precision=0.001, max_trials=1).max_trials == 1
+    assert RunSettings(seed=0, jobs=1).seed == 0  # seed 0 and one worker are valid
 
 
 def test_a_front_end_names_the_setting_its_own_way():
