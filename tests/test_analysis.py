@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from montecarlo.analysis import RunSettings, SettingError
+from montecarlo.analysis import AUTO_PARALLEL_ABOVE, RunSettings, SettingError
 from montecarlo.engine import runner
 
 TOO_MANY = "at most 1,000,000,000,000,000 (about a year of simulation per arm)"
@@ -47,6 +47,25 @@ def test_good_settings_at_their_bounds():
     assert RunSettings(trials=np.int64(7), seed=np.uint32(5), jobs=-1).resolved_jobs() >= 1
     assert RunSettings(precision=0.001, max_trials=1).max_trials == 1
     assert RunSettings(seed=0, jobs=1).seed == 0  # seed 0 and one worker are valid
+
+
+@pytest.mark.parametrize(
+    "cores, settings, workers",
+    [
+        (4, dict(jobs=3), 3),
+        (4, dict(jobs=9), 4),  # never more workers than cores
+        (4, dict(jobs=-1), 4),
+        (4, dict(jobs=1, trials=10**7), 1),
+        (4, dict(trials=AUTO_PARALLEL_ABOVE), 1),  # small runs stay in-process
+        (4, dict(trials=AUTO_PARALLEL_ABOVE + 1), 4),
+        (4, dict(trials=100, precision=0.01), 4),  # a precision target may run long
+        (None, dict(jobs=-1), 1),  # cores unknown: one
+        (None, dict(trials=10**7), 1),
+    ],
+)
+def test_workers_resolved_from_jobs_trials_and_cores(monkeypatch, cores, settings, workers):
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    assert RunSettings(**settings).resolved_jobs() == workers
 
 
 def test_a_front_end_names_the_setting_its_own_way():
