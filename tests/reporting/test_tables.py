@@ -12,13 +12,14 @@ import pytest
 
 from montecarlo.engine import stats
 from montecarlo.reporting.tables import (
-    matrix_layout,
     COMPARISON_COLUMNS,
     RESULT_COLUMNS,
     all_tables,
     comparison_summary,
     comparison_table,
     fmt,
+    matrix_index,
+    matrix_layout,
     results_table,
     summary_line,
 )
@@ -126,6 +127,9 @@ def test_matrices_hold_numbers(tables):
     loaded = diff.filter(pl.col("variant") == "loaded")["need=1"]
     assert (loaded > 0).all() and sig.filter(pl.col("variant") == "loaded")["need=1"].all()
     assert not sig.filter(pl.col("variant") == "same")["need=1"].any()
+    assert sig.columns == diff.columns == ["tags", "variant", "flips", "need=1", "need=2"]
+    assert sig.select("tags", "variant", "flips").equals(diff.select("tags", "variant", "flips"))
+    assert matrix_index(sig, ["flips", "need", "tags"]) == ["tags", "variant", "flips"]
     assert tables["difference-win-exact"].filter(pl.col("variant") == "loaded", pl.col("flips") == 1)[
         "need=1"
     ][0] == pytest.approx(0.2)
@@ -256,6 +260,9 @@ def test_metrics_that_do_not_apply_are_missing_not_numbers():
         ({"flag": [True, False], "flips": [1, 2]}, ("flips", "flag")),  # a yes/no field is no number
         ({"flips": [1.5, 2], "need": list(range(9))}, ("need", "flips")),  # a long list goes down
         ({"flips": [1, 2]}, ("flips", None)),  # one field: the variants across
+        ({"flips": [1], "need": [1, 2]}, ("flips", "need")),  # short lists stay as they are
+        ({"flips": [1, 2], "need": list(range(8))}, ("flips", "need")),  # 8 still go across
+        ({"flips": list(range(9)), "need": list(range(9))}, ("flips", "need")),  # as long: stay
     ],
 )
 def test_matrices_put_number_fields_first_without_a_heat_map(grid, layout):
@@ -263,6 +270,26 @@ def test_matrices_put_number_fields_first_without_a_heat_map(grid, layout):
 
     result = SimpleNamespace(scenario=SimpleNamespace(plots=(), grid=grid))
     assert matrix_layout(result) == layout
+
+
+def test_a_heat_map_sets_the_matrices_layout():
+    from types import SimpleNamespace
+
+    grid = {"flips": [1, 2], "need": [1, 2], "tags": [[], ["red"]]}
+    lines = SimpleNamespace(kind="lines", x="flips", y="need")
+    heatmap = SimpleNamespace(kind="heatmap", x="tags", y="need")
+    result = SimpleNamespace(scenario=SimpleNamespace(plots=(lines, heatmap), grid=grid))
+    assert matrix_layout(result) == ("need", "tags")
+    result = SimpleNamespace(scenario=SimpleNamespace(plots=(lines,), grid=grid))
+    assert matrix_layout(result) == ("flips", "need")
+
+
+def test_matrices_of_metrics_after_a_distribution():
+    sc = parse_scenario(
+        {"game": GAME, "seed": 6, "trials": 200, "metrics": ["total", "win"], "grid": {"flips": [1, 2]}}
+    )
+    tables = all_tables(run_scenario(sc, jobs=1))
+    assert {"distribution-total", "matrix-win", "matrix-win-exact"} <= set(tables)
 
 
 @pytest.mark.parametrize(
