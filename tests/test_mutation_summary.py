@@ -1,0 +1,48 @@
+"""The mutation summary tool: the sample it draws and the score it estimates from it."""
+
+import json
+
+import pytest
+
+from tests import mutation_summary as ms
+
+
+def test_a_sample_is_uniform_without_repeats_and_the_same_for_a_seed():
+    names = [f"m.x_f__mutmut_{i}" for i in range(1, 101)]
+    one = ms.pick(names, 10, seed=1)
+    assert len(set(one)) == 10 and set(one) <= set(names)
+    assert ms.pick(list(reversed(names)), 10, seed=1) == one  # whatever order they came in
+    assert ms.pick(names, 10, seed=2) != one
+    assert ms.pick(names[:5], 10, seed=1) == sorted(names[:5])
+    # uniform: over 2,000 seeds each name is drawn about 200 times (binomial sd 13.4)
+    counts = {n: 0 for n in names}
+    for seed in range(2000):
+        for n in ms.pick(names, 10, seed):
+            counts[n] += 1
+    assert max(abs(c - 200) for c in counts.values()) < 5 * 13.4
+
+
+@pytest.mark.parametrize("k, n", [(0, 10), (10, 10), (90, 100), (297, 300), (1, 3)])
+def test_the_interval_holds_the_estimate_and_stays_in_zero_one(k, n):
+    low, high = ms.wilson(k, n)
+    assert 0 <= low <= k / n <= high <= 1 and high - low < 0.8
+
+
+def test_after_a_sample_the_summary_counts_only_it_and_estimates_the_whole(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mutants").mkdir()
+    codes = {f"montecarlo.engine.stats.x_f__mutmut_{i}": (1 if i <= 9 else 0) for i in range(1, 12)}
+    codes["montecarlo.engine.stats.x_f__mutmut_99"] = 1  # run, but not in the sample: not counted
+    (tmp_path / "mutants" / "stats.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
+    drawn = [f"montecarlo.engine.stats.x_f__mutmut_{i}" for i in range(1, 12)]
+    sample = {"population": 5000, "seed": 3, "names": drawn}
+    (tmp_path / "mutants" / "sample.json").write_text(json.dumps(sample))
+    monkeypatch.setattr(ms, "equivalent", lambda: {"montecarlo.engine.stats.x_f__mutmut_11"})
+    assert ms.main([]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    low, high = ms.wilson(9, 10)
+    assert lines[-2] == (
+        "estimated over all 5,000 mutants from a uniform sample of 11 (seed 3): 90.0% "
+        f"(95% interval {100 * low:.1f}% to {100 * high:.1f}%)"
+    )
+    assert lines[-1] == "killed 9 of 10 mutants (90.0%)"
