@@ -20,6 +20,7 @@ from montecarlo.reporting.tables import (
     fmt,
     matrix_index,
     matrix_layout,
+    metric_text,
     results_table,
     summary_line,
 )
@@ -128,6 +129,7 @@ def test_matrices_hold_numbers(tables):
     assert (loaded > 0).all() and sig.filter(pl.col("variant") == "loaded")["need=1"].all()
     assert not sig.filter(pl.col("variant") == "same")["need=1"].any()
     assert sig.columns == diff.columns == ["tags", "variant", "flips", "need=1", "need=2"]
+    assert tables["difference-win-ci_low"].columns == diff.columns
     assert sig.select("tags", "variant", "flips").equals(diff.select("tags", "variant", "flips"))
     assert matrix_index(sig, ["flips", "need", "tags"]) == ["tags", "variant", "flips"]
     assert tables["difference-win-exact"].filter(pl.col("variant") == "loaded", pl.col("flips") == 1)[
@@ -320,7 +322,9 @@ def test_number_columns_keep_their_types_when_every_value_is_missing(where):
     numbers = ("estimate", "ci_low", "ci_high", "se", "exact")
     assert long.select(numbers).null_count().row(0) == (2,) * 5
     assert {c: long[c].dtype for c in numbers} == dict.fromkeys(numbers, pl.Float64)
-    for name in ("matrix-win", "matrix-win-ci_low", "difference-win"):
+    # no exact value anywhere: no file of them; the intervals' files are still written
+    assert "matrix-win-exact" not in tables and "difference-win-exact" not in tables
+    for name in ("matrix-win", "matrix-win-ci_low", "difference-win", "difference-win-ci_high"):
         cells = tables[name].select(pl.exclude("flips", "variant"))
         assert set(cells.dtypes) == {pl.Float64} and cells.null_count().sum_horizontal()[0] == cells.width
     assert summary_line(result, tables) == (
@@ -371,3 +375,18 @@ def test_a_grid_of_whole_and_decimal_numbers_is_one_number_column():
     )
     long = results_table(run_scenario(sc, jobs=1))
     assert long["payout"].dtype == pl.Float64 and long["payout"].to_list() == [2.0, 2.5]
+
+
+@pytest.mark.parametrize(
+    "description, text",
+    [
+        ("at least `need` heads (a note)", "at least need heads"),
+        ("odds (per fight) of winning", "odds (per fight) of winning"),  # no trailing remark
+        ("wins (of 3) in a row (a note)", "wins (of 3) in a row"),  # only the last one goes
+        ("  heads  ", "heads"),
+    ],
+)
+def test_metric_descriptions_for_people(description, text):
+    from montecarlo.games.base import Metric
+
+    assert metric_text(Metric("m", "probability", description)) == text
