@@ -4,7 +4,9 @@ byte for byte what an uninterrupted run prints; a file of another command is ref
 import pytest
 from typer.testing import CliRunner
 
+import montecarlo
 from montecarlo import registry
+from montecarlo.analysis import DEFAULT_SEED
 from montecarlo.cli import app
 from montecarlo.engine import runner as engine
 from tests.cli.test_cli_reports import one_error_line, scenario
@@ -85,3 +87,22 @@ def test_compare_and_report_resume_a_scenario(tmp_path, monkeypatch):
     assert runner.invoke(app, every).exit_code == 0
     assert [p.name for p in folder.iterdir()] == ["coin-odds.checkpoint"]
     one_error_line(runner.invoke(app, [*every[:-1], str(path)]), "--checkpoint", "not a folder")
+
+
+def test_the_file_records_the_work_and_the_run_under_fixed_names(tmp_path):
+    """A checkpoint outlives the process that wrote it (and a package upgrade within one file
+    format): the names it stores the work and the run under are part of that format."""
+    import json
+
+    path = tmp_path / "odds.checkpoint"
+    assert runner.invoke(app, [*ODDS, "--checkpoint", str(path)]).exit_code == 0
+    data = json.loads(path.read_text())
+    assert data["run"] == {
+        "trials": 600000, "seed": DEFAULT_SEED, "chunk_size": engine.DEFAULT_CHUNK_SIZE,
+        "precision": None, "max_trials": None,
+    }
+    work = data["work"]
+    assert list(work) == ["version", "kind", "game", "question", "variants", "rules", "setups"]
+    assert (work["kind"], work["game"], work["question"], work["variants"]) == ("ask", "dune1984", "duel", [])
+    assert len(work["setups"]) == 1 and work["setups"][0]["attacker"] == 4
+    assert work["version"] == montecarlo.__version__
