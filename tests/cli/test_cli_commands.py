@@ -144,6 +144,10 @@ def test_dune_duel_and_imperium_conflict_answer_with_numbers():
     assert conflict.exit_code == 0, conflict.output
     assert_json_agrees(json.loads(conflict.stdout))
     assert run("dune1984", "guile", "--guile", "3", "-n", "2000").exit_code == 0
+    table = run("dune1984", "duel", "-a", "4", "-d", "5", "-n", "2000").stdout.splitlines()
+    header = next(line for line in table if line.startswith("┃"))
+    columns = [cell.strip() for cell in header.strip("┃").split("┃")]
+    assert columns == ["metric", "estimate", "95% interval", "exact"]
 
 
 def test_game_names_accept_underscores_and_case():

@@ -112,3 +112,36 @@ def test_every_help_ends_with_a_working_example():
     for path, _ in leaf_commands():
         lines = [line.strip() for line in help_of(path).splitlines() if line.strip()]
         assert "montecarlo " in lines[-1], (path, lines[-1])
+
+
+def test_every_run_option_is_listed_with_its_help_under_its_panel():
+    """The shared run options (trials, seed, jobs, ...) each appear once, with their own help,
+    in the panel they belong to (Simulation, Output, ...), in every command that takes them."""
+    import re
+    import typing
+
+    from montecarlo.cli import common
+
+    result = runner.invoke(app, ["odds", "dune1984", "--help"], env={"COLUMNS": "400"})
+    panel, where = None, {}
+    for line in result.stdout.splitlines():
+        title = re.match(r"\s*╭─ (.+?) ─", line)
+        if title:
+            panel = title.group(1)
+            continue
+        flag = re.match(r"│\s*(?:\*\s+)?(--[\w-]+)\s+(.*?)\s*│?$", line)
+        if flag:
+            where[flag.group(1)] = (panel, flag.group(2))
+    checked = 0
+    for hint, _default in common._options(1000).values():
+        info = typing.get_args(hint)[1]
+        # under Annotated, typer keeps an option's first name where its default would go
+        name = next(d for d in (info.default, *info.param_decls) if str(d).startswith("--"))
+        if name not in where:
+            continue  # an option this command does not take
+        panel, text = where[name]
+        assert panel == info.rich_help_panel, (name, panel)
+        if name != "--variant":  # each game lists its own variants there (tested above)
+            assert info.help and info.help in text, (name, text)
+        checked += 1
+    assert checked >= 8 and where["--trials"][0] == "Simulation"

@@ -107,6 +107,28 @@ def test_the_reporter_estimates_long_runs_once(monkeypatch):
     assert text.startswith("estimated time: about 58 min for 1,000,000,000 trials on 1 worker(s)")
 
 
+def test_the_bar_follows_the_run_on_a_terminal_and_vanishes_at_its_end(capsys):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    reporter = ProgressReporter("dune1984 duel", 1, precision=False, stream=stream)
+    assert reporter.bar_enabled
+    reporter(0, 1_000_000)
+    reporter(400_000, 1_000_000)
+    assert reporter.progress.tasks[0].completed == 400_000 and reporter.progress.tasks[0].total == 1_000_000
+    reporter(1_000_000, 1_000_000)
+    assert reporter.progress is None  # closed with the run
+    # without a stream it writes on stderr, never on stdout where the answer goes
+    default = ProgressReporter("x", 1, precision=False)
+    assert default.stream is sys.stderr
+    default._say("a message")
+    assert capsys.readouterr() == ("", "a message\n")
+
+
 def test_short_runs_print_no_estimate():
     import io
 
