@@ -166,7 +166,17 @@ def test_a_battle_that_can_stall_is_a_one_line_definition_error(tmp_path):
     capped = load_compiled(
         write(tmp_path, stalls.replace('name = "shields"', 'name = "s"\nmax_rounds = 50'), "c.toml")
     )
-    with pytest.raises(InputError, match=r"c\.toml: max_rounds: .*50 rounds"):
+    message = r"c\.toml: max_rounds: .*50 rounds; check end and round\.update, or raise max_rounds$"
+    with pytest.raises(InputError, match=message):
         capped.simulate_direct(
             capped.game.rules(), q.setup({"red": 1, "blue": 1}), 10, np.random.default_rng(1)
         )
+
+
+def test_count_mode_needs_its_losses():
+    from montecarlo.datagame.spec import DefinitionError, parse_definition
+
+    lost = SHIELDS[SHIELDS.index("[round.lost]") : SHIELDS.index("[round.update]")]
+    with pytest.raises(DefinitionError) as info:
+        parse_definition(SHIELDS.replace(lost, ""), "g.toml")
+    assert str(info.value) == "g.toml: round.lost: missing; add this table (see docs/rules-as-data.md)"

@@ -190,6 +190,21 @@ CASES = [
         "expected a whole number, true/false or a string, got 2.5",
     ),
     (
+        bad("min = 1\nmax = 100\nexample = 5", "min = 100\nmax = 1\nexample = 5"),
+        "setup.attackers",
+        "min 100 is above max 1; swap them",
+    ),
+    (
+        bad('attacker = { d6 = "min(attack_dice, attackers)" }', "attacker = 3"),
+        "round.roll.attacker",
+        'expected a table of dice and counts like { d6 = "min(3, x)" }, got 3',
+    ),
+    (
+        bad("defend_dice = 2 ", "defend_dice = 2\ntied = 1 "),
+        "round.roll",
+        "the round defines the name 'tied', which is already a rule; rename one",
+    ),
+    (
         'format = "dice-battle/1"\n[setup\n',
         "invalid TOML",
         (
@@ -207,6 +222,14 @@ def test_definition_errors_name_the_file_the_key_and_the_fix(text, key, expected
         parse_definition(text, "games/mine.toml")
     where = "" if key == "invalid TOML" else f"{key}: "
     assert str(info.value) == f"games/mine.toml: {where}{expected}"
+
+
+def test_names_and_supports_as_written_or_defaulted():
+    named = parse_definition(bad('question = "battle"', 'question = "fight"'))
+    assert (named.name, named.question) == ("risk", "fight")
+    assert parse_definition(bad('name = "risk"\n', "")).name == "game"  # no name: the default
+    listed = parse_definition(bad('support = "0..10"', "support = [0, 1, 2, 5]"))
+    assert listed.metrics[2].support == (0, 1, 2, 5)
 
 
 def test_rules_overrides_are_checked_when_the_rules_are_built(tmp_path):
