@@ -43,8 +43,8 @@ class CompiledGame:
         self.d = d = definition
         self.fields = d.state_fields
         self.State = _state_type(self.fields)
-        self.Rules = _rules_type(self, d)
-        self.Setup = _setup_type(self, d)
+        self.Rules = _rules_type(d)
+        self.Setup = _setup_type(d)
         self.metrics = tuple(Metric(m.name, m.kind, m.description, m.support) for m in d.metrics)
         self.counters = {m.name: COUNTS[m.counts] for m in d.metrics if m.counts}
         self._rules_envs: dict[Any, tuple] = {}  # rules -> (values, faces, ties)
@@ -443,7 +443,7 @@ def _state_type(fields: tuple[str, ...]) -> Callable[..., tuple[int, ...]]:
     return collections.namedtuple("State", fields, rename=False)
 
 
-def _rules_type(compiled: CompiledGame, d: Definition) -> type:
+def _rules_type(d: Definition) -> type:
     """The file's ``[rules]`` as a frozen dataclass, values checked on construction."""
 
     def post_init(self) -> None:
@@ -486,7 +486,7 @@ def _rules_type(compiled: CompiledGame, d: Definition) -> type:
     return cls
 
 
-def _setup_type(compiled: CompiledGame, d: Definition) -> type:
+def _setup_type(d: Definition) -> type:
     def reduce(self):
         return _setup_from, (d.text, d.source, tuple(_values(self).items()))
 
