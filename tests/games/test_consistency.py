@@ -121,6 +121,7 @@ def test_question_contract(game_name, question_name):
         assert setup.__dataclass_params__.frozen
         assert pickle.loads(pickle.dumps(setup)) == setup
         hash(setup)
+        pickle.loads(pickle.dumps(question.simulate))  # as a worker process receives it
         n = 4000
         first = question.simulate(game.rules(), setup, n, np.random.default_rng(11))
         again = question.simulate(game.rules(), setup, n, np.random.default_rng(11))
