@@ -67,6 +67,7 @@ def test_largest_effects_name_setup_interval_and_exact(sentences):
         largest,
     )
     assert heads, largest
+    assert all(re.fullmatch(r"[-+]\d\.\d{4}", x) for x in heads.groups()[:4]), heads.groups()
     estimate, low, high, exact, flips = (float(x) for x in heads.groups())
     assert flips == 3 and exact == pytest.approx(0.6) and low < estimate < high
     assert abs(estimate - 0.6) < 4.5 * (high - low) / (2 * 1.96)
@@ -97,6 +98,56 @@ def test_matrix_findings_say_where_odds_cross_half():
     )
     assert text[1].startswith(
         "The chance that at least need heads (`win`) ranges from 0.000 (flips = 1, need = 2) to "
+    )
+
+
+def test_a_row_above_half_everywhere_is_all_and_one_field_has_no_crossing():
+    def first(spec):
+        spec = {"game": GAME, "seed": 2, "trials": 4000, "metrics": ["win"], **spec}
+        result = run_scenario(parse_scenario(spec), jobs=1)
+        return findings(result, all_tables(result))
+
+    assert first({"grid": {"flips": [2, 3, 4], "need": [1, 2]}})[0] == (
+        "The chance that at least need heads (`win`) is above 50% at these values of flips: need 1: all; "
+        "need 2: 4."
+    )
+    # one grid field (need 2 of 2, 3, 4 flips: 0.25, 0.5, 0.69): a range, no matrix to cross
+    assert first({"setup": {"need": 2}, "grid": {"flips": [2, 3, 4]}}) == [
+        "The chance that at least need heads (`win`) ranges from 0.254 (flips = 2) to 0.698 (flips = 4)."
+    ]
+
+
+def test_a_variant_that_moves_nothing_significantly_says_what_it_leaves_identical():
+    """A fake toss: ``coin`` is drawn first, so it is the same in both arms (common random numbers);
+    ``hit`` moves by 0.001, far below what 2,000 trials can tell."""
+    import dataclasses
+
+    from montecarlo.games.base import Game, Metric, Question
+
+    @dataclasses.dataclass(frozen=True)
+    class Rules:
+        edge: float = 0.0
+
+    @dataclasses.dataclass(frozen=True)
+    class Setup:
+        size: int = 1
+
+    def simulate(rules, setup, n, rng):
+        coin = rng.random(n) < 0.5
+        return {"hit": rng.random(n) < 0.5 + rules.edge, "coin": coin}
+
+    metrics = (Metric("hit", "probability", "a hit"), Metric("coin", "probability", "heads first"))
+    toss = Question("toss", "a toss", Setup, metrics, simulate)
+    game = Game("toss", "Toss", Rules, {"tiny": {"edge": 0.001}}, {"toss": toss}, "toss")
+    variants = {"official": {}, "tiny": {"builtin": "tiny"}}
+    spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 2]}, "variants": variants}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    tiny = next(s for s in findings(result, all_tables(result)) if s.startswith("`tiny`"))
+    assert tiny.startswith(
+        "`tiny` changes nothing significantly (the chance that a hit (`hit`): largest difference "
+    )
+    assert tiny.endswith(
+        "; it leaves the chance that heads first (`coin`) identical in all 2 setups."
     )
 
 
