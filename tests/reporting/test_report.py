@@ -476,6 +476,18 @@ def test_tables_headed_in_words_and_captions_do_not_repeat_titles(report):
     assert "<figcaption>" not in page  # a plot's title is in the picture (and its alt text)
 
 
+def test_significant_differences_listed_largest_first_with_their_holm_p(report):
+    page = (report / "index.html").read_text()
+    comparison = pl.read_parquet(report / "comparison.parquet")
+    count = int(comparison["significant"].fill_null(False).sum())
+    heading = f"<h3>Significant differences ({count}), largest first</h3>"
+    assert count > 0 and heading in page
+    table = page[page.index(heading) :].split("</table>")[0]
+    headers = [re.sub(r"<[^>]+>", "", h).strip() for h in re.findall(r"<th[^>]*>(.*?)</th>", table, re.S)]
+    assert headers[-5:] == ["metric", "baseline → variant", "difference [95% CI]", "exact", "Holm p"]
+    assert table.count("<tr") == count + 1  # the header row and one row per significant difference
+
+
 class _Failing:
     """Stands in for ``os`` or ``shutil`` inside report.py: the ``which``-th call of ``name``
     raises ``error``; every other call goes through."""
