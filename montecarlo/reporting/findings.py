@@ -529,7 +529,7 @@ def metric_words(sc, name: str, code: bool = True, chance: bool = True) -> str:
 def _variant(result: ScenarioResult, name: str) -> str:
     """A variant in words: the first clause of its description in quotes, its name after it
     (just the name when the description is no more than the name)."""
-    described = next((v.description for v in result.variants if v.name == name), "")
+    described = next(v.description for v in result.variants if v.name == name)
     clause = re.split(r"; | \(", described.replace("`", ""), maxsplit=1)[0].strip()
     head = clause.split(": ", 1)[0]
     if head != clause and len(head.split()) >= 3:  # "the rules as printed: a tie for first ..."

@@ -144,7 +144,7 @@ def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
 
 def _check_writable(parent: Path, option: str) -> None:
     """The nearest existing ancestor of ``parent`` must be a folder we may write in."""
-    here = parent if str(parent) else Path(".")
+    here = parent  # a Path is never empty: Path("") is "."
     while not (here.exists() or here.is_symlink()):
         if here.parent == here:
             break

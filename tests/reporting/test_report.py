@@ -176,6 +176,18 @@ def test_header_records_how_to_rerun(report, result):
         assert fact in md, fact
     html_page = (report / "index.html").read_text()
     assert "Coin odds" in html_page and "seed" in html_page and result.date in html_page
+    holm = r"\)\. Significance: Holm correction over the real tests at 5% — \d+ of \d+ tests"
+    assert re.search(holm, html_page)
+    assert "report.json" in html_page  # among the files the report lists
+    # every cell applies here: each interval shown has both ends (matrices, and signed differences)
+    intervals = re.findall(r"\[([^\[\]<>]*?), ([^\[\]<>]*?)\]", html_page)
+    assert any(re.fullmatch(r"\d\.\d{3}", a) for a, _ in intervals)
+    assert any(re.fullmatch(r"[-+]\d\.\d{4}", b) for _, b in intervals)
+    assert not [pair for pair in intervals if "—" in pair]
+    # the variants' table: what a variant lacks is a dash, not a blank
+    assert "| official | — | — | the official rules |" in md
+    assert "| same | — | bias = 0.5 | bias = 0.5 |" in md
+    assert "| loaded | loaded | — | heads 70% of the time |" in md
 
 
 def test_report_json_is_machine_data(report, result):
@@ -187,6 +199,11 @@ def test_report_json_is_machine_data(report, result):
         facts["grid"] == {"flips": [1, 2, 3], "need": [1, 2], "tags": [[], ["red"]]} and facts["setups"] == 12
     )
     assert isinstance(facts["run_seconds"], float) and isinstance(facts["chunk_size"], int)
+    assert facts["jobs"] == result.jobs == 1
+    assert [(v["name"], v["builtin"], v["overrides"]) for v in facts["variants"]] == [
+        ("official", [], {}), ("same", [], {"bias": 0.5}), ("loaded", ["loaded"], {}),
+    ]
+    assert (report / "report.json").read_text().startswith('{\n  "')  # indented for people too
     comp = pl.read_parquet(report / "comparison.parquet")
     assert (
         facts["tests"] == int((comp["status"] == "tested").sum())
