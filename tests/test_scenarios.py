@@ -473,6 +473,23 @@ def test_a_report_draws_on_the_runs_local_workers_and_on_none_after_a_cluster_ru
     assert local_workers(big, None, "dask") == local_workers(small, 2, "dask") == 1
 
 
+def test_workers_started_early_are_the_ones_the_run_will_use(coin_game, tmp_path, monkeypatch):
+    """A grid of small setups is big as a whole: its run uses every core, so the workers a
+    command starts early must count the grid, not one setup's trials."""
+    from montecarlo.engine import runner
+    from montecarlo.scenarios import start_scenario_workers
+
+    started = []
+    monkeypatch.setattr(runner, "start_workers", lambda n, backend, modules: started.append((n, backend)))
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    small = load_scenario(write(tmp_path, VALID))
+    big = dataclasses.replace(small, trials=100_000)  # 1.8 M trials in all, 100,000 a setup
+    start_scenario_workers(big)
+    start_scenario_workers(small, jobs=3, backend="threading")
+    start_scenario_workers(small)
+    assert started == [(4, "loky"), (3, "threading"), (1, "loky")]
+
+
 def test_progress_counts_the_trials_of_the_whole_grid(coin_game, tmp_path):
     """One bar and one time estimate for the grid: every point's trials from the first call."""
     sc = load_scenario(write(tmp_path, VALID))

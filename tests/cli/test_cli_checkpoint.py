@@ -106,3 +106,9 @@ def test_the_file_records_the_work_and_the_run_under_fixed_names(tmp_path):
     assert (work["kind"], work["game"], work["question"], work["variants"]) == ("ask", "dune1984", "duel", [])
     assert len(work["setups"]) == 1 and work["setups"][0]["attacker"] == 4
     assert work["version"] == montecarlo.__version__
+    compared = tmp_path / "compare.checkpoint"
+    compare = ["compare", str(scenario(tmp_path)), "--json", "-j", "1", "--checkpoint", str(compared)]
+    assert runner.invoke(app, compare).exit_code == 0
+    work = json.loads(compared.read_text())["work"]
+    assert list(work) == ["version", "kind", "game", "question", "arms", "setups"]
+    assert (work["kind"], work["game"], len(work["setups"])) == ("compare", "coin", 3)
