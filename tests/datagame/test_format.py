@@ -251,11 +251,26 @@ def test_a_negative_pool_size_names_the_key_and_the_state(tmp_path):
     path.write_text(RISK.replace('"min(defend_dice, defenders)"', '"defenders - 2"'))
     game = load_game(path)
     q = game.question()
-    with pytest.raises(
-        ValueError,
-        match=r"neg\.toml: round\.roll\.defender\.d6: gives -1 dice in state " r"attackers=1, defenders=1",
-    ):
+    with pytest.raises(ValueError) as info:
         q.exact(game.rules(), q.setup({"attackers": 1, "defenders": 1}))
+    assert str(info.value).endswith(
+        "neg.toml: round.roll.defender.d6: gives -1 dice in state attackers=1, defenders=1; "
+        "a pool size must be a whole number >= 0 (use max(0, ...))"
+    )
+
+
+def test_a_pool_too_large_to_enumerate_names_its_die_and_the_fixes():
+    from montecarlo.datagame.compile import compile_text
+
+    compiled = compile_text(RISK.replace("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 10000"), "big.toml")
+    q = compiled.game.question()
+    assert q.example == {"attackers": 5, "defenders": 3}  # the file's examples
+    with pytest.raises(DefinitionError) as info:
+        q.exact(compiled.game.rules(), q.setup({"attackers": 3, "defenders": 2}))
+    assert str(info.value) == (
+        "big.toml: dice.d6.faces: 3 dice of 10000 faces are too many to enumerate exactly "
+        "(at most 2,000,000 outcomes a pool); use fewer faces, or fewer dice in round.roll"
+    )
 
 
 def test_missing_file_and_definition_detection(tmp_path):
