@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import math
 from pathlib import Path
 
 import numpy as np
@@ -349,3 +350,31 @@ def test_a_die_of_the_most_faces_allowed_is_answered_exactly(tmp_path):
     q = game.question()
     exact = q.exact(game.rules(), q.setup({"attackers": 1, "defenders": 1}))
     assert exact["attacker_win"] == pytest.approx(9_999 / 20_000, abs=1e-12)  # P(a > d) = (n-1)/2n
+
+
+def test_a_side_without_dice_loses_the_highest_die_comparison_in_every_kernel():
+    """compare = 'highest' with a defender that rolls no die at its last army: the attacker's
+    highest die beats no die, in the exact chain and in the vectorised kernel alike."""
+    from montecarlo.datagame.compile import compile_text
+
+    text = RISK.replace('compare = "pairs"', 'compare = "highest"').replace(
+        '"min(defend_dice, defenders)"', '"min(defend_dice, defenders - 1)"'
+    ).replace('name = "risk"', 'name = "risk"\nmax_rounds = 200')  # a stalled battle fails at once
+    compiled = compile_text(text, "zero.toml")
+    q, rules = compiled.game.question(), compiled.game.rules()
+    for attackers, defenders in [(2, 1), (3, 2)]:
+        setup = q.setup({"attackers": attackers, "defenders": defenders})
+        p = q.exact(rules, setup)["attacker_win"]
+        won = compiled.simulate_direct(rules, setup, 20_000, np.random.default_rng(5))["attacker_win"]
+        assert abs(won.mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / 20_000) + 1e-12, (attackers, defenders)
+
+
+def test_a_negative_number_of_pairs_is_refused_by_the_vector_kernel_too():
+    from montecarlo.datagame.compile import compile_text
+
+    text = RISK.replace('ties = "ties"', 'ties = "ties"\npairs = "attackers - 3"')
+    compiled = compile_text(text, "neg.toml")
+    setup = compiled.game.question().setup({"attackers": 1, "defenders": 1})
+    with pytest.raises(DefinitionError) as info:
+        compiled.simulate_direct(compiled.game.rules(), setup, 10, np.random.default_rng(1))
+    assert str(info.value) == "neg.toml: round.pairs: gives a negative number of pairs; pairs must be >= 0"
