@@ -378,3 +378,32 @@ def test_a_negative_number_of_pairs_is_refused_by_the_vector_kernel_too():
     with pytest.raises(DefinitionError) as info:
         compiled.simulate_direct(compiled.game.rules(), setup, 10, np.random.default_rng(1))
     assert str(info.value) == "neg.toml: round.pairs: gives a negative number of pairs; pairs must be >= 0"
+
+
+def test_a_tie_keyword_in_the_round_plays_as_the_rule_naming_it():
+    """round.ties = "defender" written in the round, or through the rule ties = "defender": the same
+    battle, the same exact numbers."""
+    from montecarlo.datagame.compile import compile_text
+
+    games = [
+        compile_text(RISK, "risk.toml").game,
+        compile_text(RISK.replace('ties = "ties"', 'ties = "defender"'), "keyword.toml").game,
+    ]
+    for a, d in [(1, 1), (3, 2), (5, 3)]:
+        rule, keyword = (g.question().exact(g.rules(), g.question().setup({"attackers": a, "defenders": d}))
+                         for g in games)
+        assert keyword["attacker_win"] == pytest.approx(rule["attacker_win"], abs=1e-12), (a, d)
+
+
+def test_the_rules_cache_drops_the_oldest_and_still_answers():
+    """More rule sets than the cache keeps (64): the oldest are dropped, and worked out again."""
+    from montecarlo.datagame.compile import compile_text
+
+    compiled = compile_text(RISK, "cache.toml")
+    game = compiled.game
+    first = game.rules(overrides={"attack_dice": 1})
+    before = compiled._rules_env(first)
+    for dice in range(2, 70):
+        compiled._rules_env(game.rules(overrides={"attack_dice": dice}))
+    assert len(compiled._rules_envs) == 64 and first not in compiled._rules_envs
+    assert compiled._rules_env(first) == before
