@@ -352,21 +352,32 @@ def test_a_die_of_the_most_faces_allowed_is_answered_exactly(tmp_path):
     assert exact["attacker_win"] == pytest.approx(9_999 / 20_000, abs=1e-12)  # P(a > d) = (n-1)/2n
 
 
-def test_a_side_without_dice_loses_the_highest_die_comparison_in_every_kernel():
-    """compare = 'highest' with a defender that rolls no die at its last army: the attacker's
-    highest die beats no die, in the exact chain and in the vectorised kernel alike."""
+@pytest.mark.parametrize(
+    "pool, setups",
+    [
+        ('"min(defend_dice, defenders)"', [(2, 1), (3, 2)]),  # the defender rolls none at 1 army
+        ('"min(attack_dice, attackers)"', [(1, 2), (2, 2)]),  # the attacker rolls none at 1 army
+    ],
+    ids=["defender", "attacker"],
+)
+def test_a_side_without_dice_loses_the_highest_die_comparison_in_every_kernel(pool, setups):
+    """compare = 'highest' with a side that rolls no die at its last army: the other side's
+    highest die beats no die, in the exact chain, the vectorised kernel and the reference trial."""
     from montecarlo.datagame.compile import compile_text
 
-    text = RISK.replace('compare = "pairs"', 'compare = "highest"').replace(
-        '"min(defend_dice, defenders)"', '"min(defend_dice, defenders - 1)"'
-    ).replace('name = "risk"', 'name = "risk"\nmax_rounds = 200')  # a stalled battle fails at once
-    compiled = compile_text(text, "zero.toml")
+    fewer = pool.replace('s)"', 's - 1)"')
+    text = RISK.replace('compare = "pairs"', 'compare = "highest"').replace(pool, fewer)
+    text = text.replace('name = "risk"', 'name = "risk"\nmax_rounds = 200')  # a stalled battle fails at once
+    compiled = compile_text(text, f"zero-{fewer}.toml")
     q, rules = compiled.game.question(), compiled.game.rules()
-    for attackers, defenders in [(2, 1), (3, 2)]:
+    for attackers, defenders in setups:
         setup = q.setup({"attackers": attackers, "defenders": defenders})
         p = q.exact(rules, setup)["attacker_win"]
         won = compiled.simulate_direct(rules, setup, 20_000, np.random.default_rng(5))["attacker_win"]
         assert abs(won.mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / 20_000) + 1e-12, (attackers, defenders)
+        rng = np.random.default_rng(6)
+        plain = np.array([compiled.reference(rules, setup, rng)["attacker_win"] for _ in range(2000)])
+        assert abs(plain.mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / 2000) + 1e-12, (attackers, defenders)
 
 
 def test_a_negative_number_of_pairs_is_refused_by_the_vector_kernel_too():
@@ -407,3 +418,24 @@ def test_the_rules_cache_drops_the_oldest_and_still_answers():
         compiled._rules_env(game.rules(overrides={"attack_dice": dice}))
     assert len(compiled._rules_envs) == 64 and first not in compiled._rules_envs
     assert compiled._rules_env(first) == before
+
+
+def test_the_tied_pairs_of_a_round_are_counted_alike_in_every_kernel():
+    """A house rule where every tied pair (re-rolled, no one loses by it) also costs the attacker
+    an army: the round quantity ``tied`` drives the battle, so every kernel must count it alike."""
+    from montecarlo.datagame.compile import compile_text
+
+    text = RISK.replace('ties = "ties"', 'ties = "reroll"').replace(
+        'attackers = "attackers - attacker_lost"', 'attackers = "max(0, attackers - attacker_lost - tied)"'
+    )
+    compiled = compile_text(text, "tied.toml")
+    q, rules = compiled.game.question(), compiled.game.rules()
+    setup = q.setup({"attackers": 4, "defenders": 3})
+    p = q.exact(rules, setup)["attacker_win"]
+    rng = np.random.default_rng(8)
+    runs = {
+        "vector": compiled.simulate_direct(rules, setup, 20_000, np.random.default_rng(7))["attacker_win"],
+        "reference": np.array([compiled.reference(rules, setup, rng)["attacker_win"] for _ in range(3000)]),
+    }
+    for label, won in runs.items():
+        assert abs(won.mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / won.size), label
