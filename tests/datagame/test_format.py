@@ -58,6 +58,15 @@ def test_expressions_outside_the_language_are_refused(text):
         Expr(text, {"x"})
 
 
+def test_a_refused_expression_names_its_kind_and_the_language():
+    with pytest.raises(ExprError) as info:
+        Expr("{x}", {"x"})
+    assert str(info.value) == (
+        "Set is not allowed: only numbers, names, + - *, min, max, comparisons, "
+        "and/or/not and 'a if c else b'"
+    )
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(-20, 20), st.integers(-20, 20), st.integers(0, 5))
 def test_scalar_and_vector_evaluation_agree(a, b, c):
