@@ -237,6 +237,14 @@ def test_definition_errors_name_the_file_the_key_and_the_fix(text, key, expected
 def test_names_and_supports_as_written_or_defaulted():
     named = parse_definition(bad('question = "battle"', 'question = "fight"'))
     assert (named.name, named.question) == ("risk", "fight")
+    risk = parse_definition(RISK)
+    assert risk.question_description == "one Risk battle: attack until one side has no armies left"
+    start = RISK.index('description = """')
+    plain = RISK[:start] + RISK[RISK.index('"""\n', start + 20) + 4 :]
+    assert parse_definition(plain).description == ""  # no description: none, not a placeholder
+    with pytest.raises(DefinitionError) as info:
+        parse_definition(bad('question = "battle"', "question = 5"), "games/mine.toml")
+    assert str(info.value) == "games/mine.toml: question: expected a non-empty string, got 5"
     assert parse_definition(bad('name = "risk"\n', "")).name == "game"  # no name: the default
     listed = parse_definition(bad('support = "0..10"', "support = [0, 1, 2, 5]"))
     assert listed.metrics[2].support == (0, 1, 2, 5)
@@ -429,15 +437,22 @@ def test_the_rules_cache_drops_the_oldest_and_still_answers():
     assert compiled._rules_env(first) == before
 
 
-def test_the_tied_pairs_of_a_round_are_counted_alike_in_every_kernel():
-    """A house rule where every tied pair (re-rolled, no one loses by it) also costs the attacker
-    an army: the round quantity ``tied`` drives the battle, so every kernel must count it alike."""
+@pytest.mark.parametrize(
+    "compare, ties",
+    [("pairs", "reroll"), ("highest", "reroll"), ("highest", "attacker"), ("pairs", "defender")],
+)
+def test_the_tied_pairs_of_a_round_are_counted_alike_in_every_kernel(compare, ties):
+    """A house rule where every re-rolled tie (no one loses by it) also costs the attacker an army:
+    the round quantity ``tied`` drives the battle, so every kernel must count it alike (and a tie
+    won by a side is no tied pair)."""
     from montecarlo.datagame.compile import compile_text
 
-    text = RISK.replace('ties = "ties"', 'ties = "reroll"').replace(
+    text = RISK.replace('ties = "ties"', f'ties = "{ties}"')
+    text = text.replace('compare = "pairs"', f'compare = "{compare}"')
+    text = text.replace(
         'attackers = "attackers - attacker_lost"', 'attackers = "max(0, attackers - attacker_lost - tied)"'
     )
-    compiled = compile_text(text, "tied.toml")
+    compiled = compile_text(text, f"tied-{compare}-{ties}.toml")
     q, rules = compiled.game.question(), compiled.game.rules()
     setup = q.setup({"attackers": 4, "defenders": 3})
     p = q.exact(rules, setup)["attacker_win"]
