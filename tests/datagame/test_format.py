@@ -215,6 +215,27 @@ CASES = [
         "the round defines the name 'tied', which is already a rule; rename one",
     ),
     (
+        bad('name = "risk"', 'name = "risk"\nmax_rounds = 0'),
+        "max_rounds",
+        "expected a whole number >= 1, got 0",
+    ),
+    (
+        bad("[dice.d6]\nfaces = 6", "[dice.d6]\n"),
+        "dice.d6.faces",
+        "missing; give a number of faces (6), a rule's name, or a list of faces",
+    ),
+    (
+        bad("[dice.d6]\nfaces = 6", '[dice.d6]\nfaces = ["hit", "2x"]'),
+        "dice.d6.faces",
+        "face '2x' is not a usable name; use letters, digits and _ (e.g. \"hit\")",
+    ),
+    (
+        bad("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 2.5"),
+        "dice.d6.faces",
+        "expected a number of faces, a rule's name, or a non-empty list of numbers or of names, got 2.5",
+    ),
+    (bad("[dice.d6]\nfaces = 6\n", ""), "dice", "missing; add this table (see docs/rules-as-data.md)"),
+    (
         'format = "dice-battle/1"\n[setup\n',
         "invalid TOML",
         (
@@ -246,6 +267,8 @@ def test_names_and_supports_as_written_or_defaulted():
         parse_definition(bad('question = "battle"', "question = 5"), "games/mine.toml")
     assert str(info.value) == "games/mine.toml: question: expected a non-empty string, got 5"
     assert parse_definition(bad('name = "risk"\n', "")).name == "game"  # no name: the default
+    numbered = parse_definition(bad("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = [1, 2, 3, 4, 5, 6]"))
+    assert numbered.dice["d6"].name == "d6" and numbered.dice["d6"].values == (1, 2, 3, 4, 5, 6)
     listed = parse_definition(bad('support = "0..10"', "support = [0, 1, 2, 5]"))
     assert listed.metrics[2].support == (0, 1, 2, 5)
 
