@@ -236,6 +236,16 @@ CASES = [
     ),
     (bad("[dice.d6]\nfaces = 6\n", ""), "dice", "missing; add this table (see docs/rules-as-data.md)"),
     (
+        bad("defend_dice = 2 ", "defend_dice = 2\nmax = 3 "),
+        "rules.max",
+        "'max' is a reserved word of the expression language; choose another name",
+    ),
+    (
+        bad("defend_dice = 2 ", 'defend_dice = 2\n"2dice" = 3 '),
+        "rules.2dice",
+        "'2dice' is not a usable name; use letters, digits and _ (starting with a letter)",
+    ),
+    (
         'format = "dice-battle/1"\n[setup\n',
         "invalid TOML",
         (
