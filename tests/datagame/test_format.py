@@ -236,6 +236,11 @@ CASES = [
     ),
     (bad("[dice.d6]\nfaces = 6\n", ""), "dice", "missing; add this table (see docs/rules-as-data.md)"),
     (
+        bad('kind = "probability"', 'kind = "probability"\ncolour = "red"'),
+        "metrics.attacker_win.colour",
+        "unknown key; use one of: kind, value, counts, support, description",
+    ),
+    (
         bad("defend_dice = 2 ", "defend_dice = 2\nmax = 3 "),
         "rules.max",
         "'max' is a reserved word of the expression language; choose another name",
