@@ -180,3 +180,15 @@ def test_count_mode_needs_its_losses():
     with pytest.raises(DefinitionError) as info:
         parse_definition(SHIELDS.replace(lost, ""), "g.toml")
     assert str(info.value) == "g.toml: round.lost: missing; add this table (see docs/rules-as-data.md)"
+
+
+def test_count_mode_needs_dice_with_named_faces():
+    from montecarlo.datagame.spec import DefinitionError, parse_definition
+
+    numbered = SHIELDS.replace('faces = ["hit", "hit", "shield", "shield", "special", "blank"]', "faces = 6")
+    with pytest.raises(DefinitionError) as info:
+        parse_definition(numbered, "g.toml")
+    assert str(info.value) == (
+        "g.toml: round.roll.red.battle: compare = 'count' needs dice with named faces; "
+        'e.g. faces = ["hit", "hit", "shield", "blank", "blank", "blank"]'
+    )
