@@ -192,3 +192,18 @@ def test_count_mode_needs_dice_with_named_faces():
         "g.toml: round.roll.red.battle: compare = 'count' needs dice with named faces; "
         'e.g. faces = ["hit", "hit", "shield", "blank", "blank", "blank"]'
     )
+
+
+@pytest.mark.parametrize(
+    "key, message",
+    [
+        ('ties = "red"', "round.ties: compare = 'count' has no tied comparisons; remove ties"),
+        ('pairs = "1"', "round.pairs: only compare = 'pairs' has pairs; remove it"),
+    ],
+)
+def test_count_mode_refuses_the_keys_of_compared_dice(key, message):
+    from montecarlo.datagame.spec import DefinitionError, parse_definition
+
+    with pytest.raises(DefinitionError) as info:
+        parse_definition(SHIELDS.replace('compare = "count"', f'compare = "count"\n{key}'), "g.toml")
+    assert str(info.value) == f"g.toml: {message}"

@@ -236,6 +236,11 @@ CASES = [
     ),
     (bad("[dice.d6]\nfaces = 6\n", ""), "dice", "missing; add this table (see docs/rules-as-data.md)"),
     (
+        bad("defend_dice = 2 ", "defend_dice = 2\nodds = [1, 2] "),
+        "rules.odds",
+        "expected a whole number, true/false or a string, got [1, 2]",
+    ),
+    (
         bad('kind = "probability"', 'kind = "probability"\ncolour = "red"'),
         "metrics.attacker_win.colour",
         "unknown key; use one of: kind, value, counts, support, description",
