@@ -236,6 +236,16 @@ CASES = [
     ),
     (bad("[dice.d6]\nfaces = 6\n", ""), "dice", "missing; add this table (see docs/rules-as-data.md)"),
     (
+        RISK[: RISK.index("[setup.attackers]")] + "[setup]\n\n" + RISK[RISK.index("[rules]") :],
+        "setup",
+        "no setup fields; add at least one [setup.NAME] with min and max",
+    ),
+    (
+        bad("[dice.d6]", '[state]\nattackers = "attackers"\ndefenders = "defenders"\ntied = "0"\n[dice.d6]'),
+        "round.roll",
+        "the round defines the name 'tied', which is already a state field; rename one",
+    ),
+    (
         bad("defend_dice = 2 ", "defend_dice = 2\nodds = [1, 2] "),
         "rules.odds",
         "expected a whole number, true/false or a string, got [1, 2]",
@@ -287,6 +297,8 @@ def test_names_and_supports_as_written_or_defaulted():
         parse_definition(bad('question = "battle"', "question = 5"), "games/mine.toml")
     assert str(info.value) == "games/mine.toml: question: expected a non-empty string, got 5"
     assert parse_definition(bad('name = "risk"\n', "")).name == "game"  # no name: the default
+    unexampled = parse_definition(bad("min = 1\nmax = 100\nexample = 5", "min = 2\nmax = 100"))
+    assert unexampled.setup[0].example == 2  # no example: the smallest value
     numbered = parse_definition(bad("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = [1, 2, 3, 4, 5, 6]"))
     assert numbered.dice["d6"].name == "d6" and numbered.dice["d6"].values == (1, 2, 3, 4, 5, 6)
     listed = parse_definition(bad('support = "0..10"', "support = [0, 1, 2, 5]"))
