@@ -246,6 +246,16 @@ CASES = [
         "the round defines the name 'tied', which is already a state field; rename one",
     ),
     (
+        bad('defenders = "defenders - defender_lost"', 'defenders = "defenders - defender_lost"\nleft = "0"'),
+        "round.update.left",
+        "not a state field; state fields: attackers, defenders",
+    ),
+    (
+        bad("[variants.ties_to_attacker]", '[variants."ties to attacker"]'),
+        "variants.ties to attacker",
+        "'ties to attacker' is not a usable name; use letters, digits, '_' or '-'",
+    ),
+    (
         bad("defend_dice = 2 ", "defend_dice = 2\nodds = [1, 2] "),
         "rules.odds",
         "expected a whole number, true/false or a string, got [1, 2]",
