@@ -300,6 +300,7 @@ def test_names_and_supports_as_written_or_defaulted():
     assert (named.name, named.question) == ("risk", "fight")
     risk = parse_definition(RISK)
     assert risk.question_description == "one Risk battle: attack until one side has no armies left"
+    assert risk.variant_descriptions["ties_to_attacker"] == "house rule: a tied pair is won by the attacker"
     start = RISK.index('description = """')
     plain = RISK[:start] + RISK[RISK.index('"""\n', start + 20) + 4 :]
     assert parse_definition(plain).description == ""  # no description: none, not a placeholder
