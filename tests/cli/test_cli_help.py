@@ -141,7 +141,18 @@ def test_every_run_option_is_listed_with_its_help_under_its_panel():
             continue  # an option this command does not take
         panel, text = where[name]
         assert panel == info.rich_help_panel, (name, panel)
+        shorts = [d for d in (info.default, *info.param_decls) if re.fullmatch(r"-\w", str(d))]
+        assert all(re.search(rf"(^|\s){s}\s", text) for s in shorts), (name, shorts, text)
+        if info.metavar:
+            assert re.search(rf"(^|\s){info.metavar}\s", text), (name, info.metavar, text)
         if name != "--variant":  # each game lists its own variants there (tested above)
             assert info.help and info.help in text, (name, text)
         checked += 1
     assert checked >= 8 and where["--trials"][0] == "Simulation"
+    # the short names and placeholders users type and read
+    shorts = {"--trials": "-n ", "--seed": "-s ", "--jobs": "-j ", "--variant": "-v ", "--quiet": "-q "}
+    for name, start in shorts.items():
+        assert where[name][1].startswith(start), (name, where[name])
+    metavars = {"--jobs": "N", "--precision": "H", "--scheduler": "ADDRESS", "--checkpoint": "FILE"}
+    for name, metavar in metavars.items():
+        assert re.match(rf"(-\w\s+)?{metavar}\s", where[name][1]), (name, where[name])
