@@ -317,3 +317,13 @@ def test_unknown_games_are_named_with_the_known_ones(group):
     result = run(group, "monopoly")
     assert result.exit_code == 2
     assert "unknown game 'monopoly'" in result.output and "dune1984" in result.output
+
+
+def test_a_table_plays_the_variants_it_is_given():
+    table = runner.invoke(app, ["table", "dune1984", "-n", "1000", "--json", "-v", "ties_favour_defender"])
+    assert table.exit_code == 0, table.output
+    data = json.loads(table.stdout)
+    assert data["variants"] == ["ties_favour_defender"] and data["rules"]["ties"] == "defender"
+    cell = next(c for c in data["cells"] if (c["attacker"], c["defender"]) == (3, 3))
+    assert cell["exact"] == pytest.approx(exact(Rules(ties="defender"), DuelSetup(3, 3))["attacker_win"])
+    assert cell["exact"] != pytest.approx(exact(Rules(), DuelSetup(3, 3))["attacker_win"])

@@ -98,6 +98,17 @@ def test_the_generated_table_sweeps_two_fields():
         assert abs(cell["estimate"] - cell["exact"]) <= 4.5 * se
 
 
+def test_the_generated_table_plays_the_variants_it_is_given():
+    args = ["table", "coin", "--rows", "flips=1..2", "--cols", "need=1", "-n", "2000", "--json"]
+    args += ["-v", "loaded"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["variants"] == ["loaded"]
+    # a coin loaded to 70% heads: at least one head in 1 and in 2 flips
+    assert [c["exact"] for c in data["cells"]] == pytest.approx([0.7, 1 - 0.3**2])
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
