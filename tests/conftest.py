@@ -5,6 +5,11 @@ mutmut forks each mutant's run from a process that has already run the suite, so
 results of the unmutated code (the Dune fight chain, War for Arrakis round tables, Dustrunners
 deck tables, every ``functools.lru_cache`` of the games and the engine) would otherwise answer
 instead of the mutated functions, and their mutants would survive unseen.
+
+For the same reason a fixture shared by a module's tests is built once per test under mutation
+(:func:`per_test_under_mutation`): mutmut's census credits the work a module fixture does to the
+first test that builds it, so the module's other tests, the ones that read the result, would never
+run against the mutants of the code the fixture calls.
 """
 
 import os
@@ -30,3 +35,8 @@ def _cold_caches_under_mutation():
     if os.environ.get("MUTANT_UNDER_TEST"):
         _clear_every_cache()
     yield
+
+
+def per_test_under_mutation(fixture_name: str, config) -> str:
+    """Scope of a fixture shared by a module's tests: the module, except under mutation testing."""
+    return "function" if os.environ.get("MUTANT_UNDER_TEST") else "module"

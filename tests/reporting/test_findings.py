@@ -8,6 +8,7 @@ from montecarlo.reporting.findings import findings, headline
 from montecarlo.reporting.tables import all_tables
 from montecarlo.scenarios import parse_scenario, run_scenario
 from tests.test_scenarios import GAME
+from tests.conftest import per_test_under_mutation
 
 # official: a fair coin; loaded: heads 70% (exact: win +0.2, +0.16, +0.098 and heads +0.2 per flip);
 # same: the official rules again (identical on every trial); bonus: +1 to `total` only.
@@ -26,7 +27,7 @@ SCENARIO = {
 }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=per_test_under_mutation)
 def sentences():
     result = run_scenario(parse_scenario(SCENARIO, default_name="coin-findings"), jobs=1)
     return findings(result, all_tables(result))

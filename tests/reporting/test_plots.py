@@ -11,11 +11,12 @@ from montecarlo.reporting import plots
 from montecarlo.reporting.tables import all_tables
 from montecarlo.scenarios import PlotSpec, load_scenario, parse_scenario, run_scenario
 from tests.test_scenarios import GAME, SHIPPED
+from tests.conftest import per_test_under_mutation
 
 TINY = {"game": GAME, "seed": 5, "trials": 300}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=per_test_under_mutation)
 def compared():
     sc = parse_scenario(
         {

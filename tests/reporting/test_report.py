@@ -16,6 +16,7 @@ from montecarlo.reporting import check_index_out, check_out, plots, write_index,
 from montecarlo.reporting.tables import COMPARISON_COLUMNS, RESULT_COLUMNS
 from montecarlo.scenarios import load_scenario, run_scenario
 from tests.test_scenarios import GAME
+from tests.conftest import per_test_under_mutation
 
 SCENARIO = """
 title = "Coin odds"
@@ -68,7 +69,7 @@ facet = "tags"
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=per_test_under_mutation)
 def result(tmp_path_factory):
     from montecarlo import registry
 
@@ -79,7 +80,7 @@ def result(tmp_path_factory):
         return run_scenario(load_scenario(path), jobs=1)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=per_test_under_mutation)
 def report(result, tmp_path_factory):
     return write_report(
         result, tmp_path_factory.mktemp("reports") / "coin-odds", command="montecarlo report coin-odds.toml"

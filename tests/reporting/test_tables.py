@@ -26,6 +26,7 @@ from montecarlo.reporting.tables import (
 )
 from montecarlo.scenarios import parse_scenario, run_scenario
 from tests.test_scenarios import GAME
+from tests.conftest import per_test_under_mutation
 
 SCENARIO = {
     "game": GAME,
@@ -36,12 +37,12 @@ SCENARIO = {
 }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=per_test_under_mutation)
 def result():
     return run_scenario(parse_scenario(SCENARIO, default_name="coin-tables"), jobs=1)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=per_test_under_mutation)
 def tables(result):
     return all_tables(result)
 
