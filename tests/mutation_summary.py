@@ -36,7 +36,6 @@ import ast
 import fnmatch
 import hashlib
 import json
-import math
 import os
 import random
 import re
@@ -45,6 +44,8 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from montecarlo.engine import stats
 
 KILLED = {1, 3, 36, 37, -24, 24, 152, 255, -11, -9}  # failed, pytest error, timeouts, type check, crash
 TIMED_OUT = {36, -24, 24, 152}  # killed by mutmut's time limits (SIGXCPU), shown apart
@@ -73,9 +74,10 @@ def main(globs: list[str]) -> int:
     """Print the summary of the mutants run (matching ``globs``). After ``--sample``, only the
     sample counts, and the line above the last estimates the score of every mutant."""
     drawn = json.loads(SAMPLE.read_text()) if SAMPLE.exists() else None
-    runs = {k: v for k, v in results().items() if not globs or any(fnmatch.fnmatch(k, g) for g in globs)}
+    runs = {k: v for k, v in results().items() if matches(k, globs)}
     if drawn is not None:
-        runs = {k: v for k, v in runs.items() if k in set(drawn["names"])}
+        chosen = set(drawn["names"])
+        runs = {k: v for k, v in runs.items() if k in chosen}
     if not runs:
         print("no mutants were run (see mutmut's output above)")
         return 1
@@ -90,28 +92,17 @@ def main(globs: list[str]) -> int:
           f"{spared} of the survivors are equivalent (tests/MUTANTS.md)")
     rest = len(runs) - spared
     if drawn is not None:
-        low, high = wilson(killed, rest)
+        score = stats.proportion(killed, rest)  # the Wilson interval the reports use
         print(f"estimated over all {drawn['population']:,} mutants from a uniform sample of {len(runs)} "
               f"(seed {drawn['seed']}): {100 * killed / rest:.1f}% "
-              f"(95% interval {100 * low:.1f}% to {100 * high:.1f}%)")
+              f"(95% interval {100 * score.ci_low:.1f}% to {100 * score.ci_high:.1f}%)")
     print(f"killed {killed} of {rest} mutants ({100 * killed / rest:.1f}%)")
     return 0
 
 
-def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion k / n (it stays inside [0, 1] near the ends).
-
-    >>> [round(x, 4) for x in wilson(90, 100)]
-    [0.8256, 0.9448]
-    >>> wilson(0, 0)
-    (0.0, 1.0)
-    """
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (0.0 if k == 0 else centre - half), (1.0 if k == n else centre + half)
+def matches(name: str, globs: list[str]) -> bool:
+    """Whether a mutant name matches one of ``globs`` (any name when there are none)."""
+    return not globs or any(fnmatch.fnmatch(name, g) for g in globs)
 
 
 def pick(names: list[str], n: int, seed: int) -> list[str]:
@@ -142,7 +133,7 @@ def generate(jobs: int) -> list[str]:
 def sample(n: int, seed: int, jobs: int, globs: list[str]) -> int:
     """``--sample``: run mutmut on ``n`` mutants picked at random (recorded in mutants/sample.json,
     which the summary reads)."""
-    every = [k for k in generate(jobs) if not globs or any(fnmatch.fnmatch(k, g) for g in globs)]
+    every = [k for k in generate(jobs) if matches(k, globs)]
     if not every:
         print(f"no mutant matches {' '.join(globs)}")
         return 1
@@ -283,7 +274,7 @@ def check(run: bool, jobs: int, globs: list[str]) -> int:
     """``--check``: the source checks, then (with ``run``) mutmut on exactly the listed mutants
     (those matching ``globs``, if given)."""
     problems = source_problems()
-    listed = sorted(n for n in equivalent() if not globs or any(fnmatch.fnmatch(n, g) for g in globs))
+    listed = sorted(n for n in equivalent() if matches(n, globs))
     stale: list[str] = []
     missing: list[str] = []
     if run:
@@ -339,12 +330,15 @@ if __name__ == "__main__":
     if "--stamp" in args:
         print(f"stamped {stamp()} entries")
         sys.exit(0)
-    jobs = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--jobs=")), 2)
+    def number(flag: str, default: int | None) -> int | None:
+        """The whole number of ``--flag=N`` among the arguments, else ``default``."""
+        return next((int(a.split("=", 1)[1]) for a in args if a.startswith(f"--{flag}=")), default)
+
+    jobs = number("jobs", 2)
     globs = [a for a in args if not a.startswith("--")]
     if "--check" in args:
         sys.exit(check("--no-run" not in args, jobs, globs))
-    size = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--sample=")), None)
+    size = number("sample", None)
     if size is not None:
-        seed = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--seed=")), 1)
-        sys.exit(sample(size, seed, jobs, globs))
+        sys.exit(sample(size, number("seed", 1), jobs, globs))
     sys.exit(main(globs))

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from montecarlo.engine import stats
 from tests import mutation_summary as ms
 
 
@@ -24,8 +25,8 @@ def test_a_sample_is_uniform_without_repeats_and_the_same_for_a_seed():
 
 @pytest.mark.parametrize("k, n", [(0, 10), (10, 10), (90, 100), (297, 300), (1, 3)])
 def test_the_interval_holds_the_estimate_and_stays_in_zero_one(k, n):
-    low, high = ms.wilson(k, n)
-    assert 0 <= low <= k / n <= high <= 1 and high - low < 0.8
+    score = stats.proportion(k, n)  # the interval the summary prints
+    assert 0 <= score.ci_low <= k / n <= score.ci_high <= 1 and score.ci_high - score.ci_low < 0.8
 
 
 def test_after_a_sample_the_summary_counts_only_it_and_estimates_the_whole(tmp_path, monkeypatch, capsys):
@@ -40,9 +41,9 @@ def test_after_a_sample_the_summary_counts_only_it_and_estimates_the_whole(tmp_p
     monkeypatch.setattr(ms, "equivalent", lambda: {"montecarlo.engine.stats.x_f__mutmut_11"})
     assert ms.main([]) == 0
     lines = capsys.readouterr().out.splitlines()
-    low, high = ms.wilson(9, 10)
+    score = stats.proportion(9, 10)
     assert lines[-2] == (
         "estimated over all 5,000 mutants from a uniform sample of 11 (seed 3): 90.0% "
-        f"(95% interval {100 * low:.1f}% to {100 * high:.1f}%)"
+        f"(95% interval {100 * score.ci_low:.1f}% to {100 * score.ci_high:.1f}%)"
     )
     assert lines[-1] == "killed 9 of 10 mutants (90.0%)"
