@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from montecarlo.datagame import load_compiled
+from montecarlo.datagame.spec import DefinitionError, parse_definition
 
 FACES = ("hit", "hit", "shield", "shield", "special", "blank")
 
@@ -174,8 +175,6 @@ def test_a_battle_that_can_stall_is_a_one_line_definition_error(tmp_path):
 
 
 def test_count_mode_needs_its_losses():
-    from montecarlo.datagame.spec import DefinitionError, parse_definition
-
     lost = SHIELDS[SHIELDS.index("[round.lost]") : SHIELDS.index("[round.update]")]
     with pytest.raises(DefinitionError) as info:
         parse_definition(SHIELDS.replace(lost, ""), "g.toml")
@@ -183,8 +182,6 @@ def test_count_mode_needs_its_losses():
 
 
 def test_count_mode_needs_dice_with_named_faces():
-    from montecarlo.datagame.spec import DefinitionError, parse_definition
-
     numbered = SHIELDS.replace('faces = ["hit", "hit", "shield", "shield", "special", "blank"]', "faces = 6")
     with pytest.raises(DefinitionError) as info:
         parse_definition(numbered, "g.toml")
@@ -202,8 +199,6 @@ def test_count_mode_needs_dice_with_named_faces():
     ],
 )
 def test_count_mode_refuses_the_keys_of_compared_dice(key, message):
-    from montecarlo.datagame.spec import DefinitionError, parse_definition
-
     with pytest.raises(DefinitionError) as info:
         parse_definition(SHIELDS.replace('compare = "count"', f'compare = "count"\n{key}'), "g.toml")
     assert str(info.value) == f"g.toml: {message}"

@@ -15,6 +15,7 @@ import montecarlo.cli.datagame
 import montecarlo.datagame.expr
 import montecarlo.datagame.rounds
 from montecarlo.datagame import DefinitionError, is_definition, load_game, parse_definition
+from montecarlo.datagame.compile import compile_text
 from montecarlo.datagame.expr import Expr, ExprError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -344,8 +345,6 @@ def test_a_negative_pool_size_names_the_key_and_the_state(tmp_path):
 
 
 def test_a_pool_too_large_to_enumerate_names_its_die_and_the_fixes():
-    from montecarlo.datagame.compile import compile_text
-
     compiled = compile_text(RISK.replace("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 10000"), "big.toml")
     q = compiled.game.question()
     assert q.example == {"attackers": 5, "defenders": 3}  # the file's examples
@@ -446,8 +445,6 @@ def test_a_die_of_the_most_faces_allowed_is_answered_exactly(tmp_path):
 def test_a_side_without_dice_loses_the_highest_die_comparison_in_every_kernel(pool, setups):
     """compare = 'highest' with a side that rolls no die at its last army: the other side's
     highest die beats no die, in the exact chain, the vectorised kernel and the reference trial."""
-    from montecarlo.datagame.compile import compile_text
-
     fewer = pool.replace('s)"', 's - 1)"')
     text = RISK.replace('compare = "pairs"', 'compare = "highest"').replace(pool, fewer)
     text = text.replace('name = "risk"', 'name = "risk"\nmax_rounds = 200')  # a stalled battle fails at once
@@ -464,8 +461,6 @@ def test_a_side_without_dice_loses_the_highest_die_comparison_in_every_kernel(po
 
 
 def test_a_negative_number_of_pairs_is_refused_by_the_vector_kernel_too():
-    from montecarlo.datagame.compile import compile_text
-
     text = RISK.replace('ties = "ties"', 'ties = "ties"\npairs = "attackers - 3"')
     compiled = compile_text(text, "neg.toml")
     setup = compiled.game.question().setup({"attackers": 1, "defenders": 1})
@@ -477,8 +472,6 @@ def test_a_negative_number_of_pairs_is_refused_by_the_vector_kernel_too():
 def test_a_tie_keyword_in_the_round_plays_as_the_rule_naming_it():
     """round.ties = "defender" written in the round, or through the rule ties = "defender": the same
     battle, the same exact numbers."""
-    from montecarlo.datagame.compile import compile_text
-
     games = [
         compile_text(RISK, "risk.toml").game,
         compile_text(RISK.replace('ties = "ties"', 'ties = "defender"'), "keyword.toml").game,
@@ -491,8 +484,6 @@ def test_a_tie_keyword_in_the_round_plays_as_the_rule_naming_it():
 
 def test_the_rules_cache_drops_the_oldest_and_still_answers():
     """More rule sets than the cache keeps (64): the oldest are dropped, and worked out again."""
-    from montecarlo.datagame.compile import compile_text
-
     compiled = compile_text(RISK, "cache.toml")
     game = compiled.game
     first = game.rules(overrides={"attack_dice": 1})
@@ -511,8 +502,6 @@ def test_the_tied_pairs_of_a_round_are_counted_alike_in_every_kernel(compare, ti
     """A house rule where every re-rolled tie (no one loses by it) also costs the attacker an army:
     the round quantity ``tied`` drives the battle, so every kernel must count it alike (and a tie
     won by a side is no tied pair)."""
-    from montecarlo.datagame.compile import compile_text
-
     text = RISK.replace('ties = "ties"', f'ties = "{ties}"')
     text = text.replace('compare = "pairs"', f'compare = "{compare}"')
     text = text.replace(
