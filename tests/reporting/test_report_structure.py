@@ -1,0 +1,207 @@
+"""The shape of a report's pages: index.html and report.md render the same blocks in the same
+order, every HTML page is well formed, and every style rule applies to something a page shows.
+
+The other report tests read numbers and files; these read structure, so that a renderer that
+drops a paragraph, a table or a closing tag, or a style rule that no longer matches, fails."""
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from montecarlo.reporting import write_index, write_report
+from montecarlo.reporting.report import _page
+from tests.conftest import per_test_under_mutation
+from tests.reporting.test_report import result  # noqa: F401 - the shared scenario run
+
+VOID = {"meta", "img", "br"}
+# elements whose own text is layout only: a word directly inside one is a stray string
+NO_OWN_TEXT = {"html", "head", "body", "details", "ul", "table", "thead", "tbody", "tr", "figure", "div"}
+
+
+class Outline(HTMLParser):
+    """Walks a page: checks nesting and stray text, and collects its outline."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.problems: list[str] = []
+        self.headings: list[tuple[int, str]] = []
+        self.table_heads: list[list[str]] = []
+        self.images: list[tuple[str, str]] = []
+        self.tags: set[str] = set()
+        self.classes: set[str] = set()
+        self.counts: dict[str, int] = {}
+        self._text: list[str] | None = None
+        self._level = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        a = dict(attrs)
+        self.classes.update((a.get("class") or "").split())
+        key = f"{tag}.{a['class']}" if a.get("class") else tag
+        self.counts[key] = self.counts.get(key, 0) + 1
+        if tag == "img":
+            self.images.append((a.get("data-file") or "", a.get("alt") or ""))
+        if tag not in VOID:
+            self.stack.append(tag)
+        if tag in ("h1", "h2", "h3", "summary"):
+            self._level, self._text = (2 if tag == "summary" else int(tag[1])), []
+        if tag == "thead":
+            self.table_heads.append([])
+        if tag == "th" and "thead" in self.stack:
+            self._text = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+            return
+        self.stack.pop()
+        if self._text is not None and tag in ("h1", "h2", "h3", "summary"):
+            self.headings.append((self._level, "".join(self._text)))
+            self._text = None
+        elif self._text is not None and tag == "th":
+            self.table_heads[-1].append("".join(self._text))
+            self._text = None
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+        if data.strip() and self.stack and self.stack[-1] in NO_OWN_TEXT:
+            self.problems.append(f"stray text {data.strip()[:40]!r} in <{self.stack[-1]}>")
+
+
+def outline(page: str) -> Outline:
+    o = Outline()
+    o.feed(page)
+    o.close()
+    if o.stack:
+        o.problems.append(f"never closed: {o.stack}")
+    return o
+
+
+def markdown_outline(text: str) -> dict:
+    """The same outline read from report.md (code blocks skipped)."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    lines = text.splitlines()
+    heads = [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line, below in zip(lines, lines[1:])
+        if line.startswith("| ") and below.startswith("|---")
+    ]
+    return {
+        "headings": [(len(m[1]), m[2]) for m in re.finditer(r"^(#+) (.*)$", text, flags=re.M)],
+        "table_heads": heads,
+        "images": re.findall(r"^!\[(.*)\]\((.*)\)$", text, flags=re.M),
+        # notes, and the line under a cut table (a note in HTML)
+        "notes": len(re.findall(r"^(_.*_|\d+ more rows in .*)$", text, flags=re.M)),
+        "facts": len(re.findall(r"^- \*\*[^*]+\*\*: ", text, flags=re.M)),
+        "items": len(re.findall(r"^- (?!\*\*)", text, flags=re.M)),
+        "paragraphs": len(
+            [
+                b
+                for b in text.split("\n\n")
+                if b.strip() and not re.match(r"[#|!_`\-]|\d+ more rows", b.strip())
+            ]
+        ),
+    }
+
+
+@pytest.fixture(scope=per_test_under_mutation)
+def pages(result, tmp_path_factory):  # noqa: F811 - the fixture imported above
+    folder = write_report(
+        result, tmp_path_factory.mktemp("reports") / "coin-odds", command="montecarlo report x"
+    )
+    return (folder / "index.html").read_text(), (folder / "report.md").read_text()
+
+
+def test_index_html_is_well_formed_without_stray_text(pages):
+    page = outline(pages[0])
+    assert page.problems == []
+    assert page.counts["details"] == 1 and page.counts["summary"] == 1
+
+
+def test_report_md_and_index_html_show_the_same_blocks_in_the_same_order(pages):
+    page, md = outline(pages[0]), markdown_outline(pages[1])
+    assert page.headings == md["headings"]
+    assert page.table_heads == md["table_heads"]
+    assert [(alt, f) for f, alt in page.images] == md["images"]
+    assert page.counts["p.note"] == md["notes"]
+    assert page.counts["li"] == md["items"]
+    facts_rows = pages[0].split('<table class="facts">')[1].split("</table>")[0].count("<tr>")
+    assert facts_rows == md["facts"]
+    assert page.counts["p"] == md["paragraphs"]
+
+
+def test_the_outline_of_a_comparison_report(pages):
+    """What a reader finds, in order: findings, plots, the comparison (its summary table first,
+    then the significant rows and the difference matrices), the tables, then the run's facts."""
+    page = outline(pages[0])
+    top = [text for level, text in page.headings if level <= 2]
+    assert top == [
+        "Coin odds",
+        "Findings",
+        "Plots",
+        "Comparison with official",
+        "Tables",
+        "About this run: scenario, rules, reproducibility, files",
+    ]
+    heads = page.table_heads
+    assert heads[0] == [
+        "variant",
+        "metric",
+        "significant",
+        "identical",
+        "n/a",
+        "min diff",
+        "mean diff",
+        "max diff",
+    ]
+    assert heads[1][-4:] == ["baseline → variant", "difference [95% CI]", "exact", "Holm p"]
+    assert ["metric", "kind", "description"] in heads
+    assert ["variant", "built-in", "overrides", "description"] in heads
+    assert ["rule", "official", "same", "loaded"] in heads
+    assert all(h for h in heads)
+
+
+def test_every_style_rule_applies_to_something_a_page_shows(pages, tmp_path):
+    index = write_index(
+        tmp_path,
+        [{"href": "a/index.html", "title": "A", "game": "coin", "headline": "**x**", "summary": "y"}],
+    ).read_text()
+    shown = [outline(pages[0]), outline(index)]
+    for page in shown:
+        assert page.problems == []
+    tags = set().union(*(p.tags for p in shown))
+    classes = set().union(*(p.classes for p in shown))
+    style = re.search(r"<style>(.*)</style>", _page("t", "")).group(1)
+    rules = re.findall(r"([^{}]+)\{([^{}]*)\}", style)
+    assert "".join(f"{s}{{{d}}}" for s, d in rules) == style  # nothing outside a rule
+    unused = []
+    for selectors, declarations in rules:
+        assert re.fullmatch(r"([a-z-]+:[^;:]+;)*[a-z-]+:[^;:]+", declarations), declarations
+        for selector in selectors.split(","):
+            for part in selector.split():
+                tag, _, cls = part.partition(".")
+                if (tag and tag not in tags) or (cls and cls not in classes):
+                    unused.append(part)
+    # .wrap styles a cell of long words (a description), which this report has none of
+    assert set(unused) <= {".wrap"}, unused
+
+
+def test_each_table_is_headed_by_what_its_file_holds(pages):
+    md = pages[1]
+    named = dict(
+        (m[2], m[1]) for m in re.finditer(r"^### (.*)\n\n_(?:.* \()?([a-z0-9-]+)\.csv\)?_$", md, flags=re.M)
+    )
+    assert named == {
+        "matrix-win": "The chance that at least need heads",
+        "matrix-win-exact": "The chance that at least need heads: exact values",
+        "matrix-heads": "Number of heads",
+        "matrix-heads-exact": "Number of heads: exact values",
+        "difference-win": "The chance that at least need heads: difference from official",
+        "difference-win-exact": "The chance that at least need heads: exact difference from official",
+        "difference-heads": "Number of heads: difference from official",
+        "difference-heads-exact": "Number of heads: exact difference from official",
+        "distribution-total": "Distribution of heads + bonus",
+    }
