@@ -17,6 +17,7 @@ import montecarlo.datagame.rounds
 from montecarlo.datagame import DefinitionError, is_definition, load_game, parse_definition
 from montecarlo.datagame.compile import compile_text
 from montecarlo.datagame.expr import Expr, ExprError
+from montecarlo.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 RISK = (ROOT / "scenarios" / "games" / "risk.toml").read_text()
@@ -97,6 +98,11 @@ CASES = [
         bad('format = "dice-battle/1"', 'format = "dice-battle/9"'),
         "format",
         ("expected format = 'dice-battle/1' (it marks the file as a game definition), got 'dice-battle/9'"),
+    ),
+    (
+        bad('format = "dice-battle/1"\n', ""),
+        "format",
+        ("expected format = 'dice-battle/1' (it marks the file as a game definition), got nothing"),
     ),
     (
         bad('attackers = "attackers - attacker_lost"', 'attackers = "atackers - attacker_lost"'),
@@ -518,3 +524,17 @@ def test_the_tied_pairs_of_a_round_are_counted_alike_in_every_kernel(compare, ti
     }
     for label, won in runs.items():
         assert abs(won.mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / won.size), label
+
+
+@pytest.mark.parametrize("faces", [0, -2, 10_001])
+def test_a_rule_giving_a_die_no_faces_or_too_many_is_refused_when_the_rules_are_made(faces):
+    text = RISK.replace("[dice.d6]\nfaces = 6", '[dice.d6]\nfaces = "sides"').replace(
+        "[rules]\n", "[rules]\nsides = 6\n"
+    )
+    game = compile_text(text, "sided.toml").game
+    assert game.rules().sides == 6
+    with pytest.raises(InputError) as info:
+        game.rules(overrides={"sides": faces})
+    assert str(info.value) == (
+        f"sided.toml: dice.d6.faces: gives {faces} faces under these rules; a die needs 1..10000 faces"
+    )

@@ -283,6 +283,9 @@ def test_advice_agrees_with_the_solution():
     for d in advice.continue_or_retreat + advice.specials:
         assert d.values[d.choice] == max(d.values.values())
     assert {d.choice for d in advice.specials} <= {"Beast Rabban (2H)", "Baron Harkonnen (2S)"}
+    assert advice.specials
+    for d in advice.specials:  # a Specials decision is placed where its chosen leaders leave the battle
+        assert (d.attacker, d.defender) == d.leaves[d.choice]
 
 
 def test_best_play_needs_a_decision_and_a_sound_objective():

@@ -251,3 +251,14 @@ def test_seat_gaps_in_words():
     gap, high, low = (float(x) for x in found.groups())
     se = 2 * (0.8 * 0.2 / 4000) ** 0.5  # seat 2 comes first exactly when seat 1 does not
     assert abs(gap - 0.6) < 4.5 * se and gap == pytest.approx(high - low, abs=2e-3)  # shown rounded
+
+
+def test_a_distribution_that_moves_is_said_to_shift_in_so_many_setups():
+    two = {"official": {}, "loaded": {"builtin": "loaded"}}
+    scenario = {**SCENARIO, "metrics": ["total", "win"], "variants": two}
+    result = run_scenario(parse_scenario(scenario, default_name="coin-shift"), jobs=1)
+    moved = findings(result, all_tables(result))[0]  # one variant compared: its sentence leads
+    assert moved.startswith(
+        "“Heads 70% of the time” (`loaded`) shifts the distribution of heads + bonus (`total`) in 3 of 3 "
+        "setups and raises the chance that at least need heads (`win`) in 3 of 3 setups ("
+    ), moved
