@@ -3,8 +3,9 @@
 Under mutation testing (mutmut sets ``MUTANT_UNDER_TEST``) every test starts with cold caches:
 mutmut forks each mutant's run from a process that has already run the suite, so memoised
 results of the unmutated code (the Dune fight chain, War for Arrakis round tables, Dustrunners
-deck tables, every ``functools.lru_cache`` of the games and the engine) would otherwise answer
-instead of the mutated functions, and their mutants would survive unseen.
+deck tables, compiled rules-as-data files, every ``functools.lru_cache`` of the games, the engine
+and the rules-as-data reader) would otherwise answer instead of the mutated functions, and their
+mutants would survive unseen.
 
 For the same reason a fixture shared by a module's tests is built once per test under mutation
 (:func:`per_test_under_mutation`): mutmut's census credits the work a module fixture does to the
@@ -20,11 +21,14 @@ import pytest
 
 def _clear_every_cache() -> None:
     for name, module in list(sys.modules.items()):
-        if module is None or not name.startswith(("montecarlo.games", "montecarlo.engine")):
+        prefixes = ("montecarlo.games", "montecarlo.engine", "montecarlo.datagame")
+        if module is None or not name.startswith(prefixes):
             continue
         clear = getattr(module, "clear_caches", None)
         if callable(clear):
             clear()
+        if isinstance(getattr(module, "_CACHE", None), dict):  # the rules-as-data files compiled
+            module._CACHE.clear()
         for value in list(vars(module).values()):
             if callable(getattr(value, "cache_clear", None)):
                 value.cache_clear()

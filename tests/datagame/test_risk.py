@@ -21,6 +21,7 @@ import pytest
 
 from montecarlo.datagame import load_compiled, rounds
 from montecarlo.datagame.compile import compile_text
+from tests.conftest import per_test_under_mutation
 
 RISK = Path(__file__).resolve().parents[2] / "scenarios" / "games" / "risk.toml"
 Z = 4.5
@@ -53,7 +54,7 @@ def win(a: int, d: int, max_defend: int = 2, ties_to_defender: bool = True) -> f
     return sum(float(p) * win(a - la, d - ld, max_defend, ties_to_defender) for (la, ld), p in odds.items())
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope=per_test_under_mutation)
 def risk():
     return load_compiled(RISK)
 
