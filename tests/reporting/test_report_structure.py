@@ -205,3 +205,42 @@ def test_each_table_is_headed_by_what_its_file_holds(pages):
         "difference-heads-exact": "Number of heads: exact difference from official",
         "distribution-total": "Distribution of heads + bonus",
     }
+
+
+def test_the_words_of_every_paragraph_and_note(pages):
+    """The report's own sentences, numbers masked as N: what they say is checked elsewhere."""
+    text = re.sub(r"```.*?```", "", pages[1], flags=re.S)
+    said = [
+        re.sub(r"\d+(?:[.,]\d+)*", "N", block.strip())
+        for block in text.split("\n\n")
+        if block.strip() and not re.match(r"[#|!\-]", block.strip())
+    ]
+    crn = (
+        "common random numbers: yes — every variant of a setup runs on the same random numbers (same "
+        "seed per chunk) and differences are paired per trial"
+    )
+    counted = "N of N tests significant (Holm); N identical by construction"
+    shown = "* significant after Holm; not shown: same (identical to official everywhere)"
+    assert said == [
+        "A fake game for the report tests.",
+        f"_N setups × N variants, N trials each; {counted}_",
+        f"Differences are variant − official, with N% paired intervals ({crn}). Significance: Holm "
+        f"correction over the real tests at N% — {counted}. A row whose two arms agree on every trial "
+        '(difference N, standard error N) is "identical", not a test; a metric that does not apply to a '
+        "setup is n/a.",
+        f"_columns: `need`; N% paired intervals; {shown} (difference-win.csv)_",
+        "_difference-win-exact.csv_",
+        f"_columns: `need`; N% paired intervals; {shown} (difference-heads.csv)_",
+        "_difference-heads-exact.csv_",
+        "_columns: `need`; estimate [N% interval]; n/a: does not apply to the setup (matrix-win.csv)_",
+        "_matrix-win-exact.csv_",
+        "_columns: `need`; estimate [N% interval]; n/a: does not apply to the setup (matrix-heads.csv)_",
+        "_matrix-heads-exact.csv_",
+        "_probability of each value of `total` (columns) (distribution-total.csv)_",
+        "N more rows in [results.csv](results.csv) / [results.parquet](results.parquet)",
+        "Rerun with:",
+        "Full rules of each variant:",
+        "Estimates carry N% intervals (Wilson for probabilities, normal for means); exact values come "
+        "from the game's exact solver where one exists. Probabilities below N are written in "
+        "significant figures (Ne-N).",
+    ]
