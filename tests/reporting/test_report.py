@@ -423,6 +423,7 @@ def test_index_shows_each_headline(tmp_path):
         and "<code>loaded</code> raises <code>win</code>." in page
     )
     assert "2 setups" in page and [p.name for p in tmp_path.iterdir()] == ["index.html"]
+    assert "<title>montecarlo reports</title>" in page and "<h1>montecarlo reports</h1>" in page
     check_index_out(tmp_path)  # its own index may be replaced
     (tmp_path / "index.html").write_text("<html>my homepage</html>")
     with pytest.raises(InputError, match="not written by montecarlo"):

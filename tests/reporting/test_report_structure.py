@@ -4,6 +4,7 @@ order, every HTML page is well formed, and every style rule applies to something
 The other report tests read numbers and files; these read structure, so that a renderer that
 drops a paragraph, a table or a closing tag, or a style rule that no longer matches, fails."""
 
+import itertools
 import re
 from html.parser import HTMLParser
 
@@ -28,6 +29,7 @@ class Outline(HTMLParser):
         self.problems: list[str] = []
         self.headings: list[tuple[int, str]] = []
         self.table_heads: list[list[str]] = []
+        self.table_rows: list[list[list[str]]] = []  # per table, its body's rows of cell texts
         self.images: list[tuple[str, str]] = []
         self.tags: set[str] = set()
         self.classes: set[str] = set()
@@ -49,8 +51,15 @@ class Outline(HTMLParser):
             self._level, self._text = (2 if tag == "summary" else int(tag[1])), []
         if tag == "thead":
             self.table_heads.append([])
+            self.table_rows.append([])
         if tag == "th" and "thead" in self.stack:
             self._text = []
+        if tag == "tr" and "tbody" in self.stack:
+            self.table_rows[-1].append([])
+        if tag == "td" and "tbody" in self.stack:
+            self._text = []
+        if tag == "br" and self._text is not None:
+            self._text.append(" ")  # a cell's second line (its interval): a space in report.md
 
     def handle_endtag(self, tag: str) -> None:
         if not self.stack or self.stack[-1] != tag:
@@ -62,6 +71,9 @@ class Outline(HTMLParser):
             self._text = None
         elif self._text is not None and tag == "th":
             self.table_heads[-1].append("".join(self._text))
+            self._text = None
+        elif self._text is not None and tag == "td":
+            self.table_rows[-1][-1].append("".join(self._text))
             self._text = None
 
     def handle_data(self, data: str) -> None:
@@ -84,14 +96,16 @@ def markdown_outline(text: str) -> dict:
     """The same outline read from report.md (code blocks skipped)."""
     text = re.sub(r"```.*?```", "", text, flags=re.S)
     lines = text.splitlines()
-    heads = [
-        [c.strip() for c in line.strip("|").split("|")]
-        for line, below in zip(lines, lines[1:])
-        if line.startswith("| ") and below.startswith("|---")
-    ]
+    heads, rows = [], []
+    for i, (line, below) in enumerate(zip(lines, lines[1:])):
+        if line.startswith("| ") and below.startswith("|---"):
+            heads.append(line[2:-2].split(" | "))
+            body = itertools.takewhile(lambda row: row.startswith("| "), lines[i + 2 :])
+            rows.append([row[2:-2].split(" | ") for row in body])
     return {
         "headings": [(len(m[1]), m[2]) for m in re.finditer(r"^(#+) (.*)$", text, flags=re.M)],
         "table_heads": heads,
+        "table_rows": rows,
         "images": re.findall(r"^!\[(.*)\]\((.*)\)$", text, flags=re.M),
         # notes, and the line under a cut table (a note in HTML)
         "notes": len(re.findall(r"^(_.*_|\d+ more rows in .*)$", text, flags=re.M)),
@@ -125,6 +139,7 @@ def test_report_md_and_index_html_show_the_same_blocks_in_the_same_order(pages):
     page, md = outline(pages[0]), markdown_outline(pages[1])
     assert page.headings == md["headings"]
     assert page.table_heads == md["table_heads"]
+    assert page.table_rows == md["table_rows"]  # cell by cell, with the same text
     assert [(alt, f) for f, alt in page.images] == md["images"]
     assert page.counts["p.note"] == md["notes"]
     assert page.counts["li"] == md["items"]
