@@ -665,3 +665,24 @@ def test_rule_readings_in_force_are_printed_where_they_matter(tmp_path):
     plain = write_report(run_scenario(open_sc, jobs=1), tmp_path / "open")
     assert "Rule readings" not in (plain / "report.md").read_text()
     assert json.loads((plain / "report.json").read_text())["readings"] == {}
+
+
+def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was_reached():
+    from montecarlo.reporting.report import header_facts
+    from montecarlo.reporting.tables import all_tables
+    from montecarlo.scenarios import parse_scenario
+
+    target = {"game": GAME, "seed": 1, "precision": 0.005, "metrics": ["win"], "grid": {"flips": [1, 4]}}
+    result = run_scenario(parse_scenario(target), jobs=1)
+    long = all_tables(result)["results"]
+    low, high = long["trials"].min(), long["trials"].max()
+    assert low < high  # one flip is a fair coin (p = 1/2), the widest interval
+    text = header_facts(result, "cmd", long)["trials"]
+    start = (
+        f"until every probability's 95% half-width is ≤ 0.005 (first batch {result.scenario.trials:,}): "
+        f"{low:,}–{high:,} per setup; target reached, widest half-width "
+    )
+    assert text.startswith(start), text
+    shown, widest = float(text.removeprefix(start)), ((long["ci_high"] - long["ci_low"]) / 2).max()
+    assert 0.004 < shown <= 0.005 and shown == round(widest, 4)
+    assert header_facts(result, "cmd")["trials"] == start.split("; target")[0]  # no table, no verdict
