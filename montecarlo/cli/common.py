@@ -169,6 +169,8 @@ def shorten(value: Any, limit: int = 60) -> str:
 
     >>> shorten("x" * 1000)[:12], len(shorten("x" * 1000)) < 100
     ("'xxxxxxxxxxx", True)
+    >>> shorten("x" * 58) == repr("x" * 58), shorten("x" * 59) == repr("x" * 59)  # 60 characters kept
+    (True, False)
     """
     text = repr(value)
     if len(text) <= limit:
@@ -442,15 +444,28 @@ def named_flags(func: Callable) -> Callable:
 
 def flags_of(func: Callable) -> dict[str, str]:
     """Parameter name -> the long flag a user types for it (``attacker_equipment`` ->
-    ``--attacker-equipment``, ``json_out`` -> ``--json``), read from the typer declarations."""
+    ``--attacker-equipment``, ``json_out`` -> ``--json``), read from the typer declarations.
+
+    >>> from typing import Annotated
+    >>> def odds(
+    ...     attacker_equipment: Annotated[str, typer.Option()] = "",
+    ...     json_out: Annotated[bool, typer.Option("--json", "-J")] = False,
+    ...     game: Annotated[str, typer.Argument()] = "",
+    ... ): ...
+    >>> flags_of(odds)
+    {'attacker_equipment': '--attacker-equipment', 'json_out': '--json'}
+    """
     flags = {}
-    for p in inspect.signature(func).parameters.values():
+    # eval_str: a module with ``from __future__ import annotations`` has its annotations as text
+    for p in inspect.signature(func, eval_str=True).parameters.values():
         flag: Optional[str] = "--" + p.name.replace("_", "-")
         for meta in getattr(p.annotation, "__metadata__", ()):
             if isinstance(meta, typer.models.ArgumentInfo):
                 flag = None
             elif isinstance(meta, typer.models.OptionInfo):
-                long = [d for d in (meta.param_decls or ()) if d.startswith("--")]
+                # inside Annotated, typer reads a first argument "--name" as a name, not a default
+                names = (meta.default, *(meta.param_decls or ()))
+                long = [d for d in names if isinstance(d, str) and d.startswith("--")]
                 flag = long[0] if long else flag
         if flag is not None and p.name != "run":
             flags[p.name] = flag

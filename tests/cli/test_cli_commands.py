@@ -7,6 +7,7 @@ lazy imports at start-up, character names, and metric explanations.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from typer.testing import CliRunner
 from montecarlo import registry
 from montecarlo.cli import app, game_cli_modules
 from montecarlo.cli.common import run_command, emit, RunOptions
-from montecarlo.analysis import ask
+from montecarlo.analysis import DEFAULT_TRIALS, ask
 from montecarlo.games.dune1984.fights import DuelSetup, exact
 from montecarlo.games.dune1984.rules import CHARACTERS, Rules, character
 from tests.cli.helpers import assert_json_agrees, assert_rows_agree
@@ -217,6 +218,17 @@ def test_a_new_game_module_is_found_without_touching_the_root(coin_cli):
     help_text = run("odds", "coin", "--help").stdout
     assert "loaded" in help_text and "bonus" in help_text  # --variant names the game's variants
     assert "no table command" in run("table", "coin").output
+
+
+def test_a_command_may_set_its_own_default_number_of_trials():
+    def count(run: RunOptions) -> None:
+        emit(ask("coin", "flip", {}, settings=run.settings()), run, "one flip")
+
+    defaults = {
+        name: inspect.signature(command).parameters["trials"].default
+        for name, command in (("own", run_command(trials=1_234)(count)), ("shared", run_command(count)))
+    }
+    assert defaults == {"own": 1_234, "shared": DEFAULT_TRIALS}
 
 
 # --- characters -------------------------------------------------------------------------------

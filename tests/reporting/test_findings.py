@@ -202,6 +202,8 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     text = " ".join(findings(edged, all_tables(edged)))
     assert "the chance that the attacker wins is 0.600 (favouring the attacker side)" in text
     assert "sum to 1.200 instead of 1, the attacker side favoured by 20.0 points" in text
+    a, b = re.search(r"the largest asymmetry is attacker (\d) against defender (\d)", text).groups()
+    assert a < b  # a pair of setups swapped, not one setup against itself (its gap is the line above)
     # a setup field of one side only (the attacker's bonus) is its effect, not a seat advantage
     grid = {**grid, "attacker_bonus": [0.0, 0.1]}
     bonus = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
