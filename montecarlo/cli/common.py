@@ -130,6 +130,8 @@ def check_scheduler(address: str) -> str:
 
     >>> check_scheduler("tcp://10.0.0.1:8786")
     'tcp://10.0.0.1:8786'
+    >>> check_scheduler("inproc://10.0.0.1/4242/1://x")  # after inproc:// anything goes: dask reads it
+    'inproc://10.0.0.1/4242/1://x'
     >>> check_scheduler("tcp://x:1:2")
     Traceback (most recent call last):
     ...

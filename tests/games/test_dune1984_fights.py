@@ -330,6 +330,8 @@ def test_setups_normalise_and_reject_bad_input():
         ("duel", {"attacker": 4}, "defender is required"),
         ("duel", {"attacker": 4, "defender": 5, "strength": 3}, "unknown field(s) strength"),
         ("fight", {"attacker": [4, 3, 2, 1], "defender": [5]}, "attacker must list 1..3 characters"),
+        ("fight", {"attacker": "", "defender": [5]}, "attacker must list 1..3 characters, got 0"),
+        ("fight", {"attacker": "4,", "defender": [5]}, "attacker: an empty item in '4,'"),
         (
             "fight",
             {"attacker": [4, 3], "defender": [5], "attacker_guile": [3]},

@@ -118,6 +118,21 @@ def test_best_play_decisions_get_the_larger_work_budget(monkeypatch):
     assert SolvedCombat(rules, setup).solve() == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
+def test_best_play_beyond_its_budget_says_which_budget_it_ran_out_of(monkeypatch):
+    """The setup above with best play's budget at 150 draws (fewer than its 200): no exact value,
+    and the note names best play's budget, not the fixed policy's."""
+    deck = deck_of((1, 1, "you", 0, 0, "new", "fuel"), (1, 2, "raiders", 0, 1, "new", "fuel"),
+                   (1, 3, "you", 0, 2, "new", "fuel"))
+    setup = CombatSetup(deck, Enemy("e", 1, 1, 1), health=3, ammo=2, policy="best", objective="win")
+    rules = Rules(turn_limit=5)  # not the rules above: nothing of that test is cached for these
+    monkeypatch.setattr(combat, "MAX_EXACT_WORK", 100)
+    monkeypatch.setattr(combat, "MAX_BEST_WORK", 150)
+    assert combat.why_no_exact(rules, setup) == (
+        f"exact value unavailable because the solve needs more than {combat.MAX_EXACT_STATES:,} states "
+        "or 150 enumerated draws (a long combat)"
+    )
+
+
 def test_a_finish_redraw_that_leaves_no_card_ends_the_attack():
     """Two skull-less cards (die 1, you first); enemy die 1 (health 2); health 3, ammo 2, bonus 1,
     4 VP, ``finish``; turn limit 1; keep:1. No win is possible (1 damage at most). Spending 1

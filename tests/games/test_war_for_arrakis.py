@@ -474,6 +474,9 @@ def test_parse_legion_normalises():
     assert parse_legion("3 regular") == (3, 0, 0, (), "special")
     assert parse_legion("2 sardaukar, feyd") == (0, 0, 2, ("feyd rautha",), "sardaukar")
     assert BattleSetup("2 special, Stilgar", "1 regular").attacker == "2 fedaykin, Stilgar"
+    # a generic leader may be there more than once; a named one only once (see test_bad_legions)
+    assert parse_legion("3 regular, 2 bashar, feyd").leaders == ("bashar", "bashar", "feyd rautha")
+    assert parse_legion("2 fedaykin, naib, Naib").leaders == ("naib", "naib")
 
 
 @pytest.mark.parametrize(

@@ -63,7 +63,7 @@ def _key(text: str) -> str:
     return " ".join(str(text).strip().lower().replace("-", " ").replace("_", " ").split())
 
 
-def _leaders() -> tuple[dict[str, Leader], dict[str, str], dict[str, Any]]:
+def _leaders() -> tuple[dict[str, Leader], dict[str, str]]:
     data = _load("leaders.toml")
     table: dict[str, Leader] = {}
     names: dict[str, str] = {}
@@ -74,11 +74,10 @@ def _leaders() -> tuple[dict[str, Leader], dict[str, str], dict[str, Any]]:
         table[_key(found.name)] = found
         for alias in (found.name, *row.get("aliases", ())):
             names[_key(alias)] = _key(found.name)
-    note = {k: v for k, v in data.items() if k != "leader"}
-    return table, names, note
+    return table, names
 
 
-LEADERS, _LEADER_NAMES, LEADER_NOTE = _leaders()
+LEADERS, _LEADER_NAMES = _leaders()
 GURNEY = "gurney halleck"
 GENERIC = tuple(k for k, v in LEADERS.items() if v.generic)
 
