@@ -342,13 +342,23 @@ def test_rewrite_replaces_only_its_own_report(tmp_path):
     assert (empty / "index.html").exists()
 
 
-@pytest.mark.parametrize("bad", ["", ".", "..", "a-file", "a-file/below"])
-def test_check_out_refuses_without_touching_anything(tmp_path, monkeypatch, bad):
+@pytest.mark.parametrize(
+    "bad,why",
+    [
+        ("", "(an empty path or a current/parent folder) cannot hold a report"),
+        (".", "(an empty path or a current/parent folder) cannot hold a report"),
+        ("..", "(an empty path or a current/parent folder) cannot hold a report"),
+        ("a-file", "is a file, not a folder"),
+        ("a-file/below", "a-file"),
+    ],
+)
+def test_check_out_refuses_without_touching_anything(tmp_path, monkeypatch, bad, why):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a-file").write_text("data")
     with pytest.raises(InputError) as caught:
         check_out(bad)
     assert "\n" not in str(caught.value) and str(caught.value).startswith("--out: ")
+    assert why in str(caught.value)
     assert (
         sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
         and (tmp_path / "a-file").read_text() == "data"
@@ -686,3 +696,6 @@ def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was
     shown, widest = float(text.removeprefix(start)), ((long["ci_high"] - long["ci_low"]) / 2).max()
     assert 0.004 < shown <= 0.005 and shown == round(widest, 4)
     assert header_facts(result, "cmd")["trials"] == start.split("; target")[0]  # no table, no verdict
+    capped = run_scenario(parse_scenario({**target, "trials": 500, "max_trials": 1_000}), jobs=1)
+    text = header_facts(capped, "cmd", all_tables(capped)["results"])["trials"]
+    assert "(first batch 500, cap 1,000): 1,000 per setup; target NOT reached (trial cap hit), widest" in text

@@ -152,15 +152,40 @@ def test_the_outline_of_a_comparison_report(pages):
     """What a reader finds, in order: findings, plots, the comparison (its summary table first,
     then the significant rows and the difference matrices), the tables, then the run's facts."""
     page = outline(pages[0])
-    top = [text for level, text in page.headings if level <= 2]
-    assert top == [
-        "Coin odds",
-        "Findings",
-        "Plots",
-        "Comparison with official",
-        "Tables",
-        "About this run: scenario, rules, reproducibility, files",
+    assert [(level, re.sub(r"\d+", "N", text)) for level, text in page.headings] == [
+        (1, "Coin odds"),
+        (2, "Findings"),
+        (2, "Plots"),
+        (2, "Comparison with official"),
+        (3, "Significant differences (N), largest first"),
+        (3, "The chance that at least need heads: difference from official"),
+        (3, "The chance that at least need heads: exact difference from official"),
+        (3, "Number of heads: difference from official"),
+        (3, "Number of heads: exact difference from official"),
+        (2, "Tables"),
+        (3, "The chance that at least need heads"),
+        (3, "The chance that at least need heads: exact values"),
+        (3, "Number of heads"),
+        (3, "Number of heads: exact values"),
+        (3, "Distribution of heads + bonus"),
+        (3, "All estimates (long form)"),
+        (2, "About this run: scenario, rules, reproducibility, files"),
+        (3, "Variants"),
+        (3, "Metrics"),
+        (3, "Files"),
     ]
+    facts = re.findall(r"^- \*\*([^*]+)\*\*: ", pages[1], flags=re.M)
+    assert facts == [
+        "scenario", "file", "game", "question", "seed", "seed use", "trials", "chunk size", "grid",
+        "fixed setup", "metrics", "variants", "baseline", "common random numbers", "version", "date",
+        "run time",
+    ]  # fmt: skip
+    # a difference: signed, a star when significant, its signed interval; or identical
+    signed = r"[+-]\d\.\d{4}|0\.0000"
+    difference = re.compile(rf"({signed})\*? \[({signed}), ({signed})\]|identical")
+    for rows in page.table_rows[2:6:2]:  # the two difference matrices (then their exact values)
+        cells = [cell for row in rows for cell in row[3:]]
+        assert cells and all(difference.fullmatch(cell) for cell in cells), cells
     matrix, setup = ["tags", "variant", "flips", "1", "2"], ["flips", "need", "tags", "variant"]
     assert page.table_heads == [
         ["variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff"],
@@ -197,6 +222,8 @@ def test_every_style_rule_applies_to_something_a_page_shows(pages, tmp_path):
                     unused.append(part)
     # .wrap styles a cell of long words (a description), which this report has none of
     assert set(unused) <= {".wrap"}, unused
+    styled = set(re.findall(r"\.([a-z]+)", style))
+    assert classes - styled == {"headline"}  # the index's headline keeps the page's own style
 
 
 def test_each_table_is_headed_by_what_its_file_holds(pages):
