@@ -325,6 +325,14 @@ BAD = [
         'plots[0].where.flips: expected one of the grid values [1], got 3',
     ),
     (
+        'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\nwhere = { flips = 3 }\n',
+        "plots[0].where.flips: expected a [grid] field (the grid is empty), got 'flips'",
+    ),
+    (
+        'game = "coin"\nseed = 1\nvariants = 3\n',
+        "variants: expected a table of named variants ([variants.NAME]), got 3",
+    ),
+    (
         'game = "coin"\nseed = 1\nmetrics = ["win"]\n[[plots]]\nkind = "bars"\nmetric = "heads"\n',
         "plots[0].metric: expected one of the scenario's metrics (win), got 'heads'",
     ),
