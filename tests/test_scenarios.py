@@ -328,6 +328,7 @@ BAD = [
         'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\nwhere = { flips = 3 }\n',
         "plots[0].where.flips: expected a [grid] field (the grid is empty), got 'flips'",
     ),
+    ('game = 3\nseed = 1\n', "game: expected a game name (see: montecarlo games), got 3"),
     (
         'game = "coin"\nseed = 1\nvariants = 3\n',
         "variants: expected a table of named variants ([variants.NAME]), got 3",
