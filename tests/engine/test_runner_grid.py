@@ -87,7 +87,8 @@ def test_chunks_run_in_the_parent_while_the_workers_start(monkeypatch):
     assert len(ran_here) >= 3 + 15  # 3 chunks in the parent before the pool, then the 1-job run's 15
 
 
-def test_starting_workers_is_a_no_op_for_one_job_or_another_backend():
+def test_starting_workers_is_a_no_op_for_one_job_or_another_backend(monkeypatch):
+    monkeypatch.setattr(runner, "_starting", None)  # as in a new process
     runner.start_workers(1)
     runner.start_workers(4, backend="dask")
-    assert not runner.starting()
+    assert not runner.starting() and runner._starting is None  # no thread even for a moment

@@ -79,6 +79,7 @@ def test_the_optimum_is_the_best_of_every_policy(case):
     start, seen = walk(rules, setup)
     decisions = [s for s, got in seen.items() if isinstance(got, Choice)]
     count = math.prod(len(seen[s].names) for s in decisions)
+    assert all(len(seen[s].names) >= 2 for s in decisions)  # a side chooses among 2+ living characters
     assert 2 <= count <= 20_000, count  # a real choice, and few enough policies to value them all
     best = max(
         worth(rules, setup, start, seen, dict(zip(decisions, names)))
