@@ -238,12 +238,17 @@ def current_hash(key: str, cache: dict[str, dict[str, str]]) -> str | None:
 
 
 def source_problems(path: Path = LISTED) -> list[str]:
-    """Entries without a known category or stamp, and entries whose functions changed or went."""
-    problems, cache = [], {}
+    """Entries without a known category or stamp, entries whose functions changed or went, and
+    names listed twice (a survivor judged again without noticing it was already listed)."""
+    problems, cache, first = [], {}, {}
     for entry in entries(path):
         where = f"tests/MUTANTS.md:{entry.line}"
         if entry.category not in CATEGORIES:
             problems.append(f"{where}: no known category (one of {', '.join(CATEGORIES)})")
+        for name in entry.names:
+            if name in first:
+                problems.append(f"{where}: {name} is listed already at line {first[name]}")
+            first.setdefault(name, entry.line)
         keys = sorted({function_key(n) for n in entry.names})
         for key in keys:
             now = current_hash(key, cache)

@@ -47,3 +47,15 @@ def test_after_a_sample_the_summary_counts_only_it_and_estimates_the_whole(tmp_p
         f"(95% interval {100 * score.ci_low:.1f}% to {100 * score.ci_high:.1f}%)"
     )
     assert lines[-1] == "killed 9 of 10 mutants (90.0%)"
+
+
+def test_a_name_listed_twice_is_a_problem(tmp_path):
+    name = "montecarlo.engine.stats.x_proportion__mutmut_1"
+    key = ms.function_key(name)
+    now = ms.current_hash(key, {})
+    line = f"- [message] `{name}`: why. <!-- judged: {key}={now} -->"
+    listed = tmp_path / "MUTANTS.md"
+    listed.write_text(f"# list\n\n{line}\n")
+    assert ms.source_problems(listed) == []
+    listed.write_text(f"# list\n\n{line}\n{line}\n")
+    assert ms.source_problems(listed) == [f"tests/MUTANTS.md:4: {name} is listed already at line 3"]
