@@ -105,6 +105,11 @@ CASES = [
         ("expected format = 'dice-battle/1' (it marks the file as a game definition), got nothing"),
     ),
     (
+        bad('name = "risk"', 'name = "a b"'),
+        "name",
+        "'a b' is not a usable name; use letters, digits, '.', '_' or '-'",
+    ),
+    (
         bad('attackers = "attackers - attacker_lost"', 'attackers = "atackers - attacker_lost"'),
         "round.update.attackers",
         (
@@ -538,3 +543,19 @@ def test_a_rule_giving_a_die_no_faces_or_too_many_is_refused_when_the_rules_are_
     assert str(info.value) == (
         f"sided.toml: dice.d6.faces: gives {faces} faces under these rules; a die needs 1..10000 faces"
     )
+
+
+def test_a_definitions_rules_and_setup_types_say_what_they_hold():
+    """What Python's help() shows a user of the API for a compiled file's two types."""
+    game = compile_text(RISK, "risk.toml").game
+    assert game.rules_type.__doc__ == "Rules of risk (risk.toml): attack_dice, defend_dice, ties."
+    question = game.question()
+    assert question.setup_type.__doc__ == "Setup of risk: attackers 1..100, defenders 1..100."
+    fixed = RISK[: RISK.index("[rules]")] + RISK[RISK.index("[dice.d6]") :]  # no rules, no variants
+    for rule, value in (("attack_dice", "3"), ("defend_dice", "2"), ('"ties"', '"defender"')):
+        fixed = fixed.replace(rule, value)
+    assert compile_text(fixed, "fixed.toml").game.rules_type.__doc__ == "Rules of risk (fixed.toml): none."
+    flag = RISK.replace("[rules]\n", "[rules]\nstrict = true\n")
+    with pytest.raises(InputError) as info:
+        compile_text(flag, "flag.toml").game.rules(overrides={"strict": 3})
+    assert str(info.value) == "flag.toml: rules.strict: expected a true/false like True, got 3"

@@ -334,6 +334,11 @@ def test_setups_normalise_and_reject_bad_input():
         ("fight", {"attacker": "4,", "defender": [5]}, "attacker: an empty item in '4,'"),
         (
             "fight",
+            {"attacker": [4, 3], "defender": [5], "attacker_guile": "3,"},
+            "attacker_guile: an empty item in '3,'",
+        ),
+        (
+            "fight",
             {"attacker": [4, 3], "defender": [5], "attacker_guile": [3]},
             "attacker_guile needs one Guile per character",
         ),
