@@ -2,6 +2,7 @@
 
 import re
 
+import polars as pl
 import pytest
 
 from montecarlo.reporting.findings import findings, headline
@@ -85,12 +86,13 @@ def test_matrix_findings_say_where_odds_cross_half():
             "game": GAME,
             "seed": 2,
             "trials": 4000,
-            "metrics": ["win"],
+            "metrics": ["win", "heads"],
             "grid": {"flips": [1, 2, 3, 4], "need": [1, 2, 3, 4]},
         }
     )
     result = run_scenario(sc, jobs=1)
     text = findings(result, all_tables(result))
+    assert any(s.startswith("Number of heads (`heads`) ranges from ") for s in text)  # not only the first
     # exact: above 1/2 when need <= flips/2; exactly 1/2 (even, not "above") at 1 flip need 1
     # and at 3 flips need 2
     assert text[0] == (
@@ -162,6 +164,7 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     @dataclasses.dataclass(frozen=True)
     class Rules:
         edge: float = 0.0
+        grow: float = 0.0  # an edge that grows with the attacker's strength
 
     @dataclasses.dataclass(frozen=True)
     class Setup:
@@ -171,7 +174,7 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
 
     def chance(rules, setup):
         fair = setup.attacker / (setup.attacker + setup.defender)
-        return min(1.0, fair + rules.edge + setup.attacker_bonus)
+        return min(1.0, fair + rules.edge + rules.grow * setup.attacker + setup.attacker_bonus)
 
     question = Question(
         "duel",
@@ -181,7 +184,8 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
         simulate=lambda rules, setup, n, rng: {"attacker_win": rng.random(n) < chance(rules, setup)},
         exact=lambda rules, setup: {"attacker_win": chance(rules, setup)},
     )
-    game = Game("duel", "Duel", Rules, {"edge": {"edge": 0.1}}, {"duel": question}, "duel")
+    variants = {"edge": {"edge": 0.1}, "grow": {"grow": 0.05}}
+    game = Game("duel", "Duel", Rules, variants, {"duel": question}, "duel")
     grid = {"attacker": [1, 2, 3], "defender": [1, 2, 3]}
     fair = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
     text = findings(fair, all_tables(fair))
@@ -204,6 +208,10 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     assert "sum to 1.200 instead of 1, the attacker side favoured by 20.0 points" in text
     a, b = re.search(r"the largest asymmetry is attacker (\d) against defender (\d)", text).groups()
     assert a < b  # a pair of setups swapped, not one setup against itself (its gap is the line above)
+    growing = parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid, "rules": {"grow": 0.05}})
+    growing = run_scenario(growing, jobs=1)
+    text = " ".join(findings(growing, all_tables(growing)))
+    assert "the chance that the attacker wins is 0.550–0.650 (favouring the attacker side)" in text
     # a setup field of one side only (the attacker's bonus) is its effect, not a seat advantage
     grid = {**grid, "attacker_bonus": [0.0, 0.1]}
     bonus = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
@@ -264,3 +272,51 @@ def test_a_distribution_that_moves_is_said_to_shift_in_so_many_setups():
         "“Heads 70% of the time” (`loaded`) shifts the distribution of heads + bonus (`total`) in 3 of 3 "
         "setups and raises the chance that at least need heads (`win`) in 3 of 3 setups ("
     ), moved
+
+
+def test_a_side_is_favoured_by_its_exact_value_and_a_seat_gap_weighs_both_seats_noise():
+    from montecarlo.reporting.findings import _seat_gap, _side
+
+    # the exact value decides where there is one, even when the interval straddles one half
+    assert _side({"exact": 0.6, "estimate": 0.5, "ci_low": 0.45, "ci_high": 0.55}) == 1
+    assert _side({"exact": None, "estimate": 0.5, "ci_low": 0.45, "ci_high": 0.55}) == 0
+    assert _side({"exact": 0.5 + 1e-12, "ci_low": 0.6, "ci_high": 0.7}) == 0
+    rows = pl.DataFrame(
+        {"metric": ["seat1_points", "seat2_points"], "estimate": [2.0, 1.0], "se": [0.3, 0.4]}
+    )
+    gap, high, low, noise = _seat_gap(rows, ["seat1_points", "seat2_points"], [])
+    assert (gap, high["metric"], low["metric"]) == (1.0, "seat1_points", "seat2_points")
+    assert noise == pytest.approx(4.5 * 0.5)  # 4.5 standard errors of the difference of two seats
+
+
+def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_significantly():
+    """A fake toss: under ``big``, ``hit`` moves by 0.2, while ``near`` keeps its chance of 1/2 but
+    changes on 20% of the trials, both ways (shifted modulo 1); ``tiny`` moves ``hit`` by 0.001,
+    too little for 2,000 trials."""
+    import dataclasses
+
+    from montecarlo.games.base import Game, Metric, Question
+
+    @dataclasses.dataclass(frozen=True)
+    class Rules:
+        edge: float = 0.0
+
+    @dataclasses.dataclass(frozen=True)
+    class Setup:
+        size: int = 1
+
+    def simulate(rules, setup, n, rng):
+        return {"hit": rng.random(n) < 0.5 + rules.edge, "near": (rng.random(n) + rules.edge) % 1.0 < 0.5}
+
+    metrics = (Metric("hit", "probability", "a hit"), Metric("near", "probability", "a near miss"))
+    toss = Question("toss", "a toss", Setup, metrics, simulate)
+    builtins = {"big": {"edge": 0.2}, "tiny": {"edge": 0.001}}
+    game = Game("toss", "Toss", Rules, builtins, {"toss": toss}, "toss")
+    variants = {"official": {}, "big": {"builtin": "big"}, "tiny": {"builtin": "tiny"}}
+    spec = {"game": game, "seed": 1, "trials": 2000, "variants": variants}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    sentences = findings(result, all_tables(result))
+    assert headline(sentences).endswith("; `tiny` no significant change.")  # not "changes nothing"
+    big = sentences[1]
+    assert big.startswith("`big` raises the chance that a hit (`hit`) in 1 of 1 setups (")
+    assert big.endswith("; no significant change to the chance that a near miss (`near`)."), big
