@@ -184,7 +184,7 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
         simulate=lambda rules, setup, n, rng: {"attacker_win": rng.random(n) < chance(rules, setup)},
         exact=lambda rules, setup: {"attacker_win": chance(rules, setup)},
     )
-    variants = {"edge": {"edge": 0.1}, "grow": {"grow": 0.05}}
+    variants = {"edge": {"edge": 0.1}, "grow": {"grow": 0.05}, "nudge": {"edge": 0.01}}
     game = Game("duel", "Duel", Rules, variants, {"duel": question}, "duel")
     grid = {"attacker": [1, 2, 3], "defender": [1, 2, 3]}
     fair = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
@@ -208,6 +208,11 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     assert "sum to 1.200 instead of 1, the attacker side favoured by 20.0 points" in text
     a, b = re.search(r"the largest asymmetry is attacker (\d) against defender (\d)", text).groups()
     assert a < b  # a pair of setups swapped, not one setup against itself (its gap is the line above)
+    nudged = parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid, "rules": {"edge": 0.01}})
+    nudged = run_scenario(nudged, jobs=1)
+    text = " ".join(findings(nudged, all_tables(nudged)))
+    # exact values carry no noise: an edge of 1 point, far inside the estimates' intervals, is named
+    assert "sum to 1.020 instead of 1, the attacker side favoured by 2.0 points" in text
     growing = parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid, "rules": {"grow": 0.05}})
     growing = run_scenario(growing, jobs=1)
     text = " ".join(findings(growing, all_tables(growing)))
@@ -320,3 +325,18 @@ def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_sign
     big = sentences[1]
     assert big.startswith("`big` raises the chance that a hit (`hit`) in 1 of 1 setups (")
     assert big.endswith("; no significant change to the chance that a near miss (`near`)."), big
+
+
+def test_a_variant_is_named_by_the_first_clause_of_its_description_and_long_values_are_cut():
+    from types import SimpleNamespace as N
+
+    from montecarlo.reporting.findings import _short, _variant
+
+    def named(description):
+        return _variant(N(variants=[N(name="house", description=description)]), "house")
+
+    assert named("heads 70% of the time; from a forum") == "“heads 70% of the time” (`house`)"
+    assert named("ties to the attacker (a house rule)") == "“ties to the attacker” (`house`)"
+    assert named("house") == "`house`"
+    assert _short("a" * 50, 10) == "a" * 10 + " …"  # no space to cut at: cut at the limit
+    assert _short("one two three four", 10) == "one two …"
