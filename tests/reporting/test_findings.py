@@ -285,6 +285,9 @@ def test_a_side_is_favoured_by_its_exact_value_and_a_seat_gap_weighs_both_seats_
     # the exact value decides where there is one, even when the interval straddles one half
     assert _side({"exact": 0.6, "estimate": 0.5, "ci_low": 0.45, "ci_high": 0.55}) == 1
     assert _side({"exact": None, "estimate": 0.5, "ci_low": 0.45, "ci_high": 0.55}) == 0
+    # without one, the interval must leave one half out
+    intervals = ((0.51, 0.6), (0.4, 0.49))
+    assert [_side({"exact": None, "ci_low": lo, "ci_high": hi}) for lo, hi in intervals] == [1, -1]
     assert _side({"exact": 0.5 + 1e-12, "ci_low": 0.6, "ci_high": 0.7}) == 0
     rows = pl.DataFrame(
         {"metric": ["seat1_points", "seat2_points"], "estimate": [2.0, 1.0], "se": [0.3, 0.4]}
