@@ -121,9 +121,9 @@ def test_a_row_above_half_everywhere_is_all_and_one_field_has_no_crossing():
     ]
 
 
-def test_a_variant_that_moves_nothing_significantly_says_what_it_leaves_identical():
-    """A fake toss: ``coin`` is drawn first, so it is the same in both arms (common random numbers);
-    ``hit`` moves by 0.001, far below what 2,000 trials can tell."""
+def toss_game(simulate, metrics: dict[str, str], builtins: dict[str, dict]):
+    """A fake game of one question, ``toss``: rules with one ``edge``, a setup with one ``size``, the
+    given probability metrics (name -> description) drawn by ``simulate``."""
     import dataclasses
 
     from montecarlo.games.base import Game, Metric, Question
@@ -136,13 +136,20 @@ def test_a_variant_that_moves_nothing_significantly_says_what_it_leaves_identica
     class Setup:
         size: int = 1
 
+    probabilities = tuple(Metric(name, "probability", text) for name, text in metrics.items())
+    toss = Question("toss", "a toss", Setup, probabilities, simulate)
+    return Game("toss", "Toss", Rules, builtins, {"toss": toss}, "toss")
+
+
+def test_a_variant_that_moves_nothing_significantly_says_what_it_leaves_identical():
+    """A fake toss: ``coin`` is drawn first, so it is the same in both arms (common random numbers);
+    ``hit`` moves by 0.001, far below what 2,000 trials can tell."""
+
     def simulate(rules, setup, n, rng):
         coin = rng.random(n) < 0.5
         return {"hit": rng.random(n) < 0.5 + rules.edge, "coin": coin}
 
-    metrics = (Metric("hit", "probability", "a hit"), Metric("coin", "probability", "heads first"))
-    toss = Question("toss", "a toss", Setup, metrics, simulate)
-    game = Game("toss", "Toss", Rules, {"tiny": {"edge": 0.001}}, {"toss": toss}, "toss")
+    game = toss_game(simulate, {"hit": "a hit", "coin": "heads first"}, {"tiny": {"edge": 0.001}})
     variants = {"official": {}, "tiny": {"builtin": "tiny"}}
     spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 2]}, "variants": variants}
     result = run_scenario(parse_scenario(spec), jobs=1)
@@ -302,25 +309,12 @@ def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_sign
     """A fake toss: under ``big``, ``hit`` moves by 0.2, while ``near`` keeps its chance of 1/2 but
     changes on 20% of the trials, both ways (shifted modulo 1); ``tiny`` moves ``hit`` by 0.001,
     too little for 2,000 trials."""
-    import dataclasses
-
-    from montecarlo.games.base import Game, Metric, Question
-
-    @dataclasses.dataclass(frozen=True)
-    class Rules:
-        edge: float = 0.0
-
-    @dataclasses.dataclass(frozen=True)
-    class Setup:
-        size: int = 1
 
     def simulate(rules, setup, n, rng):
         return {"hit": rng.random(n) < 0.5 + rules.edge, "near": (rng.random(n) + rules.edge) % 1.0 < 0.5}
 
-    metrics = (Metric("hit", "probability", "a hit"), Metric("near", "probability", "a near miss"))
-    toss = Question("toss", "a toss", Setup, metrics, simulate)
     builtins = {"big": {"edge": 0.2}, "tiny": {"edge": 0.001}}
-    game = Game("toss", "Toss", Rules, builtins, {"toss": toss}, "toss")
+    game = toss_game(simulate, {"hit": "a hit", "near": "a near miss"}, builtins)
     variants = {"official": {}, "big": {"builtin": "big"}, "tiny": {"builtin": "tiny"}}
     spec = {"game": game, "seed": 1, "trials": 2000, "variants": variants}
     result = run_scenario(parse_scenario(spec), jobs=1)
