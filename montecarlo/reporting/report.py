@@ -546,9 +546,7 @@ def _blocks(
                     b += [("h3", _heading(result, name)), ("note", f"{note} ({name}.csv)")]
                     b.append(("table", shown, name))
                 if f"{name}-exact" in tables and shown is not None:
-                    exact = _exact_display(tables[f"{name}-exact"], grid, True)
-                    if "variant" in exact.columns:
-                        exact = exact.filter(~pl.col("variant").is_in(dropped))
+                    exact = _without(_exact_display(tables[f"{name}-exact"], grid, True), dropped)
                     b += [
                         ("h3", _heading(result, f"{name}-exact")),
                         ("note", f"{name}-exact.csv"),
@@ -752,14 +750,19 @@ def _difference_display(tables, stem: str, grid: Sequence[str], comp: pl.DataFra
         for v in rows["variant"].unique(maintain_order=True)
         if rows.filter(pl.col("variant") == v, pl.col("status") == TESTED).height == 0
     ]
-    shown = _matrix_display(tables, stem, grid, signed=True, marks=tables[f"{stem}-significant"])
-    if "variant" in shown.columns:
-        shown = shown.filter(~pl.col("variant").is_in(dropped))
-    else:
-        shown = shown.drop([v for v in dropped if v in shown.columns])
-    if shown.height == 0 or shown.width == 0:
+    marks = tables[f"{stem}-significant"]
+    shown = _without(_matrix_display(tables, stem, grid, signed=True, marks=marks), dropped)
+    index = matrix_index(tables[stem], grid)
+    if shown.height == 0 or all(c in index for c in shown.columns):  # nothing left but the setups
         return None, dropped
     return shown, dropped
+
+
+def _without(shown: pl.DataFrame, variants: Sequence[str]) -> pl.DataFrame:
+    """A matrix display without ``variants``: their rows, or their columns when variants are columns."""
+    if "variant" in shown.columns:
+        return shown.filter(~pl.col("variant").is_in(list(variants)))
+    return shown.drop([v for v in variants if v in shown.columns])
 
 
 def _metric_label(sc, name: str) -> str:

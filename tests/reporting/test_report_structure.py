@@ -281,3 +281,22 @@ def test_the_words_of_every_paragraph_and_note(pages):
         "from the game's exact solver where one exists. Probabilities below N are written in "
         "significant figures (Ne-N).",
     ]
+
+
+@pytest.mark.parametrize("variants", [("same",), ("same", "loaded")])
+def test_a_variant_identical_everywhere_leaves_every_difference_table(tmp_path, variants):
+    """Variants as the columns of a one-field grid: ``same`` (the official rules again) is left
+    out of the difference matrix and of its exact values; with nothing else to show, no table."""
+    from montecarlo.scenarios import parse_scenario, run_scenario
+    from tests.test_scenarios import GAME
+
+    given = {"same": {"overrides": {"bias": 0.5}}, "loaded": {"builtin": "loaded"}}
+    spec = {"game": GAME, "seed": 1, "trials": 500, "metrics": ["win"], "grid": {"flips": [1, 2, 3]}}
+    spec["variants"] = {"official": {}, **{v: given[v] for v in variants}}
+    folder = write_report(run_scenario(parse_scenario(spec), jobs=1), tmp_path / "r", command="x")
+    page = outline((folder / "index.html").read_text())
+    differences = [text for _, text in page.headings if "difference from official" in text]
+    if variants == ("same",):
+        assert differences == [] and ["flips"] not in page.table_heads
+    else:
+        assert len(differences) == 2 and page.table_heads[2:4] == [["flips", "loaded"]] * 2
