@@ -72,3 +72,16 @@ def test_a_front_end_names_the_setting_its_own_way():
     with pytest.raises(SettingError) as info:
         RunSettings(max_trials=-3, precision=0.1)
     assert info.value.named("--max-trials") == "--max-trials must be a positive integer, got -3"
+
+
+def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
+    from montecarlo.analysis import compare_many, compare_rules
+    from montecarlo.games.dune1984.rules import Rules
+
+    arms = [("official", Rules()), ("sword_ties", Rules(ties="defender"))]
+    settings = RunSettings(trials=3_000, seed=11)
+    one = compare_rules("dune1984", "duel", {"attacker": 4, "defender": 5}, arms, settings)
+    many = compare_many("dune1984", "duel", [{"attacker": 4, "defender": 5}], arms, settings)[0]
+    assert one.trials == 3_000 and one.seed == 11
+    assert one.differences == many.differences  # bit for bit (the run's seconds aside)
+    assert [a.metrics for a in one.answers] == [a.metrics for a in many.answers]

@@ -147,6 +147,11 @@ CASES = [
         "expected a whole number like the rule's value 2, got '3'",
     ),
     (
+        bad('overrides = { ties = "attacker" }', "overrides = { ties = 1 }"),
+        "variants.ties_to_attacker.overrides.ties",
+        "expected a string like the rule's value 'defender', got 1",
+    ),
+    (
         bad("overrides = { defend_dice = 3 }", "overrides = { defnd_dice = 3 }"),
         "variants.defender_three_dice.overrides.defnd_dice",
         "not a rule of this file; known rules: attack_dice, defend_dice, ties",
@@ -559,3 +564,20 @@ def test_a_definitions_rules_and_setup_types_say_what_they_hold():
     with pytest.raises(InputError) as info:
         compile_text(flag, "flag.toml").game.rules(overrides={"strict": 3})
     assert str(info.value) == "flag.toml: rules.strict: expected a true/false like True, got 3"
+
+
+def test_a_battle_past_max_rounds_is_an_error_naming_the_limit_in_both_kernels():
+    text = RISK.replace('name = "risk"', 'name = "risk"\nmax_rounds = 1')  # 5 against 5 needs 3 rolls or more
+    compiled = compile_text(text, "short.toml")
+    q, rules = compiled.game.question(), compiled.game.rules()
+    setup = q.setup({"attackers": 5, "defenders": 5})
+    with pytest.raises(DefinitionError) as info:
+        compiled.simulate_direct(rules, setup, 100, np.random.default_rng(1))
+    assert str(info.value) == (
+        "short.toml: max_rounds: some battles were still going after 1 rounds; check end and "
+        "round.update, or raise max_rounds"
+    )
+    with pytest.raises(DefinitionError) as info:
+        compiled.reference(rules, setup, np.random.default_rng(1))
+    assert str(info.value) == "short.toml: max_rounds: a battle was still going after 1 rounds"
+    assert q.setup_type.__name__ == "Setup" and repr(setup) == "Setup(attackers=5, defenders=5)"

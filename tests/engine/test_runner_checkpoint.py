@@ -138,3 +138,25 @@ def test_saves_are_atomic_and_leave_no_temporary_file(tmp_path, monkeypatch):
     run(tmp_path / "c.json")
     assert seen[0] == 0 and seen == sorted(seen) and len(seen) > 4
     assert [p.name for p in tmp_path.iterdir()] == ["c.json"]
+
+
+def test_a_save_is_skipped_when_nothing_changed_or_too_soon_and_work_reads_as_it_reads_back(
+    tmp_path, monkeypatch
+):
+    from pathlib import Path
+
+    from montecarlo.engine.runner import _PointState
+
+    written = []
+    real_replace = checkpoints.os.replace
+    monkeypatch.setattr(checkpoints.os, "replace", lambda a, b: (written.append(b), real_replace(a, b)))
+    store = Checkpoint(tmp_path / "c.json", {"where": Path("x"), "sizes": (1, 2)})
+    assert store.work == {"where": "x", "sizes": [1, 2]}  # as json.loads gives it back
+    state = [_PointState(np.zeros(2), 0, 0, 10, False)]
+    store.save(state, final=True)
+    store.save(state, final=True)  # nothing changed since: no second write
+    moved = [_PointState(np.ones(2), 5, 1, 10, False)]
+    store.save(moved, final=False)  # changed, but within SAVE_EVERY of the last save
+    assert len(written) == 1
+    store.save(moved, final=True)  # the last save of a run is always written
+    assert len(written) == 2

@@ -225,6 +225,14 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     growing = run_scenario(growing, jobs=1)
     text = " ".join(findings(growing, all_tables(growing)))
     assert "the chance that the attacker wins is 0.550–0.650 (favouring the attacker side)" in text
+    # an edge to the defender that grows with the attacker: the largest gap is the most negative sum
+    spec = {"game": game, "seed": 1, "trials": 2000, "grid": grid, "rules": {"grow": -0.05}}
+    shrinking = run_scenario(parse_scenario(spec), jobs=1)
+    text = " ".join(findings(shrinking, all_tables(shrinking)))
+    assert (
+        "the largest asymmetry is attacker 2 against defender 3: with the sides swapped the two chances "
+        "sum to 0.750 instead of 1, the defender side favoured by 25.0 points"
+    ) in text
     # a setup field of one side only (the attacker's bonus) is its effect, not a seat advantage
     grid = {**grid, "attacker_bonus": [0.0, 0.1]}
     bonus = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
@@ -328,7 +336,7 @@ def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_sign
 def test_a_variant_is_named_by_the_first_clause_of_its_description_and_long_values_are_cut():
     from types import SimpleNamespace as N
 
-    from montecarlo.reporting.findings import _short, _variant
+    from montecarlo.reporting.findings import _few, _less, _short, _variant
 
     def named(description):
         return _variant(N(variants=[N(name="house", description=description)]), "house")
@@ -338,6 +346,11 @@ def test_a_variant_is_named_by_the_first_clause_of_its_description_and_long_valu
     assert named("house") == "`house`"
     assert _short("a" * 50, 10) == "a" * 10 + " …"  # no space to cut at: cut at the limit
     assert _short("one two three four", 10) == "one two …"
+    assert [_few("abcde"[:n], 3) for n in (3, 4, 5)] == [
+        "a, b and c", "a, b, c and 1 more metric", "a, b, c and 2 more metrics"
+    ]
+    # values of different types sort by their text
+    assert (_less(1, 2), _less("A", 1), _less(1, "A")) == (True, False, True)
 
 
 def test_without_exact_values_an_asymmetry_inside_both_cells_noise_is_called_noise():
