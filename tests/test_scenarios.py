@@ -329,6 +329,10 @@ BAD = [
         "plots[0].where.flips: expected a [grid] field (the grid is empty), got 'flips'",
     ),
     ('game = 3\nseed = 1\n', "game: expected a game name (see: montecarlo games), got 3"),
+    (
+        'game = "coin"\nseed = 1\n[[plots]]\nkind = "lines"\nx = "flips"\n',
+        "plots[0].x: expected a [grid] field (the grid is empty), got 'flips'",
+    ),
     ('game = "coin"\nseed = 1\nplots = 3\n', "plots: expected an array ([[plots]] tables), got 3"),
     (
         'game = "coin"\nseed = 1\nvariants = 3\n',

@@ -387,3 +387,16 @@ def test_without_exact_values_an_asymmetry_inside_both_cells_noise_is_called_noi
     assert 4.5 * max(low["se"], high["se"]) < size <= 4.5 * math.hypot(low["se"], high["se"]), size
     text = " ".join(findings(result, all_tables(result)))
     assert "swapping the two sides changes nothing beyond noise" in text
+
+
+def test_past_three_metrics_a_variant_counts_the_rest():
+    names = ("a", "b", "c", "d")
+
+    def simulate(rules, setup, n, rng):
+        return {name: rng.random(n) < 0.5 + rules.edge for name in names}
+
+    game = toss_game(simulate, {name: f"{name} happens" for name in names}, {"big": {"edge": 0.2}})
+    spec = {"game": game, "seed": 1, "trials": 2000, "variants": {"official": {}, "big": {"builtin": "big"}}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    moved = findings(result, all_tables(result))[0]
+    assert moved.endswith(" and moves 1 more metric (see the comparison table)."), moved

@@ -5,6 +5,7 @@ The other report tests read numbers and files; these read structure, so that a r
 drops a paragraph, a table or a closing tag, or a style rule that no longer matches, fails."""
 
 import itertools
+import json
 import re
 from html.parser import HTMLParser
 
@@ -186,6 +187,9 @@ def test_the_outline_of_a_comparison_report(pages):
     for rows in page.table_rows[2:6:2]:  # the two difference matrices (then their exact values)
         cells = [cell for row in rows for cell in row[3:]]
         assert cells and all(difference.fullmatch(cell) for cell in cells), cells
+    # the long form: estimates, interval ends, standard errors and exact values to 4 decimals
+    numbers = [cell for row in page.table_rows[11] for cell in row[5:10]]
+    assert numbers and all(re.fullmatch(r"\d\.\d{4}", cell) for cell in numbers), numbers
     matrix, setup = ["tags", "variant", "flips", "1", "2"], ["flips", "need", "tags", "variant"]
     assert page.table_heads == [
         ["variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff"],
@@ -294,6 +298,7 @@ def test_a_variant_identical_everywhere_leaves_every_difference_table(tmp_path, 
     spec = {"game": GAME, "seed": 1, "trials": 500, "metrics": ["win"], "grid": {"flips": [1, 2, 3]}}
     spec["variants"] = {"official": {}, **{v: given[v] for v in variants}}
     folder = write_report(run_scenario(parse_scenario(spec), jobs=1), tmp_path / "r", command="x")
+    assert json.loads((folder / "report.json").read_text())["file"] is None  # given in Python, no file
     page = outline((folder / "index.html").read_text())
     differences = [text for _, text in page.headings if "difference from official" in text]
     if variants == ("same",):
