@@ -583,3 +583,22 @@ def test_dask_backend_gives_the_same_scenario_results(tmp_path):
     for a, b in zip(local.comparisons, dask.comparisons):
         assert [x.metrics for x in a.answers] == [x.metrics for x in b.answers]
         assert a.differences == b.differences
+
+
+def test_a_run_records_its_wall_seconds_and_its_date_in_utc(monkeypatch):
+    import time
+    from datetime import datetime, timedelta, timezone
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # nine hours from UTC: a local date would show
+    time.tzset()
+    try:
+        started = time.perf_counter()
+        result = run_scenario(parse_scenario({"game": GAME, "seed": 1, "trials": 100}), jobs=1)
+        took = time.perf_counter() - started
+        now = datetime.now(timezone.utc)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert 0 < result.seconds <= took
+    recorded = datetime.strptime(result.date, "%Y-%m-%d %H:%M:%S UTC").replace(tzinfo=timezone.utc)
+    assert timedelta(0) <= now - recorded < timedelta(minutes=1)
