@@ -19,10 +19,12 @@ import sys
 import pytest
 
 
+CACHED = ("montecarlo.games", "montecarlo.engine", "montecarlo.datagame")  # modules that memoise
+
+
 def _clear_every_cache() -> None:
     for name, module in list(sys.modules.items()):
-        prefixes = ("montecarlo.games", "montecarlo.engine", "montecarlo.datagame")
-        if module is None or not name.startswith(prefixes):
+        if module is None or not name.startswith(CACHED):
             continue
         clear = getattr(module, "clear_caches", None)
         if callable(clear):
