@@ -160,6 +160,11 @@ def _check_writable(parent: Path, option: str) -> None:
 
 
 def _few(names: Sequence[str], n: int = 3) -> str:
+    """At most ``n`` names, the rest counted.
+
+    >>> _few(["a", "b", "c"]), _few(["a", "b", "c", "d"])
+    ('a, b, c', 'a, b, c and 1 more')
+    """
     return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
 
 

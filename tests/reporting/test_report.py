@@ -365,6 +365,18 @@ def test_check_out_refuses_without_touching_anything(tmp_path, monkeypatch, bad,
     )
 
 
+def test_an_index_that_cannot_be_read_is_named_with_the_reason(tmp_path, monkeypatch):
+    (tmp_path / "index.html").write_text("<html>mine</html>")
+
+    def unreadable(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_text", unreadable)
+    with pytest.raises(InputError) as caught:
+        check_index_out(tmp_path)
+    assert str(caught.value) == f"--out: cannot read {tmp_path / 'index.html'}: Permission denied"
+
+
 def test_check_out_refuses_a_folder_it_cannot_write(tmp_path, monkeypatch):
     locked = tmp_path / "locked"
     locked.mkdir()
@@ -427,7 +439,9 @@ def test_index_shows_each_headline(tmp_path):
             "summary": "2 setups",
         }
     ]
+    entries.append({"href": "b/index.html", "title": "B", "game": "coin", "summary": "no findings yet"})
     page = write_index(tmp_path, entries).read_text()
+    assert '<span class="headline">no findings yet</span></li>' in page  # the summary leads without one
     assert (
         '<a href="a/index.html">A &amp; B</a>' in page
         and "<code>loaded</code> raises <code>win</code>." in page

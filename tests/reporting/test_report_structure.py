@@ -187,6 +187,8 @@ def test_the_outline_of_a_comparison_report(pages):
     for rows in page.table_rows[2:6:2]:  # the two difference matrices (then their exact values)
         cells = [cell for row in rows for cell in row[3:]]
         assert cells and all(difference.fullmatch(cell) for cell in cells), cells
+    listed = [row[6] for row in page.table_rows[1]]  # the significant rows' differences
+    assert listed and all(difference.fullmatch(cell) for cell in listed), listed
     # the long form: estimates, interval ends, standard errors and exact values to 4 decimals
     numbers = [cell for row in page.table_rows[11] for cell in row[5:10]]
     assert numbers and all(re.fullmatch(r"\d\.\d{4}", cell) for cell in numbers), numbers
