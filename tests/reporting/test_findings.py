@@ -400,3 +400,20 @@ def test_past_three_metrics_a_variant_counts_the_rest():
     result = run_scenario(parse_scenario(spec), jobs=1)
     moved = findings(result, all_tables(result))[0]
     assert moved.endswith(" and moves 1 more metric (see the comparison table)."), moved
+
+
+def test_each_rule_set_is_said_how_fair_it_is_to_the_seats():
+    def simulate(rules, setup, n, rng):
+        first, second = rng.random(n), rng.random(n)
+        return {"seat1_win": first < 0.5 + rules.edge, "seat2_win": second < 0.5 - rules.edge}
+
+    seats = {"seat1_win": "seat 1 wins", "seat2_win": "seat 2 wins"}
+    game = toss_game(simulate, seats, {"big": {"edge": 0.2}})
+    spec = {"game": game, "seed": 1, "trials": 2000, "variants": {"official": {}, "big": {"builtin": "big"}}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    text = " ".join(findings(result, all_tables(result)))
+    assert re.search(
+        r"Largest gap between seats in the chance that each seat wins \(`seat\*_win`\): “the official rules” "
+        r"\(`official`\) 0\.0\d\d \(within noise\); `big` 0\.(3[89]|4[0-2])\d \(seat 1 over seat 2\)\.",
+        text,
+    ), text
