@@ -162,10 +162,10 @@ def test_a_variant_that_moves_nothing_significantly_says_what_it_leaves_identica
     )
 
 
-def test_seat_advantage_and_asymmetry_of_two_sides():
-    """A fake duel: side a wins with chance a / (a + b) + edge; swapping the sides shows the edge."""
+def duel_game(exact: bool = True):
+    """A fake duel: the attacker wins with chance a / (a + b) + edge + grow x a + its bonus, with
+    the game's exact solver or without one (then every value is an estimate, with its noise)."""
     import dataclasses
-
 
     from montecarlo.games.base import Game, Metric, Question
 
@@ -190,11 +190,22 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
         Setup,
         (Metric("attacker_win", "probability", "the attacker wins"),),
         simulate=lambda rules, setup, n, rng: {"attacker_win": rng.random(n) < chance(rules, setup)},
-        exact=lambda rules, setup: {"attacker_win": chance(rules, setup)},
+        exact=(lambda rules, setup: {"attacker_win": chance(rules, setup)}) if exact else None,
     )
-    variants = {"edge": {"edge": 0.1}, "grow": {"grow": 0.05}, "nudge": {"edge": 0.01}}
-    game = Game("duel", "Duel", Rules, variants, {"duel": question}, "duel")
+    return Game("duel", "Duel", Rules, {"edge": {"edge": 0.1}}, {"duel": question}, "duel")
+
+
+def test_seat_advantage_and_asymmetry_of_two_sides():
+    """Swapping the sides of the fake duel shows its edge."""
+    game = duel_game()
     grid = {"attacker": [1, 2, 3], "defender": [1, 2, 3]}
+
+    def said(**spec) -> str:
+        """The findings, in one text, of the duel over ``grid`` with ``spec`` (variants, rules)."""
+        spec = {"game": game, "seed": 1, "trials": 2000, "grid": grid, **spec}
+        result = run_scenario(parse_scenario(spec), jobs=1)
+        return " ".join(findings(result, all_tables(result)))
+
     fair = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
     text = findings(fair, all_tables(fair))
     assert (
@@ -205,34 +216,20 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
         "At equal attacker and defender, the chance that the attacker wins is 0.500 (even); swapping the two "
         "sides changes nothing beyond noise."
     ) in text
-    edged = run_scenario(
-        parse_scenario(
-            {"game": game, "seed": 1, "trials": 2000, "grid": grid, "variants": {"edge": {"builtin": "edge"}}}
-        ),
-        jobs=1,
-    )
-    text = " ".join(findings(edged, all_tables(edged)))
+    text = said(variants={"edge": {"builtin": "edge"}})
     assert "the chance that the attacker wins is 0.600 (favouring the attacker side)" in text
     assert "sum to 1.200 instead of 1, the attacker side favoured by 20.0 points" in text
     a, b = re.search(r"the largest asymmetry is attacker (\d) against defender (\d)", text).groups()
     assert a < b  # a pair of setups swapped, not one setup against itself (its gap is the line above)
-    nudged = parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid, "rules": {"edge": 0.01}})
-    nudged = run_scenario(nudged, jobs=1)
-    text = " ".join(findings(nudged, all_tables(nudged)))
     # exact values carry no noise: an edge of 1 point, far inside the estimates' intervals, is named
-    assert "sum to 1.020 instead of 1, the attacker side favoured by 2.0 points" in text
-    growing = parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid, "rules": {"grow": 0.05}})
-    growing = run_scenario(growing, jobs=1)
-    text = " ".join(findings(growing, all_tables(growing)))
+    assert "sum to 1.020 instead of 1, the attacker side favoured by 2.0 points" in said(rules={"edge": 0.01})
+    text = said(rules={"grow": 0.05})
     assert "the chance that the attacker wins is 0.550–0.650 (favouring the attacker side)" in text
     # an edge to the defender that grows with the attacker: the largest gap is the most negative sum
-    spec = {"game": game, "seed": 1, "trials": 2000, "grid": grid, "rules": {"grow": -0.05}}
-    shrinking = run_scenario(parse_scenario(spec), jobs=1)
-    text = " ".join(findings(shrinking, all_tables(shrinking)))
     assert (
         "the largest asymmetry is attacker 2 against defender 3: with the sides swapped the two chances "
         "sum to 0.750 instead of 1, the defender side favoured by 25.0 points"
-    ) in text
+    ) in said(rules={"grow": -0.05})
     # a setup field of one side only (the attacker's bonus) is its effect, not a seat advantage
     grid = {**grid, "attacker_bonus": [0.0, 0.1]}
     bonus = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
@@ -333,7 +330,7 @@ def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_sign
     assert big.endswith("; no significant change to the chance that a near miss (`near`)."), big
 
 
-def test_a_variant_is_named_by_the_first_clause_of_its_description_and_long_values_are_cut():
+def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
     from types import SimpleNamespace as N
 
     from montecarlo.reporting.findings import _few, _less, _short, _variant
@@ -354,39 +351,19 @@ def test_a_variant_is_named_by_the_first_clause_of_its_description_and_long_valu
 
 
 def test_without_exact_values_an_asymmetry_inside_both_cells_noise_is_called_noise():
-    """A simulated duel (no exact solver) with a 3-point edge to the attacker: swapped, the two
-    chances sum to about 1.06, inside 4.5 standard errors of that sum (about 0.071 at 2,000 trials
-    a cell) though not inside 4.5 standard errors of one cell (about 0.05). Seed 5 puts the
+    """The fake duel without its exact solver, with a 3-point edge to the attacker: swapped, the
+    two chances sum to about 1.06, inside 4.5 standard errors of that sum (about 0.071 at 2,000
+    trials a cell) though not inside 4.5 standard errors of one cell (about 0.05). Seed 5 puts the
     estimated sum in that window (seeds 5, 6 and 7 of 1..8 do); the first assert says so."""
-    import dataclasses
-
-    from montecarlo.games.base import Game, Metric, Question
-
-    @dataclasses.dataclass(frozen=True)
-    class Rules:
-        edge: float = 0.03
-
-    @dataclasses.dataclass(frozen=True)
-    class Setup:
-        attacker: int = 1
-        defender: int = 1
-
-    def simulate(rules, setup, n, rng):
-        fair = setup.attacker / (setup.attacker + setup.defender)
-        return {"attacker_win": rng.random(n) < fair + rules.edge}
-
-    metric = Metric("attacker_win", "probability", "the attacker wins")
-    question = Question("duel", "a duel", Setup, (metric,), simulate=simulate)
-    game = Game("duel", "Duel", Rules, {}, {"duel": question}, "duel")
     grid = {"attacker": [1, 2], "defender": [1, 2]}
-    result = run_scenario(parse_scenario({"game": game, "seed": 5, "trials": 2000, "grid": grid}), jobs=1)
-    rows = all_tables(result)["results"]
-    value = {(r["attacker"], r["defender"]): r for r in rows.iter_rows(named=True)}
+    spec = {"game": duel_game(exact=False), "seed": 5, "trials": 2000, "grid": grid, "rules": {"edge": 0.03}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    tables = all_tables(result)
+    value = {(r["attacker"], r["defender"]): r for r in tables["results"].iter_rows(named=True)}
     low, high = value[1, 2], value[2, 1]
     size = low["estimate"] + high["estimate"] - 1
     assert 4.5 * max(low["se"], high["se"]) < size <= 4.5 * math.hypot(low["se"], high["se"]), size
-    text = " ".join(findings(result, all_tables(result)))
-    assert "swapping the two sides changes nothing beyond noise" in text
+    assert "swapping the two sides changes nothing beyond noise" in " ".join(findings(result, tables))
 
 
 def test_past_three_metrics_a_variant_counts_the_rest():
