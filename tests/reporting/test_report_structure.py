@@ -13,8 +13,10 @@ import pytest
 
 from montecarlo.reporting import write_index, write_report
 from montecarlo.reporting.report import _page
+from montecarlo.scenarios import parse_scenario, run_scenario
 from tests.conftest import per_test_under_mutation
-from tests.reporting.test_report import result  # noqa: F401 - the shared scenario run
+from tests.reporting.test_report import report, result  # noqa: F401 - the shared report and its run
+from tests.test_scenarios import GAME
 
 VOID = {"meta", "img", "br"}
 # elements whose own text is layout only: a word directly inside one is a stray string
@@ -93,9 +95,15 @@ def outline(page: str) -> Outline:
     return o
 
 
+def markdown_blocks(text: str) -> list[str]:
+    """report.md's blocks (what stands between blank lines), stripped, code blocks left out."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return [block.strip() for block in text.split("\n\n") if block.strip()]
+
+
 def markdown_outline(text: str) -> dict:
     """The same outline read from report.md (code blocks skipped)."""
-    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = "\n\n".join(markdown_blocks(text))
     lines = text.splitlines()
     heads, rows = [], []
     for i, (line, below) in enumerate(zip(lines, lines[1:])):
@@ -110,24 +118,15 @@ def markdown_outline(text: str) -> dict:
         "images": re.findall(r"^!\[(.*)\]\((.*)\)$", text, flags=re.M),
         # notes, and the line under a cut table (a note in HTML)
         "notes": len(re.findall(r"^(_.*_|\d+ more rows in .*)$", text, flags=re.M)),
-        "facts": len(re.findall(r"^- \*\*[^*]+\*\*: ", text, flags=re.M)),
+        "facts": re.findall(r"^- \*\*([^*]+)\*\*: ", text, flags=re.M),
         "items": len(re.findall(r"^- (?!\*\*)", text, flags=re.M)),
-        "paragraphs": len(
-            [
-                b
-                for b in text.split("\n\n")
-                if b.strip() and not re.match(r"[#|!_`\-]|\d+ more rows", b.strip())
-            ]
-        ),
+        "paragraphs": len([b for b in markdown_blocks(text) if not re.match(r"[#|!_`\-]|\d+ more rows", b)]),
     }
 
 
 @pytest.fixture(scope=per_test_under_mutation)
-def pages(result, tmp_path_factory):  # noqa: F811 - the fixture imported above
-    folder = write_report(
-        result, tmp_path_factory.mktemp("reports") / "coin-odds", command="montecarlo report x"
-    )
-    return (folder / "index.html").read_text(), (folder / "report.md").read_text()
+def pages(report):  # noqa: F811 - the fixture imported above
+    return (report / "index.html").read_text(), (report / "report.md").read_text()
 
 
 def test_index_html_is_well_formed_without_stray_text(pages):
@@ -145,7 +144,7 @@ def test_report_md_and_index_html_show_the_same_blocks_in_the_same_order(pages):
     assert page.counts["p.note"] == md["notes"]
     assert page.counts["li"] == md["items"]
     facts_rows = pages[0].split('<table class="facts">')[1].split("</table>")[0].count("<tr>")
-    assert facts_rows == md["facts"]
+    assert facts_rows == len(md["facts"])
     assert page.counts["p"] == md["paragraphs"]
 
 
@@ -175,8 +174,7 @@ def test_the_outline_of_a_comparison_report(pages):
         (3, "Metrics"),
         (3, "Files"),
     ]
-    facts = re.findall(r"^- \*\*([^*]+)\*\*: ", pages[1], flags=re.M)
-    assert facts == [
+    assert markdown_outline(pages[1])["facts"] == [
         "scenario", "file", "game", "question", "seed", "seed use", "trials", "chunk size", "grid",
         "fixed setup", "metrics", "variants", "baseline", "common random numbers", "version", "date",
         "run time",
@@ -252,12 +250,8 @@ def test_each_table_is_headed_by_what_its_file_holds(pages):
 
 def test_the_words_of_every_paragraph_and_note(pages):
     """The report's own sentences, numbers masked as N: what they say is checked elsewhere."""
-    text = re.sub(r"```.*?```", "", pages[1], flags=re.S)
-    said = [
-        re.sub(r"\d+(?:[.,]\d+)*", "N", block.strip())
-        for block in text.split("\n\n")
-        if block.strip() and not re.match(r"[#|!\-]", block.strip())
-    ]
+    blocks = [b for b in markdown_blocks(pages[1]) if not re.match(r"[#|!\-]", b)]
+    said = [re.sub(r"\d+(?:[.,]\d+)*", "N", b) for b in blocks]
     crn = (
         "common random numbers: yes — every variant of a setup runs on the same random numbers (same "
         "seed per chunk) and differences are paired per trial"
@@ -293,9 +287,6 @@ def test_the_words_of_every_paragraph_and_note(pages):
 def test_a_variant_identical_everywhere_leaves_every_difference_table(tmp_path, variants):
     """Variants as the columns of a one-field grid: ``same`` (the official rules again) is left
     out of the difference matrix and of its exact values; with nothing else to show, no table."""
-    from montecarlo.scenarios import parse_scenario, run_scenario
-    from tests.test_scenarios import GAME
-
     given = {"same": {"overrides": {"bias": 0.5}}, "loaded": {"builtin": "loaded"}}
     spec = {"game": GAME, "seed": 1, "trials": 500, "metrics": ["win"], "grid": {"flips": [1, 2, 3]}}
     spec["variants"] = {"official": {}, **{v: given[v] for v in variants}}
