@@ -101,14 +101,20 @@ def test_finish_decisions_count_against_the_state_and_work_budgets():
         ExactCombat(rules, setup, max_work=32).solve()
 
 
+# cards of 0, 1 and 2 skulls (one each: the deck merged by skulls is the deck), best play to win
+ONE_OF_EACH_SKULL = CombatSetup(
+    deck_of((1, 1, "you", 0, 0, "new", "fuel"), (1, 2, "raiders", 0, 1, "new", "fuel"),
+            (1, 3, "you", 0, 2, "new", "fuel")),
+    Enemy("e", 1, 1, 1), health=3, ammo=2, policy="best", objective="win",
+)
+
+
 def test_best_play_decisions_get_the_larger_work_budget(monkeypatch):
     """Best play values every ammo of every attack, so its decisions get ``MAX_BEST_WORK`` draws
     where a fixed policy's solve gets ``MAX_EXACT_WORK``. Cards of 0, 1 and 2 skulls (one each:
     the deck merged by skulls is the deck): the decisions need more than 100 draws, valuing the
     combat under them fewer; with the budgets at 100 and 200 best play is solved."""
-    deck = deck_of((1, 1, "you", 0, 0, "new", "fuel"), (1, 2, "raiders", 0, 1, "new", "fuel"),
-                   (1, 3, "you", 0, 2, "new", "fuel"))
-    setup = CombatSetup(deck, Enemy("e", 1, 1, 1), health=3, ammo=2, policy="best", objective="win")
+    setup = ONE_OF_EACH_SKULL
     rules = Rules(turn_limit=4)
     with pytest.raises(ChainTooLarge):
         ExactCombat(rules, setup, max_work=100).solve()
@@ -121,9 +127,7 @@ def test_best_play_decisions_get_the_larger_work_budget(monkeypatch):
 def test_best_play_beyond_its_budget_says_which_budget_it_ran_out_of(monkeypatch):
     """The setup above with best play's budget at 150 draws (fewer than its 200): no exact value,
     and the note names best play's budget, not the fixed policy's."""
-    deck = deck_of((1, 1, "you", 0, 0, "new", "fuel"), (1, 2, "raiders", 0, 1, "new", "fuel"),
-                   (1, 3, "you", 0, 2, "new", "fuel"))
-    setup = CombatSetup(deck, Enemy("e", 1, 1, 1), health=3, ammo=2, policy="best", objective="win")
+    setup = ONE_OF_EACH_SKULL
     rules = Rules(turn_limit=5)  # not the rules above: nothing of that test is cached for these
     monkeypatch.setattr(combat, "MAX_EXACT_WORK", 100)
     monkeypatch.setattr(combat, "MAX_BEST_WORK", 150)
