@@ -696,7 +696,7 @@ def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was
     from montecarlo.reporting.tables import all_tables
     from montecarlo.scenarios import parse_scenario
 
-    target = {"game": GAME, "seed": 1, "precision": 0.005, "metrics": ["win"], "grid": {"flips": [1, 4]}}
+    from tests.reporting.test_tables import PRECISION_RUN as target
     result = run_scenario(parse_scenario(target), jobs=1)
     long = all_tables(result)["results"]
     low, high = long["trials"].min(), long["trials"].max()

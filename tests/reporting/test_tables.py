@@ -333,10 +333,12 @@ def test_number_columns_keep_their_types_when_every_value_is_missing(where):
     )
 
 
+# a precision target over one fair flip (p = 1/2, the widest interval) and four: trials differ
+PRECISION_RUN = {"game": GAME, "seed": 1, "precision": 0.005, "metrics": ["win"], "grid": {"flips": [1, 4]}}
+
+
 def test_summary_line_gives_the_span_of_trials_a_precision_target_took():
-    sc = parse_scenario(
-        {"game": GAME, "seed": 1, "precision": 0.005, "metrics": ["win"], "grid": {"flips": [1, 4]}}
-    )
+    sc = parse_scenario(PRECISION_RUN)
     result = run_scenario(sc, jobs=1)
     tables = all_tables(result)
     low, high = tables["results"]["trials"].min(), tables["results"]["trials"].max()
