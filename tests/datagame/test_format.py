@@ -556,6 +556,8 @@ def test_a_definitions_rules_and_setup_types_say_what_they_hold():
     assert game.rules_type.__doc__ == "Rules of risk (risk.toml): attack_dice, defend_dice, ties."
     question = game.question()
     assert question.setup_type.__doc__ == "Setup of risk: attackers 1..100, defenders 1..100."
+    setup = question.setup({"attackers": 5, "defenders": 5})
+    assert question.setup_type.__name__ == "Setup" and repr(setup) == "Setup(attackers=5, defenders=5)"
     fixed = RISK[: RISK.index("[rules]")] + RISK[RISK.index("[dice.d6]") :]  # no rules, no variants
     for rule, value in (("attack_dice", "3"), ("defend_dice", "2"), ('"ties"', '"defender"')):
         fixed = fixed.replace(rule, value)
@@ -580,4 +582,3 @@ def test_a_battle_past_max_rounds_is_an_error_naming_the_limit_in_both_kernels()
     with pytest.raises(DefinitionError) as info:
         compiled.reference(rules, setup, np.random.default_rng(1))
     assert str(info.value) == "short.toml: max_rounds: a battle was still going after 1 rounds"
-    assert q.setup_type.__name__ == "Setup" and repr(setup) == "Setup(attackers=5, defenders=5)"
