@@ -150,8 +150,8 @@ def test_every_run_option_is_listed_with_its_help_under_its_panel():
         checked += 1
     assert checked >= 8 and where["--trials"][0] == "Simulation"
     # the short names and placeholders users type and read
-    shorts = {"--trials": "-n ", "--seed": "-s ", "--jobs": "-j ", "--variant": "-v ", "--quiet": "-q "}
-    for name, start in shorts.items():
+    typed = {"--trials": "-n ", "--seed": "-s ", "--jobs": "-j ", "--variant": "-v ", "--quiet": "-q "}
+    for name, start in typed.items():
         assert where[name][1].startswith(start), (name, where[name])
     metavars = {"--jobs": "N", "--precision": "H", "--scheduler": "ADDRESS", "--checkpoint": "FILE"}
     for name, metavar in metavars.items():
