@@ -32,8 +32,12 @@ MISSING: Any = object()  # the default of a look-up whose key is required
 def show(value: Any) -> str:
     """A value as it is written in TOML: ``'text'``, ``true``, ``[1, 2]``; ``nothing`` for None.
 
+    A list longer than ten shows its first ten, so that a message stays one readable line.
+
     >>> show(True), show("d6"), show([1, "a"]), show(None), show(2.5)
     ('true', "'d6'", "[1, 'a']", 'nothing', '2.5')
+    >>> show(list(range(10))), show(list(range(11)))
+    ('[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]', '[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ...]')
     """
     if value is None:
         return "nothing"
@@ -42,7 +46,8 @@ def show(value: Any) -> str:
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(show(v) for v in value) + "]"
+        more = ", ..." if len(value) > 10 else ""
+        return "[" + ", ".join(show(v) for v in value[:10]) + more + "]"
     return str(value)
 
 

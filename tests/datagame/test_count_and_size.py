@@ -181,6 +181,38 @@ def test_count_mode_needs_its_losses():
     assert str(info.value) == "g.toml: round.lost: missing; add this table (see docs/rules-as-data.md)"
 
 
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        (
+            'blue = "max(0, red_hit',
+            'green = "max(0, red_hit',
+            "round.lost.green: unknown key; use one of: red, blue",
+        ),
+        (
+            'blue = "max(0, red_hit + (red_special if special_hits else 0) - blue_shield)"\n',
+            "",
+            'round.lost.blue: missing; say what this side loses, e.g. "max(0, other_hit - this_shield)"',
+        ),
+        (
+            SHIELDS[SHIELDS.index("[metrics.red_win]") :],
+            "",
+            "metrics: missing; add this table (see docs/rules-as-data.md)",
+        ),
+        (
+            SHIELDS[SHIELDS.index("[metrics.red_win]") :],
+            "[metrics]\n",
+            "metrics: no metrics; add at least one [metrics.NAME]",
+        ),
+    ],
+)
+def test_count_mode_needs_each_sides_losses_and_a_battle_some_metrics(old, new, message):
+    assert old in SHIELDS
+    with pytest.raises(DefinitionError) as info:
+        parse_definition(SHIELDS.replace(old, new, 1), "g.toml")
+    assert str(info.value) == f"g.toml: {message}"
+
+
 def test_count_mode_needs_dice_with_named_faces():
     numbered = SHIELDS.replace('faces = ["hit", "hit", "shield", "shield", "special", "blank"]', "faces = 6")
     with pytest.raises(DefinitionError) as info:

@@ -293,6 +293,96 @@ CASES = [
         "'2dice' is not a usable name; use letters, digits and _ (starting with a letter)",
     ),
     (
+        bad("min = 1\nmax = 100\nexample = 5", "min = 1\nexample = 5"),
+        "setup.attackers.max",
+        "missing; give the smallest and largest allowed value",
+    ),
+    (
+        bad("min = 1\nmax = 100\nexample = 5", "max = 100\nexample = 5"),
+        "setup.attackers.min",
+        "missing; give the smallest and largest allowed value",
+    ),
+    (
+        bad('compare = "pairs"', 'compare = "highest"\npairs = "1"'),
+        "round.pairs",
+        "only compare = 'pairs' has pairs; remove it",
+    ),
+    (
+        bad('defender = { d6 = "min(defend_dice, defenders)" }', ""),
+        "round.roll",
+        "expected exactly two sides (e.g. attacker and defender), got 1",
+    ),
+    (
+        bad("[round.update]", '[round.lost]\nattacker = "0"\n[round.update]'),
+        "round.lost",
+        "compare = 'pairs' decides the losses itself; remove lost (it is for compare = 'count')",
+    ),
+    (
+        bad(
+            '[round.update]\nattackers = "attackers - attacker_lost"\n'
+            'defenders = "defenders - defender_lost"',
+            "[round.update]",
+        ),
+        "round.update",
+        'empty; say how the state changes, e.g. defenders = "defenders - defender_lost"',
+    ),
+    (
+        bad('kind = "mean"\ncounts = "rounds"', 'kind = "probability"\ncounts = "rounds"'),
+        "metrics.rounds.counts",
+        "a counted metric has kind = 'mean' and no value; fix kind or remove value",
+    ),
+    (
+        bad('kind = "mean"\ncounts = "rounds"', 'kind = "mean"\ncounts = "rounds"\nvalue = "1"'),
+        "metrics.rounds.counts",
+        "a counted metric has kind = 'mean' and no value; fix kind or remove value",
+    ),
+    (
+        bad('kind = "mean"\ncounts = "rounds"', 'kind = "mean"\ncounts = "turns"'),
+        "metrics.rounds.counts",
+        "'turns' is not a count; use one of rounds, decisive_rounds, tied_rounds",
+    ),
+    (
+        bad('kind = "probability"\nvalue = "defenders == 0"', 'kind = "probability"'),
+        "metrics.attacker_win.value",
+        "missing; give an expression of the final state (or counts = ...)",
+    ),
+    (
+        bad('value = "defenders == 0"', 'value = "defenders == 0"\nsupport = "0..1"'),
+        "metrics.attacker_win.support",
+        "only a distribution has a support; remove it",
+    ),
+    (
+        bad("faces = 6", 'faces = ["hit", "2x"]'),
+        "dice.d6.faces",
+        "face '2x' is not a usable name; use letters, digits and _ (e.g. \"hit\")",
+    ),
+    *(
+        (
+            bad("faces = 6", f"faces = {faces}"),
+            "dice.d6.faces",
+            "expected a number of faces, a rule's name, or a non-empty list of numbers or of names, "
+            f"got {shown}",
+        )
+        for faces, shown in (('[1, "hit"]', "[1, 'hit']"), ("[]", "[]"), ("6.5", "6.5"), ("[true]", "[true]"))
+    ),
+    *(
+        (
+            bad('support = "0..10"', f"support = {support}"),
+            "metrics.attackers_left.support",
+            f'expected "LOW..HIGH" (at most 1000 values) or a list of distinct whole numbers, got {shown}',
+        )
+        for support, shown in (
+            ('"10..0"', "'10..0'"),
+            ('"0..1000"', "'0..1000'"),
+            ('"0-10"', "'0-10'"),
+            ("[1, 1]", "[1, 1]"),
+            ("[]", "[]"),
+            ("[true, 2]", "[true, 2]"),
+            ("[0.5]", "[0.5]"),
+            (str(list(range(1001))), "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ...]"),
+        )
+    ),
+    (
         'format = "dice-battle/1"\n[setup\n',
         "invalid TOML",
         (
@@ -331,6 +421,14 @@ def test_names_and_supports_as_written_or_defaulted():
     assert numbered.dice["d6"].name == "d6" and numbered.dice["d6"].values == (1, 2, 3, 4, 5, 6)
     listed = parse_definition(bad('support = "0..10"', "support = [0, 1, 2, 5]"))
     assert listed.metrics[2].support == (0, 1, 2, 5)
+    for support, values in (
+        ('" -3 .. -1 "', (-3, -2, -1)),
+        ('"4..4"', (4,)),
+        ('"0..999"', tuple(range(1000))),
+        (str(list(range(1000))), tuple(range(1000))),
+    ):
+        widest = parse_definition(bad('support = "0..10"', f"support = {support}"))
+        assert widest.metrics[2].support == values  # the largest support allowed, and its edges
 
 
 def test_rules_overrides_are_checked_when_the_rules_are_built(tmp_path):
@@ -493,8 +591,9 @@ def test_a_tie_keyword_in_the_round_plays_as_the_rule_naming_it():
         compile_text(RISK.replace('ties = "ties"', 'ties = "defender"'), "keyword.toml").game,
     ]
     for a, d in [(1, 1), (3, 2), (5, 3)]:
-        rule, keyword = (g.question().exact(g.rules(), g.question().setup({"attackers": a, "defenders": d}))
-                         for g in games)
+        rule, keyword = (
+            g.question().exact(g.rules(), g.question().setup({"attackers": a, "defenders": d})) for g in games
+        )
         assert keyword["attacker_win"] == pytest.approx(rule["attacker_win"], abs=1e-12), (a, d)
 
 
