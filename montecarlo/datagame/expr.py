@@ -102,6 +102,10 @@ def _build(node: ast.AST, allowed: frozenset, names: set, vector: bool) -> Node:
         value = node.value
         if isinstance(value, bool) or (isinstance(value, int) and abs(value) < 2**62):
             return lambda env: value
+        if isinstance(value, int):
+            raise ExprError(
+                f"a whole number of {len(str(abs(value)))} digits is too large; numbers must be below 2**62"
+            )
         raise ExprError(f"only whole numbers and True/False may be written, not {value!r}")
     if isinstance(node, ast.Name):
         name = node.id

@@ -69,6 +69,34 @@ def test_a_refused_expression_names_its_kind_and_the_language():
     )
 
 
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (2.5, "expected an expression (a string) or a whole number, got 2.5"),
+        (True, "expected an expression (a string) or a whole number, got True"),
+        (None, "expected an expression (a string) or a whole number, got None"),
+        ("~x", "operator Invert is not allowed"),
+        ("x + " + "1" * 30, "a whole number of 30 digits is too large; numbers must be below 2**62"),
+        (str(2**62), "a whole number of 19 digits is too large; numbers must be below 2**62"),
+        ("x + " + "1" * 497, "expression longer than 500 characters"),
+    ],
+)
+def test_an_expression_that_is_not_text_too_long_or_too_large_says_which(text, message):
+    with pytest.raises(ExprError) as info:
+        Expr(text, {"x"})
+    assert str(info.value) == message
+
+
+def test_the_largest_expressions_and_numbers_allowed_are_read():
+    assert Expr(str(2**62 - 1), {"x"})({"x": 0}) == 2**62 - 1
+    assert Expr(f"-{2**62 - 1}", {"x"})({"x": 0}) == 1 - 2**62
+    longest = "x + " + "0 + " * 123 + "   1"
+    assert len(longest) == 500 and Expr(longest, {"x"})({"x": 2}) == 3
+    seven = Expr(7, {"x"})
+    assert (seven.text, seven.constant, repr(seven)) == ("7", True, "Expr('7')")
+    assert repr(Expr("x+1", {"x"})) == "Expr('x+1')"
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(-20, 20), st.integers(-20, 20), st.integers(0, 5))
 def test_scalar_and_vector_evaluation_agree(a, b, c):
