@@ -484,6 +484,24 @@ def test_a_negative_pool_size_names_the_key_and_the_state(tmp_path):
         "neg.toml: round.roll.defender.d6: gives -1 dice in state attackers=1, defenders=1; "
         "a pool size must be a whole number >= 0 (use max(0, ...))"
     )
+    compiled = compile_text(path.read_text(), str(path))
+    setup = compiled.game.question().setup({"attackers": 3, "defenders": 1})
+    with pytest.raises(DefinitionError) as info:  # the sampling kernel names the same key and state
+        compiled.simulate_direct(compiled.game.rules(), setup, 50, np.random.default_rng(1))
+    assert str(info.value) == (
+        f"{path}: round.roll.defender.d6: gives -1 dice in state attackers=3, defenders=1; "
+        "a pool size must be a whole number >= 0 (use max(0, ...))"
+    )
+
+
+def test_a_setup_missing_a_field_names_it_its_range_and_an_example():
+    q = compile_text(RISK, "risk.toml").game.question()
+    with pytest.raises(InputError) as info:
+        q.setup({"attackers": 2})
+    assert str(info.value) == (
+        "risk setup: defenders is required (a whole number 1..100); give it, e.g. --set defenders=3"
+    )
+    assert q.setup({"attackers": " +7", "defenders": "2"}) == q.setup({"attackers": 7, "defenders": 2})
 
 
 def test_a_pool_too_large_to_enumerate_names_its_die_and_the_fixes():
@@ -609,6 +627,11 @@ def test_a_negative_number_of_pairs_is_refused_by_the_vector_kernel_too():
     with pytest.raises(DefinitionError) as info:
         compiled.simulate_direct(compiled.game.rules(), setup, 10, np.random.default_rng(1))
     assert str(info.value) == "neg.toml: round.pairs: gives a negative number of pairs; pairs must be >= 0"
+    with pytest.raises(DefinitionError) as info:
+        compiled.game.question().exact(compiled.game.rules(), setup)
+    assert str(info.value) == (
+        "neg.toml: round.pairs: gives -2 in state attackers=1, defenders=1; pairs must be >= 0"
+    )
 
 
 def test_a_tie_keyword_in_the_round_plays_as_the_rule_naming_it():
