@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from scipy import stats as sps
 
 from montecarlo import registry
+from montecarlo.engine import memory
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Metric, Question, build_dataclass
 from montecarlo.scenarios import (
@@ -185,6 +187,7 @@ def test_show_value_reads_lists():
     assert show_value([]) == "none" and show_value(["sword"]) == "sword"
     assert show_value(["gom_jabbar", "sword"]) == "gom_jabbar+sword" and show_value([3, 2]) == "3,2"
     assert show_value(4) == 4
+    assert show_value({"sword": 1, "guns": [2, 3]}) == "sword:1,guns:2,3"  # a table as key:value pairs
 
 
 # ---------------------------------------------------------------- invalid files
@@ -329,6 +332,16 @@ BAD = [
         "plots[0].where.flips: expected a [grid] field (the grid is empty), got 'flips'",
     ),
     ('game = 3\nseed = 1\n', "game: expected a game name (see: montecarlo games), got 3"),
+    ("seed = 1\n", "game: missing; add game = <a game name> (see: montecarlo games)"),
+    (
+        'game = "coin"\nseed = 1\n[[plots]]\nx = "flips"\n',
+        "plots[0].kind: missing; add kind = one of heatmap, lines, bars, forest",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[variants.fair]\n[variants.x]\nbuiltin = "loaded"\n'
+        '[[plots]]\nkind = "bars"\nvariant = "y"\n',
+        "plots[0].variant: expected one of the variants (fair, x), got 'y'",
+    ),
     (
         'game = "coin"\nseed = 1\n[[plots]]\nkind = "lines"\nx = "flips"\n',
         "plots[0].x: expected a [grid] field (the grid is empty), got 'flips'",
@@ -372,6 +385,39 @@ def test_missing_file_is_a_scenario_error(tmp_path):
     with pytest.raises(ScenarioError) as info:
         load_scenario(tmp_path)
     assert str(info.value) == f"{tmp_path}: is a directory; give the path of a .toml scenario file"
+
+
+def test_a_grid_too_large_for_memory_is_refused_before_its_points_are_built(coin_game, tmp_path, monkeypatch):
+    text = 'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2, 3, 4]\nneed = [1, 2, 3, 4, 5]\n'
+    path = write(tmp_path, text, "big.toml")
+    monkeypatch.setattr(memory, "available_bytes", lambda: 1000)
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    assert re.fullmatch(
+        rf"{re.escape(str(path))}: grid: a grid of 20 points would need about [\d.]+ KiB of memory; "
+        r"1000 B are available: split the grid into several scenarios",
+        str(info.value),
+    ), str(info.value)
+    monkeypatch.setattr(memory, "available_bytes", lambda: None)  # unknown: the grid is built
+    assert len(load_scenario(path).points) == 20
+
+
+def test_scenarios_are_found_in_a_directory_only(tmp_path):
+    with pytest.raises(ScenarioError) as info:
+        find_scenarios(tmp_path / "nope")
+    assert str(info.value) == f"{tmp_path / 'nope'}: not a directory of scenarios"
+
+
+def test_an_unknown_variant_names_the_flag_it_came_from_and_the_known_ones(coin_game):
+    variants = {"fair": {}, "x": {"builtin": "loaded"}}
+    sc = parse_scenario({"game": "coin", "seed": 1, "name": "ties", "variants": variants})
+    assert sc.variant("x").name == "x"
+    with pytest.raises(InputError) as info:
+        sc.variant("nope")
+    assert str(info.value) == "unknown variant 'nope' in scenario ties; known: fair, x"
+    with pytest.raises(InputError) as info:
+        sc.variant("nope", "--baseline")
+    assert str(info.value) == "--baseline: unknown variant 'nope' in scenario ties; known: fair, x"
 
 
 # ---------------------------------------------------------------- running
