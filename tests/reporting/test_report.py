@@ -508,6 +508,51 @@ def test_a_link_to_a_report_folder_is_kept_and_written_through(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "target"]
 
 
+def test_a_link_set_aside_by_the_swap_is_unlinked_and_its_target_kept(tmp_path):
+    from montecarlo.reporting.report import _move_into_place
+
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "report.md").write_text("the earlier report")
+    link, new = tmp_path / "link", tmp_path / "new"
+    link.symlink_to(target, target_is_directory=True)
+    new.mkdir()
+    (new / "report.md").write_text("the new report")
+    _move_into_place(new, link)
+    assert not link.is_symlink() and (link / "report.md").read_text() == "the new report"
+    assert (target / "report.md").read_text() == "the earlier report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "target"]  # no hidden folder left
+
+
+def test_a_folder_that_cannot_be_listed_is_refused_with_the_reason(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def refuse(self):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    with pytest.raises(InputError) as info:
+        check_out(out, "--out")
+    assert str(info.value) == f"--out: cannot read {out}: Permission denied"
+
+
+def test_a_temporary_name_taken_is_skipped_and_a_hundred_taken_is_an_error(tmp_path, monkeypatch):
+    from montecarlo.reporting import report as report_module
+
+    tokens = iter(["aaaa", "aaaa", "bbbb", "cccc"])
+    monkeypatch.setattr(report_module.secrets, "token_hex", lambda n: next(tokens))
+    (tmp_path / ".out.tmp-aaaa").mkdir()
+    made = report_module._hidden_folder(tmp_path, "out", "tmp")
+    assert made == tmp_path / ".out.tmp-bbbb" and made.is_dir()
+    aside = report_module._hidden_folder(tmp_path, "out", "old", create=False)
+    assert aside == tmp_path / ".out.old-cccc" and not aside.exists()  # only a name: nothing created
+    monkeypatch.setattr(report_module.secrets, "token_hex", lambda n: "bbbb")
+    with pytest.raises(InputError) as info:
+        report_module._hidden_folder(tmp_path, "out", "tmp")
+    assert str(info.value) == f"cannot find a free temporary name in {tmp_path}"
+
+
 def test_tables_headed_in_words_and_captions_do_not_repeat_titles(report):
     page = (report / "index.html").read_text()
     headings = re.findall(r"<h3>([^<]*)</h3>", page)
