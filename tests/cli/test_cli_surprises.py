@@ -129,6 +129,35 @@ def test_the_bar_follows_the_run_on_a_terminal_and_vanishes_at_its_end(capsys):
     assert capsys.readouterr() == ("", "a message\n")
 
 
+def test_a_message_during_the_bar_goes_through_it_and_a_precision_run_keeps_its_bar(capsys):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    reporter = ProgressReporter("x", 1, precision=True, stream=stream)
+    reporter(10, 100)
+    reporter._say("estimated time: [bold]about 2 h[/bold]")
+    assert reporter.messages == ["estimated time: [bold]about 2 h[/bold]"]
+    assert "estimated time: [bold]about 2 h[/bold]" in stream.getvalue()  # printed as written
+    reporter(100, 100)
+    assert reporter.progress is not None  # a precision run may add trials: the bar stays
+    reporter.close()
+    assert reporter.progress is None
+    assert capsys.readouterr() == ("", "")
+
+
+def test_a_stream_without_isatty_or_closed_has_no_bar():
+    import io
+
+    closed = io.StringIO()
+    closed.close()
+    assert not ProgressReporter("x", 1, precision=False, stream=closed).bar_enabled
+    assert not ProgressReporter("x", 1, precision=False, stream=object()).bar_enabled
+
+
 def test_short_runs_print_no_estimate():
     import io
 
