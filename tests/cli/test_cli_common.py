@@ -1,0 +1,96 @@
+"""The small shared pieces of the CLI, at their edges: addresses, backends, lists, numbers, flags."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from montecarlo.cli.common import (
+    backend_for,
+    check_scheduler,
+    flag_of,
+    fmt_prob,
+    in_flags,
+    parse_int_list,
+    parse_name_list,
+)
+from montecarlo.errors import InputError
+
+REFUSED = "--scheduler must be a Dask scheduler address such as tcp://HOST:8786, got {!r}"
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "tcp://h:1",
+        "tcp://h:65535",
+        "ws://h:1",
+        "wss://h:1",
+        "tls://h:8786",
+        "ucx://h:1",
+        "h:8786",
+        "inproc://x",
+    ],
+)
+def test_every_dask_scheme_and_the_edges_of_the_port_range_pass(address):
+    assert check_scheduler(address) == address
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["tcp://h:65536", "h:99999", "tcp://h:0", "http://h:1", "inproc://", "tcp://user@h:1", "tcp://h"],
+)
+def test_other_schemes_ports_out_of_range_and_missing_parts_are_refused(address):
+    with pytest.raises(InputError) as info:
+        check_scheduler(address)
+    assert str(info.value) == REFUSED.format(address)
+
+
+def test_the_backend_is_as_given_else_dask_with_a_scheduler_else_loky():
+    assert backend_for(None, None) == "loky"
+    assert [backend_for(b, None) for b in ("loky", "threading", "dask")] == ["loky", "threading", "dask"]
+    assert backend_for(None, "h:1") == backend_for("dask", "h:1") == "dask"
+    with pytest.raises(InputError) as info:
+        backend_for("threading", "h:1")
+    assert str(info.value) == (
+        "--scheduler is the address of a Dask scheduler: it needs --backend dask, got --backend threading"
+    )
+    with pytest.raises(InputError) as info:
+        backend_for("nope", None)
+    assert str(info.value) == "--backend must be one of loky, threading, dask, got 'nope'"
+    with pytest.raises(InputError) as info:  # the address is checked first, whatever the backend
+        backend_for("loky", "h:0")
+    assert str(info.value) == REFUSED.format("h:0")
+
+
+def test_lists_of_numbers_and_of_names_skip_empty_items_and_name_the_option():
+    assert parse_int_list("3, 2,,1 ,", "--sums") == [3, 2, 1]
+    assert parse_int_list("", "--sums") == [] and parse_int_list("-4", "--sums") == [-4]
+    with pytest.raises(InputError) as info:
+        parse_int_list("3,x", "--sums")
+    assert str(info.value) == "--sums expects comma-separated integers, got '3,x'"
+    assert parse_name_list(" sword, ,gom-jabbar ") == ["sword", "gom-jabbar"]
+    assert parse_name_list(None) == parse_name_list("") == parse_name_list(" , ") == []
+
+
+def test_a_probability_is_shown_to_its_digits_and_a_missing_one_as_a_dash():
+    assert fmt_prob(None) == fmt_prob(math.nan) == "—"
+    assert (fmt_prob(0.123456), fmt_prob(0.5, 2), fmt_prob(1), fmt_prob(0.0)) == (
+        "0.1235",
+        "0.50",
+        "1.0000",
+        "0.0000",
+    )
+
+
+def test_field_names_become_flags_only_as_whole_names():
+    flags = {"health": "--health", "health_max": "--health-max"}
+    assert (
+        in_flags("health_max: x (health) and health_max", flags)
+        == "--health-max: x (--health) and health_max"
+    )
+    assert in_flags("health must be 1..9", flags) == "--health must be 1..9"
+    assert in_flags("healthy: x (healthy)", flags) == "healthy: x (healthy)"  # another word: unchanged
+    assert in_flags("the health: x", flags) == "the health: x"  # only at the start or in parentheses
+    assert flag_of("max_trials") == "--max-trials" and flag_of("seed") == "--seed"
