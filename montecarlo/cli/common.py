@@ -380,6 +380,8 @@ def _options(trials: int) -> dict[str, tuple[Any, Any]]:
                     help="Dask scheduler address; selects --backend dask "
                     "(which without it starts a local cluster). Refused with another --backend.",
                     rich_help_panel="Simulation",
+                    # a pasted address's spaces: dask would read "  tcp" as the scheme
+                    callback=lambda address: address.strip() if address else address,
                 ),
             ],
             None,

@@ -523,6 +523,11 @@ def backend_context(backend: str, scheduler: str | None):
         )
     except (OSError, ValueError, TypeError) as exc:  # unreachable, or not an address at all
         raise InputError(f"cannot reach the dask scheduler {scheduler!r}: {exc}") from None
+    except MemoryError:  # another service answered: dask read its first bytes as a frame's length
+        raise InputError(
+            f"{scheduler!r} is not a dask scheduler: something else answered there "
+            "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
+        ) from None
     try:
         with parallel_config(backend="dask"):
             yield

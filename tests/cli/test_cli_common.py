@@ -94,3 +94,21 @@ def test_field_names_become_flags_only_as_whole_names():
     assert in_flags("healthy: x (healthy)", flags) == "healthy: x (healthy)"  # another word: unchanged
     assert in_flags("the health: x", flags) == "the health: x"  # only at the start or in parentheses
     assert flag_of("max_trials") == "--max-trials" and flag_of("seed") == "--seed"
+
+
+def test_a_scheduler_address_pasted_with_spaces_reaches_dask_without_them(monkeypatch):
+    from typer.testing import CliRunner
+
+    from montecarlo.cli import app, common
+
+    seen = []
+
+    def settings(*args, scheduler, **kwargs):
+        seen.append(scheduler)
+        raise InputError("stopped before running")
+
+    monkeypatch.setattr(common, "run_settings", settings)
+    result = CliRunner().invoke(
+        app, ["odds", "dune1984", "-a", "4", "-d", "5", "--scheduler", "  tcp://10.0.0.1:8786 "]
+    )
+    assert result.exit_code == 2 and set(seen) == {"tcp://10.0.0.1:8786"}, (result.output, seen)

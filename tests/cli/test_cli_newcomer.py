@@ -55,6 +55,37 @@ def test_well_formed_scheduler_addresses_pass():
         assert check_scheduler(address) == address
 
 
+def test_a_scheduler_address_where_another_service_answers_is_one_line():
+    """An HTTP server (or a dashboard's port) answers dask's handshake with text that dask
+    reads as the length of a frame of exabytes: one line, not a MemoryError traceback."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+    def answer():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:  # closed at the end of the test
+                return
+            with conn:
+                conn.recv(1000)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 20)
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        assert refused([*ODDS, "--scheduler", address]) == (
+            f"error: {address!r} is not a dask scheduler: something else answered there "
+            "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
+        )
+    finally:
+        server.close()
+
+
 def test_report_takes_scheduler_to_mean_dask(monkeypatch):
     seen = {}
 
