@@ -60,6 +60,13 @@ def test_expressions_outside_the_language_are_refused(text):
         Expr(text, {"x"})
 
 
+def test_a_refused_operator_is_named_with_the_ones_allowed():
+    for text, name in (("x / 2", "Div"), ("x % 2", "Mod"), ("x << 1", "LShift")):
+        with pytest.raises(ExprError) as info:
+            Expr(text, {"x"})
+        assert str(info.value) == f"operator {name} is not allowed (only + - *)"
+
+
 def test_a_refused_expression_names_its_kind_and_the_language():
     with pytest.raises(ExprError) as info:
         Expr("{x}", {"x"})
@@ -436,6 +443,19 @@ def test_names_and_supports_as_written_or_defaulted():
     risk = parse_definition(RISK)
     assert risk.question_description == "one Risk battle: attack until one side has no armies left"
     assert risk.variant_descriptions["ties_to_attacker"] == "house rule: a tied pair is won by the attacker"
+    undescribed = parse_definition(
+        RISK.replace('description = "house rule: the defender rolls up to 3 dice"\n', "").replace(
+            'description = "both house rules: ties to the attacker, and the defender rolls up to 3 dice"\n',
+            "",
+        )
+        + "\n[variants.plain]\n"
+    ).variant_descriptions
+    assert undescribed == {  # no description: the overrides as written, else the variant's name
+        "ties_to_attacker": "house rule: a tied pair is won by the attacker",
+        "defender_three_dice": "defend_dice = 3",
+        "both_house_rules": "ties = 'attacker', defend_dice = 3",
+        "plain": "plain",
+    }
     start = RISK.index('description = """')
     plain = RISK[:start] + RISK[RISK.index('"""\n', start + 20) + 4 :]
     assert parse_definition(plain).description == ""  # no description: none, not a placeholder
@@ -632,6 +652,26 @@ def test_a_negative_number_of_pairs_is_refused_by_the_vector_kernel_too():
     assert str(info.value) == (
         "neg.toml: round.pairs: gives -2 in state attackers=1, defenders=1; pairs must be >= 0"
     )
+
+
+def test_a_probability_of_a_number_is_the_chance_it_is_not_zero_in_every_kernel():
+    """``value = "attackers"``: attackers left at the end, i.e. the attack took the territory."""
+    shipped = compile_text(RISK, "risk.toml")
+    compiled = compile_text(RISK.replace('value = "defenders == 0"', 'value = "attackers"'), "risk.toml")
+    q, rules = compiled.game.question(), compiled.game.rules()
+    setup = q.setup({"attackers": 5, "defenders": 3})
+    exact = q.exact(rules, setup)["attacker_win"]
+    assert exact == pytest.approx(shipped.game.question().exact(rules, setup)["attacker_win"], abs=1e-12)
+    rng = np.random.default_rng(4)
+    plain = [compiled.reference(rules, setup, rng) for _ in range(3000)]
+    assert all(type(t["attacker_win"]) is bool and type(t["rounds"]) is int for t in plain)
+    vector = np.asarray(
+        compiled.simulate_direct(rules, setup, 3000, np.random.default_rng(5))["attacker_win"]
+    )
+    assert vector.dtype == bool
+    se = math.sqrt(exact * (1 - exact) / 3000)
+    for estimate in (np.mean([t["attacker_win"] for t in plain]), vector.mean()):
+        assert abs(estimate - exact) <= 4.5 * se, (estimate, exact)
 
 
 def test_a_tie_keyword_in_the_round_plays_as_the_rule_naming_it():
