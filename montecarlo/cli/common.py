@@ -631,17 +631,25 @@ def emit(
     table.add_column("estimate", justify="right", no_wrap=True)
     table.add_column("95% interval", justify="right", no_wrap=True)
     table.add_column("exact", justify="right", no_wrap=True)
+    rows = []
     for m in answer.metrics.values():
         digits = 3 if m.kind == "mean" else 4
-        table.add_row(
-            m.name,
-            fmt_prob(m.estimate, digits),
-            f"{fmt_prob(m.ci_low, digits)} – {fmt_prob(m.ci_high, digits)}",
-            fmt_prob(m.exact, digits),
+        rows.append(
+            (
+                m.name,
+                fmt_prob(m.estimate, digits),
+                f"{fmt_prob(m.ci_low, digits)} – {fmt_prob(m.ci_high, digits)}",
+                fmt_prob(m.exact, digits),
+            )
         )
+        table.add_row(*rows[-1])
     out = console()
     out.print(title, style="bold", highlight=False)
-    out.print(table)
+    if out.measure(table, options=out.options.update_width(10_000)).maximum <= out.width:
+        out.print(table)
+    else:  # a narrow terminal would cut the numbers: each metric on its own two lines instead
+        for name, estimate, interval, exact in rows:
+            out.print(f"{name}\n  {estimate} ({interval}), exact {exact}", highlight=False)
     out.print(
         f"{trials}, seed {answer.seed}, {rules}; 95% intervals (Wilson for probabilities, normal for means)",
         highlight=False,
@@ -656,7 +664,7 @@ def print_explanations(out, rows: list[tuple[str, str]]) -> None:
 
     grid = Table.grid(padding=(0, 2))
     grid.add_column(no_wrap=True, style="bold")
-    grid.add_column()
+    grid.add_column(overflow="fold")  # a word longer than a narrow column is folded, not cut
     for label, description in rows:
         grid.add_row(Text(label), Text(description))
     out.print(grid)

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from montecarlo.cli import app
 from montecarlo.games.dune1984.fights import DuelSetup, FightSetup, exact
 from montecarlo.games.dune1984.rules import Rules
-from tests.cli.helpers import assert_json_agrees, assert_rows_agree
+from tests.cli.helpers import assert_json_agrees, assert_rows_agree, table_rows
 
 runner = CliRunner()
 
@@ -292,3 +292,13 @@ def test_the_readable_answer_says_trials_seed_rules_and_precision_under_its_tabl
         met.output,
         re.M,
     ), met.output
+
+
+def test_on_a_narrow_terminal_each_metric_takes_two_lines_with_every_number_whole():
+    args = ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "2000", "--seed", "3"]
+    wide = runner.invoke(app, args, env={"COLUMNS": "240"}).output
+    narrow = runner.invoke(app, args, env={"COLUMNS": "40"}).output
+    assert "┃" not in narrow and "…" not in narrow  # no table, nothing cut
+    listed = re.findall(r"^(\S+)\n  (\S+) \((\S+) – (\S+)\), exact (\S+)$", narrow, re.M)
+    assert {name: tuple(map(float, numbers)) for name, *numbers in listed} == table_rows(wide)
+    assert len(listed) == 17
