@@ -72,6 +72,14 @@ def test_one_chain_per_context_in_a_bounded_lru():
     assert not q._chains and q.chain(1) is not one
 
 
+def test_the_memo_of_chain_sizes_drops_its_oldest_entry_when_full():
+    q = walk()
+    q._sizes.update({(1, Walk(i, -1)): 7 for i in range(4096)})  # full: 4096 sizes remembered
+    assert q.size(1, (2, 5)) == 6  # answered, and remembered in place of the oldest
+    assert len(q._sizes) == 4096 and (1, Walk(0, -1)) not in q._sizes and (1, Walk(1, -1)) in q._sizes
+    assert q._sizes[(1, Walk(2, 5))] == 6
+
+
 def test_context_decides_which_chain_a_setup_uses():
     q = walk(context=lambda rules, setup: rules * 10 + setup[1])
     q.exact(1, (1, 4))

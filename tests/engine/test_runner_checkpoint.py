@@ -140,6 +140,25 @@ def test_saves_are_atomic_and_leave_no_temporary_file(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["c.json"]
 
 
+def test_a_save_that_fails_while_writing_removes_its_temporary_file_and_keeps_the_last_one(
+    tmp_path, monkeypatch
+):
+    from montecarlo.engine.runner import _PointState
+
+    store = Checkpoint(tmp_path / "c.json", WORK)
+    store.save([_PointState(np.zeros(2), 0, 0, 10, False)], final=True)
+    before = (tmp_path / "c.json").read_text()
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(checkpoints.os, "fsync", full)
+    with pytest.raises(OSError, match="No space left"):  # the disk's error, not another one
+        store.save([_PointState(np.ones(2), 5, 1, 10, False)], final=True)
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]  # no temporary file left behind
+    assert (tmp_path / "c.json").read_text() == before  # the last whole save is intact
+
+
 def test_a_save_is_skipped_when_nothing_changed_or_too_soon_and_work_reads_as_it_reads_back(
     tmp_path, monkeypatch
 ):

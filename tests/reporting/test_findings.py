@@ -115,6 +115,11 @@ def test_a_row_above_half_everywhere_is_all_and_one_field_has_no_crossing():
         "The chance that at least need heads (`win`) is above 50% at these values of flips: need 1: all; "
         "need 2: 4."
     )
+    # every cell above 50% (need 1 of 2, 3, 4 flips): nothing crosses 50%, only the range is said
+    assert first({"grid": {"flips": [2, 3, 4], "need": [1]}}) == [
+        "The chance that at least need heads (`win`) ranges from 0.755 (flips = 2, need = 1) to 0.937 "
+        "(flips = 4, need = 1)."
+    ]
     # one grid field (need 2 of 2, 3, 4 flips: 0.25, 0.5, 0.69): a range, no matrix to cross
     assert first({"setup": {"need": 2}, "grid": {"flips": [2, 3, 4]}}) == [
         "The chance that at least need heads (`win`) ranges from 0.254 (flips = 2) to 0.698 (flips = 4)."
