@@ -116,6 +116,8 @@ def test_every_game_has_questions_and_a_default():
 def test_question_contract(game_name, question_name):
     game = get_game(game_name)
     question = game.question(question_name)
+    for metric in question.metrics:  # the CLI and reports explain every metric in words
+        assert isinstance(metric.description, str) and metric.description.strip(), metric.name
     for values in game.setups(question_name):
         setup = question.setup(values)
         assert setup.__dataclass_params__.frozen
