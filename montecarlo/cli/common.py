@@ -626,11 +626,11 @@ def emit(
         trials = f"precision ±{answer.precision:g} {verdict} after {trials} (widest half-width {widest:.2g})"
     # Title and caption go above and below the table at the terminal's width: inside a narrow
     # table they would wrap mid-word (a deck file's path, a legion).
-    table = Table()
-    table.add_column("metric", no_wrap=True)
-    table.add_column("estimate", justify="right", no_wrap=True)
-    table.add_column("95% interval", justify="right", no_wrap=True)
-    table.add_column("exact", justify="right", no_wrap=True)
+    table = Table()  # printed only where it fits whole (below): nothing in it wraps
+    table.add_column("metric")
+    table.add_column("estimate", justify="right")
+    table.add_column("95% interval", justify="right")
+    table.add_column("exact", justify="right")
     rows = []
     for m in answer.metrics.values():
         digits = 3 if m.kind == "mean" else 4

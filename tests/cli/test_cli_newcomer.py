@@ -268,6 +268,9 @@ def test_an_8_fight_campaign_leaves_survived_9_to_12_empty(tmp_path):
         (["fight", "-a", "Paul, Paul", "-d", "5"],
          "--attacker: Paul Atreides is named twice on the attacker side"),
         (["duel", "-a", "Paul", "-d", "paul"], "--defender: Paul Atreides is named on both sides"),
+        (["fight", "-a", "4, Paul, Paul", "-d", "5"],  # a plain Strength first: the names still checked
+         "--attacker: Paul Atreides is named twice on the attacker side"),
+        (["fight", "-a", "Paul", "-d", "3, paul"], "--defender: Paul Atreides is named on both sides"),
         (["fight", "-a", "4,,3", "-d", "5"], "--attacker: an empty item in '4,,3'"),
         (["duel", "-a", "4", "-d", "5", "--attacker-equipment", "sword,sword"],
          "--attacker-equipment: sword is listed twice"),

@@ -107,7 +107,7 @@ def test_sampler_limit_below_the_exact_limit():
     assert q.exact(1, (2, 8)) is not None and q.why_no_exact(1, (2, 8)) is None
     q.simulate(1, (2, 8), 10, np.random.default_rng(1))
     assert DIRECT_CALLS == [(2, 8)]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^sampler_max_states needs a direct kernel for the larger chains$"):
         walk(sampler_max_states=5)
 
 

@@ -399,3 +399,23 @@ def test_each_rule_set_is_said_how_fair_it_is_to_the_seats():
         r"\(`official`\) 0\.0\d\d \(within noise\); `big` 0\.(3[89]|4[0-2])\d \(seat 1 over seat 2\)\.",
         text,
     ), text
+
+
+def test_when_no_variant_changes_anything_significantly_that_is_said_first():
+    spec = {
+        "game": GAME, "seed": 2, "trials": 400, "metrics": ["win"], "grid": {"flips": [2, 3]},
+        "variants": {
+            "official": {}, "up": {"overrides": {"bias": 0.51}}, "down": {"overrides": {"bias": 0.49}},
+        },
+    }
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    said = findings(result, all_tables(result))
+    assert said[:4] == [
+        "No variant changes any metric significantly (4 tests, Holm correction at 5%).",
+        "Against “the official rules” (`official`): “bias = 0.51” (`up`) no significant change; "
+        "“bias = 0.49” (`down`) no significant change.",
+        "“Bias = 0.51” (`up`) changes nothing significantly (the chance that at least need heads (`win`): "
+        "largest difference 0.0075).",
+        "“Bias = 0.49” (`down`) changes nothing significantly (the chance that at least need heads (`win`): "
+        "largest difference 0.0075).",
+    ]

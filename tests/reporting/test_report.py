@@ -200,6 +200,7 @@ def test_report_json_is_machine_data(report, result):
         facts["grid"] == {"flips": [1, 2, 3], "need": [1, 2], "tags": [[], ["red"]]} and facts["setups"] == 12
     )
     assert isinstance(facts["run_seconds"], float) and isinstance(facts["chunk_size"], int)
+    assert facts["run_seconds"] == round(result.seconds, 3) != result.seconds  # to the millisecond
     assert facts["jobs"] == result.jobs == 1
     assert [(v["name"], v["builtin"], v["overrides"]) for v in facts["variants"]] == [
         ("official", [], {}), ("same", [], {"bias": 0.5}), ("loaded", ["loaded"], {}),
