@@ -338,6 +338,16 @@ CASES = [
         "missing; give the smallest and largest allowed value",
     ),
     (
+        bad(
+            '[round.roll]\nattacker = { d6 = "min(attack_dice, attackers)" }\n'
+            'defender = { d6 = "min(defend_dice, defenders)" }\n',
+            "",
+        ),
+        "round.roll",
+        "missing; add this table (see docs/rules-as-data.md)",
+    ),
+    (bad('compare = "pairs"', "compare = 3"), "round.compare", "expected a non-empty string, got 3"),
+    (
         bad('compare = "pairs"', 'compare = "highest"\npairs = "1"'),
         "round.pairs",
         "only compare = 'pairs' has pairs; remove it",
