@@ -20,7 +20,6 @@ from montecarlo.games.dune1984.fights import STRENGTHS
 from montecarlo.games.dune1984.rules import CHARACTERS
 
 TABLE_TRIALS = 50_000  # trials per cell of ``table dune1984`` unless --trials is given
-ONE_LINE_TABLE_WIDTH = 110  # terminal columns from which a cell of that table fits on one line
 
 Kit = Annotated[Optional[str], typer.Option(help="Comma-separated equipment: sword, gom-jabbar, poison.")]
 Guile = Annotated[
@@ -348,29 +347,47 @@ def duel_table(
         return
     digits = 3 if metric.startswith(("attacker_win", "poisoned", "winner_strength")) else 2
     rules = ", ".join(run.variant) or "official rules"
+    from rich import box as rich_box
     from rich.table import Table
 
     out = console()
-    # one line per cell where the terminal is wide enough, else the exact value under the estimate
-    one_line = out.width >= ONE_LINE_TABLE_WIDTH
-    table = Table(
-        title=f"Dune (1984) duel, {metric}: estimate {'' if one_line else 'over '}(exact); "
-        f"attacker{_kit(answer.setup.attacker_equipment)} "
-        f"vs defender{_kit(answer.setup.defender_equipment)}",
-        caption=f"rows: attacker Strength, columns: defender Strength; {answer.trials:,} trials per cell, "
-        f"seed {answer.seed}, {rules}",
+    setup = answer.setup
+    kits = f"attacker{_kit(setup.attacker_equipment)} vs defender{_kit(setup.defender_equipment)}"
+    caption = (
+        f"rows: attacker Strength, columns: defender Strength; {answer.trials:,} trials per cell, "
+        f"seed {answer.seed}, {rules}"
     )
-    table.add_column("A \\ D", justify="right", no_wrap=True)
-    for d in STRENGTHS:
-        table.add_column(str(d), justify="right", no_wrap=True)
-    joint = " " if one_line else "\n"
-    for a in STRENGTHS:
-        row = [m for x, _, m in cells if x == a]
-        table.add_row(
-            str(a),
-            *(f"{fmt_prob(m.estimate, digits)}{joint}({fmt_prob(m.exact, digits)})" for m in row),
-            end_section=a != STRENGTHS[-1] and not one_line,
+
+    def matrix(shown: str, text, sections: bool = False, narrow: bool = False, last: bool = True):
+        table = Table(
+            title=f"Dune (1984) duel, {metric}: {shown}; {kits}",
+            caption=caption if last else None,
+            box=rich_box.SIMPLE if narrow else rich_box.HEAVY_HEAD,  # SIMPLE: no column rules
+            padding=(0, 0, 0, 1) if narrow else (0, 1),
         )
-    out.print(table)
+        table.add_column("A \\ D", justify="right")
+        for d in STRENGTHS:
+            table.add_column(str(d), justify="right")
+        for a in STRENGTHS:
+            row = [m for x, _, m in cells if x == a]
+            table.add_row(str(a), *(text(m) for m in row), end_section=sections and a != STRENGTHS[-1])
+        return table
+
+    def fits(table) -> bool:
+        return out.measure(table, options=out.options.update_width(10_000)).maximum <= out.width
+
+    # one line per cell where the terminal is wide enough, else the exact value under the estimate,
+    # else (a narrow terminal would cut the numbers) the estimates and the exact values apart
+    estimate, exact = (lambda m: fmt_prob(m.estimate, digits)), (lambda m: fmt_prob(m.exact, digits))
+    tables = [matrix("estimate (exact)", lambda m: f"{estimate(m)} ({exact(m)})")]
+    if not fits(tables[0]):
+        tables = [matrix("estimate over (exact)", lambda m: f"{estimate(m)}\n({exact(m)})", sections=True)]
+    if not fits(tables[0]):
+        tables = [
+            matrix("estimates", estimate, narrow=True, last=False),
+            matrix("exact values", exact, narrow=True),
+        ]
+    for table in tables:
+        out.print(table)
     description = question.metric(metric.partition("=")[0]).description
     print_explanations(out, [(metric, description)])

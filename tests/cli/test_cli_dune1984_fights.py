@@ -146,6 +146,25 @@ def test_table_prints_the_6x6_matrix_with_exact_values():
     assert bad.exit_code == 2 and "unknown metric 'nosuch'" in bad.stderr
 
 
+def test_the_table_keeps_every_number_whole_at_every_width():
+    """One line a cell on a wide terminal, the exact value under the estimate at 80 columns, and
+    below that the estimates and the exact values as two tables: never a number cut short."""
+    args = ["table", "dune1984", "-n", "2000", "--seed", "3"]
+    layouts = {}
+    for columns in (120, 80, 50):
+        text = runner.invoke(app, args, env={"COLUMNS": str(columns)}).output
+        assert "…" not in text, (columns, text)
+        layouts[columns] = [float(x) for x in re.findall(r"\d\.\d{3}", text)]
+    assert "estimate (exact)" in runner.invoke(app, args, env={"COLUMNS": "120"}).output
+    assert len(layouts[120]) == len(layouts[80]) == len(layouts[50]) == 72
+    one_line = (layouts[120][0::2], layouts[120][1::2])  # estimate (exact) in each cell
+    rows = [layouts[80][i : i + 6] for i in range(0, 72, 6)]  # a row of estimates, then of exacts
+    two_lines = (sum(rows[0::2], []), sum(rows[1::2], []))
+    two_tables = (layouts[50][:36], layouts[50][36:])  # the estimates' table, then the exact values'
+    assert one_line == two_lines == two_tables
+    assert two_tables[1][0] == 0.5  # 1 against 1: even
+
+
 def test_table_defaults_to_50000_trials_per_cell():
     data = json.loads(run("table", "dune1984", "--metric", "rounds", "--json").stdout)
     assert data["trials"] == 50_000 and data["metric"] == "rounds"
