@@ -250,67 +250,40 @@ def test_best_play_with_one_character_has_nothing_to_decide():
 
 
 def test_the_readable_answer_says_trials_seed_rules_and_precision_under_its_table():
-    wide = {"COLUMNS": "240"}  # one line each, as on a wide terminal
-    plain = runner.invoke(
-        app, ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "2000", "--seed", "3"], env=wide
-    )
-    lines = plain.output.splitlines()
+    def odds(*args: str) -> str:  # as on a terminal wide enough for one line each
+        return runner.invoke(app, ["odds", "dune1984", "-a", "4", "-d", "5", "--seed", "3", *args],
+                             env={"COLUMNS": "240"}).output
+
+    plain = odds("-n", "2000")
+    lines = plain.splitlines()
     assert lines[0] == "Dune (1984) duel: Strength 4 (attacker) vs Strength 5 (defender)"
     footer = (
         "2,000 trials, seed 3, official rules; 95% intervals (Wilson for probabilities, normal for means)"
     )
     assert footer in lines
-    rows = assert_rows_agree(plain.output, at_least=17)
+    rows = assert_rows_agree(plain, at_least=17)
     mean = next(line for line in lines if line.startswith("│ rounds "))
     assert re.search(r"│\s+\d+\.\d{3} │\s+\d+\.\d{3} – \d+\.\d{3} │\s+\d+\.\d{3} │$", mean)  # means: 3 places
     assert rows["attacker_win"][3] == pytest.approx(exact(Rules(), DuelSetup(4, 5))["attacker_win"], abs=5e-5)
     explained = [line.split()[0] for line in lines[lines.index(footer) + 1 :]]
     assert explained == [  # one line per metric, a distribution once as name=v
-        "attacker_win",
-        "rounds",
-        "decisive_rounds",
-        "tied_rounds",
-        "winner_strength=v",
-        "winner_strength_after=v",
-        "poisoned",
+        "attacker_win", "rounds", "decisive_rounds", "tied_rounds", "winner_strength=v",
+        "winner_strength_after=v", "poisoned",
     ]
-    capped = runner.invoke(
-        app,
-        [
-            "odds",
-            "dune1984",
-            "-a",
-            "4",
-            "-d",
-            "5",
-            "--precision",
-            "0.01",
-            "--max-trials",
-            "3000",
-            "--seed",
-            "3",
-            "-v",
-            "ties_favour_defender",
-        ],
-        env=wide,
-    )
+    capped = odds("--precision", "0.01", "--max-trials", "3000", "-v", "ties_favour_defender")
     assert re.search(
         r"^precision ±0\.01 NOT reached \(trial cap hit; raise --max-trials\) after 3,000 trials \(widest "
         r"half-width 0\.0\d+\), seed 3, ties_favour_defender; 95% intervals",
-        capped.output,
+        capped,
         re.M,
-    ), capped.output
-    met = runner.invoke(
-        app,
-        ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "500", "--precision", "0.05", "--seed", "3"],
-        env=wide,
-    )
+    ), capped
+    met = odds("-n", "500", "--precision", "0.05")
     assert re.search(
         r"^precision ±0\.05 reached after [\d,]+ trials \(widest half-width 0\.0[1-4]\d*\), seed 3, "
         r"official rules;",
-        met.output,
+        met,
         re.M,
-    ), met.output
+    ), met
 
 
 def test_on_a_narrow_terminal_each_metric_takes_two_lines_with_every_number_whole():

@@ -3,6 +3,7 @@ the cores warns and uses the cores, negative jobs are refused, --scheduler is ne
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -92,8 +93,6 @@ def test_progress_goes_from_zero_to_the_total_and_grows_with_precision():
 
 
 def test_the_reporter_estimates_long_runs_once(monkeypatch):
-    import io
-
     ticks = [0.0, 0.1, 0.2, 0.8, 0.9, 1.0]
     monkeypatch.setattr(common.time, "perf_counter", lambda: ticks.pop(0) if len(ticks) > 1 else ticks[0])
 
@@ -107,13 +106,14 @@ def test_the_reporter_estimates_long_runs_once(monkeypatch):
     assert text.startswith("estimated time: about 58 min for 1,000,000,000 trials on 1 worker(s)")
 
 
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal: the progress bar draws on it."""
+
+    def isatty(self):
+        return True
+
+
 def test_the_bar_follows_the_run_on_a_terminal_and_vanishes_at_its_end(capsys):
-    import io
-
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
     stream = Terminal()
     reporter = ProgressReporter("dune1984 duel", 1, precision=False, stream=stream)
     assert reporter.bar_enabled
@@ -130,12 +130,6 @@ def test_the_bar_follows_the_run_on_a_terminal_and_vanishes_at_its_end(capsys):
 
 
 def test_a_message_during_the_bar_goes_through_it_and_a_precision_run_keeps_its_bar(capsys):
-    import io
-
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
     stream = Terminal()
     reporter = ProgressReporter("x", 1, precision=True, stream=stream)
     reporter(10, 100)
@@ -150,8 +144,6 @@ def test_a_message_during_the_bar_goes_through_it_and_a_precision_run_keeps_its_
 
 
 def test_a_stream_without_isatty_or_closed_has_no_bar():
-    import io
-
     closed = io.StringIO()
     closed.close()
     assert not ProgressReporter("x", 1, precision=False, stream=closed).bar_enabled
@@ -159,8 +151,6 @@ def test_a_stream_without_isatty_or_closed_has_no_bar():
 
 
 def test_short_runs_print_no_estimate():
-    import io
-
     stream = io.StringIO()
     reporter = ProgressReporter("x", 1, precision=False, stream=stream)
     for done in range(0, 1_000_001, 100_000):
