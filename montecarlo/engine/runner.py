@@ -524,6 +524,8 @@ def backend_context(backend: str, scheduler: str | None):
     except (OSError, ValueError, TypeError) as exc:  # unreachable, or not an address at all
         raise InputError(f"cannot reach the dask scheduler {scheduler!r}: {exc}") from None
     except MemoryError:  # another service answered: dask read its first bytes as a frame's length
+        if scheduler is None:  # a local cluster: a real lack of memory
+            raise
         raise InputError(
             f"{scheduler!r} is not a dask scheduler: something else answered there "
             "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
