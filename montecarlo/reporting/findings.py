@@ -364,6 +364,9 @@ def _one_sided(
     ['attacker equipment = sword']
     >>> _one_sided(r, {"attacker_equipment": "none"}, ["attacker_equipment"], "attacker", "defender")
     []
+    >>> fixed = N(scenario=N(setup={"attacker_equipment": ["sword", "poison"]}))  # fixed, not swept
+    >>> _one_sided(fixed, {}, [], "attacker", "defender")
+    ['attacker equipment = sword+poison']
     """
     values = {k: str(show_value(v)) for k, v in result.scenario.setup.items()}
     values.update({f: str(row[f]) for f in others})

@@ -758,6 +758,8 @@ def test_a_definitions_rules_and_setup_types_say_what_they_hold():
     assert question.setup_type.__doc__ == "Setup of risk: attackers 1..100, defenders 1..100."
     setup = question.setup({"attackers": 5, "defenders": 5})
     assert question.setup_type.__name__ == "Setup" and repr(setup) == "Setup(attackers=5, defenders=5)"
+    start = compile_text(RISK, "risk.toml").start(game.rules(), setup)
+    assert repr(start) == "State(attackers=5, defenders=5)"  # as a chain's states are printed
     fixed = RISK[: RISK.index("[rules]")] + RISK[RISK.index("[dice.d6]") :]  # no rules, no variants
     for rule, value in (("attack_dice", "3"), ("defend_dice", "2"), ('"ties"', '"defender"')):
         fixed = fixed.replace(rule, value)

@@ -64,6 +64,15 @@ def attempts() -> ChainQuestion:
                          best_play=chooses)
 
 
+def test_best_play_without_an_objective_is_an_error_of_the_game_module():
+    aimless = ChainQuestion(
+        trying, attempt, succeeded, METRICS, {"tries": "try"}, objective=lambda cost: None, best_play=chooses
+    )
+    message = r"^best play needs an objective: objective\(context\) gave None$"
+    with pytest.raises(MonteCarloError, match=message):
+        aimless.exact(1.0, None)
+
+
 def test_a_state_that_returns_to_itself_by_hand():
     """Trying until something happens takes 1 / (2/3) = 3/2 tries on average and succeeds with
     probability (1/3) / (2/3) = 1/2 (worth 6): 3 - 3/2 x cost. At cost 1/2 that is 9/4 > 2

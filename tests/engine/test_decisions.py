@@ -480,6 +480,13 @@ def test_bad_choices_are_refused():
         Choice([("a", [(1.0, 1, ())]), ("a", [(1.0, 2, ())])])
     with pytest.raises(MonteCarloError, match="^option 'half' of 0 have total probability 0.5, not 1$"):
         solve(lambda s: Choice({"half": [(0.5, 1, ())]}) if s == 0 else [], 0, Objective(float))
+    # on a cycle (checked before the cycle is solved): the option, or the steps, and their state
+    looping = {"loop": [(0.3, 0, ()), (0.3, 1, ())], "stop": [(1.0, 1, ())]}
+    with pytest.raises(MonteCarloError, match="^option 'loop' of 0 have total probability 0.6, not 1$"):
+        solve(lambda s: Choice(looping) if s == 0 else [], 0, Objective(float))
+    back = {0: Choice({"go": [(1.0, 1, ())], "stop": [(1.0, 2, ())]}), 1: [(0.5, 0, ()), (0.4, 2, ())], 2: []}
+    with pytest.raises(MonteCarloError, match="^the steps from 1 have total probability 0.9, not 1$"):
+        solve(back.__getitem__, 0, Objective(float))
 
 
 def test_a_solution_answers_only_for_states_it_has_seen():

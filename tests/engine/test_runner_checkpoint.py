@@ -112,6 +112,13 @@ def test_a_checkpoint_of_another_run_is_refused_with_one_line(tmp_path, change, 
     assert path.read_bytes() == before
 
 
+def test_a_difference_is_quoted_up_to_60_characters_of_values_and_named_beyond():
+    # json.dumps of a text of n letters is n + 2 characters: 30 + 30 quoted, 30 + 31 only named
+    quoted = f'game "{"a" * 28}" there, "{"b" * 28}" here'
+    assert checkpoints._difference("game", "a" * 28, "b" * 28) == quoted
+    assert checkpoints._difference("game", "a" * 28, "b" * 29) == "its game differs"
+
+
 def test_a_file_that_is_not_a_checkpoint_is_never_overwritten(tmp_path):
     mine = tmp_path / "notes.json"
     for text in ('{"my": "notes"}', "not json at all", ""):

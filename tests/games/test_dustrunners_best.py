@@ -524,6 +524,11 @@ def test_advise_gives_the_values_of_best_play():
     values = dict(advice.options)
     assert set(values) == {0, 1, 2, 3, 4} and advice.best == advice.options[0][0]
     assert [v for _, v in advice.options] == sorted(values.values(), reverse=True)
+    # values to 12 places, so that options equal but for rounding read (and sort) as equal: at
+    # health 6, 0 to 3 ammo are worth the same, listed from the least ammo, after 4 ammo
+    even = advise(Rules(), setup, enemy_health=6).options
+    assert all(v == round(v, 12) for _, v in even) and [k for k, _ in even] == [4, 0, 1, 2, 3]
+    assert len({v for _, v in even[1:]}) == 1 and 0.6 < even[0][1] < 0.7
     assert dict(advice.pile)["double tap"] == 0 and dict(advice.pile)["head-on crash"] == 1
     with pytest.raises(InputError, match="more often"):
         advise(Rules(), setup, enemy_health=2, seen="double tap, double tap, double tap")

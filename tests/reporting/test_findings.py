@@ -79,6 +79,8 @@ def test_largest_effects_name_setup_interval_and_exact(sentences):
         largest,
     )
     assert win and win.group(1) == "1"  # exact +0.2 at one flip is the largest change of win
+    # only significant changes are effects: the identical variants (`same`, `bonus`) are not named
+    assert largest.startswith("Largest effects: ") and largest.count(" on ") == 2, largest
 
 
 def test_matrix_findings_say_where_odds_cross_half():

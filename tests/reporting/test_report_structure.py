@@ -182,11 +182,21 @@ def test_the_outline_of_a_comparison_report(pages):
     # a difference: signed, a star when significant, its signed interval; or identical
     signed = r"[+-]\d\.\d{4}|0\.0000"
     difference = re.compile(rf"({signed})\*? \[({signed}), ({signed})\]|identical")
+    everywhere = []
     for rows in page.table_rows[2:6:2]:  # the two difference matrices (then their exact values)
         cells = [cell for row in rows for cell in row[3:]]
         assert cells and all(difference.fullmatch(cell) for cell in cells), cells
+        everywhere += cells
+    starred = [cell for cell in everywhere if "*" in cell]
+    assert 0 < len(starred) < len(everywhere), everywhere  # a star marks the significant cells only
+    for cell in starred:  # significant after Holm: its own interval leaves out 0
+        low, high = (float(x) for x in difference.fullmatch(cell).groups()[1:])
+        assert low > 0 or high < 0, cell
     listed = [row[6] for row in page.table_rows[1]]  # the significant rows' differences
     assert listed and all(difference.fullmatch(cell) for cell in listed), listed
+    # the distribution: the chance of each value to 3 decimals (n/a where a setup cannot reach it)
+    chances = [cell for row in page.table_rows[10] for cell in row[4:]]
+    assert chances and all(re.fullmatch(r"\d\.\d{3}|n/a", cell) for cell in chances), chances
     # the long form: estimates, interval ends, standard errors and exact values to 4 decimals
     numbers = [cell for row in page.table_rows[11] for cell in row[5:10]]
     assert numbers and all(re.fullmatch(r"\d\.\d{4}", cell) for cell in numbers), numbers
