@@ -228,8 +228,9 @@ def parse_scenario(
     if isinstance(raw_game, str) and raw_game.endswith(".toml") and path is not None:
         raw_game = str(path.parent / raw_game)  # a game definition file, relative to the scenario
     game = c.game(raw_game)
+    asked = c.string(data, "question", "question", None)  # its own one-line error, not wrapped again
     try:
-        question = game.question(c.string(data, "question", "question", None))
+        question = game.question(asked)
     except InputError as exc:
         c.fail("question", exc)
     settings = c.run_settings(data)

@@ -333,6 +333,7 @@ BAD = [
     ),
     ('game = 3\nseed = 1\n', "game: expected a game name (see: montecarlo games), got 3"),
     ("seed = 1\n", "game: missing; add game = <a game name> (see: montecarlo games)"),
+    ('game = "coin"\nseed = 1\nquestion = 3\n', "question: expected a non-empty string, got 3"),
     (
         'game = "coin"\nseed = 1\n[[plots]]\nx = "flips"\n',
         "plots[0].kind: missing; add kind = one of heatmap, lines, bars, forest",
@@ -400,6 +401,15 @@ def test_a_grid_too_large_for_memory_is_refused_before_its_points_are_built(coin
     ), str(info.value)
     monkeypatch.setattr(memory, "available_bytes", lambda: None)  # unknown: the grid is built
     assert len(load_scenario(path).points) == 20
+
+
+def test_a_plain_variant_is_described_as_the_official_rules_with_the_scenarios_own(coin_game):
+    plain = {"game": "coin", "seed": 1, "variants": {"official": {}, "x": {"overrides": {"bonus": 1}}}}
+    assert [v.description for v in parse_scenario(plain).variants] == ["the official rules", "bonus = 1"]
+    ruled = parse_scenario({**plain, "rules": {"bias": 0.6}, "grid": {"flips": [1, 2]},
+                            "plots": [{"kind": "lines", "x": "flips", "title": "Mine"}]})
+    assert [v.description for v in ruled.variants] == ["the official rules with [rules]", "bonus = 1"]
+    assert ruled.plots[0].title == "Mine"  # a plot's own title, as given
 
 
 def test_scenarios_are_found_in_a_directory_only(tmp_path):

@@ -218,6 +218,10 @@ def test_precision_runs_in_one_worker():
 def test_no_arms_is_refused():
     with pytest.raises(InputError, match=r"^nothing to run: no arms$"):
         runner.run([], METRICS, 100, 1)
+    one = runner.Point((functools.partial(coin, 0.3),), METRICS)
+    for points in ([], [one, runner.Point((), METRICS)]):  # no point, or one point without arms
+        with pytest.raises(InputError, match=r"^nothing to run: no arms$"):
+            runner.run_grid(points, 100, 1)
 
 
 def test_one_trial_runs():

@@ -295,3 +295,16 @@ def test_best_play_needs_a_decision_and_a_sound_objective():
         BattleSetup("1 regular", "1 regular", objective="trade:x")
     assert policy_overrides("defender:best") == {"retreat": "best"}
     assert policy_overrides("attacker:best") == {"attack": "best"}
+
+
+def test_the_defenders_decision_states_count_in_the_bound_that_refuses_a_solve_unwalked():
+    """Under the defender's best play the bound adds a decision state per pair of legions and
+    round to the rounds' states: 160,012 + 160,000 for 1 against 1 over 40,000 rounds, above the
+    solver's 250,000, so the battle is refused before anything is walked."""
+    setup = GAME.question("battle").setup({"attacker": "1 regular", "defender": "1 regular"})
+    rules = Rules(attack="max_rounds:40000", retreat="best")
+    assert exact_battle(rules, setup) is None
+    assert BATTLE.why_no_exact(rules, setup) == (
+        "best play unavailable because the battle's chain would have up to 320,012 states, too large for "
+        "the exact solver (at most 250,000), and best play needs the exact solve of every decision"
+    )

@@ -421,3 +421,17 @@ def test_when_no_variant_changes_anything_significantly_that_is_said_first():
         "“Bias = 0.49” (`down`) changes nothing significantly (the chance that at least need heads (`win`): "
         "largest difference 0.0075).",
     ]
+
+
+def test_a_scenario_whose_metrics_apply_to_no_setup_says_so():
+    import dataclasses
+
+    def simulate(rules, setup, n, rng):
+        return {"hit": rng.random(n) < 0.5}
+
+    game = toss_game(simulate, {"hit": "a hit"}, {})
+    game.questions["toss"] = dataclasses.replace(game.questions["toss"], applicable=lambda setup: ())
+    result = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 200, "grid": {"size": [1, 2]}}))
+    assert findings(result, all_tables(result)) == [
+        "No numbers to summarise: every metric is not applicable to every setup."
+    ]
