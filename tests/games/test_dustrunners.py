@@ -854,8 +854,12 @@ def test_starting_vp_come_from_the_vehicle_or_are_required():
     combat = GAME.question("combat")
     assert combat.setup({"enemy": "road raiders", "vehicle": "interceptor"}).vp == 2  # its stars
     assert combat.setup({"enemy": "road raiders", "health": 5}).vp == 0  # nothing spends VP
-    with pytest.raises(InputError, match="the redraw policy spends VP; give your starting VP"):
+    with pytest.raises(InputError) as info:
         combat.setup({"enemy": "road raiders", "health": 5, "redraw": "when_losing"})
+    assert str(info.value) == (
+        "vp: the redraw policy spends VP; give your starting VP (vp = the stars on your vehicle cards) or "
+        "a shipped vehicle (vehicle), whose stars are its starting VP"
+    )
     assert combat.setup({"enemy": "road raiders", "health": 5, "vp": 3, "redraw": "all"}).vp == 3
     with pytest.raises(InputError, match="starting VP"):
         GAME.question("campaign").setup({"health": 5, "redraw": "loot"})

@@ -435,3 +435,21 @@ def test_a_scenario_whose_metrics_apply_to_no_setup_says_so():
     assert findings(result, all_tables(result)) == [
         "No numbers to summarise: every metric is not applicable to every setup."
     ]
+
+
+def test_largest_effects_leave_out_metrics_a_setup_does_not_have():
+    """``coin`` does not apply at size 1 (its rows there are n/a, with no difference at all): the
+    largest effects are the significant ones of ``hit`` only."""
+    import dataclasses
+
+    def simulate(rules, setup, n, rng):
+        return {"hit": rng.random(n) < 0.3 + rules.edge, "coin": rng.random(n) < 0.5}
+
+    game = toss_game(simulate, {"hit": "a hit", "coin": "heads first"}, {"edge": {"edge": 0.3}})
+    applies = lambda setup: ("hit",) if setup.size == 1 else ("hit", "coin")  # noqa: E731
+    game.questions["toss"] = dataclasses.replace(game.questions["toss"], applicable=applies)
+    variants = {"official": {}, "edge": {"builtin": "edge"}}
+    spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 2]}, "variants": variants}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    largest = next(s for s in findings(result, all_tables(result)) if s.startswith("Largest effect"))
+    assert largest.startswith("Largest effect: `edge` on the chance that a hit (`hit`): +0.") and "—" not in largest

@@ -194,6 +194,10 @@ def test_the_outline_of_a_comparison_report(pages):
         assert low > 0 or high < 0, cell
     listed = [row[6] for row in page.table_rows[1]]  # the significant rows' differences
     assert listed and all(difference.fullmatch(cell) for cell in listed), listed
+    # the estimates' matrices: estimate [low, high] to 3 decimals, no star (nothing is tested there)
+    estimates = [cell for rows in page.table_rows[6:10:2] for row in rows for cell in row[3:]]
+    interval = re.compile(r"\d+\.\d{3} \[\d+\.\d{3}, \d+\.\d{3}\]")
+    assert estimates and all(interval.fullmatch(cell) for cell in estimates), estimates
     # the distribution: the chance of each value to 3 decimals (n/a where a setup cannot reach it)
     chances = [cell for row in page.table_rows[10] for cell in row[4:]]
     assert chances and all(re.fullmatch(r"\d\.\d{3}|n/a", cell) for cell in chances), chances
