@@ -452,4 +452,5 @@ def test_largest_effects_leave_out_metrics_a_setup_does_not_have():
     spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 2]}, "variants": variants}
     result = run_scenario(parse_scenario(spec), jobs=1)
     largest = next(s for s in findings(result, all_tables(result)) if s.startswith("Largest effect"))
-    assert largest.startswith("Largest effect: `edge` on the chance that a hit (`hit`): +0.") and "—" not in largest
+    assert largest.startswith("Largest effect: `edge` on the chance that a hit (`hit`): +0."), largest
+    assert "—" not in largest and "coin" not in largest
