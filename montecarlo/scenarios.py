@@ -325,7 +325,7 @@ class _Checker(TomlReader):
     :class:`ScenarioError` naming the file and the key."""
 
     def __init__(self, source: str) -> None:
-        super().__init__(source, ScenarioError, docs="docs/scenarios.md")
+        super().__init__(source, ScenarioError)  # no table of a scenario is required: no docs hint
 
     def fail(self, where: str, problem: Any, fix: str = "") -> NoReturn:
         if isinstance(problem, Exception):  # a game's own message, without its "rule override: "

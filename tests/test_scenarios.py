@@ -333,6 +333,10 @@ BAD = [
     ),
     ('game = 3\nseed = 1\n', "game: expected a game name (see: montecarlo games), got 3"),
     ("seed = 1\n", "game: missing; add game = <a game name> (see: montecarlo games)"),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2]\n[[plots]]\nkind = "lines"\nx = 3\n',
+        "plots[0].x: expected a non-empty string, got 3",
+    ),
     ('game = "coin"\nseed = 1\nquestion = 3\n', "question: expected a non-empty string, got 3"),
     (
         'game = "coin"\nseed = 1\n[[plots]]\nx = "flips"\n',
@@ -416,6 +420,10 @@ def test_scenarios_are_found_in_a_directory_only(tmp_path):
     with pytest.raises(ScenarioError) as info:
         find_scenarios(tmp_path / "nope")
     assert str(info.value) == f"{tmp_path / 'nope'}: not a directory of scenarios"
+    (tmp_path / "mine").mkdir()
+    for name in ("top.toml", "mine/inner.toml", "mine/notes.txt"):
+        (tmp_path / name).write_text('game = "coin"\nseed = 1\n')
+    assert find_scenarios(tmp_path) == [tmp_path / "mine" / "inner.toml", tmp_path / "top.toml"]
 
 
 def test_an_unknown_variant_names_the_flag_it_came_from_and_the_known_ones(coin_game):
