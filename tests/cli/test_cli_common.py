@@ -112,3 +112,31 @@ def test_a_scheduler_address_pasted_with_spaces_reaches_dask_without_them(monkey
         app, ["odds", "dune1984", "-a", "4", "-d", "5", "--scheduler", "  tcp://10.0.0.1:8786 "]
     )
     assert result.exit_code == 2 and set(seen) == {"tcp://10.0.0.1:8786"}, (result.output, seen)
+
+
+def test_run_options_give_a_reporter_that_knows_a_precision_run_unless_quiet_or_json():
+    from montecarlo.cli.common import ProgressReporter, RunOptions
+
+    def options(**given):
+        plain = dict(trials=1000, seed=1, jobs=1, precision=None, max_trials=None, variant=(), json=False,
+                     quiet=False, backend=None, scheduler=None)
+        return RunOptions(**{**plain, **given})
+
+    fixed, precise = options().settings("duel"), options(precision=0.01).settings("duel")
+    assert isinstance(fixed.progress, ProgressReporter) and fixed.progress.label == "duel"
+    assert (fixed.progress.precision, precise.progress.precision) == (False, True)
+    assert options(quiet=True).settings().progress is None and options(json=True).settings().progress is None
+
+
+def test_the_first_finished_chunk_starts_the_clock_even_of_one_trial(monkeypatch):
+    import io
+
+    from montecarlo.cli import common
+
+    ticks = iter([0.0, 0.6])
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(ticks))
+    stream = io.StringIO()
+    reporter = common.ProgressReporter("x", 1, precision=False, stream=stream)
+    reporter(1, 10**9)  # one trial done at 0 s, two at 0.6 s: about 0.6 s a trial from then on
+    reporter(2, 10**9)
+    assert stream.getvalue().startswith("estimated time: about ")

@@ -262,6 +262,7 @@ def test_the_readable_answer_says_trials_seed_rules_and_precision_under_its_tabl
     )
     assert footer in lines
     rows = assert_rows_agree(plain, at_least=17)
+    assert "┃ metric                  ┃ estimate ┃    95% interval ┃  exact ┃" in lines
     mean = next(line for line in lines if line.startswith("│ rounds "))
     assert re.search(r"│\s+\d+\.\d{3} │\s+\d+\.\d{3} – \d+\.\d{3} │\s+\d+\.\d{3} │$", mean)  # means: 3 places
     assert rows["attacker_win"][3] == pytest.approx(exact(Rules(), DuelSetup(4, 5))["attacker_win"], abs=5e-5)

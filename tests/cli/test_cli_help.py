@@ -4,6 +4,7 @@ one meaning per short flag across every game, and tables that fit 80 columns."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -156,3 +157,10 @@ def test_every_run_option_is_listed_with_its_help_under_its_panel():
     metavars = {"--jobs": "N", "--precision": "H", "--scheduler": "ADDRESS", "--checkpoint": "FILE"}
     for name, metavar in metavars.items():
         assert re.match(rf"(-\w\s+)?{metavar}\s", where[name][1]), (name, where[name])
+
+
+def test_the_run_options_say_what_they_do_in_every_commands_help():
+    text = " ".join(runner.invoke(app, ["odds", "dune1984", "--help"], env={"COLUMNS": "200"}).output.split())
+    for said in ("Number of simulated trials (with --precision: the first batch).",
+                 "Cap on trials with --precision (default 10,000,000)."):
+        assert re.search(rf"(^|\s){re.escape(said)}(\s|$)", text), said  # the whole text, nothing added
