@@ -583,6 +583,11 @@ def console(stderr: bool = False):
     return Console(file=sys.stderr if stderr else sys.stdout)
 
 
+def fits_whole(out, table) -> bool:
+    """Whether ``table`` at its natural width fits the console ``out`` (else rich would cut cells)."""
+    return out.measure(table, options=out.options.update_width(10_000)).maximum <= out.width
+
+
 def explanations(answer: Answer) -> list[tuple[str, str]]:
     """(label, description) once per metric shown: 'winner_strength=v' for a distribution."""
     seen: dict[str, str] = {}
@@ -645,7 +650,7 @@ def emit(
         table.add_row(*rows[-1])
     out = console()
     out.print(title, style="bold", highlight=False)
-    if out.measure(table, options=out.options.update_width(10_000)).maximum <= out.width:
+    if fits_whole(out, table):
         out.print(table)
     else:  # a narrow terminal would cut the numbers: each metric on its own two lines instead
         for name, estimate, interval, exact in rows:

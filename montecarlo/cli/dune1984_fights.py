@@ -13,7 +13,15 @@ from typing import Annotated, Optional
 import typer
 
 from montecarlo.api import answer_of, answers_of
-from montecarlo.cli.common import RunOptions, console, emit, fmt_prob, print_explanations, run_command
+from montecarlo.cli.common import (
+    RunOptions,
+    console,
+    emit,
+    fits_whole,
+    fmt_prob,
+    print_explanations,
+    run_command,
+)
 from montecarlo.errors import InputError
 from montecarlo.games.base import to_plain
 from montecarlo.games.dune1984.fights import STRENGTHS
@@ -373,16 +381,13 @@ def duel_table(
             table.add_row(str(a), *(text(m) for m in row), end_section=sections and a != STRENGTHS[-1])
         return table
 
-    def fits(table) -> bool:
-        return out.measure(table, options=out.options.update_width(10_000)).maximum <= out.width
-
     # one line per cell where the terminal is wide enough, else the exact value under the estimate,
     # else (a narrow terminal would cut the numbers) the estimates and the exact values apart
     estimate, exact = (lambda m: fmt_prob(m.estimate, digits)), (lambda m: fmt_prob(m.exact, digits))
     tables = [matrix("estimate (exact)", lambda m: f"{estimate(m)} ({exact(m)})")]
-    if not fits(tables[0]):
+    if not fits_whole(out, tables[0]):
         tables = [matrix("estimate over (exact)", lambda m: f"{estimate(m)}\n({exact(m)})", sections=True)]
-    if not fits(tables[0]):
+    if not fits_whole(out, tables[0]):
         tables = [
             matrix("estimates", estimate, narrow=True, last=False),
             matrix("exact values", exact, narrow=True),

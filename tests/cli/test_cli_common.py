@@ -115,17 +115,16 @@ def test_a_scheduler_address_pasted_with_spaces_reaches_dask_without_them(monkey
 
 
 def test_run_options_give_a_reporter_that_knows_a_precision_run_unless_quiet_or_json():
-    from montecarlo.cli.common import ProgressReporter, RunOptions
+    from montecarlo.cli.common import ProgressReporter
+    from tests.cli.test_cli_surprises import options
 
-    def options(**given):
-        plain = dict(trials=1000, seed=1, jobs=1, precision=None, max_trials=None, variant=(), json=False,
-                     quiet=False, backend=None, scheduler=None)
-        return RunOptions(**{**plain, **given})
+    def shown(**given):  # the options of a run printed for people: neither --json nor --quiet
+        return options(**{"json": False, "quiet": False, "jobs": 1, **given})
 
-    fixed, precise = options().settings("duel"), options(precision=0.01).settings("duel")
+    fixed, precise = shown().settings("duel"), shown(precision=0.01).settings("duel")
     assert isinstance(fixed.progress, ProgressReporter) and fixed.progress.label == "duel"
     assert (fixed.progress.precision, precise.progress.precision) == (False, True)
-    assert options(quiet=True).settings().progress is None and options(json=True).settings().progress is None
+    assert shown(quiet=True).settings().progress is None and shown(json=True).settings().progress is None
 
 
 def test_the_first_finished_chunk_starts_the_clock_even_of_one_trial(monkeypatch):
