@@ -59,6 +59,8 @@ _POSITIVE = "a positive integer"
 _AT_MOST = f"at most {runner.MAX_TRIALS:,} (about a year of simulation per arm)"
 _JOBS = "a positive number of workers, or -1 for all cores"
 _PRECISION = "a half-width between 0 and 0.5"
+_ADDRESS = "a Dask scheduler address such as tcp://HOST:8786"
+_DASK = "dask with a scheduler (the address of a Dask cluster)"
 
 
 def _count(key: str, value: Any) -> None:
@@ -108,6 +110,13 @@ class RunSettings:
             _count("max_trials", self.max_trials)
         if self.backend not in runner.BACKENDS:
             raise SettingError("backend", f"one of {', '.join(runner.BACKENDS)}", self.backend)
+        if self.scheduler is not None:  # checked and stripped here, for the API and the CLI alike
+            address = runner.scheduler_address(self.scheduler)
+            if address is None:
+                raise SettingError("scheduler", _ADDRESS, self.scheduler)
+            if self.backend != "dask":
+                raise SettingError("backend", _DASK, self.backend)
+            object.__setattr__(self, "scheduler", address)
         _count("chunk_size", self.chunk_size)
 
     def resolved_jobs(self) -> int:

@@ -594,7 +594,7 @@ def compare(
     rules: Mapping[str, Any] | None = None,
     metrics: str | Sequence[str] | None = None,
     jobs: int | None = None,
-    backend: str = "loky",
+    backend: str | None = None,
     scheduler: str | None = None,
     checkpoint: str | os.PathLike | None = None,
     progress: bool | Callable[[int, int], None] = False,
@@ -608,7 +608,8 @@ def compare(
     official rules) or a mapping name -> built-in names, rule overrides, or a scenario's
     ``{"builtin": ..., "overrides": ...}``. ``trials`` and ``seed`` override a scenario's.
     ``backend``, ``scheduler``, ``checkpoint`` and ``progress`` are those of
-    :func:`montecarlo.scenarios.run_scenario` (a Dask cluster, a file to resume from, a bar).
+    :func:`montecarlo.scenarios.run_scenario` (a Dask cluster, a file to resume from, a bar);
+    the backend is dask when a ``scheduler`` is given, else loky.
 
     >>> import montecarlo as mc
     >>> house = mc.compare("war-for-arrakis", variants="continue_always_costs",
@@ -647,6 +648,7 @@ def compare(
     sc = dataclasses.replace(sc, metrics=tuple(chosen))
     from montecarlo.scenarios import run_scenario
 
+    backend = backend or ("dask" if scheduler else "loky")
     result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
                           scheduler=scheduler, checkpoint=checkpoint)
     return _scenario_result(result, sc.title if sc.title != sc.name else f"{sc.game.name} {sc.question.name}")
@@ -685,7 +687,7 @@ def report(
     *,
     baseline: str | None = None,
     jobs: int | None = None,
-    backend: str = "loky",
+    backend: str | None = None,
     scheduler: str | None = None,
     checkpoint: str | os.PathLike | None = None,
     progress: bool | Callable[[int, int], None] = False,
@@ -695,9 +697,10 @@ def report(
 
     ``out`` defaults to ``reports/<scenario name>`` like ``montecarlo report``; it is checked
     before any simulation (:func:`report_folder`) and never replaces a folder montecarlo did not
-    write. ``backend``, ``scheduler``, ``checkpoint`` and ``progress`` are those of
-    :func:`montecarlo.scenarios.run_scenario`; ``command`` is what the report records as the way
-    to rerun it (default: this call). The Result holds the numbers and ``path``, the folder.
+    write. ``backend`` (dask with a ``scheduler``, else loky), ``scheduler``, ``checkpoint``
+    and ``progress`` are those of :func:`montecarlo.scenarios.run_scenario`; ``command`` is what
+    the report records as the way to rerun it (default: this call). The Result holds the
+    numbers and ``path``, the folder.
     """
     from montecarlo.reporting import write_report
     from montecarlo.scenarios import local_workers, run_scenario
@@ -706,6 +709,7 @@ def report(
     if sc is None:
         raise InputError(f"report: expected a scenario file (.toml) or scenario data, got {scenario!r}")
     folder = report_folder(sc, out)
+    backend = backend or ("dask" if scheduler else "loky")
     result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
                           scheduler=scheduler, checkpoint=checkpoint)
     if command is None and isinstance(scenario, (str, os.PathLike)):

@@ -42,6 +42,33 @@ def test_bad_settings_say_what_is_wrong(kwargs, message):
     assert info.value.key == next(iter(kwargs.keys() - {"precision"}), "precision")
 
 
+@pytest.mark.parametrize(
+    "kwargs, key, message",
+    [
+        (dict(backend="dask", scheduler="tcp://x:1:2"), "scheduler",
+         "scheduler must be a Dask scheduler address such as tcp://HOST:8786, got 'tcp://x:1:2'"),
+        (dict(backend="dask", scheduler="  "), "scheduler",
+         "scheduler must be a Dask scheduler address such as tcp://HOST:8786, got '  '"),
+        (dict(backend="dask", scheduler=8786), "scheduler",
+         "scheduler must be a Dask scheduler address such as tcp://HOST:8786, got 8,786"),
+        (dict(scheduler="tcp://127.0.0.1:8786"), "backend",  # loky would run locally, silently
+         "backend must be dask with a scheduler (the address of a Dask cluster), got 'loky'"),
+        (dict(backend="threading", scheduler="tcp://127.0.0.1:8786"), "backend",
+         "backend must be dask with a scheduler (the address of a Dask cluster), got 'threading'"),
+    ],
+)
+def test_a_scheduler_is_an_address_used_with_dask(kwargs, key, message):
+    with pytest.raises(SettingError) as info:
+        RunSettings(**kwargs)
+    assert (info.value.key, str(info.value)) == (key, message)
+
+
+def test_a_pasted_schedulers_spaces_are_stripped_before_dask_reads_them():
+    settings = RunSettings(backend="dask", scheduler=" tcp://127.0.0.1:8786\n")
+    assert settings.scheduler == "tcp://127.0.0.1:8786"
+    assert RunSettings(backend="dask").scheduler is None  # dask without one: a local cluster
+
+
 def test_good_settings_at_their_bounds():
     assert RunSettings(trials=runner.MAX_TRIALS, chunk_size=1).trials == runner.MAX_TRIALS
     assert RunSettings(trials=np.int64(7), seed=np.uint32(5), jobs=-1).resolved_jobs() >= 1

@@ -105,6 +105,31 @@ def test_compare_runs_a_scenario_file_with_fewer_trials():
         mc.compare(ROOT / "scenarios/imperium/tie-variants.toml", players=3)
 
 
+def test_a_scheduler_alone_selects_dask_and_a_bad_one_is_refused_before_any_run(tmp_path, monkeypatch):
+    import montecarlo.scenarios as scenarios
+
+    seen = {}
+
+    def fake_run(sc, **kwargs):
+        seen.update(kwargs)
+        raise InputError("stopped before running")
+
+    monkeypatch.setattr(scenarios, "run_scenario", fake_run)
+    file = ROOT / "scenarios/imperium/tie-variants.toml"
+    for call in (mc.compare, lambda f, **kw: mc.report(f, out=tmp_path / "r", **kw)):
+        for backend, scheduler, chosen in ((None, "tcp://10.0.0.1:8786", "dask"), (None, None, "loky"),
+                                          ("threading", None, "threading")):
+            with pytest.raises(InputError, match="stopped before running"):
+                call(file, backend=backend, scheduler=scheduler)
+            assert (seen["backend"], seen["scheduler"]) == (chosen, scheduler)
+    monkeypatch.undo()
+    with pytest.raises(InputError, match="^scheduler must be a Dask scheduler address .* got 'tcp://x:1:2'$"):
+        mc.compare(file, scheduler="tcp://x:1:2")
+    with pytest.raises(InputError, match="^backend must be dask with a scheduler .* got 'loky'$"):
+        mc.report(file, out=tmp_path / "r", backend="loky", scheduler="tcp://10.0.0.1:8786")
+    assert not (tmp_path / "r").exists()
+
+
 def test_report_writes_a_folder_and_never_overwrites_a_users_one(tmp_path):
     scenario = {
         "name": "api-report", "game": "dune1984", "seed": 1, "trials": 1_000, "metrics": ["attacker_win"],

@@ -36,7 +36,7 @@ import typer
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, excess_jobs
 from montecarlo.analysis import duration as _duration
 from montecarlo.api import answer_of, answers_of, run_settings
-from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE
+from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, scheduler_address
 from montecarlo.errors import InputError, MonteCarloError, readable
 
 ESTIMATE_ABOVE_SECONDS = 60.0  # runs projected to last longer say so up front
@@ -118,36 +118,23 @@ def flag_of(key: str) -> str:
     return "--" + key.replace("_", "-")
 
 
-_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
-_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]@]+):(\d{1,5})")
-
-
 def check_scheduler(address: str) -> str:
-    """A Dask scheduler address (``tcp://HOST:PORT``, ``HOST:PORT``, ``inproc://...``) or InputError.
+    """A Dask scheduler address (``tcp://HOST:PORT``, ``HOST:PORT``, ``inproc://...``), its spaces
+    stripped, or InputError (see :func:`montecarlo.engine.runner.scheduler_address`).
 
-    Checked before any work, so a typo is one line and exit code 2 rather than a traceback from
-    the cluster client.
-
-    >>> check_scheduler("tcp://10.0.0.1:8786")
+    >>> check_scheduler(" tcp://10.0.0.1:8786")
     'tcp://10.0.0.1:8786'
-    >>> check_scheduler("inproc://10.0.0.1/4242/1://x")  # after inproc:// anything goes: dask reads it
-    'inproc://10.0.0.1/4242/1://x'
     >>> check_scheduler("tcp://x:1:2")
     Traceback (most recent call last):
     ...
     montecarlo.errors.InputError: --scheduler must be a Dask scheduler address such as tcp://HOST:8786, got 'tcp://x:1:2'
     """
-    scheme, sep, rest = address.strip().partition("://")
-    if not sep:
-        scheme, rest = "tcp", address.strip()
-    ok = scheme == "inproc" and bool(rest)
-    if scheme in _SCHEMES and (m := _HOST_PORT.fullmatch(rest)):
-        ok = 0 < int(m[2]) < 65536
-    if not ok:
+    checked = scheduler_address(address)
+    if checked is None:
         raise InputError(
             f"--scheduler must be a Dask scheduler address such as tcp://HOST:8786, got {shorten(address)}"
         )
-    return address
+    return checked
 
 
 def backend_for(backend: Optional[str], scheduler: Optional[str]) -> str:
@@ -380,8 +367,6 @@ def _options(trials: int) -> dict[str, tuple[Any, Any]]:
                     help="Dask scheduler address; selects --backend dask "
                     "(which without it starts a local cluster). Refused with another --backend.",
                     rich_help_panel="Simulation",
-                    # a pasted address's spaces: dask would read "  tcp" as the scheme
-                    callback=lambda address: address.strip() if address else address,
                 ),
             ],
             None,

@@ -38,6 +38,8 @@ from montecarlo.engine.metrics import Metric
 
 DEFAULT_CHUNK_SIZE = 1 << 17
 BACKENDS = ("loky", "threading", "dask")
+_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]@]+):(\d{1,5})")
 
 ArmKernel = Callable[[int, np.random.Generator], dict[str, np.ndarray]]
 
@@ -496,6 +498,32 @@ def wait_for_workers() -> None:
     """Before a run uses the pool: let a start under way finish (one pool, never two at once)."""
     if _starting is not None:
         _starting.join()
+
+
+def scheduler_address(address: object) -> str | None:
+    """``address`` without its surrounding spaces if it reads as a Dask scheduler's address
+    (``tcp://HOST:PORT``, ``HOST:PORT``, ``inproc://...``), else None.
+
+    Checked before any work, so that a typo is one line rather than a traceback from the cluster
+    client; the spaces of a pasted address go, as dask would read ``"  tcp"`` as the scheme.
+
+    >>> scheduler_address(" tcp://10.0.0.1:8786 ")
+    'tcp://10.0.0.1:8786'
+    >>> scheduler_address("inproc://10.0.0.1/4242/1://x")  # after inproc:// anything goes: dask reads it
+    'inproc://10.0.0.1/4242/1://x'
+    >>> scheduler_address("tcp://x:1:2") is None and scheduler_address(8786) is None
+    True
+    """
+    if not isinstance(address, str):
+        return None
+    text = address.strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    if scheme == "inproc":
+        return text if rest else None
+    found = _HOST_PORT.fullmatch(rest) if scheme in _SCHEMES else None
+    return text if found and 0 < int(found[2]) < 65536 else None
 
 
 @contextmanager

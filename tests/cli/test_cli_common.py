@@ -101,10 +101,10 @@ def test_a_scheduler_address_pasted_with_spaces_reaches_dask_without_them(monkey
 
     from montecarlo.cli import app, common
 
-    seen = []
+    seen, checked = [], common.run_settings
 
-    def settings(*args, scheduler, **kwargs):
-        seen.append(scheduler)
+    def settings(*args, **kwargs):
+        seen.append(checked(*args, **kwargs).scheduler)
         raise InputError("stopped before running")
 
     monkeypatch.setattr(common, "run_settings", settings)
