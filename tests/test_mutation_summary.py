@@ -59,3 +59,25 @@ def test_a_name_listed_twice_is_a_problem(tmp_path):
     assert ms.source_problems(listed) == []
     listed.write_text(f"# list\n\n{line}\n{line}\n")
     assert ms.source_problems(listed) == [f"tests/MUTANTS.md:4: {name} is listed already at line 3"]
+
+
+def test_every_listed_equivalent_was_judged_on_the_source_of_today():
+    """An edit to a function with listed mutants may renumber them or make one killable: the
+    list must then be judged again (``make mutation-check``) and restamped before it lands."""
+    problems = ms.source_problems()
+    advice = "judge these again, then: python tests/mutation_summary.py --stamp"
+    assert problems == [], "\n".join([*problems, advice])
+
+
+def test_a_changed_function_is_a_problem_until_judged_again(tmp_path):
+    name = "montecarlo.engine.stats.x_proportion__mutmut_1"
+    listed = tmp_path / "MUTANTS.md"
+    listed.write_text(f"- [message] `{name}`: why. <!-- judged: {ms.function_key(name)}=000000000000 -->\n")
+    assert ms.source_problems(listed) == [
+        f"tests/MUTANTS.md:1: {ms.function_key(name)} changed since it was judged: judge again, then restamp"
+    ]
+    listed.write_text(f"- [guess] `{name}`: why.\n")
+    assert ms.source_problems(listed) == [
+        "tests/MUTANTS.md:1: no known category (one of " + ", ".join(ms.CATEGORIES) + ")",
+        f"tests/MUTANTS.md:1: {ms.function_key(name)} has no stamp: run --stamp once judged",
+    ]
