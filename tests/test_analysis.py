@@ -110,5 +110,7 @@ def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
     one = compare_rules("dune1984", "duel", {"attacker": 4, "defender": 5}, arms, settings)
     many = compare_many("dune1984", "duel", [{"attacker": 4, "defender": 5}], arms, settings)[0]
     assert one.trials == 3_000 and one.seed == 11
+    assert [(a.seed, a.trials, a.variants) for a in many.answers] == [
+        (11, 3_000, ("official",)), (11, 3_000, ("sword_ties",))]  # each arm's answer: the run's seed
     assert one.differences == many.differences  # bit for bit (the run's seconds aside)
     assert [a.metrics for a in one.answers] == [a.metrics for a in many.answers]

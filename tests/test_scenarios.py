@@ -225,6 +225,10 @@ BAD = [
         "variants.x.builtin: unknown variant 'cheat' for coin; use one of: loaded, bonus",
     ),
     (
+        'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = "loaded"\ndescription = 3\n',
+        "variants.x.description: expected a non-empty string, got 3",
+    ),
+    (
         'game = "coin"\nseed = 1\n[variants.x]\noverrides = { bias = 2.0 }\n',
         'variants.x.overrides: bias must be between 0 and 1, got 2.0',
     ),

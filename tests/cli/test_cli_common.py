@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -139,3 +140,25 @@ def test_the_first_finished_chunk_starts_the_clock_even_of_one_trial(monkeypatch
     reporter(1, 10**9)  # one trial done at 0 s, two at 0.6 s: about 0.6 s a trial from then on
     reporter(2, 10**9)
     assert stream.getvalue().startswith("estimated time: about ")
+
+
+@pytest.mark.parametrize("columns", [120, 50])  # the table, and two lines a metric on a narrow screen
+def test_a_colour_terminal_shows_numbers_and_the_footer_without_rich_guessing_colours(monkeypatch, columns):
+    """rich colours whatever looks like a number or a path unless told not to: on a colour
+    terminal only the title, the headers and the metric names are styled (bold), nothing else."""
+    import io
+
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    from montecarlo.cli import app, common
+
+    screen = io.StringIO()
+    monkeypatch.setattr(common, "console", lambda stderr=False: Console(
+        file=screen, force_terminal=True, color_system="standard", width=columns))
+    result = CliRunner().invoke(app, ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "2000", "-j", "1"])
+    text = screen.getvalue()
+    assert result.exit_code == 0 and "0.2590" in text, (result.output, text)
+    assert set(re.findall("\x1b\\[[0-9;]*m", text)) == {"\x1b[1m", "\x1b[0m"}, text
+    assert ("2,000 trials, seed 20261129, official rules; 95% intervals (Wilson for probabilities, normal "
+            "for means)") in " ".join(line.strip() for line in text.splitlines())

@@ -164,3 +164,19 @@ def test_the_run_options_say_what_they_do_in_every_commands_help():
     for said in ("Number of simulated trials (with --precision: the first batch).",
                  "Cap on trials with --precision (default 10,000,000)."):
         assert re.search(rf"(^|\s){re.escape(said)}(\s|$)", text), said  # the whole text, nothing added
+
+
+def test_each_run_option_is_spelt_as_its_parameter_with_its_short_name():
+    import typing
+
+    from montecarlo.cli import common
+
+    spelt = {}
+    for key, (hint, _default) in common._options(1000).items():
+        info = typing.get_args(hint)[1]  # under Annotated, typer keeps the first name as the default
+        spelt[key] = (info.default, *info.param_decls)
+        assert info.default == common.flag_of(key), (key, spelt[key])
+    shorts = {key: names[1] for key, names in spelt.items() if len(names) > 1}
+    assert shorts == {"trials": "-n", "seed": "-s", "jobs": "-j", "variant": "-v", "quiet": "-q"}
+    assert list(spelt) == ["trials", "seed", "jobs", "precision", "max_trials", "variant", "json", "quiet",
+                           "backend", "scheduler", "checkpoint"]

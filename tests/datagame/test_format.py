@@ -237,6 +237,20 @@ CASES = [
         "10,001 faces; a die has at most 10,000; use fewer faces",
     ),
     (
+        bad('end = "attackers == 0 or defenders == 0"', 'end = "atackers == 0"'),
+        "end",
+        (
+            "unknown name 'atackers'; the names known here are: attack_dice, attackers, defend_dice, "
+            "defenders, ties; fix the expression"
+        ),
+    ),
+    (bad('title = "Risk: one battle fought to the end"', "title = 3"), "title",
+     "expected a non-empty string, got 3"),
+    (bad('description = "armies defending the territory"', "description = 3"), "setup.defenders.description",
+     "expected a non-empty string, got 3"),
+    (RISK[: RISK.index("[round]\n")] + RISK[RISK.index("[metrics.") :], "round",
+     "missing; add this table (see docs/rules-as-data.md)"),
+    (
         bad('end = "attackers == 0 or defenders == 0"', ""),
         "end",
         'missing; give the condition that ends the battle, e.g. end = "a == 0 or b == 0"',

@@ -82,3 +82,15 @@ def test_precision_stop_waits_for_every_arm():
     widths = [result.estimates(arm)["hit"].half_width for arm in range(2)]
     assert max(widths) <= 0.01 and result.max_half_width() == max(widths)
     assert widths[0] < 0.005 and result.trials >= 9_000  # the wide arm set the length
+
+
+def test_the_workers_are_told_the_modules_of_the_kernels_once_each_and_never_main():
+    """start_workers imports these in each worker while the first chunks run here."""
+
+    def local(n, rng):  # a kernel written in a script: its module is __main__ there
+        return coin(0.5, n, rng)
+
+    local.__module__ = "__main__"
+    arms = (functools.partial(coin, 0.3), functools.partial(coin, 0.6), local)
+    points = [runner.Point(arms, tuple(METRICS)), runner.Point((coin,), tuple(METRICS))]
+    assert runner._kernel_modules(points) == ["tests.engine.fake_kernels"]

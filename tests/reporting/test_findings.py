@@ -454,3 +454,19 @@ def test_largest_effects_leave_out_metrics_a_setup_does_not_have():
     largest = next(s for s in findings(result, all_tables(result)) if s.startswith("Largest effect"))
     assert largest.startswith("Largest effect: `edge` on the chance that a hit (`hit`): +0."), largest
     assert "—" not in largest and "coin" not in largest
+
+
+def test_a_single_setup_states_each_metric_with_its_interval():
+    sc = parse_scenario({"game": GAME, "seed": 3, "trials": 4000, "metrics": ["win", "heads"],
+                         "setup": {"flips": 2}})
+    result = run_scenario(sc, jobs=1)
+    text = findings(result, all_tables(result))
+    long = all_tables(result)["results"]
+    said = {}
+    for metric, words in (("win", "The chance that at least need heads (`win`)"),
+                          ("heads", "Number of heads (`heads`)")):
+        row = long.filter(pl.col("metric") == metric).row(0, named=True)
+        said[metric] = (f"{words} is {row['estimate']:.3f} (95% CI {row['ci_low']:.3f} to "
+                        f"{row['ci_high']:.3f}).")
+        assert said[metric] in text, (said, text)
+    assert abs(float(said["heads"].split(" is ")[1][:5]) - 1.0) < 0.05  # two fair flips: one head

@@ -759,3 +759,35 @@ def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was
     capped = run_scenario(parse_scenario({**target, "trials": 500, "max_trials": 1_000}), jobs=1)
     text = header_facts(capped, "cmd", all_tables(capped)["results"])["trials"]
     assert "(first batch 500, cap 1,000): 1,000 per setup; target NOT reached (trial cap hit), widest" in text
+
+
+def test_an_index_that_is_not_text_is_someone_elses_and_kept(tmp_path):
+    (tmp_path / "index.html").write_bytes(b"\xff\xfe<\x00h\x00t\x00m\x00l\x00>\x00")  # UTF-16, say
+    with pytest.raises(InputError) as caught:
+        check_index_out(tmp_path)
+    assert str(caught.value) == (
+        f"--out: {tmp_path / 'index.html'} was not written by montecarlo and would be replaced; "
+        "choose another folder (nothing was changed)"
+    )
+    assert (tmp_path / "index.html").read_bytes().startswith(b"\xff\xfe<\x00")
+
+
+def test_a_distribution_is_headed_by_its_values_and_says_n_a_where_a_setup_has_none():
+    from montecarlo.reporting.report import _distribution_display
+
+    df = pl.DataFrame({"variant": ["official", "loaded"], "total=0": [0.25, None], "total=10": [0.75, 1.0]})
+    shown = _distribution_display(df, "total")
+    assert shown.columns == ["variant", "0", "10"]
+    assert shown.rows() == [("official", "0.250", "0.750"), ("loaded", "n/a", "1.000")]
+
+
+def test_a_long_table_in_report_md_says_how_many_rows_its_files_hold_beyond_the_page():
+    from montecarlo.reporting.report import MAX_ROWS_SHOWN, _md_table
+
+    df = pl.DataFrame({"n": list(range(MAX_ROWS_SHOWN + 7))})
+    lines = _md_table(df, "results").splitlines()
+    assert lines[:3] == ["| n |", "|---|", "| 0 |"]
+    assert lines[MAX_ROWS_SHOWN + 1] == f"| {MAX_ROWS_SHOWN - 1} |"  # the last row shown
+    files = "[results.csv](results.csv) / [results.parquet](results.parquet)"
+    assert lines[-2:] == ["", f"7 more rows in {files}"]
+    assert _md_table(df.head(MAX_ROWS_SHOWN), "results").splitlines()[-1] == f"| {MAX_ROWS_SHOWN - 1} |"

@@ -201,6 +201,16 @@ def test_the_outline_of_a_comparison_report(pages):
     # the distribution: the chance of each value to 3 decimals (n/a where a setup cannot reach it)
     chances = [cell for row in page.table_rows[10] for cell in row[4:]]
     assert chances and all(re.fullmatch(r"\d\.\d{3}|n/a", cell) for cell in chances), chances
+    # exact values: 3 decimals beside the estimates, signed to 4 beside the differences
+    exact = [cell for rows in page.table_rows[7:11:2] for row in rows for cell in row[3:]]
+    assert exact and all(re.fullmatch(r"\d\.\d{3}", cell) for cell in exact), exact
+    exact = [cell for rows in page.table_rows[3:7:2] for row in rows for cell in row[3:]]
+    assert exact and all(re.fullmatch(signed, cell) for cell in exact), exact
+    # the summary: the smallest, mean and largest difference of each variant and metric, signed
+    summary = page.table_rows[0]
+    spans = [[float(x) for x in row[5:8]]
+             for row in summary if all(re.fullmatch(signed, x) for x in row[5:8])]
+    assert len(spans) == len(summary) and all(low <= mean <= high for low, mean, high in spans), summary
     # the long form: estimates, interval ends, standard errors and exact values to 4 decimals
     numbers = [cell for row in page.table_rows[11] for cell in row[5:10]]
     assert numbers and all(re.fullmatch(r"\d\.\d{4}", cell) for cell in numbers), numbers
