@@ -61,9 +61,12 @@ def test_a_name_listed_twice_is_a_problem(tmp_path):
     assert ms.source_problems(listed) == [f"tests/MUTANTS.md:4: {name} is listed already at line 3"]
 
 
+@pytest.mark.skipif(ms.ROOT.name == "mutants", reason="mutmut's copy of the source is rewritten")
 def test_every_listed_equivalent_was_judged_on_the_source_of_today():
     """An edit to a function with listed mutants may renumber them or make one killable: the
-    list must then be judged again (``make mutation-check``) and restamped before it lands."""
+    list must then be judged again (``make mutation-check``) and restamped before it lands.
+    Not inside mutmut's copy of the tree, where every function is rewritten into trampolines:
+    there it would fail whatever the mutant, and count every mutant it reaches as killed."""
     problems = ms.source_problems()
     advice = "judge these again, then: python tests/mutation_summary.py --stamp"
     assert problems == [], "\n".join([*problems, advice])
