@@ -275,6 +275,24 @@ def stamp(path: Path = LISTED) -> int:
     return done
 
 
+def stale_and_missing(listed: list[str], runs: dict[str, int]) -> tuple[list[str], list[str]]:
+    """The listed names killed now (stale) and those matching no mutant run (missing). A name
+    with ``*`` lists every *surviving* mutant of a function: it is stale only when every mutant
+    it matches is killed (its killed ones are simply not equivalent)."""
+    stale: list[str] = []
+    missing: list[str] = []
+    for name in listed:
+        matched = {k: v for k, v in runs.items() if fnmatch.fnmatch(k, name)}
+        killed = [k for k, v in matched.items() if v in KILLED]
+        if not matched:
+            missing.append(name)
+        elif "*" not in name:
+            stale += killed
+        elif len(killed) == len(matched):
+            stale.append(name)
+    return stale, missing
+
+
 def check(run: bool, jobs: int, globs: list[str]) -> int:
     """``--check``: the source checks, then (with ``run``) mutmut on exactly the listed mutants
     (those matching ``globs``, if given)."""
@@ -285,12 +303,7 @@ def check(run: bool, jobs: int, globs: list[str]) -> int:
     if run:
         mutmut = Path(sys.executable).with_name("mutmut")
         subprocess.run([os.fspath(mutmut), "run", "--max-children", str(jobs), *listed], check=False)
-        runs = results()
-        for name in listed:
-            matched = {k: v for k, v in runs.items() if fnmatch.fnmatch(k, name)}
-            if not matched:
-                missing.append(name)
-            stale += [k for k, v in matched.items() if v in KILLED]
+        stale, missing = stale_and_missing(listed, results())
     for line in problems:
         print(line)
     for name in missing:

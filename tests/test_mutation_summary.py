@@ -84,3 +84,9 @@ def test_a_changed_function_is_a_problem_until_judged_again(tmp_path):
         "tests/MUTANTS.md:1: no known category (one of " + ", ".join(ms.CATEGORIES) + ")",
         f"tests/MUTANTS.md:1: {ms.function_key(name)} has no stamp: run --stamp once judged",
     ]
+
+
+def test_a_wildcard_is_stale_only_when_every_mutant_it_matches_is_killed():
+    runs = {"m.x_f__mutmut_1": 0, "m.x_f__mutmut_2": 1, "m.x_g__mutmut_1": 1, "m.x_h__mutmut_1": 0}
+    listed = ["m.x_f__mutmut_*", "m.x_g__mutmut_*", "m.x_h__mutmut_1", "m.x_f__mutmut_2", "m.x_k__mutmut_3"]
+    assert ms.stale_and_missing(listed, runs) == (["m.x_g__mutmut_*", "m.x_f__mutmut_2"], ["m.x_k__mutmut_3"])
