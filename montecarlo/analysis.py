@@ -162,6 +162,17 @@ class RunSettings:
         runner.start_workers(self.resolved_jobs(), self.backend, modules)
 
 
+def chosen_backend(backend: str | None, scheduler: str | None) -> str:
+    """The backend when none is named: dask with a scheduler (its cluster), else loky.
+
+    >>> chosen_backend(None, "tcp://10.0.0.1:8786"), chosen_backend(None, None)
+    ('dask', 'loky')
+    >>> chosen_backend("threading", None)
+    'threading'
+    """
+    return backend or ("dask" if scheduler else "loky")
+
+
 def excess_jobs(jobs: int | None) -> int | None:
     """The core count if ``jobs`` asks for more workers than there are cores, else None.
 

@@ -39,7 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, ask_many
+from montecarlo.analysis import (
+    DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, ask_many, chosen_backend,
+)
 from montecarlo.errors import InputError, MonteCarloError, ScenarioError
 from montecarlo.games.base import field_help
 
@@ -648,7 +650,7 @@ def compare(
     sc = dataclasses.replace(sc, metrics=tuple(chosen))
     from montecarlo.scenarios import run_scenario
 
-    backend = backend or ("dask" if scheduler else "loky")
+    backend = chosen_backend(backend, scheduler)
     result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
                           scheduler=scheduler, checkpoint=checkpoint)
     return _scenario_result(result, sc.title if sc.title != sc.name else f"{sc.game.name} {sc.question.name}")
@@ -709,7 +711,7 @@ def report(
     if sc is None:
         raise InputError(f"report: expected a scenario file (.toml) or scenario data, got {scenario!r}")
     folder = report_folder(sc, out)
-    backend = backend or ("dask" if scheduler else "loky")
+    backend = chosen_backend(backend, scheduler)
     result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
                           scheduler=scheduler, checkpoint=checkpoint)
     if command is None and isinstance(scenario, (str, os.PathLike)):

@@ -33,7 +33,7 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, excess_jobs
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, chosen_backend, excess_jobs
 from montecarlo.analysis import duration as _duration
 from montecarlo.api import answer_of, answers_of, run_settings
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, scheduler_address
@@ -146,8 +146,7 @@ def backend_for(backend: Optional[str], scheduler: Optional[str]) -> str:
                 f"--scheduler is the address of a Dask scheduler: it needs --backend dask, "
                 f"got --backend {backend}"
             )
-        return "dask"
-    backend = backend or "loky"
+    backend = chosen_backend(backend, scheduler)
     if backend not in BACKENDS:
         raise InputError(f"--backend must be one of {', '.join(BACKENDS)}, got {shorten(backend)}")
     return backend

@@ -460,8 +460,8 @@ def test_a_single_setup_states_each_metric_with_its_interval():
     sc = parse_scenario({"game": GAME, "seed": 3, "trials": 4000, "metrics": ["win", "heads"],
                          "setup": {"flips": 2}})
     result = run_scenario(sc, jobs=1)
-    text = findings(result, all_tables(result))
-    long = all_tables(result)["results"]
+    tables = all_tables(result)
+    text, long = findings(result, tables), tables["results"]
     said = {}
     for metric, words in (("win", "The chance that at least need heads (`win`)"),
                           ("heads", "Number of heads (`heads`)")):
