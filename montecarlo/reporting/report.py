@@ -330,6 +330,8 @@ def _readings_display(readings: dict[str, list[str]]) -> list[str]:
     ['every variant: a', 'official, other: b', 'house: c']
     >>> _readings_display({"official": ["a"]})
     ['official: a']
+    >>> _readings_display({"official": ["a", "b", "c"], "house": ["a"]})
+    ['every variant: a', 'official: b; c']
     """
     lists = list(readings.values())
     common = [line for line in lists[0] if all(line in other for other in lists[1:])]

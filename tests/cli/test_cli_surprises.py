@@ -92,14 +92,16 @@ def test_progress_goes_from_zero_to_the_total_and_grows_with_precision():
     assert q.metrics  # the question reports through the same callback as any other
 
 
-def test_the_reporter_estimates_long_runs_once(monkeypatch):
-    ticks = [0.0, 0.1, 0.2, 0.8, 0.9, 1.0]
+@pytest.mark.parametrize("clock", [0.0, 5_000.0])  # perf_counter counts from an arbitrary point
+def test_the_reporter_estimates_long_runs_once(monkeypatch, clock):
+    ticks = [clock + t for t in (0.0, 0.1, 0.2, 0.8, 0.9, 1.0)]
     monkeypatch.setattr(common.time, "perf_counter", lambda: ticks.pop(0) if len(ticks) > 1 else ticks[0])
 
     stream = io.StringIO()
     reporter = ProgressReporter("dune1984 duel", 1, precision=False, stream=stream)
     for done in (0, 100_000, 200_000, 300_000, 400_000, 500_000):
         reporter(done, 10**9)
+        assert stream.getvalue() == "" or done >= 300_000  # not before half a second after the first chunk
     text = stream.getvalue()
     assert text.count("estimated time") == 1 and "--precision" in text
     # 200,000 trials in the 0.7 s after the first chunk: the 999,700,000 left take about 3,500 s

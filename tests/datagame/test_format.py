@@ -171,6 +171,7 @@ CASES = [
             "of a rule holding one"
         ),
     ),
+    (bad('ties = "ties"', "ties = 3"), "round.ties", "expected a non-empty string, got 3"),
     (
         bad('overrides = { ties = "attacker" }', 'overrides = { ties = "attackers" }'),
         "variants.ties_to_attacker.overrides.ties",
@@ -548,8 +549,10 @@ def test_a_setup_missing_a_field_names_it_its_range_and_an_example():
     assert q.setup({"attackers": " +7", "defenders": "2"}) == q.setup({"attackers": 7, "defenders": 2})
 
 
-def test_a_pool_too_large_to_enumerate_names_its_die_and_the_fixes():
-    compiled = compile_text(RISK.replace("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 10000"), "big.toml")
+@pytest.mark.parametrize("other_die", ["", "[dice.coin]\nfaces = 2\n\n"])  # the die is named among others
+def test_a_pool_too_large_to_enumerate_names_its_die_and_the_fixes(other_die):
+    text = RISK.replace("[dice.d6]\nfaces = 6", other_die + "[dice.d6]\nfaces = 10000")
+    compiled = compile_text(text, "big.toml")
     q = compiled.game.question()
     assert q.example == {"attackers": 5, "defenders": 3}  # the file's examples
     with pytest.raises(DefinitionError) as info:

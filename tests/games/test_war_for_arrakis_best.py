@@ -286,6 +286,7 @@ def test_advice_agrees_with_the_solution():
     assert advice.specials
     for d in advice.specials:  # a Specials decision is placed where its chosen leaders leave the battle
         assert (d.attacker, d.defender) == d.leaves[d.choice]
+    assert all(d.leaves == {} for d in advice.continue_or_retreat)  # a dict for every decision, empty here
 
 
 def test_best_play_needs_a_decision_and_a_sound_objective():
