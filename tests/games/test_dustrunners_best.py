@@ -531,7 +531,8 @@ def test_advise_gives_the_values_of_best_play():
     assert len({v for _, v in even[1:]}) == 1 and 0.6 < even[0][1] < 0.7
     assert dict(advice.pile)["double tap"] == 0 and dict(advice.pile)["head-on crash"] == 1
     # from Python the cards seen may come as a list, names spelt as loosely as on the command line
-    assert advise(Rules(), setup, enemy_health=2, seen=["Double-Tap", " double tap", "head-on crash"]) == advice
+    listed = ["Double-Tap", " double tap", "head-on crash"]
+    assert advise(Rules(), setup, enemy_health=2, seen=listed) == advice
     assert advise(Rules(), setup, enemy_health=6, seen=None).options == even
     with pytest.raises(InputError, match="more often"):
         advise(Rules(), setup, enemy_health=2, seen="double tap, double tap, double tap")

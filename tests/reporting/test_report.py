@@ -307,11 +307,13 @@ def small_result():
 def test_without_a_command_the_report_names_its_file_to_rerun(result, tmp_path):
     """write_report called from Python without ``command``: a scenario read from a file is rerun
     with ``montecarlo report FILE``; one given as data has no file, and says so."""
-    folder = write_report(result, tmp_path / "from-file")
-    assert json.loads((folder / "report.json").read_text())["rerun"] == f"montecarlo report {result.scenario.path}"
+    def rerun(folder):
+        return json.loads((folder / "report.json").read_text())["rerun"]
+
+    assert rerun(write_report(result, tmp_path / "from-file")) == f"montecarlo report {result.scenario.path}"
     assert str(result.scenario.path).endswith("coin-odds.toml")
-    folder = write_report(small_result(), tmp_path / "from-data")
-    assert json.loads((folder / "report.json").read_text())["rerun"] == "(scenario given in Python; no file to rerun)"
+    no_file = "(scenario given in Python; no file to rerun)"
+    assert rerun(write_report(small_result(), tmp_path / "from-data")) == no_file
 
 
 def test_rewrite_replaces_only_its_own_report(tmp_path):
