@@ -348,6 +348,12 @@ def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
     assert named("heads 70% of the time; from a forum") == "“heads 70% of the time” (`house`)"
     assert named("ties to the attacker (a house rule)") == "“ties to the attacker” (`house`)"
     assert named("house") == "`house`"
+    # a long description is cut at its last space before 64 characters
+    long = "every tied round of combat goes to the attacking side instead of being rolled again"
+    assert named(long) == "“every tied round of combat goes to the attacking side instead …” (`house`)"
+    # a head of three words or more before ": " stands for the clause; a shorter one does not
+    assert named("the rules as printed: a tie goes to both: see p. 3") == "“the rules as printed” (`house`)"
+    assert named("ties: to the attacker") == "“ties: to the attacker” (`house`)"
     assert _short("a" * 50, 10) == "a" * 10 + " …"  # no space to cut at: cut at the limit
     assert _short("one two three four", 10) == "one two …"
     assert [_few("abcde"[:n], 3) for n in (3, 4, 5)] == [
