@@ -316,6 +316,19 @@ def test_without_a_command_the_report_names_its_file_to_rerun(result, tmp_path):
     assert rerun(write_report(small_result(), tmp_path / "from-data")) == no_file
 
 
+def test_common_random_numbers_are_recorded_from_two_variants_on(tmp_path):
+    """Two variants already share their random numbers (paired differences); one has nothing to pair."""
+    from montecarlo.scenarios import parse_scenario
+
+    def paired(folder):
+        return json.loads((folder / "report.json").read_text())["common_random_numbers"]
+
+    variants = {"official": {}, "loaded": {"builtin": ["loaded"]}}
+    two = {"game": GAME, "seed": 3, "trials": 200, "metrics": ["win"], "variants": variants}
+    assert paired(write_report(run_scenario(parse_scenario(two), jobs=1), tmp_path / "two")) is True
+    assert paired(write_report(small_result(), tmp_path / "one")) is False
+
+
 def test_rewrite_replaces_only_its_own_report(tmp_path):
     small = small_result()
     out = tmp_path / "r"
