@@ -135,6 +135,7 @@ def test_best_play_beyond_its_budget_says_which_budget_it_ran_out_of(monkeypatch
         f"exact value unavailable because the solve needs more than {combat.MAX_EXACT_STATES:,} states "
         "or 150 enumerated draws (a long combat)"
     )
+    assert combat.exact_combat(rules, setup) is None  # no value rather than a failure
 
 
 def test_a_finish_redraw_that_leaves_no_card_ends_the_attack():
