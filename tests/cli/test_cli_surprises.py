@@ -122,6 +122,9 @@ def test_the_bar_follows_the_run_on_a_terminal_and_vanishes_at_its_end(capsys):
     reporter(0, 1_000_000)
     reporter(400_000, 1_000_000)
     assert reporter.progress.tasks[0].completed == 400_000 and reporter.progress.tasks[0].total == 1_000_000
+    from rich.progress import TimeRemainingColumn
+
+    assert isinstance(reporter.progress.columns[-1], TimeRemainingColumn)  # the time left, last
     reporter(1_000_000, 1_000_000)
     assert reporter.progress is None  # closed with the run
     # without a stream it writes on stderr, never on stdout where the answer goes

@@ -785,6 +785,12 @@ def test_a_definitions_rules_and_setup_types_say_what_they_hold():
     with pytest.raises(InputError) as info:
         compile_text(flag, "flag.toml").game.rules(overrides={"strict": 3})
     assert str(info.value) == "flag.toml: rules.strict: expected a true/false like True, got 3"
+    with pytest.raises(DefinitionError) as info:  # the same in the file's own variant
+        compile_text(flag.replace("{ defend_dice = 3 }", "{ strict = 1 }", 1), "flag.toml")
+    assert str(info.value) == (
+        "flag.toml: variants.defender_three_dice.overrides.strict: expected a true/false like the rule's "
+        "value true, got 1"
+    )
 
 
 def test_a_battle_past_max_rounds_is_an_error_naming_the_limit_in_both_kernels():

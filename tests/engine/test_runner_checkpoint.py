@@ -112,6 +112,21 @@ def test_a_checkpoint_of_another_run_is_refused_with_one_line(tmp_path, change, 
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    ("part", "problem"), [("points", "its points do not match"), ("totals", "its tallies do not match")]
+)
+def test_a_checkpoint_whose_points_were_edited_is_refused_in_one_line(tmp_path, part, problem):
+    """A file of this run (same work and facts) with a point, or a point's tally, taken out."""
+    path = tmp_path / "c.json"
+    run(path)
+    data = json.loads(path.read_text())
+    (data["points"] if part == "points" else data["points"][0]["totals"]).pop()
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError) as err:
+        run(path)
+    assert str(err.value) == f"checkpoint c.json: {problem} this run's"
+
+
 def test_a_difference_is_quoted_up_to_60_characters_of_values_and_named_beyond():
     # json.dumps of a text of n letters is n + 2 characters: 30 + 30 quoted, 30 + 31 only named
     quoted = f'game "{"a" * 28}" there, "{"b" * 28}" here'

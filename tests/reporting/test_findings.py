@@ -363,6 +363,23 @@ def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
     assert (_less(1, 2), _less("A", 1), _less(1, "A")) == (True, False, True)
 
 
+def test_a_crossing_whose_even_setups_are_not_its_diagonal_counts_them():
+    """Above 50% exactly when attacker − defender ≥ 1, even at 1 v 1 and 2 v 2 but below at 3 v 3:
+    the even setups are not the line "when it is 0", so the sentence counts them."""
+    from montecarlo.reporting.findings import _crossing
+
+    grid = {"attacker": [1, 2, 3], "defender": [1, 2, 3]}
+    fair = run_scenario(parse_scenario({"game": duel_game(), "seed": 1, "trials": 100, "grid": grid}), jobs=1)
+    cells = [(a, d) for a in grid["attacker"] for d in grid["defender"]]
+    exact = [0.75 if a > d else 0.5 if a == d < 3 else 0.25 for a, d in cells]
+    part = pl.DataFrame({"attacker": [a for a, _ in cells], "defender": [d for _, d in cells],
+                         "estimate": exact, "exact": exact, "ci_low": exact, "ci_high": exact})
+    assert _crossing(fair, "attacker_win", part, "attacker", "defender") == [
+        "The chance that the attacker wins (`attacker_win`) is above 50% exactly when attacker − defender "
+        "≥ 1; even (50% within the interval) at 2 setups."
+    ]
+
+
 def test_without_exact_values_an_asymmetry_inside_both_cells_noise_is_called_noise():
     """The fake duel without its exact solver, with a 3-point edge to the attacker: swapped, the
     two chances sum to about 1.06, inside 4.5 standard errors of that sum (about 0.071 at 2,000
