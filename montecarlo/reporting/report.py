@@ -800,8 +800,7 @@ def _significant_display(comp: pl.DataFrame, grid: Sequence[str], sc) -> pl.Data
             ],
             "exact": [fmt(v, 4, True) for v in sig["exact_difference"]],
             "Holm p": [fmt_p(p) for p in sig["p_holm"]],
-        },
-        strict=False,
+        }
     )
 
 

@@ -539,6 +539,22 @@ def test_a_negative_pool_size_names_the_key_and_the_state(tmp_path):
     )
 
 
+def test_the_files_description_a_metrics_description_and_exact_max_states_are_read_and_checked():
+    start, end = RISK.index('description = """'), RISK.index('question = "battle"')
+    for text, message in (
+        (RISK[:start] + "description = 3\n" + RISK[end:], "description: expected a non-empty string, got 3"),
+        (bad('name = "risk"', 'name = "risk"\nexact_max_states = 0'),
+         "exact_max_states: expected a whole number >= 1, got 0"),
+    ):
+        with pytest.raises(DefinitionError) as info:
+            compile_text(text, "risk.toml")
+        assert str(info.value) == f"risk.toml: {message}"
+    q = compile_text(RISK, "risk.toml").game.question()
+    assert q.metric("attacker_win").description == "the attacker takes the territory"
+    unsaid = compile_text(bad('description = "the attacker takes the territory"\n', ""), "risk.toml")
+    assert unsaid.game.question().metric("attacker_win").description == "attacker_win"  # its name
+
+
 def test_a_setup_missing_a_field_names_it_its_range_and_an_example():
     q = compile_text(RISK, "risk.toml").game.question()
     with pytest.raises(InputError) as info:

@@ -199,3 +199,13 @@ def test_mixed_pools_and_a_pairs_expression_agree_across_solver_kernel_and_refer
         reference = np.array([q.reference(rules, setup, rng)["attacker_win"] for _ in range(3000)])
         for values in (direct, reference):
             assert abs(values.mean() - p) <= Z * math.sqrt(p * (1 - p) / values.size), (a, d)
+
+
+def test_the_cache_of_compiled_files_keeps_64_and_drops_the_oldest(monkeypatch):
+    """A session that loads many definition files keeps the 64 latest compiled, never fails."""
+    import montecarlo.datagame as datagame
+
+    monkeypatch.setattr(datagame, "_CACHE", {(f"old{i}.toml", 0): object() for i in range(64)})
+    compiled = load_compiled(RISK)
+    assert len(datagame._CACHE) == 64 and ("old0.toml", 0) not in datagame._CACHE
+    assert ("old1.toml", 0) in datagame._CACHE and load_compiled(RISK) is compiled
