@@ -356,6 +356,7 @@ def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
     assert named("ties: to the attacker") == "“ties: to the attacker” (`house`)"
     assert _short("a" * 50, 10) == "a" * 10 + " …"  # no space to cut at: cut at the limit
     assert _short("one two three four", 10) == "one two …"
+    assert _short("rule X and more", 8) == "rule X …"  # only commas, semicolons, + and spaces are trimmed
     assert [_few("abcde"[:n], 3) for n in (3, 4, 5)] == [
         "a, b and c", "a, b, c and 1 more metric", "a, b, c and 2 more metrics"
     ]

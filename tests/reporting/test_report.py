@@ -1,6 +1,7 @@
 """Report folders: files, documented columns, embedded plots, header facts, atomic writes."""
 
 import base64
+import html
 import json
 import os
 import re
@@ -600,6 +601,16 @@ def test_significant_differences_listed_largest_first_with_their_holm_p(report):
     headers = [re.sub(r"<[^>]+>", "", h).strip() for h in re.findall(r"<th[^>]*>(.*?)</th>", table, re.S)]
     assert headers[-5:] == ["metric", "baseline → variant", "difference [95% CI]", "exact", "Holm p"]
     assert table.count("<tr") == count + 1  # the header row and one row per significant difference
+    from montecarlo.reporting.report import fmt_p
+
+    def text(cell):
+        return html.unescape(re.sub(r"<[^>]+>", "", cell)).strip()
+
+    rows = table.split("<tr")[2:]
+    cells = [[text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)] for row in rows]
+    significant = comparison.filter(pl.col("significant").fill_null(False))
+    ordered = significant.sort(pl.col("difference").abs(), descending=True)
+    assert [row[-1] for row in cells] == [fmt_p(p) for p in ordered["p_holm"]]  # each row's own Holm p
 
 
 class _Failing:
@@ -742,6 +753,9 @@ def test_rule_readings_in_force_are_printed_where_they_matter(tmp_path):
     out = write_report(run_scenario(sc, jobs=1), tmp_path / "storm")
     page = (out / "report.md").read_text()
     assert "## Rule readings in force" in page
+    lead = "Where the game's sources disagree, the numbers follow these readings:"
+    assert f"## Rule readings in force\n\n{lead}\n\n- " in page
+    assert f"<h2>Rule readings in force</h2>\n<p>{html.escape(lead)}</p>" in (out / "index.html").read_text()
     assert "- official: storms spare a legion in an area with a Harkonnen settlement" in page
     assert "- struck: storms strike a legion in an area with a Harkonnen settlement too" in page
     readings = json.loads((out / "report.json").read_text())["readings"]
@@ -806,7 +820,12 @@ def test_a_distribution_is_headed_by_its_values_and_says_n_a_where_a_setup_has_n
     assert shown.rows() == [("official", "0.250", "0.750"), ("loaded", "n/a", "1.000")]
 
 
-def test_a_long_table_in_report_md_says_how_many_rows_its_files_hold_beyond_the_page():
+def test_a_missing_value_in_a_table_is_a_dash_on_both_pages():
+    from montecarlo.reporting.report import _html_table, _md_table
+
+    df = pl.DataFrame({"metric": ["win", "loss", "draw"], "estimate": [0.25, None, float("nan")]})
+    assert _md_table(df, None).splitlines()[2:] == ["| win | 0.2500 |", "| loss | — |", "| draw | — |"]
+    assert "<td>—</td>" in _html_table(df, None)
     from montecarlo.reporting.report import MAX_ROWS_SHOWN, _md_table
 
     df = pl.DataFrame({"n": list(range(MAX_ROWS_SHOWN + 7))})
