@@ -88,6 +88,10 @@ def report(result, tmp_path_factory):
     )
 
 
+def test_a_plot_keeps_the_variant_it_names(result):
+    assert [p.variant for p in result.scenario.plots] == [None, None, "loaded", None, None]
+
+
 def test_files_and_documented_columns(report, result):
     names = {p.name for p in report.iterdir()}
     assert {"index.html", "report.md", "report.json", "scenario.toml"} <= names
@@ -798,6 +802,12 @@ def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was
     capped = run_scenario(parse_scenario({**target, "trials": 500, "max_trials": 1_000}), jobs=1)
     text = header_facts(capped, "cmd", all_tables(capped)["results"])["trials"]
     assert "(first batch 500, cap 1,000): 1,000 per setup; target NOT reached (trial cap hit), widest" in text
+    from montecarlo.reporting.report import precision_facts
+
+    means = run_scenario(parse_scenario({**target, "metrics": ["heads"]}), jobs=1)  # no probability shown
+    assert precision_facts(means, all_tables(means)["results"]) == {
+        "precision_reached": True, "widest_half_width": 0.0
+    }
 
 
 def test_an_index_that_is_not_text_is_someone_elses_and_kept(tmp_path):
