@@ -418,6 +418,8 @@ def test_a_plain_variant_is_described_as_the_official_rules_with_the_scenarios_o
                             "plots": [{"kind": "lines", "x": "flips", "title": "Mine"}]})
     assert [v.description for v in ruled.variants] == ["the official rules with [rules]", "bonus = 1"]
     assert ruled.plots[0].title == "Mine"  # a plot's own title, as given
+    both = {**plain, "variants": {"y": {"builtin": ["loaded"], "overrides": {"bonus": 2, "bias": 0.6}}}}
+    assert parse_scenario(both).variants[0].description == "heads 70% of the time, bonus = 2, bias = 0.6"
 
 
 def test_scenarios_are_found_in_a_directory_only(tmp_path):
