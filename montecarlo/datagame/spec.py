@@ -125,16 +125,6 @@ class Definition:
     def state_fields(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.state)
 
-    def quantities(self) -> tuple[str, ...]:
-        """The names a round defines for ``update`` (and ``lost``/``pairs``)."""
-        a, d = self.sides
-        names = [f"{a}_dice", f"{d}_dice", f"{a}_lost", f"{d}_lost"]
-        if self.compare != "count":
-            names.append("tied")
-        for side, symbols in zip(self.sides, self.symbols):
-            names += [f"{side}_{s}" for s in symbols]
-        return tuple(names)
-
     def error(self, key: str, message: str) -> DefinitionError:
         return DefinitionError(f"{self.source}: {key}: {message}")
 
