@@ -836,6 +836,9 @@ def test_a_missing_value_in_a_table_is_a_dash_on_both_pages():
     df = pl.DataFrame({"metric": ["win", "loss", "draw"], "estimate": [0.25, None, float("nan")]})
     assert _md_table(df, None).splitlines()[2:] == ["| win | 0.2500 |", "| loss | — |", "| draw | — |"]
     assert "<td>—</td>" in _html_table(df, None)
+
+
+def test_a_long_table_in_report_md_says_how_many_rows_its_files_hold_beyond_the_page():
     from montecarlo.reporting.report import MAX_ROWS_SHOWN, _md_table
 
     df = pl.DataFrame({"n": list(range(MAX_ROWS_SHOWN + 7))})
