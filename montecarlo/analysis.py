@@ -358,16 +358,20 @@ def compare_many(
     setups: Sequence[Mapping[str, Any] | Any],
     arms: Sequence[tuple[str, Any]],
     settings: RunSettings = RunSettings(),
+    metrics: Sequence[str] | None = None,
 ) -> list[Comparison]:
     """:func:`compare_rules` for several setups at once: one pool of (setup x chunk) tasks.
 
     A task runs every arm of its setup on the chunk's stream, so the arms stay paired per trial;
     each comparison is the one :func:`compare_rules` gives for its setup alone, bit for bit.
+    ``metrics``: the names to tally (all the question's by default); a precision run stops when
+    the probabilities among them reach the target, not on ones nobody looks at.
     """
     g, q = resolve(game, question)
+    chosen = tuple(q.metrics) if metrics is None else tuple(q.metric(name) for name in metrics)
     setup_objs = [q.setup(s) if isinstance(s, Mapping) else s for s in setups]
     points = [
-        runner.Point(tuple(kernel_for(q, rules, s) for _, rules in arms), tuple(q.metrics))
+        runner.Point(tuple(kernel_for(q, rules, s) for _, rules in arms), chosen)
         for s in setup_objs
     ]
     work = {"kind": "compare", "game": g.name, "question": q.name,

@@ -509,7 +509,7 @@ def run_scenario(
     with _grid_progress(progress, f"{scenario.name}") as report:
         comparisons = compare_many(
             scenario.game, scenario.question.name, [p.setup for p in scenario.points], arms,
-            dataclasses.replace(settings, progress=report),
+            dataclasses.replace(settings, progress=report), scenario.metrics,
         )
     return ScenarioResult(
         scenario,

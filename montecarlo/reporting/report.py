@@ -276,7 +276,7 @@ def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None
     spread = f"{min(trials):,}" if min(trials) == max(trials) else f"{min(trials):,}–{max(trials):,}"
     if sc.precision:
         trial_text = (
-            f"until every probability's 95% half-width is ≤ {sc.precision} (first batch {sc.trials:,}"
+            f"until every shown probability's 95% half-width is ≤ {sc.precision} (first batch {sc.trials:,}"
             f"{f', cap {sc.max_trials:,}' if sc.max_trials else ''}): {spread} per setup"
         )
         if long is not None:

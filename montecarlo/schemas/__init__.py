@@ -127,7 +127,8 @@ def scenario_schema() -> dict[str, Any]:
         "seed": _integer("seed of every grid point: required, so that every report is reproducible", 0),
         "trials": _integer("trials per setup and variant (with precision: the first batch)", 1),
         "precision": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 0.5,
-                      "description": "add trials until every probability's 95% half-width is at most this"},
+                      "description": "add trials until every probability among metrics has a 95% half-width "
+                                     "at most this"},
         "max_trials": _integer("cap on trials with precision", 1),
         "chunk_size": _integer("trials per chunk (each chunk has its own seed)", 1),
         "metrics": _names("metrics to report (default: all)"),

@@ -792,8 +792,9 @@ def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was
     assert low < high  # one flip is a fair coin (p = 1/2), the widest interval
     text = header_facts(result, "cmd", long)["trials"]
     start = (
-        f"until every probability's 95% half-width is ≤ 0.005 (first batch {result.scenario.trials:,}): "
-        f"{low:,}–{high:,} per setup; target reached, widest half-width "
+        "until every shown probability's 95% half-width is ≤ 0.005 "
+        f"(first batch {result.scenario.trials:,}): {low:,}–{high:,} per setup; "
+        "target reached, widest half-width "
     )
     assert text.startswith(start), text
     shown, widest = float(text.removeprefix(start)), ((long["ci_high"] - long["ci_low"]) / 2).max()
@@ -808,6 +809,9 @@ def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was
     assert precision_facts(means, all_tables(means)["results"]) == {
         "precision_reached": True, "widest_half_width": 0.0
     }
+    # only the metrics shown are tallied: no hidden probability keeps the run going past its first batch
+    assert {c.trials for c in means.comparisons} == {means.scenario.trials}
+    assert set(means.comparisons[0].answers[0].metrics) == {"heads"}
 
 
 def test_an_index_that_is_not_text_is_someone_elses_and_kept(tmp_path):
