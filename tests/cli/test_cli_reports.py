@@ -69,7 +69,7 @@ def test_compare_table_json_and_baseline(tmp_path):
     assert text.exit_code == 0, text.output
     words = " ".join(text.stdout.split())
     assert "common random numbers: yes" in words and "6 of 6 tests significant (Holm)" in words
-    assert "6 identical by construction" in words
+    assert "6 identical in every trial" in words
     assert "loaded" in text.stdout and "not significant, identical or n/a not shown" in text.stdout
 
     data = json.loads(runner.invoke(app, ["compare", str(path), "--json", "-q"]).stdout)

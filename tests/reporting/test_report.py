@@ -177,7 +177,7 @@ def test_header_records_how_to_rerun(report, result):
         "| rule | official | same | loaded |",
         "| bias | 0.5 | 0.5 | 0.7 |",
         "| bonus | 0 | 0 | 0 |",
-        "identical by construction",
+        "identical in every trial",
     ):
         assert fact in md, fact
     html_page = (report / "index.html").read_text()

@@ -280,7 +280,7 @@ def test_the_words_of_every_paragraph_and_note(pages):
         "common random numbers: yes — every variant of a setup runs on the same random numbers (same "
         "seed per chunk) and differences are paired per trial"
     )
-    counted = "N of N tests significant (Holm); N identical by construction"
+    counted = "N of N tests significant (Holm); N identical in every trial"
     shown = "* significant after Holm; not shown: same (identical to official everywhere)"
     assert said == [
         "A fake game for the report tests.",
