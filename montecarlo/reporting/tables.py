@@ -240,7 +240,10 @@ def holm_line(comparison: pl.DataFrame) -> str:
         exact = comparison.filter(status == IDENTICAL)["exact_difference"]
         rare = int((exact.is_not_null() & (exact != 0)).sum())
         if rare:
-            text += f" ({rare} of them differ in the exact value: too rarely to show in these trials)"
+            which = "all" if rare == identical else f"{rare}"
+            text += (
+                f" (the exact values differ in {which} of them: a change too rare to show in these trials)"
+            )
     if missing:
         text += f"; {missing} not applicable"
     return text

@@ -409,6 +409,9 @@ def test_identical_rows_that_the_exact_solver_tells_apart_are_named_in_the_holm_
     assert same.height == 2 and (same["exact_difference"] != 0).all()
     assert holm_line(comp) == (
         "0 of 0 tests significant (Holm); 2 identical in every trial "
-        "(2 of them differ in the exact value: too rarely to show in these trials)"
+        "(the exact values differ in all of them: a change too rare to show in these trials)"
     )
+    one = comp.with_columns(exact_difference=pl.Series([0.0, -1e-6]))
+    assert holm_line(one).endswith("; 2 identical in every trial (the exact values differ in 1 of them: "
+                                   "a change too rare to show in these trials)")
     assert holm_line(comp.with_columns(exact_difference=pl.lit(0.0))).endswith("; 2 identical in every trial")
