@@ -21,7 +21,9 @@ from typing import Any, Sequence
 
 import polars as pl
 
-from montecarlo.reporting.tables import IDENTICAL, NOT_APPLICABLE, TESTED, fmt, matrix_layout, metric_text
+from montecarlo.reporting.tables import (
+    IDENTICAL, NOT_APPLICABLE, TESTED, exactly_different, fmt, matrix_layout, metric_text
+)
 from montecarlo.scenarios import ScenarioResult, show_value
 
 MAX_LARGEST = 3  # largest effects named
@@ -61,14 +63,15 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
     sc = result.scenario
     setups = len(sc.points)
     base = result.baseline
-    moved, quiet, unchanged = [], [], []
+    moved, quiet, unchanged, unchanged_rare = [], [], [], 0
     for variant in comp["variant"].unique(maintain_order=True):
         rows = comp.filter(pl.col("variant") == variant)
         applicable = rows.filter(pl.col("status") != NOT_APPLICABLE)
         if applicable.height and (applicable["status"] == IDENTICAL).all():
             unchanged.append(_variant(result, variant))
+            unchanged_rare += exactly_different(applicable)
             continue
-        parts, same, flat, everywhere = [], [], [], True
+        parts, same, flat, everywhere, same_rare = [], [], [], True, 0
         for metric in sc.metrics:
             names = sc.question.metric(metric).reported_names()
             part = applicable.filter(pl.col("metric").is_in(list(names)))
@@ -77,6 +80,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
             if (part["status"] == IDENTICAL).all():
                 same.append(metric_words(sc, metric))
                 everywhere = everywhere and _setups(part, sc) == setups
+                same_rare += exactly_different(part)
                 continue
             sig = part.filter(pl.col("significant"))
             if sig.height == 0:
@@ -99,7 +103,8 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                 ]
             text = _cap(_variant(result, variant)) + " " + _join(parts)
             if same:
-                text += f"; it leaves {_few(same)} identical {_where_all(everywhere, setups)}"
+                where = _where_all(everywhere, setups)
+                text += f"; it leaves {_few(same)} identical {where}{_rare(same_rare)}"
             if flat:
                 text += f"; no significant change to {_few(flat)}"
             moved.append(text + ".")
@@ -109,7 +114,8 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                 largest = applicable.filter(pl.col("status") == TESTED)["difference"].abs().max()
                 text += f" ({_join(flat)}: largest difference {fmt(largest, 4)})"
             if same:
-                text += f"; it leaves {_join(same)} identical {_where_all(everywhere, setups)}"
+                where = _where_all(everywhere, setups)
+                text += f"; it leaves {_join(same)} identical {where}{_rare(same_rare)}"
             quiet.append(text + ".")
     out = [_headline(comp, result)] if len(moved) + len(quiet) + len(unchanged) > 1 else []
     out += moved + quiet
@@ -118,7 +124,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
         verb = "leaves" if len(unchanged) == 1 else "leave"
         out.append(
             f"{_cap(who)} {verb} every metric identical to {_variant(result, base)} in all {setups} setups: "
-            "the two rule sets agree on every trial of these setups."
+            f"the two rule sets agree on every trial of these setups{_rare(unchanged_rare)}."
         )
     tests = int((comp["status"] == TESTED).sum())
     if not moved and tests:
@@ -178,6 +184,14 @@ def _largest(result: ScenarioResult, comp: pl.DataFrame) -> str | None:
             + (f" at {where}" if where else "")
         )
     return f"Largest effect{'s' * (len(items) > 1)}: " + "; ".join(items) + "."
+
+
+def _rare(rows: int) -> str:
+    """The caveat for identical rows whose exact values differ (see ``exactly_different``)."""
+    if not rows:
+        return ""
+    rows_text = f"{rows} row{'s' * (rows > 1)}"
+    return f" (though the exact values differ in {rows_text}: a change too rare for these trials)"
 
 
 def _where_all(everywhere: bool, setups: int) -> str:

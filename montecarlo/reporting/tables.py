@@ -224,6 +224,13 @@ def comparison_summary(comparison: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def exactly_different(comparison: pl.DataFrame) -> int:
+    """Rows identical in every trial whose exact difference is not 0: a change too rare for the
+    trials to meet, which "identical" must not hide."""
+    exact = comparison.filter(pl.col("status") == IDENTICAL)["exact_difference"]
+    return int((exact.is_not_null() & (exact != 0)).sum())
+
+
 def holm_line(comparison: pl.DataFrame) -> str:
     """``"4 of 46 tests significant (Holm); 116 identical in every trial; 8 not applicable"``.
 
@@ -237,8 +244,7 @@ def holm_line(comparison: pl.DataFrame) -> str:
     identical, missing = int((status == IDENTICAL).sum()), int((status == NOT_APPLICABLE).sum())
     if identical:
         text += f"; {identical} identical in every trial"
-        exact = comparison.filter(status == IDENTICAL)["exact_difference"]
-        rare = int((exact.is_not_null() & (exact != 0)).sum())
+        rare = exactly_different(comparison)
         if rare:
             which = "all" if rare == identical else f"{rare}"
             text += (

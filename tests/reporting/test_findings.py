@@ -494,3 +494,21 @@ def test_a_single_setup_states_each_metric_with_its_interval():
                         f"{row['ci_high']:.3f}).")
         assert said[metric] in text, (said, text)
     assert abs(float(said["heads"].split(" is ")[1][:5]) - 1.0) < 0.05  # two fair flips: one head
+
+
+def test_a_variant_identical_in_every_trial_but_not_exactly_says_so():
+    """"Leaves every metric identical" is what the trials saw: where the exact solver tells the
+    rule sets apart, the sentence says so."""
+    from tests.reporting.test_tables import RARE_SWORD
+
+    result = run_scenario(parse_scenario(RARE_SWORD), jobs=1)
+    said = findings(result, all_tables(result))
+    assert said[0].endswith(
+        "in all 2 setups: the two rule sets agree on every trial of these setups (though the exact values "
+        "differ in 2 rows: a change too rare for these trials)."
+    ), said
+    with_rounds = run_scenario(parse_scenario({**RARE_SWORD, "metrics": ["attacker_win", "rounds"]}), jobs=1)
+    moved = findings(with_rounds, all_tables(with_rounds))[0]
+    assert moved.endswith(
+        "identical in all 2 setups (though the exact values differ in 2 rows: a change too rare for these trials)."
+    ), moved
