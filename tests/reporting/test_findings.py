@@ -510,5 +510,6 @@ def test_a_variant_identical_in_every_trial_but_not_exactly_says_so():
     with_rounds = run_scenario(parse_scenario({**RARE_SWORD, "metrics": ["attacker_win", "rounds"]}), jobs=1)
     moved = findings(with_rounds, all_tables(with_rounds))[0]
     assert moved.endswith(
-        "identical in all 2 setups (though the exact values differ in 2 rows: a change too rare for these trials)."
+        "identical in all 2 setups (though the exact values differ in 2 rows: "
+        "a change too rare for these trials)."
     ), moved
