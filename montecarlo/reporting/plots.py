@@ -255,7 +255,7 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str 
     what = f"{_cap(words(sc, spec.metric))}\nby {field_words(spec.y)} and {field_words(spec.x)}"
     if diff:
         what = (f"{_cap(words(sc, spec.metric))}: difference from {baseline}\nby {field_words(spec.y)} and "
-                f"{field_words(spec.x)}; * significant after Holm, = identical")
+                f"{field_words(spec.x)}\n* significant after Holm; = identical in every trial")
     fig.suptitle(_title(spec, what, fixed))
     return fig
 
