@@ -17,6 +17,7 @@ from montecarlo.reporting.tables import (
     all_tables,
     comparison_summary,
     comparison_table,
+    exactly_different,
     fmt,
     holm_line,
     matrix_index,
@@ -418,3 +419,7 @@ def test_identical_rows_that_the_exact_solver_tells_apart_are_named_in_the_holm_
     assert holm_line(one).endswith("; 2 identical in every trial (the exact values differ in 1 of them: "
                                    "a change too rare to show in these trials)")
     assert holm_line(comp.with_columns(exact_difference=pl.lit(0.0))).endswith("; 2 identical in every trial")
+    # rounding in two exact solves of equal odds (1e-16 seen) is not a difference; a missing value neither
+    noise = comp.with_columns(exact_difference=pl.Series([1.1e-16, None], dtype=pl.Float64))
+    assert holm_line(noise).endswith("; 2 identical in every trial")
+    assert exactly_different(comp.with_columns(exact_difference=pl.lit(-2e-9))) == 2
