@@ -86,7 +86,10 @@ class Checkpoint:
             self.save(states, final=True)  # an unwritable place fails now, not after hours
             return list(states)
         ours = {**self.work, **self._facts}
-        theirs = {**data.get("work", {}), **data.get("run", {})}
+        work, facts = data.get("work", {}), data.get("run", {})
+        if not isinstance(work, dict) or not isinstance(facts, dict):
+            raise self._fail("its run facts are damaged (not tables); give another file")
+        theirs = {**work, **facts}
         for key in sorted(set(ours) | set(theirs), key=lambda k: (k not in ours, k)):
             if ours.get(key) != theirs.get(key):
                 difference = _difference(key, theirs.get(key), ours.get(key))

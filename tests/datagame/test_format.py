@@ -823,3 +823,9 @@ def test_a_battle_past_max_rounds_is_an_error_naming_the_limit_in_both_kernels()
     with pytest.raises(DefinitionError) as info:
         compiled.reference(rules, setup, np.random.default_rng(1))
     assert str(info.value) == "short.toml: max_rounds: a battle was still going after 1 rounds"
+    # 2 against 2 ends in one roll or two: the second is already one past the limit
+    with pytest.raises(DefinitionError, match="still going after 1 rounds"):
+        two = q.setup({"attackers": 2, "defenders": 2})
+        compiled.simulate_direct(rules, two, 100, np.random.default_rng(1))
+    one_roll = q.setup({"attackers": 1, "defenders": 1})
+    assert compiled.simulate_direct(rules, one_roll, 100, np.random.default_rng(1))["rounds"].max() == 1

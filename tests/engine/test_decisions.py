@@ -359,6 +359,22 @@ def test_a_dead_end_cycle_is_avoided():
     assert solution.value_at("a") == -math.inf
 
 
+def test_an_option_that_only_comes_back_inside_a_cycle_is_worth_minus_infinity():
+    """In a cycle of two states ("swap" goes to the other or ends), "stay" only loops on itself:
+    it is never chosen and its value is -inf (as the same option outside a cycle), not missing."""
+
+    def table(s):
+        if s in ("a", "b"):
+            other = "b" if s == "a" else "a"
+            return Choice({"stay": [(1.0, s, ())], "swap": [(0.5, other, ()), (0.5, "end", ())]})
+        return []
+
+    solution = solve(table, "a", Objective(lambda s: 1.0))
+    assert solution.policy == {"a": "swap", "b": "swap"} and solution.value == pytest.approx(1.0)
+    assert solution.option_values("a") == {"stay": -math.inf, "swap": pytest.approx(1.0)}
+    assert solution.option_values("b")["stay"] == -math.inf
+
+
 def test_a_positive_reward_inside_a_decided_cycle_is_refused():
     def table(s):
         if s == "end":

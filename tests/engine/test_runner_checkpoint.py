@@ -127,6 +127,30 @@ def test_a_checkpoint_whose_points_were_edited_is_refused_in_one_line(tmp_path, 
     assert str(err.value) == f"checkpoint c.json: {problem} this run's"
 
 
+@pytest.mark.parametrize(
+    ("part", "value", "problem"),
+    [
+        ("work", None, "written by another run (game"),  # taken out: every fact of the work differs
+        ("run", None, "written by another run (chunk_size"),
+        ("work", ["coin"], "its run facts are damaged (not tables); give another file"),
+        ("run", "seed 7", "its run facts are damaged (not tables); give another file"),
+    ],
+)
+def test_a_checkpoint_whose_run_facts_were_edited_is_refused_in_one_line(tmp_path, part, value, problem):
+    path = tmp_path / "c.json"
+    run(path)
+    data = json.loads(path.read_text())
+    if value is None:
+        del data[part]
+    else:
+        data[part] = value
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError) as err:
+        run(path)
+    text = str(err.value)
+    assert "\n" not in text and text.startswith(f"checkpoint c.json: {problem}"), text
+
+
 def test_a_difference_is_quoted_up_to_60_characters_of_values_and_named_beyond():
     # json.dumps of a text of n letters is n + 2 characters: 30 + 30 quoted, 30 + 31 only named
     quoted = f'game "{"a" * 28}" there, "{"b" * 28}" here'

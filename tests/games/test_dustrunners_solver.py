@@ -227,3 +227,16 @@ def test_the_kernel_spends_nothing_in_a_hopeless_state():
     assert (exact["player_win"], exact["stalemate"], exact["ammo_spent"]) == pytest.approx(want, rel=1e-12)
     got = simulate_combat(rules, setup, 4_000, np.random.default_rng(3))
     assert_near_exact(got, exact, ("player_win", "stalemate", "ammo_spent"))
+
+
+def test_a_fixed_policy_beyond_its_budget_says_which_budget_it_ran_out_of(monkeypatch):
+    """The setup above under a fixed policy with the budget at 10 draws: no exact value, and the
+    note names the fixed policy's budget."""
+    rules = Rules(turn_limit=6)  # rules of no other test: nothing cached
+    setup = dataclasses.replace(ONE_OF_EACH_SKULL, policy="all_in")
+    monkeypatch.setattr(combat, "MAX_EXACT_WORK", 10)
+    assert combat.why_no_exact(rules, setup) == (
+        f"exact value unavailable because the solve needs more than {combat.MAX_EXACT_STATES:,} states "
+        "or 10 enumerated draws (a long combat)"
+    )
+    assert combat.exact_combat(rules, setup) is None
