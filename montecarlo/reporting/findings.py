@@ -199,6 +199,11 @@ def _where_all(everywhere: bool, setups: int) -> str:
 
 
 def _direction(diffs: pl.Series) -> str:
+    """The verb for significant differences from the baseline.
+
+    >>> [_direction(pl.Series(d)) for d in ([0.1, 0.2], [-0.1, -0.2], [-0.1, 0.2])]
+    ['raises', 'lowers', 'moves (both ways)']
+    """
     if (diffs > 0).all():
         return "raises"
     if (diffs < 0).all():
