@@ -365,6 +365,10 @@ BAD = [
         "plots[0].metric: expected one of the scenario's metrics (win), got 'heads'",
     ),
     (
+        'game = "coin"\nseed = 1\nmetrics = ["win", "total"]\n[[plots]]\nkind = "bars"\nmetric = "heads"\n',
+        "plots[0].metric: expected one of the scenario's metrics (win, total), got 'heads'",
+    ),
+    (
         'game = "coin"\nseed = 1\n[grid\nflips = [1]\n',
         "invalid TOML: Expected ']' at the end of a table declaration (at line 3, column 6); fix "
         'the syntax there',
@@ -555,6 +559,19 @@ def test_a_report_draws_on_the_runs_local_workers_and_on_none_after_a_cluster_ru
     assert [local_workers(small, None), local_workers(big, None)] == [1, cores]
     assert [local_workers(small, jobs) for jobs in (2, -1, 1)] == [min(2, cores), cores, 1]
     assert local_workers(big, None, "dask") == local_workers(small, 2, "dask") == 1
+
+
+def test_a_precision_run_counts_four_times_its_first_batch_when_it_chooses_its_workers(
+    coin_game, tmp_path, monkeypatch
+):
+    """A precision run usually goes on past its first batch: 6 points x 3 variants x 20,000 trials
+    is 360,000 trials, one core; with a precision target it counts as 1.44 M, every core."""
+    from montecarlo.scenarios import scenario_workers
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    first_batch = dataclasses.replace(load_scenario(write(tmp_path, VALID)), trials=20_000)
+    assert scenario_workers(first_batch, None) == 1
+    assert scenario_workers(dataclasses.replace(first_batch, precision=0.01), None) == 4
 
 
 def test_workers_started_early_are_the_ones_the_run_will_use(coin_game, tmp_path, monkeypatch):

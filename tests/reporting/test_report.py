@@ -852,3 +852,30 @@ def test_a_long_table_in_report_md_says_how_many_rows_its_files_hold_beyond_the_
     files = "[results.csv](results.csv) / [results.parquet](results.parquet)"
     assert lines[-2:] == ["", f"7 more rows in {files}"]
     assert _md_table(df.head(MAX_ROWS_SHOWN), "results").splitlines()[-1] == f"| {MAX_ROWS_SHOWN - 1} |"
+
+
+def test_the_run_facts_count_the_setups_of_the_grid_in_words():
+    from montecarlo.reporting.report import header_facts
+    from montecarlo.scenarios import parse_scenario
+
+    from tests.reporting.test_tables import RARE_SWORD
+
+    two = run_scenario(parse_scenario(RARE_SWORD), jobs=1)
+    assert header_facts(two, "cmd")["grid"] == "attacker (2) = 2 setups"
+    one = {**RARE_SWORD, "grid": {}, "setup": {**RARE_SWORD["setup"], "attacker": 6}}
+    assert header_facts(run_scenario(parse_scenario(one), jobs=1), "cmd")["grid"] == "one setup = 1 setup"
+
+
+def test_a_difference_matrix_shows_identical_cells_as_identical_beside_their_exact_values(tmp_path):
+    """6 against 1 and 2, a d7 Sword and a d8 agree in all 20,000 trials: "identical" in the
+    difference matrix, while the exact matrix below it shows the rare difference."""
+    from montecarlo.scenarios import parse_scenario
+
+    from tests.reporting.test_tables import RARE_SWORD
+
+    corner = {**RARE_SWORD, "trials": 20_000, "setup": {"attacker_equipment": ["sword"]},
+              "grid": {"attacker": [5, 6], "defender": [1, 2]}}
+    folder = write_report(run_scenario(parse_scenario(corner), jobs=1), tmp_path / "r")
+    text = (folder / "report.md").read_text()
+    assert "| sword_d7 | 6 | identical | identical |" in text
+    assert "| sword_d7 | 6 | -1.1e-6 | -5.3e-5 |" in text
