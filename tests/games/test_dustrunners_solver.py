@@ -99,6 +99,8 @@ def test_finish_decisions_count_against_the_state_and_work_budgets():
         ExactCombat(rules, setup, max_states=12).solve()
     with pytest.raises(ChainTooLarge):
         ExactCombat(rules, setup, max_work=32).solve()
+    with pytest.raises(ChainTooLarge, match="^more than 0 enumerated draws$"):  # the first card's draw
+        ExactCombat(rules, setup, max_work=0).solve()
 
 
 # cards of 0, 1 and 2 skulls (one each: the deck merged by skulls is the deck), best play to win
