@@ -33,13 +33,19 @@ at the very entry of ``montecarlo`` (before typer and the game are imported) sho
 part to 0.73-0.79 s but slows the imports before it by as much (0.18 s to 0.39 s): the whole
 command took 1.19 s either way, so the command does not do it.
 
-Why the battle matrix stays below 1.7x (measured 2 December 2026, 1 job 1.32-1.35 s): about 75%
-of its simulation part is compiling each setup's chain into a sampling table (Python and small numpy
-calls, once per setup and variant), and the work does not grow when split: the setups run as two
-halves in two processes call the same functions as often as one process running all of them
-(46,028 table rows either way; 7.6% more profiled time in all, from memos such as the round
-transitions that each half builds again). Beyond their start-up, the workers' extra CPU (the CPU
-ratio below) is the two cores slowing each other on this cache-hungry work, not scheduling.
+Why the battle matrix stays below 1.7x (measured 2 December 2026, 1 job 1.3-1.6 s, 2 jobs with
+workers started 0.79-1.04 s): not the work, nor the cores. About 75% of its simulation part is
+compiling each setup's chain into a sampling table, and the work does not grow when split: the
+grid run as two halves in two processes calls the same functions as often as one process (46,028
+table rows either way; 7.6% more profiled time, from memos such as the round transitions that
+each half builds again), and the two halves run side by side take 1.05 s against 1.01 s alone
+(medians of 5: the cores barely slow each other). The loss is in the grid's first half, its small
+battles of 1-3 ms a chunk: by the time half of the chunks are back, 2 jobs have taken 0.27-0.34 s
+and 1 job 0.29-0.42 s, while the second half, larger battles, runs 2.1x faster with 2 jobs. There
+each worker builds again the memos of the small battles that every later battle reuses (the 7.6%
+above, all of it early), and joblib's first batches hold one chunk each; fixed batches of 2, 4 or
+8 chunks instead measured no better (0.93-1.28 s against 0.95-1.10 s), so the memos are the
+likelier cost.
 
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
