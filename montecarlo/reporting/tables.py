@@ -228,8 +228,8 @@ EXACT_NOISE = 1e-9  # exact differences below this are rounding (1e-16 seen), an
 
 
 def exactly_different(comparison: pl.DataFrame) -> int:
-    """Rows identical in every trial whose exact difference is not 0: a change too rare for the
-    trials to meet, which "identical" must not hide."""
+    """Rows identical in every trial whose exact difference is beyond rounding (``EXACT_NOISE``):
+    a change too rare for the trials to meet, which "identical" must not hide."""
     exact = comparison.filter(pl.col("status") == IDENTICAL)["exact_difference"]
     return int((exact.abs() > EXACT_NOISE).sum())
 
