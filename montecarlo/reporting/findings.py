@@ -95,6 +95,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                     f"{_direction(sig['difference'])} {metric_words(sc, metric)} in {sig.height} of "
                     f"{part.height} setups ({number_range(sig['difference'].to_list())})"
                 )
+        unmoved = f"identical {_where_all(everywhere, setups)}{_rare(same_rare)}"  # what `same` says
         if parts:
             if len(parts) > MAX_METRICS_NAMED:
                 more = len(parts) - MAX_METRICS_NAMED
@@ -103,8 +104,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                 ]
             text = _cap(_variant(result, variant)) + " " + _join(parts)
             if same:
-                where = _where_all(everywhere, setups)
-                text += f"; it leaves {_few(same)} identical {where}{_rare(same_rare)}"
+                text += f"; it leaves {_few(same)} {unmoved}"
             if flat:
                 text += f"; no significant change to {_few(flat)}"
             moved.append(text + ".")
@@ -114,8 +114,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
                 largest = applicable.filter(pl.col("status") == TESTED)["difference"].abs().max()
                 text += f" ({_join(flat)}: largest difference {fmt(largest, 4)})"
             if same:
-                where = _where_all(everywhere, setups)
-                text += f"; it leaves {_join(same)} identical {where}{_rare(same_rare)}"
+                text += f"; it leaves {_join(same)} {unmoved}"
             quiet.append(text + ".")
     out = [_headline(comp, result)] if len(moved) + len(quiet) + len(unchanged) > 1 else []
     out += moved + quiet
