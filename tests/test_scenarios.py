@@ -328,6 +328,12 @@ BAD = [
         "distribution), got 'total'",
     ),
     (
+        'game = "coin"\nseed = 1\n[variants.fair]\n[variants.x]\nbuiltin = "loaded"\n'
+        '[[plots]]\nkind = "forest"\nmetric = "total"\n',
+        'plots[0].metric: expected a probability or mean metric for a forest plot (use bars for a '
+        "distribution), got 'total'",
+    ),
+    (
         'game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "bars"\nwhere = { flips = 3 }\n',
         'plots[0].where.flips: expected one of the grid values [1], got 3',
     ),

@@ -249,6 +249,9 @@ def options(**given) -> RunOptions:
 
 def test_scheduler_selects_dask_or_is_refused():
     assert options().backend_name() == "loky"
+    assert options(backend="threading").backend_name() == options(backend="threading").settings().backend == (
+        "threading"
+    )
     assert options(scheduler="tcp://10.0.0.1:8786").backend_name() == "dask"
     assert options(scheduler="tcp://10.0.0.1:8786").settings().backend == "dask"
     assert options(backend="dask", scheduler="tcp://10.0.0.1:8786").backend_name() == "dask"

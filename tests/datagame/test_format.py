@@ -465,6 +465,9 @@ def test_definition_errors_name_the_file_the_key_and_the_fix(text, key, expected
 def test_names_and_supports_as_written_or_defaulted():
     named = parse_definition(bad('question = "battle"', 'question = "fight"'))
     assert (named.name, named.question) == ("risk", "fight")
+    start, end = RISK.index('question = "battle"'), RISK.index('end = "attackers')
+    unnamed = parse_definition(RISK[:start] + RISK[end:])  # no question, no question_description
+    assert (unnamed.question, unnamed.question_description) == ("battle", "one battle fought to the end")
     risk = parse_definition(RISK)
     assert risk.question_description == "one Risk battle: attack until one side has no armies left"
     assert risk.variant_descriptions["ties_to_attacker"] == "house rule: a tied pair is won by the attacker"

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from montecarlo import registry
 from montecarlo.analysis import kernel_for
 from montecarlo.cli.datagame import command_for, odds_command
+from montecarlo.datagame.compile import compile_text
 from montecarlo.scenarios import find_scenarios, load_scenario, parse_scenario, run_scenario
 
 cloudpickle = pytest.importorskip("cloudpickle")  # what joblib's loky workers use
@@ -124,6 +125,9 @@ def test_kernels_pickle_as_the_file_text():
         b = again(1000, np.random.default_rng(3))
         assert all(np.array_equal(a[k], b[k]) for k in a)
     assert pickle.loads(pickle.dumps(game.rules(["ties_to_attacker"]))).ties == "attacker"
+    # the chain builder pickles as its compiled game's: a worker reuses its copy and its solved chains
+    compiled = compile_text(RISK.read_text(), str(RISK))
+    assert pickle.loads(pickle.dumps(compiled.chains)) is compiled.chains
 
 
 def test_the_shipped_scenario_loads_and_definitions_are_not_scenarios():

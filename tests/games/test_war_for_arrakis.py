@@ -1023,7 +1023,7 @@ def test_landsraad_ban_by_hand():
 
 def test_bans_need_to_know_the_harkonnen_side():
     rules = GAME.rules(["choam_ban"])
-    with pytest.raises(InputError, match="harkonnen = 'attacker' or 'defender'"):
+    with pytest.raises(InputError, match="the CHOAM Ban acts on .* harkonnen = 'attacker' or 'defender'"):
         exact_battle(rules, BattleSetup("6 regular", "2 regular"))
     # a Ban that changes nothing in the setup needs nothing
     assert exact_battle(rules, BattleSetup("5 regular", "2 regular")) == exact_battle(
