@@ -287,6 +287,26 @@ def exact_values(question: Question, rules: Any, setup: Any) -> dict[str, float]
     return question.exact(rules, setup) or {}
 
 
+def _exacts_of(exact: Callable[[Any, Any], Any], rules: Sequence[Any], setup: Any) -> list[dict[str, float]]:
+    """The exact values of ``setup`` under each of ``rules`` (a point's companion)."""
+    return [exact(r, setup) or {} for r in rules]
+
+
+def _exact_companion(question: Question, rules: Sequence[Any], setup: Any) -> Callable[[], Any] | None:
+    """A grid point's companion computing its exact values where its first chunk runs: that
+    worker has just built the setup's chain and memos, which the parent would build again."""
+    if question.exact is None:
+        return None
+    return functools.partial(_exacts_of, question.exact, tuple(rules), setup)
+
+
+def _exacts(question: Question, rules: Sequence[Any], setup: Any, result: runner.RunResult) -> list:
+    """The exact values a run's companion brought back, else computed here."""
+    if result.companion is not None:
+        return result.companion
+    return [exact_values(question, r, setup) for r in rules]
+
+
 def _metric_values(
     question: Question, estimates: Mapping[str, stats.Estimate], exact: Mapping[str, float]
 ) -> dict[str, MetricValue]:
@@ -326,13 +346,16 @@ def ask_many(
     g, q = resolve(game, question)
     rules = g.rules(variants, overrides)
     setup_objs = [q.setup(s) if isinstance(s, Mapping) else s for s in setups]
-    points = [runner.Point((kernel_for(q, rules, s),), tuple(q.metrics)) for s in setup_objs]
+    points = [
+        runner.Point((kernel_for(q, rules, s),), tuple(q.metrics), _exact_companion(q, [rules], s))
+        for s in setup_objs
+    ]
     work = {"kind": "ask", "game": g.name, "question": q.name, "variants": list(variants),
             "rules": to_plain(rules), "setups": [to_plain(s) for s in setup_objs]}
     results = settings.run_grid(points, work)
     return [
         Answer(g.name, q.name, rules, tuple(variants), s, r.trials, r.seed, r.seconds,
-               _metric_values(q, r.estimates(), exact_values(q, rules, s)), settings.precision)
+               _metric_values(q, r.estimates(), _exacts(q, [rules], s, r)[0]), settings.precision)
         for s, r in zip(setup_objs, results)
     ]
 
@@ -371,7 +394,10 @@ def compare_many(
     chosen = tuple(q.metrics) if metrics is None else tuple(q.metric(name) for name in metrics)
     setup_objs = [q.setup(s) if isinstance(s, Mapping) else s for s in setups]
     points = [
-        runner.Point(tuple(kernel_for(q, rules, s) for _, rules in arms), chosen)
+        runner.Point(
+            tuple(kernel_for(q, rules, s) for _, rules in arms), chosen,
+            _exact_companion(q, [rules for _, rules in arms], s),
+        )
         for s in setup_objs
     ]
     work = {"kind": "compare", "game": g.name, "question": q.name,
@@ -383,7 +409,7 @@ def compare_many(
 
 def _comparison(g: Game, q: Question, setup_obj: Any, arms: Sequence[tuple[str, Any]],
                 result: runner.RunResult, settings: RunSettings) -> Comparison:
-    exacts = [exact_values(q, rules, setup_obj) for _, rules in arms]
+    exacts = _exacts(q, [rules for _, rules in arms], setup_obj, result)
     answers = tuple(
         Answer(g.name, q.name, rules, (label,), setup_obj, result.trials, result.seed,
                result.seconds, _metric_values(q, result.estimates(i), exacts[i]), settings.precision)

@@ -1,10 +1,14 @@
 """RunSettings checks every run option once; the runner, the CLI and scenarios trust it."""
 
+import dataclasses
+import os
+
 import numpy as np
 import pytest
 
 from montecarlo.analysis import AUTO_PARALLEL_ABOVE, RunSettings, SettingError
 from montecarlo.engine import runner
+from montecarlo.engine.metrics import Metric
 
 TOO_MANY = "at most 1,000,000,000,000,000 (about a year of simulation per arm)"
 
@@ -114,3 +118,47 @@ def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
         (11, 3_000, ("official",)), (11, 3_000, ("sword_ties",))]  # each arm's answer: the run's seed
     assert one.differences == many.differences  # bit for bit (the run's seconds aside)
     assert [a.metrics for a in one.answers] == [a.metrics for a in many.answers]
+
+
+
+@dataclasses.dataclass(frozen=True)
+class _CoinRules:
+    p: float = 0.5
+
+
+@dataclasses.dataclass(frozen=True)
+class _Coin:
+    side: int = 1
+
+
+def _heads(rules: _CoinRules, setup: _Coin, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    return {"heads": rng.random(n) < rules.p}
+
+
+def _where(rules: _CoinRules, setup: _Coin) -> dict[str, float]:
+    """Not the chance of heads: the process that worked the "exact value" out (read by the test)."""
+    return {"heads": float(os.getpid())}
+
+
+@pytest.mark.processes
+def test_exact_values_are_worked_out_by_the_worker_that_runs_a_setups_first_chunk(monkeypatch):
+    """That worker has just built what an exact solve needs (a chain, its memos), which the parent
+    would build again after the run; the estimates are those of a run on one worker."""
+    from montecarlo.analysis import ask_many, compare_many
+    from montecarlo.games.base import Game, Question
+
+    heads = (Metric("heads", "probability", "heads"),)
+    flip = Question("flip", "a coin", _Coin, heads, _heads, _where)
+    game = Game("coin", "Coin", _CoinRules, {}, {"flip": flip}, "flip")
+    setups = [{"side": k} for k in (1, 2, 3)]
+    monkeypatch.setattr(runner, "starting", lambda: False)  # every chunk to the pool
+    settings = RunSettings(trials=2_000, seed=3, jobs=2)
+    two = ask_many(game, None, setups, settings=settings)
+    arms = [("fair", _CoinRules()), ("loaded", _CoinRules(0.7))]
+    compared = compare_many(game, None, setups, arms, settings)
+    answers = [*two, *(a for c in compared for a in c.answers)]
+    found = {a.metrics["heads"].exact for a in answers}
+    assert found and float(os.getpid()) not in found
+    one = ask_many(game, None, setups, settings=RunSettings(trials=2_000, seed=3, jobs=1))
+    assert {a.metrics["heads"].exact for a in one} == {float(os.getpid())}
+    assert [a.metrics["heads"].estimate for a in one] == [a.metrics["heads"].estimate for a in two]

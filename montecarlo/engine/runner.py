@@ -26,7 +26,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -130,6 +130,15 @@ def run_chunk(
     return np.stack(per_arm + diffs)
 
 
+def run_task(
+    arms: Sequence[ArmKernel], metrics: Sequence[Metric], size: int, seed: int, index: int,
+    companion: Callable[[], Any] | None = None,
+) -> tuple[np.ndarray, Any]:
+    """One chunk's tallies (:func:`run_chunk`), and then ``companion()`` if given (else None)."""
+    tallies = run_chunk(arms, metrics, size, seed, index)
+    return tallies, None if companion is None else companion()
+
+
 @dataclass(frozen=True)
 class RunResult:
     """Merged tallies of a run, with estimates and paired differences on demand."""
@@ -141,6 +150,7 @@ class RunResult:
     n_arms: int
     totals: np.ndarray  # (2 * n_arms - 1, 2, n_columns)
     seconds: float
+    companion: Any = None  # the value of the point's companion (see Point), if this run made it
 
     def estimates(self, arm: int = 0) -> dict[str, stats.Estimate]:
         """Estimate with a 95% interval for every reported column of ``arm``."""
@@ -219,10 +229,19 @@ class ChunkPlan(Sequence[int]):
 
 @dataclass(frozen=True)
 class Point:
-    """One point of a grid: its arms (sharing common random numbers) and what they report."""
+    """One point of a grid: its arms (sharing common random numbers) and what they report.
+
+    ``companion``: optional work that belongs with the point, such as its exact values, as a
+    picklable ``companion()``. It runs once, in the process that runs the point's chunk 0, right
+    after that chunk, so that it reuses what the chunk built there (a chain and its memos)
+    instead of the parent building it all again after the run. Its value is the result's
+    ``companion`` (None when chunk 0 was run by an earlier, checkpointed run: the caller then
+    computes it).
+    """
 
     arms: tuple[ArmKernel, ...]
     metrics: tuple[Metric, ...]
+    companion: Callable[[], Any] | None = None
 
 
 class _PointState:
@@ -296,6 +315,7 @@ def run_grid(
         cap = max_trials or max(trials, 10_000_000)
         first = min(trials, cap)
     states = [_PointState(np.zeros(shape), 0, 0, first, False) for shape in shapes]
+    companions: list[Any] = [None] * len(points)
     if checkpoint is not None:
         states = checkpoint.resume(states, _checkpoint_facts(trials, seed, chunk_size, precision, max_trials))
     started = time.perf_counter()
@@ -315,7 +335,9 @@ def run_grid(
                     (i, states[i].next_chunk, ChunkPlan(states[i].target - states[i].done, chunk_size))
                     for i in pending
                 ]
-                for i, chunk_totals, size in _execute(points, tasks, seed, jobs, backend):
+                for i, (chunk_totals, companion), size in _execute(points, tasks, seed, jobs, backend):
+                    if companion is not None:
+                        companions[i] = companion
                     state = states[i]
                     state.totals += chunk_totals
                     state.done += size
@@ -335,8 +357,8 @@ def run_grid(
             checkpoint.save(states, final=True)
     seconds = time.perf_counter() - started
     return [
-        RunResult(s.done, seed, chunk_size, columns_of(p.metrics), len(p.arms), s.totals, seconds)
-        for p, s in zip(points, states)
+        RunResult(s.done, seed, chunk_size, columns_of(p.metrics), len(p.arms), s.totals, seconds, c)
+        for p, s, c in zip(points, states, companions)
     ]
 
 
@@ -371,8 +393,9 @@ def _checkpoint_facts(trials, seed, chunk_size, precision, max_trials) -> dict:
 CHUNK_BYTES_PER_VALUE = 8
 
 
-def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, np.ndarray, int]]:
-    """Yield (point, tallies, size) per chunk, point by point and each point's chunks in order.
+def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, tuple[np.ndarray, Any], int]]:
+    """Yield (point, (tallies, companion value), size) per chunk, point by point and each
+    point's chunks in order; the companion (see :class:`Point`) goes with chunk 0 only.
 
     ``tasks`` lists (point, first chunk index, chunk plan); the chunks are generated lazily, as
     the workers ask for them. Refuses (InputError, with an estimate) chunks that cannot fit in
@@ -399,10 +422,13 @@ def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, np.ndarr
     chunks = (
         (i, first + offset, size) for i, first, plan in tasks for offset, size in enumerate(plan)
     )
+    def task(i: int, index: int, size: int) -> tuple:
+        point = points[i]
+        return point.arms, point.metrics, size, seed, index, point.companion if index == 0 else None
+
     if serial:
         for i, index, size in chunks:
-            point = points[i]
-            yield i, run_chunk(point.arms, point.metrics, size, seed, index), size
+            yield i, run_task(*task(i, index, size)), size
         return
     # While the workers start (start_workers: here, unless the command began it), the first
     # chunks run here: the start-up overlaps useful work, and chunk order (so every number) is
@@ -413,7 +439,7 @@ def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, np.ndarr
         if chunk is None:
             return
         i, index, size = chunk
-        yield i, run_chunk(points[i].arms, points[i].metrics, size, seed, index), size
+        yield i, run_task(*task(i, index, size)), size
     from joblib import Parallel, delayed
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
@@ -425,13 +451,12 @@ def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, np.ndarr
     def delayed_chunks():
         for i, index, size in chunks:
             order.append((i, size))
-            point = points[i]
-            yield delayed(run_chunk)(point.arms, point.metrics, size, seed, index)
+            yield delayed(run_task)(*task(i, index, size))
 
     try:
-        for chunk_totals in parallel(delayed_chunks()):
+        for done in parallel(delayed_chunks()):
             i, size = order.popleft()
-            yield i, chunk_totals, size
+            yield i, done, size
     except TerminatedWorkerError as exc:
         codes = re.search(r"exit codes of the workers are (\{[^}]*\})", str(exc))
         raise MonteCarloError(

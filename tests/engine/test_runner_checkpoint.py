@@ -225,3 +225,15 @@ def test_a_save_is_skipped_when_nothing_changed_or_too_soon_and_work_reads_as_it
     assert len(written) == 1
     store.save(moved, final=True)  # the last save of a run is always written
     assert len(written) == 2
+
+
+def test_a_resumed_run_brings_back_no_companion_for_a_point_whose_first_chunk_ran_before(tmp_path):
+    """Chunk 0 of the first point finished before the interruption: its companion is not run
+    again (the caller computes it); the points that start after the resume bring theirs."""
+    path = tmp_path / "companion.json"
+    with pytest.raises(Interrupt):
+        run(path, Stops(10))  # 5 chunks of two arms: the first point's 4 and one of the second
+    companions = [functools.partial(str, p) for p in WORK["setups"]]
+    points = [Point(point.arms, point.metrics, c) for point, c in zip(grid(), companions)]
+    resumed = runner.run_grid(points, 3_500, 7, checkpoint=Checkpoint(path, WORK), **OPTIONS)
+    assert [r.companion for r in resumed] == [None, None, "0.8"]

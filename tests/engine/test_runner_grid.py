@@ -2,6 +2,7 @@
 bit for bit, whatever the workers; progress counts the whole grid."""
 
 import functools
+import os
 
 import numpy as np
 import pytest
@@ -92,3 +93,50 @@ def test_starting_workers_is_a_no_op_for_one_job_or_another_backend(monkeypatch)
     runner.start_workers(1)
     runner.start_workers(4, backend="dask")
     assert not runner.starting() and runner._starting is None  # no thread even for a moment
+
+
+def _facts(p: float) -> tuple[float, int]:
+    """A point's companion: its probability, and the process that computed it."""
+    return p, os.getpid()
+
+
+def with_companions(calls: list | None = None) -> list[Point]:
+    def counted(p):
+        calls.append(p)
+        return _facts(p)
+
+    companion = _facts if calls is None else counted
+    return [Point(point.arms, point.metrics, functools.partial(companion, p)) for point, p in zip(grid(), PS)]
+
+
+def test_a_points_companion_runs_once_beside_its_first_chunk():
+    """Its value comes back with the point's result, computed once; the tallies are unchanged;
+    a point without one has None."""
+    calls: list = []
+    results = runner.run_grid(with_companions(calls), 25_000, 7, chunk_size=10_000)
+    assert calls == list(PS)  # once per point, though each point runs 3 chunks
+    assert [r.companion for r in results] == [(p, os.getpid()) for p in PS]
+    plain = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000)
+    assert all(np.array_equal(a.totals, b.totals) for a, b in zip(results, plain))
+    assert [r.companion for r in plain] == [None] * len(PS)
+
+
+@pytest.mark.processes
+def test_a_points_companion_runs_in_the_worker_that_runs_its_first_chunk(monkeypatch):
+    monkeypatch.setattr(runner, "starting", lambda: False)  # every chunk to the pool
+    results = runner.run_grid(with_companions(), 25_000, 7, chunk_size=10_000, jobs=2)
+    assert [r.companion[0] for r in results] == list(PS)
+    assert os.getpid() not in {r.companion[1] for r in results}
+    one = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=1)
+    assert all(np.array_equal(a.totals, b.totals) for a, b in zip(results, one))
+
+
+def test_a_grid_finished_while_the_workers_start_ran_in_the_parent(monkeypatch):
+    """Workers that are never ready in time: the parent runs every chunk, and every companion,
+    with the numbers of a one-job run; the pool is never used."""
+    monkeypatch.setattr(runner, "start_workers", lambda *args: None)
+    monkeypatch.setattr(runner, "starting", lambda: True)
+    started = runner.run_grid(with_companions(), 25_000, 7, chunk_size=10_000, jobs=2)
+    one = runner.run_grid(with_companions(), 25_000, 7, chunk_size=10_000, jobs=1)
+    assert all(np.array_equal(a.totals, b.totals) for a, b in zip(started, one))
+    assert [r.companion for r in started] == [(p, os.getpid()) for p in PS]
