@@ -47,6 +47,16 @@ above, all of it early), and joblib's first batches hold one chunk each; fixed b
 8 chunks instead measured no better (0.93-1.28 s against 0.95-1.10 s), so the memos are the
 likelier cost.
 
+One cost that did grow when split, found later (2 December 2026, evening): the exact values.
+The command worked them out after the run, in the parent, alone; with 1 job it found each
+setup's chain still in its cache (0.01-0.05 s for the 144 setups), with 2 jobs the chains had been
+built in the workers, so it built all 288 again (0.13-0.15 s, serial, after the grid). Each
+setup's exact values are now the companion of its first chunk (``Point.companion``), worked out
+by the worker that has just built that chain; the parent's part after the grid fell to
+0.05-0.075 s. Same session, medians of 5, before -> after: fresh 1.46x -> 1.67x, workers started
+1.55x -> 1.67x (CPU of 2 jobs over 1: 1.62 -> 1.44 and 1.54 -> 1.45); the machine's free
+parallelism was 1.95-2.03 meanwhile.
+
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
 over those of the 1-job run: near 1 when the pool adds little work of its own (the workers'

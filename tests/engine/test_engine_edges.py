@@ -338,6 +338,7 @@ def test_a_dead_worker_message(monkeypatch, joblib_says, we_say):
             raise TerminatedWorkerError(joblib_says)
 
     monkeypatch.setattr(joblib, "Parallel", Dying)
+    monkeypatch.setattr(runner, "_starting", None)  # as in a new process: the run starts its workers
     with pytest.raises(Exception) as info:
         runner.run(functools.partial(coin, 0.3), METRICS, 4_000, seed=1, chunk_size=1_000, jobs=2)
     assert str(info.value) == "a worker process died during the run (killed, or out of memory?)" + we_say
