@@ -120,7 +120,6 @@ def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
     assert [a.metrics for a in one.answers] == [a.metrics for a in many.answers]
 
 
-
 @dataclasses.dataclass(frozen=True)
 class _CoinRules:
     p: float = 0.5

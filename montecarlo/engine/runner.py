@@ -422,6 +422,7 @@ def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, tuple[np
     chunks = (
         (i, first + offset, size) for i, first, plan in tasks for offset, size in enumerate(plan)
     )
+
     def task(i: int, index: int, size: int) -> tuple:
         point = points[i]
         return point.arms, point.metrics, size, seed, index, point.companion if index == 0 else None
@@ -454,9 +455,9 @@ def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, tuple[np
             yield delayed(run_task)(*task(i, index, size))
 
     try:
-        for done in parallel(delayed_chunks()):
+        for finished in parallel(delayed_chunks()):
             i, size = order.popleft()
-            yield i, done, size
+            yield i, finished, size
     except TerminatedWorkerError as exc:
         codes = re.search(r"exit codes of the workers are (\{[^}]*\})", str(exc))
         raise MonteCarloError(
