@@ -161,3 +161,15 @@ def test_exact_values_are_worked_out_by_the_worker_that_runs_a_setups_first_chun
     one = ask_many(game, None, setups, settings=RunSettings(trials=2_000, seed=3, jobs=1))
     assert {a.metrics["heads"].exact for a in one} == {float(os.getpid())}
     assert [a.metrics["heads"].estimate for a in one] == [a.metrics["heads"].estimate for a in two]
+
+
+def test_run_is_one_point_of_a_grid_with_the_settings_given():
+    import functools
+
+    from tests.engine.fake_kernels import METRICS, coin
+
+    kernel = functools.partial(coin, 0.3)
+    settings = RunSettings(trials=5_000, seed=4, chunk_size=2_000)
+    result = settings.run(kernel, METRICS)
+    grid = settings.run_grid([runner.Point((kernel,), METRICS)])[0]
+    assert result.trials == 5_000 and result.seed == 4 and np.array_equal(result.totals, grid.totals)

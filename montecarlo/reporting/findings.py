@@ -483,7 +483,11 @@ def seat_findings_by_variant(result: ScenarioResult, long: pl.DataFrame) -> list
 
 
 def number_range(values: Sequence[float]) -> str:
-    """``+0.100 to +0.250`` (signed, four digits below 0.01 for small effects)."""
+    """``+0.100 to +0.250`` (signed, four digits below 0.01 for small effects).
+
+    >>> number_range([0.1, 0.25]), number_range([0.009, -0.002]), number_range([0.01, 0.005])
+    ('+0.100 to +0.250', '-0.0020 to +0.0090', '+0.005 to +0.010')
+    """
     lo, hi = min(values), max(values)
     digits = 4 if max(abs(lo), abs(hi)) < 0.01 else 3
     return fmt(lo, digits, True) if lo == hi else f"{fmt(lo, digits, True)} to {fmt(hi, digits, True)}"

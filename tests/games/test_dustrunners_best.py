@@ -566,8 +566,11 @@ def test_the_rules_may_impose_the_ammo_policy_for_paired_comparisons():
                           "objective": "keep:10"})
     imposed = exact_combat(Rules(ammo_policy="best"), setup)
     assert imposed == exact_combat(Rules(), dataclasses.replace(setup, policy="best"))
-    with pytest.raises(InputError, match="ammo_policy must be"):
+    with pytest.raises(InputError) as info:
         Rules(ammo_policy="most")
+    assert str(info.value) == (
+        "ammo_policy must be empty (the setup's), all_in, just_enough, fixed:N or best, got 'most'"
+    )
     campaign = GAME.question("campaign").setup({"vehicle": "scout", "fights": 2})
     # the rule is named (not the setup's policy, which the user did not give)
     named = r"^the ammo policy best \(rule ammo_policy\) is offered for a single"
