@@ -4,6 +4,7 @@ ends with exactly the tallies of a run never interrupted; a file of another run 
 import functools
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -237,3 +238,20 @@ def test_a_resumed_run_brings_back_no_companion_for_a_point_whose_first_chunk_ra
     points = [Point(point.arms, point.metrics, c) for point, c in zip(grid(), companions)]
     resumed = runner.run_grid(points, 3_500, 7, checkpoint=Checkpoint(path, WORK), **OPTIONS)
     assert [r.companion for r in resumed] == [None, None, "0.8"]
+
+
+def test_a_checkpoint_is_written_beside_itself_then_renamed(tmp_path, monkeypatch):
+    """The temporary file lives in the checkpoint's own folder: a rename is atomic only within
+    one file system (a temporary file under /tmp may sit on another)."""
+    renamed = []
+    real = checkpoints.os.replace
+
+    def replace(source, target):
+        renamed.append((Path(source), Path(target)))
+        real(source, target)
+
+    monkeypatch.setattr(checkpoints.os, "replace", replace)
+    path = tmp_path / "beside.json"
+    run(path)
+    assert renamed and all(s.parent == t.parent == tmp_path and t == path for s, t in renamed)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["beside.json"]  # no temporary file left

@@ -287,6 +287,12 @@ def test_advice_agrees_with_the_solution():
     for d in advice.specials:  # a Specials decision is placed where its chosen leaders leave the battle
         assert (d.attacker, d.defender) == d.leaves[d.choice]
     assert all(d.leaves == {} for d in advice.continue_or_retreat)  # a dict for every decision, empty here
+    # the fixed policy it is set against is until_destroyed, whatever attack policy the rules carry
+    assert advise(BEST, setup) == advice
+    # no objective asked: best play maximises the chance of winning
+    plain = dataclasses.replace(setup, objective="")
+    assert advise(Rules(), plain) == advise(Rules(), dataclasses.replace(setup, objective="win"))
+    assert advise(Rules(), plain).objective == "win"
 
 
 def test_best_play_needs_a_decision_and_a_sound_objective():
