@@ -281,12 +281,6 @@ def kernel_for(question: Question, rules: Any, setup: Any):
     return functools.partial(question.simulate, rules, setup)
 
 
-def exact_values(question: Question, rules: Any, setup: Any) -> dict[str, float]:
-    if question.exact is None:
-        return {}
-    return question.exact(rules, setup) or {}
-
-
 def _exacts_of(exact: Callable[[Any, Any], Any], rules: Sequence[Any], setup: Any) -> list[dict[str, float]]:
     """The exact values of ``setup`` under each of ``rules`` (a point's companion)."""
     return [exact(r, setup) or {} for r in rules]
@@ -301,10 +295,12 @@ def _exact_companion(question: Question, rules: Sequence[Any], setup: Any) -> Ca
 
 
 def _exacts(question: Question, rules: Sequence[Any], setup: Any, result: runner.RunResult) -> list:
-    """The exact values a run's companion brought back, else computed here."""
+    """The exact values a run's companion brought back, else worked out here by the same code
+    (its first chunk ran in an earlier, checkpointed run)."""
     if result.companion is not None:
         return result.companion
-    return [exact_values(question, r, setup) for r in rules]
+    companion = _exact_companion(question, rules, setup)
+    return [{} for _ in rules] if companion is None else companion()
 
 
 def _metric_values(
