@@ -234,3 +234,20 @@ def test_count_mode_refuses_the_keys_of_compared_dice(key, message):
     with pytest.raises(DefinitionError) as info:
         parse_definition(SHIELDS.replace('compare = "count"', f'compare = "count"\n{key}'), "g.toml")
     assert str(info.value) == f"g.toml: {message}"
+
+
+@pytest.mark.parametrize(("limit", "enumerated"), [(6, True), (5, False)])
+def test_a_pool_of_exactly_the_most_outcomes_is_enumerated_one_less_refuses(monkeypatch, limit, enumerated):
+    """Two dice of three values have C(4, 2) = 6 multisets: a limit of 6 enumerates them, 5 refuses."""
+    from montecarlo.datagame import rounds
+
+    monkeypatch.setattr(rounds, "MAX_OUTCOMES", limit)
+    outcomes = rounds._multisets((1, 2, 2, 3), 2)
+    if enumerated:
+        combos = dict(outcomes)
+        assert sorted(combos) == [(1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (3, 3)]
+        assert combos[(2, 2)] == pytest.approx(1 / 4) and combos[(1, 2)] == pytest.approx(2 * 1 / 4 * 1 / 2)
+        assert sum(combos.values()) == pytest.approx(1)
+    else:
+        with pytest.raises(rounds.PoolTooLarge, match="2 dice of 3 faces are too many"):
+            next(outcomes)

@@ -568,8 +568,15 @@ def test_a_setup_missing_a_field_names_it_its_range_and_an_example():
     assert q.setup({"attackers": " +7", "defenders": "2"}) == q.setup({"attackers": 7, "defenders": 2})
 
 
-@pytest.mark.parametrize("other_die", ["", "[dice.coin]\nfaces = 2\n\n"])  # the die is named among others
-def test_a_pool_too_large_to_enumerate_names_its_die_and_the_fixes(other_die):
+@pytest.mark.parametrize(
+    ("other_die", "key"),
+    [
+        ("", "dice.d6.faces"),
+        ("[dice.coin]\nfaces = 2\n\n", "dice.d6.faces"),  # the die is named among others
+        ("[dice.big]\nfaces = 10000\n\n", "dice"),  # two dice of that size: which is meant is unknown
+    ],
+)
+def test_a_pool_too_large_to_enumerate_names_its_die_and_the_fixes(other_die, key):
     text = RISK.replace("[dice.d6]\nfaces = 6", other_die + "[dice.d6]\nfaces = 10000")
     compiled = compile_text(text, "big.toml")
     q = compiled.game.question()
@@ -577,7 +584,7 @@ def test_a_pool_too_large_to_enumerate_names_its_die_and_the_fixes(other_die):
     with pytest.raises(DefinitionError) as info:
         q.exact(compiled.game.rules(), q.setup({"attackers": 3, "defenders": 2}))
     assert str(info.value) == (
-        "big.toml: dice.d6.faces: 3 dice of 10000 faces are too many to enumerate exactly "
+        f"big.toml: {key}: 3 dice of 10000 faces are too many to enumerate exactly "
         "(at most 2,000,000 outcomes a pool); use fewer faces, or fewer dice in round.roll"
     )
 
