@@ -57,6 +57,16 @@ by the worker that has just built that chain; the parent's part after the grid f
 1.55x -> 1.67x (CPU of 2 jobs over 1: 1.62 -> 1.44 and 1.54 -> 1.45); the machine's free
 parallelism was 1.95-2.03 meanwhile.
 
+Tried later that night and left out: the garbage collector. A process with only the workers'
+imports runs the whole grid without one full collection (``gc.get_stats``), so freezing the
+workers' module objects (``gc.freeze`` after their imports) has nothing to save; the parent, which
+has loaded the report modules (matplotlib, pandas) before it simulates, spends about 0.05 of its
+0.12-0.14 CPU seconds of a 2-job run in collections (0.075 s with the collector off), too little to
+move the ratio beyond the machine's noise: same-session medians of 6, workers freezing against
+not, 1.74x against 1.65x fresh but 1.55x against 1.64x with workers started (1 job 1.42-1.48 s
+throughout, free parallelism 1.66-1.99). A whole ``make bench`` that night, the machine's free
+parallelism at 1.69: 1.53x fresh, 1.44x with workers started.
+
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
 over those of the 1-job run: near 1 when the pool adds little work of its own (the workers'
