@@ -332,6 +332,8 @@ def _readings_display(readings: dict[str, list[str]]) -> list[str]:
     ['official: a']
     >>> _readings_display({"official": ["a", "b", "c"], "house": ["a"]})
     ['every variant: a', 'official: b; c']
+    >>> _readings_display({"official": ["a", "b"], "house": ["a", "b", "c"]})
+    ['every variant: a; b', 'house: c']
     """
     lists = list(readings.values())
     common = [line for line in lists[0] if all(line in other for other in lists[1:])]

@@ -215,6 +215,19 @@ def test_jobs_above_the_cores_warn_and_use_the_cores():
     assert_json_agrees(json.loads(one.stdout))
 
 
+def test_the_excess_jobs_warning_is_given_once_per_command(capsys):
+    """A command that asks for its settings several times (one run per setup) warns once."""
+    run = options(jobs=CORES + 98)
+    run.settings()
+    run.settings()
+    warned = capsys.readouterr().err.strip().splitlines()
+    assert warned == [f"warning: --jobs {CORES + 98} is more than the {CORES} cores of this machine; "
+                      f"running {CORES} workers"]
+    fitting = options(jobs=1)
+    fitting.settings()
+    assert capsys.readouterr().err == ""
+
+
 @pytest.mark.parametrize("jobs", ["0", "-2", "-100"])
 def test_zero_and_negative_jobs_other_than_minus_one_are_refused(jobs):
     result = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", "-n", "1000", "--jobs", jobs])

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
 
+from montecarlo.engine import decisions
 from montecarlo.engine.chain import Chain, ChainTooLarge
 from montecarlo.engine.decisions import (
     TIE_TOLERANCE,
@@ -151,6 +153,24 @@ def test_the_optimum_is_the_best_of_every_policy(kind, seed):
     assert chain.worth(played) == pytest.approx(solution.value, **CLOSE)  # it plays what it reports
     assert all(solution.value >= w - 1e-12 for w in worths)  # never below a fixed policy
     assert evaluate(chain.transitions, 0, chain.objective, solution.policy) == pytest.approx(best, **CLOSE)
+
+
+@pytest.mark.parametrize("kind", ["traps", "cycles", "cycles-ties-traps"])
+@pytest.mark.parametrize("seed", range(12))
+def test_the_sparse_solve_of_a_cycle_finds_the_same_optimum(monkeypatch, kind, seed):
+    """Cycles through more than ``_DENSE_LIMIT`` states are solved with sparse matrices, and the
+    states a policy traps are found by a search over them: with the limit at 0 every cycle of the
+    random chains takes that path, and the optimum is still the best of every policy."""
+    monkeypatch.setattr(decisions, "_DENSE_LIMIT", 0)
+    chain = Random(seed, **KINDS[kind])
+    best = max(chain.worth(policy) for policy in chain.policies())
+    if best == -math.inf:
+        with pytest.raises(MonteCarloError, match="may never end"):
+            solve(chain.transitions, 0, chain.objective)
+        return
+    solution = solve(chain.transitions, 0, chain.objective)
+    assert solution.value == pytest.approx(best, **CLOSE)
+    assert chain.worth(chain.index(solution.policy)) == pytest.approx(solution.value, **CLOSE)
 
 
 def has_cycle(chain: Random) -> bool:
@@ -327,6 +347,27 @@ def test_a_cycle_that_changes_nothing_is_not_chosen_on_a_tie():
     assert solution.policy == {"decide": "stop"} and solution.value == 1.0
 
 
+@pytest.mark.parametrize("dense_limit", [64, 0])
+def test_a_tied_cycle_entered_from_a_state_that_leaves_is_not_chosen(monkeypatch, dense_limit):
+    """Every option is worth 1 (nothing is paid), and "go" is listed first at "a" and "b", which
+    only lead to each other; "c", on the same cycle, steps into "a" or ends. Playing "go" at both
+    would never end: the solver makes them lead out ("a" stops, "b" goes back through "c"), with
+    the dense matrices and with the sparse ones (the trapped states are those that cannot reach a
+    way out, whatever steps into them)."""
+    monkeypatch.setattr(decisions, "_DENSE_LIMIT", dense_limit)
+
+    def table(s):
+        if s == "a":
+            return Choice({"go": [(1.0, "b", ())], "stop": [(1.0, "end", ())]})
+        if s == "b":
+            return Choice({"go": [(1.0, "a", ())], "back": [(1.0, "c", ())], "stop": [(1.0, "end", ())]})
+        return [(0.5, "a", ()), (0.5, "end", ())] if s == "c" else []
+
+    solution = solve(table, "a", Objective(lambda s: 1.0))
+    assert solution.policy == {"a": "stop", "b": "back"} and solution.value == pytest.approx(1.0)
+    assert evaluate(table, "a", Objective(lambda s: 1.0), solution.policy) == pytest.approx(1.0)
+
+
 def test_an_option_that_only_comes_back_is_never_chosen():
     def table(s):
         if s != 0:
@@ -382,8 +423,12 @@ def test_a_positive_reward_inside_a_decided_cycle_is_refused():
         other = "b" if s == "a" else "a"
         return Choice({"go": [(1.0, other, ("gain",))], "end": [(1.0, "end", ())]})
 
-    with pytest.raises(MonteCarloError, match="collect it for ever"):
+    with pytest.raises(MonteCarloError) as info:
         solve(table, "a", Objective(lambda s: 0.0, {"gain": 1.0}))
+    assert re.fullmatch(
+        r"the step from '([ab])' to '(?!\1)[ab]' earns 1\.0 inside a cycle where a player decides: best "
+        r"play could collect it for ever \(rewards in such a cycle must not be positive\)", str(info.value)
+    ), str(info.value)
     assert solve(table, "a", Objective(lambda s: 1.0, {"gain": -1.0})).policy == {"a": "end", "b": "end"}
 
 

@@ -95,6 +95,21 @@ def test_starting_workers_is_a_no_op_for_one_job_or_another_backend(monkeypatch)
     assert not runner.starting() and runner._starting is None  # no thread even for a moment
 
 
+def test_starting_workers_for_the_default_backend_starts_them_once_in_the_background(monkeypatch):
+    """Two jobs on loky (the default, named or not): one background thread asks the pool for the
+    workers and has them import the run's modules; a second call does nothing."""
+    calls: list = []
+    monkeypatch.setattr(runner, "_start", lambda jobs, modules: calls.append((jobs, modules)))
+    for backend in ({}, {"backend": "loky"}):
+        monkeypatch.setattr(runner, "_starting", None)  # as in a new process
+        runner.start_workers(2, modules=["montecarlo.games.dune1984.fights"], **backend)
+        first = runner._starting
+        runner.start_workers(3)
+        assert first is not None and runner._starting is first
+        runner.wait_for_workers()
+    assert calls == [(2, ("montecarlo.games.dune1984.fights",))] * 2
+
+
 def _facts(p: float) -> tuple[float, int]:
     """A point's companion: its probability, and the process that computed it."""
     return p, os.getpid()

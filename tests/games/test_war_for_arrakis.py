@@ -1034,5 +1034,9 @@ def test_bans_need_to_know_the_harkonnen_side():
     assert BattleSetup("3 regular", "2 regular", harkonnen="Defender").harkonnen_side == 1
     with pytest.raises(InputError, match="its figures say otherwise"):
         BattleSetup("3 regular, naib", "2 regular", harkonnen="attacker")
+    with pytest.raises(InputError) as info:  # named on one side, a Harkonnen figure on the other
+        BattleSetup("3 regular", "2 regular, sardaukar", harkonnen="attacker")
+    assert str(info.value) == ("harkonnen: the attacker is named Harkonnen but its figures say otherwise; "
+                               "drop harkonnen or fix the legions")
     with pytest.raises(InputError, match="harkonnen must be attacker or defender"):
         BattleSetup("3 regular", "2 regular", harkonnen="baron")

@@ -376,7 +376,8 @@ def test_rewrite_replaces_only_its_own_report(tmp_path):
 @pytest.mark.parametrize(
     "bad,why",
     [
-        ("", "(an empty path or a current/parent folder) cannot hold a report"),
+        ("", "'' (an empty path or a current/parent folder) cannot hold a report; "
+             "give a new folder, e.g. reports/my-report"),
         (".", "(an empty path or a current/parent folder) cannot hold a report"),
         ("..", "(an empty path or a current/parent folder) cannot hold a report"),
         ("a-file", "is a file, not a folder"),
