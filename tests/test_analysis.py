@@ -117,6 +117,8 @@ def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
     assert [(a.seed, a.trials, a.variants) for a in many.answers] == [
         (11, 3_000, ("official",)), (11, 3_000, ("sword_ties",))]  # each arm's answer: the run's seed
     assert one.differences == many.differences  # bit for bit (the run's seconds aside)
+    assert [list(row) for row in one.differences] == [list(one.answers[0].metrics)]
+    assert all(d.name == name for row in one.differences for name, d in row.items())  # each names its metric
     assert [a.metrics for a in one.answers] == [a.metrics for a in many.answers]
 
 

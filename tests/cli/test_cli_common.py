@@ -11,6 +11,7 @@ from montecarlo.cli.common import (
     backend_for,
     check_scheduler,
     flag_of,
+    flags_of,
     fmt_prob,
     in_flags,
     parse_int_list,
@@ -95,6 +96,17 @@ def test_field_names_become_flags_only_as_whole_names():
     assert in_flags("healthy: x (healthy)", flags) == "healthy: x (healthy)"  # another word: unchanged
     assert in_flags("the health: x", flags) == "the health: x"  # only at the start or in parentheses
     assert flag_of("max_trials") == "--max-trials" and flag_of("seed") == "--seed"
+
+
+def test_the_run_options_a_command_is_handed_are_not_one_of_its_flags():
+    """``run`` is the RunOptions that run_command passes, not an option a user types: a message
+    that starts with the word "run" keeps it."""
+
+    def command(attacker_strength: int = 1, run: object = None): ...
+
+    flags = flags_of(command)
+    assert flags == {"attacker_strength": "--attacker-strength"}
+    assert in_flags("run out of cards (run)", flags) == "run out of cards (run)"
 
 
 def test_a_scheduler_address_pasted_with_spaces_reaches_dask_without_them(monkeypatch):

@@ -247,6 +247,8 @@ CASES = [
     ),
     (bad('title = "Risk: one battle fought to the end"', "title = 3"), "title",
      "expected a non-empty string, got 3"),
+    (bad('title = "Risk: one battle fought to the end"', 'state = 3\ntitle = "Risk: one battle"'), "state",
+     "expected a table, got 3"),
     (bad('description = "armies defending the territory"', "description = 3"), "setup.defenders.description",
      "expected a non-empty string, got 3"),
     (RISK[: RISK.index("[round]\n")] + RISK[RISK.index("[metrics.") :], "round",
@@ -777,6 +779,13 @@ def test_the_tied_pairs_of_a_round_are_counted_alike_in_every_kernel(compare, ti
     }
     for label, won in runs.items():
         assert abs(won.mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / won.size), label
+
+
+def test_a_die_of_exactly_the_most_faces_listed_is_accepted():
+    """The refusal above starts at 10,001 listed faces: 10,000 (every one a 1) make a die."""
+    listed = "[dice.d6]\nfaces = [" + ", ".join(["1"] * 10_000) + "]"
+    definition = parse_definition(bad("[dice.d6]\nfaces = 6", listed))
+    assert definition.dice["d6"].values == (1,) * 10_000
 
 
 @pytest.mark.parametrize("faces", [0, -2, 10_001])

@@ -427,6 +427,35 @@ def test_each_rule_set_is_said_how_fair_it_is_to_the_seats():
     ), text
 
 
+def test_seats_over_a_grid_are_said_once_in_the_headline_and_their_gap_where_it_is():
+    """Two variants that favour seat 1 at size 2 only: the headline says "each seat" once, in
+    words (no metric names in a sentence about every variant), and each seat gap names its setup."""
+
+    def simulate(rules, setup, n, rng):
+        edge = rules.edge if setup.size == 2 else 0.0
+        first, second = rng.random(n), rng.random(n)
+        return {"seat1_win": first < 0.5 + edge, "seat2_win": second < 0.5 - edge}
+
+    seats = {"seat1_win": "seat 1 wins", "seat2_win": "seat 2 wins"}
+    game = toss_game(simulate, seats, {"big": {"edge": 0.2}, "small": {"edge": 0.1}})
+    variants = {"official": {}, "big": {"builtin": "big"}, "small": {"builtin": "small"}}
+    spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 2]}, "variants": variants}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    said = findings(result, all_tables(result))
+    assert said[0] == (
+        "Against “the official rules” (`official`): `big` moves the chance that each seat wins (1 of 2 "
+        "setups); `small` moves the chance that each seat wins (1 of 2 setups)."
+    )
+    gap = next(s for s in said if s.startswith("Largest gap between seats"))
+    assert re.fullmatch(
+        r"Largest gap between seats in the chance that each seat wins \(`seat\*_win`\): “the official rules” "
+        r"\(`official`\) 0\.0\d\d \(within noise\); "
+        r"`big` 0\.(3[89]|4[0-3])\d \(seat 1 over seat 2 at size = 2\); "
+        r"`small` 0\.(1[89]|2[0-2])\d \(seat 1 over seat 2 at size = 2\)\.",
+        gap,
+    ), gap
+
+
 def test_when_no_variant_changes_anything_significantly_that_is_said_first():
     spec = {
         "game": GAME, "seed": 2, "trials": 400, "metrics": ["win"], "grid": {"flips": [2, 3]},

@@ -826,6 +826,17 @@ def test_an_index_that_is_not_text_is_someone_elses_and_kept(tmp_path):
     assert (tmp_path / "index.html").read_bytes().startswith(b"\xff\xfe<\x00")
 
 
+def test_matrix_columns_are_headed_by_the_value_after_the_fields_name():
+    """``defender=3`` -> ``3``; a value holding "=" itself is kept whole (only the first "=" is the
+    field's); columns of several fields keep their names."""
+    from montecarlo.reporting.report import _short_headers
+
+    df = pl.DataFrame({"attacker": [1], "defender=3": [0.5], "defender=a=b": [0.25]})
+    assert _short_headers(df, ["attacker"]).columns == ["attacker", "3", "a=b"]
+    mixed = pl.DataFrame({"attacker": [1], "defender=3": [0.5], "seat=1": [0.25]})
+    assert _short_headers(mixed, ["attacker"]).columns == ["attacker", "defender=3", "seat=1"]
+
+
 def test_a_distribution_is_headed_by_its_values_and_says_n_a_where_a_setup_has_none():
     from montecarlo.reporting.report import _distribution_display
 
