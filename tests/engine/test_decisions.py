@@ -137,9 +137,14 @@ KINDS = {
 }
 
 
+@pytest.mark.parametrize("dense_limit", [decisions._DENSE_LIMIT, 0], ids=["dense", "sparse"])
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("seed", range(12))
-def test_the_optimum_is_the_best_of_every_policy(kind, seed):
+def test_the_optimum_is_the_best_of_every_policy(monkeypatch, kind, seed, dense_limit):
+    """With the sparse solve too: cycles through more than ``_DENSE_LIMIT`` states are solved with
+    sparse matrices (and the states a policy traps found by a search over them); with the limit at
+    0 every cycle of the random chains takes that path."""
+    monkeypatch.setattr(decisions, "_DENSE_LIMIT", dense_limit)
     chain = Random(seed, **KINDS[kind])
     worths = [chain.worth(policy) for policy in chain.policies()]
     best = max(worths)
@@ -153,24 +158,6 @@ def test_the_optimum_is_the_best_of_every_policy(kind, seed):
     assert chain.worth(played) == pytest.approx(solution.value, **CLOSE)  # it plays what it reports
     assert all(solution.value >= w - 1e-12 for w in worths)  # never below a fixed policy
     assert evaluate(chain.transitions, 0, chain.objective, solution.policy) == pytest.approx(best, **CLOSE)
-
-
-@pytest.mark.parametrize("kind", ["traps", "cycles", "cycles-ties-traps"])
-@pytest.mark.parametrize("seed", range(12))
-def test_the_sparse_solve_of_a_cycle_finds_the_same_optimum(monkeypatch, kind, seed):
-    """Cycles through more than ``_DENSE_LIMIT`` states are solved with sparse matrices, and the
-    states a policy traps are found by a search over them: with the limit at 0 every cycle of the
-    random chains takes that path, and the optimum is still the best of every policy."""
-    monkeypatch.setattr(decisions, "_DENSE_LIMIT", 0)
-    chain = Random(seed, **KINDS[kind])
-    best = max(chain.worth(policy) for policy in chain.policies())
-    if best == -math.inf:
-        with pytest.raises(MonteCarloError, match="may never end"):
-            solve(chain.transitions, 0, chain.objective)
-        return
-    solution = solve(chain.transitions, 0, chain.objective)
-    assert solution.value == pytest.approx(best, **CLOSE)
-    assert chain.worth(chain.index(solution.policy)) == pytest.approx(solution.value, **CLOSE)
 
 
 def has_cycle(chain: Random) -> bool:
@@ -347,7 +334,7 @@ def test_a_cycle_that_changes_nothing_is_not_chosen_on_a_tie():
     assert solution.policy == {"decide": "stop"} and solution.value == 1.0
 
 
-@pytest.mark.parametrize("dense_limit", [64, 0])
+@pytest.mark.parametrize("dense_limit", [decisions._DENSE_LIMIT, 0], ids=["dense", "sparse"])
 def test_a_tied_cycle_entered_from_a_state_that_leaves_is_not_chosen(monkeypatch, dense_limit):
     """Every option is worth 1 (nothing is paid), and "go" is listed first at "a" and "b", which
     only lead to each other; "c", on the same cycle, steps into "a" or ends. Playing "go" at both
