@@ -216,7 +216,7 @@ def test_jobs_above_the_cores_warn_and_use_the_cores():
 
 
 def test_the_excess_jobs_warning_is_given_once_per_command(capsys):
-    """A command that asks for its settings several times (one run per setup) warns once."""
+    """Options asked for their settings more than once (a command with several runs) warn once."""
     run = options(jobs=CORES + 98)
     run.settings()
     run.settings()
