@@ -782,7 +782,7 @@ def test_the_tied_pairs_of_a_round_are_counted_alike_in_every_kernel(compare, ti
 
 
 def test_a_die_of_exactly_the_most_faces_listed_is_accepted():
-    """The refusal above starts at 10,001 listed faces: 10,000 (every one a 1) make a die."""
+    """CASES refuses 10,001 listed faces; 10,000 (every one a 1) make a die."""
     listed = "[dice.d6]\nfaces = [" + ", ".join(["1"] * 10_000) + "]"
     definition = parse_definition(bad("[dice.d6]\nfaces = 6", listed))
     assert definition.dice["d6"].values == (1,) * 10_000

@@ -399,7 +399,6 @@ def test_without_exact_values_an_asymmetry_inside_both_cells_noise_is_called_noi
 
 @pytest.mark.parametrize(("names", "rest"), [("abcd", "1 more metric"), ("abcde", "2 more metrics")])
 def test_past_three_metrics_a_variant_counts_the_rest(names, rest):
-
     def simulate(rules, setup, n, rng):
         return {name: rng.random(n) < 0.5 + rules.edge for name in names}
 
