@@ -36,9 +36,10 @@ MUTATE ?=
 MUTATION_JOBS ?= 2
 # one BLAS thread per mutant run: spinning BLAS threads would eat its CPU time limit
 ONE_THREAD := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+# Interrupted (Ctrl-C, a crash), `make mutation` again resumes the run where it stopped as long as
+# the package, tests, scenarios, pyproject.toml and MUTATE are unchanged; otherwise it starts afresh.
 mutation: $(DEV_STAMP)
-	rm -rf mutants
-	$(ONE_THREAD) $(VENV)/bin/mutmut run --max-children $(MUTATION_JOBS) $(MUTATE) > mutants.log 2>&1 || (tail -n 20 mutants.log; exit 1)
+	$(ONE_THREAD) $(PY) tests/mutation_summary.py --whole --jobs=$(MUTATION_JOBS) $(MUTATE) > mutants.log 2>&1 || (tail -n 20 mutants.log; exit 1)
 	$(PY) tests/mutation_summary.py $(MUTATE)
 
 # The score of every mutant estimated from a uniform random sample (about an hour on 2 cores for

@@ -14,6 +14,12 @@ entry: judge again, then restamp), and entries without a known category or a sta
 ``--check --no-run`` does only the source checks (b), in a second; ``--check GLOB ...`` re-runs only
 the listed mutants matching the globs.
 
+``--whole [--jobs=J] [GLOB ...]`` (``make mutation``): runs mutmut on every mutant (matching the
+globs), and resumes instead when ``mutants/`` holds an unfinished whole run of the same source and
+globs (``mutants/whole.json`` records a hash of the package, tests, scenarios and pyproject.toml):
+a run of many hours survives an interruption, and the summary of an unfinished run says how many
+mutants are left.
+
 ``--sample=N [--seed=S] [--jobs=J] [GLOB ...]`` (``make mutation-sample``): generates every mutant
 (mutmut's own generation), picks N of them uniformly at random (seeded: the same N names every
 time for the same source), records them in mutants/sample.json and runs mutmut on exactly those.
@@ -39,10 +45,12 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from montecarlo.engine import stats
@@ -57,6 +65,8 @@ CATEGORIES = ("dtype", "cache", "stream-only", "unreachable", "message", "same-v
 ROOT = Path(__file__).resolve().parents[1]
 LISTED = Path(__file__).with_name("MUTANTS.md")
 SAMPLE = Path("mutants") / "sample.json"  # written by --sample: the names drawn, out of how many
+WHOLE = Path("mutants") / "whole.json"  # written by --whole: what the run is of, to resume it
+WATCHED = ("montecarlo", "tests", "scenarios", "pyproject.toml")  # what a whole run's verdicts depend on
 NAME = r"montecarlo\.[\w.ǁ]+__mutmut_(?:\d+|\*)"
 ENTRY = re.compile(r"^- \[(?P<category>[\w-]+)\] (?P<text>.*?)(?: <!-- judged: (?P<stamp>[^>]*) -->)?$")
 
@@ -70,6 +80,15 @@ def results(root: Path = Path("mutants")) -> dict[str, int]:
     return out
 
 
+def pending(globs: list[str], root: Path = Path("mutants")) -> list[str]:
+    """Mutants generated (matching ``globs``) that have no verdict yet."""
+    left: list[str] = []
+    for meta in sorted(root.glob("**/*.py.meta")):
+        codes = json.loads(meta.read_text()).get("exit_code_by_key", {})
+        left += [name for name, code in codes.items() if code is None and matches(name, globs)]
+    return left
+
+
 def main(globs: list[str]) -> int:
     """Print the summary of the mutants run (matching ``globs``). After ``--sample``, only the
     sample counts, and the line above the last estimates the score of every mutant."""
@@ -81,6 +100,7 @@ def main(globs: list[str]) -> int:
     if not runs:
         print("no mutants were run (see mutmut's output above)")
         return 1
+    left = pending(globs) if drawn is None and WHOLE.exists() else []
     listed = equivalent()
     for area in AREAS:
         names = [name for name in runs if name.startswith(area + ".")]
@@ -96,7 +116,8 @@ def main(globs: list[str]) -> int:
         print(f"estimated over all {drawn['population']:,} mutants from a uniform sample of {len(runs)} "
               f"(seed {drawn['seed']}): {100 * killed / rest:.1f}% "
               f"(95% interval {100 * score.ci_low:.1f}% to {100 * score.ci_high:.1f}%)")
-    print(f"killed {killed} of {rest} mutants ({100 * killed / rest:.1f}%)")
+    unfinished = f"; {len(left):,} more not run yet (make mutation resumes the run)" if left else ""
+    print(f"killed {killed} of {rest} mutants ({100 * killed / rest:.1f}%){unfinished}")
     return 0
 
 
@@ -128,6 +149,41 @@ def generate(jobs: int) -> list[str]:
     for meta in sorted(Path("mutants").glob("**/*.py.meta")):
         names += json.loads(meta.read_text()).get("exit_code_by_key", {})
     return names
+
+
+def fingerprint(globs: list[str], root: Path = ROOT) -> str:
+    """A hash of what a whole run's verdicts depend on: the globs and every file under ``WATCHED``."""
+    digest = hashlib.sha256(json.dumps(sorted(globs)).encode())
+    for top in WATCHED:
+        base = root / top
+        files = [base] if base.is_file() else sorted(
+            p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        for path in files:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def whole(jobs: int, globs: list[str]) -> int:
+    """``--whole``: mutmut on every mutant matching ``globs``; an unfinished run of the same source
+    and globs is resumed (mutmut keeps each verdict as it comes), anything else in ``mutants/`` is
+    removed first (it is mutmut's working copy, written by these commands)."""
+    mark = fingerprint(globs)
+    earlier = json.loads(WHOLE.read_text()) if WHOLE.exists() and not SAMPLE.exists() else {}
+    mutmut = [os.fspath(Path(sys.executable).with_name("mutmut")), "run", "--max-children", str(jobs)]
+    if earlier.get("fingerprint") == mark:
+        left = pending(globs)
+        done = sum(1 for name in results() if matches(name, globs))
+        print(f"resuming the run started {earlier['started']}: {done:,} mutants done, {len(left):,} to go",
+              flush=True)
+        if not left:
+            return 0
+        # mutmut skips mutants with a verdict unless they are named; with globs, name only the rest
+        return subprocess.run(mutmut + (left if globs else []), check=False).returncode
+    shutil.rmtree("mutants", ignore_errors=True)
+    Path("mutants").mkdir()
+    started = datetime.now().isoformat(timespec="minutes")
+    WHOLE.write_text(json.dumps({"fingerprint": mark, "globs": globs, "started": started}))
+    return subprocess.run(mutmut + globs, check=False).returncode
 
 
 def sample(n: int, seed: int, jobs: int, globs: list[str]) -> int:
@@ -356,6 +412,8 @@ if __name__ == "__main__":
     globs = [a for a in args if not a.startswith("--")]
     if "--check" in args:
         sys.exit(check("--no-run" not in args, jobs, globs))
+    if "--whole" in args:
+        sys.exit(whole(jobs, globs))
     size = number("sample", None)
     if size is not None:
         sys.exit(sample(size, number("seed", 1), jobs, globs))

@@ -90,3 +90,82 @@ def test_a_wildcard_is_stale_only_when_every_mutant_it_matches_is_killed():
     runs = {"m.x_f__mutmut_1": 0, "m.x_f__mutmut_2": 1, "m.x_g__mutmut_1": 1, "m.x_h__mutmut_1": 0}
     listed = ["m.x_f__mutmut_*", "m.x_g__mutmut_*", "m.x_h__mutmut_1", "m.x_f__mutmut_2", "m.x_k__mutmut_3"]
     assert ms.stale_and_missing(listed, runs) == (["m.x_g__mutmut_*", "m.x_f__mutmut_2"], ["m.x_k__mutmut_3"])
+
+
+def test_the_fingerprint_of_a_whole_run_changes_with_any_watched_file_or_the_globs(tmp_path):
+    for top in ("montecarlo", "tests", "scenarios"):
+        (tmp_path / top / "sub").mkdir(parents=True)
+        (tmp_path / top / "sub" / "a.py").write_text("x = 1\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\n")
+    first = ms.fingerprint([], root=tmp_path)
+    assert ms.fingerprint([], root=tmp_path) == first
+    assert ms.fingerprint(["montecarlo.engine.*"], root=tmp_path) != first
+    (tmp_path / "montecarlo" / "sub" / "__pycache__").mkdir()
+    (tmp_path / "montecarlo" / "sub" / "__pycache__" / "a.pyc").write_bytes(b"\0")
+    assert ms.fingerprint([], root=tmp_path) == first  # compiled files do not count
+    for changed in ("montecarlo/sub/a.py", "tests/sub/a.py", "scenarios/sub/a.py", "pyproject.toml"):
+        before = (tmp_path / changed).read_text()
+        (tmp_path / changed).write_text(before + "# edited\n")
+        assert ms.fingerprint([], root=tmp_path) != first, changed
+        (tmp_path / changed).write_text(before)
+    (tmp_path / "tests" / "sub" / "b.py").write_text("")
+    assert ms.fingerprint([], root=tmp_path) != first  # a new test file
+
+
+STATS = "montecarlo.engine.stats.x_"
+
+
+def _meta(tmp_path, codes):
+    (tmp_path / "mutants" / "engine").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "mutants" / "engine" / "stats.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
+
+
+@pytest.mark.parametrize("globs", [[], ["montecarlo.engine.stats.x_f*"]])
+def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, monkeypatch, globs):
+    monkeypatch.chdir(tmp_path)
+    calls = []
+    monkeypatch.setattr(ms.subprocess, "run", lambda args, check: calls.append(args[4:]) or
+                        type("Done", (), {"returncode": 0})())
+    monkeypatch.setattr(ms, "fingerprint", lambda g: "source-1")
+    _meta(tmp_path, {"montecarlo.engine.stats.x_f__mutmut_1": 1})  # an earlier run of other source
+    (tmp_path / "mutants" / "other").mkdir()
+    assert ms.whole(2, globs) == 0
+    assert calls == [globs] and not (tmp_path / "mutants" / "other").exists()
+    assert json.loads(ms.WHOLE.read_text())["fingerprint"] == "source-1"
+    # interrupted after two verdicts: the same command runs only what is left
+    _meta(tmp_path, {f"{STATS}f__mutmut_1": 1, f"{STATS}f__mutmut_2": 0, f"{STATS}f__mutmut_3": None,
+                     f"{STATS}g__mutmut_1": None})
+    calls.clear()
+    assert ms.whole(2, globs) == 0
+    # without globs mutmut itself skips the mutants with a verdict; named, it would run them again
+    assert calls == [[] if not globs else ["montecarlo.engine.stats.x_f__mutmut_3"]]
+    assert (tmp_path / "mutants" / "engine" / "stats.py.meta").exists()
+    # the source changed: the run starts afresh
+    monkeypatch.setattr(ms, "fingerprint", lambda g: "source-2")
+    calls.clear()
+    assert ms.whole(2, globs) == 0
+    assert calls == [globs] and not (tmp_path / "mutants" / "engine").exists()
+
+
+def test_a_finished_whole_run_is_not_run_again(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(ms.subprocess, "run", lambda *a, **k: pytest.fail("mutmut started"))
+    monkeypatch.setattr(ms, "fingerprint", lambda g: "source-1")
+    _meta(tmp_path, {"montecarlo.engine.stats.x_f__mutmut_1": 1})
+    ms.WHOLE.write_text(json.dumps({"fingerprint": "source-1", "started": "2026-12-03T09:00"}))
+    assert ms.whole(2, ["montecarlo.engine.*"]) == 0
+    assert capsys.readouterr().out == "resuming the run started 2026-12-03T09:00: 1 mutants done, 0 to go\n"
+
+
+def test_the_summary_of_an_unfinished_whole_run_says_how_many_are_left(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _meta(tmp_path, {f"{STATS}f__mutmut_1": 1, f"{STATS}f__mutmut_2": 0, f"{STATS}f__mutmut_3": None,
+                     f"{STATS}f__mutmut_4": None})
+    monkeypatch.setattr(ms, "equivalent", lambda: set())
+    ms.WHOLE.write_text(json.dumps({"fingerprint": "source-1", "started": "2026-12-03T09:00"}))
+    assert ms.main([]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "killed 1 of 2 mutants (50.0%); 2 more not run yet (make mutation resumes the run)")
+    ms.WHOLE.unlink()  # a run by hand (mutmut run GLOB): the mutants not named are not "left"
+    assert ms.main([]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "killed 1 of 2 mutants (50.0%)"
