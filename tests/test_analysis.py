@@ -175,3 +175,9 @@ def test_run_is_one_point_of_a_grid_with_the_settings_given():
     result = settings.run(kernel, METRICS)
     grid = settings.run_grid([runner.Point((kernel,), METRICS)])[0]
     assert result.trials == 5_000 and result.seed == 4 and np.array_equal(result.totals, grid.totals)
+    # a list of arms (variants on common random numbers) is one point with every arm
+    other = functools.partial(coin, 0.6)
+    both = settings.run([kernel, other], METRICS)
+    pair = settings.run_grid([runner.Point((kernel, other), METRICS)])[0]
+    assert both.n_arms == 2 and np.array_equal(both.totals, pair.totals)
+    assert np.array_equal(both.totals[0], result.totals[0])

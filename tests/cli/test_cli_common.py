@@ -14,6 +14,7 @@ from montecarlo.cli.common import (
     flags_of,
     fmt_prob,
     in_flags,
+    named_flags,
     parse_int_list,
     parse_name_list,
 )
@@ -107,6 +108,26 @@ def test_the_run_options_a_command_is_handed_are_not_one_of_its_flags():
     flags = flags_of(command)
     assert flags == {"attacker_strength": "--attacker-strength"}
     assert in_flags("run out of cards (run)", flags) == "run out of cards (run)"
+
+
+def test_a_command_wrapped_by_named_flags_names_the_flags_of_its_setup_errors():
+    """What the ``advise`` commands rely on: a setup-field error leaves the command in the words of
+    its flags; other errors and results pass through untouched."""
+
+    def advise(enemy_health: int = 1, vehicle: str = ""):
+        if enemy_health < 1:
+            raise InputError(f"enemy_health must be at least 1, got {enemy_health} (vehicle {vehicle})")
+        if enemy_health > 9:
+            raise ValueError("enemy_health too high")
+        return enemy_health
+
+    wrapped = named_flags(advise)
+    assert wrapped.__name__ == "advise" and wrapped(enemy_health=3) == 3
+    with pytest.raises(InputError) as refused:
+        wrapped(enemy_health=0, vehicle="scout")
+    assert str(refused.value) == "--enemy-health must be at least 1, got 0 (vehicle scout)"
+    with pytest.raises(ValueError, match="^enemy_health too high$"):
+        wrapped(enemy_health=10)
 
 
 def test_a_scheduler_address_pasted_with_spaces_reaches_dask_without_them(monkeypatch):

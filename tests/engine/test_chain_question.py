@@ -159,9 +159,11 @@ def test_pickles_as_its_home_or_as_its_description():
     assert pickle.loads(pickle.dumps(HOME.simulate)).__self__ is HOME  # a worker's own copy
     q = walk()
     q.exact(1, (1, 3))
+    q.size(1, (1, 3))
     again = pickle.loads(pickle.dumps(q))
-    assert again is not q and not again._chains  # description only, caches empty
+    assert again is not q and not again._chains and not again._sizes  # description only, caches empty
     assert again.exact(1, (1, 3)) == q.exact(1, (1, 3))
+    assert again.size(1, (1, 3)) == q.size(1, (1, 3)) > 0
     a = again.simulate(1, (1, 3), 500, np.random.default_rng(4))
     b = q.simulate(1, (1, 3), 500, np.random.default_rng(4))
     assert all(np.array_equal(a[k], b[k]) for k in a)

@@ -3,6 +3,7 @@ bit for bit, whatever the workers; progress counts the whole grid."""
 
 import functools
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -108,6 +109,15 @@ def test_starting_workers_for_the_default_backend_starts_them_once_in_the_backgr
         assert first is not None and runner._starting is first
         runner.wait_for_workers()
     assert calls == [(2, ("montecarlo.games.dune1984.fights",))] * 2
+
+
+def test_a_worker_getting_ready_imports_each_module_and_skips_one_it_cannot_find(monkeypatch):
+    """What ``_start`` has each worker run (here in this process): the run's modules imported
+    ahead of its chunks; a module that cannot be imported is left for the run to report."""
+    monkeypatch.delitem(sys.modules, "colorsys", raising=False)
+    monkeypatch.delitem(sys.modules, "tests.engine.fake_kernels_missing", raising=False)
+    assert runner._ready(("tests.engine.fake_kernels_missing", "colorsys")) is None
+    assert "colorsys" in sys.modules and "tests.engine.fake_kernels_missing" not in sys.modules
 
 
 def _facts(p: float) -> tuple[float, int]:
