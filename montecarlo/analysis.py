@@ -436,8 +436,8 @@ def _maybe_float(x: Any) -> float | None:
 def duration(seconds: float) -> str:
     """A time as people say it, for estimates: '45 s', '12 min', '3.5 h', '2.1 days'.
 
-    >>> duration(45), duration(700), duration(12600), duration(181440)
-    ('45 s', '12 min', '3.5 h', '2.1 days')
+    >>> duration(45), duration(700), duration(12600), duration(8460), duration(181440)
+    ('45 s', '12 min', '3.5 h', '2.4 h', '2.1 days')
     """
     if seconds < 90:
         return f"{seconds:.0f} s"

@@ -120,6 +120,8 @@ def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
     assert [list(row) for row in one.differences] == [list(one.answers[0].metrics)]
     assert all(d.name == name for row in one.differences for name, d in row.items())  # each names its metric
     assert [a.metrics for a in one.answers] == [a.metrics for a in many.answers]
+    fight = compare_rules("dune1984", "fight", {"attacker": [4, 2], "defender": [5]}, arms, settings)
+    assert fight.question == "fight" and "attacker_survivors=2" in fight.answers[0].metrics  # the one asked
 
 
 @dataclasses.dataclass(frozen=True)

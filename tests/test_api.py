@@ -1,5 +1,6 @@
 """The Python API (``import montecarlo as mc``): numbers against exact solvers, frames, errors."""
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -234,3 +235,9 @@ def test_precision_adds_trials_until_every_interval_is_narrow_enough():
     widest = max((high - low) / 2 for name, (low, high) in duel.ci.items()
                  if duel.raw.metrics[name].kind != "mean")
     assert widest <= 0.01 and duel.facts["trials"] > 2_000
+    answer = duel.raw
+    assert answer.precision_reached() is True
+    at_it = dataclasses.replace(answer, precision=answer.widest_half_width())  # exactly as wide as asked
+    assert at_it.precision_reached() is True
+    assert dataclasses.replace(answer, precision=answer.widest_half_width() / 2).precision_reached() is False
+    assert dataclasses.replace(answer, precision=None).precision_reached() is None

@@ -159,6 +159,8 @@ def shorten(value: Any, limit: int = 60) -> str:
     ("'xxxxxxxxxxx", True)
     >>> shorten("x" * 58) == repr("x" * 58), shorten("x" * 59) == repr("x" * 59)  # 60 characters kept
     (True, False)
+    >>> shorten("abcdefghij" * 10)  # the first 40 characters, the count, the last 8
+    "'abcdefghijabcdefghijabcdefghijabcdefghi…(102 characters)…defghij'"
     """
     text = repr(value)
     if len(text) <= limit:

@@ -382,6 +382,9 @@ def _one_sided(
     ['attacker equipment = sword']
     >>> _one_sided(r, {"attacker_equipment": "none"}, ["attacker_equipment"], "attacker", "defender")
     []
+    >>> alike = N(scenario=N(setup={"defender_equipment": ["sword"]}))  # both sides have it: no side's own
+    >>> _one_sided(alike, {"attacker_equipment": "sword"}, ["attacker_equipment"], "attacker", "defender")
+    []
     >>> fixed = N(scenario=N(setup={"attacker_equipment": ["sword", "poison"]}))  # fixed, not swept
     >>> _one_sided(fixed, {}, [], "attacker", "defender")
     ['attacker equipment = sword+poison']

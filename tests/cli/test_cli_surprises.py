@@ -4,6 +4,7 @@ the cores warns and uses the cores, negative jobs are refused, --scheduler is ne
 from __future__ import annotations
 
 import io
+import re
 import json
 import os
 import subprocess
@@ -146,6 +147,42 @@ def test_a_message_during_the_bar_goes_through_it_and_a_precision_run_keeps_its_
     reporter.close()
     assert reporter.progress is None
     assert capsys.readouterr() == ("", "")
+
+
+def test_the_bar_shows_the_label_the_trials_done_of_the_total_and_is_erased_at_the_end():
+    stream = Terminal()
+    reporter = ProgressReporter("dune1984 duel", 1, precision=True, stream=stream)
+    reporter(0, 1_000_000)
+    reporter(400_000, 1_000_000)
+    from rich.console import Console
+
+    shown = Console(width=100, file=io.StringIO(), color_system=None)
+    shown.print(reporter.progress.get_renderable())
+    assert re.fullmatch(r"dune1984 duel ━+ +400,000/1,000,000 trials -:--:--\n", shown.file.getvalue())
+    reporter(1_500_000, 2_000_000)  # a precision run that adds trials: the bar's total follows
+    assert reporter.progress.tasks[0].total == 2_000_000
+    reporter.close()
+    assert stream.getvalue().endswith("\x1b[1A\x1b[2K")  # the bar's line erased: nothing left of it
+
+
+def test_a_run_already_done_at_its_first_report_draws_no_bar():
+    for precision in (False, True):
+        stream = Terminal()
+        reporter = ProgressReporter("x", 1, precision=precision, stream=stream)
+        reporter(100, 100)
+        assert reporter.progress is None and stream.getvalue() == ""
+
+
+def test_a_message_is_flushed_at_once_on_a_buffered_stream():
+    class Buffered(io.StringIO):
+        flushes = 0
+
+        def flush(self):
+            self.flushes += 1
+
+    stream = Buffered()
+    ProgressReporter("x", 1, precision=False, stream=stream)._say("estimated time: about 2 h")
+    assert stream.getvalue() == "estimated time: about 2 h\n" and stream.flushes >= 1
 
 
 def test_a_stream_without_isatty_or_closed_has_no_bar():

@@ -111,6 +111,26 @@ def test_starting_workers_for_the_default_backend_starts_them_once_in_the_backgr
     assert calls == [(2, ("montecarlo.games.dune1984.fights",))] * 2
 
 
+def test_starting_the_workers_has_each_of_them_get_ready_with_the_runs_modules(monkeypatch):
+    """The background start (``_start``): one pool of ``jobs`` workers, one task each, each task
+    importing the run's modules (here the pool is a stand-in that runs the tasks in turn)."""
+    import joblib
+
+    pools, ready = [], []
+
+    class Pool:
+        def __init__(self, n_jobs):
+            pools.append(n_jobs)
+
+        def __call__(self, tasks):
+            return [function(*args, **kwargs) for function, args, kwargs in tasks]
+
+    monkeypatch.setattr(joblib, "Parallel", Pool)
+    monkeypatch.setattr(runner, "_ready", ready.append)
+    runner._start(3, ("montecarlo.games.dune1984.fights",))
+    assert pools == [3] and ready == [("montecarlo.games.dune1984.fights",)] * 3
+
+
 def test_a_worker_getting_ready_imports_each_module_and_skips_one_it_cannot_find(monkeypatch):
     """What ``_start`` has each worker run (here in this process): the run's modules imported
     ahead of its chunks; a module that cannot be imported is left for the run to report."""

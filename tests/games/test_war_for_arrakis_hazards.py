@@ -26,6 +26,7 @@ from montecarlo.games.war_for_arrakis.hazards import (
     exact_hazards,
     exact_storm,
     exact_worm,
+    hazards_readings,
     parse_area,
     pool_note,
     reference_hazards,
@@ -36,7 +37,7 @@ from montecarlo.games.war_for_arrakis.hazards import (
     simulate_worm,
     storm_dice,
 )
-from montecarlo.games.war_for_arrakis.rules import Rules
+from montecarlo.games.war_for_arrakis.rules import READINGS, Rules
 
 RULES = Rules()
 Z = 4.5
@@ -594,3 +595,24 @@ def test_wormsigns_resolve_by_type_by_hand():
         kernel = np.asarray(simulate_hazards(rules, setup, 40_000, rng)["legions_destroyed"], float)
         for sample in (ref.astype(float), kernel):
             assert _z(sample, float(want), sample.size) <= Z
+
+
+@pytest.mark.parametrize(
+    ("areas", "wild_maker", "said"),
+    [
+        (("desert: 2 regular, settlement",), False, ["storms"]),
+        (("desert: 2 regular, settlement",), True, ["storms", "wormsigns"]),
+        (("desert: 2 regular", "deep desert: 1 regular, settlement"), False, ["storms"]),  # any area
+        (("mountain: 2 regular, settlement",), True, ["wormsigns"]),  # no storm on mountains
+        (("desert: settlement, harvester",), False, []),  # no legion in the settlement to spare
+        (("desert: 2 regular",), False, []),  # no settlement
+    ],
+)
+def test_hazards_name_the_storm_reading_only_where_a_settlement_shelters_a_legion(areas, wild_maker, said):
+    """The storm reading is printed where it changes the answer: a legion in a settlement off the
+    mountains; the wormsign reading with the Wild Maker."""
+    setup = HazardsSetup(areas, wild_maker=wild_maker)
+    for rules in (Rules(), Rules(storms_strike_settlements=True)):
+        want = [READINGS["storms"][rules.storms_strike_settlements]] * ("storms" in said)
+        want += [READINGS["wormsigns"][rules.wormsign_order]] * ("wormsigns" in said)
+        assert hazards_readings(rules, setup) == want

@@ -6,7 +6,7 @@ import re
 import polars as pl
 import pytest
 
-from montecarlo.reporting.findings import findings, headline
+from montecarlo.reporting.findings import _asymmetry, _per_row, findings, headline
 from montecarlo.reporting.tables import all_tables
 from montecarlo.scenarios import parse_scenario, run_scenario
 from tests.test_scenarios import GAME
@@ -541,3 +541,86 @@ def test_a_variant_identical_in_every_trial_but_not_exactly_says_so():
         "identical in all 2 setups (though the exact values differ in 2 rows: "
         "a change too rare for these trials)."
     ), moved
+
+
+@pytest.mark.parametrize(
+    ("rules", "equal", "largest"),
+    [
+        # the same gap for every pair: the first pair, in the grid's order, is named
+        ({"edge": -0.1}, "0.400 (favouring the defender side)",
+         "1 against defender 2: 0.800 / defender / 20.0"),
+        # even at 1, then above
+        ({"edge": -0.05, "grow": 0.05}, "0.500–0.600 (favouring the attacker side)",
+         "2 against defender 3: 1.150 / attacker / 15.0"),
+        # below, even at 1
+        ({"edge": 0.05, "grow": -0.05}, "0.400–0.500 (favouring the defender side)",
+         "2 against defender 3: 0.850 / defender / 15.0"),
+        # below at 1, even at 2, above at 3
+        ({"edge": -0.1, "grow": 0.05}, "0.450–0.550 (either side)",
+         "1 against defender 2: 0.950 / defender / 5.0"),
+    ],
+)
+def test_at_equal_sides_the_verdict_names_the_side_every_equal_setup_leans_to(rules, equal, largest):
+    grid = {"attacker": [1, 2, 3], "defender": [1, 2, 3]}
+    spec = {"game": duel_game(), "seed": 1, "trials": 2000, "grid": grid}
+    result = run_scenario(parse_scenario({**spec, "rules": rules}), jobs=1)
+    text = findings(result, all_tables(result))
+    pair, facts = largest.split(": ")
+    total, side, points = facts.split(" / ")
+    assert (
+        f"At equal attacker and defender, the chance that the attacker wins is {equal}; the largest "
+        f"asymmetry is attacker {pair}: with the sides swapped the two chances sum to {total} instead of "
+        f"1, the {side} side favoured by {points} points."
+    ) in text
+
+
+def test_the_swap_asymmetry_of_estimates_counts_their_noise_at_4_5_standard_errors():
+    """Without exact values a swapped pair's gap is named when it passes 4.5 standard errors of the
+    pair's sum, and a certain outcome (an estimate of 1, standard error 0) has no noise at all."""
+    grid = {"attacker": [1, 2], "defender": [1, 2]}
+    spec = {"game": duel_game(exact=False), "seed": 5, "trials": 2000, "grid": grid, "rules": {"edge": 0.04}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    tables = all_tables(result)
+    value = {(r["attacker"], r["defender"]): r for r in tables["results"].iter_rows(named=True)}
+    size = value[1, 2]["estimate"] + value[2, 1]["estimate"] - 1
+    assert 4.5 < size / math.hypot(value[1, 2]["se"], value[2, 1]["se"]) <= 5.5  # seed 5 puts it there
+    assert "the largest asymmetry is attacker 1 against defender 2" in " ".join(findings(result, tables))
+    certain = run_scenario(parse_scenario({**spec, "rules": {"edge": 1.0}}), jobs=1)
+    assert (
+        "the largest asymmetry is attacker 1 against defender 2: with the sides swapped the two chances sum "
+        "to 2.000 instead of 1, the attacker side favoured by 100.0 points"
+    ) in " ".join(findings(certain, all_tables(certain)))
+
+
+def test_the_swap_findings_go_by_the_other_fields_in_grid_order_three_at_most():
+    game = duel_game()
+    grid = {"attacker": [1, 2], "defender": [1, 2], "attacker_bonus": [0.0, 0.1, 0.2, 0.3]}
+    result = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
+    said = [s.split(":")[0] for s in findings(result, all_tables(result)) if ": at equal attacker" in s]
+    assert said == ["With attacker bonus = 0.0", "With attacker bonus = 0.1", "With attacker bonus = 0.2"]
+    # one setup a group: the label and the one-sided field are read from its only row
+    grid = {"attacker": [2], "defender": [2], "attacker_bonus": [0.0, 0.1]}
+    result = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
+    assert [s for s in findings(result, all_tables(result)) if "at equal" in s] == [
+        "With attacker bonus = 0.0: at equal attacker and defender, the chance that the attacker wins is "
+        "0.500 (even).",
+        "With attacker bonus = 0.1: at equal attacker and defender, the chance that the attacker wins is "
+        "0.600 (attacker bonus = 0.1 is one side's only: this is its effect, not a seat advantage).",
+    ]
+    # without two fields of the same values there is no pair of sides to swap
+    table = all_tables(result)["results"]
+    assert _asymmetry(result, "attacker_win", table, None, "defender") == []
+    assert _asymmetry(result, "attacker_win", table, "attacker", None) == []
+
+
+def test_values_above_half_are_listed_in_the_grids_order_not_sorted():
+    """A grid written ``attacker = [3, 1, 2]`` is described in that order (polars' unique would
+    sort the values without ``maintain_order``)."""
+    order = [(d, a) for d in (2, 1) for a in (3, 1, 2)]
+    group = pl.DataFrame({"defender": [d for d, _ in order], "attacker": [a for _, a in order]})
+    above = {(2, 3), (1, 3), (1, 2)}
+    said = _per_row("the chance that the attacker wins", group, "defender", "attacker", "", above)
+    assert said == (
+        "The chance that the attacker wins is above 50% at these values of attacker: "
+        "defender 2: 3; defender 1: 3, 2"
+    )
