@@ -152,6 +152,42 @@ def test_a_checkpoint_whose_run_facts_were_edited_is_refused_in_one_line(tmp_pat
     assert "\n" not in text and text.startswith(f"checkpoint c.json: {problem}"), text
 
 
+def test_a_fact_this_run_has_is_named_before_one_only_the_file_has(tmp_path):
+    """The file has an extra fact that sorts first ("aaa") and another seed: the line names the
+    seed, a fact of this run, before the stray one."""
+    path = tmp_path / "c.json"
+    run(path)
+    data = json.loads(path.read_text())
+    data["run"] = {**data["run"], "aaa": 1, "seed": 8}
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError) as err:
+        run(path)
+    assert str(err.value) == (
+        "checkpoint c.json: written by another run (seed 8 there, 7 here); give another file"
+    )
+
+
+def test_a_folder_an_unknown_format_and_an_unwritable_place_are_refused_in_words(tmp_path, monkeypatch):
+    with pytest.raises(InputError) as err:
+        run(tmp_path)
+    assert str(err.value) == f"checkpoint {tmp_path.name}: is a folder; give a file name"
+    path = tmp_path / "c.json"
+    run(path)
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "format_version": 99}))
+    with pytest.raises(InputError) as err:
+        run(path)
+    assert str(err.value) == "checkpoint c.json: written in checkpoint format 99, not 1"
+
+    def refused(**kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(checkpoints.tempfile, "mkstemp", refused)
+    with pytest.raises(InputError) as err:
+        run(tmp_path / "new.json")
+    assert str(err.value) == "checkpoint new.json: cannot be written (Permission denied)"
+
+
 def test_a_difference_is_quoted_up_to_60_characters_of_values_and_named_beyond():
     # json.dumps of a text of n letters is n + 2 characters: 30 + 30 quoted, 30 + 31 only named
     quoted = f'game "{"a" * 28}" there, "{"b" * 28}" here'
@@ -254,4 +290,6 @@ def test_a_checkpoint_is_written_beside_itself_then_renamed(tmp_path, monkeypatc
     path = tmp_path / "beside.json"
     run(path)
     assert renamed and all(s.parent == t.parent == tmp_path and t == path for s, t in renamed)
+    # hidden, named after the checkpoint, and marked temporary: a user's listing shows whose it is
+    assert all(s.name.startswith(".beside.json.") and s.name.endswith(".tmp") for s, _ in renamed)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["beside.json"]  # no temporary file left
