@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from montecarlo import registry
 from montecarlo.cli import app, game_cli_modules
 from montecarlo.cli.common import run_command, emit, RunOptions
-from montecarlo.analysis import DEFAULT_TRIALS, ask
+from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, ask
 from montecarlo.games.dune1984.fights import DuelSetup, exact
 from montecarlo.games.dune1984.rules import CHARACTERS, Rules, character
 from tests.cli.helpers import assert_json_agrees, assert_rows_agree
@@ -229,6 +229,37 @@ def test_a_command_may_set_its_own_default_number_of_trials():
         for name, command in (("own", run_command(trials=1_234)(count)), ("shared", run_command(count)))
     }
     assert defaults == {"own": 1_234, "shared": DEFAULT_TRIALS}
+
+
+def test_the_shared_options_of_a_command_built_now_show_their_placeholders_help_and_defaults():
+    """What ``--help`` shows of the options every command shares, for a command built in the test
+    (the shipped ones are built at import), and their defaults."""
+
+    def count(run: RunOptions) -> None:
+        """Count."""
+
+    command = run_command(trials=1_234)(count)
+    defaults = {name: p.default for name, p in inspect.signature(command).parameters.items()}
+    assert defaults == {
+        "trials": 1_234, "seed": DEFAULT_SEED, "jobs": None, "precision": None, "max_trials": None,
+        "variant": None, "json": False, "quiet": False, "backend": None, "scheduler": None,
+        "checkpoint": None,
+    }
+    app = typer.Typer()
+    app.command("count")(command)
+    app.command("other")(lambda: None)
+    shown = CliRunner().invoke(app, ["count", "--help"], env={"COLUMNS": "200", "NO_COLOR": "1"}).stdout
+    rows = [" ".join(line.strip("│ ").split()) for line in shown.splitlines()]
+    for row in (
+        "--jobs -j N Worker processes, at most the cores",
+        "--precision H Add trials until every probability's 95% half-width is at most H",
+        "--max-trials N Cap on trials with --precision",
+        "--backend NAME joblib backend",
+        "--scheduler ADDRESS Dask scheduler address",
+        "--checkpoint FILE Save finished chunks to FILE",
+        "--variant -v NAME Named house rule to apply (repeatable); `montecarlo games` lists them.",
+    ):
+        assert any(line.startswith(row) for line in rows), (row, shown)
 
 
 # --- characters -------------------------------------------------------------------------------
