@@ -249,6 +249,8 @@ CASES = [
      "expected a non-empty string, got 3"),
     (bad('title = "Risk: one battle fought to the end"', 'state = 3\ntitle = "Risk: one battle"'), "state",
      "expected a table, got 3"),
+    (bad('title = "Risk: one battle fought to the end"', 'rules = 3\ntitle = "Risk: one battle"').replace(
+        RISK[RISK.index("[rules]\n") : RISK.index("[variants.")], ""), "rules", "expected a table, got 3"),
     (bad('description = "armies defending the territory"', "description = 3"), "setup.defenders.description",
      "expected a non-empty string, got 3"),
     (RISK[: RISK.index("[round]\n")] + RISK[RISK.index("[metrics.") :], "round",

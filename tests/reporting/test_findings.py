@@ -6,7 +6,7 @@ import re
 import polars as pl
 import pytest
 
-from montecarlo.reporting.findings import _asymmetry, _per_row, findings, headline
+from montecarlo.reporting.findings import _asymmetry, _per_row, _seat_gap, findings, headline
 from montecarlo.reporting.tables import all_tables
 from montecarlo.scenarios import parse_scenario, run_scenario
 from tests.test_scenarios import GAME
@@ -624,3 +624,18 @@ def test_values_above_half_are_listed_in_the_grids_order_not_sorted():
         "The chance that the attacker wins is above 50% at these values of attacker: "
         "defender 2: 3; defender 1: 3, 2"
     )
+
+
+def test_the_largest_seat_gap_is_looked_for_past_a_setup_with_one_seat_estimated():
+    """At size 1 only the first seat has an estimate (the second's is null): that setup has no gap,
+    and the setups after it are still looked at."""
+    rows = pl.DataFrame({
+        "size": [1, 1, 2, 2],
+        "metric": ["seat1_wins", "seat2_wins", "seat1_wins", "seat2_wins"],
+        "estimate": [0.9, None, 0.7, 0.3],
+        "se": [0.01, None, 0.01, 0.01],
+    })
+    gap, higher, lower, noise = _seat_gap(rows, ["seat1_wins", "seat2_wins"], ["size"])
+    assert gap == pytest.approx(0.4) and higher["size"] == lower["size"] == 2
+    assert (higher["metric"], lower["metric"]) == ("seat1_wins", "seat2_wins")
+    assert noise == pytest.approx(4.5 * math.hypot(0.01, 0.01))

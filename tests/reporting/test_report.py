@@ -891,3 +891,27 @@ def test_a_difference_matrix_shows_identical_cells_as_identical_beside_their_exa
     text = (folder / "report.md").read_text()
     assert "| sword_d7 | 6 | identical | identical |" in text
     assert "| sword_d7 | 6 | -1.1e-6 | -5.3e-5 |" in text
+
+
+def test_the_significant_differences_show_largest_first_with_their_exact_values_where_known():
+    from types import SimpleNamespace
+
+    from montecarlo.games.base import Metric
+    from montecarlo.reporting.report import _significant_display
+
+    question = SimpleNamespace(metric=lambda name: Metric(name, "probability", "the attacker wins"))
+    comp = pl.DataFrame({
+        "size": [1, 2, 3], "variant": ["v"] * 3, "metric": ["attacker_win"] * 3,
+        "significant": [True, True, None], "difference": [0.05, -0.2, 0.3],
+        "baseline_estimate": [0.5, 0.6, 0.1], "variant_estimate": [0.55, 0.4, 0.4],
+        "ci_low": [0.04, -0.21, 0.2], "ci_high": [0.06, -0.19, 0.4],
+        "exact_difference": [0.0512, None, 0.3], "p_holm": [1e-5, 1e-20, 0.5],
+    })
+    shown = _significant_display(comp, ["size"], SimpleNamespace(question=question)).to_dicts()
+    label = "the attacker wins (attacker_win)"
+    assert shown == [
+        {"size": 2, "variant": "v", "metric": label, "baseline → variant": "0.6000 → 0.4000",
+         "difference [95% CI]": "-0.2000\n[-0.2100, -0.1900]", "exact": "—", "Holm p": "<1e-12"},
+        {"size": 1, "variant": "v", "metric": label, "baseline → variant": "0.5000 → 0.5500",
+         "difference [95% CI]": "+0.0500\n[+0.0400, +0.0600]", "exact": "+0.0512", "Holm p": "1e-05"},
+    ]
