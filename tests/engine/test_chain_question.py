@@ -94,8 +94,10 @@ def test_too_large_chain_falls_back_to_the_direct_kernel_and_says_why():
     assert q.exact(1, (2, 4)) is not None  # 5 states: at the limit
     assert q.exact(1, (2, 5)) is None
     note = q.why_no_exact(1, (2, 5))
-    assert note.startswith("exact value unavailable because the chain has more than 5 states")
-    assert "simulated" in note
+    assert note == (
+        "exact value unavailable because the chain has more than 5 states; "
+        "the trials are simulated without it"
+    )
     q.simulate(1, (2, 5), 10, np.random.default_rng(1))
     q.simulate(1, (2, 4), 10, np.random.default_rng(1))
     assert DIRECT_CALLS == [(2, 5)]
@@ -117,11 +119,13 @@ def test_size_bound_decides_without_walking():
     assert q.exact(1, (1, 4)) is not None
     note = q.why_no_exact(1, (1, 5))
     assert "would have up to 50 states, too large for the exact solver (at most 40)" in note
+    assert q.why_no_exact(1, (1, 4)) is None  # a bound of exactly the limit is solved
 
 
 def test_without_a_direct_kernel_too_large_is_no_exact_value_and_an_error_to_simulate():
     q = walk(max_states=5)
     assert q.exact(1, (2, 9)) is None
+    assert q.why_no_exact(1, (2, 9)) == "exact value unavailable because the chain has more than 5 states"
     with pytest.raises(ChainTooLarge):
         q.simulate(1, (2, 9), 10, np.random.default_rng(1))
 

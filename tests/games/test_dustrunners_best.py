@@ -578,3 +578,15 @@ def test_the_rules_may_impose_the_ammo_policy_for_paired_comparisons():
         GAME.question("campaign").simulate(Rules(ammo_policy="best"), campaign, 10, np.random.default_rng(0))
     with pytest.raises(InputError, match=named):
         reference_campaign(Rules(ammo_policy="best"), campaign, np.random.default_rng(0))
+
+
+def test_advise_plays_best_for_a_win_whatever_the_setup_says_and_checks_the_enemy_health():
+    """Advice is best play's: a setup with a fixed ammo policy and no objective is advised as
+    best play for a win; the enemy's health is a whole number 1..99."""
+    values = {"deck": "illustrative-12", "enemy": "war rig", "vehicle": "interceptor"}
+    best = advise(Rules(), parse_combat({**values, "policy": "best", "objective": "win"}), enemy_health=1)
+    fixed = advise(Rules(), parse_combat({**values, "policy": "fixed:1"}), enemy_health=1)
+    assert fixed == best and best.objective == "win" and best.options[0][1] > 0.9
+    for health in (0, 100):
+        with pytest.raises(InputError, match=f"^enemy_health must be .*got {health}"):
+            advise(Rules(), parse_combat(values), enemy_health=health)

@@ -1023,8 +1023,13 @@ def test_landsraad_ban_by_hand():
 
 def test_bans_need_to_know_the_harkonnen_side():
     rules = GAME.rules(["choam_ban"])
-    with pytest.raises(InputError, match="the CHOAM Ban acts on .* harkonnen = 'attacker' or 'defender'"):
+    with pytest.raises(InputError) as refused:
         exact_battle(rules, BattleSetup("6 regular", "2 regular"))
+    assert str(refused.value) == (
+        "the CHOAM Ban acts on the Harkonnen legion, and neither legion says which it is: set harkonnen = "
+        "'attacker' or 'defender' (--harkonnen), or give a Harkonnen figure (sardaukar, bashar, a Harkonnen "
+        "leader)"
+    )
     # a Ban that changes nothing in the setup needs nothing
     assert exact_battle(rules, BattleSetup("5 regular", "2 regular")) == exact_battle(
         RULES, BattleSetup("5 regular", "2 regular")

@@ -616,3 +616,20 @@ def test_hazards_name_the_storm_reading_only_where_a_settlement_shelters_a_legio
         want = [READINGS["storms"][rules.storms_strike_settlements]] * ("storms" in said)
         want += [READINGS["wormsigns"][rules.wormsign_order]] * ("wormsigns" in said)
         assert hazards_readings(rules, setup) == want
+
+
+def test_the_wild_maker_is_the_first_worm_that_finds_a_legion_in_resolution_order():
+    """Tokens drawn per trial (one column per area with a token): a Burrowing token is a worm only
+    in the deep desert; by type every Sandworm resolves before any Burrowing token, by area in
+    area order; -1 where no worm finds a legion."""
+    from montecarlo.games.war_for_arrakis.hazards import BURROW, SAND, WORM, _wild_maker_area
+
+    mixed = HazardsSetup(("desert: 1 regular", "deep desert: 1 regular"), wild_maker=True)
+    drawn = np.array([[SAND, SAND], [BURROW, SAND], [SAND, BURROW], [BURROW, WORM], [WORM, BURROW]])
+    for rules in (Rules(), Rules(wormsign_order="area")):
+        assert _wild_maker_area(rules, mixed, drawn, 5).tolist() == [-1, -1, 1, 1, 0]
+    deep = HazardsSetup(("deep desert: 1 regular", "deep desert: 1 regular"), wild_maker=True)
+    drawn = np.array([[BURROW, WORM]])
+    assert _wild_maker_area(Rules(), deep, drawn, 1).tolist() == [1]  # the Sandworm first
+    assert _wild_maker_area(Rules(wormsign_order="area"), deep, drawn, 1).tolist() == [0]
+    assert _wild_maker_area(Rules(), HazardsSetup(mixed.areas), drawn, 1).tolist() == [-1]  # no Wild Maker
