@@ -586,3 +586,11 @@ def test_a_large_cycle_satisfies_the_optimality_equations():
         for name in gamble(s).names:
             q_value = sum(q * (objective.reward(tags) + value[nxt]) for q, nxt, tags in gamble(s).steps(name))
             assert q_value <= value[s] + 1e-12
+
+
+def test_asking_a_choice_for_an_option_it_lacks_names_the_ones_it_has():
+    choice = Choice({"retreat": [(1.0, 0, ())], "continue": [(0.5, 1, ()), (0.5, 2, ())]})
+    assert choice.steps("retreat") == ((1.0, 0, ()),)
+    with pytest.raises(MonteCarloError) as missing:
+        choice.steps("surrender")
+    assert str(missing.value) == "no option 'surrender'; the options are retreat, continue"

@@ -621,7 +621,11 @@ class Pick(NamedTuple):
 
 
 def value_text(hits: int, shields: int) -> str:
-    """What a leader's Special becomes, as on its card: ``"2H+1S"``, ``"3S"``, ``"nothing"``."""
+    """What a leader's Special becomes, as on its card: ``"2H+1S"``, ``"3S"``, ``"nothing"``.
+
+    >>> value_text(2, 1), value_text(0, 3), value_text(1, 0), value_text(0, 0)
+    ('2H+1S', '3S', '1H', 'nothing')
+    """
     parts = (f"{hits}H" if hits else "", f"{shields}S" if shields else "")
     return "+".join(p for p in parts if p) or "nothing"
 
