@@ -66,7 +66,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LISTED = Path(__file__).with_name("MUTANTS.md")
 SAMPLE = Path("mutants") / "sample.json"  # written by --sample: the names drawn, out of how many
 WHOLE = Path("mutants") / "whole.json"  # written by --whole: what the run is of, to resume it
-WATCHED = ("montecarlo", "tests", "scenarios", "pyproject.toml")  # what a whole run's verdicts depend on
+# what a whole run's verdicts depend on (not the list of equivalents: judging survivors mid-run keeps it)
+WATCHED = ("montecarlo", "tests", "scenarios", "pyproject.toml")
 NAME = r"montecarlo\.[\w.ǁ]+__mutmut_(?:\d+|\*)"
 ENTRY = re.compile(r"^- \[(?P<category>[\w-]+)\] (?P<text>.*?)(?: <!-- judged: (?P<stamp>[^>]*) -->)?$")
 
@@ -157,7 +158,7 @@ def fingerprint(globs: list[str], root: Path = ROOT) -> str:
     for top in WATCHED:
         base = root / top
         files = [base] if base.is_file() else sorted(
-            p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+            p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p != LISTED)
         for path in files:
             digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
@@ -179,6 +180,9 @@ def whole(jobs: int, globs: list[str]) -> int:
             return 0
         # mutmut skips mutants with a verdict unless they are named; with globs, name only the rest
         return subprocess.run(mutmut + (left if globs else []), check=False).returncode
+    if earlier:
+        print(f"the source or MUTATE changed since the run started {earlier.get('started')}: starting afresh",
+              flush=True)
     shutil.rmtree("mutants", ignore_errors=True)
     Path("mutants").mkdir()
     started = datetime.now().isoformat(timespec="minutes")

@@ -92,7 +92,7 @@ def test_a_wildcard_is_stale_only_when_every_mutant_it_matches_is_killed():
     assert ms.stale_and_missing(listed, runs) == (["m.x_g__mutmut_*", "m.x_f__mutmut_2"], ["m.x_k__mutmut_3"])
 
 
-def test_the_fingerprint_of_a_whole_run_changes_with_any_watched_file_or_the_globs(tmp_path):
+def test_the_fingerprint_of_a_whole_run_changes_with_any_watched_file_or_the_globs(tmp_path, monkeypatch):
     for top in ("montecarlo", "tests", "scenarios"):
         (tmp_path / top / "sub").mkdir(parents=True)
         (tmp_path / top / "sub" / "a.py").write_text("x = 1\n")
@@ -110,6 +110,10 @@ def test_the_fingerprint_of_a_whole_run_changes_with_any_watched_file_or_the_glo
         (tmp_path / changed).write_text(before)
     (tmp_path / "tests" / "sub" / "b.py").write_text("")
     assert ms.fingerprint([], root=tmp_path) != first  # a new test file
+    again = ms.fingerprint([], root=tmp_path)
+    monkeypatch.setattr(ms, "LISTED", tmp_path / "tests" / "MUTANTS.md")
+    ms.LISTED.write_text("- [cache] `x`: judged while the run goes on")
+    assert ms.fingerprint([], root=tmp_path) == again  # the list of equivalents is not a verdict's input
 
 
 STATS = "montecarlo.engine.stats.x_"
@@ -121,7 +125,7 @@ def _meta(tmp_path, codes):
 
 
 @pytest.mark.parametrize("globs", [[], ["montecarlo.engine.stats.x_f*"]])
-def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, monkeypatch, globs):
+def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, monkeypatch, capsys, globs):
     monkeypatch.chdir(tmp_path)
     calls = []
     monkeypatch.setattr(ms.subprocess, "run", lambda args, check: calls.append(args[4:]) or
@@ -140,10 +144,12 @@ def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, 
     # without globs mutmut itself skips the mutants with a verdict; named, it would run them again
     assert calls == [[] if not globs else ["montecarlo.engine.stats.x_f__mutmut_3"]]
     assert (tmp_path / "mutants" / "engine" / "stats.py.meta").exists()
-    # the source changed: the run starts afresh
+    # the source changed: the run starts afresh, and says why
     monkeypatch.setattr(ms, "fingerprint", lambda g: "source-2")
     calls.clear()
+    capsys.readouterr()
     assert ms.whole(2, globs) == 0
+    assert "changed since the run started" in capsys.readouterr().out
     assert calls == [globs] and not (tmp_path / "mutants" / "engine").exists()
 
 
