@@ -72,22 +72,23 @@ NAME = r"montecarlo\.[\w.ǁ]+__mutmut_(?:\d+|\*)"
 ENTRY = re.compile(r"^- \[(?P<category>[\w-]+)\] (?P<text>.*?)(?: <!-- judged: (?P<stamp>[^>]*) -->)?$")
 
 
+def verdicts(root: Path = Path("mutants")) -> dict[str, int | None]:
+    """Exit code of every mutant generated, None for one not run yet, by mutant name (from the
+    ``mutants/**/*.meta`` files mutmut keeps)."""
+    out: dict[str, int | None] = {}
+    for meta in sorted(root.glob("**/*.py.meta")):
+        out.update(json.loads(meta.read_text()).get("exit_code_by_key", {}))
+    return out
+
+
 def results(root: Path = Path("mutants")) -> dict[str, int]:
     """Exit code of every mutant that was run, by mutant name."""
-    out: dict[str, int] = {}
-    for meta in sorted(root.glob("**/*.py.meta")):
-        codes = json.loads(meta.read_text()).get("exit_code_by_key", {})
-        out.update({name: code for name, code in codes.items() if code is not None})
-    return out
+    return {name: code for name, code in verdicts(root).items() if code is not None}
 
 
 def pending(globs: list[str], root: Path = Path("mutants")) -> list[str]:
     """Mutants generated (matching ``globs``) that have no verdict yet."""
-    left: list[str] = []
-    for meta in sorted(root.glob("**/*.py.meta")):
-        codes = json.loads(meta.read_text()).get("exit_code_by_key", {})
-        left += [name for name, code in codes.items() if code is None and matches(name, globs)]
-    return left
+    return [name for name, code in verdicts(root).items() if code is None and matches(name, globs)]
 
 
 def main(globs: list[str]) -> int:
@@ -146,10 +147,7 @@ def generate(jobs: int) -> list[str]:
                  mm.store_lines_covered_by_tests):
         step()
     mm.create_mutants(jobs)
-    names: list[str] = []
-    for meta in sorted(Path("mutants").glob("**/*.py.meta")):
-        names += json.loads(meta.read_text()).get("exit_code_by_key", {})
-    return names
+    return list(verdicts())
 
 
 def fingerprint(globs: list[str], root: Path = ROOT) -> str:
@@ -170,16 +168,15 @@ def whole(jobs: int, globs: list[str]) -> int:
     removed first (it is mutmut's working copy, written by these commands)."""
     mark = fingerprint(globs)
     earlier = json.loads(WHOLE.read_text()) if WHOLE.exists() and not SAMPLE.exists() else {}
-    mutmut = [os.fspath(Path(sys.executable).with_name("mutmut")), "run", "--max-children", str(jobs)]
     if earlier.get("fingerprint") == mark:
-        left = pending(globs)
-        done = sum(1 for name in results() if matches(name, globs))
-        print(f"resuming the run started {earlier['started']}: {done:,} mutants done, {len(left):,} to go",
-              flush=True)
+        codes = {name: code for name, code in verdicts().items() if matches(name, globs)}
+        left = [name for name, code in codes.items() if code is None]
+        print(f"resuming the run started {earlier['started']}: {len(codes) - len(left):,} mutants done, "
+              f"{len(left):,} to go", flush=True)
         if not left:
             return 0
         # mutmut skips mutants with a verdict unless they are named; with globs, name only the rest
-        return subprocess.run(mutmut + (left if globs else []), check=False).returncode
+        return run_mutmut(jobs, left if globs else [])
     if earlier:
         print(f"the source or MUTATE changed since the run started {earlier.get('started')}: starting afresh",
               flush=True)
@@ -187,7 +184,15 @@ def whole(jobs: int, globs: list[str]) -> int:
     Path("mutants").mkdir()
     started = datetime.now().isoformat(timespec="minutes")
     WHOLE.write_text(json.dumps({"fingerprint": mark, "globs": globs, "started": started}))
-    return subprocess.run(mutmut + globs, check=False).returncode
+    return run_mutmut(jobs, globs)
+
+
+def run_mutmut(jobs: int, names: list[str]) -> int:
+    """``mutmut run`` with ``jobs`` children on ``names`` (globs or mutant names; every mutant
+    without a verdict when there are none), from this environment; its exit code."""
+    mutmut = Path(sys.executable).with_name("mutmut")
+    command = [os.fspath(mutmut), "run", "--max-children", str(jobs), *names]
+    return subprocess.run(command, check=False).returncode
 
 
 def sample(n: int, seed: int, jobs: int, globs: list[str]) -> int:
@@ -200,9 +205,7 @@ def sample(n: int, seed: int, jobs: int, globs: list[str]) -> int:
     chosen = pick(every, n, seed)
     SAMPLE.write_text(json.dumps({"population": len(every), "seed": seed, "names": chosen}, indent=1))
     print(f"{len(chosen)} of {len(every):,} mutants picked at random (seed {seed})", flush=True)
-    mutmut = Path(sys.executable).with_name("mutmut")
-    run = subprocess.run([os.fspath(mutmut), "run", "--max-children", str(jobs), *chosen], check=False)
-    return run.returncode
+    return run_mutmut(jobs, chosen)
 
 
 def _counts(names: list[str], runs: dict[str, int], listed: set[str]) -> tuple[int, int]:
@@ -361,8 +364,7 @@ def check(run: bool, jobs: int, globs: list[str]) -> int:
     stale: list[str] = []
     missing: list[str] = []
     if run:
-        mutmut = Path(sys.executable).with_name("mutmut")
-        subprocess.run([os.fspath(mutmut), "run", "--max-children", str(jobs), *listed], check=False)
+        run_mutmut(jobs, listed)
         stale, missing = stale_and_missing(listed, results())
     for line in problems:
         print(line)
