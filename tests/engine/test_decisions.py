@@ -15,6 +15,8 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -355,6 +357,103 @@ def test_a_tied_cycle_entered_from_a_state_that_leaves_is_not_chosen(monkeypatch
     assert evaluate(table, "a", Objective(lambda s: 1.0), solution.policy) == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("dense_limit", [decisions._DENSE_LIMIT, 0], ids=["dense", "sparse"])
+def test_trapped_states_are_found_while_others_step_into_the_way_out(monkeypatch, dense_limit):
+    """The cycle of the test above, and "d", whose first option "go" steps into "c" (which can end),
+    where "c" may also lead: with "go" at "a" and "b" they still only lead to each other, and the
+    solver makes them lead out, although another state ("d") steps into one that leaves."""
+    monkeypatch.setattr(decisions, "_DENSE_LIMIT", dense_limit)
+
+    def table(s):
+        if s == "a":
+            return Choice({"go": [(1.0, "b", ())], "stop": [(1.0, "end", ())]})
+        if s == "b":
+            return Choice({"go": [(1.0, "a", ())], "back": [(1.0, "c", ())], "stop": [(1.0, "end", ())]})
+        if s == "d":
+            return Choice({"go": [(1.0, "c", ())], "stop": [(1.0, "end", ())]})
+        return [(1 / 3, "a", ()), (1 / 3, "d", ()), (1 / 3, "end", ())] if s == "c" else []
+
+    solution = solve(table, "a", Objective(lambda s: 1.0))
+    assert solution.policy == {"a": "stop", "b": "back", "d": "go"} and solution.value == pytest.approx(1.0)
+    assert evaluate(table, "a", Objective(lambda s: 1.0), solution.policy) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("dense_limit", [decisions._DENSE_LIMIT, 0], ids=["dense", "sparse"])
+def test_steps_back_to_the_same_state_listed_apart_add_up_on_a_cycle(monkeypatch, dense_limit):
+    """At "a" (on a cycle with "b"), "roll" comes back to "a" on a 1 and on a 2 (two steps of 1/6),
+    goes to "b" on 3-4 and wins on 5-6; "b" goes back to "a" or loses, evenly. So v_b = v_a / 2 and
+    v_a = (1/3) v_a + (1/3) v_b + 1/3, v_a = 2/3, the same as with one step of 1/3 back to "a"."""
+    monkeypatch.setattr(decisions, "_DENSE_LIMIT", dense_limit)
+
+    def table(s, merged=False):
+        if s == "a":
+            back = [(1 / 3, "a", ())] if merged else [(1 / 6, "a", ()), (1 / 6, "a", ())]
+            return Choice({"roll": [*back, (1 / 3, "b", ()), (1 / 3, "win", ())], "quit": [(1.0, "lose", ())]})
+        return [(0.5, "a", ()), (0.5, "lose", ())] if s == "b" else []
+
+    objective = Objective(lambda s: float(s == "win"))
+    solution = solve(table, "a", objective)
+    assert solution.value == pytest.approx(2 / 3, rel=1e-14) and solution.policy == {"a": "roll"}
+    assert solve(lambda s: table(s, merged=True), "a", objective).value == pytest.approx(2 / 3, rel=1e-14)
+
+
+@pytest.mark.parametrize("dense_limit", [decisions._DENSE_LIMIT, 0], ids=["dense", "sparse"])
+def test_options_that_may_never_end_are_never_chosen_even_as_the_only_links_of_a_cycle(monkeypatch, dense_limit):
+    """"a" and "b" form a cycle only through "link", which half the time falls into "doom", a state
+    that never ends: no step the solver may take stays on the cycle, and each state stops."""
+    monkeypatch.setattr(decisions, "_DENSE_LIMIT", dense_limit)
+
+    def table(s):
+        if s in ("a", "b"):
+            other = "b" if s == "a" else "a"
+            return Choice({"link": [(0.5, other, ()), (0.5, "doom", ())], "stop": [(1.0, f"end {s}", ())]})
+        return [(1.0, "doom", ())] if s == "doom" else []
+
+    solution = solve(table, "a", Objective(lambda s: 2.0 if s == "end b" else 1.0))
+    assert solution.policy == {"a": "stop", "b": "stop"} and solution.value == 1.0
+    assert solution.option_values("a") == {"link": -math.inf, "stop": 1.0}
+    assert solution.option_values("b") == {"link": -math.inf, "stop": 2.0}
+
+
+@pytest.mark.parametrize("dense_limit", [decisions._DENSE_LIMIT, 0], ids=["dense", "sparse"])
+def test_on_a_cycle_the_tie_tolerance_is_relative_above_one_and_absolute_below(monkeypatch, dense_limit):
+    """At "a" (on a cycle with "b", which comes straight back), both options go to "b" or end, evenly,
+    at "first" or "second": each is worth (v_a + its end) / 2. Ends worth 10 and 10 + 1e-11 make
+    the options differ by 5e-12, within the tolerance at 10 (10 x TIE_TOLERANCE): a tie, the first
+    listed. Ends worth 0.5 and 0.5 + 3e-12 make them differ by 1.5e-12, more than the tolerance
+    below 1 (TIE_TOLERANCE itself): the second is better."""
+    monkeypatch.setattr(decisions, "_DENSE_LIMIT", dense_limit)
+    assert TIE_TOLERANCE == 1e-12  # the figures above
+
+    def table(s):
+        if s == "a":
+            return Choice({"first": [(0.5, "b", ()), (0.5, "first", ())],
+                           "second": [(0.5, "b", ()), (0.5, "second", ())]})
+        return [(1.0, "a", ())] if s == "b" else []
+
+    for low, gap, chosen in ((10.0, 1e-11, "first"), (0.5, 3e-12, "second")):
+        ends = {"first": low, "second": low + gap}
+        assert solve(table, "a", Objective(ends.__getitem__)).policy == {"a": chosen}, (low, gap)
+
+
+def test_cycles_up_to_the_dense_limit_are_solved_without_scipy():
+    """A random walk on 1..N that ends at 0 or N + 1 is one cycle of N states: up to
+    ``_DENSE_LIMIT`` of them it is solved with numpy alone (scipy's sparse modules, a cost at the
+    start of a command, stay unimported), beyond it with scipy's sparse solve; a fresh process
+    tells. Both give the gambler's ruin odds i / (N + 1) of ending at N + 1."""
+    code = (
+        "import sys\n"
+        "from montecarlo.engine.decisions import _DENSE_LIMIT, Objective, solve\n"
+        "for n in (_DENSE_LIMIT, _DENSE_LIMIT + 1):\n"
+        "    walk = lambda i: [(0.5, i - 1, ()), (0.5, i + 1, ())] if 0 < i <= n else []\n"
+        "    value = solve(walk, 1, Objective(lambda i: float(i > 0))).value\n"
+        "    print(n, 'scipy.sparse' in sys.modules, abs(value - 1 / (n + 1)) < 1e-12)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    limit = decisions._DENSE_LIMIT
+    assert out.stdout.split("\n")[:2] == [f"{limit} False True", f"{limit + 1} True True"]
+
+
 def test_an_option_that_only_comes_back_is_never_chosen():
     def table(s):
         if s != 0:
@@ -385,6 +484,9 @@ def test_a_dead_end_cycle_is_avoided():
     assert solution.policy[0] == "leave" and solution.value == 1.0
     assert solution.option_values(0) == {"enter": -math.inf, "leave": 1.0}
     assert solution.value_at("a") == -math.inf
+    # where no play ends, every option is worth -inf: the first listed is the one named
+    assert solution.policy["a"] == solution.policy["b"] == "swap"
+    assert solution.option_values("a") == {"swap": -math.inf, "stay": -math.inf}
 
 
 def test_an_option_that_only_comes_back_inside_a_cycle_is_worth_minus_infinity():
@@ -535,6 +637,9 @@ def test_bad_choices_are_refused():
     back = {0: Choice({"go": [(1.0, 1, ())], "stop": [(1.0, 2, ())]}), 1: [(0.5, 0, ()), (0.4, 2, ())], 2: []}
     with pytest.raises(MonteCarloError, match="^the steps from 1 have total probability 0.9, not 1$"):
         solve(back.__getitem__, 0, Objective(float))
+    short = {0: Choice({"go": [(0.5, 1, ()), (0.4, 2, ())], "stop": [(1.0, 2, ())]}), 1: [(1.0, 0, ())], 2: []}
+    with pytest.raises(MonteCarloError, match="^option 'go' of 0 have total probability 0.9, not 1$"):
+        solve(short.__getitem__, 0, Objective(float))  # a decision state on a cycle of two
 
 
 def test_a_solution_answers_only_for_states_it_has_seen():
