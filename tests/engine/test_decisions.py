@@ -388,7 +388,8 @@ def test_steps_back_to_the_same_state_listed_apart_add_up_on_a_cycle(monkeypatch
     def table(s, merged=False):
         if s == "a":
             back = [(1 / 3, "a", ())] if merged else [(1 / 6, "a", ()), (1 / 6, "a", ())]
-            return Choice({"roll": [*back, (1 / 3, "b", ()), (1 / 3, "win", ())], "quit": [(1.0, "lose", ())]})
+            roll = [*back, (1 / 3, "b", ()), (1 / 3, "win", ())]
+            return Choice({"roll": roll, "quit": [(1.0, "lose", ())]})
         return [(0.5, "a", ()), (0.5, "lose", ())] if s == "b" else []
 
     objective = Objective(lambda s: float(s == "win"))
@@ -398,7 +399,7 @@ def test_steps_back_to_the_same_state_listed_apart_add_up_on_a_cycle(monkeypatch
 
 
 @pytest.mark.parametrize("dense_limit", [decisions._DENSE_LIMIT, 0], ids=["dense", "sparse"])
-def test_options_that_may_never_end_are_never_chosen_even_as_the_only_links_of_a_cycle(monkeypatch, dense_limit):
+def test_options_that_may_never_end_are_never_chosen_as_the_only_links_of_a_cycle(monkeypatch, dense_limit):
     """"a" and "b" form a cycle only through "link", which half the time falls into "doom", a state
     that never ends: no step the solver may take stays on the cycle, and each state stops."""
     monkeypatch.setattr(decisions, "_DENSE_LIMIT", dense_limit)
@@ -637,7 +638,8 @@ def test_bad_choices_are_refused():
     back = {0: Choice({"go": [(1.0, 1, ())], "stop": [(1.0, 2, ())]}), 1: [(0.5, 0, ()), (0.4, 2, ())], 2: []}
     with pytest.raises(MonteCarloError, match="^the steps from 1 have total probability 0.9, not 1$"):
         solve(back.__getitem__, 0, Objective(float))
-    short = {0: Choice({"go": [(0.5, 1, ()), (0.4, 2, ())], "stop": [(1.0, 2, ())]}), 1: [(1.0, 0, ())], 2: []}
+    short = {0: Choice({"go": [(0.5, 1, ()), (0.4, 2, ())], "stop": [(1.0, 2, ())]}),
+             1: [(1.0, 0, ())], 2: []}
     with pytest.raises(MonteCarloError, match="^option 'go' of 0 have total probability 0.9, not 1$"):
         solve(short.__getitem__, 0, Objective(float))  # a decision state on a cycle of two
 
