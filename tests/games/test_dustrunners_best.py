@@ -538,6 +538,33 @@ def test_advise_gives_the_values_of_best_play():
         advise(Rules(), setup, enemy_health=2, seen="double tap, double tap, double tap")
 
 
+def test_advise_takes_decks_up_to_the_exact_limit_and_refuses_more_in_one_line(monkeypatch):
+    """Advice needs the exact solve: a deck of MAX_EXACT_CARDS (16) cards is advised, one more
+    card is refused before any work, and a combat beyond best play's budget of draws (lowered
+    here to 1,000) is refused too, each with one line that says why."""
+    from montecarlo.games.dustrunners import combat
+
+    assert combat.MAX_EXACT_CARDS == 16
+    setup = parse_combat({"enemy": "war rig", "vehicle": "interceptor", "policy": "best"})
+    cards = [(2, 2, "raiders", 1, 0, "new", "fuel"), (2, 3, "you", 0, 1, "full", "ammo"),
+             (4, 4, "raiders", 2, 2, "half", "health")]
+    sixteen = dataclasses.replace(setup, deck=deck_of((8, 1, "you", 0, 0, "new", "fuel"), *cards))
+    advice = advise(Rules(), sixteen, enemy_health=3)
+    assert len(advice.options) == 5 and 0 < advice.options[0][1] <= 1
+    seventeen = dataclasses.replace(setup, deck=deck_of((9, 1, "you", 0, 0, "new", "fuel"), *cards))
+    with pytest.raises(InputError) as info:
+        advise(Rules(), seventeen, enemy_health=3)
+    assert str(info.value) == (
+        "advise needs the exact solve: the deck has 17 cards, the exact solver handles decks of up to 16"
+    )
+    monkeypatch.setattr(combat, "MAX_BEST_WORK", 1_000)
+    with pytest.raises(InputError) as info:
+        advise(Rules(), sixteen, enemy_health=3)
+    assert str(info.value) == (
+        "advise: this combat is too long for the exact solver (more than 1,000 enumerated draws)"
+    )
+
+
 def test_advise_values_every_ammo_in_a_hopeless_state():
     """An enemy at 99 health is beyond all the interceptor can deal (1 bonus on each of its 30
     attacks + 2 skulls per ammo x 4 ammo): every option is worth 0, and the advice still lists
