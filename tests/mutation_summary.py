@@ -18,14 +18,15 @@ the listed mutants matching the globs.
 globs), and resumes instead when ``mutants/`` holds an unfinished whole run of the same source and
 globs (``mutants/whole.json`` records a hash of the package, tests, scenarios and pyproject.toml):
 a run of many hours survives an interruption, and the summary of an unfinished run says how many
-mutants are left.
+mutants are left. The mutants listed as equivalent, in entries judged on today's source, are left
+out (each would survive, at the cost of all its tests): ``--check`` runs exactly those.
 
 ``--sample=N [--seed=S] [--jobs=J] [GLOB ...]`` (``make mutation-sample``): generates every mutant
 (mutmut's own generation), picks N of them uniformly at random (seeded: the same N names every
 time for the same source), records them in mutants/sample.json and runs mutmut on exactly those.
 The summary then counts only the sample and prints, above its last line, the score estimated over
 every mutant with its 95% (Wilson) interval: a measured score of the whole package in about an
-hour, where a whole run takes most of a working day on 2 cores.
+hour, where a whole run takes days on 2 cores.
 
 ``--stamp``: stores the current hash of every function an entry names, for entries that have no
 stamp yet (to re-judge an entry, delete its stamp and run this again).
@@ -57,6 +58,7 @@ from montecarlo.engine import stats
 
 KILLED = {1, 3, 36, 37, -24, 24, 152, 255, -11, -9}  # failed, pytest error, timeouts, type check, crash
 TIMED_OUT = {36, -24, 24, 152}  # killed by mutmut's time limits (SIGXCPU), shown apart
+LEFT_OUT = 34  # mutmut's "skipped": a listed equivalent that a whole run leaves to --check
 AREAS = ("montecarlo.engine", "montecarlo.games.dune1984", "montecarlo.games.imperium",
          "montecarlo.games.war_for_arrakis", "montecarlo.games.dustrunners", "montecarlo.analysis",
          "montecarlo.scenarios", "montecarlo.datagame", "montecarlo.reporting", "montecarlo.cli")
@@ -104,6 +106,10 @@ def main(globs: list[str]) -> int:
         return 1
     left = pending(globs) if drawn is None and WHOLE.exists() else []
     listed = equivalent()
+    not_run = sum(code == LEFT_OUT for code in runs.values())
+    if not_run:
+        print(f"{not_run:,} mutants listed as equivalent (tests/MUTANTS.md) were left out of this run, each "
+              "as it was judged on today's source: make mutation-check runs them")
     for area in AREAS:
         names = [name for name in runs if name.startswith(area + ".")]
         if names:
@@ -169,6 +175,7 @@ def whole(jobs: int, globs: list[str]) -> int:
     mark = fingerprint(globs)
     earlier = json.loads(WHOLE.read_text()) if WHOLE.exists() and not SAMPLE.exists() else {}
     if earlier.get("fingerprint") == mark:
+        leave_out_listed(globs)  # entries judged while the run went on
         codes = {name: code for name, code in verdicts().items() if matches(name, globs)}
         left = [name for name, code in codes.items() if code is None]
         print(f"resuming the run started {earlier['started']}: {len(codes) - len(left):,} mutants done, "
@@ -184,7 +191,45 @@ def whole(jobs: int, globs: list[str]) -> int:
     Path("mutants").mkdir()
     started = datetime.now().isoformat(timespec="minutes")
     WHOLE.write_text(json.dumps({"fingerprint": mark, "globs": globs, "started": started}))
-    return run_mutmut(jobs, globs)
+    generate(jobs)
+    print(f"{leave_out_listed(globs):,} mutants listed as equivalent and judged on today's source are left "
+          "out (make mutation-check runs them)", flush=True)
+    # mutmut skips the mutants with a verdict unless they are named: with globs, name the others
+    return run_mutmut(jobs, pending(globs) if globs else [])
+
+
+def leave_out_listed(globs: list[str], root: Path = Path("mutants")) -> int:
+    """Give every mutant not run yet (matching ``globs``) that tests/MUTANTS.md lists, in an entry
+    judged on today's source of its function, mutmut's verdict "skipped" (``LEFT_OUT``): mutmut
+    then does not run it. A listed mutant survives by definition, so it costs the whole time of
+    its tests (on 3 December 2026, mutmut's census put the 606 listed at 18.6 hours of tests);
+    ``make mutation-check`` runs exactly these. A mutant left out whose entry has gone since (or
+    was edited) is run after all. Returns how many were left out now."""
+    listed = judged_today()
+    count = 0
+    for meta in sorted(root.glob("**/*.py.meta")):
+        data = json.loads(meta.read_text())
+        codes = data.get("exit_code_by_key", {})
+        out = [k for k, v in codes.items() if v is None and matches(k, globs) and is_listed(k, listed)]
+        back = [k for k, v in codes.items() if v == LEFT_OUT and not is_listed(k, listed)]
+        if out or back:
+            codes.update(dict.fromkeys(out, LEFT_OUT))
+            codes.update(dict.fromkeys(back))  # its entry went or was edited since: run it after all
+            meta.write_text(json.dumps(data, indent=4))
+            count += len(out)
+    return count
+
+
+def judged_today(path: Path = LISTED) -> set[str]:
+    """The listed names whose functions have not changed since their entry was judged (stamped)."""
+    cache: dict[str, dict[str, str]] = {}
+    out = set()
+    for entry in entries(path):
+        for name in entry.names:
+            now = current_hash(function_key(name), cache)
+            if now is not None and entry.stamp.get(function_key(name)) == now:
+                out.add(name)
+    return out
 
 
 def run_mutmut(jobs: int, names: list[str]) -> int:
@@ -219,7 +264,8 @@ def _score(names: list[str], runs: dict[str, int], listed: set[str]) -> str:
     """One area's line: the mutation score without its equivalent survivors, then the raw counts."""
     killed, spared = _counts(names, runs, listed)
     kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "timed out" if c in TIMED_OUT
-                    else "killed" if c in KILLED else f"exit {c}" for c in (runs[name] for name in names))
+                    else "listed, left out" if c == LEFT_OUT else "killed" if c in KILLED else f"exit {c}"
+                    for c in (runs[name] for name in names))
     left = ", ".join(f"{n} {k}" + (" (counted as killed)" if k == "timed out" else "")
                      for k, n in sorted(kinds.items()) if k != "killed")
     rest = len(names) - spared

@@ -131,26 +131,71 @@ def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, 
     monkeypatch.setattr(ms.subprocess, "run", lambda args, check: calls.append(args[4:]) or
                         type("Done", (), {"returncode": 0})())
     monkeypatch.setattr(ms, "fingerprint", lambda g: "source-1")
+
+    def generated(jobs):  # mutmut's generation: every mutant, none run
+        _meta(tmp_path, {f"{STATS}f__mutmut_1": None, f"{STATS}f__mutmut_2": None,
+                         f"{STATS}f__mutmut_3": None, f"{STATS}g__mutmut_1": None})
+        return list(ms.verdicts())
+
+    monkeypatch.setattr(ms, "generate", generated)
+    monkeypatch.setattr(ms, "judged_today", lambda: {f"{STATS}f__mutmut_2"})  # listed, judged on this source
     _meta(tmp_path, {"montecarlo.engine.stats.x_f__mutmut_1": 1})  # an earlier run of other source
     (tmp_path / "mutants" / "other").mkdir()
     assert ms.whole(2, globs) == 0
-    assert calls == [globs] and not (tmp_path / "mutants" / "other").exists()
+    assert not (tmp_path / "mutants" / "other").exists()
     assert json.loads(ms.WHOLE.read_text())["fingerprint"] == "source-1"
+    # the listed mutant is left out (mutmut's "skipped"); without globs mutmut itself skips the
+    # mutants with a verdict, named it would run them again: with globs, the others are named
+    assert ms.verdicts()[f"{STATS}f__mutmut_2"] == ms.LEFT_OUT
+    assert calls == [[] if not globs else [f"{STATS}f__mutmut_1", f"{STATS}f__mutmut_3"]]
+    out = capsys.readouterr().out
+    assert "1 mutants listed as equivalent and judged on today's source are left out" in out
     # interrupted after two verdicts: the same command runs only what is left
-    _meta(tmp_path, {f"{STATS}f__mutmut_1": 1, f"{STATS}f__mutmut_2": 0, f"{STATS}f__mutmut_3": None,
-                     f"{STATS}g__mutmut_1": None})
+    _meta(tmp_path, {f"{STATS}f__mutmut_1": 1, f"{STATS}f__mutmut_2": ms.LEFT_OUT,
+                     f"{STATS}f__mutmut_3": None, f"{STATS}g__mutmut_1": None})
     calls.clear()
     assert ms.whole(2, globs) == 0
-    # without globs mutmut itself skips the mutants with a verdict; named, it would run them again
-    assert calls == [[] if not globs else ["montecarlo.engine.stats.x_f__mutmut_3"]]
+    assert calls == [[] if not globs else [f"{STATS}f__mutmut_3"]]
     assert (tmp_path / "mutants" / "engine" / "stats.py.meta").exists()
+    # an entry judged while the run went on: that mutant is left out too when the run resumes
+    monkeypatch.setattr(ms, "judged_today", lambda: {f"{STATS}f__mutmut_2", f"{STATS}f__mutmut_3"})
+    calls.clear()
+    assert ms.whole(2, globs) == 0
+    assert ms.verdicts()[f"{STATS}f__mutmut_3"] == ms.LEFT_OUT
+    assert calls == ([[]] if not globs else [])  # with globs, nothing of theirs is left to run
     # the source changed: the run starts afresh, and says why
     monkeypatch.setattr(ms, "fingerprint", lambda g: "source-2")
     calls.clear()
     capsys.readouterr()
     assert ms.whole(2, globs) == 0
     assert "changed since the run started" in capsys.readouterr().out
-    assert calls == [globs] and not (tmp_path / "mutants" / "engine").exists()
+    assert len(calls) == 1 and ms.verdicts()[f"{STATS}f__mutmut_1"] is None
+
+
+def test_a_mutant_is_left_out_only_while_its_entry_was_judged_on_todays_source(tmp_path, monkeypatch):
+    listed = tmp_path / "MUTANTS.md"
+    key = "montecarlo.engine.stats.x_proportion"
+    now = ms.current_hash(key, {})
+    assert now is not None
+    listed.write_text(
+        f"- [message] `{key}__mutmut_1`: judged today. <!-- judged: {key}={now} -->\n"
+        f"- [message] `{key}__mutmut_2`: judged on older source. <!-- judged: {key}=0123456789ab -->\n"
+        f"- [message] `{key}__mutmut_3`: never stamped.\n"
+        "- [message] `montecarlo.engine.stats.x_gone__mutmut_1`: a function that went. "
+        "<!-- judged: montecarlo.engine.stats.x_gone=0123456789ab -->\n"
+    )
+    assert ms.judged_today(listed) == {f"{key}__mutmut_1"}
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(ms, "judged_today", lambda: {f"{key}__mutmut_1", f"{STATS}g__mutmut_*"})
+    _meta(tmp_path, {f"{key}__mutmut_1": None, f"{key}__mutmut_2": None, f"{STATS}g__mutmut_4": None,
+                     f"{STATS}g__mutmut_5": 1})
+    assert ms.leave_out_listed(["montecarlo.engine.stats.x_g*"]) == 1  # outside the globs: run as usual
+    assert ms.leave_out_listed([]) == 1
+    assert ms.verdicts() == {f"{key}__mutmut_1": ms.LEFT_OUT, f"{key}__mutmut_2": None,
+                             f"{STATS}g__mutmut_4": ms.LEFT_OUT, f"{STATS}g__mutmut_5": 1}
+    # an entry dropped from the list while the run goes on: its mutant is run after all
+    monkeypatch.setattr(ms, "judged_today", lambda: {f"{STATS}g__mutmut_*"})
+    assert ms.leave_out_listed([]) == 0 and ms.verdicts()[f"{key}__mutmut_1"] is None
 
 
 def test_a_finished_whole_run_is_not_run_again(tmp_path, monkeypatch, capsys):
@@ -172,6 +217,16 @@ def test_the_summary_of_an_unfinished_whole_run_says_how_many_are_left(tmp_path,
     assert ms.main([]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
         "killed 1 of 2 mutants (50.0%); 2 more not run yet (make mutation resumes the run)")
+    # listed equivalents left out of the run are counted as listed, and the summary says so
+    _meta(tmp_path, {f"{STATS}f__mutmut_1": 1, f"{STATS}f__mutmut_2": 0, f"{STATS}f__mutmut_3": None,
+                     f"{STATS}f__mutmut_4": ms.LEFT_OUT})
+    monkeypatch.setattr(ms, "equivalent", lambda: {f"{STATS}f__mutmut_4"})
+    assert ms.main([]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == ("1 mutants listed as equivalent (tests/MUTANTS.md) were left out of this run, each as "
+                      "it was judged on today's source: make mutation-check runs them")
+    assert "1 listed, left out" in out[1] and out[-1] == (
+        "killed 1 of 2 mutants (50.0%); 1 more not run yet (make mutation resumes the run)")
     ms.WHOLE.unlink()  # a run by hand (mutmut run GLOB): the mutants not named are not "left"
     assert ms.main([]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "killed 1 of 2 mutants (50.0%)"
