@@ -13,6 +13,7 @@ first test that builds it, so the module's other tests, the ones that read the r
 run against the mutants of the code the fixture calls.
 """
 
+import gc
 import os
 import sys
 
@@ -34,6 +35,21 @@ def _clear_every_cache() -> None:
         for value in list(vars(module).values()):
             if callable(getattr(value, "cache_clear", None)):
                 value.cache_clear()
+
+
+def pytest_configure(config):
+    """Under mutmut, freeze the heap this process was forked with before the tests run.
+
+    mutmut runs each mutant's tests in a child forked from a server that has collected the whole
+    selection (every test module, numpy, polars, matplotlib...): without this, every collection
+    of the garbage collector in the child, pytest's own at the end of the run among them, walks
+    that whole heap again (and writes to its pages, which the child then copies). Measured on
+    2 cores (December 2026): one cheap mutant's run in such a child took 0.84-0.98 s, 0.22-0.26 s
+    with the heap frozen; a whole run has about 25,800 mutants. The objects the tests create are
+    collected as usual.
+    """
+    if "MUTANT_UNDER_TEST" in os.environ:
+        gc.freeze()
 
 
 @pytest.fixture(autouse=True)
