@@ -479,6 +479,9 @@ def test_house_hagal_seat_by_hand():
     assert "seat3_second" in question.applicable_metrics(setup)  # Hagal's places are still shown
     alone = exact_conflict(Rules(), question.setup({"troops": "1,0", "revealed": "3,0"}))
     assert alone["seat1_first"] == pytest.approx(1.0)
+    # "none" (the default, spelt out) and an empty value mean no Hagal seat, as leaving it out does
+    for none in ("none", ""):
+        assert parse_conflict({"troops": "1,0", "revealed": "3,0", "hagal": none}).hagal == ()
 
 
 @pytest.mark.parametrize(

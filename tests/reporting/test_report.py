@@ -413,9 +413,12 @@ def test_check_out_refuses_a_folder_it_cannot_write(tmp_path, monkeypatch):
     locked = tmp_path / "locked"
     locked.mkdir()
     real_access = os.access
-    monkeypatch.setattr(
-        os, "access", lambda path, mode: False if Path(path) == locked else real_access(path, mode)
-    )
+    # a folder that exists and may be entered, but not written in (root may write anywhere)
+
+    def access(path, mode):
+        return not mode & os.W_OK if Path(path) == locked else real_access(path, mode)
+
+    monkeypatch.setattr(os, "access", access)
     with pytest.raises(InputError, match="cannot write in .*locked"):
         check_out(locked / "report")
     assert list(locked.iterdir()) == []
@@ -424,11 +427,12 @@ def test_check_out_refuses_a_folder_it_cannot_write(tmp_path, monkeypatch):
 def test_folders_get_the_umask_permissions(tmp_path):
     old = os.umask(0o022)
     try:
-        out = write_report(small_result(), tmp_path / "deep" / "r")
+        out = write_report(small_result(), tmp_path / "deep" / "er" / "r")  # two new folders above it
     finally:
         os.umask(old)
     assert stat.S_IMODE(out.stat().st_mode) == 0o755
     assert stat.S_IMODE((tmp_path / "deep").stat().st_mode) == 0o755
+    assert stat.S_IMODE((tmp_path / "deep" / "er").stat().st_mode) == 0o755
     assert stat.S_IMODE((out / "index.html").stat().st_mode) == 0o644
 
 
