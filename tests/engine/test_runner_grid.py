@@ -4,6 +4,7 @@ bit for bit, whatever the workers; progress counts the whole grid."""
 import functools
 import os
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -100,14 +101,21 @@ def test_starting_workers_for_the_default_backend_starts_them_once_in_the_backgr
     """Two jobs on loky (the default, named or not): one background thread asks the pool for the
     workers and has them import the run's modules; a second call does nothing."""
     calls: list = []
-    monkeypatch.setattr(runner, "_start", lambda jobs, modules: calls.append((jobs, modules)))
+    # a start that takes a moment: waiting for the workers waits for it to finish
+    def slow_start(jobs, modules):
+        time.sleep(0.2)
+        calls.append((jobs, modules))
+
+    monkeypatch.setattr(runner, "_start", slow_start)
     for backend in ({}, {"backend": "loky"}):
         monkeypatch.setattr(runner, "_starting", None)  # as in a new process
+        runner.wait_for_workers()  # nothing started: nothing to wait for
         runner.start_workers(2, modules=["montecarlo.games.dune1984.fights"], **backend)
         first = runner._starting
         runner.start_workers(3)
         assert first is not None and runner._starting is first
         runner.wait_for_workers()
+        assert not runner.starting() and len(calls) == (1 if not backend else 2)
     assert calls == [(2, ("montecarlo.games.dune1984.fights",))] * 2
 
 
