@@ -175,6 +175,25 @@ def test_the_first_finished_chunk_starts_the_clock_even_of_one_trial(monkeypatch
     assert stream.getvalue().startswith("estimated time: about ")
 
 
+
+def test_no_estimate_while_nothing_more_is_done(monkeypatch):
+    """A report of no more trials than the first (a grid whose total grows, say), half a second
+    later, gives no rate to estimate from: the estimate waits for the next trials done."""
+    import io
+
+    from montecarlo.cli import common
+
+    ticks = iter([0.0, 0.6, 1.2])
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(ticks))
+    stream = io.StringIO()
+    reporter = common.ProgressReporter("x", 1, precision=False, stream=stream)
+    reporter(1, 10**9)
+    reporter(1, 2 * 10**9)
+    assert stream.getvalue() == ""
+    reporter(2, 2 * 10**9)  # one trial in 1.2 s
+    assert stream.getvalue().startswith("estimated time: about ")
+
+
 @pytest.mark.parametrize("columns", [120, 50])  # the table, and two lines a metric on a narrow screen
 def test_a_colour_terminal_shows_numbers_and_the_footer_without_rich_guessing_colours(monkeypatch, columns):
     """rich colours whatever looks like a number or a path unless told not to: on a colour
