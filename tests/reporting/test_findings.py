@@ -315,6 +315,12 @@ def test_a_side_is_favoured_by_its_exact_value_and_a_seat_gap_weighs_both_seats_
     gap, high, low, noise = _seat_gap(rows, ["seat1_points", "seat2_points"], [])
     assert (gap, high["metric"], low["metric"]) == (1.0, "seat1_points", "seat2_points")
     assert noise == pytest.approx(4.5 * 0.5)  # 4.5 standard errors of the difference of two seats
+    # a seat that never scores has no noise (standard error 0, or none): only the other seat's counts
+    for none in (0.0, None):
+        rows = pl.DataFrame(
+            {"metric": ["seat1_first", "seat2_first"], "estimate": [0.6, 0.0], "se": [0.01, none]}
+        )
+        assert _seat_gap(rows, ["seat1_first", "seat2_first"], [])[3] == pytest.approx(4.5 * 0.01)
 
 
 def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_significantly():
