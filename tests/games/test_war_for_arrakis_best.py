@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -206,6 +207,19 @@ def test_retreating_at_the_right_time_by_hand():
     after = BattleState((0, 1, 0), (1, 0, 0), False, 0, AFTER)
     assert solution.policy[after] == "retreat"
     assert solution.option_values(after) == pytest.approx({"retreat": 0.0, "continue": -1 / 9})
+
+
+def test_specials_options_of_several_leaders_name_each_of_them():
+    """Where two Specials are rolled, two leaders may act together: the option names both, with
+    their values, joined by " & ", each leader once."""
+    advice = advise(Rules(), BattleSetup("2 regular, Baron Harkonnen, Beast Rabban, Feyd-Rautha", "2 elite"))
+    leader = r"(Baron Harkonnen \(2S\)|Beast Rabban \(2H\)|Feyd-Rautha \(2H\+1S\))"
+    options = {k for d in advice.specials for k in d.values}
+    assert any(" & " in k for k in options), options
+    for option in options:
+        assert re.fullmatch(rf"{leader}( & {leader})*", option), option
+        names = option.split(" & ")
+        assert len(set(names)) == len(names), option
 
 
 def test_the_right_leader_by_hand():
