@@ -336,45 +336,38 @@ def test_a_cycle_that_changes_nothing_is_not_chosen_on_a_tie():
     assert solution.policy == {"decide": "stop"} and solution.value == 1.0
 
 
+def tied_cycle(s, stepping_in=False):
+    """Every option worth 1 (nothing is paid); "go" is listed first at "a" and "b", which only lead
+    to each other; "c", on the same cycle, steps into "a" or ends. With ``stepping_in``, "c" may
+    also lead to "d", whose first option "go" steps back into "c"."""
+    if s == "a":
+        return Choice({"go": [(1.0, "b", ())], "stop": [(1.0, "end", ())]})
+    if s == "b":
+        return Choice({"go": [(1.0, "a", ())], "back": [(1.0, "c", ())], "stop": [(1.0, "end", ())]})
+    if s == "d" and stepping_in:
+        return Choice({"go": [(1.0, "c", ())], "stop": [(1.0, "end", ())]})
+    if s == "c":
+        if stepping_in:
+            return [(1 / 3, "a", ()), (1 / 3, "d", ()), (1 / 3, "end", ())]
+        return [(0.5, "a", ()), (0.5, "end", ())]
+    return []
+
+
+@pytest.mark.parametrize("stepping_in", [False, True], ids=["alone", "stepped-into"])
 @pytest.mark.parametrize("dense_limit", [decisions._DENSE_LIMIT, 0], ids=["dense", "sparse"])
-def test_a_tied_cycle_entered_from_a_state_that_leaves_is_not_chosen(monkeypatch, dense_limit):
-    """Every option is worth 1 (nothing is paid), and "go" is listed first at "a" and "b", which
-    only lead to each other; "c", on the same cycle, steps into "a" or ends. Playing "go" at both
-    would never end: the solver makes them lead out ("a" stops, "b" goes back through "c"), with
-    the dense matrices and with the sparse ones (the trapped states are those that cannot reach a
-    way out, whatever steps into them)."""
+def test_a_tied_cycle_entered_from_a_state_that_leaves_is_not_chosen(monkeypatch, dense_limit, stepping_in):
+    """Playing "go" at both "a" and "b" (:func:`tied_cycle`) would never end: the solver makes them
+    lead out ("a" stops, "b" goes back through "c"), with the dense matrices and with the sparse
+    ones (the trapped states are those that cannot reach a way out, whatever steps into them), and
+    also while another state ("d", stepped into) steps into one that leaves."""
     monkeypatch.setattr(decisions, "_DENSE_LIMIT", dense_limit)
 
     def table(s):
-        if s == "a":
-            return Choice({"go": [(1.0, "b", ())], "stop": [(1.0, "end", ())]})
-        if s == "b":
-            return Choice({"go": [(1.0, "a", ())], "back": [(1.0, "c", ())], "stop": [(1.0, "end", ())]})
-        return [(0.5, "a", ()), (0.5, "end", ())] if s == "c" else []
+        return tied_cycle(s, stepping_in)
 
     solution = solve(table, "a", Objective(lambda s: 1.0))
-    assert solution.policy == {"a": "stop", "b": "back"} and solution.value == pytest.approx(1.0)
-    assert evaluate(table, "a", Objective(lambda s: 1.0), solution.policy) == pytest.approx(1.0)
-
-
-@pytest.mark.parametrize("dense_limit", [decisions._DENSE_LIMIT, 0], ids=["dense", "sparse"])
-def test_trapped_states_are_found_while_others_step_into_the_way_out(monkeypatch, dense_limit):
-    """The cycle of the test above, and "d", whose first option "go" steps into "c" (which can end),
-    where "c" may also lead: with "go" at "a" and "b" they still only lead to each other, and the
-    solver makes them lead out, although another state ("d") steps into one that leaves."""
-    monkeypatch.setattr(decisions, "_DENSE_LIMIT", dense_limit)
-
-    def table(s):
-        if s == "a":
-            return Choice({"go": [(1.0, "b", ())], "stop": [(1.0, "end", ())]})
-        if s == "b":
-            return Choice({"go": [(1.0, "a", ())], "back": [(1.0, "c", ())], "stop": [(1.0, "end", ())]})
-        if s == "d":
-            return Choice({"go": [(1.0, "c", ())], "stop": [(1.0, "end", ())]})
-        return [(1 / 3, "a", ()), (1 / 3, "d", ()), (1 / 3, "end", ())] if s == "c" else []
-
-    solution = solve(table, "a", Objective(lambda s: 1.0))
-    assert solution.policy == {"a": "stop", "b": "back", "d": "go"} and solution.value == pytest.approx(1.0)
+    expected = {"a": "stop", "b": "back", **({"d": "go"} if stepping_in else {})}
+    assert solution.policy == expected and solution.value == pytest.approx(1.0)
     assert evaluate(table, "a", Objective(lambda s: 1.0), solution.policy) == pytest.approx(1.0)
 
 
