@@ -16,8 +16,11 @@ run against the mutants of the code the fixture calls.
 import gc
 import os
 import sys
+from pathlib import Path
 
 import pytest
+
+from tests import mutant_order
 
 
 CACHED = ("montecarlo.games", "montecarlo.engine", "montecarlo.datagame")  # modules that memoise
@@ -50,6 +53,28 @@ def pytest_configure(config):
     """
     if "MUTANT_UNDER_TEST" in os.environ:
         gc.freeze()
+
+
+# mutmut's tree (mutants/) when these tests run there; its census times, read once by the fork
+# server that collects the tests (each mutant's child inherits them); empty anywhere else.
+_TREE = Path(__file__).resolve().parent.parent
+_CENSUS = mutant_order.census_durations(_TREE)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under mutmut, a mutant's tests in the order that finds a failure soonest (tests/mutant_order.py)."""
+    function = mutant_order.function_of(os.environ.get("MUTANT_UNDER_TEST", ""))
+    if function is not None:
+        items[:] = mutant_order.ordered(items, lambda item: item.nodeid, _CENSUS,
+                                        mutant_order.killers(_TREE, function))
+
+
+def pytest_runtest_logreport(report):
+    """Under mutmut, remember the test that killed a mutant for the next mutants of its function."""
+    if report.failed:
+        function = mutant_order.function_of(os.environ.get("MUTANT_UNDER_TEST", ""))
+        if function is not None:
+            mutant_order.record_killer(_TREE, function, report.nodeid)
 
 
 @pytest.fixture(autouse=True)
