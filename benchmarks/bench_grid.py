@@ -70,6 +70,18 @@ parallelism 1.88 before, 1.71 after; 1 job 2.22 s): 1.72x fresh, 1.82x with work
 table at 1,000,000 a cell 1.22x fresh, 1.87x with workers started. The target is met in some runs,
 not in all.
 
+Forked workers, measured again on 3 December 2026 (a slower host: 1 job 2.47-3.00 s at
+1,000,000 a cell; two loky workers take 0.78-0.81 s of wall time to start on the idle machine,
+each importing numpy and joblib, about 0.35 CPU seconds): 2 jobs took 2.18-2.29 s as shipped
+(1.1-1.4x, each against the 1-job run beside it); with loky's start method set to "fork" (no
+imports in the workers) 1.58-1.87 s, and with joblib's multiprocessing backend (a forked pool)
+1.73-1.93 s: 1.4-1.7x. Neither is used: loky refuses "fork" for its reusable executor
+(``get_reusable_executor(context="fork")`` raises: forking a process whose executor threads hold
+locks is unsafe; the global default only goes round that check), and the multiprocessing backend
+cannot return results as they finish (``return_as="generator"`` is refused), which the progress
+bar, precision stops and checkpoints need. Even forked, this host stays short of 1.7x on a run
+this short.
+
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
 over those of the 1-job run: near 1 when the pool adds little work of its own (the workers'
