@@ -158,6 +158,9 @@ def test_run_options_give_a_reporter_that_knows_a_precision_run_unless_quiet_or_
     fixed, precise = shown().settings("duel"), shown(precision=0.01).settings("duel")
     assert isinstance(fixed.progress, ProgressReporter) and fixed.progress.label == "duel"
     assert (fixed.progress.precision, precise.progress.precision) == (False, True)
+    assert shown().settings().progress.label == "simulating"  # the bar's default words
+    # the workers an estimate of the time names ("on 2 worker(s)")
+    assert (fixed.progress.workers, shown(jobs=2).settings().progress.workers) == (1, 2)
     assert shown(quiet=True).settings().progress is None and shown(json=True).settings().progress is None
 
 

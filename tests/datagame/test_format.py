@@ -337,6 +337,11 @@ CASES = [
         "unknown key; use one of: kind, value, counts, support, description",
     ),
     (
+        bad("[metrics.attacker_win]", '[metrics."attacker win"]'),
+        "metrics.attacker win",
+        "'attacker win' is not a usable name; use letters, digits and _ (starting with a letter)",
+    ),
+    (
         bad("defend_dice = 2 ", "defend_dice = 2\nmax = 3 "),
         "rules.max",
         "'max' is a reserved word of the expression language; choose another name",

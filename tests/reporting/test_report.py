@@ -108,6 +108,12 @@ def test_files_and_documented_columns(report, result):
         "distribution-total",
     ):
         assert {f"{table}.csv", f"{table}.parquet"} <= names, table
+    # the Files list of both pages links every table in both formats, and only files written
+    listed = re.findall(r"^- \[([^\]]+)\]\(\1\)$", (report / "report.md").read_text(), re.MULTILINE)
+    assert {"results.csv", "results.parquet", "matrix-win.parquet", "report.json"} <= set(listed)
+    assert set(listed) <= names, set(listed) - names
+    html_links = re.findall(r'<li><a href="([^"]+)">', (report / "index.html").read_text())
+    assert set(listed) <= set(html_links) <= names
     pngs = sorted(n for n in names if n.endswith(".png"))
     assert [p.split("-")[2] for p in pngs] == ["heatmap", "heatmap", "lines", "bars", "bars", "forest"]
     assert "plot-01-heatmap-difference-win.png" in pngs  # the heat map of the differences too
