@@ -448,6 +448,27 @@ def test_cycles_up_to_the_dense_limit_are_solved_without_scipy():
     assert out.stdout.split("\n")[:2] == [f"{limit} False True", f"{limit + 1} True True"]
 
 
+def test_a_cycle_of_exactly_the_dense_limit_is_solved_dense_and_one_more_sparse(monkeypatch):
+    """The walk above, in this process (mutmut's census credits a function only with the tests
+    that call it in-process, so the fresh-process test never runs against its mutants): every
+    cycle solved records its size and whether its matrices are dense."""
+    seen = []
+    build = decisions._Cycle.__init__
+
+    def recording(self, *args, **kwargs):
+        build(self, *args, **kwargs)
+        seen.append((self.n, self.dense))
+
+    monkeypatch.setattr(decisions._Cycle, "__init__", recording)
+    limit = decisions._DENSE_LIMIT
+    for n in (limit, limit + 1):
+        def walk(i, n=n):
+            return [(0.5, i - 1, ()), (0.5, i + 1, ())] if 0 < i <= n else []
+
+        assert solve(walk, 1, Objective(lambda i: float(i > 0))).value == pytest.approx(1 / (n + 1))
+    assert seen == [(limit, True), (limit + 1, False)]
+
+
 def test_an_option_that_only_comes_back_is_never_chosen():
     def table(s):
         if s != 0:
