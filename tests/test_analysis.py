@@ -105,6 +105,26 @@ def test_a_front_end_names_the_setting_its_own_way():
     assert info.value.named("--max-trials") == "--max-trials must be a positive integer, got -3"
 
 
+def test_a_comparisons_checkpoint_is_refused_when_an_arms_rules_changed(tmp_path):
+    """The run's identity in a checkpoint holds each arm's rules, not only its label: the same
+    labels with other rules are another run, refused in one line, the file left as it was."""
+    from montecarlo.analysis import compare_many
+    from montecarlo.errors import InputError
+    from montecarlo.games.dune1984.rules import Rules
+
+    path = tmp_path / "c.json"
+    settings = RunSettings(trials=2_000, seed=5, checkpoint=path)
+    setup = [{"attacker": 4, "defender": 5}]
+    compare_many("dune1984", "duel", setup, [("official", Rules()), ("house", Rules(ties="defender"))],
+                 settings)
+    before = path.read_bytes()
+    with pytest.raises(InputError) as err:
+        compare_many("dune1984", "duel", setup, [("official", Rules()), ("house", Rules(ties="reroll"))],
+                     settings)
+    assert "\n" not in str(err.value) and "written by another run" in str(err.value)
+    assert path.read_bytes() == before
+
+
 def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
     from montecarlo.analysis import compare_many, compare_rules
     from montecarlo.games.dune1984.rules import Rules
