@@ -37,16 +37,14 @@ T = TypeVar("T")
 
 KILLERS = ".mutant-killers"  # beside mutmut-stats.json, in mutmut's tree
 _MUTANT_SUFFIX = re.compile(r"__mutmut_\d+$")
-# Values of MUTANT_UNDER_TEST that name no mutant: mutmut's census, its check that a forced
-# failure fails, its clean run and its listing of the tests.
-NOT_A_MUTANT = ("", "stats", "fail", "list_all_tests", "mutant_generation")
 
 
 def function_of(mutant: str) -> str | None:
-    """The mutated function of a mutant's name (``pkg.mod.x_f__mutmut_3`` -> ``pkg.mod.x_f``)."""
-    if mutant in NOT_A_MUTANT or not _MUTANT_SUFFIX.search(mutant):
-        return None
-    return _MUTANT_SUFFIX.sub("", mutant)
+    """The mutated function of a mutant's name (``pkg.mod.x_f__mutmut_3`` -> ``pkg.mod.x_f``);
+    None for mutmut's other values of MUTANT_UNDER_TEST ("stats", "fail", "", ...), which name
+    no mutant."""
+    function, found = _MUTANT_SUFFIX.subn("", mutant)
+    return function if found else None
 
 
 def census_durations(tree: Path) -> dict[str, float]:
@@ -68,9 +66,8 @@ def killers(tree: Path, function: str) -> list[str]:
         lines = _killer_file(tree, function).read_text(encoding="utf-8").splitlines()
     except OSError:
         return []
-    counts = Counter(line for line in lines if line)
-    first_seen = {test: i for i, test in reversed(list(enumerate(lines)))}
-    return sorted(counts, key=lambda test: (-counts[test], first_seen[test]))
+    counts = Counter(line for line in lines if line)  # in the order first seen; sorted keeps it on ties
+    return sorted(counts, key=lambda test: -counts[test])
 
 
 def record_killer(tree: Path, function: str, test: str) -> None:

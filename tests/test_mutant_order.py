@@ -30,6 +30,9 @@ def test_killers_are_counted_per_function_and_survive_bad_names(tmp_path):
     assert mo.killers(tmp_path, f) == ["t2", "t1", "t3"]
     assert mo.killers(tmp_path, "pkg.mod.x_other") == ["t9"]
     assert mo.killers(tmp_path, "pkg.mod.x_never") == []
+    for test in ("u2", "u1", "u1", "u2", "u3"):  # a tie keeps the order first seen
+        mo.record_killer(tmp_path, "pkg.mod.x_tied", test)
+    assert mo.killers(tmp_path, "pkg.mod.x_tied") == ["u2", "u1", "u3"]
     mo.record_killer(tmp_path / "missing" / "deeper", f, "t1")  # cannot write: ignored
 
 
