@@ -178,7 +178,6 @@ def test_the_first_finished_chunk_starts_the_clock_even_of_one_trial(monkeypatch
     assert stream.getvalue().startswith("estimated time: about ")
 
 
-
 def test_no_estimate_while_nothing_more_is_done(monkeypatch):
     """A report of no more trials than the first (a grid whose total grows, say), half a second
     later, gives no rate to estimate from: the estimate waits for the next trials done."""

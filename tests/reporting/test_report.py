@@ -419,9 +419,8 @@ def test_check_out_refuses_a_folder_it_cannot_write(tmp_path, monkeypatch):
     locked = tmp_path / "locked"
     locked.mkdir()
     real_access = os.access
-    # a folder that exists and may be entered, but not written in (root may write anywhere)
 
-    def access(path, mode):
+    def access(path, mode):  # a folder that may be entered, not written in (root may write anywhere)
         return not mode & os.W_OK if Path(path) == locked else real_access(path, mode)
 
     monkeypatch.setattr(os, "access", access)
