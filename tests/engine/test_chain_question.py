@@ -81,11 +81,19 @@ def test_the_memo_of_chain_sizes_drops_its_oldest_entry_when_full():
 
 
 def test_context_decides_which_chain_a_setup_uses():
-    q = walk(context=lambda rules, setup: rules * 10 + setup[1])
-    q.exact(1, (1, 4))
-    q.exact(1, (2, 4))
-    q.exact(1, (1, 5))
-    assert sorted(key for key, _ in q._chains) == [14, 15]
+    """The context (step, goal) is what the rule reads: one chain per goal, shared by the starts."""
+    q = ChainQuestion(
+        lambda context, setup: Walk(setup[0], setup[1]),
+        lambda context, s: step(context[0], s),
+        lambda context, s: outcome(context[0], s),
+        METRICS,
+        {"flips": "flip"},
+        context=lambda rules, setup: (rules, setup[1]),
+    )
+    assert q.exact(1, (1, 4))["rich"] == pytest.approx(1 / 4, abs=1e-12)
+    assert q.exact(1, (2, 4))["rich"] == pytest.approx(2 / 4, abs=1e-12)
+    assert q.exact(1, (1, 5))["rich"] == pytest.approx(1 / 5, abs=1e-12)
+    assert sorted(key for key, _ in q._chains) == [(1, 4), (1, 5)]
 
 
 def test_too_large_chain_falls_back_to_the_direct_kernel_and_says_why():
