@@ -17,7 +17,7 @@ class ScenarioError(InputError):
     """A scenario file that cannot be read or does not validate."""
 
 
-LONG_WORD = 100  # a run of this many characters without a space in a message is a pasted value
+LONG_WORD = 250  # a run of this many characters without a space is a pasted value, not a file's path
 LONG_MESSAGE = 600  # characters of a message shown at most
 
 
@@ -26,6 +26,9 @@ def readable(message: str) -> str:
 
     >>> readable("unknown character '" + "x" * 100_000 + "'")
     "unknown character 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…(100,002 characters)…xxxxxxxxx'"
+    >>> deep = "/home/someone" + "/a-folder-of-scenarios" * 10 + "/duel.toml:"  # 244 characters
+    >>> readable(deep + " no such scenario file") == deep + " no such scenario file"
+    True
     """
     import re
 
