@@ -14,8 +14,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The suite on every core (pytest-xdist; at most 4 workers: each may hold a few hundred MB of
+# exact solves). make test TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= auto
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --maxprocesses=4
 
 DEV_STAMP := $(VENV)/.installed-dev
 
