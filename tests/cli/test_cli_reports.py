@@ -187,7 +187,8 @@ def test_report_refuses_a_folder_of_user_files(tmp_path, no_simulation):
     for command in ("report", "compare"):
         result = runner.invoke(app, [command, str(path), "--out", str(docs)])
         one_error_line(
-            result, str(docs), "holds files montecarlo did not write", "notes.txt", "nothing was changed"
+            result, f"error: --out: {docs} holds files montecarlo did not write (notes.txt, sub); "
+            "choose a new or empty folder (nothing was changed)"
         )
         assert user_files(tmp_path) == before
     no_hidden_folders(tmp_path)

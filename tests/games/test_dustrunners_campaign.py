@@ -144,6 +144,8 @@ def test_survived_distribution_sums_to_one_and_loot_is_capped():
     ({"health": 3, "exploration": "bold"}, "exploration must be one of first, safer"),
     ({"health": 3, "max_health": 2}, "max_health must be an integer 3..99"),
     ({"fights": 3}, "health: give"),
+    ({"health": 3, "policy": "best"},  # best play is solved for one combat, not a campaign
+     "policy best (ammo decided by exact best play) is offered for a single combat only"),
 ])
 def test_bad_campaign_setups(values, message):
     with pytest.raises(InputError) as err:

@@ -388,6 +388,10 @@ def test_a_crossing_whose_even_setups_are_not_its_diagonal_counts_them():
         "The chance that the attacker wins (`attacker_win`) is above 50% exactly when attacker − defender "
         "≥ 1; even (50% within the interval) at 2 setups."
     ]
+    never_above = [min(p, 0.5) for p in exact]  # even or below everywhere: nothing crosses 50%
+    part = part.with_columns(pl.Series(name, never_above) for name in ("estimate", "exact", "ci_low",
+                                                                        "ci_high"))
+    assert _crossing(fair, "attacker_win", part, "attacker", "defender") == []
 
 
 def test_without_exact_values_an_asymmetry_inside_both_cells_noise_is_called_noise():
