@@ -61,6 +61,52 @@ _TREE = Path(__file__).resolve().parent.parent
 _CENSUS = mutant_order.census_durations(_TREE)
 
 
+_WANTED: dict[str, set[str]] = {}  # under mutmut: per test file being collected, the tests wanted
+_LATER = pytest.StashKey[list]()  # under mutmut: the node ids collected once the first ones pass
+
+
+def _collect(session, args) -> None:
+    global _WANTED
+    _WANTED = mutant_order.wanted_tests(args) or {}
+    session.perform_collect(args)
+
+
+def pytest_collection(session):
+    """Under mutmut, collect a mutant's likely killers alone first (tests/mutant_order.py)."""
+    function = mutant_order.function_of(os.environ.get("MUTANT_UNDER_TEST", ""))
+    if function is None:
+        return None
+    first, *later = mutant_order.stages(session.config.args, mutant_order.killers(_TREE, function))
+    session.stash[_LATER] = later
+    _collect(session, first)
+    return True
+
+
+def pytest_pycollect_makeitem(collector, name, obj):
+    """Under mutmut, a test file's tests that the mutant's run does not name are not collected."""
+    wanted = _WANTED.get(collector.nodeid)
+    if wanted is not None and name not in wanted and (collector.funcnamefilter(name)
+                                                      or collector.classnamefilter(name)):
+        return []
+    return None
+
+
+def pytest_runtestloop(session):
+    """Under mutmut, run the likely killers, then collect and run the rest if none failed."""
+    later = session.stash.get(_LATER, [])
+    if not later:
+        return None
+    from _pytest.main import pytest_runtestloop as run_items
+
+    run_items(session)
+    for args in later:
+        if session.testsfailed:
+            break
+        _collect(session, args)
+        run_items(session)
+    return True
+
+
 def pytest_collection_modifyitems(config, items):
     """Under mutmut, a mutant's tests in the order that finds a failure soonest (tests/mutant_order.py)."""
     function = mutant_order.function_of(os.environ.get("MUTANT_UNDER_TEST", ""))

@@ -15,6 +15,16 @@ Only the order changes: every mutant still runs all its tests until one fails, s
 is the same whatever the order (the tests do not depend on each other: each starts with cold
 caches under mutation). Nothing here runs outside mutmut's children.
 
+Collecting the tests is much of a quickly killed mutant's time: pytest collects every test of
+each file a node id names before it runs the first (measured: 0.15-0.4 s for a function reached
+by 2-180 tests, 1.4-1.6 s for one reached by 380-720). So a mutant's run collects only the tests
+it names (``wanted_tests``), and its known killers first, on their own (``stages``): the rest is
+collected only when none of them failed. Measured (3 December 2026, same stand-in, each arm
+starting with no killers known): 40 mutants of 10 functions drawn at random weighted by their
+mutant counts, up to 4 of each in mutmut's order: the 35 killed ones took 42.4 s with the order
+above alone, 37.4 s with the staged collection (median 0.41 -> 0.34 s); 40 single mutants drawn
+uniformly: 136.4 -> 124.9 s (median 0.79 -> 0.66 s); the same verdicts in all 80 pairs.
+
 Measured (December 2026, 2 cores): 58 mutants of 12 functions drawn at random, listed equivalents
 left out, each run three ways in a child of a fork server that had collected the whole selection,
 as mutmut's does: 867 s of tests in mutmut's order, 521 s with the killers first, 433 s with the
@@ -36,6 +46,7 @@ from typing import TypeVar
 T = TypeVar("T")
 
 KILLERS = ".mutant-killers"  # beside mutmut-stats.json, in mutmut's tree
+FIRST_STAGE = 3  # known killers collected and run on their own before the rest is collected
 _MUTANT_SUFFIX = re.compile(r"__mutmut_\d+$")
 
 
@@ -99,3 +110,28 @@ def ordered(items: Sequence[T], test_id: Callable[[T], str], durations: dict[str
         return (1, durations.get(test, unknown))
 
     return sorted(items, key=key)
+
+
+def wanted_tests(args: Sequence[str]) -> dict[str, set[str]] | None:
+    """Per file that ``args`` (test node ids) name, the names of the top-level tests (functions or
+    classes) they name: the rest of the file need not be collected. None when an argument names
+    a whole file or folder."""
+    wanted: dict[str, set[str]] = {}
+    for arg in args:
+        path, has_test, test = arg.partition("::")
+        if not has_test:
+            return None
+        wanted.setdefault(path, set()).add(re.split(r"::|\[", test, maxsplit=1)[0])
+    return wanted
+
+
+def stages(args: Sequence[str], known_killers: Sequence[str]) -> list[list[str]]:
+    """A mutant's test node ids in the order of their collection: the known killers among them
+    (at most ``FIRST_STAGE``, the most frequent first) alone, then the rest, collected only if
+    none of those failed; one stage when no killer is known or an argument is not a test's id."""
+    given = set(args)
+    first = [test for test in known_killers if test in given][:FIRST_STAGE]
+    if not first or wanted_tests(args) is None:
+        return [list(args)]
+    rest = [arg for arg in args if arg not in first]
+    return [first, rest] if rest else [first]

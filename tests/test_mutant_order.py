@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 from tests import mutant_order as mo
 
@@ -42,3 +47,80 @@ def test_census_durations_come_from_mutmuts_stats_file(tmp_path):
     assert mo.census_durations(tmp_path) == {"t": 1.5}
     (tmp_path / "mutmut-stats.json").write_text("{not json")
     assert mo.census_durations(tmp_path) == {}
+
+
+def test_the_tests_a_run_names_per_file():
+    args = ["tests/a.py::test_x[1-2]", "tests/a.py::test_x[3]", "tests/a.py::TestK::test_m",
+            "tests/b.py::test_y", "montecarlo/m.py::montecarlo.m.f"]
+    assert mo.wanted_tests(args) == {"tests/a.py": {"test_x", "TestK"}, "tests/b.py": {"test_y"},
+                                     "montecarlo/m.py": {"montecarlo.m.f"}}
+    assert mo.wanted_tests(["tests/a.py::test_x", "tests/b.py"]) is None  # a whole file
+    assert mo.wanted_tests(["tests"]) is None
+
+
+def test_the_known_killers_are_collected_alone_first():
+    args = ["t::a", "t::b", "t::c", "u::d", "u::e"]
+    assert mo.stages(args, ["u::d", "gone::z", "t::b"]) == [["u::d", "t::b"], ["t::a", "t::c", "u::e"]]
+    assert mo.stages(args, ["t::a", "t::b", "t::c", "u::d"]) == [["t::a", "t::b", "t::c"], ["u::d", "u::e"]]
+    assert mo.stages(args, []) == [args] and mo.stages(args, ["gone::z"]) == [args]
+    assert mo.stages(["t::a"], ["t::a"]) == [["t::a"]]
+    assert mo.stages(["t::a", "u"], ["t::a"]) == [["t::a", "u"]]  # a whole file: one stage
+
+
+FAKE_TESTS = {
+    "test_first.py": """
+import os
+def test_passes(): open("ran", "a").write("test_passes\\n")
+def test_kills():
+    open("ran", "a").write("test_kills\\n")
+    assert "mutmut" not in os.environ.get("MUTANT_UNDER_TEST", "")
+def test_not_named(): open("ran", "a").write("test_not_named\\n")
+""",
+    "test_later.py": """
+open("imported", "a").write("test_later\\n")
+def test_later(): open("ran", "a").write("test_later\\n")
+""",
+}
+
+
+def _fake_tree(tmp_path, killers: list[str]):
+    here = Path(__file__).resolve().parent
+    tests = tmp_path / "tests"
+    tests.mkdir(parents=True)
+    (tests / "__init__.py").write_text("")
+    shutil.copy(here / "mutant_order.py", tests)
+    shutil.copy(here / "conftest.py", tests)
+    for name, text in FAKE_TESTS.items():
+        (tests / name).write_text(text)
+    for test in killers:
+        mo.record_killer(tmp_path, "pkg.mod.x_f", test)
+    return tmp_path
+
+
+def _run_as_mutmut(tree, mutant: str):
+    """pytest as mutmut runs a mutant's tests: -x and the tests' node ids, in the tree."""
+    args = [f"tests/test_first.py::{name}" for name in ("test_passes", "test_kills")]
+    args.append("tests/test_later.py::test_later")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--rootdir=.", "-c",
+         os.devnull, *args],
+        cwd=tree, env={**os.environ, "MUTANT_UNDER_TEST": mutant, "PYTHONPATH": str(tree)},
+        capture_output=True, text=True, check=False)
+    read = lambda name: (tree / name).read_text().split() if (tree / name).exists() else []  # noqa: E731
+    return done.returncode, read("ran"), read("imported")
+
+
+def test_a_known_killer_fails_before_the_other_files_are_collected(tmp_path):
+    """Under mutmut, a mutant whose known killer fails: only the killer's file was collected, and
+    of it only the tests named; nothing else ran."""
+    tree = _fake_tree(tmp_path, ["tests/test_first.py::test_kills"])
+    code, ran, imported = _run_as_mutmut(tree, "pkg.mod.x_f__mutmut_2")
+    assert (code, ran, imported) == (1, ["test_kills"], [])
+
+
+def test_when_the_killers_pass_the_rest_is_collected_and_run(tmp_path):
+    tree = _fake_tree(tmp_path, ["tests/test_later.py::test_later"])
+    code, ran, imported = _run_as_mutmut(tree, "pkg.mod.x_f__mutmut_2")
+    assert (code, ran, imported) == (1, ["test_later", "test_passes", "test_kills"], ["test_later"])
+    code, ran, _ = _run_as_mutmut(_fake_tree(tmp_path / "clean", ["tests/test_later.py::test_later"]), "")
+    assert code == 0 and sorted(ran) == ["test_kills", "test_later", "test_passes"]  # outside mutmut
