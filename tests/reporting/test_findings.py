@@ -6,7 +6,7 @@ import re
 import polars as pl
 import pytest
 
-from montecarlo.reporting.findings import _asymmetry, _per_row, _seat_gap, findings, headline
+from montecarlo.reporting.findings import _asymmetry, _per_row, _range, _seat_gap, findings, headline
 from montecarlo.reporting.tables import all_tables
 from montecarlo.scenarios import parse_scenario, run_scenario
 from tests.test_scenarios import GAME
@@ -652,3 +652,12 @@ def test_the_largest_seat_gap_is_looked_for_past_a_setup_with_one_seat_estimated
     assert gap == pytest.approx(0.4) and higher["size"] == lower["size"] == 2
     assert (higher["metric"], lower["metric"]) == ("seat1_wins", "seat2_wins")
     assert noise == pytest.approx(4.5 * math.hypot(0.01, 0.01))
+
+
+def test_a_metric_with_one_value_everywhere_says_so_with_the_value():
+    same = pl.DataFrame({"need": [1, 2, 3], "estimate": [0.25, 0.25, 0.25]})
+    said = _range("The chance", same, ["need"], " of a head")
+    assert said == "The chance of a head is 0.250 in every setup."
+    spread = same.with_columns(pl.Series("estimate", [0.5, 0.25, 0.75]))
+    said = _range("The chance", spread, ["need"], "")
+    assert said == "The chance ranges from 0.250 (need = 2) to 0.750 (need = 3)."
