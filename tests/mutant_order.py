@@ -19,11 +19,12 @@ Collecting the tests is much of a quickly killed mutant's time: pytest collects 
 each file a node id names before it runs the first (measured: 0.15-0.4 s for a function reached
 by 2-180 tests, 1.4-1.6 s for one reached by 380-720). So a mutant's run collects only the tests
 it names (``wanted_tests``), and its known killers first, on their own (``stages``): the rest is
-collected only when none of them failed. Measured (3 December 2026, same stand-in, each arm
-starting with no killers known): 40 mutants of 10 functions drawn at random weighted by their
-mutant counts, up to 4 of each in mutmut's order: the 35 killed ones took 42.4 s with the order
-above alone, 37.4 s with the staged collection (median 0.41 -> 0.34 s); 40 single mutants drawn
-uniformly: 136.4 -> 124.9 s (median 0.79 -> 0.66 s); the same verdicts in all 80 pairs.
+collected only when none of them failed. Measured (3 December 2026, the stand-in below): 40
+mutants of 10 functions drawn at random weighted by their mutant counts, up to 4 of each in
+mutmut's order, each arm starting with none of their killers known: the 35 killed ones took
+42.4 s with the order alone, 37.4 s with the staged collection too (median 0.41 -> 0.34 s); 40
+mutants drawn uniformly, the same killers known to both arms: the 35 killed ones 136.4 -> 124.9 s
+(median 0.79 -> 0.66 s); the same verdicts in all 80 pairs.
 
 Measured (December 2026, 2 cores): 58 mutants of 12 functions drawn at random, listed equivalents
 left out, each run three ways in a child of a fork server that had collected the whole selection,
