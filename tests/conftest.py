@@ -7,10 +7,12 @@ deck tables, compiled rules-as-data files, every ``functools.lru_cache`` of the 
 and the rules-as-data reader) would otherwise answer instead of the mutated functions, and their
 mutants would survive unseen.
 
-For the same reason a fixture shared by a module's tests is built once per test under mutation
-(:func:`per_test_under_mutation`): mutmut's census credits the work a module fixture does to the
-first test that builds it, so the module's other tests, the ones that read the result, would never
-run against the mutants of the code the fixture calls.
+A fixture shared by a module's tests is built once per test in mutmut's census
+(:func:`per_test_under_mutation`): the census credits the work a module fixture does to the first
+test that builds it, so the module's other tests, the ones that read the result, would never run
+against the mutants of the code the fixture calls. In a mutant's run it is built once per module,
+under the mutant, with nothing memoised by the unmutated code (every cache is emptied before the
+first fixture).
 """
 
 import gc
@@ -123,6 +125,14 @@ def pytest_runtest_logreport(report):
             mutant_order.record_killer(_TREE, function, report.nodeid)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _cold_caches_before_any_fixture_under_mutation():
+    """Before a mutant's first fixture is built: nothing memoised by the unmutated code (the fork
+    server's imports and collection) answers for the mutant."""
+    if os.environ.get("MUTANT_UNDER_TEST"):
+        _clear_every_cache()
+
+
 @pytest.fixture(autouse=True)
 def _cold_caches_under_mutation():
     if os.environ.get("MUTANT_UNDER_TEST"):
@@ -131,5 +141,11 @@ def _cold_caches_under_mutation():
 
 
 def per_test_under_mutation(fixture_name: str, config) -> str:
-    """Scope of a fixture shared by a module's tests: the module, except under mutation testing."""
-    return "function" if os.environ.get("MUTANT_UNDER_TEST") else "module"
+    """Scope of a fixture shared by a module's tests: the module, except in mutmut's census.
+
+    The census (``MUTANT_UNDER_TEST`` is "stats") credits each test with the functions it calls,
+    a fixture's set-up included; built once per test there, a module fixture credits every test
+    that reads it, not just the first. A mutant's run then builds it once, under the mutant, for
+    all of that module's tests it runs (measured, December 2026: report mutants killed after 39,
+    16 and 14 s of tests took 9, 6.5 and 6.3 s)."""
+    return "function" if os.environ.get("MUTANT_UNDER_TEST") == "stats" else "module"
