@@ -187,6 +187,28 @@ def test_exact_values_are_worked_out_by_the_worker_that_runs_a_setups_first_chun
     assert [a.metrics["heads"].estimate for a in one] == [a.metrics["heads"].estimate for a in two]
 
 
+def _fair_only(rules: _CoinRules, setup: _Coin) -> dict[str, float] | None:
+    """The chance of heads exactly for a fair coin only (a solver that gives up on other rules)."""
+    return {"heads": 0.5} if rules.p == 0.5 else None
+
+
+def test_a_difference_has_an_exact_value_only_where_both_arms_have_one():
+    from montecarlo.analysis import compare_many
+    from montecarlo.games.base import Game, Question
+
+    flip = Question("flip", "a coin", _Coin, (Metric("heads", "probability", "heads"),), _heads, _fair_only)
+    game = Game("coin", "Coin", _CoinRules, {}, {"flip": flip}, "flip")
+    settings = RunSettings(trials=2_000, seed=3, jobs=1)
+    for arms in ([("fair", _CoinRules()), ("loaded", _CoinRules(0.7))],
+                 [("loaded", _CoinRules(0.7)), ("fair", _CoinRules())],
+                 [("fair", _CoinRules()), ("also fair", _CoinRules(0.5))]):
+        [compared] = compare_many(game, None, [{"side": 1}], arms, settings)
+        exacts = [a.metrics["heads"].exact for a in compared.answers]
+        assert exacts == [0.5 if rules.p == 0.5 else None for _, rules in arms]
+        both = None not in exacts
+        assert compared.differences[0]["heads"].exact == (0.0 if both else None)
+
+
 def test_run_is_one_point_of_a_grid_with_the_settings_given():
     import functools
 
