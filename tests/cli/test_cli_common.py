@@ -217,3 +217,19 @@ def test_a_colour_terminal_shows_numbers_and_the_footer_without_rich_guessing_co
     assert text.startswith("\x1b[1mDune (1984) duel: Strength 4"), text  # the title is bold too
     assert ("2,000 trials, seed 20261129, official rules; 95% intervals (Wilson for probabilities, normal "
             "for means)") in " ".join(line.strip() for line in text.splitlines())
+
+
+def test_an_explanation_wider_than_its_column_is_folded_not_cut():
+    """A narrow terminal: a long word of an explanation goes on under its column, whole."""
+    import io
+
+    from rich.console import Console
+
+    from montecarlo.cli.common import print_explanations
+
+    word = "montecarlo.games.dustrunners.combat.objective_value"
+    buffer = io.StringIO()
+    print_explanations(Console(file=buffer, width=30, color_system=None), [("metric", f"see {word}")])
+    lines = buffer.getvalue().splitlines()
+    assert lines[0].split() == ["metric", "see"] and all(line.startswith(" " * 8) for line in lines[1:])
+    assert "".join(line.strip() for line in lines[1:]) == word
