@@ -790,7 +790,7 @@ def test_rule_readings_in_force_are_printed_where_they_matter(tmp_path):
     assert json.loads((plain / "report.json").read_text())["readings"] == {}
 
 
-def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was_reached():
+def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was_reached(tmp_path):
     from montecarlo.reporting.report import header_facts
     from montecarlo.reporting.tables import all_tables
     from montecarlo.scenarios import parse_scenario
@@ -813,6 +813,9 @@ def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was
     capped = run_scenario(parse_scenario({**target, "trials": 500, "max_trials": 1_000}), jobs=1)
     text = header_facts(capped, "cmd", all_tables(capped)["results"])["trials"]
     assert "(first batch 500, cap 1,000): 1,000 per setup; target NOT reached (trial cap hit), widest" in text
+    written = write_report(capped, tmp_path / "capped", command="cmd")  # the pages say it too
+    for page in ("report.md", "index.html"):
+        assert "target NOT reached (trial cap hit), widest half-width" in (written / page).read_text(), page
     from montecarlo.reporting.report import precision_facts
 
     means = run_scenario(parse_scenario({**target, "metrics": ["heads"]}), jobs=1)  # no probability shown
