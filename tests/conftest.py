@@ -65,6 +65,12 @@ _CENSUS = mutant_order.census_durations(_TREE)
 
 _WANTED: dict[str, set[str]] = {}  # under mutmut: per test file being collected, the tests wanted
 _LATER = pytest.StashKey[list]()  # under mutmut: the node ids collected once the first ones pass
+_KILLERS = pytest.StashKey[list]()  # under mutmut: the mutated function's known killers, read once
+
+
+def _mutated_function() -> str | None:
+    """The function whose mutant this run tests; None outside mutmut's mutant runs."""
+    return mutant_order.function_of(os.environ.get("MUTANT_UNDER_TEST", ""))
 
 
 def _collect(session, args) -> None:
@@ -75,10 +81,11 @@ def _collect(session, args) -> None:
 
 def pytest_collection(session):
     """Under mutmut, collect a mutant's likely killers alone first (tests/mutant_order.py)."""
-    function = mutant_order.function_of(os.environ.get("MUTANT_UNDER_TEST", ""))
+    function = _mutated_function()
     if function is None:
         return None
-    first, *later = mutant_order.stages(session.config.args, mutant_order.killers(_TREE, function))
+    killers = session.config.stash[_KILLERS] = mutant_order.killers(_TREE, function)
+    first, *later = mutant_order.stages(session.config.args, killers)
     session.stash[_LATER] = later
     _collect(session, first)
     return True
@@ -110,17 +117,17 @@ def pytest_runtestloop(session):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Under mutmut, a mutant's tests in the order that finds a failure soonest (tests/mutant_order.py)."""
-    function = mutant_order.function_of(os.environ.get("MUTANT_UNDER_TEST", ""))
-    if function is not None:
-        items[:] = mutant_order.ordered(items, lambda item: item.nodeid, _CENSUS,
-                                        mutant_order.killers(_TREE, function))
+    """Under mutmut, a mutant's tests in the order that finds a failure soonest (tests/mutant_order.py);
+    its known killers were read by :func:`pytest_collection`, which collects them."""
+    killers = config.stash.get(_KILLERS, None)
+    if killers is not None:
+        items[:] = mutant_order.ordered(items, lambda item: item.nodeid, _CENSUS, killers)
 
 
 def pytest_runtest_logreport(report):
     """Under mutmut, remember the test that killed a mutant for the next mutants of its function."""
     if report.failed:
-        function = mutant_order.function_of(os.environ.get("MUTANT_UNDER_TEST", ""))
+        function = _mutated_function()
         if function is not None:
             mutant_order.record_killer(_TREE, function, report.nodeid)
 

@@ -111,8 +111,8 @@ def _run_as_mutmut(tree, mutant: str):
 
 
 def test_a_known_killer_fails_before_the_other_files_are_collected(tmp_path):
-    """Under mutmut, a mutant whose known killer fails: only the killer's file was collected, and
-    of it only the tests named; nothing else ran."""
+    """Under mutmut, a mutant whose known killer fails: the other file was never collected (nor
+    imported) and nothing else ran."""
     tree = _fake_tree(tmp_path, ["tests/test_first.py::test_kills"])
     code, ran, imported = _run_as_mutmut(tree, "pkg.mod.x_f__mutmut_2")
     assert (code, ran, imported) == (1, ["test_kills"], [])
