@@ -71,6 +71,14 @@ Step = tuple[float, S, tuple[str, ...]]  # generic alias: Step[S]; a bare Step i
 SCALE_BITS = 24  # step probabilities are quantised to multiples of 2**-24
 STEP_COST, COMPACT_COST = 1.0, 3.0  # relative cost per trial of a step and of a compaction
 DEFAULT_MAX_STATES = 250_000
+# The sampler's walks stop with an error past a bound that no walk of a sound chain reaches: the
+# bound is checked after FIRST_STEP_CHECK table steps, then set from the chain's longest expected
+# walk h (in chain steps). From any state a walk outlives 2h steps with probability at most 1/2
+# (Markov's inequality), so it outlives 2h * TAIL_HALVINGS steps with probability at most
+# 2**-TAIL_HALVINGS; a chain step takes at most SCALE_BITS / 8 table steps (a byte a step), and
+# ROUNDING_MARGIN covers the table's rounding of step probabilities.
+FIRST_STEP_CHECK = 12_288
+TAIL_HALVINGS, ROUNDING_MARGIN = 64, 2
 
 
 class _Cycle(Exception):
@@ -142,6 +150,7 @@ class Chain(Generic[S]):
         self._values: dict[S, tuple[float, ...]] = {}
         self._tag_positions: dict[tuple[str, ...], tuple[tuple[int, float], ...]] = {}
         self._tables: dict[S, _Table] = {}
+        self._step_bounds: dict[S, int] = {}
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -206,6 +215,7 @@ class Chain(Generic[S]):
         self._steps.clear()
         self._values.clear()
         self._tables.clear()
+        self._step_bounds.clear()
 
     def _solve(self, start: S) -> tuple[float, ...]:
         try:
@@ -356,6 +366,7 @@ class Chain(Generic[S]):
         from scipy.sparse.linalg import spsolve
 
         order = self.states(start)
+        self._require_ends([s for s in order if self.steps(s)])
         index = {s: i for i, s in enumerate(order)}
         rows, cols, probs = [], [], []
         rhs = np.zeros((len(order), len(self.names)))
@@ -403,10 +414,20 @@ class Chain(Generic[S]):
         where = None  # the original index of each active trial (None: all trials, in order)
         gaps = itertools.chain(k.schedule, itertools.repeat(2))
         index_buffer, flag_buffer = np.empty(n, dtype=np.intp), np.empty_like(state)  # reused buffers
+        walked, bound = 0, FIRST_STEP_CHECK  # table steps taken by every active trial; when to check
         while state.size:
             m = state.size
             index, flag = index_buffer[:m], flag_buffer[:m]
-            for _ in range(next(gaps)):
+            if walked > bound:
+                bound = self._step_bound(start)
+                if walked > bound:
+                    raise MonteCarloError(
+                        f"the sampler's walks from {start!r} ran {walked:,} steps, past the "
+                        f"{bound:,} that no walk of this chain reaches: its compiled table is wrong"
+                    )
+            gap = next(gaps)
+            walked += gap
+            for _ in range(gap):
                 np.bitwise_xor(state, bits.random_raw((m + 7) >> 3).view(np.uint8)[:m], out=index)
                 np.take(table, index, out=state, mode="clip")
                 if loops is not None:
@@ -448,6 +469,59 @@ class Chain(Generic[S]):
                 total += weight * result[_hidden(name, tag)]
             result[name] = total
         return {m.name: result[m.name] for m in self.metrics}
+
+    def _step_bound(self, start: S) -> int:
+        """Table steps that no walk from ``start`` takes but with odds below 2**-64 (see
+        FIRST_STEP_CHECK); an error if some reachable state cannot reach a final state.
+        """
+        got = self._step_bounds.get(start)
+        if got is None:
+            longest = max(self._expected_steps(start), default=0.0)
+            table_steps = 2 * longest * TAIL_HALVINGS * (SCALE_BITS // 8) * ROUNDING_MARGIN
+            got = self._step_bounds[start] = max(FIRST_STEP_CHECK, math.ceil(table_steps))
+        return got
+
+    def _expected_steps(self, start: S) -> np.ndarray:
+        """The expected number of steps to a final state from each live state reachable from ``start``."""
+        from scipy.sparse import csr_matrix, identity
+        from scipy.sparse.linalg import spsolve
+
+        live = [s for s in self.states(start) if self.steps(s)]
+        self._require_ends(live)
+        index = {s: i for i, s in enumerate(live)}
+        rows, cols, probs = [], [], []
+        for s in live:
+            for p, nxt, _ in self.steps(s):
+                if nxt in index:
+                    rows.append(index[s])
+                    cols.append(index[nxt])
+                    probs.append(p)
+        n = len(live)
+        if not n:
+            return np.zeros(0)
+        matrix = identity(n, format="csr") - csr_matrix((probs, (rows, cols)), shape=(n, n))
+        return np.atleast_1d(spsolve(matrix.tocsc(), np.ones(n)))
+
+    def _require_ends(self, live: list[S]) -> None:
+        """An error if one of the ``live`` states (every live state a walk reaches) has no way to
+        a final state: the chain would walk for ever, and a linear solve would be singular.
+        """
+        members = set(live)
+        ending = {s for s in live if any(nxt not in members for _, nxt, _ in self.steps(s))}
+        before: dict[S, list[S]] = {}
+        for s in live:
+            for _, nxt, _ in self.steps(s):
+                if nxt in members and nxt != s:
+                    before.setdefault(nxt, []).append(s)
+        frontier = list(ending)
+        while frontier:  # walked backwards from the states next to a final state
+            for earlier in before.get(frontier.pop(), ()):
+                if earlier not in ending:
+                    ending.add(earlier)
+                    frontier.append(earlier)
+        stuck = next((s for s in live if s not in ending), None)
+        if stuck is not None:
+            raise MonteCarloError(f"state {stuck!r} has no way to a final state: the process may never end")
 
     def _compile(self, start: S) -> _Table:
         order = self.states(start)

@@ -11,12 +11,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import re
 from typing import NamedTuple
 
 import numpy as np
 import pytest
 
+from montecarlo.engine import chain as chain_module
 from montecarlo.engine.chain import Chain, ChainTooLarge
 from montecarlo.engine.metrics import Metric
 from montecarlo.errors import MonteCarloError
@@ -337,6 +340,61 @@ def test_a_chain_without_a_final_state_cannot_be_sampled():
     with pytest.raises(MonteCarloError) as err:
         chain.sample(0, 10, np.random.default_rng(1))
     assert str(err.value) == "the chain has no final state"
+
+
+def test_a_cycle_with_no_way_out_is_refused_not_walked_for_ever():
+    """Half the walks end at once; the other half reach a <-> b, which never ends."""
+    steps = {"start": [(0.5, "a", ()), (0.5, "end", ())], "a": [(0.5, "b", ()), (0.5, "a", ())],
+             "b": [(1.0, "a", ())], "end": []}
+    message = "state 'a' has no way to a final state: the process may never end"
+    chain = Chain(steps.__getitem__, lambda s: {"x": True}, (Metric("x", "probability", ""),))
+    with pytest.raises(MonteCarloError) as err:
+        chain.sample("start", 100, np.random.default_rng(1))
+    assert str(err.value) == message
+    with pytest.raises(MonteCarloError) as err:
+        chain.exact("start")  # the linear solve would be singular
+    assert str(err.value) == message
+
+
+def never_ending_table(monkeypatch):
+    """Compiled tables whose every entry leads back to the start: walks that never finish, as a
+    wrong compilation would make them."""
+    compile_table = Chain._compile
+
+    def broken(self, start):
+        k = compile_table(self, start)
+        return dataclasses.replace(k, table=np.zeros_like(k.table))
+
+    monkeypatch.setattr(Chain, "_compile", broken)
+
+
+def test_a_compiled_table_whose_walks_never_end_fails_at_the_first_check(monkeypatch):
+    never_ending_table(monkeypatch)
+    with pytest.raises(MonteCarloError) as err:
+        countdown(0.4, 0.2).sample(Duel(2, 2), 50, np.random.default_rng(1))
+    assert re.fullmatch(
+        r"the sampler's walks from Duel\(a=2, b=2\) ran 12,\d{3} steps, past the 12,288 that no walk "
+        r"of this chain reaches: its compiled table is wrong",
+        str(err.value),
+    )
+
+
+def test_the_step_bound_grows_with_the_longest_expected_walk(monkeypatch):
+    """walk(40) from 0 takes 40 / 0.75 steps on average: the bound is that x 2 x 64 halvings x 3
+    table steps a step x 2 for rounding = 40,960 table steps."""
+    monkeypatch.setattr(chain_module, "FIRST_STEP_CHECK", 1)
+    never_ending_table(monkeypatch)
+    with pytest.raises(MonteCarloError, match=r"ran 40,9\d\d steps, past the 40,960 that no walk"):
+        walk(40).sample(0, 20, np.random.default_rng(1))
+
+
+def test_checking_the_step_bound_does_not_change_the_trials(monkeypatch):
+    expected = walk(40).sample(0, 3_000, np.random.default_rng(4))
+    monkeypatch.setattr(chain_module, "FIRST_STEP_CHECK", 1)  # checked at every compaction
+    chain = walk(40)
+    got = chain.sample(0, 3_000, np.random.default_rng(4))
+    assert all(np.array_equal(got[k], expected[k]) for k in expected)
+    assert chain._step_bounds == {0: 40_960}
 
 
 @pytest.mark.parametrize("length", [255, 256, 300])  # 256, 257 and 301 states: past one byte of codes
