@@ -19,7 +19,7 @@ import pytest
 from montecarlo.analysis import RunSettings, ask
 from montecarlo.engine import stats
 from montecarlo.errors import InputError
-from montecarlo.games.dune1984 import GAME
+from montecarlo.games.dune1984 import GAME, fights
 from montecarlo.games.dune1984.fights import (
     QUESTIONS,
     STRENGTHS,
@@ -424,3 +424,13 @@ def test_engine_runs_are_reproducible_and_exact_is_attached():
     two = ask("dune1984", "duel", {"attacker": 4, "defender": 3}, settings=settings)
     assert one.metrics == two.metrics  # Chani is Strength 4, Guile 3
     assert one.metrics["attacker_win"].exact == pytest.approx(exact(Rules(), DuelSetup(4, 3))["attacker_win"])
+
+
+def test_a_reference_fight_past_the_roll_limit_is_a_bug_not_a_hang(monkeypatch):
+    """A 6-vs-6 duel needs at least six rolls: with the limit at 5 the reference stops with an
+    error instead of rolling for ever (as a mutated rule would)."""
+    monkeypatch.setattr(fights, "REFERENCE_ROUND_LIMIT", 5)
+    with pytest.raises(RuntimeError, match=r"^a reference fight went on past 5 rolls: a bug$"):
+        reference_duel(Rules(), DuelSetup(6, 6), np.random.default_rng(2))
+    monkeypatch.setattr(fights, "REFERENCE_ROUND_LIMIT", 100)
+    assert reference_duel(Rules(), DuelSetup(6, 6), np.random.default_rng(2))["rounds"] <= 100

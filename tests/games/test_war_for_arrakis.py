@@ -1045,3 +1045,17 @@ def test_bans_need_to_know_the_harkonnen_side():
                                "drop harkonnen or fix the legions")
     with pytest.raises(InputError, match="harkonnen must be attacker or defender"):
         BattleSetup("3 regular", "2 regular", harkonnen="baron")
+
+
+def test_a_battle_that_goes_on_past_the_round_limit_is_a_bug_not_a_hang(monkeypatch):
+    """Six regulars a side need at least six rounds to fall: with the limit at 2 both the
+    reference and the round-by-round kernel stop with an error instead of looping for ever (as a
+    mutated rule would); a max_rounds:N battle is stopped by N first."""
+    monkeypatch.setattr(battle, "REFERENCE_ROUND_LIMIT", 2)
+    setup, rng = BattleSetup("6 regular", "6 regular"), np.random.default_rng(5)
+    with pytest.raises(RuntimeError, match=r"^a reference battle went on past 2 rounds: a bug$"):
+        reference_battle(RULES, setup, rng)
+    with pytest.raises(RuntimeError, match=r"^battles went on past 2 rounds: a bug$"):
+        simulate_direct(RULES, setup, 50, rng)
+    out = simulate_direct(Rules(attack="max_rounds:3"), setup, 50, rng)
+    assert out["rounds"].max() == 3

@@ -564,6 +564,12 @@ def clear_caches() -> None:
 # --- the slow reference -------------------------------------------------------------------------
 
 
+# A roll that is not a tie costs a side a point of Strength. Ties come with probability 0.51 with six
+# d6 a side (less with fewer dice), 0.97 with six d2 a side; a fight of 100,000 rolls has odds below
+# 0.99**100_000 = e**-1005 unless ties are likelier than that: past it, the loop is a bug.
+REFERENCE_ROUND_LIMIT = 100_000
+
+
 def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.Generator) -> dict[str, Any]:
     """One duel or fight in plain Python, every die rolled, the rules applied literally (for tests)."""
     (str_a, guile_a, kit_a), (str_d, guile_d, kit_d) = _sides(setup)
@@ -622,6 +628,8 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
     rounds = tied = decisive = 0
     poisoned = False
     while not (out(0) or out(1)):
+        if rounds == REFERENCE_ROUND_LIMIT:
+            raise RuntimeError(f"a reference fight went on past {REFERENCE_ROUND_LIMIT:,} rolls: a bug")
         high_a, high_d = roll(0), roll(1)
         rounds += 1
         if high_a == high_d and rules.ties == "reroll":

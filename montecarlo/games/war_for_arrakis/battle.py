@@ -917,6 +917,13 @@ def _take(r: np.ndarray, e: np.ndarray, s: np.ndarray, k: np.ndarray) -> None:
         k = np.where(half, 0, k)
 
 
+# With the game's die (3 Hit, 2 Shield, 1 Special faces) a round without a loss on either side has
+# probability 7/12 with one die a side, less with more dice: 100,000 of them in a row have odds
+# below e**-50,000, so a battle past them is a loop that never ends (a bug). Only battles without
+# max_rounds:N can reach it (the plain-Python reference; simulate_direct as the tests call it).
+REFERENCE_ROUND_LIMIT = 100_000
+
+
 def simulate_direct(
     rules: Rules, setup: BattleSetup, n: int, rng: np.random.Generator
 ) -> dict[str, np.ndarray]:
@@ -928,11 +935,15 @@ def simulate_direct(
     rounds = np.zeros(n, dtype=np.int32)  # uint16 wrapped at round 65,536 and missed max_rounds:N above it
     end = np.full(n, GOING if d.units else DESTROYED, dtype=np.int8)
     cost, limit = _continuation_cost(ctx), rules.max_rounds
-    first = setup.surprise
+    first, played = setup.surprise, 0
+    longest = REFERENCE_ROUND_LIMIT if limit is None else limit + 1  # max_rounds:N stops them first
     while True:
         idx = np.flatnonzero(end == GOING)
         if not idx.size:
             break
+        if played == longest:
+            raise RuntimeError(f"battles went on past {longest:,} rounds: a bug")
+        played += 1
         ar, ae, as_ = (v[idx] for v in side[0])
         dr, de, ds = (v[idx] for v in side[1])
         n_a = np.minimum(
@@ -1029,6 +1040,8 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
     if not units[1]:
         how = "undefended"
     while how is None:
+        if rounds == REFERENCE_ROUND_LIMIT:
+            raise RuntimeError(f"a reference battle went on past {REFERENCE_ROUND_LIMIT:,} rounds: a bug")
         rounds += 1
         surprise = setup.surprise and rounds == 1
         n_a = len(units[0]) + discards[0] + (1 if surprise and rules.surprise == "die" else 0)
