@@ -79,6 +79,7 @@ DEFAULT_MAX_STATES = 250_000
 # ROUNDING_MARGIN covers the table's rounding of step probabilities.
 FIRST_STEP_CHECK = 12_288
 TAIL_HALVINGS, ROUNDING_MARGIN = 64, 2
+TABLE_STEPS_PER_STEP = SCALE_BITS // 8
 
 
 class _Cycle(Exception):
@@ -150,7 +151,6 @@ class Chain(Generic[S]):
         self._values: dict[S, tuple[float, ...]] = {}
         self._tag_positions: dict[tuple[str, ...], tuple[tuple[int, float], ...]] = {}
         self._tables: dict[S, _Table] = {}
-        self._step_bounds: dict[S, int] = {}
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -215,7 +215,6 @@ class Chain(Generic[S]):
         self._steps.clear()
         self._values.clear()
         self._tables.clear()
-        self._step_bounds.clear()
 
     def _solve(self, start: S) -> tuple[float, ...]:
         try:
@@ -472,17 +471,16 @@ class Chain(Generic[S]):
 
     def _step_bound(self, start: S) -> int:
         """Table steps that no walk from ``start`` takes but with odds below 2**-64 (see
-        FIRST_STEP_CHECK); an error if some reachable state cannot reach a final state.
+        FIRST_STEP_CHECK); an error if some reachable state cannot reach a final state. Worked
+        out only for walks that pass FIRST_STEP_CHECK, so it is not memoised.
         """
-        got = self._step_bounds.get(start)
-        if got is None:
-            longest = max(self._expected_steps(start), default=0.0)
-            table_steps = 2 * longest * TAIL_HALVINGS * (SCALE_BITS // 8) * ROUNDING_MARGIN
-            got = self._step_bounds[start] = max(FIRST_STEP_CHECK, math.ceil(table_steps))
-        return got
+        longest = float(self._expected_steps(start).max())
+        table_steps = 2 * longest * TAIL_HALVINGS * TABLE_STEPS_PER_STEP * ROUNDING_MARGIN
+        return max(FIRST_STEP_CHECK, math.ceil(table_steps))
 
     def _expected_steps(self, start: S) -> np.ndarray:
-        """The expected number of steps to a final state from each live state reachable from ``start``."""
+        """The expected number of steps to a final state from each live state reachable from
+        ``start`` (which must be live)."""
         from scipy.sparse import csr_matrix, identity
         from scipy.sparse.linalg import spsolve
 
@@ -497,30 +495,25 @@ class Chain(Generic[S]):
                     cols.append(index[nxt])
                     probs.append(p)
         n = len(live)
-        if not n:
-            return np.zeros(0)
-        matrix = identity(n, format="csr") - csr_matrix((probs, (rows, cols)), shape=(n, n))
+        matrix = identity(n) - csr_matrix((probs, (rows, cols)), shape=(n, n))
         return np.atleast_1d(spsolve(matrix.tocsc(), np.ones(n)))
 
     def _require_ends(self, live: list[S]) -> None:
         """An error if one of the ``live`` states (every live state a walk reaches) has no way to
         a final state: the chain would walk for ever, and a linear solve would be singular.
         """
-        members = set(live)
-        ending = {s for s in live if any(nxt not in members for _, nxt, _ in self.steps(s))}
-        before: dict[S, list[S]] = {}
-        for s in live:
-            for _, nxt, _ in self.steps(s):
-                if nxt in members and nxt != s:
-                    before.setdefault(nxt, []).append(s)
-        frontier = list(ending)
-        while frontier:  # walked backwards from the states next to a final state
-            for earlier in before.get(frontier.pop(), ()):
-                if earlier not in ending:
-                    ending.add(earlier)
-                    frontier.append(earlier)
-        stuck = next((s for s in live if s not in ending), None)
-        if stuck is not None:
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import breadth_first_order
+
+        n = len(live)
+        index = {s: i for i, s in enumerate(live)}
+        edges = [(index.get(nxt, n), index[s]) for s in live for _, nxt, _ in self.steps(s)]
+        back = csr_matrix((np.ones(len(edges)), tuple(zip(*edges))), shape=(n + 1, n + 1))  # node n: the ends
+        order, _ = breadth_first_order(back, n)  # every state that can end, walked backwards
+        reached = np.zeros(n + 1, dtype=bool)
+        reached[order] = True
+        if not reached.all():
+            stuck = live[int(np.flatnonzero(~reached)[0])]
             raise MonteCarloError(f"state {stuck!r} has no way to a final state: the process may never end")
 
     def _compile(self, start: S) -> _Table:

@@ -12,8 +12,8 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
-import re
 from typing import NamedTuple
 
 import numpy as np
@@ -368,24 +368,68 @@ def never_ending_table(monkeypatch):
     monkeypatch.setattr(Chain, "_compile", broken)
 
 
+class Guarded:
+    """A generator (as the sampler reads one) whose bits run out after ``draws`` draws: a walk
+    that would never end fails the test at once instead of hanging it."""
+
+    def __init__(self, seed: int, draws: int) -> None:
+        self.bits, self.left = np.random.PCG64(seed), draws
+        self.bit_generator = self
+
+    def random_raw(self, size: int) -> np.ndarray:
+        self.left -= 1
+        assert self.left >= 0, "the walk went on past the bound"
+        return self.bits.random_raw(size)
+
+
+def first_check_past(chain: Chain, start, bound: int) -> int:
+    """Steps taken at the first check (one before each stretch between compactions) past ``bound``."""
+    walked = itertools.accumulate(itertools.chain(chain._compile(start).schedule, itertools.repeat(2)))
+    return next(w for w in walked if w > bound)
+
+
 def test_a_compiled_table_whose_walks_never_end_fails_at_the_first_check(monkeypatch):
+    """Checked before each stretch of steps between compactions: the error comes at the first
+    check past 12,288 steps (the bound of this short chain) and says how many were taken."""
     never_ending_table(monkeypatch)
+    chain = countdown(0.4, 0.2)
     with pytest.raises(MonteCarloError) as err:
-        countdown(0.4, 0.2).sample(Duel(2, 2), 50, np.random.default_rng(1))
-    assert re.fullmatch(
-        r"the sampler's walks from Duel\(a=2, b=2\) ran 12,\d{3} steps, past the 12,288 that no walk "
-        r"of this chain reaches: its compiled table is wrong",
-        str(err.value),
+        chain.sample(Duel(2, 2), 50, Guarded(1, 20_000))
+    taken = first_check_past(chain, Duel(2, 2), 12_288)
+    assert str(err.value) == (
+        f"the sampler's walks from Duel(a=2, b=2) ran {taken:,} steps, past the 12,288 that no walk of "
+        "this chain reaches: its compiled table is wrong"
     )
 
 
-def test_the_step_bound_grows_with_the_longest_expected_walk(monkeypatch):
-    """walk(40) from 0 takes 40 / 0.75 steps on average: the bound is that x 2 x 64 halvings x 3
-    table steps a step x 2 for rounding = 40,960 table steps."""
+def straight(length: int) -> Chain:
+    """0 -> 1 -> ... -> length, one step each: no self-loop, the last live state only ends."""
+    return Chain(lambda s: [] if s == length else [(1.0, s + 1, ())], lambda s: {"end": True},
+                 (Metric("end", "probability", ""),))
+
+
+@pytest.mark.parametrize("chain,bound", [(walk(40), 40_960), (straight(40), 30_720)])
+def test_the_step_bound_grows_with_the_longest_expected_walk(monkeypatch, chain, bound):
+    """walk(40) from 0 takes 40 / 0.75 steps on average, straight(40) 40: the bound is that x 2 x
+    64 halvings x 3 table steps a step x 2 for rounding = 40,960 and 30,720 table steps. (The
+    straight walk's checks fall on 30,720 itself: the walk goes on to the next one.)"""
     monkeypatch.setattr(chain_module, "FIRST_STEP_CHECK", 1)
     never_ending_table(monkeypatch)
-    with pytest.raises(MonteCarloError, match=r"ran 40,9\d\d steps, past the 40,960 that no walk"):
-        walk(40).sample(0, 20, np.random.default_rng(1))
+    with pytest.raises(MonteCarloError) as err:
+        chain.sample(0, 20, Guarded(1, 50_000))
+    taken = first_check_past(chain, 0, bound)
+    assert f"ran {taken:,} steps, past the {bound:,} that no walk" in str(err.value)
+
+
+def test_a_walk_that_reaches_the_bound_is_not_yet_past_it(monkeypatch):
+    """straight(40)'s checks fall on even counts: the first one past 30,718 is the bound, 30,720,
+    itself, where the walk goes on; it is refused at the next one."""
+    monkeypatch.setattr(chain_module, "FIRST_STEP_CHECK", 30_718)
+    never_ending_table(monkeypatch)
+    chain = straight(40)
+    assert first_check_past(chain, 0, 30_718) == 30_720
+    with pytest.raises(MonteCarloError, match="ran 30,722 steps, past the 30,720 that no walk"):
+        chain.sample(0, 20, Guarded(1, 50_000))
 
 
 def test_checking_the_step_bound_does_not_change_the_trials(monkeypatch):
@@ -394,7 +438,6 @@ def test_checking_the_step_bound_does_not_change_the_trials(monkeypatch):
     chain = walk(40)
     got = chain.sample(0, 3_000, np.random.default_rng(4))
     assert all(np.array_equal(got[k], expected[k]) for k in expected)
-    assert chain._step_bounds == {0: 40_960}
 
 
 @pytest.mark.parametrize("length", [255, 256, 300])  # 256, 257 and 301 states: past one byte of codes

@@ -725,6 +725,7 @@ def test_die_faces_and_leader_values_from_the_rules_reach_every_solver():
 ALL_SPECIAL = {"hit_faces": 0, "shield_faces": 0, "special_faces": 1, "blank_faces": 0}
 ALL_BLANK = {"hit_faces": 0, "shield_faces": 0, "special_faces": 0, "blank_faces": 1}
 HIT_OR_BLANK = {"hit_faces": 1, "shield_faces": 0, "special_faces": 0, "blank_faces": 1}
+HIT_ONLY = {"hit_faces": 1, "shield_faces": 0, "special_faces": 0, "blank_faces": 0}
 
 
 def _every_solver(rules, setup, seed=0):
@@ -1048,14 +1049,19 @@ def test_bans_need_to_know_the_harkonnen_side():
 
 
 def test_a_battle_that_goes_on_past_the_round_limit_is_a_bug_not_a_hang(monkeypatch):
-    """Six regulars a side need at least six rounds to fall: with the limit at 2 both the
-    reference and the round-by-round kernel stop with an error instead of looping for ever (as a
-    mutated rule would); a max_rounds:N battle is stopped by N first."""
+    """With the limit at 2, some of 50 battles of six regulars a side go on past it: the reference
+    and the round-by-round kernel stop with an error instead of looping for ever (as a mutated
+    rule would); a max_rounds:N battle is stopped by N first. A battle of exactly 2 rounds passes."""
     monkeypatch.setattr(battle, "REFERENCE_ROUND_LIMIT", 2)
     setup, rng = BattleSetup("6 regular", "6 regular"), np.random.default_rng(5)
     with pytest.raises(RuntimeError, match=r"^a reference battle went on past 2 rounds: a bug$"):
-        reference_battle(RULES, setup, rng)
+        for _ in range(50):
+            reference_battle(RULES, setup, rng)
     with pytest.raises(RuntimeError, match=r"^battles went on past 2 rounds: a bug$"):
         simulate_direct(RULES, setup, 50, rng)
     out = simulate_direct(Rules(attack="max_rounds:3"), setup, 50, rng)
     assert out["rounds"].max() == 3
+    # with a die of one Hit face, an elite against an elite is demoted, then falls: two rounds
+    rules, duel = Rules(**HIT_ONLY), BattleSetup("1 elite", "1 elite")
+    assert reference_battle(rules, duel, rng)["rounds"] == 2
+    assert (simulate_direct(rules, duel, 10, rng)["rounds"] == 2).all()

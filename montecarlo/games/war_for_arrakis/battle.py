@@ -936,13 +936,12 @@ def simulate_direct(
     end = np.full(n, GOING if d.units else DESTROYED, dtype=np.int8)
     cost, limit = _continuation_cost(ctx), rules.max_rounds
     first, played = setup.surprise, 0
-    longest = REFERENCE_ROUND_LIMIT if limit is None else limit + 1  # max_rounds:N stops them first
     while True:
         idx = np.flatnonzero(end == GOING)
         if not idx.size:
             break
-        if played == longest:
-            raise RuntimeError(f"battles went on past {longest:,} rounds: a bug")
+        if limit is None and played == REFERENCE_ROUND_LIMIT:  # (max_rounds:N stops them at N)
+            raise RuntimeError(f"battles went on past {REFERENCE_ROUND_LIMIT:,} rounds: a bug")
         played += 1
         ar, ae, as_ = (v[idx] for v in side[0])
         dr, de, ds = (v[idx] for v in side[1])
