@@ -127,6 +127,7 @@ def test_a_comparisons_checkpoint_is_refused_when_an_arms_rules_changed(tmp_path
 
 def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
     from montecarlo.analysis import compare_many, compare_rules
+    from montecarlo.games.base import to_plain
     from montecarlo.games.dune1984.rules import Rules
 
     arms = [("official", Rules()), ("sword_ties", Rules(ties="defender"))]
@@ -136,6 +137,8 @@ def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
     assert one.trials == 3_000 and one.seed == 11
     assert [(a.seed, a.trials, a.variants) for a in many.answers] == [
         (11, 3_000, ("official",)), (11, 3_000, ("sword_ties",))]  # each arm's answer: the run's seed
+    assert [a.to_json()["setup"] for a in one.answers] == [to_plain(one.setup)] * 2  # and the setup asked
+    assert one.setup.attacker == 4 and one.setup.defender == 5
     assert one.differences == many.differences  # bit for bit (the run's seconds aside)
     assert [list(row) for row in one.differences] == [list(one.answers[0].metrics)]
     assert all(d.name == name for row in one.differences for name, d in row.items())  # each names its metric

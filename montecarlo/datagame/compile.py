@@ -303,8 +303,9 @@ class CompiledGame:
             parts, total = [], np.zeros(m, dtype=np.int64)
             for die, count in groups:
                 n = np.broadcast_to(np.asarray(count.vector(env), dtype=np.int64), (m,))
-                if (n < 0).any():
-                    bad = int(np.flatnonzero(n < 0)[0])
+                negative = np.flatnonzero(n < 0)
+                if negative.size:
+                    bad = int(negative[0])
                     raise d.error(
                         f"round.roll.{side}.{die}",
                         f"gives {int(n[bad])} dice in state "

@@ -120,10 +120,12 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
     out += moved + quiet
     if unchanged:
         who = _join(unchanged)
-        verb = "leaves" if len(unchanged) == 1 else "leave"
+        verb, sets = ("leaves", "the two rule sets")
+        if len(unchanged) > 1:
+            verb, sets = "leave", f"all {len(unchanged) + 1} rule sets"
         out.append(
             f"{_cap(who)} {verb} every metric identical to {_variant(result, base)} in all {setups} setups: "
-            f"the two rule sets agree on every trial of these setups{_rare(unchanged_rare)}."
+            f"{sets} agree on every trial of these setups{_rare(unchanged_rare)}."
         )
     tests = int((comp["status"] == TESTED).sum())
     if not moved and tests:

@@ -543,12 +543,13 @@ def test_a_negative_pool_size_names_the_key_and_the_state(tmp_path):
     )
     compiled = compile_text(path.read_text(), str(path))
     setup = compiled.game.question().setup({"attackers": 3, "defenders": 1})
-    with pytest.raises(DefinitionError) as info:  # the sampling kernel names the same key and state
-        compiled.simulate_direct(compiled.game.rules(), setup, 50, np.random.default_rng(1))
-    assert str(info.value) == (
-        f"{path}: round.roll.defender.d6: gives -1 dice in state attackers=3, defenders=1; "
-        "a pool size must be a whole number >= 0 (use max(0, ...))"
-    )
+    for trials in (1, 50):  # the sampling kernel names the same key and state (one trial: the first)
+        with pytest.raises(DefinitionError) as info:
+            compiled.simulate_direct(compiled.game.rules(), setup, trials, np.random.default_rng(1))
+        assert str(info.value) == (
+            f"{path}: round.roll.defender.d6: gives -1 dice in state attackers=3, defenders=1; "
+            "a pool size must be a whole number >= 0 (use max(0, ...))"
+        )
 
 
 def test_the_files_description_a_metrics_description_and_exact_max_states_are_read_and_checked():

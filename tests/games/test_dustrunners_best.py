@@ -314,6 +314,21 @@ def test_exact_state_budget_counts_a_hopeless_state_once():
         ExactCombat(rules, setup, max_states=7).solve()
 
 
+@pytest.mark.parametrize("kind,objective,shared", [
+    ("raiders", "win", True), ("raiders", "keep:1", False), ("spybot", "keep:1", True),
+    ("mutant", "keep:1", True),
+])
+def test_hopeless_states_are_valued_once_unless_keeping_ammo_against_damage(kind, objective, shared):
+    """A hopeless state is valued once per pile (``passive``) when nothing but ammo kept can still
+    count: under win, or under keep:W against an enemy that deals no damage (spybot, mutant); raiders'
+    damage makes health left count under keep:W, so there each state is valued in full."""
+    deck = deck_of((1, 1, "you", 0, 1, "new", "fuel"), (1, 1, "you", 0, 0, "new", "fuel"))
+    enemy = Enemy("e", 1, 1, 1, kind=kind, radiation=1 if kind == "mutant" else 0)
+    setup = CombatSetup(deck, enemy, health=2, ammo=1, policy="best", objective=objective)
+    assert ExactCombat(Rules(), setup).passive is shared
+    assert ExactCombat(Rules(), setup, prune=False).passive is False
+
+
 def test_cards_merge_by_skulls():
     setup = parse_combat({"deck": "illustrative-12", "enemy": "spybot", "vehicle": "scout"})
     merged, classes = by_skulls(setup.deck)

@@ -545,9 +545,17 @@ def test_a_variant_identical_in_every_trial_but_not_exactly_says_so():
     result = run_scenario(parse_scenario(RARE_SWORD), jobs=1)
     said = findings(result, all_tables(result))
     assert said[0].endswith(
-        "in all 2 setups: the two rule sets agree on every trial of these setups (though the exact values "
-        "differ in 2 rows: a change too rare for these trials)."
+        "(`sword_d7`) leaves every metric identical to “the official rules” (`official`) in all 2 setups: "
+        "the two rule sets agree on every trial of these setups (though the exact values differ in 2 rows: "
+        "a change too rare for these trials)."
     ), said
+    d9 = {**RARE_SWORD["variants"], "sword_d9": {"overrides": {"sword_faces": 9}}}
+    both = run_scenario(parse_scenario({**RARE_SWORD, "variants": d9}), jobs=1)
+    assert findings(both, all_tables(both))[1].endswith(
+        "leave every metric identical to “the official rules” (`official`) in all 2 setups: all 3 rule sets "
+        "agree on every trial of these setups (though the exact values differ in 4 rows: a change too rare "
+        "for these trials)."
+    )  # the rows of both variants counted
     with_rounds = run_scenario(parse_scenario({**RARE_SWORD, "metrics": ["attacker_win", "rounds"]}), jobs=1)
     moved = findings(with_rounds, all_tables(with_rounds))[0]
     assert moved.endswith(
@@ -661,3 +669,23 @@ def test_a_metric_with_one_value_everywhere_says_so_with_the_value():
     spread = same.with_columns(pl.Series("estimate", [0.5, 0.25, 0.75]))
     said = _range("The chance", spread, ["need"], "")
     assert said == "The chance ranges from 0.250 (need = 2) to 0.750 (need = 3)."
+
+
+def test_seat_metrics_that_are_distributions_are_not_compared_seat_by_seat():
+    """``seatN_roll`` of kind distribution reports ``seatN_roll=v`` rows, not one estimate per seat:
+    only the probabilities ``seatN_win`` form a group of seats."""
+    import dataclasses
+
+    from montecarlo.games.base import Metric
+    from montecarlo.reporting.findings import _seat_groups
+
+    def simulate(rules, setup, n, rng):
+        return {"seat1_win": rng.random(n) < 0.5, "seat2_win": rng.random(n) < 0.5,
+                "seat1_roll": rng.integers(0, 3, n), "seat2_roll": rng.integers(0, 3, n)}
+
+    game = toss_game(simulate, {"seat1_win": "seat 1 wins", "seat2_win": "seat 2 wins"}, {})
+    toss = game.questions["toss"]
+    rolls = tuple(Metric(f"seat{i}_roll", "distribution", f"seat {i}'s roll", (0, 1, 2)) for i in (1, 2))
+    game.questions["toss"] = dataclasses.replace(toss, metrics=toss.metrics + rolls)
+    result = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 200}), jobs=1)
+    assert _seat_groups(result) == {"win": ["seat1_win", "seat2_win"]}

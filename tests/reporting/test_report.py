@@ -371,6 +371,17 @@ def test_rewrite_replaces_only_its_own_report(tmp_path):
     with pytest.raises(InputError):
         write_report(small, fake)
     assert (fake / "report.json").read_text() == '{"title": "someone else\'s"}'
+    listed = tmp_path / "listed"  # another tool's report.json with a list of files: not ours either
+    listed.mkdir()
+    (listed / "report.json").write_text('{"written_by": "another tool", "files": ["notes.txt"]}')
+    (listed / "notes.txt").write_text("theirs")
+    with pytest.raises(InputError) as caught:
+        write_report(small, listed)
+    assert str(caught.value) == (
+        f"--out: {listed} holds files montecarlo did not write (notes.txt, report.json); "
+        "choose a new or empty folder (nothing was changed)"
+    )
+    assert (listed / "notes.txt").read_text() == "theirs"
     assert not [p for p in tmp_path.rglob(".*")]  # no hidden .x.tmp-* / .x.old-* anywhere
 
     empty = tmp_path / "empty"
