@@ -155,10 +155,10 @@ def spice_ladder(rules: Rules, guile: int, stillsuit: bool = False) -> list[Spic
     The marginal price ``spice_per_point`` is ``rules.spice_per_guile`` over the rung's gain in
     percentage points: how much Spice each point of survival probability costs at that rung.
     """
-    g = guile + int(stillsuit)
-    steps = [SpiceStep(0, g, survival(rules, g), 0.0, None)]
-    while steps[-1].survive < 1.0:
-        g += 1
+    start = guile + int(stillsuit)
+    steps = [SpiceStep(0, start, survival(rules, start), 0.0, None)]
+    safe = 6 if rules.guile_roll == "2d6" else FACES[rules.guile_roll]  # the Guile no roll beats
+    for g in range(start + 1, safe + 1):  # (a for loop: it ends even if a rung's sum went wrong)
         p = survival(rules, g)
         gain = p - steps[-1].survive
         spice = steps[-1].spice + rules.spice_per_guile
