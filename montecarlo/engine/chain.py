@@ -361,28 +361,22 @@ class Chain(Generic[S]):
 
     def _solve_linear(self, start: S) -> None:
         """Values of every state reachable from ``start`` by one sparse solve (chains with cycles)."""
-        from scipy.sparse import csr_matrix, identity
         from scipy.sparse.linalg import spsolve
 
         order = self.states(start)
         self._require_ends([s for s in order if self.steps(s)])
         index = {s: i for i, s in enumerate(order)}
-        rows, cols, probs = [], [], []
         rhs = np.zeros((len(order), len(self.names)))
         for i, state in enumerate(order):
             steps = self.steps(state)
             if not steps:
                 rhs[i] = self._final_terms(state)
                 continue
-            for p, nxt, tags in steps:
-                rows.append(i)
-                cols.append(index[nxt])
-                probs.append(p)
+            for p, _, tags in steps:
                 for j, weight in self._counted(tags):
                     rhs[i, j] += p * weight
-        n = len(order)
-        matrix = identity(n, format="csr") - csr_matrix((probs, (rows, cols)), shape=(n, n))
-        solution = np.asarray(spsolve(matrix.tocsc(), rhs)).reshape(n, len(self.names))
+        solution = np.asarray(spsolve(self._minus_steps(order, index), rhs))
+        solution = solution.reshape(len(order), len(self.names))
         for state, row in zip(order, solution):
             self._values[state] = tuple(row.tolist())
 
@@ -481,22 +475,27 @@ class Chain(Generic[S]):
     def _expected_steps(self, start: S) -> np.ndarray:
         """The expected number of steps to a final state from each live state reachable from
         ``start`` (which must be live)."""
-        from scipy.sparse import csr_matrix, identity
         from scipy.sparse.linalg import spsolve
 
         live = [s for s in self.states(start) if self.steps(s)]
         self._require_ends(live)
         index = {s: i for i, s in enumerate(live)}
+        return np.atleast_1d(spsolve(self._minus_steps(live, index), np.ones(len(live))))
+
+    def _minus_steps(self, states: list[S], index: Mapping[S, int]) -> Any:
+        """``I - P`` over ``states`` (numbered by ``index``), in CSC form for a sparse solve: P holds
+        their steps to states of ``index``; steps out of it (to final states) are left out."""
+        from scipy.sparse import csr_matrix, identity
+
         rows, cols, probs = [], [], []
-        for s in live:
-            for p, nxt, _ in self.steps(s):
+        for i, state in enumerate(states):
+            for p, nxt, _ in self.steps(state):
                 if nxt in index:
-                    rows.append(index[s])
+                    rows.append(i)
                     cols.append(index[nxt])
                     probs.append(p)
-        n = len(live)
-        matrix = identity(n) - csr_matrix((probs, (rows, cols)), shape=(n, n))
-        return np.atleast_1d(spsolve(matrix.tocsc(), np.ones(n)))
+        n = len(states)
+        return (identity(n, format="csr") - csr_matrix((probs, (rows, cols)), shape=(n, n))).tocsc()
 
     def _require_ends(self, live: list[S]) -> None:
         """An error if one of the ``live`` states (every live state a walk reaches) has no way to
