@@ -768,7 +768,10 @@ def _player_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, policy: str, bo
         blanks += (t.skulls[kind] == 0) & ok
     drawn = spend.astype(np.int16)
     decide = best.finish if best is not None else None
-    while finish:  # redraw a skull-less card while the attack falls short
+    # Redraw a skull-less card while the attack falls short. Each redraw costs its trial
+    # redraw_cost VP it must have, so no trial redraws more than max VP // cost times: a bound, not
+    # a condition (a mutated test of who redraws could otherwise loop for ever).
+    for _ in range(int(b.vp.max()) // rules.redraw_cost if finish else 0):
         short = (damage < b.eh) & (blanks > 0) & (b.vp >= rules.redraw_cost) & (drawn < t.size)
         if decide is not None and short.any():  # best play: redraw, or keep the VP
             short &= decide(b, b.eh - damage, blanks, short)
@@ -804,7 +807,7 @@ def _raiders_attack(rules: Rules, t: Tables, b: Batch, d: Drawer, redraw: bool) 
         b.rad += t.has_skull[kind] * ok
     if redraw and skulls:
         cols = np.arange(b.n)
-        while True:
+        for _ in range(int(b.vp.max()) // rules.redraw_cost):  # each redraw costs a trial that much
             lethal = raiders & (damage >= b.ph) & (b.vp >= rules.redraw_cost) & (drawn < t.size)
             if not lethal.any():
                 break
