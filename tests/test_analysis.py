@@ -228,3 +228,17 @@ def test_run_is_one_point_of_a_grid_with_the_settings_given():
     pair = settings.run_grid([runner.Point((kernel, other), METRICS)])[0]
     assert both.n_arms == 2 and np.array_equal(both.totals, pair.totals)
     assert np.array_equal(both.totals[0], result.totals[0])
+
+
+def test_ask_puts_its_question_and_rule_overrides_to_its_one_setup():
+    """``ask`` is ``ask_many`` of one setup: the question asked (not the game's default, duel) and
+    the rules changed by name reach the answer."""
+    from montecarlo.analysis import ask
+
+    settings = RunSettings(trials=500, seed=2, jobs=1)
+    answer = ask("dune1984", "guile", {"guile": 3}, overrides={"spice_per_guile": 2}, settings=settings)
+    assert answer.question == "guile" and answer.rules.spice_per_guile == 2 and answer.trials == 500
+    import montecarlo
+
+    shown = answer.to_json()  # what --json prints: the version the numbers came from among them
+    assert (shown["question"], shown["trials"], shown["version"]) == ("guile", 500, montecarlo.__version__)

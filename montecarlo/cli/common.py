@@ -85,9 +85,7 @@ class RunOptions:
         return answer_of(game, question, setup, variants=self.variant, rules=overrides,
                          settings=self.settings(label))
 
-    def ask_many(
-        self, game: Any, question: Optional[str], setups: list, label: str = "simulating"
-    ) -> list[Answer]:
+    def ask_many(self, game: Any, question: Optional[str], setups: list, label: str) -> list[Answer]:
         """:meth:`ask` for several setups, their chunks in one pool (:func:`montecarlo.api.answers_of`)."""
         return answers_of(game, question, setups, variants=self.variant, settings=self.settings(label))
 
@@ -440,10 +438,11 @@ def flags_of(func: Callable) -> dict[str, str]:
     >>> def odds(
     ...     attacker_equipment: Annotated[str, typer.Option()] = "",
     ...     json_out: Annotated[bool, typer.Option("--json", "-J")] = False,
+    ...     trial_count: Annotated[int, typer.Option("-n", "--trials")] = 1,
     ...     game: Annotated[str, typer.Argument()] = "",
     ... ): ...
     >>> flags_of(odds)
-    {'attacker_equipment': '--attacker-equipment', 'json_out': '--json'}
+    {'attacker_equipment': '--attacker-equipment', 'json_out': '--json', 'trial_count': '--trials'}
     """
     flags = {}
     # eval_str: a module with ``from __future__ import annotations`` has its annotations as text
@@ -470,8 +469,7 @@ def in_flags(message: str, flags: dict[str, str]) -> str:
     ...          {"health": "--health", "vehicle": "--vehicle"})
     "--health: give the vehicle's health (--health) or a shipped vehicle (--vehicle)"
     """
-    for name in sorted(flags, key=len, reverse=True):
-        flag = flags[name]
+    for name, flag in flags.items():  # names are identifiers: no one matches inside another's place
         message = re.sub(rf"^{re.escape(name)}(?=[:\s])", flag, message)
         message = message.replace(f"({name})", f"({flag})")
     return message
@@ -534,10 +532,8 @@ def run_command(func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS
             run.close()
 
     wrapper.__signature__ = sig.replace(parameters=own + added)
-    wrapper.__annotations__ = {p.name: p.annotation for p in own + added}
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
-    wrapper.__wrapped_command__ = func
     return wrapper
 
 
@@ -668,6 +664,8 @@ def examples_of(help_text: Optional[str]) -> list[str]:
     ['montecarlo odds dune1984 -a 4 -d 5']
     >>> examples_of("Example: montecarlo games")
     ['montecarlo games']
+    >>> examples_of("  $ montecarlo games --json")
+    ['montecarlo games --json']
     """
     found = []
     for line in (help_text or "").splitlines():

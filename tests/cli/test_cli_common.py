@@ -164,6 +164,23 @@ def test_run_options_give_a_reporter_that_knows_a_precision_run_unless_quiet_or_
     assert shown(quiet=True).settings().progress is None and shown(json=True).settings().progress is None
 
 
+def test_ask_many_asks_its_question_of_every_setup_in_one_pool_under_its_label(monkeypatch):
+    """The table's cells go to the API in one call, with the question and the bar's words given."""
+    from montecarlo.cli import common
+    from tests.cli.test_cli_surprises import options
+
+    seen = {}
+
+    def answers_of(game, question, setups, variants, settings):
+        seen.update(game=game, question=question, setups=setups, label=settings.progress.label)
+        return ["answer"] * len(setups)
+
+    monkeypatch.setattr(common, "answers_of", answers_of)
+    run = options(json=False, quiet=False, jobs=1)
+    assert run.ask_many("template", "duel", ["a", "b"], label="template table") == ["answer", "answer"]
+    assert seen == {"game": "template", "question": "duel", "setups": ["a", "b"], "label": "template table"}
+
+
 def test_the_first_finished_chunk_starts_the_clock_even_of_one_trial(monkeypatch):
     import io
 

@@ -128,6 +128,8 @@ def test_size_bound_decides_without_walking():
     note = q.why_no_exact(1, (1, 5))
     assert "would have up to 50 states, too large for the exact solver (at most 40)" in note
     assert q.why_no_exact(1, (1, 4)) is None  # a bound of exactly the limit is solved
+    assert q.size(1, (1, 5)) is None  # the size too, by the bound of that setup
+    assert q.size(1, (1, 4)) == 5
 
 
 def test_without_a_direct_kernel_too_large_is_no_exact_value_and_an_error_to_simulate():
@@ -172,6 +174,8 @@ def test_pickles_as_its_home_or_as_its_description():
     q = walk()
     q.exact(1, (1, 3))
     q.size(1, (1, 3))
+    _, (_, sent) = q.__reduce__()  # what a worker receives: the description, not the caches
+    assert not {"_chains", "_sizes", "_solutions"} & set(sent) and q._chains and q._sizes
     again = pickle.loads(pickle.dumps(q))
     assert again is not q and not again._chains and not again._sizes  # description only, caches empty
     assert again.exact(1, (1, 3)) == q.exact(1, (1, 3))

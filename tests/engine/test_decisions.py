@@ -504,6 +504,49 @@ def test_a_dead_end_cycle_is_avoided():
     assert solution.option_values("a") == {"swap": -math.inf, "stay": -math.inf}
 
 
+def test_the_way_out_of_a_cycle_takes_the_first_option_of_the_nearest_layer():
+    """``_Solver.reaching``, the options a policy starts from where its preferred ones never leave
+    a cycle: b leaves at once; d too, by the step after its self-loop; a can go to c (option 0,
+    farther) or to b (options 1 and 2, one step from the way out): option 1, the first of the
+    nearest layer; c comes back through a."""
+    from types import SimpleNamespace
+
+    def to(state):
+        return [(1.0, state, ())]
+
+    options = {"a": [to("c"), to("b"), to("b")], "b": [to("out")], "c": [to("a")],
+               "d": [[(0.5, "d", ()), (0.5, "out", ())]]}
+    solver = SimpleNamespace(options=options)
+    allowed = {"a": [0, 1, 2], "b": [0], "c": [0], "d": [0]}
+    got = decisions._Solver.reaching(solver, list("abcd"), allowed, dict.fromkeys("abcd"))
+    assert got == {"b": 0, "d": 0, "a": 1, "c": 0}
+    # a state left out of the allowed options is not reached through them
+    narrower = {**allowed, "a": [0]}
+    got = decisions._Solver.reaching(solver, list("abcd"), narrower, dict.fromkeys("abcd"))
+    assert got == {"b": 0, "d": 0}
+
+
+def test_a_state_of_a_cycle_whose_every_option_risks_a_play_without_end_names_its_first():
+    """x and y form a cycle and y can leave, but each option of x risks z, a state that never
+    ends: x is worth -inf whatever it does and names its first option, as a state where no play
+    ends does; y leaves."""
+
+    def table(s):
+        if s == "x":
+            return Choice({"left": [(0.5, "y", ()), (0.5, "z", ())],
+                           "right": [(0.25, "y", ()), (0.75, "z", ())]})
+        if s == "y":
+            return Choice({"back": [(1.0, "x", ())], "leave": [(1.0, "end", ())]})
+        if s == "z":
+            return [(1.0, "z", ())]
+        return []
+
+    solution = solve(table, "y", Objective(lambda s: 1.0))
+    assert solution.policy["y"] == "leave" and solution.value == 1.0
+    assert solution.policy["x"] == "left" and solution.value_at("x") == -math.inf
+    assert solution.option_values("x") == {"left": -math.inf, "right": -math.inf}
+
+
 def test_an_option_that_only_comes_back_inside_a_cycle_is_worth_minus_infinity():
     """In a cycle of two states ("swap" goes to the other or ends), "stay" only loops on itself:
     it is never chosen and its value is -inf (as the same option outside a cycle), not missing."""
@@ -612,6 +655,9 @@ def test_too_many_states_is_refused_in_one_line():
     assert solve(ladder, 4_998, LADDER, max_states=6).value == 4998.0
     with pytest.raises(ChainTooLarge, match="^more than 5 states$"):
         solve(ladder, 4_998, LADDER, max_states=5)
+    # a fixed policy's value keeps to the same limit
+    with pytest.raises(ChainTooLarge, match="^more than 100 states$"):
+        evaluate(ladder, 0, LADDER, lambda state, choice: choice.names[0], max_states=100)
 
 
 def test_a_chain_deeper_than_the_recursion_limit_is_solved():

@@ -41,7 +41,7 @@ from montecarlo.games.dustrunners import GAME
 from montecarlo.games.dustrunners.campaign import reference_campaign
 from montecarlo.games.dustrunners.combat import (
     MAX_BEST_WORK, CombatSetup, ExactCombat, QUESTIONS, SolvedCombat, advise, by_skulls, exact_combat,
-    parse_combat, parse_objective, reference_combat, simulate_combat,
+    parse_combat, parse_objective, parse_seen, reference_combat, simulate_combat,
 )
 from montecarlo.games.dustrunners.deck import Enemy
 from montecarlo.games.dustrunners.rules import Rules
@@ -556,6 +556,26 @@ def test_advise_gives_the_values_of_best_play():
         advise(Rules(), setup, enemy_health=2, seen="double tap, double tap, double tap")
 
 
+def test_the_objective_is_reported_only_where_the_setup_asks_for_one():
+    from montecarlo.games.dustrunners.combat import applicable_combat
+
+    plain = parse_combat({"enemy": "war rig", "vehicle": "interceptor"})
+    asked = dataclasses.replace(plain, objective="keep:2")
+    assert "objective" not in applicable_combat(plain) and "player_win" in applicable_combat(plain)
+    assert set(applicable_combat(asked)) == set(applicable_combat(plain)) | {"objective"}
+
+
+def test_cards_seen_skip_empty_items_and_an_unknown_one_is_refused_with_the_deck_listed():
+    deck = parse_combat({"deck": "illustrative-12", "enemy": "war rig", "vehicle": "interceptor"}).deck
+    at = {c.name: i for i, c in enumerate(deck.cards)}
+    counts = parse_seen(deck, "double tap, , Head-On  crash,")  # an empty item is skipped, not an end
+    assert sum(counts) == 2 and counts[at["double tap"]] == counts[at["head-on crash"]] == 1
+    with pytest.raises(InputError) as err:
+        parse_seen(deck, "double tap, sandworm")
+    known = "empty road, dust cloud, glancing hit, side swipe, double tap, head-on crash"
+    assert str(err.value) == f"--seen: no card named 'sandworm' in the deck; known: {known}"
+
+
 def test_advise_takes_decks_up_to_the_exact_limit_and_refuses_more_in_one_line(monkeypatch):
     """Advice needs the exact solve: a deck of MAX_EXACT_CARDS (16) cards is advised, one more
     card is refused before any work, and a combat beyond best play's budget of draws (lowered
@@ -574,6 +594,12 @@ def test_advise_takes_decks_up_to_the_exact_limit_and_refuses_more_in_one_line(m
         advise(Rules(), seventeen, enemy_health=3)
     assert str(info.value) == (
         "advise needs the exact solve: the deck has 17 cards, the exact solver handles decks of up to 16"
+    )
+    # the note beside an estimate draws the same line, under best play and under a fixed policy
+    fixed = dataclasses.replace(sixteen, policy="all_in")
+    assert combat.why_no_exact(Rules(), sixteen) is None and combat.why_no_exact(Rules(), fixed) is None
+    assert combat.why_no_exact(Rules(), dataclasses.replace(seventeen, policy="all_in")) == (
+        "exact value unavailable because the deck has 17 cards; the exact solver handles decks of up to 16"
     )
     monkeypatch.setattr(combat, "MAX_BEST_WORK", 1_000)
     with pytest.raises(InputError) as info:

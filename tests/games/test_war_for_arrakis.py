@@ -975,6 +975,12 @@ def test_choam_ban_by_hand():
     # an Atreides legion of 6 is not touched
     atreides = BattleSetup("6 regular, naib", "1 regular")
     assert battle.fighting_legions(GAME.rules(["choam_ban"]), atreides)[0].counts == (6, 0, 0)
+    # what the outputs say of it (the Landsraad Ban has nothing to say without Planning cards)
+    assert battle.ban_notes(GAME.rules(["choam_ban", "landsraad_ban"]), setup) == [
+        "CHOAM Ban: the Harkonnen attacker fights with 5 units "
+        "(1 removed at once, regulars first; counted as lost)"
+    ]
+    assert battle.ban_notes(GAME.rules(["choam_ban"]), atreides) == []
 
 
 @pytest.mark.parametrize(

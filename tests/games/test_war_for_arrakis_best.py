@@ -301,12 +301,31 @@ def test_advice_agrees_with_the_solution():
     for d in advice.specials:  # a Specials decision is placed where its chosen leaders leave the battle
         assert (d.attacker, d.defender) == d.leaves[d.choice]
     assert all(d.leaves == {} for d in advice.continue_or_retreat)  # a dict for every decision, empty here
+    for d in advice.continue_or_retreat + advice.specials:  # the unit counts are those the texts name
+        assert (d.attacker_units, d.defender_units) == (_units_in(d.attacker), _units_in(d.defender)), d
     # the fixed policy it is set against is until_destroyed, whatever attack policy the rules carry
     assert advise(BEST, setup) == advice
     # no objective asked: best play maximises the chance of winning
     plain = dataclasses.replace(setup, objective="")
     assert advise(Rules(), plain) == advise(Rules(), dataclasses.replace(setup, objective="win"))
     assert advise(Rules(), plain).objective == "win"
+
+
+def _units_in(text: str) -> int:
+    """The units a legion's text names (``"2 regular, 1 sardaukar, Baron Harkonnen"`` -> 3)."""
+    return sum(int(part.split()[0]) for part in text.split(", ") if part[0].isdigit())
+
+
+def test_advice_names_special_elites_as_their_faction_does():
+    """Sardaukar and Fedaykin are named so in every decision (not "special"), and counted."""
+    setup = BattleSetup("1 regular, 1 sardaukar, Beast Rabban", "1 regular, 1 fedaykin", objective="trade:1")
+    advice = advise(Rules(), setup)
+    decisions = advice.continue_or_retreat + advice.specials
+    assert decisions and not any("special" in d.attacker + d.defender for d in decisions)
+    assert any("1 sardaukar" in d.attacker for d in decisions)
+    assert any("1 fedaykin" in d.defender for d in decisions)
+    for d in decisions:
+        assert (d.attacker_units, d.defender_units) == (_units_in(d.attacker), _units_in(d.defender)), d
 
 
 def test_best_play_needs_a_decision_and_a_sound_objective():

@@ -36,6 +36,7 @@ from montecarlo.games.war_for_arrakis.hazards import (
     simulate_storm,
     simulate_worm,
     storm_dice,
+    storm_readings,
 )
 from montecarlo.games.war_for_arrakis.rules import READINGS, Rules
 
@@ -616,6 +617,17 @@ def test_hazards_name_the_storm_reading_only_where_a_settlement_shelters_a_legio
         want = [READINGS["storms"][rules.storms_strike_settlements]] * ("storms" in said)
         want += [READINGS["wormsigns"][rules.wormsign_order]] * ("wormsigns" in said)
         assert hazards_readings(rules, setup) == want
+
+
+@pytest.mark.parametrize(
+    ("terrain", "settlement", "said"),
+    [("desert", True, True), ("deep desert", True, True), ("mountain", True, False),
+     ("desert", False, False)],
+)
+def test_a_storm_names_the_storm_reading_only_for_a_settlement_off_the_mountains(terrain, settlement, said):
+    setup = StormSetup("2 regular", terrain, settlement)
+    for rules in (Rules(), Rules(storms_strike_settlements=True)):
+        assert storm_readings(rules, setup) == [READINGS["storms"][rules.storms_strike_settlements]] * said
 
 
 def test_the_wild_maker_is_the_first_worm_that_finds_a_legion_in_resolution_order():

@@ -1,5 +1,6 @@
 """Findings: sentences generated from a comparison whose exact answer is known (the coin game)."""
 
+import dataclasses
 import math
 import re
 
@@ -308,6 +309,9 @@ def test_a_side_is_favoured_by_its_exact_value_and_a_seat_gap_weighs_both_seats_
     # without one, the interval must leave one half out
     intervals = ((0.51, 0.6), (0.4, 0.49))
     assert [_side({"exact": None, "ci_low": lo, "ci_high": hi}) for lo, hi in intervals] == [1, -1]
+    # an interval that reaches one half exactly does not leave it out
+    touching = ((0.5, 0.6), (0.4, 0.5))
+    assert [_side({"exact": None, "ci_low": lo, "ci_high": hi}) for lo, hi in touching] == [0, 0]
     assert _side({"exact": 0.5 + 1e-12, "ci_low": 0.6, "ci_high": 0.7}) == 0
     rows = pl.DataFrame(
         {"metric": ["seat1_points", "seat2_points"], "estimate": [2.0, 1.0], "se": [0.3, 0.4]}
@@ -392,6 +396,33 @@ def test_a_crossing_whose_even_setups_are_not_its_diagonal_counts_them():
     part = part.with_columns(pl.Series(name, never_above) for name in ("estimate", "exact", "ci_low",
                                                                         "ci_high"))
     assert _crossing(fair, "attacker_win", part, "attacker", "defender") == []
+    never_below = [max(p, 0.5) for p in exact]  # even or above everywhere: nothing crosses 50% either
+    part = part.with_columns(pl.Series(name, never_below) for name in ("estimate", "exact", "ci_low",
+                                                                        "ci_high"))
+    assert _crossing(fair, "attacker_win", part, "attacker", "defender") == []
+
+
+def test_a_crossing_is_said_for_the_first_three_values_of_a_field_outside_the_matrix():
+    """A third grid field (a bonus, 4 values) makes one matrix per value: one sentence for each
+    of the first three, in grid order, each naming its value."""
+    from montecarlo.reporting.findings import _crossing
+
+    grid = {"attacker": [1, 2, 3], "defender": [1, 2, 3]}
+    fair = run_scenario(parse_scenario({"game": duel_game(), "seed": 1, "trials": 100, "grid": grid}), jobs=1)
+    bonuses = [3, 1, 0, 2]  # grid order, not sorted
+    scenario = dataclasses.replace(fair.scenario, grid={**grid, "bonus": bonuses})
+    result = dataclasses.replace(fair, scenario=scenario)
+    cells = [(b, a, d) for b in bonuses for a in grid["attacker"] for d in grid["defender"]]
+    p = [0.75 if a + b > d else 0.25 for b, a, d in cells]  # above 50% exactly when a - d >= 1 - b
+    part = pl.DataFrame({"bonus": [b for b, _, _ in cells], "attacker": [a for _, a, _ in cells],
+                         "defender": [d for _, _, d in cells], "estimate": p, "exact": p, "ci_low": p,
+                         "ci_high": p})
+    said = _crossing(result, "attacker_win", part, "attacker", "defender")
+    assert said == [
+        f"The chance that the attacker wins (`attacker_win`) is above 50% with bonus = {b} exactly when "
+        f"attacker − defender ≥ {1 - b}."
+        for b in bonuses[:3]
+    ]
 
 
 def test_without_exact_values_an_asymmetry_inside_both_cells_noise_is_called_noise():

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple
@@ -1218,8 +1217,8 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
     objective = setup.objective or "win"
     setup = dataclasses.replace(setup, objective=objective)
     solution = BATTLE.solution(best_rules, setup)
-    values = exact_battle(dataclasses.replace(rules, attack="until_destroyed"), setup)
-    fixed = values["objective"] if values is not None else math.nan
+    # the fixed policy's chain is never too large where best play's is solved (at most 676 states)
+    fixed = exact_battle(dataclasses.replace(rules, attack="until_destroyed"), setup)["objective"]
     attacker, defender = setup.legions
     names = _leader_names(rules, attacker)
     plain, picks = [], []
@@ -1261,14 +1260,10 @@ def _leader_names(rules: Rules, legion: Legion) -> Any:
     def name(option: str) -> str:
         free = list(legion.leaders)
         out = []
-        for value in option.split(" & "):
-            for key in free:
-                if value_text(*leader_value(rules, key)) == value:
-                    free.remove(key)
-                    out.append(f"{LEADERS[key].name} ({value})")
-                    break
-            else:  # pragma: no cover - every option is made of the legion's own leaders
-                out.append(value)
+        for value in option.split(" & "):  # every option is made of the legion's own leaders
+            key = next(k for k in free if value_text(*leader_value(rules, k)) == value)
+            free.remove(key)
+            out.append(f"{LEADERS[key].name} ({value})")
         return " & ".join(out)
 
     return name
