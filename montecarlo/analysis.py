@@ -426,6 +426,11 @@ def _comparison(g: Game, q: Question, setup_obj: Any, arms: Sequence[tuple[str, 
 
 
 def _finite(x: float) -> float | None:
+    """A number for JSON: None for a missing or NaN value (JSON has no NaN).
+
+    >>> _finite(None), _finite(float("nan")), _finite(0.25), _finite(2)
+    (None, None, 0.25, 2.0)
+    """
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
 
 

@@ -40,6 +40,7 @@ SPECS = [
     ({"recruited": 2}, "deploy:2+0", ((2, 1.0),)),
     ({"garrison": 3}, "deploy:0+3", ((2, 1.0),)),
     ({"garrison": 3, "policy": "uniform"}, "deploy:0+3:uniform", ((0, THIRD), (1, THIRD), (2, THIRD))),
+    ("deploy:10+2", "deploy:10+2", ((12, 1.0),)),  # all 12 cubes: allowed (13 is refused below)
 ]
 
 

@@ -328,6 +328,15 @@ def test_advice_names_special_elites_as_their_faction_does():
         assert (d.attacker_units, d.defender_units) == (_units_in(d.attacker), _units_in(d.defender)), d
 
 
+def test_the_objective_is_reported_only_where_the_battle_asks_for_one():
+    from montecarlo.games.war_for_arrakis.battle import applicable_battle
+
+    plain = BattleSetup("2 regular", "1 regular")
+    asked = BattleSetup("2 regular", "1 regular", objective="trade:1")
+    assert "objective" not in applicable_battle(plain) and "attacker_win" in applicable_battle(plain)
+    assert set(applicable_battle(asked)) == set(applicable_battle(plain)) | {"objective"}
+
+
 def test_best_play_needs_a_decision_and_a_sound_objective():
     with pytest.raises(InputError, match="objective must be win or trade:W"):
         BattleSetup("1 regular", "1 regular", objective="trade:-1")

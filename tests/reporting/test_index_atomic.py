@@ -55,3 +55,27 @@ def test_a_completed_write_replaces_the_index(tmp_path, old_index):
     write_index(tmp_path, [{**ENTRY, "title": "B"}])
     assert page.read_bytes() != before and ">B</a>" in page.read_text()
     assert _left_over(tmp_path) == []
+
+
+def test_a_write_that_fails_before_any_byte_raises_its_own_error(tmp_path, old_index, monkeypatch):
+    """No temporary file was made: the clean-up finds nothing to remove and the error is the write's."""
+    page, before = old_index
+
+    def fail(self, data, *args, **kwargs):
+        raise OSError("no space left")
+
+    monkeypatch.setattr(Path, "write_text", fail)
+    with pytest.raises(OSError, match="^no space left$"):
+        write_index(tmp_path, [{**ENTRY, "title": "B"}])
+    assert page.read_bytes() == before and _left_over(tmp_path) == []
+
+
+def test_each_report_is_one_item_and_one_without_headline_or_summary_leads_with_nothing(tmp_path):
+    bare = {"href": "b/index.html", "title": "B", "game": "coin"}
+    page = write_index(tmp_path, [ENTRY, bare]).read_text()
+    assert (
+        '<li><a href="a/index.html">A</a> <span class="game">coin</span><br>'
+        '<span class="headline">2 setups</span></li>\n'
+        '<li><a href="b/index.html">B</a> <span class="game">coin</span><br>'
+        '<span class="headline"></span></li>\n</ul>'
+    ) in page
