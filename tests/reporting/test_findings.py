@@ -287,6 +287,15 @@ def test_seat_gaps_in_words():
     gap, high, low = (float(x) for x in found.groups())
     se = 2 * (0.8 * 0.2 / 4000) ** 0.5  # seat 2 comes first exactly when seat 1 does not
     assert abs(gap - 0.6) < 4.5 * se and gap == pytest.approx(high - low, abs=2e-3)  # shown rounded
+    # an even race of one setup (no grid): its gap is noise, and no setup is named
+    one_setup = {"game": game, "seed": 3, "trials": 4000, "setup": {"edge": 0.0}}
+    even = run_scenario(parse_scenario(one_setup), jobs=1)
+    seats = next(s for s in findings(even, all_tables(even)) if s.startswith("Seats"))
+    assert re.fullmatch(
+        r"Seats: the largest gap in the chance that each seat comes first \(`seat\*_first`\) is [.\d]+ "
+        r"\(within noise\), seat [12] [.\d]+ against seat [12] [.\d]+\.",
+        seats,
+    ), seats
 
 
 def test_a_distribution_that_moves_is_said_to_shift_in_so_many_setups():
