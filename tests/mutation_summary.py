@@ -323,6 +323,8 @@ def function_hashes(module: str, root: Path = ROOT) -> dict[str, str]:
     """``x_f`` / ``xǁClassǁmethod`` -> 12 hex digits of the sha256 of the function's AST: the hash
     mutmut itself keeps to tell a changed function (comments and layout do not count)."""
     path = root / (module.replace(".", "/") + ".py")
+    if not path.exists():  # a package's own functions live in its __init__.py
+        path = root / module.replace(".", "/") / "__init__.py"
     if not path.exists():
         return {}
     hashes: dict[str, str] = {}

@@ -230,3 +230,13 @@ def test_the_summary_of_an_unfinished_whole_run_says_how_many_are_left(tmp_path,
     ms.WHOLE.unlink()  # a run by hand (mutmut run GLOB): the mutants not named are not "left"
     assert ms.main([]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "killed 1 of 2 mutants (50.0%)"
+
+
+def test_a_function_of_a_package_is_found_in_its_init(tmp_path):
+    """mutmut names a package's own function ``pkg.x_f``: its source is ``pkg/__init__.py``."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("def f(x):\n    return x + 1\n")
+    (tmp_path / "mod.py").write_text("def f(x):\n    return x + 1\n")
+    package, module = ms.function_hashes("pkg", tmp_path), ms.function_hashes("mod", tmp_path)
+    assert set(package) == {"x_f"} and package == module  # the same function, the same hash
+    assert ms.function_hashes("absent", tmp_path) == {}

@@ -938,3 +938,43 @@ def test_the_significant_differences_show_largest_first_with_their_exact_values_
         {"size": 1, "variant": "v", "metric": label, "baseline → variant": "0.5000 → 0.5500",
          "difference [95% CI]": "+0.0500\n[+0.0400, +0.0600]", "exact": "+0.0512", "Holm p": "1e-05"},
     ]
+
+
+def test_a_report_json_counts_as_an_earlier_montecarlo_report_only_with_its_version_and_rerun(tmp_path):
+    """Before report.json listed its files, a report was known by both marks; one alone is not ours."""
+    for name, data in (("no-rerun", {"version": "montecarlo 0.1.0"}),
+                       ("other-tool", {"version": "othertool 0.1.0", "rerun": "othertool run"})):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "report.json").write_text(json.dumps(data))
+        with pytest.raises(InputError, match=r"holds files montecarlo did not write \(report.json\)"):
+            check_out(folder)
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    earlier = {"version": "montecarlo 0.1.0", "rerun": "montecarlo report a.toml"}
+    (legacy / "report.json").write_text(json.dumps(earlier))
+    (legacy / "report.md").write_text("# a report")
+    assert check_out(legacy) == legacy  # an earlier montecarlo's report may be replaced
+
+
+def test_the_index_folder_is_checked_in_the_words_of_its_option(tmp_path, monkeypatch):
+    with pytest.raises(InputError) as err:
+        check_index_out("  ", option="--index")
+    assert str(err.value) == "--index: an empty path is not a folder; give a folder, e.g. reports"
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine")
+    with pytest.raises(InputError) as err:
+        check_index_out(blocker / "reports", option="--index")
+    assert str(err.value) == f"--index: {blocker} is a file, so no folder can be made under it"
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    real_access = os.access  # an existing folder is checked itself, not its parent
+    monkeypatch.setattr(os, "access", lambda p, mode: Path(p) != folder and real_access(p, mode))
+    with pytest.raises(InputError) as err:
+        check_index_out(folder, option="--index")
+    assert str(err.value) == f"--index: cannot write in {folder} (permission denied)"
+    monkeypatch.undo()
+    # a page of one's own titled like ours, without montecarlo's mark, is kept
+    (folder / "index.html").write_text("<html><title>montecarlo reports</title>my page</html>")
+    with pytest.raises(InputError, match="was not written by montecarlo and would be replaced"):
+        check_index_out(folder, option="--index")
