@@ -181,6 +181,29 @@ def test_ask_many_asks_its_question_of_every_setup_in_one_pool_under_its_label(m
     assert seen == {"game": "template", "question": "duel", "setups": ["a", "b"], "label": "template table"}
 
 
+def test_ask_gives_the_bar_its_label_simulating_unless_told(monkeypatch):
+    from montecarlo.cli import common
+    from tests.cli.test_cli_surprises import options
+
+    labels = []
+    def answer_of(*args, settings, **kwargs):
+        labels.append(settings.progress.label)
+
+    monkeypatch.setattr(common, "answer_of", answer_of)
+    run = options(json=False, quiet=False, jobs=1)
+    run.ask("template", "duel", "a setup")
+    run.ask("template", "duel", "a setup", label="template duel")
+    assert labels == ["simulating", "template duel"]
+
+
+def test_a_console_writes_where_it_is_asked_to():
+    import sys
+
+    from montecarlo.cli import common
+
+    assert common.console().file is sys.stdout and common.console(stderr=True).file is sys.stderr
+
+
 def test_the_first_finished_chunk_starts_the_clock_even_of_one_trial(monkeypatch):
     import io
 

@@ -190,3 +190,21 @@ def test_a_group_of_games_routes_a_toml_name_to_the_file_command():
     assert json.loads(invoke(*args).stdout) == data  # the same answer as the path-argument command
     bad = CliRunner().invoke(app, [str(RISK), "--set", "attackers=0", "--set", "defenders=2"])
     assert bad.exit_code == 2 and bad.output.startswith("error: attackers must be an integer 1..100")
+
+
+def test_the_compiled_games_memo_is_per_file_not_per_modification_time(tmp_path):
+    """Two definitions written in the same instant are two games, and a file read again is the
+    same compiled game (the memo) until it changes."""
+    import os
+    import shutil
+
+    from montecarlo.datagame import load_compiled
+
+    risk, duel = tmp_path / "risk.toml", tmp_path / "duel.toml"
+    shutil.copy(ROOT / "scenarios" / "games" / "risk.toml", risk)
+    shutil.copy(ROOT / "scenarios" / "games" / "dune1984-duel.toml", duel)
+    for path in (risk, duel):
+        os.utime(path, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    first, second = load_compiled(risk), load_compiled(duel)
+    assert first.game.name != second.game.name
+    assert load_compiled(risk) is first and load_compiled(duel) is second
