@@ -261,6 +261,8 @@ def test_the_readable_answer_says_trials_seed_rules_and_precision_under_its_tabl
         "2,000 trials, seed 3, official rules; 95% intervals (Wilson for probabilities, normal for means)"
     )
     assert footer in lines
+    varied = odds("-n", "2000", "--variant", "ties_favour_defender", "--variant", "no_strength_gain")
+    assert footer.replace("official rules", "ties_favour_defender, no_strength_gain") in varied.splitlines()
     rows = assert_rows_agree(plain, at_least=17)
     assert "┃ metric                  ┃ estimate ┃    95% interval ┃  exact ┃" in lines
     mean = next(line for line in lines if line.startswith("│ rounds "))
