@@ -401,14 +401,11 @@ def test_a_crossing_whose_even_setups_are_not_its_diagonal_counts_them():
         "The chance that the attacker wins (`attacker_win`) is above 50% exactly when attacker − defender "
         "≥ 1; even (50% within the interval) at 2 setups."
     ]
-    never_above = [min(p, 0.5) for p in exact]  # even or below everywhere: nothing crosses 50%
-    part = part.with_columns(pl.Series(name, never_above) for name in ("estimate", "exact", "ci_low",
-                                                                        "ci_high"))
-    assert _crossing(fair, "attacker_win", part, "attacker", "defender") == []
-    never_below = [max(p, 0.5) for p in exact]  # even or above everywhere: nothing crosses 50% either
-    part = part.with_columns(pl.Series(name, never_below) for name in ("estimate", "exact", "ci_low",
-                                                                        "ci_high"))
-    assert _crossing(fair, "attacker_win", part, "attacker", "defender") == []
+    # even or below everywhere, then even or above everywhere: nothing crosses 50%
+    for one_side in ([min(p, 0.5) for p in exact], [max(p, 0.5) for p in exact]):
+        part = part.with_columns(pl.Series(name, one_side) for name in ("estimate", "exact", "ci_low",
+                                                                         "ci_high"))
+        assert _crossing(fair, "attacker_win", part, "attacker", "defender") == []
 
 
 def test_a_crossing_is_said_for_the_first_three_values_of_a_field_outside_the_matrix():
