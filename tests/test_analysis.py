@@ -125,6 +125,23 @@ def test_a_comparisons_checkpoint_is_refused_when_an_arms_rules_changed(tmp_path
     assert path.read_bytes() == before
 
 
+def test_an_asks_checkpoint_is_refused_when_the_rules_overridden_changed(tmp_path):
+    """The same game, question, variants and setups under other overrides is another run."""
+    from montecarlo.analysis import ask_many
+    from montecarlo.errors import InputError
+
+    path = tmp_path / "a.json"
+    settings = RunSettings(trials=2_000, seed=5, checkpoint=path)
+    setup = [{"attacker": 4, "defender": 5}]
+    (answer,) = ask_many("dune1984", "duel", setup, overrides={"ties": "defender"}, settings=settings)
+    assert isinstance(answer.seconds, float) and answer.seconds >= 0  # the run's time, for the footer
+    before = path.read_bytes()
+    with pytest.raises(InputError) as err:
+        ask_many("dune1984", "duel", setup, overrides={"ties": "reroll"}, settings=settings)
+    assert "\n" not in str(err.value) and "written by another run" in str(err.value)
+    assert path.read_bytes() == before
+
+
 def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
     from montecarlo.analysis import compare_many, compare_rules
     from montecarlo.games.base import to_plain

@@ -312,7 +312,7 @@ class CompiledGame:
                         f"{', '.join(f'{f}={int(env[f][bad])}' for f in self.fields)}; a pool size "
                         "must be a whole number >= 0 (use max(0, ...))",
                     )
-                width = int(n.max()) if m else 0
+                width = int(n.max())  # m >= 1: simulate_direct stops when no battle is left
                 face_list = faces[die]
                 if d.compare == "count":
                     codes = np.array([d.symbols[sides.index(side)].index(s) for s in face_list])
@@ -338,7 +338,7 @@ class CompiledGame:
         sorted_sides = []
         for parts in rolled:
             cols = [np.where(mk, v, rounds.EMPTY) for v, mk in parts]
-            joined = np.concatenate(cols, axis=1) if cols else np.full((m, 0), rounds.EMPTY)
+            joined = np.concatenate(cols, axis=1)  # each side rolls at least one kind of die
             if d.compare == "highest":
                 joined = joined.max(axis=1, initial=rounds.EMPTY)[:, None]
             else:

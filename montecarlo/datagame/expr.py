@@ -129,13 +129,13 @@ def _build(node: ast.AST, allowed: frozenset, names: set, vector: bool) -> Node:
         if isinstance(node.op, ast.UAdd):
             return inner
         if isinstance(node.op, ast.Not):
-            return (lambda env: _bool(inner(env)) == 0) if vector else (lambda env: not inner(env))
+            return (lambda env: inner(env) == 0) if vector else (lambda env: not inner(env))
         raise ExprError(f"operator {type(node.op).__name__} is not allowed")
     if isinstance(node, ast.BoolOp):
         parts = [build(v) for v in node.values]
         if vector:
             join = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
-            return lambda env: functools.reduce(join, (_bool(p(env)) for p in parts))
+            return lambda env: functools.reduce(join, (p(env) for p in parts))  # nonzero is true
         if isinstance(node.op, ast.And):
             return lambda env: all(p(env) for p in parts)
         return lambda env: any(p(env) for p in parts)
@@ -159,7 +159,7 @@ def _build(node: ast.AST, allowed: frozenset, names: set, vector: bool) -> Node:
     if isinstance(node, ast.IfExp):
         test, yes, no = build(node.test), build(node.body), build(node.orelse)
         if vector:
-            return lambda env: np.where(_bool(test(env)), yes(env), no(env))
+            return lambda env: np.where(test(env), yes(env), no(env))
         return lambda env: yes(env) if test(env) else no(env)
     if isinstance(node, ast.Call):
         func = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
@@ -185,10 +185,3 @@ def _int(value: Any) -> Any:
     if isinstance(value, np.ndarray) and value.dtype == bool:
         return value.astype(np.int64)
     return value
-
-
-def _bool(value: Any) -> Any:
-    """A truth value elementwise (a number is true when it is not zero)."""
-    if isinstance(value, np.ndarray):
-        return value if value.dtype == bool else value != 0
-    return bool(value)

@@ -40,7 +40,7 @@ class PoolTooLarge(MonteCarloError):
 def _multisets(faces: tuple, count: int):
     """``(sorted multiset of faces, probability)`` for ``count`` dice showing ``faces`` uniformly."""
     freq = Counter(faces)
-    values = sorted(freq, key=lambda v: (isinstance(v, str), v))
+    values = sorted(freq)  # a die's faces are all numbers or all names
     if math.comb(len(values) + count - 1, count) > MAX_OUTCOMES:
         raise PoolTooLarge(
             f"{count} dice of {len(values)} faces are too many to enumerate exactly", len(values)

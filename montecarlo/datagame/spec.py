@@ -352,8 +352,6 @@ class _Reader(TomlReader):
         if compare == "count":
             if "ties" in raw:
                 self.fail("round.ties", "compare = 'count' has no tied comparisons", "remove ties")
-            if "pairs" in raw:
-                self.fail("round.pairs", "only compare = 'pairs' has pairs", "remove it")
         else:
             self.ties(raw, rnd, rules, variants)
         if "pairs" in raw:

@@ -580,9 +580,8 @@ def _seat_words(result: ScenarioResult, names: Sequence[str], code: bool = True)
     """``seat1_first``, ``seat2_first``, ... in words: "the chance that each seat takes the first
     reward (`seat*_first`)"."""
     text = metric_words(result.scenario, names[0], code=False)
-    what = _SEAT.match(names[0])
-    name = f"seat*_{what.group(2)}" if what else names[0]
     words = re.sub(r"\bseat \d+(\b|'s)", lambda m: "each seat" + m.group(1), text)
+    name = _SEAT.sub(r"seat*_\2", names[0])  # every name of a seat group matches _SEAT
     return f"{words} (`{name}`)" if code else words
 
 

@@ -271,5 +271,35 @@ def test_an_explanation_wider_than_its_column_is_folded_not_cut():
     buffer = io.StringIO()
     print_explanations(Console(file=buffer, width=30, color_system=None), [("metric", f"see {word}")])
     lines = buffer.getvalue().splitlines()
-    assert lines[0].split() == ["metric", "see"] and all(line.startswith(" " * 8) for line in lines[1:])
+    assert lines[0].split() == ["metric", "see"]
+    assert all(len(line) - len(line.lstrip()) == 8 for line in lines[1:])  # the label's width and 2
     assert "".join(line.strip() for line in lines[1:]) == word
+    buffer = io.StringIO()  # on a colour terminal the label is bold, the explanation plain
+    print_explanations(Console(file=buffer, width=60, force_terminal=True, color_system="standard"),
+                       [("metric", "what it means")])
+    assert buffer.getvalue().startswith("\x1b[1mmetric\x1b[0m\x1b[1m  \x1b[0mwhat it means")
+
+
+def test_a_table_exactly_as_wide_as_the_terminal_fits_it_and_each_metric_is_explained_once():
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from montecarlo.analysis import Answer, MetricValue
+    from montecarlo.cli.common import explanations, fits_whole
+
+    grid = Table.grid()
+    grid.add_row("x" * 20)
+    assert [fits_whole(Console(file=io.StringIO(), width=w), grid) for w in (19, 20)] == [False, True]
+    values = {
+        name: MetricValue(name, kind, 0.5, 0.4, 0.6, 0.01, None, description)
+        for name, kind, description in (
+            ("left=1", "distribution", "units left"),
+            ("left=2", "distribution", "units left"),
+            ("won", "probability", "the attacker wins"),
+            ("quiet", "mean", ""),  # nothing to say: no line
+        )
+    }
+    answer = Answer("g", "q", None, (), None, 10, 1, 0.0, values)
+    assert explanations(answer) == [("left=v", "units left"), ("won", "the attacker wins")]

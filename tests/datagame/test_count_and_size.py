@@ -134,6 +134,38 @@ def test_count_mode_kernels_and_reference_agree_with_exact(shields):
             assert abs(col.mean() - exact[name]) <= 4.5 * col.std(ddof=1) / math.sqrt(col.size), (label, name)
 
 
+def test_each_side_counts_the_faces_of_its_own_dice(tmp_path):
+    """Red rolls a sword die (hit, hit, blank), blue a shield die (shield, shield, blank): blue
+    loses its one army when red hits and blue shows no shield, 2/9 a round; 9/2 rounds on average."""
+    text = (
+        SHIELDS.replace(
+            '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]',
+            '[dice.sword]\nfaces = ["hit", "hit", "blank"]\n'
+            '[dice.guard]\nfaces = ["shield", "shield", "blank"]',
+        )
+        .replace('red = { battle = "min(red, max_dice)" }', 'red = { sword = "min(red, max_dice)" }')
+        .replace('blue = { battle = "min(blue, max_dice)" }', 'blue = { guard = "min(blue, max_dice)" }')
+        .replace('red = "max(0, blue_hit + (blue_special if special_hits else 0) - red_shield)"', 'red = "0"')
+        .replace('blue = "max(0, red_hit + (red_special if special_hits else 0) - blue_shield)"',
+                 'blue = "max(0, red_hit - blue_shield)"')
+    )
+    compiled = load_compiled(write(tmp_path, text, "sides.toml"))
+    q, rules = compiled.game.question(), compiled.game.rules()
+    exact = q.exact(rules, q.setup({"red": 1, "blue": 1}))
+    assert exact["red_win"] == pytest.approx(1.0, abs=1e-12)
+    assert exact["rounds"] == pytest.approx(4.5, abs=1e-9)
+
+
+def test_a_side_rolling_two_kinds_of_dice_counts_the_faces_of_both():
+    """Red rolls a sword die and a guard die: its round counts the faces of both, in order."""
+    text = SHIELDS.replace(
+        '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]',
+        '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]\n'
+        '[dice.sword]\nfaces = ["hit", "special", "edge"]\n[dice.guard]\nfaces = ["shield", "wall"]',
+    ).replace('red = { battle = "min(red, max_dice)" }', 'red = { sword = "1", guard = "1" }')
+    assert parse_definition(text, "two.toml").symbols[0] == ("hit", "special", "edge", "shield", "wall")
+
+
 def test_a_chain_too_large_for_the_exact_solver_still_simulates_and_says_so(tmp_path):
     small = load_compiled(
         write(
@@ -203,6 +235,18 @@ def test_count_mode_needs_its_losses():
             SHIELDS[SHIELDS.index("[metrics.red_win]") :],
             "[metrics]\n",
             "metrics: no metrics; add at least one [metrics.NAME]",
+        ),
+        (
+            'red = "max(0, blue_hit + (blue_special if special_hits else 0) - red_shield)"',
+            'red = "blue_hit +"',
+            "round.lost.red: cannot parse 'blue_hit +': invalid syntax; fix the expression",
+        ),
+        (  # no pair is compared, so no pair ties: ``tied`` is not a name of a counting round
+            'blue = "max(0, blue - blue_lost)"',
+            'blue = "max(0, blue - blue_lost - tied)"',
+            "round.update.blue: unknown name 'tied'; the names known here are: blue, blue_blank, blue_dice, "
+            "blue_hit, blue_lost, blue_shield, blue_special, max_dice, red, red_blank, red_dice, red_hit, "
+            "red_lost, red_shield, red_special, special_hits; fix the expression",
         ),
     ],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import math
 from pathlib import Path
@@ -15,7 +16,8 @@ import montecarlo.cli.datagame
 import montecarlo.datagame.expr
 import montecarlo.datagame.rounds
 from montecarlo.datagame import DefinitionError, is_definition, load_game, parse_definition
-from montecarlo.datagame.compile import compile_text
+from montecarlo.datagame.spec import read_definition
+from montecarlo.datagame.compile import SAMPLER_MAX_STATES, compile_text
 from montecarlo.datagame.expr import Expr, ExprError
 from montecarlo.errors import InputError
 
@@ -86,6 +88,12 @@ def test_a_refused_expression_names_its_kind_and_the_language():
         ("x + " + "1" * 30, "a whole number of 30 digits is too large; numbers must be below 2**62"),
         (str(2**62), "a whole number of 19 digits is too large; numbers must be below 2**62"),
         ("x + " + "1" * 497, "expression longer than 500 characters"),
+        ("x + 1.5", "only whole numbers and True/False may be written, not 1.5"),
+        ("x is 1", "comparison Is is not allowed (use == != < <= > >=)"),
+        ("x in (1, 2)", "comparison In is not allowed (use == != < <= > >=)"),
+        ("min(x)", "min(...) takes two or more plain arguments"),
+        ("x if", "cannot parse 'x if': invalid syntax"),
+        ("y", "unknown name 'y'; the names known here are: x"),
     ],
 )
 def test_an_expression_that_is_not_text_too_long_or_too_large_says_which(text, message):
@@ -106,7 +114,7 @@ def test_the_largest_expressions_and_numbers_allowed_are_read():
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(-20, 20), st.integers(-20, 20), st.integers(0, 5))
-def test_scalar_and_vector_evaluation_agree(a, b, c):
+def test_scalar_and_vector_evaluation_agree_and_read_as_python_does(a, b, c):
     texts = [
         "min(3, a) + b * 2 - c",
         "max(a, b, c) - (a > b)",
@@ -115,12 +123,20 @@ def test_scalar_and_vector_evaluation_agree(a, b, c):
         "not a and (b or c)",
         "-a + +b",
         "(a > 0) * (b > 0) * c",
+        "b if c else a",  # a number as a test: true when it is not zero
+        "(not a) + (b and c) * 2 + (a or c) * 4",  # ... and in arithmetic, as 0 or 1
+        "-(a > b) + c",  # minus a comparison: minus 0 or 1
     ]
     env = {"a": a, "b": b, "c": c}
     vec = {k: np.array([v, v]) for k, v in env.items()}
     for text in texts:
         e = Expr(text, env)
         assert int(e(env)) == int(np.asarray(e.vector(vec))[0]), text
+        if " and " not in text and " or " not in text:  # Python's and/or give an operand, not True
+            assert int(e(env)) == int(eval(text, {"min": min, "max": max}, dict(env))), text
+
+
+UPDATE = '[round.update]\nattackers = "attackers - attacker_lost"\ndefenders = "defenders - defender_lost"\n'
 
 
 def bad(old: str, new: str) -> str:
@@ -176,6 +192,11 @@ CASES = [
         bad('overrides = { ties = "attacker" }', 'overrides = { ties = "attackers" }'),
         "variants.ties_to_attacker.overrides.ties",
         "'attackers' is used as round.ties; use one of: attacker, defender, reroll",
+    ),
+    (
+        bad('ties = "defender"        # who wins a tied pair', 'ties = "defenders"'),
+        "rules.ties",  # the rule itself, not only a variant's override of it
+        "'defenders' is used as round.ties; use one of: attacker, defender, reroll",
     ),
     (
         bad("overrides = { defend_dice = 3 }", 'overrides = { defend_dice = "3" }'),
@@ -451,6 +472,81 @@ CASES = [
             (str(list(range(1001))), "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ...]"),
         )
     ),
+    *(  # each mistake named by its own key
+        (bad(old, new), key, message)
+        for old, new, key, message in (
+            ("[dice.d6]\nfaces = 6", "[dice.2d6]\nfaces = 6", "dice.2d6",
+             "'2d6' is not a usable name; use letters, digits and _ (starting with a letter)"),
+            ("[dice.d6]\nfaces = 6", '[dice.d6]\nfaces = "sides +"', "dice.d6.faces",
+             "cannot parse 'sides +': invalid syntax; fix the expression"),
+            ('description = "the attacker takes the territory"', "description = 3",
+             "metrics.attacker_win.description", "expected a non-empty string, got 3"),
+            ('kind = "probability"', "kind = 3", "metrics.attacker_win.kind",
+             "expected a non-empty string, got 3"),
+            ("[round.roll]\nattacker =", "[round.roll]\n2attacker =", "round.roll.2attacker",
+             "'2attacker' is not a usable name; use letters, digits and _ (starting with a letter)"),
+            ('{ d6 = "min(attack_dice, attackers)" }', '{ d6 = "min(attack_dice,, attackers)" }',
+             "round.roll.attacker.d6",
+             "cannot parse 'min(attack_dice,, attackers)': invalid syntax; fix the expression"),
+            ('ties = "ties"', 'ties = "ties"\npairs = "attackers +"', "round.pairs",
+             "cannot parse 'attackers +': invalid syntax; fix the expression"),
+            ('compare = "pairs"', 'compare = "pairs"\nshuffle = true', "round.shuffle",
+             "unknown key; use one of: compare, ties, pairs, roll, lost, update"),
+            ('description = "armies defending the territory"', "description = 3",
+             "setup.defenders.description",
+             "expected a non-empty string, got 3"),
+            ("[setup.defenders]", "[setup.2defenders]", "setup.2defenders",
+             "'2defenders' is not a usable name; use letters, digits and _ (starting with a letter)"),
+            ("[setup.defenders]\nmin = 1", "[setup.defenders]\nminimum = 1", "setup.defenders.minimum",
+             "unknown key; use one of: min, max, example, description"),
+            ("[setup.defenders]\nmin = 1", '[setup.defenders]\nmin = "1"', "setup.defenders.min",
+             "expected a whole number, got '1'"),
+            ("[setup.defenders]\nmin = 1\nmax = 100", '[setup.defenders]\nmin = 1\nmax = "100"',
+             "setup.defenders.max", "expected a whole number, got '100'"),
+            ("max = 100\nexample = 3", 'max = 100\nexample = "3"', "setup.defenders.example",
+             "expected a whole number, got '3'"),
+            ('[rules]\n', '[state]\n2x = "1"\n\n[rules]\n', "state.2x",
+             "'2x' is not a usable name; use letters, digits and _ (starting with a letter)"),
+            ('[rules]\n', '[state]\nx = "attackers +"\n\n[rules]\n', "state.x",
+             "cannot parse 'attackers +': invalid syntax; fix the expression"),
+            (UPDATE, "", "round.update", "missing; add this table (see docs/rules-as-data.md)"),
+            (UPDATE, "[round.update]\n", "round.update",
+             'empty; say how the state changes, e.g. defenders = "defenders - defender_lost"'),
+            ("[variants.defender_three_dice]\n", '[variants.defender_three_dice]\nflavour = "x"\n',
+             "variants.defender_three_dice.flavour", "unknown key; use one of: description, overrides"),
+            ("overrides = { defend_dice = 3 }", "overrides = 3", "variants.defender_three_dice.overrides",
+             "expected a table, got 3"),
+            ('description = "house rule: the defender rolls up to 3 dice"', "description = 3",
+             "variants.defender_three_dice.description", "expected a non-empty string, got 3"),
+        )
+    ),
+    (
+        RISK.replace("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 6\n[dice.d8]\nfaces = 8").replace(
+            '{ d6 = "min(attack_dice, attackers)" }', '{ d10 = "min(attack_dice, attackers)" }'
+        ),
+        "round.roll.attacker.d10",
+        "no die named 'd10'; define it under [dice.d10] (known: d6, d8)",
+    ),
+    (
+        bad(UPDATE, "")
+        .replace('compare = "pairs"', 'compare = "pairs"\nupdate = 3'),
+        "round.update",
+        "expected a table, got 3",
+    ),
+    (
+        (RISK[: RISK.index("[variants.")] + RISK[RISK.index("[dice.d6]") :]).replace(
+            'end = "', 'variants = 3\nend = "'
+        ),
+        "variants",
+        "expected a table, got 3",
+    ),
+    (  # no rules at all: a variant has nothing to override
+        RISK[: RISK.index("[rules]")]
+        + '[variants.house]\noverrides = { ties = "attacker" }\n\n'
+        + RISK[RISK.index("[dice.d6]") :].replace('ties = "ties"', 'ties = "defender"'),
+        "variants.house.overrides.ties",
+        "not a rule of this file; known rules: none",
+    ),
     (
         'format = "dice-battle/1"\n[setup\n',
         "invalid TOML",
@@ -493,6 +589,8 @@ def test_names_and_supports_as_written_or_defaulted():
         "both_house_rules": "ties = 'attacker', defend_dice = 3",
         "plain": "plain",
     }
+    far = parse_definition(bad('support = "0..10"', 'support = "1000..1999"'))  # 1,000 values: the most
+    assert far.metrics[2].support == tuple(range(1000, 2000))
     start = RISK.index('description = """')
     plain = RISK[:start] + RISK[RISK.index('"""\n', start + 20) + 4 :]
     assert parse_definition(plain).description == ""  # no description: none, not a placeholder
@@ -500,10 +598,28 @@ def test_names_and_supports_as_written_or_defaulted():
         parse_definition(bad('question = "battle"', "question = 5"), "games/mine.toml")
     assert str(info.value) == "games/mine.toml: question: expected a non-empty string, got 5"
     assert parse_definition(bad('name = "risk"\n', "")).name == "game"  # no name: the default
+    with pytest.raises(DefinitionError, match="^<definition>: name: expected a non-empty string, got 5$"):
+        parse_definition(bad('name = "risk"', "name = 5"))  # text with no file named
+    with pytest.raises(ExprError, match="^unknown name 'x'; the names known here are: none$"):
+        Expr("x", set())
     unexampled = parse_definition(bad("min = 1\nmax = 100\nexample = 5", "min = 2\nmax = 100"))
     assert unexampled.setup[0].example == 2  # no example: the smallest value
     numbered = parse_definition(bad("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = [1, 2, 3, 4, 5, 6]"))
     assert numbered.dice["d6"].name == "d6" and numbered.dice["d6"].values == (1, 2, 3, 4, 5, 6)
+    kinds = parse_definition(
+        bad("[dice.d6]\nfaces = 6", '[dice.d6]\nfaces = 6\n[dice.dx]\nfaces = "attack_dice"\n'
+            '[dice.coin]\nfaces = ["a", "b"]')
+    )
+    assert [(n, die.name) for n, die in kinds.dice.items()] == [(n, n) for n in ("d6", "dx", "coin")]
+    edge = parse_definition(bad("min = 1\nmax = 100\nexample = 3", "min = 3\nmax = 3\nexample = 3"))
+    assert (edge.setup[1].low, edge.setup[1].high, edge.setup[1].example) == (3, 3, 3)  # one value allowed
+    top = parse_definition(bad("min = 1\nmax = 100\nexample = 3", "min = 1\nmax = 9\nexample = 9"))
+    assert top.setup[1].example == 9  # the largest value is an example too
+    assert top.setup[1].description == "armies defending the territory"
+    undescribed = parse_definition(bad('description = "armies defending the territory"\n', ""))
+    assert undescribed.setup[1].description == "defenders"  # no description: the field's name
+    capital = parse_definition(bad("[variants.ties_to_attacker]", "[variants.Ties-To-Attacker]"))
+    assert "Ties-To-Attacker" in capital.variants
     listed = parse_definition(bad('support = "0..10"', "support = [0, 1, 2, 5]"))
     assert listed.metrics[2].support == (0, 1, 2, 5)
     for support, values in (
@@ -576,6 +692,14 @@ def test_a_setup_missing_a_field_names_it_its_range_and_an_example():
         "risk setup: defenders is required (a whole number 1..100); give it, e.g. --set defenders=3"
     )
     assert q.setup({"attackers": " +7", "defenders": "2"}) == q.setup({"attackers": 7, "defenders": 2})
+    for values, message in (
+        ({"attackers": "X5", "defenders": 2}, "attackers must be an integer 1..100, got 'X5'"),
+        ({"attacker": 5, "defenders": 2},
+         "risk setup: unknown field(s) attacker; known: attackers, defenders"),
+    ):
+        with pytest.raises(InputError) as info:
+            q.setup(values)
+        assert str(info.value) == message
 
 
 @pytest.mark.parametrize(
@@ -717,6 +841,21 @@ def test_a_negative_number_of_pairs_is_refused_by_the_vector_kernel_too():
     )
 
 
+def test_no_pairs_is_a_round_without_losses_in_every_kernel():
+    """pairs = 0 at 3 attackers, where the defenders lose one army a round by attrition instead:
+    from 3 against 2 the attacker wins in 2 rounds, surely."""
+    text = RISK.replace('ties = "ties"', 'ties = "ties"\npairs = "attackers - 3"')
+    text = text.replace('"defenders - defender_lost"', '"defenders - defender_lost - (attackers == 3)"')
+    compiled = compile_text(text, "zero.toml")
+    q, rules = compiled.game.question(), compiled.game.rules()
+    setup = q.setup({"attackers": 3, "defenders": 2})
+    exact = q.exact(rules, setup)
+    assert (exact["attacker_win"], exact["rounds"]) == (1.0, 2.0)
+    direct = compiled.simulate_direct(rules, setup, 100, np.random.default_rng(1))
+    assert direct["attacker_win"].all() and (direct["rounds"] == 2).all()
+    assert compiled.reference(rules, setup, np.random.default_rng(1))["rounds"] == 2
+
+
 def test_a_probability_of_a_number_is_the_chance_it_is_not_zero_in_every_kernel():
     """``value = "attackers"``: attackers left at the end, i.e. the attack took the territory."""
     shipped = compile_text(RISK, "risk.toml")
@@ -834,6 +973,91 @@ def test_a_definitions_rules_and_setup_types_say_what_they_hold():
         "flag.toml: variants.defender_three_dice.overrides.strict: expected a true/false like the rule's "
         "value true, got 1"
     )
+
+
+def test_a_file_without_a_name_is_named_after_the_file(tmp_path):
+    unnamed = RISK.replace('name = "risk"\n', "")
+    path = tmp_path / "duel.toml"
+    path.write_text(unnamed)
+    assert read_definition(path).name == "duel"
+    assert compile_text(unnamed, "games/duel.toml").game.name == "duel"
+    assert compile_text(unnamed, "").game.name == "game"  # no file name to go by
+
+
+def test_a_compiled_games_rules_check_every_value_and_its_setups_cannot_change():
+    game = compile_text(RISK, "risk.toml").game
+    rules = game.rules(overrides={"attack_dice": np.int64(2)})  # numpy's whole numbers are whole numbers
+    assert rules.attack_dice == 2 and repr(rules).startswith("Rules(attack_dice=")
+    assert [(f.name, f.type) for f in dataclasses.fields(game.rules_type)] == [
+        ("attack_dice", int), ("defend_dice", int), ("ties", str)
+    ]
+    for value, problem in (
+        (1, "expected a string like 'defender', got 1"),
+        ("attackers", "'attackers' is used as round.ties; use one of: attacker, defender, reroll"),
+    ):
+        with pytest.raises(InputError) as info:
+            game.rules(overrides={"ties": value})
+        assert str(info.value) == f"risk.toml: rules.ties: {problem}"
+    with pytest.raises(InputError, match="rules.attack_dice: expected a whole number like 3, got True"):
+        game.rules(overrides={"attack_dice": True})
+    setup = game.question().setup({"attackers": 5, "defenders": 3})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setup.attackers = 6  # type: ignore[misc]
+
+
+def test_a_die_of_one_face_or_of_the_most_faces_is_allowed_by_the_rules():
+    text = RISK.replace("[dice.d6]\nfaces = 6", '[dice.d6]\nfaces = "sides"').replace(
+        "[rules]\n", "[rules]\nsides = 6\n"
+    )
+    game = compile_text(text, "sided.toml").game
+    assert [game.rules(overrides={"sides": n}).sides for n in (1, 10_000)] == [1, 10_000]
+
+
+def test_the_game_of_a_file_carries_its_question_and_variants_descriptions():
+    game = compile_text(RISK, "risk.toml").game
+    assert game.question().description == "one Risk battle: attack until one side has no armies left"
+    assert game.variant_descriptions["ties_to_attacker"] == "house rule: a tied pair is won by the attacker"
+
+
+def test_the_direct_kernel_gives_whole_numbers_and_takes_over_above_the_samplers_limit():
+    """Above SAMPLER_MAX_STATES states (below the exact solver's limit) trials come from the
+    vectorised kernel: the same draws as calling it directly, whole numbers as the chain gives."""
+    text = RISK.replace("max = 100", "max = 300")
+    compiled = compile_text(text, "big.toml")
+    q, rules = compiled.game.question(), compiled.game.rules()
+    setup = q.setup({"attackers": 220, "defenders": 220})
+    assert SAMPLER_MAX_STATES < compiled.chains.size(rules, setup) < compiled.d.exact_max_states
+    trials = q.simulate(rules, setup, 200, np.random.default_rng(3))
+    direct = compiled.simulate_direct(rules, setup, 200, np.random.default_rng(3))
+    assert all(np.array_equal(trials[k], direct[k]) for k in direct)
+    kinds = {k: v.dtype.kind for k, v in direct.items()}  # b: true/false, i: whole numbers
+    assert kinds == {k: "b" if k == "attacker_win" else "i" for k in direct}
+
+
+def test_a_battle_of_exactly_max_rounds_ends_and_every_tied_pair_counts():
+    """One-faced dice tie every pair; under reroll each tied pair costs the attacker an army here:
+    3 against 2 is over in exactly 2 rounds (2 pairs tie, then 1), allowed by max_rounds = 2 and
+    refused by max_rounds = 1 in both simulating kernels."""
+    text = (
+        RISK.replace("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 1")
+        .replace('ties = "defender"        # who', 'ties = "reroll"        # who')
+        .replace("attackers - attacker_lost", "attackers - attacker_lost - tied", 1)
+    )
+    for limit in (2, 1):
+        limited = text.replace('name = "risk"', f'name = "risk"\nmax_rounds = {limit}')
+        compiled = compile_text(limited, f"t{limit}.toml")
+        q, rules = compiled.game.question(), compiled.game.rules()
+        setup = q.setup({"attackers": 3, "defenders": 2})
+        assert q.exact(rules, setup)["rounds"] == 2.0  # the exact chain has no round limit
+        if limit == 2:
+            direct = compiled.simulate_direct(rules, setup, 10, np.random.default_rng(1))
+            assert direct["rounds"].tolist() == [2] * 10
+            assert compiled.reference(rules, setup, np.random.default_rng(1))["rounds"] == 2
+            continue
+        with pytest.raises(DefinitionError, match="max_rounds: some battles were still going after 1 rounds"):
+            compiled.simulate_direct(rules, setup, 10, np.random.default_rng(1))
+        with pytest.raises(DefinitionError, match="max_rounds: a battle was still going after 1 rounds"):
+            compiled.reference(rules, setup, np.random.default_rng(1))
 
 
 def test_a_battle_past_max_rounds_is_an_error_naming_the_limit_in_both_kernels():

@@ -119,6 +119,8 @@ def test_sampler_limit_below_the_exact_limit():
     assert DIRECT_CALLS == [(2, 8)]
     with pytest.raises(ValueError, match="^sampler_max_states needs a direct kernel for the larger chains$"):
         walk(sampler_max_states=5)
+    with pytest.raises(ValueError, match="^best_play needs an objective to maximise$"):
+        walk(best_play=lambda context: True)
 
 
 def test_size_bound_decides_without_walking():

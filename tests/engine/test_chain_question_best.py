@@ -92,7 +92,7 @@ def test_a_state_that_returns_to_itself_by_hand():
 
 
 def test_a_fixed_policy_asks_no_solution():
-    with pytest.raises(InputError, match="no best play"):
+    with pytest.raises(InputError, match="^these rules ask for no best play: there is no decision to solve$"):
         attempts().solution(-1.0, None)
 
 
@@ -191,8 +191,14 @@ def test_too_large_to_solve_is_said_in_one_line():
     )
     with pytest.raises(InputError, match="^best play unavailable because the ladder has more than 20"):
         question.simulate(None, None, 10, np.random.default_rng(0))
-    with pytest.raises(InputError, match="best play unavailable"):
+    with pytest.raises(InputError, match="^best play unavailable because the ladder has more than 20"):
         question.solution(None, None)
+    wrong = ChainQuestion(  # a size bound that is wrong (5 for over 20 states): still one line
+        lambda rules, setup: 0, ladder, lambda limit, s: {}, (), objective=lambda c: Objective(float),
+        best_play=lambda c: True, max_states=20, size_bound=lambda rules, setup: 5,
+    )
+    with pytest.raises(InputError, match="^best play unavailable$"):
+        wrong.solution(None, None)
 
 
 def test_too_large_by_the_size_bound_is_never_walked():
@@ -201,13 +207,16 @@ def test_too_large_by_the_size_bound_is_never_walked():
 
     question = ChainQuestion(
         lambda rules, setup: 0, refuse, lambda limit, s: {}, (), objective=lambda c: Objective(float),
-        best_play=lambda c: True, max_states=20, size_bound=lambda rules, setup: 21,
+        best_play=lambda c: True, max_states=20, size_bound=lambda rules, setup: rules + setup,
         direct=lambda *args: {},
     )
-    assert question.exact(None, None) is None
-    assert question.why_no_exact(None, None).startswith("best play unavailable because the chain would have")
+    assert question.exact(10, 11) is None
+    why = "best play unavailable because the chain would have up to 21 states"
+    assert question.why_no_exact(10, 11).startswith(why)
     with pytest.raises(InputError):
-        question.simulate(None, None, 10, np.random.default_rng(0))
+        question.simulate(10, 11, 10, np.random.default_rng(0))
+    with pytest.raises(InputError, match="^" + why):
+        question.solution(10, 11)  # the bound of these rules and this setup
 
 
 def test_a_choice_where_no_best_play_is_asked_is_an_error():

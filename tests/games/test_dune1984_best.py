@@ -178,6 +178,10 @@ def test_the_objective_is_reported_only_when_asked():
     assert "objective" in question.applicable_metrics(FightSetup([3, 1], [2], objective="win"))
     with pytest.raises(InputError, match="objective must be win"):
         FightSetup([3, 1], [2], objective="keep:1")
+    assert fights.parse_objective(" W in ") == "win"  # spaces anywhere do not count
+    refused = r"^objective must be win \(the deciding side's chance to win\), got 3$"
+    with pytest.raises(InputError, match=refused):
+        fights.parse_objective(3)  # not text: the same one line, no traceback
 
 
 def test_a_duel_has_nothing_to_decide():

@@ -298,6 +298,45 @@ def test_seat_gaps_in_words():
     ), seats
 
 
+def test_seats_are_compared_within_one_setup_for_every_group_of_seat_metrics():
+    """Seat 1 at one setup against seat 2 at another is no gap between seats; and a group of seat
+    metrics without estimates (first) leaves the next group (last) its sentence."""
+    from montecarlo.games.base import Game, Metric, Question
+    from montecarlo.reporting.findings import _seats
+
+    @dataclasses.dataclass(frozen=True)
+    class Rules:
+        pass
+
+    @dataclasses.dataclass(frozen=True)
+    class Setup:
+        edge: float = 0.0
+
+    def simulate(rules, setup, n, rng):
+        return {f"seat{i}_{what}": rng.random(n) < 0.5 for i in (1, 2) for what in ("first", "last")}
+
+    metrics = tuple(
+        Metric(f"seat{i}_{what}", "probability", f"seat {i} comes {what}")
+        for what in ("first", "last")
+        for i in (1, 2)
+    )
+    race = Question("race", "a race", Setup, metrics, simulate)
+    game = Game("race", "Race", Rules, {}, {"race": race}, "race")
+    result = run_scenario(
+        parse_scenario({"game": game, "seed": 3, "trials": 100, "grid": {"edge": [0.0, 0.3]}}), jobs=1
+    )
+    rows = pl.DataFrame({
+        "edge": [0.0] * 4 + [0.3] * 4,
+        "metric": ["seat1_first", "seat2_first", "seat1_last", "seat2_last"] * 2,
+        "estimate": [None, None, 0.9, 0.8, None, None, 0.5, 0.1],
+        "se": [None, None, 0.01, 0.01, None, None, 0.01, 0.01],
+    })
+    assert _seats(result, rows) == [
+        "Seats: the largest gap in the chance that each seat comes last (`seat*_last`) is 0.400, "
+        "seat 1 0.500 against seat 2 0.100 at edge = 0.3."
+    ]
+
+
 def test_a_distribution_that_moves_is_said_to_shift_in_so_many_setups():
     two = {"official": {}, "loaded": {"builtin": "loaded"}}
     scenario = {**SCENARIO, "metrics": ["total", "win"], "variants": two}
@@ -334,6 +373,24 @@ def test_a_side_is_favoured_by_its_exact_value_and_a_seat_gap_weighs_both_seats_
             {"metric": ["seat1_first", "seat2_first"], "estimate": [0.6, 0.0], "se": [0.01, none]}
         )
         assert _seat_gap(rows, ["seat1_first", "seat2_first"], [])[3] == pytest.approx(4.5 * 0.01)
+        rows = pl.DataFrame(  # ... whichever seat it is: here the one that always scores
+            {"metric": ["seat1_first", "seat2_first"], "estimate": [1.0, 0.4], "se": [none, 0.01]}
+        )
+        assert _seat_gap(rows, ["seat1_first", "seat2_first"], [])[3] == pytest.approx(4.5 * 0.01)
+
+
+def test_the_largest_seat_gap_is_the_first_in_the_grids_order_among_equal_ones_of_its_own_metrics():
+    """Two setups with the same gap: the first one is named (whatever polars' grouping does);
+    another metric's rows (a wider spread) are not part of the seats' gap."""
+    rows = pl.DataFrame({
+        "size": [3, 3, 3, 1, 1, 1, 2, 2],
+        "metric": ["seat1_wins", "seat2_wins", "rounds"] * 2 + ["seat1_wins", "seat2_wins"],
+        "estimate": [0.75, 0.25, 9.0, 0.625, 0.125, 7.0, 0.5, 0.5],  # gaps of exactly 1/2
+        "se": [0.01] * 8,
+    })
+    gap, higher, lower, _ = _seat_gap(rows, ["seat1_wins", "seat2_wins"], ["size"])
+    assert gap == 0.5 and higher["size"] == lower["size"] == 3
+    assert (higher["metric"], lower["metric"]) == ("seat1_wins", "seat2_wins")
 
 
 def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_significantly():

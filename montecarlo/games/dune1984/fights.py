@@ -185,7 +185,7 @@ def parse_objective(text: Any) -> str:
     return key
 
 
-def _listed(value: Any, field: str = "attacker") -> list:
+def _listed(value: Any, field: str) -> list:
     """A list from a list, a tuple, one value, or a comma-separated string ('4,,3' refused)."""
     if isinstance(value, str):
         parts = [part.strip() for part in value.split(",")]
