@@ -109,6 +109,23 @@ def test_the_reporter_estimates_long_runs_once(monkeypatch, clock):
     assert text.startswith("estimated time: about 58 min for 1,000,000,000 trials on 1 worker(s)")
 
 
+@pytest.mark.parametrize(("total", "said"), [(12_200_000, False), (12_200_001, True)])
+def test_the_estimate_comes_half_a_second_after_the_first_chunk_for_runs_over_a_minute(
+    monkeypatch, total, said
+):
+    """Half a second exactly after the first chunk (100,000 trials a half second): 12,000,000
+    trials left take 60 s, not more than a minute; one trial more does."""
+    ticks = [0.0, 0.25, 0.75]
+    monkeypatch.setattr(common.time, "perf_counter", lambda: ticks.pop(0))
+    stream = io.StringIO()
+    reporter = ProgressReporter("dune1984 duel", 1, precision=False, stream=stream)
+    for done in (0, 100_000, 200_000):
+        reporter(done, total)
+    assert reporter.estimated  # the estimate was made, at exactly 0.5 s
+    assert stream.getvalue().startswith("estimated time: about 60 s for 12,200,001 trials") == said
+    assert said or stream.getvalue() == ""
+
+
 class Terminal(io.StringIO):
     """A stream that says it is a terminal: the progress bar draws on it."""
 

@@ -64,6 +64,13 @@ def attempts() -> ChainQuestion:
                          best_play=chooses)
 
 
+def test_a_size_bound_of_exactly_the_limit_is_solved():
+    """Four states (the chain's size at p = 1/2) under a limit of four: solved, not refused."""
+    exact_fit = ChainQuestion(trying, attempt, succeeded, METRICS, {"tries": "try"}, objective=tries_cost,
+                              best_play=chooses, max_states=4, size_bound=lambda rules, setup: 4)
+    assert exact_fit.solution(0.5, None).value == attempts().solution(0.5, None).value
+
+
 def test_best_play_without_an_objective_is_an_error_of_the_game_module():
     aimless = ChainQuestion(
         trying, attempt, succeeded, METRICS, {"tries": "try"}, objective=lambda cost: None, best_play=chooses

@@ -761,3 +761,13 @@ def test_asking_a_choice_for_an_option_it_lacks_names_the_ones_it_has():
     with pytest.raises(MonteCarloError) as missing:
         choice.steps("surrender")
     assert str(missing.value) == "no option 'surrender'; the options are retreat, continue"
+
+
+def test_options_tie_within_the_tolerance_relative_to_the_best_value():
+    """TIE_TOLERANCE x max(1, |best|): 1e-12 around values up to 1, 1.5e-12 around 1.5."""
+    tol = decisions.TIE_TOLERANCE
+    assert decisions._first_best([1.5, 1.5 + 1.2 * tol]) == 0  # within 1.5e-12 of 1.5: a tie
+    assert decisions._first_best([1.0, 1.0 + 1.5 * tol]) == 1  # beyond 1e-12 of 1: better
+    assert decisions._first_best([0.2, 0.2 + 1.5 * tol]) == 1
+    never = decisions.NEVER_ENDS
+    assert decisions._first_best([never, never]) == 0  # every option may never end: the first

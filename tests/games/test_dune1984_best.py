@@ -184,6 +184,14 @@ def test_the_objective_is_reported_only_when_asked():
         fights.parse_objective(3)  # not text: the same one line, no traceback
 
 
+def test_the_chains_objective_is_the_metric_the_fight_question_declares():
+    import types
+
+    declared = fights.QUESTIONS["fight"].metric("objective")
+    for rules in (Rules(), BEST):
+        assert fights.fight_objective(types.SimpleNamespace(rules=rules)).metric() == declared
+
+
 def test_a_duel_has_nothing_to_decide():
     duel = fights.DuelSetup(4, 5)
     assert exact(BEST, duel) == exact(Rules(), duel)
