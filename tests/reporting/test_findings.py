@@ -250,19 +250,22 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """A fake race's rules: none."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Setup:
+    """A fake race's setup: seat 1's edge."""
+
+    edge: float = 0.0
+
+
 def test_seat_gaps_in_words():
     """A fake race: seat 1 wins with chance 1/2 + edge; the seats' metrics are said once, in words."""
-    import dataclasses
 
     from montecarlo.games.base import Game, Metric, Question
-
-    @dataclasses.dataclass(frozen=True)
-    class Rules:
-        pass
-
-    @dataclasses.dataclass(frozen=True)
-    class Setup:
-        edge: float = 0.0
 
     def exact(rules, setup):
         return {"seat1_first": 0.5 + setup.edge, "seat2_first": 0.5 - setup.edge}
@@ -303,14 +306,6 @@ def test_seats_are_compared_within_one_setup_for_every_group_of_seat_metrics():
     metrics without estimates (first) leaves the next group (last) its sentence."""
     from montecarlo.games.base import Game, Metric, Question
     from montecarlo.reporting.findings import _seats
-
-    @dataclasses.dataclass(frozen=True)
-    class Rules:
-        pass
-
-    @dataclasses.dataclass(frozen=True)
-    class Setup:
-        edge: float = 0.0
 
     def simulate(rules, setup, n, rng):
         return {f"seat{i}_{what}": rng.random(n) < 0.5 for i in (1, 2) for what in ("first", "last")}
