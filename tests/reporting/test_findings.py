@@ -251,12 +251,12 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
 
 
 @dataclasses.dataclass(frozen=True)
-class Rules:
+class RaceRules:
     """A fake race's rules: none."""
 
 
 @dataclasses.dataclass(frozen=True)
-class Setup:
+class RaceSetup:
     """A fake race's setup: seat 1's edge."""
 
     edge: float = 0.0
@@ -264,7 +264,6 @@ class Setup:
 
 def test_seat_gaps_in_words():
     """A fake race: seat 1 wins with chance 1/2 + edge; the seats' metrics are said once, in words."""
-
     from montecarlo.games.base import Game, Metric, Question
 
     def exact(rules, setup):
@@ -275,8 +274,8 @@ def test_seat_gaps_in_words():
         return {"seat1_first": first, "seat2_first": ~first}
 
     metrics = tuple(Metric(f"seat{i}_first", "probability", f"seat {i} comes first") for i in (1, 2))
-    race = Question("race", "a race", Setup, metrics, simulate, exact)
-    game = Game("race", "Race", Rules, {}, {"race": race}, "race")
+    race = Question("race", "a race", RaceSetup, metrics, simulate, exact)
+    game = Game("race", "Race", RaceRules, {}, {"race": race}, "race")
     result = run_scenario(
         parse_scenario({"game": game, "seed": 3, "trials": 4000, "grid": {"edge": [0.0, 0.3]}}), jobs=1
     )
@@ -315,8 +314,8 @@ def test_seats_are_compared_within_one_setup_for_every_group_of_seat_metrics():
         for what in ("first", "last")
         for i in (1, 2)
     )
-    race = Question("race", "a race", Setup, metrics, simulate)
-    game = Game("race", "Race", Rules, {}, {"race": race}, "race")
+    race = Question("race", "a race", RaceSetup, metrics, simulate)
+    game = Game("race", "Race", RaceRules, {}, {"race": race}, "race")
     result = run_scenario(
         parse_scenario({"game": game, "seed": 3, "trials": 100, "grid": {"edge": [0.0, 0.3]}}), jobs=1
     )
