@@ -144,6 +144,7 @@ def test_without_a_direct_kernel_too_large_is_no_exact_value_and_an_error_to_sim
 
 def test_finish_adds_derived_values_to_exact_values_and_samples():
     def finish(rules, setup, values):
+        assert (rules, setup) == (1, (1, 4)), "finish is given the question's rules and setup"
         rich = values["rich"]
         values["poor"] = ~rich if isinstance(rich, np.ndarray) else 1 - rich
 

@@ -391,6 +391,38 @@ def test_steps_back_to_the_same_state_listed_apart_add_up_on_a_cycle(monkeypatch
     assert solve(lambda s: table(s, merged=True), "a", objective).value == pytest.approx(2 / 3, rel=1e-14)
 
 
+@pytest.mark.parametrize("rewarded", [False, True])
+def test_steps_back_to_the_same_state_listed_apart_add_up_off_a_cycle(rewarded):
+    """At "a", "roll" comes back to "a" on a 1 and on a 2 (two steps of 1/6) and wins otherwise:
+    taken until it leaves, it wins for sure (1, or 1 + the reward of a win); "quit" loses."""
+    def table(s):
+        if s == "a":
+            roll = [(1 / 6, "a", ()), (1 / 6, "a", ()), (2 / 3, "win", ("won",))]
+            return Choice({"quit": [(1.0, "lose", ())], "roll": roll})
+        return []
+
+    objective = Objective(lambda s: float(s == "win"), {"won": 0.5} if rewarded else {})
+    solution = solve(table, "a", objective)
+    assert solution.value == pytest.approx(1.5 if rewarded else 1.0, rel=1e-14)
+    assert solution.policy == {"a": "roll"}
+
+
+def test_a_step_of_probability_zero_is_never_followed():
+    """Steps of probability 0 (of a chance state or of an option) lead nowhere: their states are
+    never asked for (here asking raises) nor counted."""
+    def table(s):
+        assert s != "never", "a state reached with probability 0 was walked"
+        if s == "start":
+            return [(0.0, "never", ()), (1.0, "choose", ())]
+        if s == "choose":
+            return Choice({"go": [(0.0, "never", ()), (1.0, "win", ())], "stop": [(1.0, "lose", ())]})
+        return []
+
+    solution = solve(table, "start", Objective(lambda s: float(s == "win")))
+    assert solution.value == 1.0 and solution.policy == {"choose": "go"}
+    assert Choice({"go": [(0.0, "never", ()), (1.0, "win", ())]}).steps("go") == ((1.0, "win", ()),)
+
+
 @pytest.mark.parametrize("dense_limit", [decisions._DENSE_LIMIT, 0], ids=["dense", "sparse"])
 def test_options_that_may_never_end_are_never_chosen_as_the_only_links_of_a_cycle(monkeypatch, dense_limit):
     """"a" and "b" form a cycle only through "link", which half the time falls into "doom", a state
@@ -685,10 +717,13 @@ def test_bad_objective_values_and_names_are_refused():
 
 
 def test_bad_choices_are_refused():
-    with pytest.raises(MonteCarloError, match="at least one option"):
+    with pytest.raises(MonteCarloError, match="^a Choice needs at least one option$"):
         Choice({})
     with pytest.raises(MonteCarloError, match="distinct non-empty names"):
         Choice([("a", [(1.0, 1, ())]), ("a", [(1.0, 2, ())])])
+    for name in ("", 3):  # a name is a non-empty string
+        with pytest.raises(MonteCarloError, match=re.escape(f"names, not ['a', {name!r}]")):
+            Choice([("a", [(1.0, 1, ())]), (name, [(1.0, 2, ())])])
     with pytest.raises(MonteCarloError, match="^option 'half' of 0 have total probability 0.5, not 1$"):
         solve(lambda s: Choice({"half": [(0.5, 1, ())]}) if s == 0 else [], 0, Objective(float))
     # on a cycle (checked before the cycle is solved): the option, or the steps, and their state

@@ -531,6 +531,13 @@ def test_the_kernel_and_the_reference_under_best_play_agree_with_exact(values):
     reference = {name: np.array([t[name] for t in trials]) for name in exact}
     for sample in (got, reference):
         assert_near_exact(sample, exact)
+    # trial by trial, the objective is the win's weight plus the health left (none when beaten to 0
+    # or below) and half the ammo left
+    keep = float(values["objective"].partition(":")[2] or "nan")
+    if values["objective"] != "win":
+        health_left = np.maximum(setup.health - reference["health_lost"], 0)
+        expected = keep * reference["player_win"] + health_left + (setup.ammo - reference["ammo_spent"]) / 2
+        assert np.array_equal(reference["objective"], expected)  # losses among them but for keep:2
 
 
 def test_advise_gives_the_values_of_best_play():
@@ -600,6 +607,12 @@ def test_advise_takes_decks_up_to_the_exact_limit_and_refuses_more_in_one_line(m
     assert combat.why_no_exact(Rules(), sixteen) is None and combat.why_no_exact(Rules(), fixed) is None
     assert combat.why_no_exact(Rules(), dataclasses.replace(seventeen, policy="all_in")) == (
         "exact value unavailable because the deck has 17 cards; the exact solver handles decks of up to 16"
+    )
+    with pytest.raises(InputError) as info:  # best play itself, beside the estimate: the same line
+        combat.solved_best(Rules(), seventeen)
+    assert str(info.value) == (
+        "best play unavailable because the deck has 17 cards; the exact solver handles decks of up to 16, "
+        "and best play needs the exact solve of every decision"
     )
     monkeypatch.setattr(combat, "MAX_BEST_WORK", 1_000)
     with pytest.raises(InputError) as info:

@@ -59,6 +59,8 @@ def test_probabilities_that_miss_one_by_rounding_are_rescaled_to_sum_to_one():
 
 
 SEAT2 = "troops: seat 2: "
+HAGAL_SEATS = ("hagal: House Hagal plays only in solo and two-player games: at most 3 seats in all with "
+               "Hagal's, and at least one player")
 BAD_SETUPS = [
     ({"troops": "3"}, "troops: 1 seat(s) given; a Dune: Imperium conflict has 2 to 4 players "
                       "(one entry per seat, or set players)"),
@@ -115,6 +117,20 @@ BAD_SETUPS = [
     ({"troops": "2,2", "conflict": "battle_of_corrin"},
      "conflict: unknown conflict card 'battle_of_corrin'; known: skirmish, siege_of_carthag, "
      "battle_for_arrakeen, points_3_2_1"),
+    ({}, "troops: required (one entry per seat, e.g. '3,2,2,1')"),
+    ({"troops": "2,2", "foo": 1},
+     "conflict setup: unknown field(s) foo; known: conflict, deck, hagal, intrigue, players, revealed, "
+     "troops"),
+    ({"troops": "2,2", "players": 5}, "players must be an integer 2..4, got 5"),
+    ({"troops": "2,2", "players": 1}, "players must be an integer 2..4, got 1"),
+    ({"troops": "2,2", "players": 3}, "troops: 2 entries for 3 seats (give one, or one per seat)"),
+    ({"troops": "2,2,2,2,2"}, "troops: 5 seat(s) given; a Dune: Imperium conflict has 2 to 4 players "
+                              "(one entry per seat, or set players)"),
+    ({"troops": "1,1,1", "hagal": 4}, "hagal: seat 4 is not a seat of this conflict (1..3)"),
+    ({"troops": "1,1,1", "hagal": 0}, "hagal: seat 0 is not a seat of this conflict (1..3)"),
+    ({"troops": "1,1,1,1", "hagal": 4}, HAGAL_SEATS),
+    ({"troops": "1,1", "hagal": "1,2"}, HAGAL_SEATS),
+    ({"troops": "1,1,1", "hagal": "3,1,2"}, HAGAL_SEATS),
 ]
 
 
@@ -123,6 +139,21 @@ def test_bad_setup_message(values, message):
     with pytest.raises(InputError) as err:
         parse_conflict(values)
     assert str(err.value) == message
+
+
+def test_a_setup_read_from_values_is_normalised():
+    # one entry for every seat with players; Hagal's seats sorted, once each; the deck name trimmed
+    setup = parse_conflict({"troops": "2", "players": 3, "hagal": "3,2,3", "deck": " starting "})
+    assert (setup.players, setup.hagal, setup.deck) == (3, (2, 3), "starting")
+    assert (setup.revealed, setup.intrigue, setup.conflict) == ((3, 3, 3), (0, 0, 0), None)
+    for none in ("none", "", None):
+        assert parse_conflict({"troops": "1,1", "hagal": none}).hagal == ()
+    assert parse_conflict({"troops": "1,1", "hagal": 2}).hagal == (2,)  # the last seat is a seat
+    two = parse_troops(2)
+    for seat in (1.5, True):  # a seat is a whole number, not a flag
+        with pytest.raises(InputError) as err:
+            ConflictSetup((two, two, two), (3, 3, 3), (0, 0, 0), hagal=(seat,))
+        assert str(err.value) == f"hagal: seat {seat} is not a seat of this conflict (1..3)"
 
 
 def test_troop_entries_outside_a_setup_name_the_troops():
