@@ -492,6 +492,8 @@ def number_range(values: Sequence[float]) -> str:
 
     >>> number_range([0.1, 0.25]), number_range([0.009, -0.002]), number_range([0.01, 0.005])
     ('+0.100 to +0.250', '-0.0020 to +0.0090', '+0.005 to +0.010')
+    >>> number_range([0.2, 0.2])
+    '+0.200'
     """
     lo, hi = min(values), max(values)
     digits = 4 if max(abs(lo), abs(hi)) < 0.01 else 3

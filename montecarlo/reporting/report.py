@@ -809,8 +809,8 @@ def _significant_display(comp: pl.DataFrame, grid: Sequence[str], sc) -> pl.Data
 def fmt_p(p: float | None) -> str:
     """A p-value: two significant figures, ``<1e-12`` below that (the normal tail's precision).
 
-    >>> fmt_p(0.0487), fmt_p(4.9e-4), fmt_p(0.0), fmt_p(None)
-    ('0.049', '0.00049', '<1e-12', '—')
+    >>> fmt_p(0.0487), fmt_p(4.9e-4), fmt_p(0.0), fmt_p(1e-12), fmt_p(None), fmt_p(float("nan"))
+    ('0.049', '0.00049', '<1e-12', '1e-12', '—', '—')
     """
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return "—"

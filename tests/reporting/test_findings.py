@@ -7,7 +7,9 @@ import re
 import polars as pl
 import pytest
 
-from montecarlo.reporting.findings import _asymmetry, _per_row, _range, _seat_gap, findings, headline
+from montecarlo.reporting.findings import (
+    _asymmetry, _headline, _per_row, _range, _seat_gap, findings, headline
+)
 from montecarlo.reporting.tables import all_tables
 from montecarlo.scenarios import parse_scenario, run_scenario
 from tests.test_scenarios import GAME
@@ -340,6 +342,11 @@ def test_a_distribution_that_moves_is_said_to_shift_in_so_many_setups():
         "“Heads 70% of the time” (`loaded`) shifts the distribution of heads + bonus (`total`) in 3 of 3 "
         "setups and raises the chance that at least need heads (`win`) in 3 of 3 setups ("
     ), moved
+    # the headline (of several variants) names the distribution once, not each of its values
+    assert _headline(all_tables(result)["comparison"], result) == (
+        "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) moves heads + bonus "
+        "and the chance that at least need heads (3 of 3 setups)."
+    )
 
 
 def test_a_side_is_favoured_by_its_exact_value_and_a_seat_gap_weighs_both_seats_noise():
@@ -508,6 +515,11 @@ def test_past_three_metrics_a_variant_counts_the_rest(names, rest):
     result = run_scenario(parse_scenario(spec), jobs=1)
     moved = findings(result, all_tables(result))[0]
     assert moved.endswith(f" and moves {rest} (see the comparison table)."), moved
+    more = len(names) - 2  # the headline names two metrics a variant moves
+    assert _headline(all_tables(result)["comparison"], result).endswith(
+        f"`big` moves the chance that a happens, the chance that b happens and {more} more metrics (1 of 1 "
+        "setups)."
+    )
 
 
 def test_each_rule_set_is_said_how_fair_it_is_to_the_seats():
@@ -598,15 +610,19 @@ def test_largest_effects_leave_out_metrics_a_setup_does_not_have():
     def simulate(rules, setup, n, rng):
         return {"hit": rng.random(n) < 0.3 + rules.edge, "coin": rng.random(n) < 0.5}
 
-    game = toss_game(simulate, {"hit": "a hit", "coin": "heads first"}, {"edge": {"edge": 0.3}})
+    builtins = {"edge": {"edge": 0.3}, "flat": {"edge": 0.0}}
+    game = toss_game(simulate, {"hit": "a hit", "coin": "heads first"}, builtins)
     applies = lambda setup: ("hit",) if setup.size == 1 else ("hit", "coin")  # noqa: E731
     game.questions["toss"] = dataclasses.replace(game.questions["toss"], applicable=applies)
-    variants = {"official": {}, "edge": {"builtin": "edge"}}
+    variants = {"official": {}, "edge": {"builtin": "edge"}, "flat": {"builtin": "flat"}}
     spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 2]}, "variants": variants}
     result = run_scenario(parse_scenario(spec), jobs=1)
-    largest = next(s for s in findings(result, all_tables(result)) if s.startswith("Largest effect"))
+    sentences = findings(result, all_tables(result))
+    largest = next(s for s in sentences if s.startswith("Largest effect"))
     assert largest.startswith("Largest effect: `edge` on the chance that a hit (`hit`): +0."), largest
     assert "—" not in largest and "coin" not in largest
+    # `flat` is identical wherever a metric applies: its n/a rows do not make it "no significant change"
+    assert headline(sentences).endswith("; `flat` changes nothing.")
 
 
 def test_a_single_setup_states_each_metric_with_its_interval():
@@ -777,3 +793,22 @@ def test_seat_metrics_that_are_distributions_are_not_compared_seat_by_seat():
     game.questions["toss"] = dataclasses.replace(toss, metrics=toss.metrics + rolls)
     result = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 200}), jobs=1)
     assert _seat_groups(result) == {"win": ["seat1_win", "seat2_win"]}
+
+
+def test_variants_are_said_in_the_scenarios_order():
+    """Eight variants that all move ``hit``, listed out of alphabetical order: the headline and
+    the sentences take them in the scenario's order (an unordered set of names would not)."""
+
+    def simulate(rules, setup, n, rng):
+        return {"hit": rng.random(n) < 0.5 + rules.edge}
+
+    names = ["kite", "bell", "wolf", "acorn", "moth", "fern", "drum", "opal"]
+    builtins = {name: {"edge": 0.05 * (i + 1)} for i, name in enumerate(names)}
+    game = toss_game(simulate, {"hit": "a hit"}, builtins)
+    variants = {"official": {}, **{name: {"builtin": name} for name in names}}
+    result = run_scenario(parse_scenario({"game": game, "seed": 3, "trials": 2000, "variants": variants}),
+                          jobs=1)
+    sentences = findings(result, all_tables(result))
+    said = [re.match(r"`(\w+)` raises", s) for s in sentences[1:]]
+    assert [m.group(1) for m in said if m] == names
+    assert re.findall(r"`(\w+)` moves", headline(sentences)) == names

@@ -322,3 +322,54 @@ def test_a_variant_identical_everywhere_leaves_every_difference_table(tmp_path, 
         assert differences == [] and ["flips"] not in page.table_heads
     else:
         assert len(differences) == 2 and page.table_heads[2:4] == [["flips", "loaded"]] * 2
+
+
+def test_the_variants_left_out_of_a_difference_table_are_named_in_the_scenarios_order():
+    from montecarlo.reporting.report import _difference_display
+    from montecarlo.reporting.tables import all_tables
+
+    same = {"overrides": {"bias": 0.5}}
+    names = ["zeta", "same", "alpha", "mid"]
+    spec = {"game": GAME, "seed": 1, "trials": 200, "metrics": ["win"], "grid": {"flips": [1, 2]},
+            "variants": {"official": {}, **{name: same for name in names}, "loaded": {"builtin": "loaded"}}}
+    tables = all_tables(run_scenario(parse_scenario(spec), jobs=1))
+    shown, dropped = _difference_display(tables, "difference-win", ["flips"], tables["comparison"])
+    assert dropped == names and shown.columns == ["flips", "loaded"]
+
+
+@pytest.mark.parametrize("grid", [{"flips": [2]}, {"flips": [1, 2], "need": [1, 2]}], ids=["one", "two"])
+def test_a_difference_table_and_the_summary_keep_every_variant_tested(grid):
+    """One setup: a difference table of one row, a summary row of one test; two fields: the
+    variants are rows of the table, the identical one's rows left out."""
+    from montecarlo.reporting.report import _difference_display, _summary_display
+    from montecarlo.reporting.tables import all_tables
+
+    variants = {"official": {}, "same": {"overrides": {"bias": 0.5}}, "loaded": {"builtin": "loaded"}}
+    spec = {"game": GAME, "seed": 1, "trials": 200, "metrics": ["win"], "grid": grid, "variants": variants}
+    run = run_scenario(parse_scenario(spec), jobs=1)
+    tables = all_tables(run)
+    shown, dropped = _difference_display(tables, "difference-win", list(grid), tables["comparison"])
+    assert dropped == ["same"]
+    if len(grid) == 1:
+        assert shown.columns == ["flips", "loaded"] and shown.height == 1
+    else:
+        assert shown.columns == ["variant", "flips", "1", "2"]
+        assert shown["variant"].to_list() == ["loaded"] * 2
+    summary = _summary_display(tables["comparison"], run.scenario)
+    tests = 1 if len(grid) == 1 else 3  # flips 1, need 2 cannot be won: identical, not a test
+    assert summary["variant"].to_list() == ["loaded"]
+    assert summary["significant"].to_list() == [f"{tests} of {tests}"]
+
+
+def test_a_metric_in_a_table_is_its_description_with_its_code_name():
+    from types import SimpleNamespace as N
+
+    from montecarlo.games.base import Metric
+    from montecarlo.reporting.report import _metric_label
+
+    metrics = {"win": Metric("win", "probability", "the attacker wins"),
+               "total": Metric("total", "distribution", "heads + bonus")}
+    sc = N(question=N(metric=metrics.__getitem__))
+    assert _metric_label(sc, "win") == "the attacker wins (win)"  # no "the chance that" in a table
+    assert _metric_label(sc, "total=3") == "heads + bonus = 3 (total=3)"
+    assert _metric_label(sc, "total") == "heads + bonus (total)"
