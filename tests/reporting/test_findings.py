@@ -342,6 +342,9 @@ def test_a_distribution_that_moves_is_said_to_shift_in_so_many_setups():
         "“Heads 70% of the time” (`loaded`) shifts the distribution of heads + bonus (`total`) in 3 of 3 "
         "setups and raises the chance that at least need heads (`win`) in 3 of 3 setups ("
     ), moved
+    # the largest effects count a distribution's values as one metric: its largest value only
+    largest = next(s for s in findings(result, all_tables(result)) if s.startswith("Largest effect"))
+    assert largest.startswith("Largest effects: ") and largest.count("(`total=") == 1, largest
     # the headline (of several variants) names the distribution once, not each of its values
     assert _headline(all_tables(result)["comparison"], result) == (
         "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) moves heads + bonus "
@@ -412,6 +415,9 @@ def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_sign
     big = sentences[1]
     assert big.startswith("`big` raises the chance that a hit (`hit`) in 1 of 1 setups (")
     assert big.endswith("; no significant change to the chance that a near miss (`near`)."), big
+    # one significant row: its effect is the largest
+    largest = next(s for s in sentences if s.startswith("Largest effect"))
+    assert largest.startswith("Largest effect: `big` on the chance that a hit (`hit`): +0."), largest
 
 
 def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
@@ -505,7 +511,9 @@ def test_without_exact_values_an_asymmetry_inside_both_cells_noise_is_called_noi
     assert "swapping the two sides changes nothing beyond noise" in " ".join(findings(result, tables))
 
 
-@pytest.mark.parametrize(("names", "rest"), [("abcd", "1 more metric"), ("abcde", "2 more metrics")])
+@pytest.mark.parametrize(
+    ("names", "rest"), [("abc", None), ("abcd", "1 more metric"), ("abcde", "2 more metrics")]
+)
 def test_past_three_metrics_a_variant_counts_the_rest(names, rest):
     def simulate(rules, setup, n, rng):
         return {name: rng.random(n) < 0.5 + rules.edge for name in names}
@@ -514,11 +522,14 @@ def test_past_three_metrics_a_variant_counts_the_rest(names, rest):
     spec = {"game": game, "seed": 1, "trials": 2000, "variants": {"official": {}, "big": {"builtin": "big"}}}
     result = run_scenario(parse_scenario(spec), jobs=1)
     moved = findings(result, all_tables(result))[0]
-    assert moved.endswith(f" and moves {rest} (see the comparison table)."), moved
+    if rest is None:  # three are named
+        assert "more metric" not in moved and moved.count(" in 1 of 1 setups") == 3, moved
+    else:
+        assert moved.endswith(f" and moves {rest} (see the comparison table)."), moved
     more = len(names) - 2  # the headline names two metrics a variant moves
     assert _headline(all_tables(result)["comparison"], result).endswith(
-        f"`big` moves the chance that a happens, the chance that b happens and {more} more metrics (1 of 1 "
-        "setups)."
+        f"`big` moves the chance that a happens, the chance that b happens and {more} more "
+        f"metric{'s' * (more > 1)} (1 of 1 setups)."
     )
 
 
@@ -623,6 +634,16 @@ def test_largest_effects_leave_out_metrics_a_setup_does_not_have():
     assert "—" not in largest and "coin" not in largest
     # `flat` is identical wherever a metric applies: its n/a rows do not make it "no significant change"
     assert headline(sentences).endswith("; `flat` changes nothing.")
+    edge = next(s for s in sentences if s.startswith("`edge`"))
+    assert edge.endswith(
+        "it leaves the chance that heads first (`coin`) identical in every setup where it applies."
+    )
+    # a metric that applies to no setup at all is passed over, the metrics after it still said
+    none = lambda setup: ("hit",)  # noqa: E731
+    game.questions["toss"] = dataclasses.replace(game.questions["toss"], applicable=none)
+    result = run_scenario(parse_scenario({**spec, "metrics": ["coin", "hit"]}), jobs=1)
+    edge = next(s for s in findings(result, all_tables(result)) if s.startswith("`edge`"))
+    assert edge.startswith("`edge` raises the chance that a hit (`hit`) in 2 of 2 setups"), edge
 
 
 def test_a_single_setup_states_each_metric_with_its_interval():
@@ -812,3 +833,43 @@ def test_variants_are_said_in_the_scenarios_order():
     said = [re.match(r"`(\w+)` raises", s) for s in sentences[1:]]
     assert [m.group(1) for m in said if m] == names
     assert re.findall(r"`(\w+)` moves", headline(sentences)) == names
+    # the largest effects are the three largest, largest first (edges 0.4, 0.35, 0.3)
+    largest = next(s for s in sentences if s.startswith("Largest effects"))
+    assert re.findall(r"`(\w+)` on", largest) == ["opal", "drum", "fern"], largest
+
+
+def test_the_caveat_of_rare_changes_counts_the_rows_of_every_metric_left_identical():
+    """``house`` moves ``hit`` and changes ``a`` and ``b`` by 1e-6 exactly: 2,000 trials on the
+    same random numbers never see it (both arms agree on every trial), the exact values do, in
+    the two setups of each: four rows."""
+    from montecarlo.games.base import Game, Metric, Question
+
+    @dataclasses.dataclass(frozen=True)
+    class Rules:
+        edge: float = 0.0
+        tiny: float = 0.0
+
+    @dataclasses.dataclass(frozen=True)
+    class Setup:
+        size: int = 1
+
+    def simulate(rules, setup, n, rng):
+        u = rng.random(n)
+        hit = rng.random(n) < 0.5 + rules.edge
+        return {"hit": hit, "a": u < 0.5 + rules.tiny, "b": u < 0.25 + rules.tiny}
+
+    def exact(rules, setup):
+        return {"hit": 0.5 + rules.edge, "a": 0.5 + rules.tiny, "b": 0.25 + rules.tiny}
+
+    metrics = tuple(Metric(name, "probability", f"{name} happens") for name in ("hit", "a", "b"))
+    toss = Question("toss", "a toss", Setup, metrics, simulate, exact=exact)
+    game = Game("toss", "Toss", Rules, {"house": {"edge": 0.3, "tiny": 1e-6}}, {"toss": toss}, "toss")
+    spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 2]},
+            "variants": {"official": {}, "house": {"builtin": "house"}}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    moved = findings(result, all_tables(result))[0]
+    assert moved.startswith("`house` raises the chance that hit happens (`hit`) in 2 of 2 setups (")
+    assert moved.endswith(
+        "; it leaves the chance that a happens (`a`) and the chance that b happens (`b`) identical in all 2 "
+        "setups (though the exact values differ in 4 rows: a change too rare for these trials)."
+    ), moved
