@@ -423,7 +423,7 @@ def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_sign
 def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
     from types import SimpleNamespace as N
 
-    from montecarlo.reporting.findings import _few, _less, _short, _variant
+    from montecarlo.reporting.findings import _few, _less, _rare, _short, _variant
 
     def named(description):
         return _variant(N(variants=[N(name="house", description=description)]), "house")
@@ -437,9 +437,21 @@ def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
     # a head of three words or more before ": " stands for the clause; a shorter one does not
     assert named("the rules as printed: a tie goes to both: see p. 3") == "“the rules as printed” (`house`)"
     assert named("ties: to the attacker") == "“ties: to the attacker” (`house`)"
+    assert named("ties favour attackers: see p. 3") == "“ties favour attackers” (`house`)"  # three words
+    exactly = "every tied round of combat goes to the attacking side instead of"  # 64 characters: whole
+    assert len(exactly) == 64 and named(exactly) == f"“{exactly}” (`house`)"
+    assert named("ties go to the `attacker`") == "“ties go to the attacker” (`house`)"  # no code marks
     assert _short("a" * 50, 10) == "a" * 10 + " …"  # no space to cut at: cut at the limit
+    assert _short("a b" * 4, 12) == "a b" * 4  # up to the limit itself, whole
+    # cut at the last space or "+" before the limit, never at the first character
+    assert _short("a+b+cccccccccc+dd", 10) == "a+b …"
+    assert _short("one, twothree", 9) == "one …"  # a comma before the cut goes too
+    assert _short(" aaaaaaaaaaaa", 10) == " aaaaaaaaa …"
+    assert _short("a aaaaaaaaaaaa", 10) == "a …"
     assert _short("one two three four", 10) == "one two …"
     assert _short("rule X and more", 8) == "rule X …"  # only commas, semicolons, + and spaces are trimmed
+    caveat = " (though the exact values differ in {}: a change too rare for these trials)"
+    assert [_rare(n) for n in (0, 1, 2)] == ["", caveat.format("1 row"), caveat.format("2 rows")]
     assert [_few("abcde"[:n], 3) for n in (3, 4, 5)] == [
         "a, b and c", "a, b, c and 1 more metric", "a, b, c and 2 more metrics"
     ]
@@ -873,3 +885,25 @@ def test_the_caveat_of_rare_changes_counts_the_rows_of_every_metric_left_identic
         "; it leaves the chance that a happens (`a`) and the chance that b happens (`b`) identical in all 2 "
         "setups (though the exact values differ in 4 rows: a change too rare for these trials)."
     ), moved
+
+
+def test_seat_gaps_of_several_rule_sets_are_within_one_setup_for_two_groups_at_most():
+    """Both seats win often at size 1 and rarely at size 2: no gap within a setup (each variant's
+    gap is within noise), though the seats differ by 0.6 across setups. Of three groups of seat
+    metrics, the first two are said."""
+
+    def simulate(rules, setup, n, rng):
+        p = 0.8 if setup.size == 1 else 0.2
+        return {f"seat{seat}_{what}": rng.random(n) < p + rules.edge for what in "abc" for seat in (1, 2)}
+
+    metrics = {f"seat{seat}_{what}": f"seat {seat} scores {what}" for what in "abc" for seat in (1, 2)}
+    game = toss_game(simulate, metrics, {"more": {"edge": 0.1}})
+    variants = {"official": {}, "more": {"builtin": "more"}}
+    spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 2]}, "variants": variants}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    gaps = [s for s in findings(result, all_tables(result)) if s.startswith("Largest gap between seats")]
+    assert [s.split(":")[0] for s in gaps] == [
+        "Largest gap between seats in the chance that each seat scores a (`seat*_a`)",
+        "Largest gap between seats in the chance that each seat scores b (`seat*_b`)",
+    ]
+    assert all(s.count("(within noise)") == 2 for s in gaps), gaps
