@@ -418,6 +418,7 @@ def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_sign
     # one significant row: its effect is the largest
     largest = next(s for s in sentences if s.startswith("Largest effect"))
     assert largest.startswith("Largest effect: `big` on the chance that a hit (`hit`): +0."), largest
+    assert re.search(r"\(95% CI [-+.\d]+ to [-+.\d]+\)\.$", largest), largest  # no exact value, no word of it
 
 
 def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
@@ -431,6 +432,8 @@ def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
     assert named("heads 70% of the time; from a forum") == "“heads 70% of the time” (`house`)"
     assert named("ties to the attacker (a house rule)") == "“ties to the attacker” (`house`)"
     assert named("house") == "`house`"
+    spaced = N(variants=[N(name="ties_to_attacker", description="ties to attacker")])
+    assert _variant(spaced, "ties_to_attacker") == "`ties_to_attacker`"  # the name in words says no more
     # a long description is cut at its last space before 64 characters
     long = "every tied round of combat goes to the attacking side instead of being rolled again"
     assert named(long) == "“every tied round of combat goes to the attacking side instead …” (`house`)"
@@ -848,6 +851,7 @@ def test_variants_are_said_in_the_scenarios_order():
     # the largest effects are the three largest, largest first (edges 0.4, 0.35, 0.3)
     largest = next(s for s in sentences if s.startswith("Largest effects"))
     assert re.findall(r"`(\w+)` on", largest) == ["opal", "drum", "fern"], largest
+    assert all(item.startswith("`") for item in largest.removeprefix("Largest effects: ").split("; "))
 
 
 def test_the_caveat_of_rare_changes_counts_the_rows_of_every_metric_left_identical():

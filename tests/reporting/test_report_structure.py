@@ -9,6 +9,7 @@ import json
 import re
 from html.parser import HTMLParser
 
+import polars as pl
 import pytest
 
 from montecarlo.reporting import write_index, write_report
@@ -373,3 +374,14 @@ def test_a_metric_in_a_table_is_its_description_with_its_code_name():
     assert _metric_label(sc, "win") == "the attacker wins (win)"  # no "the chance that" in a table
     assert _metric_label(sc, "total=3") == "heads + bonus = 3 (total=3)"
     assert _metric_label(sc, "total") == "heads + bonus (total)"
+
+
+def test_an_exact_value_missing_from_a_table_shows_as_a_dash():
+    from montecarlo.reporting.report import _exact_display
+
+    exact = pl.DataFrame({"flips": [1, 2], "official": [0.5, None]})
+    assert _exact_display(exact, ["flips"]).to_dicts() == [
+        {"flips": 1, "official": "0.500"}, {"flips": 2, "official": "—"}
+    ]
+    difference = pl.DataFrame({"flips": [1, 2], "loaded": [0.05, None]})
+    assert _exact_display(difference, ["flips"], signed=True)["loaded"].to_list() == ["+0.0500", "—"]
