@@ -205,6 +205,8 @@ def test_header_records_how_to_rerun(report, result):
 def test_report_json_is_machine_data(report, result):
     facts = json.loads((report / "report.json").read_text())
     assert facts["written_by"] == "montecarlo" and facts["seed"] == 21 and facts["trials"] == 2000
+    assert facts["file"] == str(result.scenario.path) and facts["file"].endswith("coin-odds.toml")
+    assert facts["fixed_setup"] == {}  # no [setup] table: every field comes from the grid or defaults
     assert facts["rules"]["loaded"] == {"bias": 0.7, "bonus": 0}
     assert facts["rerun"] == "montecarlo report coin-odds.toml" and facts["common_random_numbers"] is True
     assert (
