@@ -155,6 +155,7 @@ def test_html_is_self_contained_and_embeds_every_plot(report):
         )
         assert match, png.name
         assert base64.b64decode(match.group(1)) == png.read_bytes()
+        assert page.count(f'data-file="{png.name}"') == 1, png.name  # each plot once, in its section
     assert not re.search(r'src="(?!data:)', page) and "<link" not in page
 
 
@@ -780,6 +781,9 @@ def test_rule_readings_in_force_are_printed_where_they_matter(tmp_path):
     out = write_report(run_scenario(sc, jobs=1), tmp_path / "storm")
     page = (out / "report.md").read_text()
     assert "## Rule readings in force" in page
+    # after the title and the findings, before the plots
+    assert page.startswith("# ") and page.index("## Findings") < page.index("## Rule readings in force")
+    assert page.index("## Rule readings in force") < page.index("## Plots")
     lead = "Where the game's sources disagree, the numbers follow these readings:"
     assert f"## Rule readings in force\n\n{lead}\n\n- " in page
     assert f"<h2>Rule readings in force</h2>\n<p>{html.escape(lead)}</p>" in (out / "index.html").read_text()
