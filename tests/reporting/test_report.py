@@ -225,6 +225,8 @@ def test_report_json_is_machine_data(report, result):
         facts["tests"] == int((comp["status"] == "tested").sum())
         and facts["identical"] + facts["tests"] == 192
     )
+    # the rows found significant
+    assert facts["significant"] == comp.filter(pl.col("significant")).height == facts["tests"]
     assert facts["headline"] == facts["findings"][0]
 
     def keys(x):
@@ -984,3 +986,26 @@ def test_the_index_folder_is_checked_in_the_words_of_its_option(tmp_path, monkey
     (folder / "index.html").write_text("<html><title>montecarlo reports</title>my page</html>")
     with pytest.raises(InputError, match="was not written by montecarlo and would be replaced"):
         check_index_out(folder, option="--index")
+
+
+def test_report_json_counts_significant_rows_apart_from_those_a_metric_does_not_apply_to():
+    """``coin`` does not apply at size 1: its row there has no verdict (null), and is counted as
+    not applicable, not as significant."""
+    import dataclasses
+
+    from montecarlo.reporting.report import report_json
+    from montecarlo.reporting.tables import all_tables
+    from montecarlo.scenarios import parse_scenario
+    from tests.reporting.test_findings import toss_game
+
+    def simulate(rules, setup, n, rng):
+        return {"hit": rng.random(n) < 0.3 + rules.edge, "coin": rng.random(n) < 0.5}
+
+    game = toss_game(simulate, {"hit": "a hit", "coin": "heads first"}, {"edge": {"edge": 0.3}})
+    applies = lambda setup: ("hit",) if setup.size == 1 else ("hit", "coin")  # noqa: E731
+    game.questions["toss"] = dataclasses.replace(game.questions["toss"], applicable=applies)
+    spec = {"game": game, "seed": 1, "trials": 200, "grid": {"size": [1, 2]},
+            "variants": {"official": {}, "edge": {"builtin": "edge"}}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    facts = report_json(result, all_tables(result), ["found"], "montecarlo report x.toml", [])
+    assert (facts["tests"], facts["significant"], facts["identical"], facts["not_applicable"]) == (2, 2, 1, 1)
