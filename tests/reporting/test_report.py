@@ -1009,3 +1009,4 @@ def test_report_json_counts_significant_rows_apart_from_those_a_metric_does_not_
     result = run_scenario(parse_scenario(spec), jobs=1)
     facts = report_json(result, all_tables(result), ["found"], "montecarlo report x.toml", [])
     assert (facts["tests"], facts["significant"], facts["identical"], facts["not_applicable"]) == (2, 2, 1, 1)
+    assert (facts["correction"], facts["alpha"]) == ("holm", 0.05)
