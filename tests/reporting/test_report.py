@@ -1010,3 +1010,24 @@ def test_report_json_counts_significant_rows_apart_from_those_a_metric_does_not_
     facts = report_json(result, all_tables(result), ["found"], "montecarlo report x.toml", [])
     assert (facts["tests"], facts["significant"], facts["identical"], facts["not_applicable"]) == (2, 2, 1, 1)
     assert (facts["correction"], facts["alpha"]) == ("holm", 0.05)
+
+
+def test_every_link_of_report_md_names_a_file_of_the_report(report):
+    """Tables cut at their first rows link the file that holds them whole (the significant
+    differences: comparison.csv), plots and files link what is in the folder."""
+    md = (report / "report.md").read_text()
+    links = re.findall(r"\]\(([^)]+)\)", md)
+    assert "comparison.csv" in links and "results.csv" in links
+    assert [link for link in links if not (report / link).is_file()] == []
+
+
+def test_a_difference_table_names_every_variant_it_leaves_out(tmp_path):
+    from montecarlo.scenarios import parse_scenario
+
+    same = {"overrides": {"bias": 0.5}}
+    spec = {"game": GAME, "seed": 1, "trials": 200, "metrics": ["win"], "grid": {"flips": [1, 2]},
+            "variants": {"official": {}, "zeta": same, "alpha": same, "loaded": {"builtin": "loaded"}}}
+    folder = write_report(run_scenario(parse_scenario(spec), jobs=1), tmp_path / "r", command="x")
+    assert "; not shown: zeta, alpha (identical to official everywhere) (difference-win.csv)_" in (
+        folder / "report.md"
+    ).read_text()
