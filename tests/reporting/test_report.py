@@ -1021,13 +1021,18 @@ def test_every_link_of_report_md_names_a_file_of_the_report(report):
     assert [link for link in links if not (report / link).is_file()] == []
 
 
-def test_a_difference_table_names_every_variant_it_leaves_out(tmp_path):
+def test_a_difference_table_names_every_variant_it_leaves_out(tmp_path, monkeypatch):
+    """Also: with tables cut at one row, each table cut links the file that holds it whole."""
+    from montecarlo.reporting import report as report_module
     from montecarlo.scenarios import parse_scenario
 
+    monkeypatch.setattr(report_module, "MAX_ROWS_SHOWN", 1)
     same = {"overrides": {"bias": 0.5}}
     spec = {"game": GAME, "seed": 1, "trials": 200, "metrics": ["win"], "grid": {"flips": [1, 2]},
             "variants": {"official": {}, "zeta": same, "alpha": same, "loaded": {"builtin": "loaded"}}}
     folder = write_report(run_scenario(parse_scenario(spec), jobs=1), tmp_path / "r", command="x")
-    assert "; not shown: zeta, alpha (identical to official everywhere) (difference-win.csv)_" in (
-        folder / "report.md"
-    ).read_text()
+    md = (folder / "report.md").read_text()
+    assert "; not shown: zeta, alpha (identical to official everywhere) (difference-win.csv)_" in md
+    cut = re.findall(r"more rows? in \[([^]]+)\]\(([^)]+)\)", md)
+    assert ("comparison.csv", "comparison.csv") in cut  # the significant differences
+    assert all(text == link and (folder / link).is_file() for text, link in cut), cut
