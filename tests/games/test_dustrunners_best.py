@@ -533,8 +533,8 @@ def test_the_kernel_and_the_reference_under_best_play_agree_with_exact(values):
         assert_near_exact(sample, exact)
     # trial by trial, the objective is the win's weight plus the health left (none when beaten to 0
     # or below) and half the ammo left
-    keep = float(values["objective"].partition(":")[2] or "nan")
-    if values["objective"] != "win":
+    kind, keep = parse_objective(values["objective"])
+    if kind == "keep":
         health_left = np.maximum(setup.health - reference["health_lost"], 0)
         expected = keep * reference["player_win"] + health_left + (setup.ammo - reference["ammo_spent"]) / 2
         assert np.array_equal(reference["objective"], expected)  # losses among them but for keep:2

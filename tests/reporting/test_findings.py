@@ -337,16 +337,18 @@ def test_a_distribution_that_moves_is_said_to_shift_in_so_many_setups():
     two = {"official": {}, "loaded": {"builtin": "loaded"}}
     scenario = {**SCENARIO, "metrics": ["total", "win"], "variants": two}
     result = run_scenario(parse_scenario(scenario, default_name="coin-shift"), jobs=1)
-    moved = findings(result, all_tables(result))[0]  # one variant compared: its sentence leads
+    tables = all_tables(result)
+    sentences = findings(result, tables)
+    moved = sentences[0]  # one variant compared: its sentence leads
     assert moved.startswith(
         "“Heads 70% of the time” (`loaded`) shifts the distribution of heads + bonus (`total`) in 3 of 3 "
         "setups and raises the chance that at least need heads (`win`) in 3 of 3 setups ("
     ), moved
     # the largest effects count a distribution's values as one metric: its largest value only
-    largest = next(s for s in findings(result, all_tables(result)) if s.startswith("Largest effect"))
+    largest = next(s for s in sentences if s.startswith("Largest effect"))
     assert largest.startswith("Largest effects: ") and largest.count("(`total=") == 1, largest
     # the headline (of several variants) names the distribution once, not each of its values
-    assert _headline(all_tables(result)["comparison"], result) == (
+    assert _headline(tables["comparison"], result) == (
         "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) moves heads + bonus "
         "and the chance that at least need heads (3 of 3 setups)."
     )
@@ -536,13 +538,14 @@ def test_past_three_metrics_a_variant_counts_the_rest(names, rest):
     game = toss_game(simulate, {name: f"{name} happens" for name in names}, {"big": {"edge": 0.2}})
     spec = {"game": game, "seed": 1, "trials": 2000, "variants": {"official": {}, "big": {"builtin": "big"}}}
     result = run_scenario(parse_scenario(spec), jobs=1)
-    moved = findings(result, all_tables(result))[0]
+    tables = all_tables(result)
+    moved = findings(result, tables)[0]
     if rest is None:  # three are named
         assert "more metric" not in moved and moved.count(" in 1 of 1 setups") == 3, moved
     else:
         assert moved.endswith(f" and moves {rest} (see the comparison table)."), moved
     more = len(names) - 2  # the headline names two metrics a variant moves
-    assert _headline(all_tables(result)["comparison"], result).endswith(
+    assert _headline(tables["comparison"], result).endswith(
         f"`big` moves the chance that a happens, the chance that b happens and {more} more "
         f"metric{'s' * (more > 1)} (1 of 1 setups)."
     )
@@ -628,18 +631,26 @@ def test_a_scenario_whose_metrics_apply_to_no_setup_says_so():
     ]
 
 
-def test_largest_effects_leave_out_metrics_a_setup_does_not_have():
-    """``coin`` does not apply at size 1 (its rows there are n/a, with no difference at all): the
-    largest effects are the significant ones of ``hit`` only."""
+def coin_only_at_size_two(builtins: dict[str, dict]):
+    """A fake toss of ``hit`` (0.3 + the rules' ``edge``) and ``coin`` (a fair coin), ``coin``
+    not applicable at size 1 (its rows there are n/a)."""
     import dataclasses
 
     def simulate(rules, setup, n, rng):
         return {"hit": rng.random(n) < 0.3 + rules.edge, "coin": rng.random(n) < 0.5}
 
-    builtins = {"edge": {"edge": 0.3}, "flat": {"edge": 0.0}}
     game = toss_game(simulate, {"hit": "a hit", "coin": "heads first"}, builtins)
     applies = lambda setup: ("hit",) if setup.size == 1 else ("hit", "coin")  # noqa: E731
     game.questions["toss"] = dataclasses.replace(game.questions["toss"], applicable=applies)
+    return game
+
+
+def test_largest_effects_leave_out_metrics_a_setup_does_not_have():
+    """``coin`` does not apply at size 1 (its rows there are n/a, with no difference at all): the
+    largest effects are the significant ones of ``hit`` only."""
+    import dataclasses
+
+    game = coin_only_at_size_two({"edge": {"edge": 0.3}, "flat": {"edge": 0.0}})
     variants = {"official": {}, "edge": {"builtin": "edge"}, "flat": {"builtin": "flat"}}
     spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 2]}, "variants": variants}
     result = run_scenario(parse_scenario(spec), jobs=1)

@@ -991,19 +991,12 @@ def test_the_index_folder_is_checked_in_the_words_of_its_option(tmp_path, monkey
 def test_report_json_counts_significant_rows_apart_from_those_a_metric_does_not_apply_to():
     """``coin`` does not apply at size 1: its row there has no verdict (null), and is counted as
     not applicable, not as significant."""
-    import dataclasses
-
     from montecarlo.reporting.report import report_json
     from montecarlo.reporting.tables import all_tables
     from montecarlo.scenarios import parse_scenario
-    from tests.reporting.test_findings import toss_game
+    from tests.reporting.test_findings import coin_only_at_size_two
 
-    def simulate(rules, setup, n, rng):
-        return {"hit": rng.random(n) < 0.3 + rules.edge, "coin": rng.random(n) < 0.5}
-
-    game = toss_game(simulate, {"hit": "a hit", "coin": "heads first"}, {"edge": {"edge": 0.3}})
-    applies = lambda setup: ("hit",) if setup.size == 1 else ("hit", "coin")  # noqa: E731
-    game.questions["toss"] = dataclasses.replace(game.questions["toss"], applicable=applies)
+    game = coin_only_at_size_two({"edge": {"edge": 0.3}})
     spec = {"game": game, "seed": 1, "trials": 200, "grid": {"size": [1, 2]},
             "variants": {"official": {}, "edge": {"builtin": "edge"}}}
     result = run_scenario(parse_scenario(spec), jobs=1)
@@ -1013,8 +1006,8 @@ def test_report_json_counts_significant_rows_apart_from_those_a_metric_does_not_
 
 
 def test_every_link_of_report_md_names_a_file_of_the_report(report):
-    """Tables cut at their first rows link the file that holds them whole (the significant
-    differences: comparison.csv), plots and files link what is in the folder."""
+    """The list of files and the tables cut at their first rows link files of the folder (cut
+    tables at one row: test_a_difference_table_names_every_variant_it_leaves_out)."""
     md = (report / "report.md").read_text()
     links = re.findall(r"\]\(([^)]+)\)", md)
     assert "comparison.csv" in links and "results.csv" in links
