@@ -16,7 +16,7 @@ import montecarlo.cli.datagame
 import montecarlo.datagame.expr
 import montecarlo.datagame.rounds
 from montecarlo.datagame import DefinitionError, is_definition, load_game, parse_definition
-from montecarlo.datagame.spec import read_definition
+from montecarlo.datagame.spec import TOP_KEYS, read_definition
 from montecarlo.datagame.compile import SAMPLER_MAX_STATES, compile_text
 from montecarlo.datagame.expr import Expr, ExprError
 from montecarlo.errors import InputError
@@ -672,6 +672,11 @@ def test_the_files_description_a_metrics_description_and_exact_max_states_are_re
     start, end = RISK.index('description = """'), RISK.index('question = "battle"')
     for text, message in (
         (RISK[:start] + "description = 3\n" + RISK[end:], "description: expected a non-empty string, got 3"),
+        (bad('question_description = "one Risk battle: attack until one side has no armies left"',
+             'question_description = " "'),
+         "question_description: expected a non-empty string, got ' '"),
+        (bad('format = "dice-battle/1"', 'format = "dice-battle/1"\ncolour = "red"'),
+         "colour: unknown key; use one of: " + ", ".join(TOP_KEYS)),
         (bad('name = "risk"', 'name = "risk"\nexact_max_states = 0'),
          "exact_max_states: expected a whole number >= 1, got 0"),
     ):
@@ -682,6 +687,12 @@ def test_the_files_description_a_metrics_description_and_exact_max_states_are_re
     assert q.metric("attacker_win").description == "the attacker takes the territory"
     unsaid = compile_text(bad('description = "the attacker takes the territory"\n', ""), "risk.toml")
     assert unsaid.game.question().metric("attacker_win").description == "attacker_win"  # its name
+    # the default limit of exact solving that docs/rules-as-data.md states, and the title's default
+    untitled = parse_definition(bad('title = "Risk: one battle fought to the end"\n', ""))
+    assert untitled.exact_max_states == 250_000 and "exact_max_states" not in RISK
+    assert untitled.title == untitled.name == "risk"
+    capitals = parse_definition(bad('name = "risk"', 'name = "Risk-2.0_classic"'))
+    assert (capitals.name, capitals.title) == ("Risk-2.0_classic", "Risk: one battle fought to the end")
 
 
 def test_a_setup_missing_a_field_names_it_its_range_and_an_example():
