@@ -1029,3 +1029,21 @@ def test_a_difference_table_names_every_variant_it_leaves_out(tmp_path, monkeypa
     cut = re.findall(r"more rows? in \[([^]]+)\]\(([^)]+)\)", md)
     assert ("comparison.csv", "comparison.csv") in cut  # the significant differences
     assert all(text == link and (folder / link).is_file() for text, link in cut), cut
+
+
+def test_variants_table_joins_builtins_and_overrides_and_a_one_field_grid_has_no_columns_note(tmp_path):
+    """A variant of two built-ins and two overrides is one row of the variants table, each list
+    joined by ", "; with one grid field the matrices' columns are the variants, so no note names a
+    column field."""
+    from montecarlo.scenarios import parse_scenario
+
+    both = {"builtin": ["loaded", "bonus"], "overrides": {"bias": 0.6, "bonus": 2}}
+    sc = parse_scenario({"game": GAME, "seed": 3, "trials": 200, "metrics": ["win"], "grid": {"flips": [1, 2]},
+                         "variants": {"official": {}, "both": both}})
+    md = (write_report(run_scenario(sc, jobs=1), tmp_path / "both") / "report.md").read_text()
+    assert "\n| both | loaded, bonus | bias = 0.6, bonus = 2 | " in md  # the variants table's row
+    notes = [line for line in md.splitlines() if line.startswith("_") and "interval" in line]
+    assert notes == [
+        "_95% paired intervals; * significant after Holm (difference-win.csv)_",
+        "_estimate [95% interval]; n/a: does not apply to the setup (matrix-win.csv)_",
+    ]
