@@ -885,6 +885,48 @@ def test_a_missing_value_in_a_table_is_a_dash_on_both_pages():
     assert "<td>—</td>" in _html_table(df, None)
 
 
+def test_html_tables_empty_long_and_their_cells():
+    """An empty table is the word none; past MAX_ROWS_SHOWN rows the page shows that many and a
+    note counts the rest with links to its files; a cell's first line of more than 40 characters
+    wraps, unless a second line (an interval) sits below it."""
+    from montecarlo.reporting.report import MAX_ROWS_SHOWN, _html_cell, _html_table
+
+    assert _html_table(pl.DataFrame({"n": []}), "results") == "<p><em>none</em></p>"
+    df = pl.DataFrame({"n": list(range(MAX_ROWS_SHOWN + 7))})
+    page = _html_table(df, "results")
+    assert page.count("<tr>") == MAX_ROWS_SHOWN + 1  # the head and the rows shown
+    assert page.endswith(
+        '<p class="note">7 more rows in <a href="results.csv">results.csv</a> / '
+        '<a href="results.parquet">results.parquet</a></p>'
+    )
+    exactly = _html_table(df.head(MAX_ROWS_SHOWN), "results")
+    assert exactly.count("<tr>") == MAX_ROWS_SHOWN + 1 and exactly.endswith("</table></div>")
+    assert _html_cell("x" * 40) == "x" * 40
+    assert _html_cell("x" * 41) == f'<span class="wrap">{"x" * 41}</span>'
+    assert _html_cell("x" * 41 + "\n[0.1, 0.2]") == "x" * 41 + '<br><span class="ci">[0.1, 0.2]</span>'
+
+
+def test_a_set_aside_old_report_that_cannot_be_removed_leaves_the_new_one_in_place(tmp_path, monkeypatch):
+    """Writing over an earlier report: when the earlier one, once set aside, cannot be deleted
+    (a file in it refused), the command still succeeds with the new report in place; what is left
+    of the old one stays in a hidden folder beside it."""
+    small = small_result()
+    out = write_report(small, tmp_path / "r", command="montecarlo report first.toml")
+    real_unlink = os.unlink
+
+    def unlink(path, *args, dir_fd=None, **kwargs):  # shutil.rmtree removes a folder's files so
+        if dir_fd is not None:
+            raise PermissionError(13, "Permission denied", path)
+        return real_unlink(path, *args, dir_fd=dir_fd, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    write_report(small, out, command="montecarlo report second.toml")
+    monkeypatch.undo()
+    assert json.loads((out / "report.json").read_text())["rerun"] == "montecarlo report second.toml"
+    left = [p.name for p in tmp_path.iterdir() if p.name != "r"]
+    assert len(left) == 1 and left[0].startswith(".r.old-"), left
+
+
 def test_a_long_table_in_report_md_says_how_many_rows_its_files_hold_beyond_the_page():
     from montecarlo.reporting.report import MAX_ROWS_SHOWN, _md_table
 
@@ -1038,8 +1080,8 @@ def test_variants_table_joins_builtins_and_overrides_and_a_one_field_grid_has_no
     from montecarlo.scenarios import parse_scenario
 
     both = {"builtin": ["loaded", "bonus"], "overrides": {"bias": 0.6, "bonus": 2}}
-    sc = parse_scenario({"game": GAME, "seed": 3, "trials": 200, "metrics": ["win"], "grid": {"flips": [1, 2]},
-                         "variants": {"official": {}, "both": both}})
+    sc = parse_scenario({"game": GAME, "seed": 3, "trials": 200, "metrics": ["win"],
+                         "grid": {"flips": [1, 2]}, "variants": {"official": {}, "both": both}})
     md = (write_report(run_scenario(sc, jobs=1), tmp_path / "both") / "report.md").read_text()
     assert "\n| both | loaded, bonus | bias = 0.6, bonus = 2 | " in md  # the variants table's row
     notes = [line for line in md.splitlines() if line.startswith("_") and "interval" in line]

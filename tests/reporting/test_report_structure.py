@@ -133,6 +133,9 @@ def pages(report):  # noqa: F811 - the fixture imported above
 def test_index_html_is_well_formed_without_stray_text(pages):
     page = outline(pages[0])
     assert page.problems == []
+    # every tag name in lower case, as HTML's own serialisation writes them (the parser folds case)
+    names = set(re.findall(r"</?([A-Za-z][A-Za-z0-9]*)", pages[0]))
+    assert names and names == {n.lower() for n in names}
     assert page.counts["details"] == 1 and page.counts["summary"] == 1
 
 
