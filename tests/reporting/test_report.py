@@ -937,6 +937,8 @@ def test_a_long_table_in_report_md_says_how_many_rows_its_files_hold_beyond_the_
     files = "[results.csv](results.csv) / [results.parquet](results.parquet)"
     assert lines[-2:] == ["", f"7 more rows in {files}"]
     assert _md_table(df.head(MAX_ROWS_SHOWN), "results").splitlines()[-1] == f"| {MAX_ROWS_SHOWN - 1} |"
+    assert _md_table(df.head(1), "results").splitlines() == ["| n |", "|---|", "| 0 |"]
+    assert _md_table(df.head(0), "results") == "_none_"
 
 
 def test_the_run_facts_count_the_setups_of_the_grid_in_words():
