@@ -947,16 +947,17 @@ def _html_table(df: pl.DataFrame, link: str | None) -> str:
 
 
 def _words_column(column: pl.Series) -> bool:
-    """A column of words (metrics, variants, legions), aligned left; numbers stay right.
+    """A column of words (metrics, variants, legions), aligned left; numbers stay right. A word
+    is three letters or more, so counts such as "13 of 21" and values such as "1.2e-5" are numbers.
 
     >>> _words_column(pl.Series(["units lost (attacker_losses)"])), _words_column(pl.Series(["13 of 21"]))
     (True, False)
+    >>> _words_column(pl.Series(["1.250", None, "4.8e-5"])), _words_column(pl.Series([None, "WON"]))
+    (False, True)
     """
     if column.dtype != pl.String:
         return False
-    return any(
-        re.search(r"[A-Za-z_]{3,}", v) and not re.fullmatch(r"\d+ of \d+", v) for v in column.drop_nulls()
-    )
+    return any(re.search(r"[A-Za-z_]{3,}", v) for v in column.drop_nulls())
 
 
 def _html_cell(text: str) -> str:
@@ -973,9 +974,12 @@ def _inline(text: str) -> str:
 
 
 def _cell(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return fmt(value, digits=4) if isinstance(value, float) else fmt(value)
+    """A table's value: numbers with 4 decimals, '—' for a missing one (None or NaN).
+
+    >>> _cell(0.25), _cell(None), _cell(float("nan")), _cell(1200), _cell("official"), _cell(True)
+    ('0.2500', '—', '—', '1,200', 'official', 'yes')
+    """
+    return fmt(value, digits=4)
 
 
 def _page(title: str, body: str) -> str:
