@@ -953,6 +953,25 @@ def test_the_run_facts_count_the_setups_of_the_grid_in_words():
     assert header_facts(run_scenario(parse_scenario(one), jobs=1), "cmd")["grid"] == "one setup = 1 setup"
 
 
+def test_the_run_facts_name_the_file_the_fixed_setup_and_how_the_seed_is_used(result):
+    """The facts on the pages: the scenario's file (none for one given in Python), the grid's
+    fields multiplied out, the fixed setup field by field ("none" without one), the seed's use."""
+    from montecarlo.reporting.report import header_facts
+    from montecarlo.scenarios import parse_scenario
+
+    from tests.reporting.test_tables import RARE_SWORD
+
+    facts = header_facts(result, "cmd")
+    assert facts["file"] == str(result.scenario.path) and facts["file"].endswith("coin-odds.toml")
+    assert header_facts(small_result(), "cmd")["file"] is None
+    assert facts["grid"] == "flips (3) × need (2) × tags (2) = 12 setups"
+    assert facts["fixed setup"] == "none"
+    seed_use = "the same seed for every setup (chunk i of a run draws from stream i of the seed)"
+    assert facts["seed use"] == seed_use
+    sword = header_facts(run_scenario(parse_scenario(RARE_SWORD), jobs=1), "cmd")
+    assert sword["fixed setup"] == "attacker_equipment = sword, defender = 1"
+
+
 def test_a_difference_matrix_shows_identical_cells_as_identical_beside_their_exact_values(tmp_path):
     """6 against 1 and 2, a d7 Sword and a d8 agree in all 20,000 trials: "identical" in the
     difference matrix, while the exact matrix below it shows the rare difference."""
