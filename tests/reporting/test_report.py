@@ -955,7 +955,8 @@ def test_the_run_facts_count_the_setups_of_the_grid_in_words():
 
 def test_the_run_facts_name_the_file_the_fixed_setup_and_how_the_seed_is_used(result):
     """The facts on the pages: the scenario's file (none for one given in Python), the grid's
-    fields multiplied out, the fixed setup field by field ("none" without one), the seed's use."""
+    fields multiplied out, the fixed setup field by field ("none" without one), the seed's use,
+    the metrics and variants in order, and common random numbers from two variants on."""
     from montecarlo.reporting.report import header_facts
     from montecarlo.scenarios import parse_scenario
 
@@ -968,8 +969,12 @@ def test_the_run_facts_name_the_file_the_fixed_setup_and_how_the_seed_is_used(re
     assert facts["fixed setup"] == "none"
     seed_use = "the same seed for every setup (chunk i of a run draws from stream i of the seed)"
     assert facts["seed use"] == seed_use
+    assert (facts["metrics"], facts["variants"]) == ("win, heads, total", "official, same, loaded")
+    assert facts["common random numbers"] == "yes"
     sword = header_facts(run_scenario(parse_scenario(RARE_SWORD), jobs=1), "cmd")
     assert sword["fixed setup"] == "attacker_equipment = sword, defender = 1"
+    assert sword["common random numbers"] == "yes"  # two variants: paired already
+    assert header_facts(small_result(), "cmd")["common random numbers"] == "n/a (one variant)"
 
 
 def test_a_difference_matrix_shows_identical_cells_as_identical_beside_their_exact_values(tmp_path):
