@@ -927,6 +927,36 @@ def test_a_set_aside_old_report_that_cannot_be_removed_leaves_the_new_one_in_pla
     assert len(left) == 1 and left[0].startswith(".r.old-"), left
 
 
+def test_matrix_cells_n_a_identical_and_an_interval_that_touches_zero():
+    """A setup the metric does not apply to is n/a; a difference is "identical" only when its
+    estimate and both ends of its interval are 0, never in a matrix of estimates."""
+    from montecarlo.reporting.report import _matrix_display
+
+    def table(values):
+        return pl.DataFrame({"flips": [1, 2, 3], "official": values})
+
+    tables = {"m": table([None, 0.0, -0.1]), "m-ci_low": table([None, 0.0, -0.2]),
+              "m-ci_high": table([None, 0.0, 0.0])}
+    assert _matrix_display(tables, "m", ["flips"]).rows() == [
+        (1, "n/a"), (2, "0.000\n[0.000, 0.000]"), (3, "-0.100\n[-0.200, 0.000]")
+    ]
+    assert _matrix_display(tables, "m", ["flips"], signed=True).rows() == [
+        (1, "n/a"), (2, "identical"), (3, "-0.1000\n[-0.2000, 0.0000]")
+    ]
+
+
+def test_the_run_time_counts_its_workers():
+    import dataclasses
+
+    from montecarlo.reporting.report import header_facts
+
+    one = small_result()
+    assert re.fullmatch(r"\d+\.\d s on 1 worker", header_facts(one, "cmd")["run time"])
+    for jobs in (2, 3):
+        many = dataclasses.replace(one, jobs=jobs)
+        assert re.fullmatch(rf"\d+\.\d s on {jobs} workers", header_facts(many, "cmd")["run time"])
+
+
 def test_a_long_table_in_report_md_says_how_many_rows_its_files_hold_beyond_the_page():
     from montecarlo.reporting.report import MAX_ROWS_SHOWN, _md_table
 
