@@ -914,7 +914,7 @@ def test_a_set_aside_old_report_that_cannot_be_removed_leaves_the_new_one_in_pla
     out = write_report(small, tmp_path / "r", command="montecarlo report first.toml")
     real_unlink = os.unlink
 
-    def unlink(path, *args, dir_fd=None, **kwargs):  # shutil.rmtree removes a folder's files so
+    def unlink(path, *args, dir_fd=None, **kwargs):  # shutil.rmtree unlinks files relative to their folder
         if dir_fd is not None:
             raise PermissionError(13, "Permission denied", path)
         return real_unlink(path, *args, dir_fd=dir_fd, **kwargs)
@@ -972,39 +972,37 @@ def test_a_long_table_in_report_md_says_how_many_rows_its_files_hold_beyond_the_
 
 
 def test_the_run_facts_count_the_setups_of_the_grid_in_words():
+    """A grid of two setups and one of none; the scenario has a fixed setup and two variants."""
     from montecarlo.reporting.report import header_facts
     from montecarlo.scenarios import parse_scenario
 
     from tests.reporting.test_tables import RARE_SWORD
 
-    two = run_scenario(parse_scenario(RARE_SWORD), jobs=1)
-    assert header_facts(two, "cmd")["grid"] == "attacker (2) = 2 setups"
+    two = header_facts(run_scenario(parse_scenario(RARE_SWORD), jobs=1), "cmd")
+    assert two["grid"] == "attacker (2) = 2 setups"
+    assert two["fixed setup"] == "attacker_equipment = sword, defender = 1"  # field by field
+    assert two["common random numbers"] == "yes"  # two variants: paired already
     one = {**RARE_SWORD, "grid": {}, "setup": {**RARE_SWORD["setup"], "attacker": 6}}
     assert header_facts(run_scenario(parse_scenario(one), jobs=1), "cmd")["grid"] == "one setup = 1 setup"
 
 
 def test_the_run_facts_name_the_file_the_fixed_setup_and_how_the_seed_is_used(result):
     """The facts on the pages: the scenario's file (none for one given in Python), the grid's
-    fields multiplied out, the fixed setup field by field ("none" without one), the seed's use,
-    the metrics and variants in order, and common random numbers from two variants on."""
+    fields multiplied out, no fixed setup, the seed's use, the metrics and variants in order, and
+    common random numbers from two variants on (a fixed setup and two variants: the test above)."""
     from montecarlo.reporting.report import header_facts
-    from montecarlo.scenarios import parse_scenario
-
-    from tests.reporting.test_tables import RARE_SWORD
 
     facts = header_facts(result, "cmd")
+    one_variant = header_facts(small_result(), "cmd")
     assert facts["file"] == str(result.scenario.path) and facts["file"].endswith("coin-odds.toml")
-    assert header_facts(small_result(), "cmd")["file"] is None
+    assert one_variant["file"] is None
     assert facts["grid"] == "flips (3) × need (2) × tags (2) = 12 setups"
     assert facts["fixed setup"] == "none"
     seed_use = "the same seed for every setup (chunk i of a run draws from stream i of the seed)"
     assert facts["seed use"] == seed_use
     assert (facts["metrics"], facts["variants"]) == ("win, heads, total", "official, same, loaded")
     assert facts["common random numbers"] == "yes"
-    sword = header_facts(run_scenario(parse_scenario(RARE_SWORD), jobs=1), "cmd")
-    assert sword["fixed setup"] == "attacker_equipment = sword, defender = 1"
-    assert sword["common random numbers"] == "yes"  # two variants: paired already
-    assert header_facts(small_result(), "cmd")["common random numbers"] == "n/a (one variant)"
+    assert one_variant["common random numbers"] == "n/a (one variant)"
 
 
 def test_a_difference_matrix_shows_identical_cells_as_identical_beside_their_exact_values(tmp_path):
