@@ -26,7 +26,7 @@ import re
 import secrets
 import shutil
 from pathlib import Path
-from typing import Any, Iterable, Sequence, cast
+from typing import Any, Iterable, Sequence
 
 import polars as pl
 
@@ -256,16 +256,11 @@ def precision_facts(result: ScenarioResult, long: pl.DataFrame) -> dict[str, Any
     sc = result.scenario
     if not sc.precision:
         return {}
-    kinds = {n: m.kind for m in sc.question.metrics for n in m.reported_names()}
-    probs = long.filter(
-        pl.col("metric").replace_strict(kinds, default="mean") != "mean", pl.col("estimate").is_not_null()
-    )
-    # the max of a float column is a float (or None): polars types it as any Python literal
-    widest = (
-        float(cast("float | None", ((probs["ci_high"] - probs["ci_low"]) / 2).max()) or 0.0)
-        if probs.height
-        else 0.0
-    )
+    probabilities = [n for m in sc.question.metrics if m.kind != "mean" for n in m.reported_names()]
+    shown = long.filter(pl.col("metric").is_in(probabilities))
+    half_widths = shown.select((pl.col("ci_high") - pl.col("ci_low")) / 2)
+    # max skips the nulls of a metric that does not apply to its setup: None when no value is left
+    widest = float(half_widths.max().item() or 0.0)
     return {"precision_reached": widest <= sc.precision, "widest_half_width": widest}
 
 
@@ -714,7 +709,7 @@ def _matrix_display(
                     f"{fmt(high, 4 if signed else 3, signed)}]"
                 )
         cols[c] = cells
-    return _short_headers(pl.DataFrame(cols, strict=False), index)
+    return _short_headers(pl.DataFrame(cols), index)
 
 
 def _columns_note(result: ScenarioResult) -> str:
@@ -725,10 +720,9 @@ def _columns_note(result: ScenarioResult) -> str:
 def _short_headers(df: pl.DataFrame, index: Sequence[str]) -> pl.DataFrame:
     """``defender=3`` -> ``3`` when every value column names the same field (the page says which)."""
     values = [c for c in df.columns if c not in index]
-    fields = {c.split("=", 1)[0] for c in values if "=" in c}
-    if len(fields) != 1 or not all("=" in c for c in values):
+    if not all("=" in c for c in values) or len({c.partition("=")[0] for c in values}) != 1:
         return df
-    return df.rename({c: c.split("=", 1)[1] for c in values})
+    return df.rename({c: c.partition("=")[2] for c in values})
 
 
 def _distribution_display(df: pl.DataFrame, metric: str) -> pl.DataFrame:

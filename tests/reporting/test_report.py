@@ -841,6 +841,11 @@ def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was
     assert precision_facts(means, all_tables(means)["results"]) == {
         "precision_reached": True, "widest_half_width": 0.0
     }
+    # a half-width exactly at the target reaches it (the interval 0 to twice the target: exact in binary)
+    at_target = long.with_columns(ci_low=pl.lit(0.0), ci_high=pl.lit(2 * result.scenario.precision))
+    assert precision_facts(result, at_target) == {
+        "precision_reached": True, "widest_half_width": result.scenario.precision
+    }
     # only the metrics shown are tallied: no hidden probability keeps the run going past its first batch
     assert {c.trials for c in means.comparisons} == {means.scenario.trials}
     assert set(means.comparisons[0].answers[0].metrics) == {"heads"}
