@@ -807,6 +807,10 @@ def test_rule_readings_in_force_are_printed_where_they_matter(tmp_path):
     plain = write_report(run_scenario(open_sc, jobs=1), tmp_path / "open")
     assert "Rule readings" not in (plain / "report.md").read_text()
     assert json.loads((plain / "report.json").read_text())["readings"] == {}
+    # a scenario given in Python has no file to copy: the files listed are the files written
+    written = {p.name for p in plain.iterdir()}
+    assert "scenario.toml" not in written
+    assert set(json.loads((plain / "report.json").read_text())["files"]) | {"report.json"} == written
 
 
 def test_a_precision_run_states_its_target_the_span_of_trials_and_whether_it_was_reached(tmp_path):
