@@ -393,10 +393,9 @@ def warn_excess_jobs(jobs: Optional[int]) -> bool:
     """Warn on stderr when --jobs asks for more workers than cores (the run uses the cores)."""
     cores = excess_jobs(jobs)
     if cores is not None:
-        typer.echo(
-            f"warning: --jobs {jobs} is more than the {cores} cores of this machine; running {cores} workers",
-            err=True,
-        )
+        machine, workers = ("1 core", "1 worker") if cores == 1 else (f"{cores} cores", f"{cores} workers")
+        warning = f"warning: --jobs {jobs} is more than the {machine} of this machine; running {workers}"
+        typer.echo(warning, err=True)
     return cores is not None
 
 
