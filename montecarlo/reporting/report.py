@@ -76,7 +76,8 @@ def check_out(out: str | os.PathLike, option: str = "--out") -> Path:
     """
     text = os.fspath(out)
     path = Path(text)
-    if not text.strip() or path.name in ("", ".", "..") or text.endswith(("/.", "/..")):
+    # pathlib drops a "." part ("new/." is "new"): the text tells "." from the folder before it
+    if not text.strip() or path.name in ("", "..") or text.endswith("/."):
         raise InputError(
             f"{option}: {text!r} (an empty path or a current/parent folder) cannot hold a report; "
             "give a new folder, e.g. reports/my-report"

@@ -65,6 +65,13 @@ def test_variants_that_change_nothing_in_one_line(sentences):
     assert " ".join(sentences[1:]).count("`same`") == 1 and "0.0000" not in text  # one line, no zeros
 
 
+def test_beside_variants_the_baseline_own_numbers_are_its_first_metric_under_its_name(sentences):
+    own = [s for s in sentences if " ranges from " in s]
+    assert len(own) == 1 and own[0].startswith(
+        "The chance that at least need heads (`win`) under “the official rules” (`official`) ranges from "
+    ), own
+
+
 def test_largest_effects_name_setup_interval_and_exact(sentences):
     largest = next(s for s in sentences if s.startswith("Largest effect"))
     heads = re.search(

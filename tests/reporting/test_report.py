@@ -402,6 +402,8 @@ def test_rewrite_replaces_only_its_own_report(tmp_path):
              "give a new folder, e.g. reports/my-report"),
         (".", "(an empty path or a current/parent folder) cannot hold a report"),
         ("..", "(an empty path or a current/parent folder) cannot hold a report"),
+        ("new/.", "'new/.' (an empty path or a current/parent folder) cannot hold a report"),
+        ("new/..", "'new/..' (an empty path or a current/parent folder) cannot hold a report"),
         ("a-file", "is a file, not a folder"),
         ("a-file/below", "a-file"),
     ],
@@ -443,6 +445,19 @@ def test_check_out_refuses_a_folder_it_cannot_write(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="cannot write in .*locked"):
         check_out(locked / "report")
     assert list(locked.iterdir()) == []
+
+
+def test_check_out_names_why_the_folder_it_tried_to_make_failed(tmp_path, monkeypatch):
+    """os.access may say yes where making a folder fails (a read-only mount, say, as root): the
+    probe's error is named by its reason alone."""
+
+    def read_only(path, *args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(os, "mkdir", read_only)
+    with pytest.raises(InputError) as caught:
+        check_out(tmp_path / "report")
+    assert str(caught.value) == f"--out: cannot write in {tmp_path} (Read-only file system)"
 
 
 def test_folders_get_the_umask_permissions(tmp_path):
