@@ -458,6 +458,8 @@ def test_an_unknown_variant_names_the_flag_it_came_from_and_the_known_ones(coin_
 
 
 def test_run_matches_exact_values_and_is_independent_of_jobs(coin_game, tmp_path):
+    """Two workers give the numbers of one: threads here (in one process, so that mutation runs
+    it too), processes in the next test."""
     sc = load_scenario(write(tmp_path, VALID))
     serial = run_scenario(sc, jobs=1)
     assert [v.name for v in serial.variants] == ["official", "same", "loaded"] and len(
@@ -469,7 +471,16 @@ def test_run_matches_exact_values_and_is_independent_of_jobs(coin_game, tmp_path
             for m in answer.metrics.values():
                 assert m.exact is not None
                 assert abs(m.estimate - m.exact) <= 4.5 * max(m.se, 1e-12), (point.values, answer.variants, m)
-    parallel = run_scenario(sc, jobs=2)
+    parallel = run_scenario(sc, jobs=2, backend="threading")
+    assert parallel.jobs == 2
+    for a, b in zip(serial.comparisons, parallel.comparisons):
+        assert [x.metrics for x in a.answers] == [x.metrics for x in b.answers]
+
+
+@pytest.mark.processes
+def test_a_run_on_worker_processes_has_the_numbers_of_one_process(coin_game, tmp_path):
+    sc = load_scenario(write(tmp_path, VALID))
+    serial, parallel = run_scenario(sc, jobs=1), run_scenario(sc, jobs=2)
     assert parallel.jobs == 2
     for a, b in zip(serial.comparisons, parallel.comparisons):
         assert [x.metrics for x in a.answers] == [x.metrics for x in b.answers]

@@ -254,6 +254,7 @@ def test_cli_prints_an_estimate_within_seconds_for_a_trillion_trials():
 # --- jobs and backends ------------------------------------------------------------------------
 
 
+@pytest.mark.processes
 def test_jobs_above_the_cores_warn_and_use_the_cores():
     assert RunSettings(jobs=CORES + 50).resolved_jobs() == CORES
     assert RunSettings(jobs=-1).resolved_jobs() == CORES
