@@ -537,7 +537,8 @@ def test_without_exact_values_an_asymmetry_inside_both_cells_noise_is_called_noi
 
 def test_one_rule_set_says_the_range_of_its_first_three_metrics_that_are_not_distributions():
     """A distribution has no range of its own (its values are metrics of their own): it takes none
-    of the three places, and a fourth metric is left to the tables."""
+    of the three places. A metric that applies to no setup (``a``) takes one but says nothing, and
+    the metrics after it are still said; a fourth is left to the tables."""
     import dataclasses
 
     from montecarlo.games.base import Metric
@@ -549,12 +550,13 @@ def test_one_rule_set_says_the_range_of_its_first_three_metrics_that_are_not_dis
     game = toss_game(simulate, {name: f"{name} happens" for name in "abcd"}, {})
     score = Metric("score", "distribution", "the score", support=(0, 1))
     toss = game.questions["toss"]
-    toss = dataclasses.replace(toss, metrics=(score, *toss.metrics))
+    applies = lambda setup: ("score", "b", "c", "d")  # noqa: E731
+    toss = dataclasses.replace(toss, metrics=(score, *toss.metrics), applicable=applies)
     game = dataclasses.replace(game, questions={"toss": toss})
     spec = {"game": game, "seed": 1, "trials": 500, "grid": {"size": [1, 2]}}
     result = run_scenario(parse_scenario(spec), jobs=1)
     ranges = [s.split(" (`")[0] for s in findings(result, all_tables(result)) if " ranges from " in s]
-    assert ranges == ["The chance that a happens", "The chance that b happens", "The chance that c happens"]
+    assert ranges == ["The chance that b happens", "The chance that c happens"]
 
 
 @pytest.mark.parametrize(
