@@ -553,6 +553,9 @@ def metric_words(sc, name: str, code: bool = True, chance: bool = True) -> str:
     >>> sc = N(question=N(metric=lambda name: Metric(name, "probability", "the attacker wins (note)")))
     >>> metric_words(sc, "attacker_win"), metric_words(sc, "attacker_win", code=False)
     ('the chance that the attacker wins (`attacker_win`)', 'the chance that the attacker wins')
+    >>> sc = N(question=N(metric=lambda name: Metric(name, "distribution", "the total of the dice")))
+    >>> metric_words(sc, "total=3")
+    'the chance that the total of the dice is 3 (`total=3`)'
     """
     base, _, value = name.partition("=")
     metric = sc.question.metric(base)

@@ -229,7 +229,12 @@ EXACT_NOISE = 1e-9  # exact differences below this are rounding (1e-16 seen), an
 
 def exactly_different(comparison: pl.DataFrame) -> int:
     """Rows identical in every trial whose exact difference is beyond rounding (``EXACT_NOISE``):
-    a change too rare for the trials to meet, which "identical" must not hide."""
+    a change too rare for the trials to meet, which "identical" must not hide.
+
+    >>> rows = {"status": [IDENTICAL] * 4 + [TESTED], "exact_difference": [2e-9, -3e-9, 1e-9, 1e-16, 0.1]}
+    >>> exactly_different(pl.DataFrame(rows))  # 1e-9 itself is rounding; a tested row is no such row
+    2
+    """
     exact = comparison.filter(pl.col("status") == IDENTICAL)["exact_difference"]
     return int((exact.abs() > EXACT_NOISE).sum())
 

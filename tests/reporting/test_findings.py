@@ -212,6 +212,39 @@ def duel_game(exact: bool = True):
     return Game("duel", "Duel", Rules, {"edge": {"edge": 0.1}}, {"duel": question}, "duel")
 
 
+def test_only_a_win_chance_crosses_half_and_only_a_sides_own_is_swapped():
+    """Three metrics with the same chances over attacker x defender: ``attacker_win`` is said to
+    cross 50% and to be swapped between the sides; ``draw_win``, a win chance that names neither
+    field, crosses 50% but has no swap; ``hit``, a probability that is no win chance, has neither."""
+    import dataclasses
+
+    from montecarlo.engine.metrics import Metric
+
+    def values(rules, setup):
+        fair = setup.attacker / (setup.attacker + setup.defender)
+        return {"attacker_win": fair, "draw_win": fair, "hit": fair}
+
+    game = duel_game()
+    duel = game.questions["duel"]
+    more = (Metric("draw_win", "probability", "the draw wins"), Metric("hit", "probability", "a hit"))
+    duel = dataclasses.replace(
+        duel,
+        metrics=(*duel.metrics, *more),
+        simulate=lambda rules, setup, n, rng: {k: rng.random(n) < v for k, v in values(rules, setup).items()},
+        exact=values,
+    )
+    spec = {"game": dataclasses.replace(game, questions={"duel": duel}), "seed": 3, "trials": 1000,
+            "grid": {"attacker": [1, 2, 3], "defender": [1, 2, 3]}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    said = findings(result, all_tables(result))
+    crossing = [s.split(" (`")[1].split("`)")[0] for s in said if " is above 50% " in s]
+    assert crossing == ["attacker_win", "draw_win"], said
+    assert [s.split(",")[0] for s in said if s.startswith("At equal")] == [
+        "At equal attacker and defender"
+    ], said
+    assert len([s for s in said if "(`hit`)" in s]) == 1  # its range alone
+
+
 def test_seat_advantage_and_asymmetry_of_two_sides():
     """Swapping the sides of the fake duel shows its edge."""
     game = duel_game()
