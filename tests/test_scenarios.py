@@ -361,6 +361,33 @@ BAD = [
         'game = "coin"\nseed = 1\n[[plots]]\nkind = "lines"\nx = "flips"\n',
         "plots[0].x: expected a [grid] field (the grid is empty), got 'flips'",
     ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2]\nneed = [1]\n'
+        '[[plots]]\nkind = "heatmap"\nx = "flips"\ny = "need"\nmetric = "total"\n',
+        'plots[0].metric: expected a probability or mean metric for a heatmap plot (use bars for a '
+        "distribution), got 'total'",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1]\n[[plots]]\nkind = "lines"\n',
+        'plots[0].x: missing (a lines plot needs it); name a [grid] field',
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1]\nneed = [1]\n'
+        '[[plots]]\nkind = "lines"\nx = "nope"\n',
+        "plots[0].x: expected a [grid] field (flips, need), got 'nope'",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\nmetric = 3\n',
+        "plots[0].metric: expected a non-empty string, got 3",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\nvariant = 3\n',
+        "plots[0].variant: expected a non-empty string, got 3",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\nwhere = 3\n',
+        "plots[0].where: expected a table, got 3",
+    ),
     ('game = "coin"\nseed = 1\nplots = 3\n', "plots: expected an array ([[plots]] tables), got 3"),
     (
         'game = "coin"\nseed = 1\nvariants = 3\n',
