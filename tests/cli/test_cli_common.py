@@ -9,6 +9,7 @@ import pytest
 
 from montecarlo.cli.common import (
     backend_for,
+    check_edges,
     check_scheduler,
     flag_of,
     flags_of,
@@ -247,6 +248,15 @@ def test_a_colour_terminal_shows_numbers_and_the_footer_without_rich_guessing_co
 
     from montecarlo.cli import app, common
 
+    import importlib
+    import pkgutil
+
+    import montecarlo.cli
+
+    # a command module imported for the first time under the patch would keep the fake console
+    # for good (``from montecarlo.cli.common import console``), and later tests' output with it
+    for module in pkgutil.iter_modules(montecarlo.cli.__path__):
+        importlib.import_module(f"montecarlo.cli.{module.name}")
     screen = io.StringIO()
     monkeypatch.setattr(common, "console", lambda stderr=False: Console(
         file=screen, force_terminal=True, color_system="standard", width=columns))
@@ -303,3 +313,20 @@ def test_a_table_exactly_as_wide_as_the_terminal_fits_it_and_each_metric_is_expl
     }
     answer = Answer("g", "q", None, (), None, 10, 1, 0.0, values)
     assert explanations(answer) == [("left=v", "units left"), ("won", "the attacker wins")]
+
+
+@pytest.mark.parametrize(
+    ("backend", "scheduler", "message"),
+    [
+        ("nope", None, "--backend must be one of loky, threading, dask, got 'nope'"),
+        (None, "tcp://", "--scheduler must be a Dask scheduler address such as tcp://HOST:8786, got 'tcp://'"),
+        ("loky", "tcp://127.0.0.1:8786", "--scheduler is the address of a Dask scheduler: it needs --backend "
+                                          "dask, got --backend loky"),
+    ],
+)
+def test_the_early_checks_refuse_a_bad_backend_or_scheduler(backend, scheduler, message):
+    """Made before any game is read or anything runs."""
+    with pytest.raises(InputError) as caught:
+        check_edges((), None, None, backend, scheduler)
+    assert str(caught.value) == message
+    check_edges(("a", "b"), 0.01, 100, "dask", "tcp://127.0.0.1:8786")  # all together, all fine
