@@ -259,3 +259,10 @@ def test_ask_puts_its_question_and_rule_overrides_to_its_one_setup():
 
     shown = answer.to_json()  # what --json prints: the version the numbers came from among them
     assert (shown["question"], shown["trials"], shown["version"]) == ("guile", 500, montecarlo.__version__)
+
+
+def test_a_machine_whose_cores_python_cannot_count_is_taken_for_one_core(monkeypatch):
+    from montecarlo.analysis import excess_jobs
+
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert excess_jobs(2) == 1 and excess_jobs(1) is None

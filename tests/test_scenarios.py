@@ -388,6 +388,15 @@ BAD = [
         'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\nwhere = 3\n',
         "plots[0].where: expected a table, got 3",
     ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1]\nneed = [1]\n'
+        '[[plots]]\nkind = "bars"\nwhere = { nope = 1 }\n',
+        "plots[0].where.nope: expected a [grid] field (flips, need), got 'nope'",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\ntitle = 3\n',
+        "plots[0].title: expected a non-empty string, got 3",
+    ),
     ('game = "coin"\nseed = 1\nplots = 3\n', "plots: expected an array ([[plots]] tables), got 3"),
     (
         'game = "coin"\nseed = 1\nvariants = 3\n',
@@ -455,6 +464,9 @@ def test_a_plain_variant_is_described_as_the_official_rules_with_the_scenarios_o
                             "plots": [{"kind": "lines", "x": "flips", "title": "Mine"}]})
     assert [v.description for v in ruled.variants] == ["the official rules with [rules]", "bonus = 1"]
     assert ruled.plots[0].title == "Mine"  # a plot's own title, as given
+    bars = {"kind": "bars", "where": {"flips": 2}}
+    where = parse_scenario({**plain, "grid": {"flips": [1, 2]}, "plots": [bars]})
+    assert where.plots[0].where == {"flips": 2}  # and the setups it keeps
     both = {**plain, "variants": {"y": {"builtin": ["loaded"], "overrides": {"bonus": 2, "bias": 0.6}}}}
     assert parse_scenario(both).variants[0].description == "heads 70% of the time, bonus = 2, bias = 0.6"
 
