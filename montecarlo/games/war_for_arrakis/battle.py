@@ -284,7 +284,7 @@ def _harkonnen_field(value: Any, a: Legion, d: Legion) -> str:
     return key
 
 
-def _harkonnen_for(rules: Rules, setup: BattleSetup, ban: str) -> int:
+def _harkonnen_for(setup: BattleSetup, ban: str) -> int:
     """The Harkonnen side, which a Ban in force needs; InputError when the setup does not tell."""
     side = setup.harkonnen_side
     if side is None:
@@ -306,7 +306,7 @@ def fighting_legions(rules: Rules, setup: BattleSetup) -> tuple[Legion, Legion]:
     top = rules.harkonnen_stacking
     if not rules.choam_ban or all(legion.units <= top for legion in legions):
         return legions
-    side = _harkonnen_for(rules, setup, "CHOAM Ban")
+    side = _harkonnen_for(setup, "CHOAM Ban")
     legion = legions[side]
     excess, counts = max(0, legion.units - top), list(legion.counts)
     for kind in range(3):
@@ -322,7 +322,7 @@ def fighting_cards(rules: Rules, setup: BattleSetup) -> tuple[int, int]:
     cards = (setup.attacker_cards, setup.defender_cards)
     if not rules.landsraad_ban or not any(cards):
         return cards
-    side = _harkonnen_for(rules, setup, "Landsraad Ban")
+    side = _harkonnen_for(setup, "Landsraad Ban")
     return (0, cards[1]) if side == 0 else (cards[0], 0)
 
 
