@@ -1037,6 +1037,9 @@ def test_bans_need_to_know_the_harkonnen_side():
         "'attacker' or 'defender' (--harkonnen), or give a Harkonnen figure (sardaukar, bashar, a Harkonnen "
         "leader)"
     )
+    with pytest.raises(InputError) as refused:  # the other Ban, by its name
+        exact_battle(GAME.rules(["landsraad_ban"]), BattleSetup("2 regular", "2 regular", attacker_cards=1))
+    assert str(refused.value).startswith("the Landsraad Ban acts on the Harkonnen legion, and neither legion")
     # a Ban that changes nothing in the setup needs nothing
     assert exact_battle(rules, BattleSetup("5 regular", "2 regular")) == exact_battle(
         RULES, BattleSetup("5 regular", "2 regular")
