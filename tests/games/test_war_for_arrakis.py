@@ -1074,3 +1074,16 @@ def test_a_battle_that_goes_on_past_the_round_limit_is_a_bug_not_a_hang(monkeypa
     rules, duel = Rules(**HIT_ONLY), BattleSetup("1 elite", "1 elite")
     assert reference_battle(rules, duel, rng)["rounds"] == 2
     assert (simulate_direct(rules, duel, 10, rng)["rounds"] == 2).all()
+
+
+def test_a_setup_keeps_its_values_in_plain_python_and_its_objective_in_one_spelling():
+    """A settlement rank given as a numpy integer (a grid built with numpy, say) is stored as an
+    int, so the setup's JSON is plain; an objective spelled another way is stored the one way, so
+    that two spellings are one setup."""
+    import dataclasses
+    import json
+
+    setup = BattleSetup("2 regular", "1 regular", settlement=np.int64(2), objective="Trade: 1.5")
+    assert type(setup.settlement) is int and setup.objective == "trade:1.5"
+    assert json.loads(json.dumps(dataclasses.asdict(setup)))["settlement"] == 2
+    assert setup == BattleSetup("2 regular", "1 regular", settlement=2, objective="trade:1.5")
