@@ -84,7 +84,7 @@ def pytest_collection(session):
     function = _mutated_function()
     if function is None:
         return None
-    killers = session.config.stash[_KILLERS] = mutant_order.killers(_TREE, function)
+    killers = session.config.stash[_KILLERS] = mutant_order.killers(_TREE, function, _CENSUS)
     first, *later = mutant_order.stages(session.config.args, killers)
     session.stash[_LATER] = later
     _collect(session, first)

@@ -7,7 +7,9 @@ facts make a better order:
 - mutants of one function usually fail the same test, and mutmut runs them one after another
   (it sorts mutants by the total time of their tests, which they share): each test that killed
   a mutant is written to a file named after its function, and the next mutants of that function
-  run those tests first, the most frequent killer first;
+  run those tests first, the cheapest kill first (census seconds over mutants killed: the most
+  frequent killer first once ran a 10-second solver test before a millisecond one that had killed
+  as many mutants of the same Dustrunners function, for each of its mutants);
 - among the rest, a cheap test first: mutmut's census measured every test's time
   (``mutmut-stats.json``), and a test that kills does not tend to be a slow one.
 
@@ -72,14 +74,22 @@ def _killer_file(tree: Path, function: str) -> Path:
     return tree / KILLERS / re.sub(r"[^\w.-]", "_", function)
 
 
-def killers(tree: Path, function: str) -> list[str]:
-    """The tests that killed mutants of ``function`` so far, the most frequent first."""
+def killers(tree: Path, function: str, durations: dict[str, float] | None = None) -> list[str]:
+    """The tests that killed mutants of ``function`` so far, the cheapest kill first: by census
+    seconds per kill, so that a test of 10 s that killed 8 mutants comes after one of a millisecond
+    that killed as many (and one the census did not time comes last); the most frequent first
+    among equals, and without a census."""
     try:
         lines = _killer_file(tree, function).read_text(encoding="utf-8").splitlines()
     except OSError:
         return []
     counts = Counter(line for line in lines if line)  # in the order first seen; sorted keeps it on ties
-    return sorted(counts, key=lambda test: -counts[test])
+    seconds = durations or {}
+
+    def cost(test: str) -> tuple[float, int]:
+        return (seconds.get(test, float("inf")) / counts[test] if seconds else 0.0, -counts[test])
+
+    return sorted(counts, key=cost)
 
 
 def record_killer(tree: Path, function: str, test: str) -> None:

@@ -41,6 +41,16 @@ def test_killers_are_counted_per_function_and_survive_bad_names(tmp_path):
     mo.record_killer(tmp_path / "missing" / "deeper", f, "t1")  # cannot write: ignored
 
 
+def test_killers_with_a_census_are_ordered_by_seconds_per_kill(tmp_path):
+    for test in ["slow"] * 8 + ["cheap"] * 8 + ["often"] * 100 + ["new"] * 200:
+        mo.record_killer(tmp_path, "pkg.mod.x_f", test)
+    durations = {"slow": 10.0, "cheap": 0.001, "often": 1.0}  # "new": not in the census
+    assert mo.killers(tmp_path, "pkg.mod.x_f", durations) == ["cheap", "often", "slow", "new"]
+    assert mo.killers(tmp_path, "pkg.mod.x_f") == ["new", "often", "slow", "cheap"]  # no census: by count
+    durations = {"slow": 1.0, "cheap": 1.0, "often": 12.5, "new": 25.0}  # equal cost per kill: by count
+    assert mo.killers(tmp_path, "pkg.mod.x_f", durations) == ["new", "often", "slow", "cheap"]
+
+
 def test_census_durations_come_from_mutmuts_stats_file(tmp_path):
     assert mo.census_durations(tmp_path) == {}
     (tmp_path / "mutmut-stats.json").write_text(json.dumps({"duration_by_test": {"t": 1.5}, "other": 1}))
