@@ -562,7 +562,7 @@ def _grid_progress(enabled: bool | Callable[[int, int], None], label: str):
         console=Console(stderr=True),
         transient=True,
     ) as bar:
-        task = bar.add_task(label, total=None)
+        task = bar.add_task(label, total=0)  # the runner tells the total first (None would not format)
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
 

@@ -647,6 +647,40 @@ def test_workers_started_early_are_the_ones_the_run_will_use(coin_game, tmp_path
     assert started == [(4, "loky"), (3, "threading"), (1, "loky")]
 
 
+def test_a_run_hands_its_workers_and_backend_to_the_runner(coin_game, tmp_path, monkeypatch):
+    """The numbers cannot tell (they are the same on any workers): the runner is asked for them."""
+    from montecarlo.engine import runner
+
+    asked, real = [], runner._execute
+
+    def execute(points, tasks, seed, jobs, backend):
+        asked.append((jobs, backend))
+        return real(points, tasks, seed, jobs, backend)
+
+    monkeypatch.setattr(runner, "_execute", execute)
+    sc = load_scenario(write(tmp_path, VALID))
+    run_scenario(sc, jobs=2, backend="threading")
+    assert asked == [(2, "threading")]
+
+
+def test_the_python_api_shows_a_bar_only_when_asked(coin_game, tmp_path, monkeypatch):
+    """Even on a terminal: a script's run is quiet unless it passes progress=True."""
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    sc = load_scenario(write(tmp_path, VALID))
+    run_scenario(sc)
+    assert screen.getvalue() == ""
+    run_scenario(sc, progress=True)
+    assert screen.getvalue() != ""
+
+
 def test_progress_counts_the_trials_of_the_whole_grid(coin_game, tmp_path):
     """One bar and one time estimate for the grid: every point's trials from the first call."""
     sc = load_scenario(write(tmp_path, VALID))
