@@ -651,16 +651,22 @@ def test_a_run_hands_its_workers_and_backend_to_the_runner(coin_game, tmp_path, 
     """The numbers cannot tell (they are the same on any workers): the runner is asked for them."""
     from montecarlo.engine import runner
 
-    asked, real = [], runner._execute
+    asked, started, real, real_start = [], [], runner._execute, runner.start_workers
 
     def execute(points, tasks, seed, jobs, backend):
         asked.append((jobs, backend))
         return real(points, tasks, seed, jobs, backend)
 
+    def start(jobs, backend, modules=()):
+        started.append((jobs, backend))
+        return real_start(jobs, backend, modules)
+
     monkeypatch.setattr(runner, "_execute", execute)
+    monkeypatch.setattr(runner, "start_workers", start)
     sc = load_scenario(write(tmp_path, VALID))
     run_scenario(sc, jobs=2, backend="threading")
     assert asked == [(2, "threading")]
+    assert started == [(2, "threading")] * 2  # early (the command's start-up), then by the runner
 
 
 def test_the_python_api_shows_a_bar_only_when_asked(coin_game, tmp_path, monkeypatch):
