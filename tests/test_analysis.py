@@ -123,6 +123,10 @@ def test_a_comparisons_checkpoint_is_refused_when_an_arms_rules_changed(tmp_path
                      settings)
     assert "\n" not in str(err.value) and "written by another run" in str(err.value)
     assert path.read_bytes() == before
+    with pytest.raises(InputError) as err:  # the same arms on another setup: another run too
+        compare_many("dune1984", "duel", [{"attacker": 4, "defender": 6}],
+                     [("official", Rules()), ("house", Rules(ties="defender"))], settings)
+    assert "written by another run" in str(err.value) and path.read_bytes() == before
 
 
 def test_an_asks_checkpoint_is_refused_when_the_rules_overridden_changed(tmp_path):
@@ -140,6 +144,10 @@ def test_an_asks_checkpoint_is_refused_when_the_rules_overridden_changed(tmp_pat
         ask_many("dune1984", "duel", setup, overrides={"ties": "reroll"}, settings=settings)
     assert "\n" not in str(err.value) and "written by another run" in str(err.value)
     assert path.read_bytes() == before
+    with pytest.raises(InputError) as err:  # the same overrides on another setup: another run too
+        ask_many("dune1984", "duel", [{"attacker": 4, "defender": 6}], overrides={"ties": "defender"},
+                 settings=settings)
+    assert "written by another run" in str(err.value) and path.read_bytes() == before
 
 
 def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
