@@ -143,7 +143,8 @@ class Scenario:
         first = self.variant(baseline or self.baseline)
         return (first, *(v for v in self.variants if v.name != first.name))
 
-    def settings(self, jobs: int | None = 1) -> RunSettings:
+    def settings(self, jobs: int | None) -> RunSettings:
+        """The run settings of this scenario on ``jobs`` workers (None: chosen by the run's size)."""
         return RunSettings(
             trials=self.trials,
             seed=self.seed,

@@ -150,6 +150,22 @@ def test_an_asks_checkpoint_is_refused_when_the_rules_overridden_changed(tmp_pat
     assert "written by another run" in str(err.value) and path.read_bytes() == before
 
 
+def test_a_comparison_and_its_answers_say_what_they_are_of():
+    from montecarlo.analysis import compare_many
+    from montecarlo.games.dune1984.rules import Rules
+
+    arms = [("official", Rules()), ("house", Rules(ties="defender"))]
+    settings = RunSettings(trials=2_000, seed=5)
+    (comparison,) = compare_many("dune1984", "duel", [{"attacker": 4, "defender": 5}], arms, settings)
+    assert (comparison.game, comparison.question, comparison.labels, comparison.rules) == (
+        "dune1984", "duel", ("official", "house"), (Rules(), Rules(ties="defender"))
+    )
+    for answer, (label, rules) in zip(comparison.answers, arms, strict=True):
+        assert (answer.game, answer.question, answer.rules) == ("dune1984", "duel", rules)
+        assert answer.variants == (label,)
+        assert isinstance(answer.seconds, float) and answer.seconds >= 0  # the run's time, for the footer
+
+
 def test_compare_rules_is_compare_many_for_one_setup_with_the_settings_given():
     from montecarlo.analysis import compare_many, compare_rules
     from montecarlo.games.base import to_plain
