@@ -368,8 +368,9 @@ class _Checker(TomlReader):
             self.fail("game", exc)
 
     def variants(self, raw: Any, game: Game, base_rules: Any, common: Mapping) -> tuple[Variant, ...]:
-        if raw is None:
-            return (Variant("official", (), {}, "the official rules", base_rules),)
+        plain = "the official rules" + (" with [rules]" if common else "")
+        if raw is None:  # one rule set: the scenario's own [rules] say so, as a variant of no change would
+            return (Variant("official", (), {}, plain, base_rules),)
         if not isinstance(raw, Mapping) or not raw:
             self.expected("variants", "a table of named variants ([variants.NAME])", raw)
         out = []
@@ -392,7 +393,7 @@ class _Checker(TomlReader):
             default_desc = ", ".join(
                 [game.variant_descriptions.get(b, b) for b in builtin]
                 + [f"{k} = {show(v)}" for k, v in overrides.items()]
-            ) or "the official rules" + (" with [rules]" if common else "")
+            ) or plain
             out.append(
                 Variant(
                     name,

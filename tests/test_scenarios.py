@@ -397,6 +397,10 @@ BAD = [
         'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\ntitle = 3\n',
         "plots[0].title: expected a non-empty string, got 3",
     ),
+    (
+        'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = 3\n',
+        "variants.x.builtin: expected a string or a list of strings, got 3",
+    ),
     ('game = "coin"\nseed = 1\nplots = 3\n', "plots: expected an array ([[plots]] tables), got 3"),
     (
         'game = "coin"\nseed = 1\nvariants = 3\n',
@@ -463,6 +467,12 @@ def test_a_plain_variant_is_described_as_the_official_rules_with_the_scenarios_o
     ruled = parse_scenario({**plain, "rules": {"bias": 0.6}, "grid": {"flips": [1, 2]},
                             "plots": [{"kind": "lines", "x": "flips", "title": "Mine"}]})
     assert [v.description for v in ruled.variants] == ["the official rules with [rules]", "bonus = 1"]
+    alone = {"game": "coin", "seed": 1}  # no [variants]: the one rule set says so too
+    assert [v.description for v in parse_scenario(alone).variants] == ["the official rules"]
+    ruled_alone = parse_scenario({**alone, "rules": {"bias": 0.6}})
+    assert [(v.name, v.description) for v in ruled_alone.variants] == [
+        ("official", "the official rules with [rules]")
+    ]
     assert ruled.plots[0].title == "Mine"  # a plot's own title, as given
     bars = {"kind": "bars", "where": {"flips": 2}}
     where = parse_scenario({**plain, "grid": {"flips": [1, 2]}, "plots": [bars]})
@@ -628,6 +638,24 @@ def test_a_precision_run_counts_four_times_its_first_batch_when_it_chooses_its_w
     first_batch = dataclasses.replace(load_scenario(write(tmp_path, VALID)), trials=20_000)
     assert scenario_workers(first_batch, None) == 1
     assert scenario_workers(dataclasses.replace(first_batch, precision=0.01), None) == 4
+
+
+def test_every_core_from_exactly_the_work_threshold_on(coin_game, tmp_path, monkeypatch):
+    """Work = points x variants x trials (x 4 with a precision target): every core from
+    AUTO_PARALLEL_WORK on, one below it; -1 is every core, and a machine whose cores Python
+    cannot count has one."""
+    from montecarlo import scenarios
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(scenarios, "AUTO_PARALLEL_WORK", 18_000)
+    valid = load_scenario(write(tmp_path, VALID))  # 6 points x 3 variants
+    sized = {trials: dataclasses.replace(valid, trials=trials) for trials in (249, 250, 999, 1_000)}
+    assert [scenarios.scenario_workers(sized[t], None) for t in (999, 1_000)] == [1, 4]
+    precise = {t: dataclasses.replace(sized[t], precision=0.01) for t in (249, 250)}
+    assert [scenarios.scenario_workers(precise[t], None) for t in (249, 250)] == [1, 4]
+    assert scenarios.scenario_workers(valid, -1) == 4 and scenarios.scenario_workers(valid, 9) == 4
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert scenarios.scenario_workers(valid, -1) == 1
 
 
 def test_workers_started_early_are_the_ones_the_run_will_use(coin_game, tmp_path, monkeypatch):
