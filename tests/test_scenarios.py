@@ -398,6 +398,10 @@ BAD = [
         "plots[0].title: expected a non-empty string, got 3",
     ),
     (
+        'game = "coin"\nseed = 1\n[variants.x]\noverrides = 3\n',
+        "variants.x.overrides: expected a table, got 3",
+    ),
+    (
         'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = 3\n',
         "variants.x.builtin: expected a string or a list of strings, got 3",
     ),
