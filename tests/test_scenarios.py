@@ -176,6 +176,8 @@ def test_minimal_scenario_and_rule_order(coin_game, tmp_path):
         '[variants.a]\nbuiltin = ["loaded"]\noverrides = {bonus = 2}\n'
     )
     assert load_scenario(write(tmp_path, text)).variants[0].rules == CoinRules(bias=0.7, bonus=2)
+    fixed = load_scenario(write(tmp_path, 'game = "coin"\nseed = 1\n'))  # no precision: the usual trials
+    assert fixed.trials == 200_000 and fixed.chunk_size == 1 << 17
 
 
 def test_parse_scenario_accepts_a_game_object():
