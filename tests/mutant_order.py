@@ -138,7 +138,7 @@ def wanted_tests(args: Sequence[str]) -> dict[str, set[str]] | None:
 
 def stages(args: Sequence[str], known_killers: Sequence[str]) -> list[list[str]]:
     """A mutant's test node ids in the order of their collection: the known killers among them
-    (at most ``FIRST_STAGE``, the most frequent first) alone, then the rest, collected only if
+    (at most ``FIRST_STAGE``, in the order of :func:`killers`) alone, then the rest, collected only if
     none of those failed; one stage when no killer is known or an argument is not a test's id."""
     given = set(args)
     first = [test for test in known_killers if test in given][:FIRST_STAGE]

@@ -512,6 +512,13 @@ def test_an_unknown_variant_names_the_flag_it_came_from_and_the_known_ones(coin_
 # ---------------------------------------------------------------- running
 
 
+def assert_same_numbers(one, other) -> None:
+    """Two runs of one scenario give the same estimates and differences, setup by setup."""
+    for a, b in zip(one.comparisons, other.comparisons, strict=True):
+        assert [x.metrics for x in a.answers] == [x.metrics for x in b.answers]
+        assert a.differences == b.differences
+
+
 def test_run_matches_exact_values_and_is_independent_of_jobs(coin_game, tmp_path):
     """Two workers give the numbers of one: threads here (in one process, so that mutation runs
     it too), processes in the next test."""
@@ -528,8 +535,7 @@ def test_run_matches_exact_values_and_is_independent_of_jobs(coin_game, tmp_path
                 assert abs(m.estimate - m.exact) <= 4.5 * max(m.se, 1e-12), (point.values, answer.variants, m)
     parallel = run_scenario(sc, jobs=2, backend="threading")
     assert parallel.jobs == 2
-    for a, b in zip(serial.comparisons, parallel.comparisons):
-        assert [x.metrics for x in a.answers] == [x.metrics for x in b.answers]
+    assert_same_numbers(serial, parallel)
 
 
 @pytest.mark.processes
@@ -537,8 +543,7 @@ def test_a_run_on_worker_processes_has_the_numbers_of_one_process(coin_game, tmp
     sc = load_scenario(write(tmp_path, VALID))
     serial, parallel = run_scenario(sc, jobs=1), run_scenario(sc, jobs=2)
     assert parallel.jobs == 2
-    for a, b in zip(serial.comparisons, parallel.comparisons):
-        assert [x.metrics for x in a.answers] == [x.metrics for x in b.answers]
+    assert_same_numbers(serial, parallel)
 
 
 def test_a_grid_point_reproduces_a_single_run(coin_game, tmp_path):
@@ -797,9 +802,7 @@ def test_dask_backend_gives_the_same_scenario_results(tmp_path):
     sc = load_scenario(path)
     local = run_scenario(sc, jobs=1)
     dask = run_scenario(sc, backend="dask")
-    for a, b in zip(local.comparisons, dask.comparisons):
-        assert [x.metrics for x in a.answers] == [x.metrics for x in b.answers]
-        assert a.differences == b.differences
+    assert_same_numbers(local, dask)
 
 
 def test_a_run_records_its_wall_seconds_and_its_date_in_utc(monkeypatch):

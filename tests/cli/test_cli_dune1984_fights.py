@@ -40,15 +40,17 @@ def test_odds_json_has_the_documented_shape_and_exact_values():
     assert_json_agrees(data)
 
 
+THREE_CHUNKS = ("--attacker", "3", "--defender", "2", "-n", "300000", "--seed", "5")
+
+
 def test_same_seed_same_json():
-    args = ("--attacker", "3", "--defender", "2", "-n", "300000", "--seed", "5")  # three chunks
-    assert odds_json(*args, "--jobs", "1") == odds_json(*args, "--jobs", "1")
+    assert odds_json(*THREE_CHUNKS, "--jobs", "1") == odds_json(*THREE_CHUNKS, "--jobs", "1")
 
 
 @pytest.mark.processes
 def test_jobs_do_not_matter():
-    args = ("--attacker", "3", "--defender", "2", "-n", "300000", "--seed", "5")  # three chunks
-    assert odds_json(*args, "--jobs", "1")["metrics"] == odds_json(*args, "--jobs", "2")["metrics"]
+    one, two = odds_json(*THREE_CHUNKS, "--jobs", "1"), odds_json(*THREE_CHUNKS, "--jobs", "2")
+    assert one["metrics"] == two["metrics"]
 
 
 def test_names_equipment_and_variants():
