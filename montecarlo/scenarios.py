@@ -33,6 +33,7 @@ from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, Setting
 from montecarlo.engine import memory, runner
 from montecarlo.errors import InputError, ScenarioError
 from montecarlo.games.base import Game, Question, apply_overrides
+from montecarlo.progress import trial_bar
 from montecarlo.tomlread import TomlReader, one_line, parse_text, read_text, show
 
 TOP_KEYS = (
@@ -552,20 +553,12 @@ def _grid_progress(enabled: bool | Callable[[int, int], None], label: str):
     if not enabled or not sys.stderr.isatty():
         yield None
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed:,.0f}/{task.total:,.0f} trials"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
+    bar = trial_bar(sys.stderr)
+    try:
         task = bar.add_task(label, total=0)  # the runner tells the total first (None would not format)
         yield lambda done, total: bar.update(task, completed=done, total=total)
+    finally:
+        bar.stop()
 
 
 # ---------------------------------------------------------------- helpers

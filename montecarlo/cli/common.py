@@ -38,6 +38,7 @@ from montecarlo.analysis import duration as _duration
 from montecarlo.api import answer_of, answers_of, run_settings
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, scheduler_address
 from montecarlo.errors import InputError, MonteCarloError, readable
+from montecarlo.progress import trial_bar
 
 ESTIMATE_ABOVE_SECONDS = 60.0  # runs projected to last longer say so up front
 
@@ -209,18 +210,7 @@ class ProgressReporter:
 
     def _bar(self, done: int, total: int) -> None:
         if self.progress is None and done < total:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed:,.0f}/{task.total:,.0f} trials"),
-                TimeRemainingColumn(),
-                console=Console(file=self.stream),
-                transient=True,
-            )
-            self.progress.start()
+            self.progress = trial_bar(self.stream)
             self.task = self.progress.add_task(self.label, total=total)
         if self.progress is not None:
             self.progress.update(self.task, completed=done, total=total)

@@ -166,7 +166,7 @@ def test_a_message_during_the_bar_goes_through_it_and_a_precision_run_keeps_its_
     assert capsys.readouterr() == ("", "")
 
 
-def test_the_bar_shows_the_label_the_trials_done_of_the_total_and_is_erased_at_the_end():
+def test_the_bar_shows_the_label_the_trials_done_of_the_total_the_time_taken_and_left_and_is_erased():
     stream = Terminal()
     reporter = ProgressReporter("dune1984 duel", 1, precision=True, stream=stream)
     reporter(0, 1_000_000)
@@ -175,7 +175,7 @@ def test_the_bar_shows_the_label_the_trials_done_of_the_total_and_is_erased_at_t
 
     shown = Console(width=100, file=io.StringIO(), color_system=None)
     shown.print(reporter.progress.get_renderable())
-    assert re.fullmatch(r"dune1984 duel ━+ +400,000/1,000,000 trials -:--:--\n", shown.file.getvalue())
+    assert re.fullmatch(r"dune1984 duel ━+ +400,000/1,000,000 trials 0:00:0\d -:--:--\n", shown.file.getvalue())
     reporter(1_500_000, 2_000_000)  # a precision run that adds trials: the bar's total follows
     assert reporter.progress.tasks[0].total == 2_000_000
     reporter.close()
