@@ -241,27 +241,18 @@ def test_no_estimate_while_nothing_more_is_done(monkeypatch):
 def test_a_colour_terminal_shows_numbers_and_the_footer_without_rich_guessing_colours(monkeypatch, columns):
     """rich colours whatever looks like a number or a path unless told not to: on a colour
     terminal only the title, the headers and the metric names are styled (bold), nothing else."""
-    import io
-
-    from rich.console import Console
     from typer.testing import CliRunner
 
-    from montecarlo.cli import app, common
+    from montecarlo.cli import app
 
-    import importlib
-    import pkgutil
-
-    import montecarlo.cli
-
-    # a command module imported for the first time under the patch would keep the fake console
-    # for good (``from montecarlo.cli.common import console``), and later tests' output with it
-    for module in pkgutil.iter_modules(montecarlo.cli.__path__):
-        importlib.import_module(f"montecarlo.cli.{module.name}")
-    screen = io.StringIO()
-    monkeypatch.setattr(common, "console", lambda stderr=False: Console(
-        file=screen, force_terminal=True, color_system="standard", width=columns))
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich's own switches: a colour terminal of that width
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.delenv("NO_COLOR", raising=False)
     result = CliRunner().invoke(app, ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "2000", "-j", "1"])
-    text = screen.getvalue()
+    text = result.stdout
+    widths = [len(re.sub("\x1b\\[[0-9;]*m", "", line)) for line in text.splitlines()]
+    assert max(widths) <= columns and (max(widths) > 50) == (columns > 50)  # the terminal's width
     assert result.exit_code == 0 and "0.2590" in text, (result.output, text)
     assert set(re.findall("\x1b\\[[0-9;]*m", text)) == {"\x1b[1m", "\x1b[0m"}, text
     assert text.startswith("\x1b[1mDune (1984) duel: Strength 4"), text  # the title is bold too
