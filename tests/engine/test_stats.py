@@ -18,6 +18,17 @@ def test_wilson_matches_closed_form():
         assert est.ci_low == pytest.approx(max(0, centre - half), abs=1e-12)
         assert est.ci_high == pytest.approx(min(1, centre + half), abs=1e-12)
         assert 0 <= est.ci_low <= est.estimate <= est.ci_high <= 1
+        # the standard error is the plain binomial one, sqrt(p(1-p)/n); the trials are kept
+        assert est.se == pytest.approx(math.sqrt(p * (1 - p) / n), rel=1e-12, abs=0)
+        assert est.trials == n and isinstance(est.trials, int)
+
+
+@pytest.mark.parametrize("trials", [0, -1])
+def test_a_proportion_of_no_trials_is_unknown_not_an_error(trials):
+    """No trials (a metric that never applied): every number NaN, 0 trials, nothing raised."""
+    est = stats.proportion(0, trials)
+    assert all(isinstance(v, float) and math.isnan(v) for v in (est.estimate, est.ci_low, est.ci_high, est.se))
+    assert est.trials == 0 and math.isnan(est.half_width)
 
 
 def test_wilson_coverage_is_close_to_95_percent():
