@@ -27,7 +27,8 @@ def test_wilson_matches_closed_form():
 def test_a_proportion_of_no_trials_is_unknown_not_an_error(trials):
     """No trials (a metric that never applied): every number NaN, 0 trials, nothing raised."""
     est = stats.proportion(0, trials)
-    assert all(isinstance(v, float) and math.isnan(v) for v in (est.estimate, est.ci_low, est.ci_high, est.se))
+    numbers = (est.estimate, est.ci_low, est.ci_high, est.se)
+    assert all(isinstance(v, float) and math.isnan(v) for v in numbers)
     assert est.trials == 0 and math.isnan(est.half_width)
 
 
@@ -45,6 +46,27 @@ def test_mean_interval():
     est = stats.mean(x.sum(), (x * x).sum(), len(x))
     assert est.estimate == pytest.approx(4.5)
     assert est.se == pytest.approx(x.std(ddof=1) / math.sqrt(10))
+    z = sps.norm.ppf(0.975)
+    assert (est.ci_low, est.ci_high) == pytest.approx((4.5 - z * est.se, 4.5 + z * est.se), rel=1e-12)
+    assert est.trials == 10
+
+
+@pytest.mark.parametrize(
+    "values, se",
+    [([0.0, 2.0], 1.0), ([3.0], 0.0)],  # two trials: the sample variance 2 (ddof 1); one: no spread known
+)
+def test_mean_interval_of_one_or_two_trials(values, se):
+    x = np.array(values)
+    est = stats.mean(x.sum(), (x * x).sum(), len(x))
+    assert est.se == pytest.approx(se, abs=1e-15) and est.trials == len(x)
+
+
+@pytest.mark.parametrize("trials", [0, -1])
+def test_a_mean_of_no_trials_is_unknown_not_an_error(trials):
+    est = stats.mean(0.0, 0.0, trials)
+    numbers = (est.estimate, est.ci_low, est.ci_high, est.se)
+    assert all(isinstance(v, float) and math.isnan(v) for v in numbers)
+    assert est.trials == 0
 
 
 def test_paired_difference_zero_is_not_significant():
