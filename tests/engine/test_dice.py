@@ -19,12 +19,13 @@ def brute_highest_pmf(faces_per_die):
 
 @pytest.mark.parametrize(
     "n,faces,extra",
-    [(1, 6, ()), (3, 6, ()), (5, 6, ()), (2, 8, ()), (4, 6, (8,)), (0, 6, (8,)), (3, 8, (8,))],
+    [(1, 6, ()), (3, 6, ()), (5, 6, ()), (2, 8, ()), (4, 6, (8,)), (0, 6, (8,)), (3, 8, (8,)),
+     (2, 8, (6,)), (1, 10, (6, 8)), (0, 6, ())],  # extra dice smaller than the pool's; no dice: 0 surely
 )
 def test_highest_pmf_matches_enumeration(n, faces, extra):
     expected = brute_highest_pmf([faces] * n + list(extra))
     got = dice.highest_die_pmf(n, faces, extra)
-    assert np.allclose(got, expected, atol=1e-12)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)  # the same length too
 
 
 def test_compare_highest_matches_enumeration():
