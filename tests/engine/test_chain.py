@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -623,8 +624,13 @@ def test_a_weighted_counter_adds_nothing_where_the_outcome_gives_no_value(bonus)
 
 
 def test_weighted_counters_are_checked():
-    with pytest.raises(MonteCarloError, match="must be a reported mean metric"):
+    with pytest.raises(MonteCarloError, match="^weighted counter 'x' must be a reported mean metric"):
         Chain(walk(2).transitions, lambda s: {}, (Metric("x", "probability", ""),), {"x": {"step": 1.0}})
+    mean = (Metric("x", "mean", ""),)
+    for tag, weight in ((1, 1.0), ("step", True), ("step", "2")):  # a tag that is no name, a weight no number
+        with pytest.raises(MonteCarloError, match=re.escape(
+                f"weighted counter 'x': {tag!r}: {weight!r} is not tag: number")):
+            Chain(walk(2).transitions, lambda s: {}, mean, {"x": {tag: weight}})
     for kind in ("probability", "distribution"):  # a plain counter too: a count is a mean
         with pytest.raises(MonteCarloError, match="^counter 'x' must be a reported mean metric"):
             Chain(walk(2).transitions, lambda s: {}, (Metric("x", kind, "", (1,)),), {"x": "step"})
