@@ -386,7 +386,10 @@ class _Checker(TomlReader):
                     known = ", ".join(game.variants) or "none"
                     unknown = f"unknown variant {b!r} for {game.name}"
                     self.fail(f"{key}.builtin", unknown, f"use one of: {known}")
-                rules = apply_overrides(rules, game.variants[b], what=f"variant {b!r}")
+                try:  # a variant that contradicts [rules] or a variant before it
+                    rules = apply_overrides(rules, game.variants[b], what=f"variant {b!r}")
+                except InputError as exc:
+                    self.fail(f"{key}.builtin", exc, f"drop {b!r} or the rule it contradicts")
             try:
                 rules = apply_overrides(rules, overrides, what="rule override")
             except InputError as exc:

@@ -176,6 +176,8 @@ def test_minimal_scenario_and_rule_order(coin_game, tmp_path):
         '[variants.a]\nbuiltin = ["loaded"]\noverrides = {bonus = 2}\n'
     )
     assert load_scenario(write(tmp_path, text)).variants[0].rules == CoinRules(bias=0.7, bonus=2)
+    one = load_scenario(write(tmp_path, 'game = "coin"\nseed = 1\nprecision = 0.01\ntrials = 1\n'))
+    assert one.trials == 1 and one.chunk_size == 1  # a precision run grows in steps of its first batch
     fixed = load_scenario(write(tmp_path, 'game = "coin"\nseed = 1\n'))  # no precision: the usual trials
     assert fixed.trials == 200_000 and fixed.chunk_size == 1 << 17
 
@@ -281,6 +283,10 @@ BAD = [
     (
         'game = "coin"\nseed = 1\ntrials = -5\n',
         'trials: expected a positive integer, got -5',
+    ),
+    (  # a precision run's first batch of none: its trials are wrong, not the chunks made of them
+        'game = "coin"\nseed = 1\nprecision = 0.01\ntrials = 0\n',
+        'trials: expected a positive integer, got 0',
     ),
     (
         'game = "coin"\nseed = 1\ntrials = "many"\n',
@@ -441,6 +447,40 @@ def test_invalid_scenarios_fail_in_one_line_naming_file_and_key(coin_game, tmp_p
         load_scenario(path)
     known = ", ".join(registry.list_games())
     assert str(info.value) == f"{path}: {expected.replace('{known}', known)}"
+
+
+def test_a_builtin_variant_that_contradicts_the_rules_before_it_is_refused_by_its_key(coin_game, tmp_path,
+                                                                                   monkeypatch):
+    """A game's own refusal (or a wrong value's TypeError) named by the variant's key, with the fix;
+    and a game without named variants says so."""
+    monkeypatch.setitem(GAME.variants, "biased", {"bias": 2.0})
+    monkeypatch.setitem(GAME.variants, "odd", {"bias": "high"})
+    for builtin, problem in (
+        ("biased", "bias must be between 0 and 1, got 2.0"),
+        ("odd", "variant 'odd': '<=' not supported between instances of 'int' and 'str'"),
+    ):
+        path = write(tmp_path, f'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = ["loaded", "{builtin}"]\n')
+        with pytest.raises(ScenarioError) as info:
+            load_scenario(path)
+        fix = f"drop {builtin!r} or the rule it contradicts"
+        assert str(info.value) == f"{path}: variants.x.builtin: {problem}; {fix}"
+    for name in list(GAME.variants):
+        monkeypatch.delitem(GAME.variants, name)
+    path = write(tmp_path, 'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = ["loaded"]\n')
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    unknown = "unknown variant 'loaded' for coin; use one of: none"
+    assert str(info.value) == f"{path}: variants.x.builtin: {unknown}"
+
+
+def test_two_sides_playing_best_are_refused_in_a_scenario_with_its_key(tmp_path):
+    """War for Arrakis: best play is one side's; both builtin variants at once name the second."""
+    text = ('game = "war-for-arrakis"\nseed = 1\n[setup]\nattacker = "3 regular"\ndefender = "2 regular"\n'
+            '[variants.both]\nbuiltin = ["best_play", "defender_best_play"]\n')
+    path = write(tmp_path, text)
+    with pytest.raises(ScenarioError, match=r": variants\.both\.builtin: only one side plays best: .*; drop "
+                       r"'defender_best_play' or the rule it contradicts$"):
+        load_scenario(path)
 
 
 def test_missing_file_is_a_scenario_error(tmp_path):
