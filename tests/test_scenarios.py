@@ -178,6 +178,8 @@ def test_minimal_scenario_and_rule_order(coin_game, tmp_path):
     assert load_scenario(write(tmp_path, text)).variants[0].rules == CoinRules(bias=0.7, bonus=2)
     one = load_scenario(write(tmp_path, 'game = "coin"\nseed = 1\nprecision = 0.01\ntrials = 1\n'))
     assert one.trials == 1 and one.chunk_size == 1  # a precision run grows in steps of its first batch
+    chunked = load_scenario(write(tmp_path, 'game = "coin"\nseed = 1\nchunk_size = 1000\n'))
+    assert chunked.chunk_size == 1000 and chunked.settings(jobs=1).chunk_size == 1000  # the file's own chunks
     fixed = load_scenario(write(tmp_path, 'game = "coin"\nseed = 1\n'))  # no precision: the usual trials
     assert fixed.trials == 200_000 and fixed.chunk_size == 1 << 17
 
@@ -312,6 +314,10 @@ BAD = [
     (
         'game = "coin"\nseed = 1\nname = "a b"\n',
         "name: expected letters, digits, '.', '_' or '-' (it names the report folder), got 'a b'",
+    ),
+    (
+        'game = "coin"\nseed = 1\nname = 5\n',
+        "name: expected a non-empty string, got 5",
     ),
     (
         'game = "coin"\nseed = 1\n[[plots]]\nkind = "pie"\n',
@@ -481,6 +487,14 @@ def test_two_sides_playing_best_are_refused_in_a_scenario_with_its_key(tmp_path)
     with pytest.raises(ScenarioError, match=r": variants\.both\.builtin: only one side plays best: .*; drop "
                        r"'defender_best_play' or the rule it contradicts$"):
         load_scenario(path)
+
+
+def test_a_scenario_given_as_data_is_named_scenario_and_its_errors_say_where_it_came_from(coin_game):
+    """parse_scenario without a file: the default name and source (the Python API passes its own)."""
+    assert parse_scenario({"game": "coin", "seed": 1}).name == "scenario"
+    with pytest.raises(ScenarioError) as info:
+        parse_scenario({"game": "coin"})
+    assert str(info.value).startswith("<scenario>: seed: missing; ")
 
 
 def test_missing_file_is_a_scenario_error(tmp_path):
