@@ -278,7 +278,7 @@ def parse_scenario(
         c.expected("baseline", f"one of the variants ({', '.join(names)})", baseline)
 
     count = math.prod(len(v) for v in grid.values())
-    reported = sum(len(question.metric(m).reported_names()) for m in metrics if m in known_metrics)
+    reported = sum(len(question.metric(m).reported_names()) for m in metrics)  # known: checked above
     try:
         memory.check_fits(
             count * (POINT_BYTES + RESULT_BYTES * len(variants) * reported),

@@ -250,6 +250,26 @@ BAD = [
         'game = "coin"\nseed = 1\n[grid]\nflips = [1, 5]\n',
         'grid point flips=5: flips must be an integer 1..4, got 5',
     ),
+    (  # a point of two swept fields names both
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 9]\nneed = [1]\n',
+        'grid point flips=9, need=1: flips must be an integer 1..4, got 9',
+    ),
+    *(  # every top-level key of the wrong type is named by itself
+        (f'game = "coin"\nseed = 1\n{key} = 5\n', f"{key}: expected {expected}, got 5")
+        for key, expected in (
+            ("metrics", "a string or a list of strings"),
+            ("setup", "a table"),
+            ("grid", "a table"),
+            ("rules", "a table"),
+            ("baseline", "a non-empty string"),
+            ("title", "a non-empty string"),
+            ("description", "a non-empty string"),
+        )
+    ),
+    (
+        'game = "coin"\nseed = 1\nbaseline = "b"\n[variants.a]\n[variants.c]\n',
+        "baseline: expected one of the variants (a, c), got 'b'",
+    ),
     (
         'game = "coin"\nseed = 1\n[grid]\ntags = [[], ["green"]]\n',
         "grid point tags=['green']: tags must be among red, blue, got ['green']",
@@ -487,6 +507,36 @@ def test_two_sides_playing_best_are_refused_in_a_scenario_with_its_key(tmp_path)
     with pytest.raises(ScenarioError, match=r": variants\.both\.builtin: only one side plays best: .*; drop "
                        r"'defender_best_play' or the rule it contradicts$"):
         load_scenario(path)
+
+
+def test_every_field_of_a_scenario_is_the_file_s_own(coin_game, tmp_path):
+    """What the file says is what the Scenario holds (a report prints each of them)."""
+    text = (
+        'title = "T"\ndescription = "D"\ngame = "coin"\nseed = 1\nprecision = 0.01\nmax_trials = 50000\n'
+        '[setup]\ntags = ["red"]\n[rules]\nbonus = 2\n'
+    )
+    path = write(tmp_path, text)
+    sc = load_scenario(path)
+    assert (sc.title, sc.description, sc.path, sc.max_trials) == ("T", "D", path, 50_000)
+    assert sc.setup == {"tags": ["red"]} and sc.rules == {"bonus": 2}
+    plain = load_scenario(write(tmp_path, 'game = "coin"\nseed = 1\n', "plain.toml"))
+    assert (plain.title, plain.description, plain.setup, plain.rules) == ("plain", "", {}, {})  # the defaults
+
+
+def test_a_grid_s_memory_counts_points_variants_and_reported_metrics(coin_game, tmp_path, monkeypatch):
+    """The estimate refused up front: points x (4 KiB + 2 KiB x variants x reported metrics)."""
+    from montecarlo import scenarios
+
+    text = 'game = "coin"\nseed = 1\nmetrics = ["win", "total"]\n[grid]\nflips = [1, 2, 3]\n'
+    text += '[variants.a]\n[variants.b]\n'
+    reported = 1 + 6  # win, and total=0..5
+    need = 3 * (scenarios.POINT_BYTES + scenarios.RESULT_BYTES * 2 * reported)
+    monkeypatch.setattr(memory, "available_bytes", lambda: need)
+    load_scenario(write(tmp_path, text))  # exactly enough
+    monkeypatch.setattr(memory, "available_bytes", lambda: need - 1)
+    refused = rf": grid: a grid of 3 points would need about {need / 1024:.1f} KiB "
+    with pytest.raises(ScenarioError, match=refused):
+        load_scenario(write(tmp_path, text))
 
 
 def test_a_scenario_given_as_data_is_named_scenario_and_its_errors_say_where_it_came_from(coin_game):
