@@ -414,16 +414,16 @@ def _start(rules: Rules, setup: DuelSetup | FightSetup) -> tuple[_Context, Fight
     return ctx, FightState((sa, sd), designated, poison, -1, 0, dice)
 
 
-def _dice_after(ctx: _Context, state: FightState, target: int, side: tuple[int, ...], poisoned: bool) -> int:
+def _dice_after(ctx: _Context, state: FightState, target: int, side: tuple[int, ...]) -> int:
     """``target``'s Strength dice in play after its designated character's hit.
 
     Default: recounted from the Strength left, min(cap, sum). ``set_aside_die``: one die fewer
-    for a lost round (Poison costs no die: it is not a round); a side that designates its next
-    character (``fight_to_last``) recounts, as at the start of a fight.
+    for a lost round; a side whose designated character is out (a lost round at Strength 1, or
+    Poison, which is not a round) recounts, as at the start of a fight (``fight_to_last``).
     """
     if not ctx.rules.set_aside_die or side[state.designated[target]] == 0:
         return min(sum(side), ctx.dice[target][2])
-    return state.dice[target] - (0 if poisoned else 1)
+    return state.dice[target] - 1
 
 
 def _hit(ctx: _Context, state: FightState, target: int, poisoned: bool) -> FightState:
@@ -434,7 +434,7 @@ def _hit(ctx: _Context, state: FightState, target: int, poisoned: bool) -> Fight
     side[i] = 0 if poisoned else side[i] - 1
     side = tuple(side)
     strengths = (side, strengths[1]) if target == 0 else (strengths[0], side)
-    left = _dice_after(ctx, state, target, side, poisoned)
+    left = _dice_after(ctx, state, target, side)
     dice = (left, dice[1]) if target == 0 else (dice[0], left)
     pending = -1
     if poisoned:
