@@ -942,9 +942,9 @@ def simulate_combat(rules: Rules, setup: CombatSetup, n: int,
     set_enemy(t, b, setup.enemy, setup.second_card)
     best = kernel_best(solved_best(rules, setup)) if setup.policy == "best" else None
     out = fight(rules, t, b, rng, setup.policy, setup.redraw, setup.damage_bonus, best)
-    out["objective"] = np.asarray(objective_of(
+    out["objective"] = objective_of(  # float64: win x 1.0, or keep:W's sum with ammo / 2
         setup.objective, out["player_win"], setup.health - out["health_lost"], setup.ammo - out["ammo_spent"]
-    ), dtype=np.float64)
+    )
     return {name: out[name] for name in ALL_METRIC_NAMES}
 
 
