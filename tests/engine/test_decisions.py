@@ -710,6 +710,18 @@ def test_bad_objective_weights_are_refused(weight):
 def test_bad_objective_values_and_names_are_refused():
     with pytest.raises(InputError, match="non-empty words"):
         Objective(lambda s: 0.0, {"": 1.0})
+    with pytest.raises(InputError, match="^the objective needs a name$"):
+        Objective(lambda s: 0.0, name="")
+
+
+def test_an_objective_keeps_a_read_only_copy_of_its_rewards_in_floats():
+    """The caller's dict may change later (or hold ints): the objective solved is the one given."""
+    given = {"kill": 2}
+    objective = Objective(lambda s: 0.0, given)
+    given["kill"] = 5
+    assert dict(objective.rewards) == {"kill": 2.0} and type(objective.rewards["kill"]) is float
+    with pytest.raises(TypeError):
+        objective.rewards["kill"] = 3.0  # type: ignore[index]
     with pytest.raises(MonteCarloError, match="^the objective of final state 'stopped' is nan, not a finite"):
         solve(lambda s: [] if s == "stopped" else [(1.0, "stopped", ())], "go", Objective(lambda s: math.nan))
     with pytest.raises(MonteCarloError, match="already named 'face'"):
