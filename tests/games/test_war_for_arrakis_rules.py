@@ -214,3 +214,23 @@ def test_leader_values_as_triples():
     assert leader_value(rules, "Stilgar") == (1, 2)
     assert leader_value(rules, "Chani") == (3, 0)
     assert leader_value(rules, "Feyd") == (2, 1)  # not overridden: table 2.6
+
+
+@pytest.mark.parametrize(
+    "given, kept", [(" Max_Rounds:1 ", "max_rounds:1"), ("max_rounds:12", "max_rounds:12"), ("BEST", "best")]
+)
+def test_an_attack_policy_is_kept_in_its_plain_form(given, kept):
+    assert Rules(attack=given).attack == kept
+
+
+@pytest.mark.parametrize("given", ["max_rounds:0", "max_rounds:N", "max_rounds", "max_rounds:-1", "rounds:2"])
+def test_an_attack_policy_without_a_number_of_rounds_of_at_least_one_is_refused(given):
+    with pytest.raises(InputError, match=r"^attack policy must be one of until_destroyed, while_ahead, best, "
+                       r"max_rounds:N \(N >= 1\), got "):
+        Rules(attack=given)
+
+
+def test_either_side_alone_may_play_best():
+    assert Rules(retreat="best").retreat == "best" and Rules(attack="best").attack == "best"
+    with pytest.raises(InputError, match="^only one side plays best"):
+        Rules(attack="best", retreat="best")
