@@ -4,6 +4,7 @@ bit for bit, whatever the workers; progress counts the whole grid."""
 import functools
 import os
 import sys
+import threading
 import time
 
 import numpy as np
@@ -104,6 +105,8 @@ def test_starting_workers_for_the_default_backend_starts_them_once_in_the_backgr
     # a start that takes a moment: waiting for the workers waits for it to finish
     def slow_start(jobs, modules):
         time.sleep(0.2)
+        thread = threading.current_thread()  # a daemon: a start that hangs never holds up the exit
+        assert thread.name == "montecarlo-start-workers" and thread.daemon
         calls.append((jobs, modules))
 
     monkeypatch.setattr(runner, "_start", slow_start)
