@@ -175,7 +175,9 @@ def test_the_bar_shows_the_label_the_trials_done_of_the_total_the_time_taken_and
 
     shown = Console(width=100, file=io.StringIO(), color_system=None)
     shown.print(reporter.progress.get_renderable())
-    assert re.fullmatch(r"dune1984 duel ━+ +400,000/1,000,000 trials 0:00:0\d -:--:--\n", shown.file.getvalue())
+    # the label, the bar, the trials, the time taken and the time left
+    drawn = r"dune1984 duel ━+ +400,000/1,000,000 trials 0:00:0\d -:--:--\n"
+    assert re.fullmatch(drawn, shown.file.getvalue())
     reporter(1_500_000, 2_000_000)  # a precision run that adds trials: the bar's total follows
     assert reporter.progress.tasks[0].total == 2_000_000
     reporter.close()
