@@ -16,6 +16,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "montecarlo"
 ALLOWED = {
     "errors": set(),
     "validate": {"errors"},
+    # the one progress bar of a run's trials (rich), for scenario runs and the CLI
+    "progress": set(),
     # one way to read a TOML file a user wrote (scenarios, game definitions)
     "tomlread": {"errors", "validate"},
     "engine": {"errors", "validate"},
@@ -25,14 +27,16 @@ ALLOWED = {
     # above both: a name is found among the game packages, a ``.toml`` path handed to datagame
     "registry": {"errors", "validate", "tomlread", "engine", "games", "datagame"},
     "analysis": {"errors", "validate", "tomlread", "engine", "games", "datagame", "registry"},
-    "scenarios": {"errors", "validate", "tomlread", "engine", "games", "analysis", "datagame", "registry"},
-    "reporting": {"errors", "validate", "tomlread", "engine", "games", "analysis", "scenarios", "registry"},
+    "scenarios": {"errors", "validate", "tomlread", "engine", "games", "analysis", "datagame", "registry",
+                  "progress"},
+    "reporting": {"errors", "validate", "tomlread", "engine", "games", "analysis", "scenarios", "registry",
+                  "progress"},
     # schemas are generated from the loaders' definitions (scenarios, datagame) and the games
     "schemas": {"errors", "validate", "tomlread", "engine", "games", "analysis", "scenarios", "datagame",
-                "registry"},
+                "registry", "progress"},
     # the Python API sits beside the CLI: everything below it, never the CLI
     "api": {"errors", "validate", "tomlread", "engine", "games", "analysis", "scenarios", "datagame",
-            "reporting", "schemas", "registry"},
+            "reporting", "schemas", "registry", "progress"},
 }
 
 
