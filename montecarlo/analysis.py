@@ -306,11 +306,10 @@ def _exacts(question: Question, rules: Sequence[Any], setup: Any, result: runner
 def _metric_values(
     question: Question, estimates: Mapping[str, stats.Estimate], exact: Mapping[str, float]
 ) -> dict[str, MetricValue]:
-    kinds = {name: m.kind for m in question.metrics for name in m.reported_names()}
-    described = {name: m.description for m in question.metrics for name in m.reported_names()}
+    reported = {name: m for m in question.metrics for name in m.reported_names()}  # every estimate's metric
     return {
-        name: MetricValue(name, kinds[name], est.estimate, est.ci_low, est.ci_high, est.se,
-                          _maybe_float(exact.get(name)), described.get(name, ""))
+        name: MetricValue(name, reported[name].kind, est.estimate, est.ci_low, est.ci_high, est.se,
+                          _maybe_float(exact.get(name)), reported[name].description)
         for name, est in estimates.items()
     }
 
