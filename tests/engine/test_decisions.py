@@ -712,6 +712,10 @@ def test_bad_objective_values_and_names_are_refused():
         Objective(lambda s: 0.0, {"": 1.0})
     with pytest.raises(InputError, match="^the objective needs a name$"):
         Objective(lambda s: 0.0, name="")
+    with pytest.raises(MonteCarloError, match="^the objective of final state 'stopped' is nan, not a finite"):
+        solve(lambda s: [] if s == "stopped" else [(1.0, "stopped", ())], "go", Objective(lambda s: math.nan))
+    with pytest.raises(MonteCarloError, match="already named 'face'"):
+        with_objective(Objective(lambda s: 0.0, name="face"), lambda s: {}, (Metric("face", "mean", ""),))
 
 
 def test_an_objective_keeps_a_read_only_copy_of_its_rewards_in_floats():
@@ -722,10 +726,6 @@ def test_an_objective_keeps_a_read_only_copy_of_its_rewards_in_floats():
     assert dict(objective.rewards) == {"kill": 2.0} and type(objective.rewards["kill"]) is float
     with pytest.raises(TypeError):
         objective.rewards["kill"] = 3.0  # type: ignore[index]
-    with pytest.raises(MonteCarloError, match="^the objective of final state 'stopped' is nan, not a finite"):
-        solve(lambda s: [] if s == "stopped" else [(1.0, "stopped", ())], "go", Objective(lambda s: math.nan))
-    with pytest.raises(MonteCarloError, match="already named 'face'"):
-        with_objective(Objective(lambda s: 0.0, name="face"), lambda s: {}, (Metric("face", "mean", ""),))
 
 
 def test_bad_choices_are_refused():
