@@ -61,6 +61,7 @@ _JOBS = "a positive number of workers, or -1 for all cores"
 _PRECISION = "a half-width between 0 and 0.5"
 _ADDRESS = "a Dask scheduler address such as tcp://HOST:8786"
 _DASK = "dask with a scheduler (the address of a Dask cluster)"
+_PROGRESS = "a function progress(done, total), or None"
 
 
 def _count(key: str, value: Any) -> None:
@@ -118,6 +119,8 @@ class RunSettings:
                 raise SettingError("backend", _DASK, self.backend)
             object.__setattr__(self, "scheduler", address)
         _count("chunk_size", self.chunk_size)
+        if self.progress is not None and not callable(self.progress):
+            raise SettingError("progress", _PROGRESS, self.progress)
 
     def resolved_jobs(self) -> int:
         """Workers to use: ``jobs`` as given but never more than the cores (-1 = all cores).
@@ -150,7 +153,7 @@ class RunSettings:
             chunk_size=int(self.chunk_size), precision=self.precision,
             max_trials=None if self.max_trials is None else int(self.max_trials),
             backend=self.backend, scheduler=self.scheduler,
-            progress=self.progress if callable(self.progress) else None,
+            progress=self.progress,
             checkpoint=checkpoint,
         )
 

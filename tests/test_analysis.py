@@ -33,6 +33,7 @@ TOO_MANY = "at most 1,000,000,000,000,000 (about a year of simulation per arm)"
         (dict(precision=0.01, max_trials=0), "max_trials must be a positive integer, got 0"),
         (dict(precision=0.01, max_trials=10**30), f"max_trials must be {TOO_MANY}, got {10**30:,}"),
         (dict(chunk_size=0), "chunk_size must be a positive integer, got 0"),
+        (dict(progress=True), "progress must be a function progress(done, total), or None, got True"),
         (
             dict(chunk_size=runner.MAX_TRIALS + 1),
             f"chunk_size must be {TOO_MANY}, got 1,000,000,000,000,001",
@@ -269,6 +270,32 @@ def test_run_is_one_point_of_a_grid_with_the_settings_given():
     pair = settings.run_grid([runner.Point((kernel, other), METRICS)])[0]
     assert both.n_arms == 2 and np.array_equal(both.totals, pair.totals)
     assert np.array_equal(both.totals[0], result.totals[0])
+
+
+def test_run_grid_hands_every_setting_to_the_runner(monkeypatch):
+    """The runner receives the workers resolved from ``jobs``, the chunk size, the precision
+    target, its cap, the backend, the scheduler and the progress callback as the settings hold
+    them (a lost ``jobs`` would run in-process without a word: the same numbers, one core)."""
+    handed = {}
+
+    def fake_run_grid(points, trials, seed, **kwargs):
+        handed.update(points=points, trials=trials, seed=seed, **kwargs)
+        return ["result"]
+
+    monkeypatch.setattr(runner, "run_grid", fake_run_grid)
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+
+    def progress(done, total):
+        return None
+
+    settings = RunSettings(trials=900, seed=3, jobs=5, precision=0.01, max_trials=4_000, backend="dask",
+                           scheduler="tcp://127.0.0.1:8786", progress=progress, chunk_size=300)
+    assert settings.run_grid(["point"]) == ["result"]
+    assert handed == dict(points=["point"], trials=900, seed=3, jobs=5, chunk_size=300, precision=0.01,
+                          max_trials=4_000, backend="dask", scheduler="tcp://127.0.0.1:8786",
+                          progress=progress, checkpoint=None)
+    RunSettings(trials=900, jobs=-1).run_grid(["point"])
+    assert (handed["jobs"], handed["max_trials"], handed["progress"]) == (8, None, None)
 
 
 def test_ask_puts_its_question_and_rule_overrides_to_its_one_setup():
