@@ -36,7 +36,7 @@ import typer
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, chosen_backend, excess_jobs
 from montecarlo.analysis import duration as _duration
 from montecarlo.api import answer_of, answers_of, run_settings
-from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, scheduler_address
+from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_TRIALS, scheduler_address
 from montecarlo.errors import InputError, MonteCarloError, readable
 from montecarlo.progress import trial_bar
 
@@ -295,7 +295,8 @@ def _options(trials: int) -> dict[str, tuple[Any, Any]]:
                 typer.Option(
                     "--max-trials",
                     metavar="N",
-                    help="Cap on trials with --precision (default 10,000,000).",
+                    help=f"Cap on trials with --precision (default {DEFAULT_MAX_TRIALS:,},"
+                    " or --trials if larger).",
                     rich_help_panel="Simulation",
                 ),
             ],

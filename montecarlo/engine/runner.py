@@ -37,6 +37,7 @@ from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.engine.metrics import Metric
 
 DEFAULT_CHUNK_SIZE = 1 << 17
+DEFAULT_MAX_TRIALS = 10_000_000  # a precision run's cap without max_trials (its first batch if larger)
 BACKENDS = ("loky", "threading", "dask")
 _SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 _HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]@]+):(\d{1,5})")
@@ -175,13 +176,19 @@ class RunResult:
 
     def max_half_width(self) -> float:
         """The widest 95% half-width among the probability columns of every arm."""
-        widths = [
-            est.half_width
-            for arm in range(self.n_arms)
-            for col, est in zip(self.columns, self.estimates(arm).values())
-            if col.kind == "probability"
-        ]
-        return max(widths, default=0.0)
+        return widest_half_width(self.totals, self.columns, self.n_arms, self.trials)
+
+
+def widest_half_width(totals: np.ndarray, columns: Sequence[Column], n_arms: int, trials: int) -> float:
+    """The widest 95% half-width among the probability columns of the first ``n_arms`` rows of
+    ``totals`` (see :class:`RunResult`): what a precision target is measured against."""
+    widths = [
+        stats.proportion(totals[arm, 0, j], trials).half_width
+        for arm in range(n_arms)
+        for j, col in enumerate(columns)
+        if col.kind == "probability"
+    ]
+    return max(widths, default=0.0)
 
 
 MAX_TRIALS = 10**15  # a sanity bound (chunks are planned as the run goes): about a year per arm at 30 M/s
@@ -307,12 +314,12 @@ def run_grid(
     """
     if not points or any(not p.arms for p in points):
         raise InputError("nothing to run: no arms")
-    report = progress if callable(progress) else (lambda done, total: None)
+    report = progress if callable(progress) else _no_progress
     shapes = [(2 * len(p.arms) - 1, 2, len(columns_of(p.metrics))) for p in points]
     if precision is None:
         cap = first = trials
     else:
-        cap = max_trials or max(trials, 10_000_000)
+        cap = max_trials or max(trials, DEFAULT_MAX_TRIALS)
         first = min(trials, cap)
     states = [_PointState(np.zeros(shape), 0, 0, first, False) for shape in shapes]
     companions: list[Any] = [None] * len(points)
@@ -348,7 +355,7 @@ def run_grid(
                         checkpoint.save(states, final=False)
                 grew = False
                 for i in pending:
-                    grew |= _plan_more(states[i], points[i], seed, chunk_size, precision, cap)
+                    grew |= _plan_more(states[i], points[i], chunk_size, precision, cap)
                 if grew:
                     total = sum(s.target for s in states)
                     report(done, total)
@@ -362,19 +369,22 @@ def run_grid(
     ]
 
 
-def _plan_more(state: _PointState, point: Point, seed: int, chunk_size: int, precision, cap: int) -> bool:
+def _no_progress(done: int, total: int) -> None:
+    """The progress report of a run that has none."""
+
+
+def _plan_more(state: _PointState, point: Point, chunk_size: int, precision, cap: int) -> bool:
     """After a point's chunks up to its target: finish it, or raise its target (True)."""
     if precision is None:
         state.finished = True
         return False
-    columns = columns_of(point.metrics)
-    result = RunResult(state.done, seed, chunk_size, columns, len(point.arms), state.totals, 0.0)
-    widest = result.max_half_width()
+    widest = widest_half_width(state.totals, columns_of(point.metrics), len(point.arms), state.done)
     if widest <= precision or state.done >= cap:
         state.finished = True
         return False
+    # widest > precision, so at least 1.1 x the trials done: always at least one trial more
     needed = math.ceil(state.done * (widest / precision) ** 2 * 1.1)
-    target = min(cap, max(needed, state.done + 1))
+    target = min(cap, needed)
     # Whole chunks only, so that chunk i always has the same size and seed.
     state.target = min(cap, math.ceil(target / chunk_size) * chunk_size)
     return True

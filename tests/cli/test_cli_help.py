@@ -162,7 +162,7 @@ def test_every_run_option_is_listed_with_its_help_under_its_panel():
 def test_the_run_options_say_what_they_do_in_every_commands_help():
     text = " ".join(runner.invoke(app, ["odds", "dune1984", "--help"], env={"COLUMNS": "200"}).output.split())
     for said in ("Number of simulated trials (with --precision: the first batch).",
-                 "Cap on trials with --precision (default 10,000,000)."):
+                 "Cap on trials with --precision (default 10,000,000, or --trials if larger)."):
         assert re.search(rf"(^|\s){re.escape(said)}(\s|$)", text), said  # the whole text, nothing added
 
 

@@ -215,6 +215,23 @@ def test_precision_runs_in_one_worker():
     assert enough.trials == 2_000  # the first batch already meets the target
 
 
+def test_a_precision_met_exactly_stops_and_an_unreachable_one_stops_at_the_default_cap():
+    """A half-width equal to the target meets it ("at most H"); without ``max_trials`` a target
+    no run can reach stops at 10,000,000 trials (the cap the help and docs give), or at the
+    first batch if that is larger."""
+    kernel = functools.partial(coin, 0.5)
+    first = runner.run(kernel, METRICS, 3_000, seed=1, chunk_size=1_000)
+    exactly = runner.run(kernel, METRICS, 3_000, seed=1, chunk_size=1_000, precision=first.max_half_width())
+    assert exactly.trials == 3_000 and np.array_equal(exactly.totals, first.totals)
+    capped = runner.run(kernel, METRICS, 1_000_000, seed=1, chunk_size=1_000_000, precision=1e-4)
+    assert capped.trials == runner.DEFAULT_MAX_TRIALS == 10_000_000
+    larger_first = runner.run(kernel, METRICS, 10_500_000, seed=1, chunk_size=3_500_000, precision=1e-4)
+    assert larger_first.trials == 10_500_000
+    # one trial at a time from one: each round plans at least one trial more, never the same count
+    grown = runner.run(kernel, METRICS, 1, seed=1, chunk_size=1, precision=0.3)
+    assert grown.trials > 1 and grown.max_half_width() <= 0.3
+
+
 def test_no_arms_is_refused():
     with pytest.raises(InputError, match=r"^nothing to run: no arms$"):
         runner.run([], METRICS, 100, 1)
