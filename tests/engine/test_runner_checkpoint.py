@@ -99,6 +99,7 @@ def test_progress_of_a_resumed_run_starts_where_the_file_stops(tmp_path):
         ({"work": {**WORK, "version": "9.9"}}, "version"),
         ({"work": {**WORK, "setups": [0.3]}}, "setups"),
         ({"precision": 0.01}, "precision null there, 0.01 here"),
+        ({"precision": 0.01, "max_trials": 9_000}, "max_trials null there, 9000 here"),
     ],
 )
 def test_a_checkpoint_of_another_run_is_refused_with_one_line(tmp_path, change, message):
