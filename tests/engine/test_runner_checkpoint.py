@@ -224,6 +224,17 @@ def test_saves_are_atomic_and_leave_no_temporary_file(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["c.json"]
 
 
+def test_a_run_saves_between_chunks_no_more_often_than_save_every(tmp_path, monkeypatch):
+    """12 chunks well within SAVE_EVERY: the file is written when the run starts and when it
+    ends, not after every chunk (each write is an fsync: thousands of small chunks would crawl)."""
+    monkeypatch.setattr(checkpoints, "SAVE_EVERY", 3_600.0)
+    written = []
+    real_replace = checkpoints.os.replace
+    monkeypatch.setattr(checkpoints.os, "replace", lambda a, b: (written.append(b), real_replace(a, b)))
+    run(tmp_path / "c.json")
+    assert len(written) == 2
+
+
 def test_a_save_that_fails_while_writing_removes_its_temporary_file_and_keeps_the_last_one(
     tmp_path, monkeypatch
 ):
