@@ -60,6 +60,18 @@ def test_progress_counts_the_trials_of_the_whole_grid():
     assert [d for d, _ in calls] == sorted(d for d, _ in calls) and len(calls) == 1 + 5 * 3
 
 
+def test_progress_of_a_precision_grid_counts_the_trials_added_to_any_point():
+    """The first point needs more trials for its precision and the last does not: the total
+    grows with the first, so the trials done never pass the total shown."""
+    points = [Point((functools.partial(coin, p),), METRICS) for p in (0.5, 0.1)]
+    calls = []
+    results = runner.run_grid(points, 1_000, 7, chunk_size=500, precision=0.03,
+                              progress=lambda d, t: calls.append((d, t)))
+    assert results[0].trials > 1_000 and results[1].trials == 1_000
+    assert all(d <= t for d, t in calls) and calls[-1] == (sum(r.trials for r in results),) * 2
+    assert calls[0] == (0, 2_000) and [t for _, t in calls] == sorted(t for _, t in calls)
+
+
 @pytest.mark.processes
 def test_a_grid_on_two_workers_gives_the_numbers_of_one():
     one = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=1)
