@@ -514,6 +514,19 @@ def test_exact_work_budget_counts_every_kind(monkeypatch):
     assert _budgeted(monkeypatch, 2, _two_states()) is None
 
 
+def test_the_memo_of_setups_given_up_keeps_the_latest_64(monkeypatch):
+    """65 and 66 setups given up on (a budget of 2 draws): the oldest are forgotten, in order,
+    instead of the 65th failing (the memo only spares why_no_exact a second solve)."""
+    from montecarlo.games.dustrunners import combat
+
+    monkeypatch.setattr(combat, "_GAVE_UP", {})
+    setups = [dataclasses.replace(_two_states(), health=health) for health in range(1, 67)]
+    assert all(_budgeted(monkeypatch, 2, setup) is None for setup in setups)
+    assert list(combat._GAVE_UP) == [(Rules(), setup) for setup in setups[2:]]
+    assert set(combat._GAVE_UP.values()) == {2}
+    assert "exact value unavailable because the solve needs more than" in combat.why_no_exact(Rules(), setups[0])
+
+
 def test_exact_state_budget():
     # The first of the two first-card states is stored (and wins at once) before the second is
     # looked at: a budget of 2 states is enough, 1 is not.
