@@ -524,7 +524,8 @@ def test_the_memo_of_setups_given_up_keeps_the_latest_64(monkeypatch):
     assert all(_budgeted(monkeypatch, 2, setup) is None for setup in setups)
     assert list(combat._GAVE_UP) == [(Rules(), setup) for setup in setups[2:]]
     assert set(combat._GAVE_UP.values()) == {2}
-    assert "exact value unavailable because the solve needs more than" in combat.why_no_exact(Rules(), setups[0])
+    note = combat.why_no_exact(Rules(), setups[0])  # forgotten: solved again, given up again
+    assert note.startswith("exact value unavailable because the solve needs more than")
 
 
 def test_exact_state_budget():
