@@ -314,7 +314,7 @@ def run_grid(
     """
     if not points or any(not p.arms for p in points):
         raise InputError("nothing to run: no arms")
-    report = progress if callable(progress) else _no_progress
+    report = progress if progress is not None else _no_progress  # RunSettings checked it is callable
     shapes = [(2 * len(p.arms) - 1, 2, len(columns_of(p.metrics))) for p in points]
     if precision is None:
         cap = first = trials

@@ -53,6 +53,14 @@ def run(path, stops=None, seed=7, work=WORK, **options):
     return runner.run_grid(grid(stops), 3_500, seed, checkpoint=Checkpoint(path, work), **OPTIONS, **options)
 
 
+def saves_counted(monkeypatch) -> list:
+    """The files a checkpoint's saves rename into place, as they happen (each save renames once)."""
+    written: list = []
+    real_replace = checkpoints.os.replace
+    monkeypatch.setattr(checkpoints.os, "replace", lambda a, b: (written.append(b), real_replace(a, b)))
+    return written
+
+
 @pytest.mark.parametrize("precision", [None, 0.03])
 def test_interrupted_at_random_chunks_and_resumed_gives_the_uninterrupted_numbers(tmp_path, precision):
     whole = runner.run_grid(grid(), 3_500, 7, precision=precision, **OPTIONS)
@@ -228,9 +236,7 @@ def test_a_run_saves_between_chunks_no_more_often_than_save_every(tmp_path, monk
     """12 chunks well within SAVE_EVERY: the file is written when the run starts and when it
     ends, not after every chunk (each write is an fsync: thousands of small chunks would crawl)."""
     monkeypatch.setattr(checkpoints, "SAVE_EVERY", 3_600.0)
-    written = []
-    real_replace = checkpoints.os.replace
-    monkeypatch.setattr(checkpoints.os, "replace", lambda a, b: (written.append(b), real_replace(a, b)))
+    written = saves_counted(monkeypatch)
     run(tmp_path / "c.json")
     assert len(written) == 2
 
@@ -261,9 +267,7 @@ def test_a_save_is_skipped_when_nothing_changed_or_too_soon_and_work_reads_as_it
 
     from montecarlo.engine.runner import _PointState
 
-    written = []
-    real_replace = checkpoints.os.replace
-    monkeypatch.setattr(checkpoints.os, "replace", lambda a, b: (written.append(b), real_replace(a, b)))
+    written = saves_counted(monkeypatch)
     store = Checkpoint(tmp_path / "c.json", {"where": Path("x"), "sizes": (1, 2)})
     assert store.work == {"where": "x", "sizes": [1, 2]}  # as json.loads gives it back
     state = [_PointState(np.zeros(2), 0, 0, 10, False)]
