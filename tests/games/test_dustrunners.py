@@ -574,6 +574,19 @@ def test_exact_work_budget_counts_redraws(monkeypatch):
     assert _budgeted(monkeypatch, 8, setup) is None
 
 
+def test_exact_work_budget_counts_finish_redraws(monkeypatch):
+    # One 1-skull card B and two blank cards A, all yours; enemy health 0 + 1; 4 VP pay two
+    # redraws. First card: 2 (1 state x 2 kinds). B first (1/3): your attack draws an A (4), it is
+    # redrawn (6) for the other A, redrawn again (8) for B, reshuffled: one outcome (9). A first:
+    # checked at 9, your attack's draw (11), redraws after it are not checked. Largest checked: 11.
+    # Expected VP: 4/3 spent after B, 2/3 x 1/2 x 2 after A, against the win's 2: none gained.
+    deck = deck_of((1, 1, "you", 0, 1, "full", "fuel"), (2, 1, "you", 0, 0, "new", "fuel"))
+    setup = CombatSetup(deck, Enemy("e", 0, 0, 1), health=1, ammo=1, vp=4, redraw="finish")
+    got = _budgeted(monkeypatch, 11, setup)
+    assert (got["player_win"], got["vp_gained"]) == (1.0, 0.0)
+    assert _budgeted(monkeypatch, 10, setup) is None
+
+
 @pytest.mark.parametrize("moon,second,expected", [
     ("full", False, 0.5), ("half", False, 0.0), ("none", False, 0.0), ("half", True, 1.0),
 ])
