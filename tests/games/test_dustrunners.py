@@ -465,12 +465,19 @@ def test_just_enough_on_a_deck_without_skulls_spends_all_it_may():
      "got 'fixed:x'"),  # a single combat may also be played best
     ({"redraw": "always"}, "redraw must be never, all, or uses among initiative, finish, when_losing, loot, "
      "steps (comma-separated), got 'always'"),
+    ({"redraw": 3}, "redraw must be never, all, or uses among initiative, finish, when_losing, loot, "
+     "steps (comma-separated), got 3"),  # not text: the same line, not a traceback
 ])
 def test_combat_setup_messages(change, message):
     values = {"health": 3, **change}
     with pytest.raises(InputError) as err:
         CombatSetup(SMALL, RAIDERS, **values)
     assert str(err.value) == message
+
+
+def test_redraw_never_has_three_spellings():
+    for text in ("never", " None", ""):
+        assert CombatSetup(SMALL, RAIDERS, health=3, redraw=text).redraw == "never"
 
 
 def test_combat_setup_bounds_accepted():

@@ -265,6 +265,7 @@ def test_one_fight_campaign_is_the_exact_mixture_of_single_combats():
     ({"redraw": "sometimes"}, "redraw must be never, all, or uses among initiative, finish, when_losing, "
      "loot, steps (comma-separated), got 'sometimes'"),
     ({"exploration": "bold"}, "exploration must be one of first, safer, got 'bold'"),
+    ({"policy": "best"}, "policy best (ammo decided by exact best play) is offered for a single combat only"),
 ])
 def test_campaign_setup_errors_whole_message(values, message):
     with pytest.raises(InputError) as err:
