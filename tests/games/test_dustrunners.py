@@ -480,6 +480,11 @@ def test_redraw_never_has_three_spellings():
         assert CombatSetup(SMALL, RAIDERS, health=3, redraw=text).redraw == "never"
 
 
+def test_redraw_uses_in_any_order_joined_by_commas_or_plus():
+    for text in ("loot,when_losing", "Loot + When_losing", "when_losing,,loot"):
+        assert CombatSetup(SMALL, RAIDERS, health=3, vp=2, redraw=text).redraw == "when_losing,loot"
+
+
 def test_combat_setup_bounds_accepted():
     top = CombatSetup(SMALL, RAIDERS, health=99, ammo=99, damage_bonus=99, vp=999, second_card=True,
                       policy="just_enough", redraw="when_losing")
