@@ -475,14 +475,13 @@ def test_combat_setup_messages(change, message):
     assert str(err.value) == message
 
 
-def test_redraw_never_has_three_spellings():
-    for text in ("never", " None", ""):
-        assert CombatSetup(SMALL, RAIDERS, health=3, redraw=text).redraw == "never"
-
-
-def test_redraw_uses_in_any_order_joined_by_commas_or_plus():
-    for text in ("loot,when_losing", "Loot + When_losing", "when_losing,,loot"):
-        assert CombatSetup(SMALL, RAIDERS, health=3, vp=2, redraw=text).redraw == "when_losing,loot"
+@pytest.mark.parametrize("text,canonical", [
+    ("never", "never"), (" None", "never"), ("", "never"),  # three spellings of never
+    ("loot,when_losing", "when_losing,loot"), ("Loot + When_losing", "when_losing,loot"),
+    ("when_losing,,loot", "when_losing,loot"),  # uses in any order or case, joined by commas or plus
+])
+def test_redraw_policy_spellings_read_canonically(text, canonical):
+    assert CombatSetup(SMALL, RAIDERS, health=3, vp=2, redraw=text).redraw == canonical
 
 
 def test_combat_setup_bounds_accepted():
