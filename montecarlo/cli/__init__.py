@@ -134,15 +134,29 @@ def _generated():
     return importlib.import_module(f"{__name__}.generated")
 
 
-def _examples_last(cmd) -> None:
-    """Move the 'Examples:' paragraph of a command's docstring to its epilog, the end of its help."""
-    help_text = cmd.help or ""
-    head, mark, examples = help_text.partition("Examples:")
+def _tidy_help(cmd) -> None:
+    """A command's help as the terminal should show it: each paragraph of its docstring one line
+    (recent typers keep a docstring's line breaks, ragged on a terminal narrower than the source),
+    and its 'Examples:' paragraph moved to its epilog, the end of its help, one example a line."""
+    if cmd.help is None:
+        return
+    head, mark, examples = cmd.help.partition("Examples:")
+    cmd.help = "\n\n".join(_one_line(paragraph) for paragraph in head.rstrip().split("\n\n"))
     if not mark or cmd.epilog:
         return
     lines = [line.strip() for line in examples.strip().splitlines() if line.strip()]
-    cmd.help = head.rstrip()
     cmd.epilog = "Examples:\n\n" + "\n\n".join(f"  {line}" for line in lines)
+
+
+def _one_line(paragraph: str) -> str:
+    r"""A paragraph's lines joined by spaces, unless click's ``\b`` asks to keep them.
+
+    >>> _one_line("a long\n  sentence"), _one_line("\b\nkept\nas is")
+    ('a long sentence', '\x08\nkept\nas is')
+    """
+    if paragraph.startswith("\b"):
+        return paragraph
+    return " ".join(line.strip() for line in paragraph.splitlines() if line.strip())
 
 
 def _completer(names):
@@ -165,7 +179,7 @@ def _tidy(command, game: Optional[str]) -> None:
     while stack:
         cmd = stack.pop()
         stack.extend(getattr(cmd, "commands", {}).values())
-        _examples_last(cmd)
+        _tidy_help(cmd)
         for param in getattr(cmd, "params", ()):
             if param.name == "variant" and variants is not None:
                 param.help = (
@@ -199,7 +213,7 @@ class LazyGroup(TyperGroup):
     def get_command(self, ctx, cmd_name: str):
         cmd = super().get_command(ctx, cmd_name)
         if cmd is not None:
-            _examples_last(cmd)
+            _tidy_help(cmd)
             return cmd
         lazy = self.lazy_commands(ctx)
         name = _canonical(cmd_name, lazy)
@@ -210,6 +224,7 @@ class LazyGroup(TyperGroup):
         if self._listing:
             return TyperCommand(name, help=lazy[name], short_help=lazy[name])
         cmd = self.load_command(ctx, name)
+        _tidy_help(cmd)
         cmd.name = name
         self.commands[name] = cmd
         return cmd

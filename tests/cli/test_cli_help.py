@@ -180,3 +180,26 @@ def test_each_run_option_is_spelt_as_its_parameter_with_its_short_name():
     assert shorts == {"trials": "-n", "seed": "-s", "jobs": "-j", "variant": "-v", "quiet": "-q"}
     assert list(spelt) == ["trials", "seed", "jobs", "precision", "max_trials", "variant", "json", "quiet",
                            "backend", "scheduler", "checkpoint"]
+
+
+def _description(text: str) -> list[list[str]]:
+    """The paragraphs (lists of lines) of a rendered help between its usage line and its first panel."""
+    lines = text.split("╭", 1)[0].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("Usage:")) + 1
+    paragraphs: list[list[str]] = [[]]
+    for line in lines[start:]:
+        if line.strip():
+            paragraphs[-1].append(line.rstrip())
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return [p for p in paragraphs if p]
+
+
+def test_every_help_description_fills_an_80_column_terminal():
+    """Each line of a description is as long as the next line's first word lets it be: a docstring's
+    own line breaks would leave ragged half-lines on a terminal narrower than the source."""
+    for path, _ in all_commands():
+        result = runner.invoke(app, [*path.split()[1:], "--help"], env={"COLUMNS": "80"})
+        for paragraph in _description(result.stdout):
+            for line, after in zip(paragraph, paragraph[1:]):
+                assert len(line) + 1 + len(after.split()[0]) > 79, (path, line, after)
