@@ -65,6 +65,9 @@ BAD_SETUPS = [
     ({"troops": "3"}, "troops: 1 seat(s) given; a Dune: Imperium conflict has 2 to 4 players "
                       "(one entry per seat, or set players)"),
     ({"troops": "2,-1"}, SEAT2 + "troops cannot be negative, got -1"),
+    # a bad entry is named before the count of seats: the user learns what an entry should be
+    ({"troops": "x"}, "troops: seat 1: expected a troop count, a range 'a-b', 'v:p|v:p' or "
+                      "'deploy:R+G[:policy]', got 'x'"),
     ({"troops": "2,13"}, SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
     ({"troops": [2, 13]}, SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
     ({"troops": [2, 1.5]}, SEAT2 + "expected a troop count, distribution or deploy spec, got 1.5"),

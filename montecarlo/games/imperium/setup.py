@@ -123,10 +123,11 @@ def parse_conflict(values: Mapping[str, Any]) -> ConflictSetup:
     if players is not None:
         players = whole("players", players, MIN_PLAYERS, MAX_PLAYERS)
     entries = _per_seat(values["troops"], "troops", players)
+    # each entry read first: "--troops x" is told what x should be, not only that one seat is too few
+    troops = tuple(parse_troops(e, f"troops: seat {i}") for i, e in enumerate(entries, 1))
     if not MIN_PLAYERS <= len(entries) <= MAX_PLAYERS:
         raise InputError(f"troops: {len(entries)} seat(s) given; a Dune: Imperium conflict has "
                          f"{MIN_PLAYERS} to {MAX_PLAYERS} players (one entry per seat, or set players)")
-    troops = tuple(parse_troops(e, f"troops: seat {i}") for i, e in enumerate(entries, 1))
     n = len(troops)
     revealed = _int_per_seat(values.get("revealed", 3), "revealed", n)
     intrigue = _int_per_seat(values.get("intrigue", 0), "intrigue", n)
