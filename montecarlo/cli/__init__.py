@@ -381,14 +381,40 @@ def games() -> None:
 
       montecarlo games
     """
+    import shutil
+
     from montecarlo import api
 
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
     for name, game in api.games().items():
         typer.echo(f"{name}: {game.title}")
         for q in game.questions.values():
-            typer.echo(f"  question {q.name}: {q.description}  [montecarlo {name} {q.name}]")
+            typer.echo(_entry(f"question {q.name}: {q.description}  [montecarlo {name} {q.name}]", width))
         for v, desc in game.variants.items():
-            typer.echo(f"  variant {v}" + (f": {desc}" if desc else ""))
+            typer.echo(_entry(f"variant {v}" + (f": {desc}" if desc else ""), width))
+
+
+def _entry(text: str, width: int | None) -> str:
+    """One entry of ``games``, indented; on a terminal wrapped to its width with a hanging indent,
+    so that each entry stands out (piped, one line an entry, for grep).
+
+    >>> text = "variant ties_favour_defender: a tied round is won by the defender instead of re-rolled"
+    >>> print(_entry(text, 44))
+      variant ties_favour_defender: a tied
+          round is won by the defender instead
+          of re-rolled
+    >>> _entry(text, None) == "  " + text
+    True
+    """
+    if width is None:
+        return "  " + text
+    import re
+    import textwrap
+
+    whole = re.sub(r"\[[^]]*\]", lambda m: m[0].replace(" ", "\xa0"), text)  # a command never split
+    return textwrap.fill(
+        whole, max(width - 1, 40), initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False
+    ).replace("\xa0", " ")
 
 
 def _schema_kinds(incomplete: str) -> list[str]:

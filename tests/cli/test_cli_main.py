@@ -16,6 +16,23 @@ def test_version_and_games():
     assert result.exit_code == 0 and "dune1984" in result.output
 
 
+def test_games_on_a_terminal_wraps_each_entry_under_its_name(monkeypatch, capsys):
+    """Piped, one line an entry (for grep); on a terminal each entry wrapped to its width with a
+    hanging indent, and the command that asks a question never split."""
+    from montecarlo.cli import games
+
+    piped = runner.invoke(app, ["games"]).output.splitlines()
+    monkeypatch.setenv("COLUMNS", "60")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # capsys's stdout
+    games()
+    shown = capsys.readouterr().out.splitlines()
+    assert max(map(len, shown)) <= 59 < max(map(len, piped))
+    entries = [line for line in shown if not line.startswith("      ")]
+    assert [line.split(":")[0] for line in entries] == [line.split(":")[0] for line in piped]
+    assert " ".join(" ".join(shown).split()) == " ".join(" ".join(piped).split())  # the same words
+    assert all(line.count("[") == line.count("]") for line in shown)
+
+
 def run_main(*args):
     return subprocess.run(
         [sys.executable, "-m", "montecarlo", *args], capture_output=True, text=True, timeout=120
