@@ -1843,7 +1843,7 @@ METRICS = (
 )
 METRIC_NAMES = tuple(m.name for m in METRICS)  # what a combat reports (campaigns and the road too)
 OBJECTIVE = Metric("objective", "mean",
-                   "the objective: win = P(you win); keep:W = W per win + health left + ammo left / 2")
+                   "your objective (win, or keep:W = W per win + health left + ammo left / 2)")
 ALL_METRIC_NAMES = METRIC_NAMES + ("objective",)
 
 
