@@ -11,6 +11,7 @@ import dataclasses
 import json
 import shlex
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
@@ -19,7 +20,7 @@ import polars as pl
 import typer
 
 from montecarlo.analysis import DEFAULT_TRIALS
-from montecarlo.cli.common import _options, backend_for, check_edges, cli_errors, warn_excess_jobs
+from montecarlo.cli.common import _options, backend_for, check_edges, cli_errors, fits_whole, warn_excess_jobs
 from montecarlo.errors import InputError, ScenarioError
 
 # The root (montecarlo.cli) loads these commands from this app when one of them is run.
@@ -440,7 +441,14 @@ def _sizes(facts: dict) -> str:
     return text
 
 
-WIDTH = 100  # the terminal summary is at least this wide (wider on a wider terminal)
+WIDTH = 100  # the summary written to a file or a pipe is at least this wide
+
+
+def _say(console, text: str, indent: str = "") -> None:
+    """``text`` wrapped to the console's width, its later lines indented under its first."""
+    shown = textwrap.wrap(text, console.width - 1, initial_indent=indent, subsequent_indent=indent + "  ")
+    for line in shown:
+        console.print(line, markup=False, highlight=False)
 
 
 def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> None:
@@ -451,7 +459,8 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
 
     sc = result.scenario
     console = Console(file=sys.stdout)
-    console.width = max(WIDTH, console.width)  # as wide as the terminal, at least WIDTH
+    if not console.is_terminal:  # a file or a pipe: wide enough for whole names
+        console.width = max(WIDTH, console.width)
     trials = table["trials"]
     span = f"{trials.min():,}" if trials.min() == trials.max() else f"{trials.min():,}–{trials.max():,}"
     caption = (
@@ -470,16 +479,23 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
             no_wrap=not left,
             min_width=5 if left else None,
         )
+    lines = []
     for row in comparison_summary(shown).iter_rows(named=True):
-        summary.add_row(
-            row["variant"],
-            row["metric"],
-            f"{row['significant']} of {row['tests']}",
-            str(row["identical"]),
-            str(row["not_applicable"]),
-            *(fmt(row[k], 4, signed=True) for k in ("min_difference", "mean_difference", "max_difference")),
+        low, mean, high = (fmt(row[f"{k}_difference"], 4, signed=True) for k in ("min", "mean", "max"))
+        counts = (f"{row['significant']} of {row['tests']}", str(row["identical"]),
+                  str(row["not_applicable"]))
+        summary.add_row(row["variant"], row["metric"], *counts, low, mean, high)
+        lines.append(
+            f"{row['variant']}, {row['metric']}: {counts[0]} significant, {counts[1]} identical, "
+            f"{counts[2]} n/a; difference {low} to {high}, mean {mean}"
         )
-    console.print(summary)
+    if fits_whole(console, summary):
+        console.print(summary)
+    else:  # a terminal narrower than the table: one row a line rather than a frame broken by folds
+        _say(console, str(summary.title))
+        for line in lines:
+            _say(console, line, "  ")
+        _say(console, caption)
     rows = shown if show_all else shown.filter(pl.col("significant").fill_null(False))
     rest = shown.height - rows.height
     if rows.height == 0:

@@ -280,6 +280,29 @@ def test_compare_summary_fits_100_columns_without_cutting_names(tmp_path):
     assert "tiebreak_by_troops_then_seat" in squeezed and "tiebreak_by_troops_then_spice" in squeezed
 
 
+def test_compare_on_an_80_column_terminal_keeps_within_it(tmp_path):
+    """On a terminal every line fits it, since a longer line would wrap and break a table's frame:
+    a summary too wide for it becomes one row a line; piped, it is 100 columns wide (test above)."""
+    import re
+
+    text = (
+        COIN.replace("[variants.loaded]", "[variants.tiebreak_by_troops_then_seat]")
+        + '[variants.tiebreak_by_troops_then_spice]\nbuiltin = "loaded"\n'
+    )
+    path = scenario(tmp_path, text=text)
+    terminal = {"COLUMNS": "80", "TTY_COMPATIBLE": "1"}
+    result = runner.invoke(app, ["compare", str(path), "--all", "-q"], env=terminal)
+    assert result.exit_code == 0, result.output
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout).splitlines()
+    assert max(map(len, lines)) <= 80 and "…" not in result.stdout
+    rows = [line for line in lines if " significant, " in line]
+    assert len(rows) == 6 and all(line.startswith("  ") for line in rows)  # 3 variants x 2 metrics
+    assert sum(row.startswith("  tiebreak_by_troops_then_") for row in rows) == 4  # names whole
+    assert " ".join(" ".join(lines).split()).count(", mean ") == 6
+    frames = [line.rstrip() for line in lines if line[:1] in "┏┃┡│└"]
+    assert frames and all(line[-1] in "┓┃┩│┘" for line in frames)  # the details' tables, whole
+
+
 def test_precision_runs_say_whether_the_target_was_reached(tmp_path):
     text = COIN.replace("trials = 2000", "trials = 500\nprecision = 0.03\nmax_trials = 4000")
     path = scenario(tmp_path, text=text)
