@@ -381,40 +381,15 @@ def games() -> None:
 
       montecarlo games
     """
-    import shutil
-
     from montecarlo import api
+    from montecarlo.cli.common import say
 
-    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
     for name, game in api.games().items():
-        typer.echo(f"{name}: {game.title}")
+        say(f"{name}: {game.title}")
         for q in game.questions.values():
-            typer.echo(_entry(f"question {q.name}: {q.description}  [montecarlo {name} {q.name}]", width))
+            say(f"  question {q.name}: {q.description}  [montecarlo {name} {q.name}]")
         for v, desc in game.variants.items():
-            typer.echo(_entry(f"variant {v}" + (f": {desc}" if desc else ""), width))
-
-
-def _entry(text: str, width: int | None) -> str:
-    """One entry of ``games``, indented; on a terminal wrapped to its width with a hanging indent,
-    so that each entry stands out (piped, one line an entry, for grep).
-
-    >>> text = "variant ties_favour_defender: a tied round is won by the defender instead of re-rolled"
-    >>> print(_entry(text, 44))
-      variant ties_favour_defender: a tied
-          round is won by the defender instead
-          of re-rolled
-    >>> _entry(text, None) == "  " + text
-    True
-    """
-    if width is None:
-        return "  " + text
-    import re
-    import textwrap
-
-    whole = re.sub(r"\[[^]]*\]", lambda m: m[0].replace(" ", "\xa0"), text)  # a command never split
-    return textwrap.fill(
-        whole, max(width - 1, 40), initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False
-    ).replace("\xa0", " ")
+            say(f"  variant {v}" + (f": {desc}" if desc else ""))
 
 
 def _schema_kinds(incomplete: str) -> list[str]:

@@ -555,6 +555,45 @@ def console(stderr: bool = False):
     return Console(file=sys.stderr if stderr else sys.stdout)
 
 
+def say(text: str = "") -> None:
+    """Print prose on stdout: on a terminal wrapped to its width (see :func:`wrapped`), piped as it
+    is, one line an item, for grep."""
+    import shutil
+
+    typer.echo(wrapped(text, shutil.get_terminal_size().columns if sys.stdout.isatty() else None))
+
+
+def wrapped(text: str, width: Optional[int]) -> str:
+    r"""``text`` with each of its lines wrapped to ``width`` (None: unchanged), the continuation
+    indented four columns past the line's own indent, so that the items of a list stand out; a
+    [bracketed command] is never split.
+
+    >>> print(wrapped("  variant ties_favour_defender: a tied round is won by the defender", 44))
+      variant ties_favour_defender: a tied
+          round is won by the defender
+    >>> print(wrapped("title\n  the first item [montecarlo game question]", 40))
+    title
+      the first item
+          [montecarlo game question]
+    >>> wrapped("  as it is", None)
+    '  as it is'
+    """
+    if width is None:
+        return text
+    import textwrap
+
+    shown = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        lead = line[: len(line) - len(body)]
+        whole = re.sub(r"\[[^]]*\]", lambda m: m[0].replace(" ", "\xa0"), body)
+        shown += textwrap.wrap(
+            whole, max(width - 1, 40), initial_indent=lead, subsequent_indent=lead + "    ",
+            break_on_hyphens=False, break_long_words=False,
+        ) or [""]
+    return "\n".join(shown).replace("\xa0", " ")
+
+
 def fits_whole(out, table) -> bool:
     """Whether ``table`` at its natural width fits the console ``out`` (else rich would cut cells)."""
     return out.measure(table, options=out.options.update_width(10_000)).maximum <= out.width
@@ -674,6 +713,8 @@ __all__ = [
     "cli_errors",
     "emit",
     "console",
+    "say",
+    "wrapped",
     "explanations",
     "fmt_prob",
     "parse_int_list",

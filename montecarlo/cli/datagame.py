@@ -18,7 +18,7 @@ from typing import Annotated, Optional, Sequence
 
 import typer
 
-from montecarlo.cli.common import RunOptions, emit, run_command
+from montecarlo.cli.common import RunOptions, emit, run_command, say
 from montecarlo.errors import InputError
 
 
@@ -57,7 +57,7 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
     shown = ", ".join(f"{k} {v}" for k, v in vars_of(setup).items())
     emit(answer, run, f"{game.title}: {shown}", extra={"exact_note": note} if note else None)
     if note and not run.json:
-        typer.echo(f"note: {note}")
+        say(f"note: {note}")
 
 
 def vars_of(setup) -> dict:

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, console, emit, fmt_prob, parse_int_list, run_command
+from montecarlo.cli.common import RunOptions, console, emit, fmt_prob, parse_int_list, run_command, say
 from montecarlo.games.dune1984.checks import spice_ladder
 from montecarlo.games.dune1984.movement import break_even_payout
 from montecarlo.games.dune1984.rules import CHARACTERS
@@ -131,4 +131,4 @@ def invest(
         extra={"break_even_payout": break_even},
     )
     if not run.json:
-        typer.echo(f"break-even payout ratio (exact): {break_even:.3f}:1 (1/returns - 1)")
+        say(f"break-even payout ratio (exact): {break_even:.3f}:1 (1/returns - 1)")

@@ -21,6 +21,7 @@ from montecarlo.cli.common import (
     fmt_prob,
     print_explanations,
     run_command,
+    say,
 )
 from montecarlo.errors import InputError
 from montecarlo.games.base import to_plain
@@ -177,7 +178,7 @@ def _notes(answer, run: RunOptions) -> None:
     s = answer.setup
     guile = lambda g: ", ".join(map(str, g)) if isinstance(g, tuple) else str(g)  # noqa: E731
     if "poison" in s.attacker_equipment + s.defender_equipment:
-        typer.echo(
+        say(
             f"Poison (an interpretation): after the holder's first point of damage the damaged character "
             f"makes a Guile check ({answer.rules.guile_roll}) or is eliminated; Guile "
             f"{guile(s.attacker_guile)} (attacker), {guile(s.defender_guile)} (defender)."

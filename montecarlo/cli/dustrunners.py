@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, cli_errors, emit, named_flags, parse_name_list, run_command
+from montecarlo.cli.common import RunOptions, cli_errors, emit, named_flags, parse_name_list, run_command, say
 from montecarlo.errors import InputError
 
 app = typer.Typer(help="Dustrunners (solo card game): combats and campaigns on a resolution deck.",
@@ -203,9 +203,9 @@ def combat(
                                     "deck_illustrative": s.deck.illustrative, "exact": note,
                                     "starting_vp": vp_source(s, vp)})
     if not run.json:
-        typer.echo(f"deck: {s.deck.label()}")
-        typer.echo(vp_source(s, vp))
-        typer.echo(note)
+        say(f"deck: {s.deck.label()}")
+        say(vp_source(s, vp))
+        say(note)
 
 
 @app.command("campaign")
@@ -252,8 +252,8 @@ def campaign(
          extra={"deck": s.deck.label(), "deck_file": s.deck.file, "deck_illustrative": s.deck.illustrative,
                 "starting_vp": vp_source(s, vp)})
     if not run.json:
-        typer.echo(f"deck: {s.deck.label()}")
-        typer.echo(vp_source(s, vp))
+        say(f"deck: {s.deck.label()}")
+        say(vp_source(s, vp))
 
 
 ExplorationDeck = _opt("--exploration-deck", "Exploration deck file (default: the shipped ILLUSTRATIVE "
@@ -311,9 +311,9 @@ def road(
                 "exploration_deck_file": ex.file, "exploration_illustrative": ex.illustrative,
                 "starting_vp": vp_source(s, vp)})
     if not run.json:
-        typer.echo(f"deck: {s.deck.label()}")
-        typer.echo(f"exploration deck: {ex.label()}")
-        typer.echo(vp_source(s, vp))
+        say(f"deck: {s.deck.label()}")
+        say(f"exploration deck: {ex.label()}")
+        say(vp_source(s, vp))
 
 
 ODDS = combat
@@ -393,16 +393,16 @@ def advise(
         }))
         return
     left = ", ".join(f"{n} x{c}" for n, c in advice.pile if c) or "empty (the discard pile is shuffled)"
-    typer.echo(f"Your attack against {setup.enemy.name} (health {enemy_health} now) with {_you(setup)}; "
+    say(f"Your attack against {setup.enemy.name} (health {enemy_health} now) with {_you(setup)}; "
                f"deck {setup.deck.short_label()}")
-    typer.echo(f"draw pile: {left}")
+    say(f"draw pile: {left}")
     first, *rest = advice.options
     words = f"Spend {first[0]} ammo: {what} {first[1]:.4f}"
     words += "".join(f"; {k} ammo: {v:.4f}" for k, v in rest)
-    typer.echo(words + ".")
+    say(words + ".")
     close = 1e-12 * max(1.0, abs(first[1]))
     tie = [k for k, v in advice.options if abs(v - first[1]) <= close and k != first[0]]
     if tie:
-        typer.echo(f"(as good: {', '.join(map(str, tie))} ammo; the least ammo is advised)")
+        say(f"(as good: {', '.join(map(str, tie))} ammo; the least ammo is advised)")
     judged = "P(you win)" if advice.objective == "win" else what
-    typer.echo(f"exact, with best play after this attack ({judged}; redraws: {setup.redraw})")
+    say(f"exact, with best play after this attack ({judged}; redraws: {setup.redraw})")

@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, check_edges, cli_errors, emit, named_flags, run_command
+from montecarlo.cli.common import RunOptions, check_edges, cli_errors, emit, named_flags, run_command, say
 from montecarlo.errors import InputError
 
 GAME = "war-for-arrakis"
@@ -164,7 +164,7 @@ def _notes(question: str, rules, setup) -> list[str]:
 
 def _echo_readings(lines: list[str]) -> None:
     for line in lines:
-        typer.echo(f"reading: {line}")
+        say(f"reading: {line}")
 
 
 @app.command("battle")
@@ -232,12 +232,12 @@ def battle(
         title += "; surprise attack"
     _emit(answer, run, title, extra)
     if not run.json:
-        typer.echo(_policy_line(answer.rules, s.objective))
+        say(_policy_line(answer.rules, s.objective))
         _echo_readings(readings)
         for line in bans:
-            typer.echo(line)
+            say(line)
         if note:
-            typer.echo(f"exact: {note}; the estimates above are simulated")
+            say(f"exact: {note}; the estimates above are simulated")
 
 
 ODDS = battle
@@ -335,7 +335,7 @@ def hazards(
     extra = {"wormsign_pool": note, **({"readings": readings} if readings else {})}
     _emit(answer, run, "Desert Hazards: " + "; ".join(answer.setup.areas), extra)
     if not run.json:
-        typer.echo(note)
+        say(note)
         _echo_readings(readings)
 
 
@@ -416,20 +416,20 @@ def need(
         )
         return
     where = f" in a rank-{settlement} settlement" if settlement else ""
-    typer.echo(
+    say(
         f"Defence: {defence.defender}{where}; target attacker_win >= {target:g} (exact, "
         f"{_policy_line(rules)})"
     )
     _echo_readings(_readings(rules, continuation=True, surprise=surprise))
     if found is None:
         best = f"{before.legion} wins {before.attacker_win:.4f}" if before else "nothing tried"
-        typer.echo(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")
+        say(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")
         return
-    typer.echo(f"smallest legion: {found.legion}: attacker_win {found.attacker_win:.4f}")
+    say(f"smallest legion: {found.legion}: attacker_win {found.attacker_win:.4f}")
     if before is not None:
-        typer.echo(f"next smaller:    {before.legion}: attacker_win {before.attacker_win:.4f}")
+        say(f"next smaller:    {before.legion}: attacker_win {before.attacker_win:.4f}")
     else:
-        typer.echo("next smaller:    none (the smallest legion already reaches the target)")
+        say("next smaller:    none (the smallest legion already reaches the target)")
 
 
 @app.command("advise")
@@ -511,38 +511,38 @@ def advise(
         return
     what = "P(attacker wins)" if advice.objective == "win" else f"expected {advice.objective}"
     where = f" in a rank-{setup.settlement} settlement" if setup.settlement else ""
-    typer.echo(f"Best play for {setup.attacker} attacking {setup.defender}{where} (exact, {what})")
-    typer.echo(
+    say(f"Best play for {setup.attacker} attacking {setup.defender}{where} (exact, {what})")
+    say(
         f"worth {advice.value:.4f} with best play, {advice.fixed:.4f} always continuing with the best "
         f"leaders first (until_destroyed); defender retreats {rules.retreat}"
     )
     cost = "paying 1 Hit, " if setup.settlement or rules.continue_always_costs else ""
     counted = "" if advice.objective == "win" else " counted from the start of the battle"
-    typer.echo(f"\nAfter a round ({what} of each choice{counted}; continuing means {cost}another round):")
+    say(f"\nAfter a round ({what} of each choice{counted}; continuing means {cost}another round):")
     if not advice.continue_or_retreat:
-        typer.echo("  no decision: every battle ends in the first round or cannot go on")
+        say("  no decision: every battle ends in the first round or cannot go on")
     shown = len(advice.continue_or_retreat) if limit is None else limit
     for d in advice.continue_or_retreat[:shown]:
         other = "retreat" if d.choice == "continue" else "continue"
         word = "retreating" if other == "retreat" else "continuing"
-        typer.echo(
+        say(
             f"  With {_units(d.attacker)} against {_units(d.defender)}, {d.choice}: "
             f"{d.values[d.choice]:.4f} against {d.values[other]:.4f} for {word}."
         )
     _more(len(advice.continue_or_retreat), shown)
     if advice.specials:
-        typer.echo("\nSpecials, both rolls seen (where the choice of leaders matters):")
+        say("\nSpecials, both rolls seen (where the choice of leaders matters):")
         limit = SPECIALS_SHOWN if limit is None else limit
         for d in advice.specials[:limit]:
             leaves = " and ".join(f"{name} would leave {a} vs {b}" for name, (a, b) in d.leaves.items())
             others = ", ".join(f"{v:.4f} for {name}" for name, v in d.values.items() if name != d.choice)
-            typer.echo(
+            say(
                 f"  When {leaves}: use {d.choice}: "
                 f"{d.values[d.choice]:.4f} against {others}."
             )
         _more(len(advice.specials), limit)
     else:
-        typer.echo("\nSpecials: no choice of leaders ever matters (the best leaders first is best play).")
+        say("\nSpecials: no choice of leaders ever matters (the best leaders first is best play).")
 
 
 def _units(text: str) -> str:
@@ -679,4 +679,4 @@ def _more(count: int, limit: int) -> None:
     """Say how many lines of a list --limit left out."""
     if count > limit:
         more = count - limit
-        typer.echo(f"  ... {more} more situation{'s' if more > 1 else ''} (--limit, or --json for all)")
+        say(f"  ... {more} more situation{'s' if more > 1 else ''} (--limit, or --json for all)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 
 import pytest
 
@@ -18,6 +19,8 @@ from montecarlo.cli.common import (
     named_flags,
     parse_int_list,
     parse_name_list,
+    say,
+    wrapped,
 )
 from montecarlo.errors import InputError
 
@@ -321,3 +324,50 @@ def test_the_early_checks_refuse_a_bad_backend_or_scheduler(backend, scheduler, 
         check_edges((), None, None, backend, scheduler)
     assert str(caught.value) == message
     check_edges(("a", "b"), 0.01, 100, "dask", "tcp://127.0.0.1:8786")  # all together, all fine
+
+
+ADVICE = "  With 4 units against 1 unit, continue: 4.9675 against 2.0000 for retreating."
+
+
+def test_prose_is_wrapped_on_a_terminal_only(monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "50")
+    say(ADVICE)  # capsys's stdout is no terminal: one line an item, for grep
+    assert capsys.readouterr().out == ADVICE + "\n"
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    say(ADVICE)
+    assert capsys.readouterr().out == wrapped(ADVICE, 50) + "\n"
+    assert wrapped(ADVICE, 50).splitlines() == [
+        "  With 4 units against 1 unit, continue: 4.9675",
+        "      against 2.0000 for retreating.",
+    ]
+
+
+def test_wrapping_keeps_blank_lines_paths_hyphens_and_commands_whole():
+    text = (
+        "\nSpecials, both rolls seen:\n"
+        "deck: small deck (file /a/very/long/path/to/the/illustrative-deck-of-twelve-cards.toml)\n"
+        "  variant set_aside_die: sets aside one of its dice in play, whatever-Strength-it-has-left\n"
+        "  question duel: a Strength duel of two characters  [montecarlo dune1984 duel]"
+    )
+    lines = wrapped(text, 44).splitlines()
+    assert lines == [
+        "",
+        "Specials, both rolls seen:",
+        "deck: small deck (file",
+        "    /a/very/long/path/to/the/illustrative-deck-of-twelve-cards.toml)",
+        "  variant set_aside_die: sets aside one of",
+        "      its dice in play,",
+        "      whatever-Strength-it-has-left",
+        "  question duel: a Strength duel of two",
+        "      characters",
+        "      [montecarlo dune1984 duel]",
+    ]
+
+def test_wrapped_lines_end_one_column_short_of_the_terminal_and_are_never_under_40_columns():
+    fifty = "  With 4 units against 1 unit, continue: 4.9675 ag"  # 50 columns, then more words
+    assert wrapped(fifty + " against", 51).splitlines()[0] == fifty
+    assert wrapped(fifty + " against", 50).splitlines()[0] == fifty[:-3]
+    first = "  With 4 units against 1 unit, continued:"  # 41 columns
+    text = first + " 4.9675 against"
+    assert wrapped(text, 42).splitlines()[0] == first
+    assert wrapped(text, 10) == wrapped(text, 41) != wrapped(text, 42)  # 40 columns at least
