@@ -11,7 +11,6 @@ import dataclasses
 import json
 import shlex
 import sys
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
@@ -20,7 +19,15 @@ import polars as pl
 import typer
 
 from montecarlo.analysis import DEFAULT_TRIALS
-from montecarlo.cli.common import _options, backend_for, check_edges, cli_errors, fits_whole, warn_excess_jobs
+from montecarlo.cli.common import (
+    _options,
+    backend_for,
+    check_edges,
+    cli_errors,
+    fits_whole,
+    warn_excess_jobs,
+    wrapped,
+)
 from montecarlo.errors import InputError, ScenarioError
 
 # The root (montecarlo.cli) loads these commands from this app when one of them is run.
@@ -444,13 +451,6 @@ def _sizes(facts: dict) -> str:
 WIDTH = 100  # the summary written to a file or a pipe is at least this wide
 
 
-def _say(console, text: str, indent: str = "") -> None:
-    """``text`` wrapped to the console's width, its later lines indented under its first."""
-    shown = textwrap.wrap(text, console.width - 1, initial_indent=indent, subsequent_indent=indent + "  ")
-    for line in shown:
-        console.print(line, markup=False, highlight=False)
-
-
 def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -492,10 +492,8 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
     if fits_whole(console, summary):
         console.print(summary)
     else:  # a terminal narrower than the table: one row a line rather than a frame broken by folds
-        _say(console, str(summary.title))
-        for line in lines:
-            _say(console, line, "  ")
-        _say(console, caption)
+        text = "\n".join((str(summary.title), *(f"  {line}" for line in lines), caption))
+        console.print(wrapped(text, console.width), markup=False, highlight=False)
     rows = shown if show_all else shown.filter(pl.col("significant").fill_null(False))
     rest = shown.height - rows.height
     if rows.height == 0:
