@@ -555,7 +555,7 @@ def console(stderr: bool = False):
     return Console(file=sys.stderr if stderr else sys.stdout)
 
 
-def say(text: str = "") -> None:
+def say(text: str) -> None:
     """Print prose on stdout: on a terminal wrapped to its width (see :func:`wrapped`), piped as it
     is, one line an item, for grep."""
     import shutil
@@ -584,7 +584,7 @@ def wrapped(text: str, width: Optional[int]) -> str:
 
     shown = []
     for line in text.split("\n"):
-        body = line.lstrip(" ")
+        body = line.lstrip()
         lead = line[: len(line) - len(body)]
         whole = re.sub(r"\[[^]]*\]", lambda m: m[0].replace(" ", "\xa0"), body)
         shown += textwrap.wrap(
