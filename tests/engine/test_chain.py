@@ -636,3 +636,54 @@ def test_weighted_counters_are_checked():
             Chain(walk(2).transitions, lambda s: {}, (Metric("x", kind, "", (1,)),), {"x": "step"})
     with pytest.raises(MonteCarloError, match="the weight of 'step' is nan"):
         Chain(walk(2).transitions, lambda s: {}, (Metric("x", "mean", ""),), {"x": {"step": math.nan}})
+
+
+def _odds_of_rows(rows_next, rows_flag, row: int, live: int) -> dict[tuple[int, int], int]:
+    """(code, flag) -> its share of a row, in units of 2**-24, by walking its sub-rows: 256 slices
+    of 2**16 units, 256 sub-slices of 2**8 units, then slices of one unit."""
+    shares: dict[tuple[int, int], int] = {}
+    pending = [(row, 1 << 16)]
+    while pending:
+        at, unit = pending.pop()
+        for code, flag in zip(rows_next[at].tolist(), rows_flag[at].tolist()):
+            if live <= code:  # a sub-row (flag 0)
+                assert flag == 0 and unit > 1
+                pending.append((code, unit >> 8))
+            else:
+                shares[code, flag] = shares.get((code, flag), 0) + unit
+    return shares
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_byte_rows_give_each_step_exactly_its_quantised_odds(seed):
+    """Independent of the sampler: walking every slice of a state's row (and its sub-rows) gives each
+    step exactly its share of 2**24, whatever the block of rows worked out together."""
+    rng = np.random.default_rng(seed)
+    cums, targets, flags = [], [], []
+    live = 40
+    for _ in range(live):
+        n = int(rng.integers(1, 9))
+        cuts = np.unique(rng.integers(1, 1 << 24, size=n - 1))
+        if seed % 2:  # steps of one and of a few hundred units too
+            cuts = np.unique(np.concatenate([cuts, cuts[:1] + 1, cuts[:1] + 300])) if n > 1 else cuts
+        cuts = cuts[cuts < 1 << 24]
+        cum = np.append(cuts, 1 << 24).astype(np.int64)
+        cums.append(cum)
+        targets.append(rng.integers(-5, live, size=cum.size).tolist())  # final states negative
+        flags.append(rng.integers(0, 4, size=cum.size).tolist())
+    rows_next, rows_flag = chain_module._byte_rows(cums, targets, flags)
+    again = chain_module._byte_rows(cums, targets, flags, block=3)
+    assert np.array_equal(rows_next, again[0]) and np.array_equal(rows_flag, again[1])
+    assert rows_next.shape == rows_flag.shape and rows_next.shape[1] == 256 and len(rows_next) > live
+    assert (rows_next[live:] >= live).any()  # sub-rows of sub-rows: the third level is reached
+    for state in range(live):
+        expected: dict[tuple[int, int], int] = {}
+        for size, code, flag in zip(np.diff(cums[state], prepend=0).tolist(), targets[state], flags[state]):
+            if size:
+                expected[code, flag] = expected.get((code, flag), 0) + size
+        assert _odds_of_rows(rows_next, rows_flag, state, live) == expected
+
+
+def test_byte_rows_of_no_live_state_are_empty():
+    rows_next, rows_flag = chain_module._byte_rows([], [], [])
+    assert rows_next.shape == rows_flag.shape == (0, 256)
