@@ -27,6 +27,10 @@ def test_a_chunk_bigger_than_memory_is_refused_with_an_estimate(monkeypatch):
 
 @pytest.mark.processes
 def test_a_worker_that_dies_is_one_line():
+    # the pool started first: while workers start, the first chunks run in this process, and
+    # ``die`` would end the test run itself (seen under xdist when no earlier test had started it)
+    runner.start_workers(2)
+    runner.wait_for_workers()
     with pytest.raises(MonteCarloError, match="worker process died") as info:
         runner.run(die, METRICS, 4_000, seed=1, chunk_size=1_000, jobs=2)
     assert "\n" not in str(info.value) and not isinstance(info.value, InputError)
