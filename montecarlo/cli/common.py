@@ -560,7 +560,7 @@ def say(text: str) -> None:
     is, one line an item, for grep."""
     import shutil
 
-    typer.echo(wrapped(text, shutil.get_terminal_size().columns if sys.stdout.isatty() else None))
+    typer.echo(wrapped(text, shutil.get_terminal_size().columns if _is_terminal(sys.stdout) else None))
 
 
 def wrapped(text: str, width: Optional[int]) -> str:

@@ -394,7 +394,7 @@ def advise(
         return
     left = ", ".join(f"{n} x{c}" for n, c in advice.pile if c) or "empty (the discard pile is shuffled)"
     say(f"Your attack against {setup.enemy.name} (health {enemy_health} now) with {_you(setup)}; "
-               f"deck {setup.deck.short_label()}")
+        f"deck {setup.deck.short_label()}")
     say(f"draw pile: {left}")
     first, *rest = advice.options
     words = f"Spend {first[0]} ammo: {what} {first[1]:.4f}"

@@ -363,6 +363,7 @@ def test_wrapping_keeps_blank_lines_paths_hyphens_and_commands_whole():
         "      [montecarlo dune1984 duel]",
     ]
 
+
 def test_wrapped_lines_end_one_column_short_of_the_terminal_and_are_never_under_40_columns():
     fifty = "  With 4 units against 1 unit, continue: 4.9675 ag"  # 50 columns, then more words
     assert wrapped(fifty + " against", 51).splitlines()[0] == fifty
