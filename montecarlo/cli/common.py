@@ -548,11 +548,16 @@ def fmt_prob(x: Optional[float], digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
-def console(stderr: bool = False):
-    """A rich console on stdout (or stderr) as wide as the terminal (80 columns when piped)."""
+def console(stderr: bool = False, piped_width: Optional[int] = None):
+    """A rich console on stdout (or stderr) as wide as the terminal; written to a file or a pipe,
+    80 columns, or ``piped_width`` if wider (a wide table then keeps its names whole, where a
+    terminal must fold them: a line longer than the terminal would wrap and break the frame)."""
     from rich.console import Console
 
-    return Console(file=sys.stderr if stderr else sys.stdout)
+    out = Console(file=sys.stderr if stderr else sys.stdout)
+    if piped_width is not None and not out.is_terminal:
+        out.width = max(piped_width, out.width)
+    return out
 
 
 def say(text: str) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shlex
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
@@ -28,6 +27,7 @@ from montecarlo.cli.common import (
     warn_excess_jobs,
     wrapped,
 )
+from montecarlo.cli.common import console as stdout_console
 from montecarlo.errors import InputError, ScenarioError
 
 # The root (montecarlo.cli) loads these commands from this app when one of them is run.
@@ -452,15 +452,12 @@ WIDTH = 100  # the summary written to a file or a pipe is at least this wide
 
 
 def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     from montecarlo.reporting.tables import comparison_summary, fmt, holm_line
 
     sc = result.scenario
-    console = Console(file=sys.stdout)
-    if not console.is_terminal:  # a file or a pipe: wide enough for whole names
-        console.width = max(WIDTH, console.width)
+    console = stdout_console(piped_width=WIDTH)
     trials = table["trials"]
     span = f"{trials.min():,}" if trials.min() == trials.max() else f"{trials.min():,}–{trials.max():,}"
     caption = (
@@ -489,7 +486,7 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
             f"{row['variant']}, {row['metric']}: {counts[0]} significant, {counts[1]} identical, "
             f"{counts[2]} n/a; difference {low} to {high}, mean {mean}"
         )
-    if fits_whole(console, summary):
+    if not console.is_terminal or fits_whole(console, summary):  # piped: 100 columns, names folded
         console.print(summary)
     else:  # a terminal narrower than the table: one row a line rather than a frame broken by folds
         text = "\n".join((str(summary.title), *(f"  {line}" for line in lines), caption))

@@ -13,7 +13,16 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, check_edges, cli_errors, emit, named_flags, run_command, say
+from montecarlo.cli.common import (
+    RunOptions,
+    check_edges,
+    cli_errors,
+    console,
+    emit,
+    named_flags,
+    run_command,
+    say,
+)
 from montecarlo.errors import InputError
 
 GAME = "war-for-arrakis"
@@ -645,7 +654,6 @@ def table(
             )
         )
         return
-    from rich.console import Console
     from rich.table import Table
 
     where = f"rank-{settlement} settlement" if settlement else "no settlement"
@@ -661,7 +669,7 @@ def table(
     digits = 3 if "=" in metric or metric.endswith(("win", "destroyed", "retreated")) else 2
     for a in counts:
         shown.add_row(str(a), *("" if cells[a, d] is None else f"{cells[a, d]:.{digits}f}" for d in counts))
-    Console(width=max(100, Console().width)).print(shown)
+    console(piped_width=100).print(shown)
     _echo_readings(_readings(rules, continuation=True, surprise=surprise))
 
 

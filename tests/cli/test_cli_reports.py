@@ -276,6 +276,7 @@ def test_compare_summary_fits_100_columns_without_cutting_names(tmp_path):
     path = scenario(tmp_path, text=text)
     out = runner.invoke(app, ["compare", str(path), "--all"]).stdout
     assert max(map(len, out.splitlines())) <= 100 and "…" not in out
+    assert out.splitlines()[1].startswith("┏") and max(map(len, out.splitlines())) > 80  # a table, 100 wide
     squeezed = out.replace("\n", "").replace("│", "").replace(" ", "")
     assert "tiebreak_by_troops_then_seat" in squeezed and "tiebreak_by_troops_then_spice" in squeezed
 
