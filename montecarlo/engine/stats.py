@@ -79,11 +79,17 @@ def proportion(successes: float, trials: int, confidence: float = CONFIDENCE) ->
 
 
 def mean(total: float, total_sq: float, trials: int, confidence: float = CONFIDENCE) -> Estimate:
-    """Normal interval for a mean from its sum and sum of squares."""
+    """Normal interval for a mean from its sum and sum of squares.
+
+    One trial gives the value but says nothing of its spread: its standard error and interval
+    are unknown (NaN), not a zero-width interval around that one value.
+    """
     if trials <= 0:
         return Estimate(math.nan, math.nan, math.nan, math.nan, 0)
     m = float(total) / trials
-    var = max(total_sq / trials - m * m, 0.0) * trials / max(trials - 1, 1)
+    if trials == 1:
+        return Estimate(m, math.nan, math.nan, math.nan, 1)
+    var = max(total_sq / trials - m * m, 0.0) * trials / (trials - 1)
     se = math.sqrt(var / trials)
     z = z_value(confidence)
     return Estimate(m, m - z * se, m + z * se, se, trials)
@@ -121,7 +127,9 @@ def independent_difference(
 
 def _difference(diff: float, se: float, confidence: float) -> Difference:
     z = z_value(confidence)
-    if se > 0:
+    if math.isnan(se):  # one paired trial: no spread to test against
+        p_value = math.nan
+    elif se > 0:
         p_value = 2 * normal_sf(abs(diff) / se)
     else:
         p_value = 1.0 if diff == 0 else 0.0

@@ -53,12 +53,22 @@ def test_mean_interval():
 
 @pytest.mark.parametrize(
     "values, se",
-    [([0.0, 2.0], 1.0), ([3.0], 0.0)],  # two trials: the sample variance 2 (ddof 1); one: no spread known
+    [([0.0, 2.0], 1.0), ([3.0], math.nan)],  # two trials: sample variance 2 (ddof 1); one: spread unknown
 )
 def test_mean_interval_of_one_or_two_trials(values, se):
     x = np.array(values)
     est = stats.mean(x.sum(), (x * x).sum(), len(x))
-    assert est.se == pytest.approx(se, abs=1e-15) and est.trials == len(x)
+    assert est.se == pytest.approx(se, abs=1e-15, nan_ok=True) and est.trials == len(x)
+    assert est.estimate == x.mean()
+    assert math.isnan(est.ci_low) == math.isnan(est.ci_high) == (len(x) == 1)
+
+
+def test_one_paired_trial_is_never_significant():
+    """A single paired trial that differs has no spread to test it against: no p-value, not p = 0."""
+    diff = stats.paired_difference(-1.0, 1.0, 1)
+    assert diff.estimate == -1.0
+    assert all(math.isnan(v) for v in (diff.ci_low, diff.ci_high, diff.se, diff.p_value))
+    assert not stats.holm([diff.p_value, 0.001]).tolist()[0]
 
 
 @pytest.mark.parametrize("trials", [0, -1])
