@@ -197,6 +197,10 @@ def test_parse_setups():
         ("invest", {"sums": [3, 11], "payout": 4, "players": 5}, "players"),
         ("invest", {"sums": [3, 11], "payout": 4, "stake": 0}, "stake"),
         ("invest", {"sums": [3, 11]}, "payout"),
+        # payout x stake past whole-Spice float range: once an OverflowError traceback (exit 1)
+        ("invest", {"sums": [3, 11], "payout": 1e308, "stake": 10}, "payout x stake"),
+        ("invest", {"sums": [3, 11], "payout": 4, "stake": 10**400}, "payout x stake"),
+        ("invest", {"sums": [3, 11], "payout": 1e300}, "payout x stake"),
     ],
 )
 def test_bad_setups_name_the_field(question, values, field):

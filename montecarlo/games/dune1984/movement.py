@@ -38,6 +38,7 @@ from montecarlo.games.dune1984.rules import Rules
 from montecarlo.validate import whole
 
 MAX_PLAYERS = 4  # four Sietches: the game is for 2 to 4 players
+MAX_BANK_SPICE = 2**53  # payout x stake: above it a float no longer counts whole Spice (or overflows)
 
 
 def sum_ways(total: int) -> int:
@@ -173,6 +174,15 @@ class InvestSetup:
             raise InputError(f"payout must be a positive number (the x of x:1), got {self.payout!r}")
         whole("players", self.players, 2, MAX_PLAYERS)
         whole("stake", self.stake, 1)
+        try:  # the Bank's part must be a whole Spice count a float holds exactly (and no overflow)
+            bank = self.payout * self.stake
+        except OverflowError:
+            bank = math.inf
+        if not bank < MAX_BANK_SPICE:
+            raise InputError(
+                f"payout must keep payout x stake below {MAX_BANK_SPICE:,} Spice, "
+                f"got {self.payout!r} x {self.stake}"
+            )
 
     def received(self) -> int:
         """Spice back when the stake pays: the Bank's whole Spice plus the stake itself."""
