@@ -445,6 +445,19 @@ def test_ammo_to_spend(policy, cap, enemy_health, bonus, expected):
     assert ammo_to_spend(policy, cap, enemy_health, bonus, SMALL) == expected
 
 
+@pytest.mark.parametrize("n", [99, 40_000, 10**20])
+def test_huge_fixed_ammo_plays_all_in(n):
+    """fixed:N with N beyond any cap is all_in: the kernel once kept N itself and crashed
+    (int16 overflow for N = 40,000, OverflowError for N = 10**20: a traceback from the CLI)."""
+    setup = CombatSetup(SMALL, RAIDERS, health=3, ammo=5, damage_bonus=1, policy=f"fixed:{n}")
+    huge = simulate_combat(Rules(), setup, 500, np.random.default_rng(3))
+    all_in_setup = dataclasses.replace(setup, policy="all_in")
+    all_in = simulate_combat(Rules(), all_in_setup, 500, np.random.default_rng(3))
+    for name in METRIC_NAMES:
+        assert np.array_equal(huge[name], all_in[name]), name
+    assert ammo_to_spend(f"fixed:{n}", 4, 9, 0, SMALL) == 4
+
+
 def test_just_enough_on_a_deck_without_skulls_spends_all_it_may():
     assert ammo_to_spend("just_enough", 3, 4, 1, BLANK) == 3
     assert ammo_to_spend("just_enough", 3, 1, 1, BLANK) == 0

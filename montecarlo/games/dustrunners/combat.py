@@ -153,8 +153,10 @@ def redraw_uses(redraw: str) -> frozenset[str]:
 
 
 def fixed_ammo(policy: str) -> int | None:
+    """N of ``fixed:N``, else None. An N above any cap (ammo and the per-attack limit are at most
+    99) is read as 99: it spends the same, and the kernel's int16 arrays can hold it."""
     m = _FIXED.fullmatch(policy)
-    return int(m.group(1)) if m else None
+    return min(int(m.group(1)), MAX_HEALTH) if m else None
 
 
 # ---------------------------------------------------------------------------------------- setup
