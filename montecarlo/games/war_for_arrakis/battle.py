@@ -629,14 +629,34 @@ def value_text(hits: int, shields: int) -> str:
     return "+".join(p for p in parts if p) or "nothing"
 
 
-@functools.lru_cache(maxsize=4096)
-def leader_options(leaders: tuple[tuple[int, int], ...], used: int) -> tuple[tuple[str, int, int], ...]:
-    """The ways ``used`` of the leaders (best first) can each turn one Special: (name, Hits, Shields).
+NO_LEADER = "none"  # the option of using no leader at all (offered only where it may be best)
 
-    Every set of ``used`` leaders, the best first (today's fixed choice, listed first), without
-    repeats of the same total and without a total that another beats or equals in both Hits and
-    Shields (more Hits remove more defenders and more Shields save attackers, so such an option
-    is never better). Fewer leaders than Specials is never better either, so it is not offered.
+
+def every_option(ctx: _Context) -> bool:
+    """Whether best play must be offered every set of leaders, not only the undominated ones.
+
+    A hit more on the defender or a hit fewer on the attacker is never worse, except where it
+    makes the defender retreat early (policy ``when_outnumbered``) and the attacker counts
+    destroyed units (``trade:W``): then killing one defender fewer, or using no leader at all,
+    can be worth more (2 elite and Beast Rabban against 2 regular, trade:1: 2.3574 against
+    2.3178 with the best leaders always used).
+    """
+    return ctx.rules.retreat == "when_outnumbered" and ctx.objective[0] == "trade"
+
+
+@functools.lru_cache(maxsize=4096)
+def leader_options(
+    leaders: tuple[tuple[int, int], ...], used: int, every: bool = False
+) -> tuple[tuple[str, int, int], ...]:
+    """The ways at most ``used`` of the leaders (best first) can each turn one Special: (name, Hits,
+    Shields).
+
+    Each leader may turn one Special. Every set of ``used`` leaders, the best first (today's fixed
+    choice, listed first), without repeats of the same total and without a total that another
+    beats or equals in both Hits and Shields (more Hits remove more defenders and more Shields save
+    attackers, so such an option is never better where :func:`every_option` is false). Fewer
+    leaders than Specials is never better there either, so it is not offered. With ``every``, every
+    set of ``used`` leaders or fewer (down to none, :data:`NO_LEADER`), without repeats of a total.
 
     >>> leader_options(((2, 1), (2, 0)), 1)  # Feyd-Rautha or Rabban: Feyd-Rautha is as good in all
     (('2H+1S', 2, 1),)
@@ -644,11 +664,16 @@ def leader_options(leaders: tuple[tuple[int, int], ...], used: int) -> tuple[tup
     (('2H & 2S', 2, 2), ('2H & 1H', 3, 0))
     >>> leader_options(((2, 0), (0, 2), (1, 0)), 1)
     (('2H', 2, 0), ('2S', 0, 2))
+    >>> leader_options(((2, 1), (2, 0)), 1, every=True)
+    (('2H+1S', 2, 1), ('2H', 2, 0), ('none', 0, 0))
     """
     found: dict[tuple[int, int], str] = {}
-    for chosen in itertools.combinations(leaders, used):
-        total = (sum(h for h, _ in chosen), sum(s for _, s in chosen))
-        found.setdefault(total, " & ".join(value_text(h, s) for h, s in chosen))
+    for size in range(used, -1, -1) if every else (used,):
+        for chosen in itertools.combinations(leaders, size):
+            total = (sum(h for h, _ in chosen), sum(s for _, s in chosen))
+            found.setdefault(total, " & ".join(value_text(h, s) for h, s in chosen) or NO_LEADER)
+    if every:
+        return tuple((name, h, s) for (h, s), name in found.items())
     kept = [
         (name, h, s)
         for (h, s), name in found.items()
@@ -658,24 +683,24 @@ def leader_options(leaders: tuple[tuple[int, int], ...], used: int) -> tuple[tup
 
 
 @functools.lru_cache(maxsize=512)
-def has_choice(leaders: tuple[tuple[int, int], ...]) -> bool:
+def has_choice(leaders: tuple[tuple[int, int], ...], every: bool = False) -> bool:
     """Whether the attacker ever chooses between its leaders (some number of Specials leaves two
     options of :func:`leader_options`)."""
-    return any(len(leader_options(leaders, used)) > 1 for used in range(1, len(leaders)))
+    return any(len(leader_options(leaders, used, every)) > 1 for used in range(1, len(leaders) + 1))
 
 
 @functools.lru_cache(maxsize=None)
 def pick_round(
-    side_a: tuple, side_d: tuple, cancel_a: int, cancel_d: int, cap_a: int, cap_d: int
+    side_a: tuple, side_d: tuple, cancel_a: int, cancel_d: int, cap_a: int, cap_d: int, every: bool = False
 ) -> tuple[np.ndarray, tuple[tuple[float, tuple[tuple[str, int, int], ...]], ...]]:
     """One round when the attacker chooses which leaders turn its Specials, both rolls seen.
 
     Returns ``P[k_a, k_d]`` (hits on the attacker, on the defender) of the rolls that leave no
     real choice, and the rest grouped by situation: ``(p, ((option, k_a, k_d), ...))``, options in
-    :func:`leader_options` order. An option is dropped where another gives the same hits, or no
-    more hits on the attacker and no fewer on the defender (never worse: fewer losses, more
-    defenders removed); a roll with one option left leaves no choice. The defender's Specials are
-    its fixed policy's (:func:`side_table`).
+    :func:`leader_options` order. An option is dropped where another gives the same hits, or
+    (unless ``every``, :func:`every_option`) no more hits on the attacker and no fewer on the
+    defender (never worse there: fewer losses, more defenders removed); a roll with one option
+    left leaves no choice. The defender's Specials are its fixed policy's (:func:`side_table`).
     """
     n_a, extra, faces, leaders = side_a
     td = side_table(*side_d)
@@ -689,7 +714,7 @@ def pick_round(
     for (h, s, x), p in dice.pool(n_a, faces).items():
         groups.setdefault(min(x + extra, len(leaders)), []).append((h, s, p))
     for used, rolls in groups.items():
-        options = leader_options(leaders, used)
+        options = leader_options(leaders, used, every)
         h, s, p = (np.array(v)[:, None, None] for v in zip(*rolls))  # [roll, option, defender cell]
         hits = np.array([o[1] for o in options])[None, :, None]
         shields = np.array([o[2] for o in options])[None, :, None]
@@ -708,7 +733,10 @@ def pick_round(
             for j in range(m):
                 if i != j:
                     equal = (on_a[i] == on_a[j]) & (on_d[i] == on_d[j])
-                    kept[j] &= ~((on_a[i] <= on_a[j]) & (on_d[i] >= on_d[j]) & (~equal | (i < j)))
+                    drop = equal & (i < j)
+                    if not every:
+                        drop |= ~equal & (on_a[i] <= on_a[j]) & (on_d[i] >= on_d[j])
+                    kept[j] &= ~drop
         alone = kept.sum(axis=0) == 1
         first = kept.argmax(axis=0)[alone]
         cells = np.flatnonzero(alone)
@@ -733,14 +761,18 @@ def pick_round(
     return plain, tuple((p, key) for key, p in picks.items())
 
 
-def _undominated(options: tuple, on_a: list[int], on_d: list[int]) -> tuple[tuple[str, int, int], ...]:
+def _undominated(
+    options: tuple, on_a: list[int], on_d: list[int], every: bool = False
+) -> tuple[tuple[str, int, int], ...]:
     """The options whose (hits on the attacker, hits on the defender) no other option beats or
-    equals in both (the first listed of equal ones kept), in their order (as :func:`pick_round`)."""
+    equals in both (the first listed of equal ones kept; with ``every`` only equal ones are
+    dropped), in their order (as :func:`pick_round`)."""
     results = list(zip(on_a, on_d))
     kept = []
     for j, (ka, kd) in enumerate(results):
         if any(
-            a2 <= ka and d2 >= kd and ((a2, d2) != (ka, kd) or i < j)
+            ((a2, d2) == (ka, kd) and i < j)
+            or (not every and a2 <= ka and d2 >= kd and (a2, d2) != (ka, kd))
             for i, (a2, d2) in enumerate(results)
             if i != j
         ):
@@ -765,8 +797,9 @@ def _round_best(ctx: _Context, a: tuple, d: tuple, surprise: bool) -> list[tuple
     side_a, side_d = _sides(ctx, a, d, surprise)
     ca, cd = capacity(a), capacity(d)
     picks: tuple = ()
-    if has_choice(ctx.leaders[0]):
-        table, picks = pick_round(side_a, side_d, a[2], d[2], ca, cd)
+    every = every_option(ctx)
+    if has_choice(ctx.leaders[0], every):
+        table, picks = pick_round(side_a, side_d, a[2], d[2], ca, cd, every)
     else:
         table = round_table(side_a, side_d, a[2], d[2], ca, cd)
     steps: list[tuple[float, Any, tuple[str, ...]]] = [
@@ -1067,8 +1100,8 @@ def reference_battle(rules: Rules, setup: BattleSetup, rng: np.random.Generator)
 
         used = leaders[0][: results[0].count("special")]  # best first, unless best play picks others
         chosen = (sum(h for h, _ in used), sum(s for _, s in used))
-        if advisor is not None and rules.attack == "best" and 0 < len(used) < len(leaders[0]):
-            subsets = itertools.combinations(leaders[0], len(used))
+        if advisor is not None and rules.attack == "best" and used:  # each leader *may* turn one
+            subsets = (c for k in range(len(used) + 1) for c in itertools.combinations(leaders[0], k))
             totals = {(sum(h for h, _ in c), sum(s for _, s in c)) for c in subsets}
             after = {total: casualties(total) for total in totals}
             chosen = advisor.pick(
@@ -1165,14 +1198,16 @@ class BestPlay:
     ) -> tuple[int, int]:
         """The (Hits, Shields) best play's leaders add, given what each total would leave.
 
-        ``results``: for each total the ``used`` leaders can add, both legions after the round.
+        ``results``: for each total that ``used`` leaders or fewer can add, both legions after
+        the round.
         """
-        choices = leader_options(self.ctx.leaders[0], used)
+        every = every_option(self.ctx)
+        choices = leader_options(self.ctx.leaders[0], used, every)
         on_a = [capacity(attacker) - capacity(results[h, s][0]) for _, h, s in choices]
         on_d = [capacity(defender) - capacity(results[h, s][1]) for _, h, s in choices]
         totals = {name: (h, s) for name, h, s in choices}
         options: dict[BattleState, str] = {}
-        for name, ka, kd in _undominated(choices, on_a, on_d):
+        for name, ka, kd in _undominated(choices, on_a, on_d, every):
             nxt = _after_round_best(self.ctx, take_hits(attacker, ka), take_hits(defender, kd))
             options.setdefault(nxt, name)
         if len(options) == 1:
@@ -1208,8 +1243,9 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
 
     ``rules.attack`` is set to ``best`` here (the other rules, e.g. the defender's policy, are
     kept); the setup's objective (default win) is what is maximised. Decisions come sorted by
-    attacking units (most first), then defending units (fewest first); a Specials decision by
-    what its chosen leaders leave.
+    attacking units (most first), then defending units (fewest first); Specials decisions where
+    best play departs from the best leaders first come before the others, each by what its chosen
+    leaders leave.
     """
     import dataclasses
 
@@ -1221,11 +1257,13 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
     fixed = exact_battle(dataclasses.replace(rules, attack="until_destroyed"), setup)["objective"]
     attacker, defender = setup.legions
     names = _leader_names(rules, attacker)
-    plain, picks = [], []
+    plain, picks, departs = [], [], set()
     for state, choice in solution.policy.items():
         options = solution.option_values(state)
         if isinstance(state, Pick):
             chosen = dict(state.options)[choice]
+            if choice != state.options[0][0]:  # not the fixed choice (listed first)
+                departs.add(len(picks))
             picks.append(
                 Decision(
                     _units_text(chosen.attacker, attacker), _units_text(chosen.defender, defender),
@@ -1244,7 +1282,7 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
             )
     order = lambda d: (-d.attacker_units, d.defender_units, d.attacker, d.defender)  # noqa: E731
     plain.sort(key=order)
-    picks.sort(key=order)
+    picks = [p for _, p in sorted(enumerate(picks), key=lambda ip: (ip[0] not in departs, order(ip[1])))]
     return Advice(objective, solution.value, fixed, tuple(plain), tuple(picks))
 
 
@@ -1258,6 +1296,8 @@ def _leader_names(rules: Rules, legion: Legion) -> Any:
     Harkonnen"``), each leader named once."""
 
     def name(option: str) -> str:
+        if option == NO_LEADER:
+            return "no leader"
         free = list(legion.leaders)
         out = []
         for value in option.split(" & "):  # every option is made of the legion's own leaders
