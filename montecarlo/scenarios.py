@@ -32,7 +32,7 @@ from montecarlo import __version__, registry
 from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_many
 from montecarlo.engine import memory, runner
 from montecarlo.errors import InputError, ScenarioError
-from montecarlo.games.base import Game, Question, apply_overrides
+from montecarlo.games.base import Game, Question, apply_overrides, refuse_conflicts
 from montecarlo.progress import trial_bar
 from montecarlo.tomlread import TomlReader, one_line, parse_text, read_text, show
 
@@ -386,6 +386,11 @@ class _Checker(TomlReader):
                     known = ", ".join(game.variants) or "none"
                     unknown = f"unknown variant {b!r} for {game.name}"
                     self.fail(f"{key}.builtin", unknown, f"use one of: {known}")
+            try:  # two built-in variants that set one rule otherwise: the later would undo the earlier
+                refuse_conflicts({}, [(f"variant {b!r}", game.variants[b]) for b in builtin])
+            except InputError as exc:
+                self.fail(f"{key}.builtin", exc, "or set that rule in the variant's overrides")
+            for b in builtin:
                 try:  # a variant that contradicts [rules] or a variant before it
                     rules = apply_overrides(rules, game.variants[b], what=f"variant {b!r}")
                 except InputError as exc:

@@ -485,7 +485,7 @@ def test_a_builtin_variant_that_contradicts_the_rules_before_it_is_refused_by_it
         ("biased", "bias must be between 0 and 1, got 2.0"),
         ("odd", "variant 'odd': '<=' not supported between instances of 'int' and 'str'"),
     ):
-        path = write(tmp_path, f'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = ["loaded", "{builtin}"]\n')
+        path = write(tmp_path, f'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = ["bonus", "{builtin}"]\n')
         with pytest.raises(ScenarioError) as info:
             load_scenario(path)
         fix = f"drop {builtin!r} or the rule it contradicts"
@@ -497,6 +497,20 @@ def test_a_builtin_variant_that_contradicts_the_rules_before_it_is_refused_by_it
         load_scenario(path)
     unknown = "unknown variant 'loaded' for coin; use one of: none"
     assert str(info.value) == f"{path}: variants.x.builtin: {unknown}"
+
+
+def test_two_builtin_variants_that_set_one_rule_otherwise_are_refused(coin_game, tmp_path, monkeypatch):
+    """The later would silently undo the earlier while the report still named both."""
+    monkeypatch.setitem(GAME.variants, "fair", {"bias": 0.5})
+    path = write(tmp_path, 'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = ["loaded", "bonus", "fair"]\n')
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    conflict = "variant 'fair' sets bias = 0.5, but variant 'loaded' sets it to 0.7: give only one of them"
+    fix = "or set that rule in the variant's overrides"
+    assert str(info.value) == f"{path}: variants.x.builtin: {conflict}; {fix}"
+    text = 'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = "loaded"\noverrides = { bias = 0.5 }\n'
+    path = write(tmp_path, text)
+    assert load_scenario(path).variants[0].rules.bias == 0.5  # overrides refine a built-in variant
 
 
 def test_two_sides_playing_best_are_refused_in_a_scenario_with_its_key(tmp_path):

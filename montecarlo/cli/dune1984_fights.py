@@ -137,8 +137,7 @@ def _ask(question: str, run: RunOptions, settings=None, overrides=None, **values
     game = get_game("dune1984")
     setup = game.question(question).setup(values)  # checked, and warned, before the run
     warn_same_house(setup)
-    if overrides:
-        _check_best(game.rules(run.variant, overrides), setup)
+    _check_best(game.rules(run.variant, overrides, overrides_from="--policy"), setup)
     settings = settings or run.settings(f"dune1984 {question}")
     return answer_of("dune1984", question, setup, variants=run.variant, rules=overrides, settings=settings)
 
@@ -244,8 +243,11 @@ def fight(
 
       montecarlo dune1984 fight -a 3,1 -d 2,2 --policy best
     """
+    from montecarlo.registry import get_game
+
     overrides = _designation(policy)
-    if objective is None and overrides.get("designation") in ("best", "defender_best"):
+    rules = get_game("dune1984").rules(run.variant, overrides, overrides_from="--policy")
+    if objective is None and rules.designation in ("best", "defender_best"):  # --policy or -v best_play
         objective = "win"
     answer = _ask(
         "fight",

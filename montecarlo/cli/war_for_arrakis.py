@@ -219,7 +219,7 @@ def battle(
     }
     game = get_game(GAME)
     checked = game.question("battle").setup(setup)
-    _check_best(game.rules(run.variant, overrides), checked)
+    _check_best(game.rules(run.variant, overrides, overrides_from="--policy"), checked)
     answer = run.ask(GAME, "battle", checked, overrides)
     s = answer.setup
     why = QUESTIONS["battle"].why_no_exact
@@ -381,7 +381,7 @@ def need(
 
     check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
     game = get_game(GAME)
-    rules = game.rules(tuple(variant or ()), _policies(policy))
+    rules = game.rules(tuple(variant or ()), _policies(policy), overrides_from="--policy")
     defence = game.question("battle").setup(
         {
             "attacker": "1 regular" + (f", {leaders}" if leaders else ""),
@@ -486,7 +486,8 @@ def advise(
         )
     overrides["attack"] = "best"
     game = get_game(GAME)
-    rules = game.rules(tuple(variant or ()), overrides)
+    who = "advise (attack policy best) or --policy"
+    rules = game.rules(tuple(variant or ()), overrides, overrides_from=who)
     setup = game.question("battle").setup(
         {
             "attacker": attacker,
@@ -605,7 +606,7 @@ def table(
         raise InputError(
             f"unknown metric {metric!r} for the battle; known: {', '.join(question.reported_names())}"
         )
-    rules = game.rules(tuple(variant or ()), _policies(policy))
+    rules = game.rules(tuple(variant or ()), _policies(policy), overrides_from="--policy")
     extra = [  # units each side's additions bring (a leader alone is checked beside one regular)
         parse_legion(f"1 regular, {text}", what).units - 1 if text else 0
         for text, what in ((attacker_with, "--attacker-with"), (defender_with, "--defender-with"))
@@ -668,8 +669,10 @@ def table(
         shown.add_column(str(d), justify="right")
     digits = 3 if "=" in metric or metric.endswith(("win", "destroyed", "retreated")) else 2
     for a in counts:
-        shown.add_row(str(a), *("" if cells[a, d] is None else f"{cells[a, d]:.{digits}f}" for d in counts))
+        shown.add_row(str(a), *("—" if cells[a, d] is None else f"{cells[a, d]:.{digits}f}" for d in counts))
     console(piped_width=100).print(shown)
+    if None in cells.values():
+        say(f"—: more than {MAX_UNITS} units once the added units join (a legion holds at most {MAX_UNITS})")
     _echo_readings(_readings(rules, continuation=True, surprise=surprise))
 
 

@@ -132,18 +132,47 @@ class Game:
         return self.questions[key]
 
     def rules(
-        self, variants: Sequence[str] = (), overrides: Mapping[str, Any] | None = None
+        self,
+        variants: Sequence[str] = (),
+        overrides: Mapping[str, Any] | None = None,
+        overrides_from: str | None = None,
     ) -> Any:
-        """Official rules with the named variants, then ``overrides``, applied in order."""
+        """Official rules with the named variants, then ``overrides``, applied in order.
+
+        Two named variants that set one rule to different values are refused (``-v best_play -v
+        strongest_first``): the later would silently undo the earlier, which the run's record
+        would still name. ``overrides`` refine the variants (as a scenario's ``overrides`` follow
+        its ``builtin``), unless ``overrides_from`` names them (``--policy``, a peer of ``-v``
+        on the command line): then they are held to the same rule, and named in its message.
+        """
         rules = self.rules_type()
+        set_by: dict[str, tuple[str, Any]] = {}  # rule field -> (who set it, its value)
         for name in variants:
             if name not in self.variants:
                 known = ", ".join(self.variants) or "none"
                 raise InputError(f"unknown variant {name!r} for {self.name}; known: {known}")
+            refuse_conflicts(set_by, [(f"variant {name!r}", self.variants[name])])
             rules = apply_overrides(rules, self.variants[name], what=f"variant {name!r}")
         if overrides:
+            if overrides_from:
+                refuse_conflicts(set_by, [(overrides_from, overrides)])
             rules = apply_overrides(rules, overrides, what="rule override")
         return rules
+
+
+def refuse_conflicts(
+    set_by: dict[str, tuple[str, Any]], settings: Sequence[tuple[str, Mapping[str, Any]]]
+) -> None:
+    """One line when a setting ``(who, overrides)`` sets a rule that an earlier one (in ``set_by``:
+    rule -> (who, value), filled as it goes) set to another value."""
+    for who, overrides in settings:
+        for name, value in overrides.items():
+            if name in set_by and set_by[name][1] != value:
+                earlier, was = set_by[name]
+                raise InputError(
+                    f"{who} sets {name} = {value!r}, but {earlier} sets it to {was!r}: give only one of them"
+                )
+            set_by.setdefault(name, (who, value))
 
 
 def apply_overrides(obj: Any, overrides: Mapping[str, Any], what: str = "override") -> Any:

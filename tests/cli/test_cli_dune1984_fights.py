@@ -113,6 +113,11 @@ def test_readable_table_has_title_and_exact_column():
             ["--attacker", "4", "--defender", "5", "--attacker-equipment", "lasgun"],
             "unknown equipment 'lasgun'",
         ),
+        (["--attacker", "3.5", "--defender", "5"], "attacker must be a Strength 1..6"),  # not a name
+        (
+            ["--attacker", "4", "--defender", "5", "-v", "guile_check_d8", "-v", "guile_check_2d6"],
+            "variant 'guile_check_2d6' sets guile_roll = '2d6', but variant 'guile_check_d8' sets it to 'd8'",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message):
@@ -239,6 +244,9 @@ def test_the_defender_may_play_best():
         (("--policy", "best", "--objective", "keep:1"), "objective must be win"),
         (("--objective", "trade:x"), "objective must be win"),
         (("--policy", "bestest"), "unknown policy"),
+        # two settings of who takes the damage: the later once undid the earlier, still named
+        (("-v", "best_play", "--policy", "weakest_first"), "--policy sets designation = 'weakest_first'"),
+        (("-v", "best_play", "-v", "strongest_first"), "variant 'strongest_first' sets designation"),
     ],
 )
 def test_bad_best_play_input_is_one_line_and_exit_2(args, message):
@@ -246,9 +254,17 @@ def test_bad_best_play_input_is_one_line_and_exit_2(args, message):
     assert result.exit_code == 2 and message in result.output and len(result.output.strip().splitlines()) == 1
 
 
-def test_best_play_with_one_character_has_nothing_to_decide():
-    result = run("dune1984", "fight", "-a", "4", "-d", "2,2", "--policy", "best")
+@pytest.mark.parametrize("best", [("--policy", "best"), ("-v", "best_play")])
+def test_best_play_with_one_character_has_nothing_to_decide(best):
+    result = run("dune1984", "fight", "-a", "4", "-d", "2,2", *best)
     assert result.exit_code == 2 and "no choice of who takes the damage" in result.output
+
+
+def test_the_variant_best_play_is_the_policy_best():
+    """-v best_play reports the objective as --policy best does (it once left it out)."""
+    by_variant = fight_json("-a", "3,1", "-d", "2,2", "-v", "best_play", "-n", "2000")
+    by_policy = fight_json("-a", "3,1", "-d", "2,2", "--policy", "best", "-n", "2000")
+    assert by_variant["metrics"]["objective"] == by_policy["metrics"]["objective"]
 
 
 def test_the_readable_answer_says_trials_seed_rules_and_precision_under_its_table():

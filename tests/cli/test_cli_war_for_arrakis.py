@@ -45,6 +45,9 @@ def test_exact_table():
     )
     assert result.exit_code == 0, result.output
     assert "rounds (exact)" in result.stdout and "rank-2 settlement" in result.stdout
+    # 1 elite more: the row of 6 would be 7 units, left out with a dash that the note explains
+    last = next(line for line in result.stdout.splitlines() if line.startswith("│     6 │"))
+    assert last.count("—") == 6 and "—: more than 6 units once the added" in result.stdout
     result = runner.invoke(throwaway, ["war-for-arrakis", "--attacker-with", "bashar", "--json"])
     assert result.exit_code == 0, result.output
     assert all(c["exact"] is not None for c in json.loads(result.stdout)["cells"])
@@ -195,6 +198,12 @@ def test_need_shows_the_next_smaller_legion():
         (["need", "--defender", "2 regular", "--target", "1.5"], "--target must be a probability"),
         (["need", "--defender", "2 regular", "--elite", "knight"], "elite kind"),
         (["need", "--defender", "9 regular"], "at most 6"),
+        (["need", "--defender", "2 regular", "--leaders", "2 regular"], "leaders only"),  # units: searched
+        (["storm", "--legion", "2 fedaykin", "--terrain", "desert"], "Fedaykin (Atreides)"),
+        (["worm", "--legion", "1 regular, 1 fedaykin", "--terrain", "desert"], "Fedaykin (Atreides)"),
+        (["battle", "-a", "3 regular", "-d", "2 regular", "-v", "one_round", "--policy", "while_ahead"],
+         "--policy sets attack = 'while_ahead', but variant 'one_round' sets it to 'max_rounds:1'"),
+        (["advise", "-a", "3 regular, bashar", "-d", "2 regular", "-v", "one_round"], "variant 'one_round'"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, fix):

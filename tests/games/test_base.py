@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from montecarlo.errors import InputError
 from montecarlo.games.base import parse_weighted_objective, weighted_objective_text
+from montecarlo.registry import get_game
 
 weights = st.one_of(
     st.integers(0, 1_000_000).map(float),
@@ -30,3 +31,18 @@ def test_a_weight_may_be_written_with_an_exponent_and_is_still_checked():
     for text in ("keep:1e7", "keep:-1e2", "keep:1e", "keep:e5", "keep:inf", "keep:nan"):
         with pytest.raises(InputError, match="keep"):
             parse_weighted_objective(text, "keep", "keep:10")
+
+
+def test_named_variants_that_set_one_rule_otherwise_are_refused():
+    """-v best_play -v strongest_first: the later undid the earlier while the run still named both."""
+    dune = get_game("dune1984")
+    with pytest.raises(InputError, match="variant 'strongest_first' sets designation = 'strongest_first', "
+                       "but variant 'best_play' sets it to 'best': give only one of them"):
+        dune.rules(["best_play", "strongest_first"])
+    assert dune.rules(["best_play", "best_play"]).designation == "best"  # the same value twice is one
+    assert dune.rules(["best_play", "set_aside_die"]).set_aside_die  # other rules: together
+    # overrides refine the variants (the API's rules=, a scenario's overrides) unless named as peers
+    assert dune.rules(["best_play"], {"designation": "strongest_first"}).designation == "strongest_first"
+    with pytest.raises(InputError, match="^--policy sets designation = 'weakest_first', but variant"):
+        dune.rules(["best_play"], {"designation": "weakest_first"}, overrides_from="--policy")
+    assert dune.rules(["best_play"], {"designation": "best"}, overrides_from="--policy").designation == "best"

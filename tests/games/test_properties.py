@@ -36,16 +36,29 @@ SETTINGS = settings(
 )
 TOL = 1e-9
 
+def compatible(game):
+    """Whether named variants can go together: none sets a rule that another sets otherwise
+    (``Game.rules`` refuses such a set, e.g. best_play with strongest_first)."""
+
+    def ok(names: list[str]) -> bool:
+        settings: dict = {}
+        return all(settings.setdefault(k, v) == v for n in names for k, v in game.variants[n].items())
+
+    return ok
+
+
 strength = st.integers(1, 6)
 kit = st.lists(st.sampled_from(["sword", "gom_jabbar", "poison"]), unique=True, max_size=3).map(tuple)
 guile = st.integers(0, 6)
-dune_variants = st.lists(st.sampled_from(sorted(DUNE.variants)), unique=True, max_size=3)
+dune_variants = st.lists(
+    st.sampled_from(sorted(DUNE.variants)), unique=True, max_size=3
+).filter(compatible(DUNE))
 # variants under which the sides are treated alike (a tie is re-rolled)
 symmetric_variants = st.lists(
     # one side playing best is not symmetric either (the other side designates its weakest)
     st.sampled_from(sorted(set(DUNE.variants) - {"ties_favour_defender", "best_play", "defender_best_play"})),
     unique=True, max_size=3,
-)
+).filter(compatible(DUNE))
 
 
 def duel(a, d, ka=(), kd=(), ga=3, gd=3):
@@ -245,7 +258,9 @@ def test_duel_solver_matches_brute_force_where_the_gom_cap_binds():
 
 # --- Dune: Imperium ---------------------------------------------------------------------------------
 
-imperium_variants = st.lists(st.sampled_from(sorted(IMPERIUM.variants)), unique=True, max_size=3)
+imperium_variants = st.lists(
+    st.sampled_from(sorted(IMPERIUM.variants)), unique=True, max_size=3
+).filter(compatible(IMPERIUM))
 troop_count = st.integers(0, 4)
 PLACES = ("first", "second", "third", "nothing")
 

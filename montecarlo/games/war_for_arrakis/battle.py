@@ -1355,6 +1355,8 @@ def need(
     kind = " ".join(str(elite).lower().replace("-", " ").split())
     if kind not in KINDS or KINDS[kind][0] == 0:
         raise InputError(f"elite kind must be elite, sardaukar, fedaykin or special, got {elite!r}")
+    if leaders and parse_legion(f"1 regular, {leaders}", "leaders").units > 1:  # units: they'd join each
+        raise InputError(f"leaders: leaders only (the units are what is searched), got {leaders!r}")
     previous, tried = None, 0
     for size in range(1, MAX_UNITS + 1):
         for elites in range(size + 1):

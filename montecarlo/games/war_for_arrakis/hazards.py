@@ -51,6 +51,10 @@ def _harkonnen(legion: Legion, what: str) -> Legion:
         raise InputError(
             f"{what}: storms and sandworms strike Harkonnen legions; this one has Atreides leaders"
         )
+    if legion.special_name == "fedaykin":
+        raise InputError(
+            f"{what}: storms and sandworms strike Harkonnen legions; this one has Fedaykin (Atreides)"
+        )
     return legion
 
 
