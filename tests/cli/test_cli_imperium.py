@@ -94,6 +94,7 @@ def test_table_output_names_the_card_and_its_source():
         ["--troops", "2,2", "--deck", "imperium_row"],
         ["--troops", "2,2", "--conflict", "battle_of_corrin"],
         ["--troops", "2,2", "--variant", "ties_favour_defender"],
+        ["--troops", "2,2,2", "--hagal", "x"],
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args):
@@ -118,6 +119,12 @@ def test_missing_troops_is_a_one_line_usage_error():
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--troops" in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_a_hagal_seat_that_is_not_a_number_says_what_hagal_takes():
+    result = odds("--troops", "2,2,2", "--hagal", "x", "--quiet")
+    assert result.exit_code == 2
+    assert "the seats (1-based numbers) that are House Hagal, got 'x'" in result.stderr
 
 
 def test_two_seats_name_house_hagal_and_a_hagal_seat_counts_for_nobody():

@@ -134,7 +134,7 @@ BAD_SETUPS = [
     ({"troops": "1,1,1,1", "hagal": 4}, HAGAL_SEATS),
     ({"troops": "1,1", "hagal": "1,2"}, HAGAL_SEATS),
     ({"troops": "1,1,1", "hagal": "3,1,2"}, HAGAL_SEATS),
-    ({"troops": "1,1", "hagal": "x"}, "hagal: seat 1 must be an integer >= 0, got 'x'"),
+    ({"troops": "1,1", "hagal": "x"}, "hagal: the seats (1-based numbers) that are House Hagal, got 'x'"),
 ]
 
 

@@ -91,10 +91,20 @@ def equipment(value: Any, field: str) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def fighter(value: Any, field: str) -> tuple[int | str, int, int]:
     """A Strength 1..6 or a character name -> (label, Strength, Guile); label is the int or the name."""
     if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
         value = int(value)
+    if isinstance(value, str) and _is_number(value):  # 3.5, 1e3: a Strength, not a name
+        raise InputError(f"{field} must be a Strength 1..{MAX_STRENGTH} or a character name, got {value!r}")
     if isinstance(value, str):
         try:
             found = character(value)

@@ -104,7 +104,7 @@ CONFLICTS: dict[str, ConflictCard] = {
     "battle_for_arrakeen": ConflictCard(
         "Battle for Arrakeen", 3,
         (Reward(2, "control of Arrakeen"), Reward(0, "1 intrigue card + 3 spice"), Reward(0, "3 Solari")),
-        "illustrative: reward values are not from the seeds"),
+        "illustrative: reward values are not from the rulebook"),
     "points_3_2_1": ConflictCard(
         "3/2/1 VP yardstick", 0, (Reward(3), Reward(2), Reward(1)),
         "illustrative yardstick, not a real card"),

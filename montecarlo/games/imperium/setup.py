@@ -136,8 +136,12 @@ def parse_conflict(values: Mapping[str, Any]) -> ConflictSetup:
         raise InputError(f"deck: expected a deck name ({', '.join(DECKS)}), got {deck!r}")
     seats: tuple[int, ...] = ()
     if values.get("hagal") not in (None, "", "none"):
-        given = _per_seat(values["hagal"], "hagal", None)
-        seats = _int_per_seat(given, "hagal", len(given))
+        given = [int(v) if isinstance(v, str) and re.fullmatch(r"\s*\d+\s*", v) else v
+                 for v in _per_seat(values["hagal"], "hagal", None)]
+        for v in given:
+            if not is_whole(v):
+                raise InputError(f"hagal: the seats (1-based numbers) that are House Hagal, got {v!r}")
+        seats = tuple(int(v) for v in given)
     return ConflictSetup(
         troops, revealed, intrigue, deck.strip(), conflict_key(values.get("conflict")), seats
     )
