@@ -200,6 +200,8 @@ class Result:
         trials = f.get("trials")
         shown = f"{trials:,} trials" if isinstance(trials, int) else "exact"
         rules = ", ".join(f.get("variants") or ()) or BASELINE + " rules"
+        if f.get("precision_reached") is False:  # the trial cap came first: say so, as the CLI does
+            shown += f" (precision ±{f['precision']:g} NOT reached: raise max_trials)"
         return f"{shown}, seed {f.get('seed')}, {rules}; 95% intervals; montecarlo {f.get('version')}"
 
     def __repr__(self) -> str:
@@ -214,7 +216,7 @@ class Result:
 
         lines = [self.title, line(columns), *(line(row) for row in cells)]
         if more:
-            lines.append(f"... {more} more rows (.to_pandas() has them all)")
+            lines.append(f"... {more} more row{'s' if more > 1 else ''} (.to_pandas() has them all)")
         lines.append(self._caption())
         if self.differences is not None:
             lines += ["", repr(self.differences)]
@@ -228,7 +230,8 @@ class Result:
         body = "".join(
             "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>" for row in cells
         )
-        note = f"<p>... {more} more rows (<code>.to_pandas()</code> has them all)</p>" if more else ""
+        rows = "rows" if more > 1 else "row"
+        note = f"<p>... {more} more {rows} (<code>.to_pandas()</code> has them all)</p>" if more else ""
         parts = [
             f"<table><caption>{html.escape(self.title)}</caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table>{note}<p>{html.escape(self._caption())}</p>"
@@ -401,7 +404,7 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     facts = {
         "game": answer.game, "question": answer.question, "seed": answer.seed, "trials": answer.trials,
         "variants": list(names), "rules": to_plain(answer.rules), "setup": to_plain(answer.setup),
-        "precision": precision, "version": answer.version,
+        "precision": precision, "precision_reached": answer.precision_reached(), "version": answer.version,
     }
     where = ", ".join(f"{k}={v}" for k, v in shown.items())
     title = f"{answer.game} {answer.question}" + (f": {where}" if where else "")
@@ -471,17 +474,23 @@ def _parse(data: Mapping[str, Any], source: str) -> Scenario:
 def _scenario_result(result: ScenarioResult, title: str, path: Path | None = None) -> Result:
     """A scenario run as a Result (long form) with its differences when there are several variants."""
     from montecarlo.games.base import to_plain
-    from montecarlo.reporting.tables import COMPARISON_COLUMNS, comparison_table, results_table
+    from montecarlo.reporting.tables import (
+        COMPARISON_COLUMNS,
+        comparison_table,
+        precision_facts,
+        results_table,
+    )
 
     sc = result.scenario
     grid = tuple(sc.grid)
+    long = results_table(result)
     facts = {
         "game": sc.game.name, "question": sc.question.name, "seed": sc.seed, "trials": sc.trials,
         "variants": [v.name for v in result.variants], "baseline": result.baseline,
         "rules": {v.name: to_plain(v.rules) for v in result.variants}, "setup": dict(sc.setup),
-        "precision": sc.precision, "version": result.version, "scenario": sc.name,
+        "precision": sc.precision, **precision_facts(result, long), "version": result.version,
+        "scenario": sc.name,
     }
-    long = results_table(result)
     diffs = comparison_table(result)
     differences = None
     if diffs is not None:

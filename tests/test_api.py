@@ -193,6 +193,10 @@ def test_games_is_the_package_and_the_catalogue():
         (lambda: mc.table("dune1984", grid={"attacker": [1, 9]}, defender=2), "grid point attacker=9"),
         (lambda: mc.compare("dune1984", attacker=3, defender=2), "give variants="),
         (lambda: mc.report("dune1984"), "expected a scenario file"),
+        # a misspelt field is named, not the field it was meant to be reported missing
+        (lambda: mc.odds("dune1984", atacker=4, defender=5), "unknown field(s) atacker"),
+        (lambda: mc.odds("war-for-arrakis", "storm", legion="2 regular", terain="desert"), "terain"),
+        (lambda: mc.odds("dune1984", defender=5), "attacker is required (a Strength 1..6"),
     ],
 )
 def test_errors_are_one_line_input_errors(call, message):
@@ -241,3 +245,14 @@ def test_precision_adds_trials_until_every_interval_is_narrow_enough():
     assert at_it.precision_reached() is True
     assert dataclasses.replace(answer, precision=answer.widest_half_width() / 2).precision_reached() is False
     assert dataclasses.replace(answer, precision=None).precision_reached() is None
+    assert duel.facts["precision_reached"] is True and "NOT reached" not in repr(duel)
+
+
+def test_a_precision_the_trial_cap_stopped_is_said_as_in_the_cli():
+    duel = mc.odds("dune1984", attacker=4, defender=5, precision=0.01, trials=100, max_trials=200)
+    assert duel.facts["precision_reached"] is False
+    assert "(precision ±0.01 NOT reached: raise max_trials)" in repr(duel).splitlines()[-1]
+    variants = {"official": {}, "flat": "no_strength_gain"}
+    compared = mc.compare("dune1984", "duel", grid={"attacker": [2]}, defender=3, variants=variants,
+                          precision=0.005, trials=500, max_trials=1_000)
+    assert compared.facts["precision_reached"] is False and "NOT reached" in repr(compared)

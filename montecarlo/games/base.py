@@ -191,9 +191,19 @@ def apply_overrides(obj: Any, overrides: Mapping[str, Any], what: str = "overrid
         raise InputError(f"{what}: {exc}") from None
 
 
-def build_dataclass(cls: type, values: Mapping[str, Any], what: str) -> Any:
-    """``cls(**values)`` with unknown keys reported by name (validation is the class's own)."""
+def build_dataclass(
+    cls: type, values: Mapping[str, Any], what: str, required: Mapping[str, str] | None = None
+) -> Any:
+    """``cls(**values)`` with unknown keys reported by name (validation is the class's own).
+
+    ``required``: field -> what it takes, for fields without a default; checked after the
+    unknown keys, so that a misspelt field is named as such ("unknown field(s) atacker"), not
+    reported as the field it was meant to be missing.
+    """
     check_known(values, (f.name for f in dataclasses.fields(cls)), what)
+    for name, takes in (required or {}).items():
+        if name not in values:
+            raise InputError(f"{what}: {name} is required ({takes})")
     try:
         return cls(**dict(values))
     except InputError:

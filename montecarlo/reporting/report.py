@@ -45,6 +45,7 @@ from montecarlo.reporting.tables import (
     holm_line,
     matrix_index,
     matrix_layout,
+    precision_facts,
     summary_line,
 )
 from montecarlo.scenarios import Scenario, ScenarioResult, show_value
@@ -249,20 +250,6 @@ def write_index(
 def default_command(result: ScenarioResult) -> str:
     sc = result.scenario
     return f"montecarlo report {sc.path}" if sc.path else "(scenario given in Python; no file to rerun)"
-
-
-def precision_facts(result: ScenarioResult, long: pl.DataFrame) -> dict[str, Any]:
-    """For a ``precision`` run: whether every probability's half-width reached the target and
-    the widest half-width achieved (metrics that do not apply left out); else empty."""
-    sc = result.scenario
-    if not sc.precision:
-        return {}
-    probabilities = [n for m in sc.question.metrics if m.kind != "mean" for n in m.reported_names()]
-    shown = long.filter(pl.col("metric").is_in(probabilities))
-    half_widths = shown.select((pl.col("ci_high") - pl.col("ci_low")) / 2)
-    # max skips the nulls of a metric that does not apply to its setup: None when no value is left
-    widest = float(half_widths.max().item() or 0.0)
-    return {"precision_reached": widest <= sc.precision, "widest_half_width": widest}
 
 
 def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None = None) -> dict[str, Any]:

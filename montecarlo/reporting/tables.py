@@ -376,3 +376,17 @@ def _distribution(long: pl.DataFrame, grid: list[str], names: Sequence[str]) -> 
     part = long.filter(pl.col("metric").is_in(list(names)))
     index = grid + ["variant"]
     return part.pivot(on="metric", index=index, values="estimate").select(*index, *names)
+
+
+def precision_facts(result: ScenarioResult, long: pl.DataFrame) -> dict[str, Any]:
+    """For a ``precision`` run: whether every probability's half-width reached the target and
+    the widest half-width achieved (metrics that do not apply left out); else empty."""
+    sc = result.scenario
+    if not sc.precision:
+        return {}
+    probabilities = [n for m in sc.question.metrics if m.kind != "mean" for n in m.reported_names()]
+    shown = long.filter(pl.col("metric").is_in(probabilities))
+    half_widths = shown.select((pl.col("ci_high") - pl.col("ci_low")) / 2)
+    # max skips the nulls of a metric that does not apply to its setup: None when no value is left
+    widest = float(half_widths.max().item() or 0.0)
+    return {"precision_reached": widest <= sc.precision, "widest_half_width": widest}

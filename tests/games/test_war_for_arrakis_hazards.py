@@ -355,8 +355,19 @@ def test_pool_note_whole_text():
             lambda: WormSetup("none", "desert"),
             "legion: the worm needs a target; give units or harvester = true",
         ),
-        (lambda: GAME.question("storm").setup({"terrain": "desert"}), "storm setup: legion is required"),
-        (lambda: GAME.question("worm").setup({"legion": "1 regular"}), "worm setup: terrain is required"),
+        (
+            lambda: GAME.question("storm").setup({"terrain": "desert"}),
+            "storm setup: legion is required (a Harkonnen legion like '3 regular, bashar')",
+        ),
+        (
+            lambda: GAME.question("worm").setup({"legion": "1 regular"}),
+            "worm setup: terrain is required (e.g. desert)",
+        ),
+        # a misspelt field is named as such, not reported as the missing one
+        (
+            lambda: GAME.question("worm").setup({"legion": "1 regular", "terain": "desert"}),
+            "worm setup: unknown field(s) terain; known: carryall, harvester, legion, terrain, wild_maker",
+        ),
         (
             lambda: GAME.question("storm").setup({"legion": "1 regular", "terrain": "desert", "color": 1}),
             "storm setup: unknown field(s) color; known: legion, settlement, terrain",

@@ -242,18 +242,14 @@ def _normalise(setup: Any, side: str, labels: Any, guiles: Any) -> None:
 
 def parse_duel(values: Mapping[str, Any]) -> DuelSetup:
     """Plain values (TOML, CLI) -> DuelSetup; attacker and defender are required."""
-    for side in SIDES:
-        if side not in values:
-            raise InputError(f"duel setup: {side} is required (a Strength 1..6 or a character name)")
-    return build_dataclass(DuelSetup, values, "duel setup")
+    takes = "a Strength 1..6 or a character name"
+    return build_dataclass(DuelSetup, values, "duel setup", dict.fromkeys(SIDES, takes))
 
 
 def parse_fight(values: Mapping[str, Any]) -> FightSetup:
     """Plain values (TOML, CLI) -> FightSetup; attacker and defender are required."""
-    for side in SIDES:
-        if side not in values:
-            raise InputError(f"fight setup: {side} is required (a list of Strengths 1..6 or character names)")
-    return build_dataclass(FightSetup, values, "fight setup")
+    takes = "a list of Strengths 1..6 or character names"
+    return build_dataclass(FightSetup, values, "fight setup", dict.fromkeys(SIDES, takes))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -363,10 +363,8 @@ def objective_text(objective: tuple[str, float]) -> str:
 
 def parse_battle(values: Mapping[str, Any]) -> BattleSetup:
     """Plain values (TOML, CLI) -> BattleSetup; attacker and defender are required."""
-    for side in SIDES:
-        if side not in values:
-            raise InputError(f"battle setup: {side} is required (a legion like '4 regular, 1 elite, bashar')")
-    return build_dataclass(BattleSetup, values, "battle setup")
+    takes = "a legion like '4 regular, 1 elite, bashar'"
+    return build_dataclass(BattleSetup, values, "battle setup", dict.fromkeys(SIDES, takes))
 
 
 # --- casualties ---------------------------------------------------------------------------------

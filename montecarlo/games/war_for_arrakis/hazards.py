@@ -137,17 +137,13 @@ class WormSetup:
 
 
 def parse_storm(values: Mapping[str, Any]) -> StormSetup:
-    for name in ("legion", "terrain"):
-        if name not in values:
-            raise InputError(f"storm setup: {name} is required")
-    return build_dataclass(StormSetup, values, "storm setup")
+    required = {"legion": "a Harkonnen legion like '3 regular, bashar'", "terrain": "e.g. desert"}
+    return build_dataclass(StormSetup, values, "storm setup", required)
 
 
 def parse_worm(values: Mapping[str, Any]) -> WormSetup:
-    for name in ("legion", "terrain"):
-        if name not in values:
-            raise InputError(f"worm setup: {name} is required")
-    return build_dataclass(WormSetup, values, "worm setup")
+    required = {"legion": "a Harkonnen legion like '3 regular, bashar'", "terrain": "e.g. desert"}
+    return build_dataclass(WormSetup, values, "worm setup", required)
 
 
 def storm_dice(rules: Rules, place: str, settlement: bool = False) -> tuple[int, int]:
