@@ -20,10 +20,10 @@ import importlib
 import importlib.util
 import sys
 from difflib import get_close_matches
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
-from typer.core import TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 try:  # recent typer vendors its own copy of click
     from typer._click import exceptions as click_exceptions
@@ -44,21 +44,23 @@ SCENARIO_COMMANDS = {
 
 
 def _hide_flag_types() -> None:
-    """Help screens show no ``<bool>`` after flags (--json, --help) and ``<str>...`` for lists."""
-    original = getattr(TyperOption, "display_type_rich", None)
-    if original is None or getattr(original, "_montecarlo", False):  # pragma: no cover
-        return
+    """Help screens show no ``<bool>`` after flags (--json, --help) and ``<str>...`` for lists
+    (options and arguments)."""
+    for kind in (TyperOption, TyperArgument):
+        original = getattr(kind, "display_type_rich", None)
+        if original is None or getattr(original, "_montecarlo", False):  # pragma: no cover
+            continue
 
-    def display_type_rich(self, ctx):
-        if getattr(self, "is_flag", False) and not getattr(self, "count", False):
-            return None
-        shown = original(self, ctx)
-        if isinstance(shown, str) and shown.startswith("<list[") and shown.endswith("]>"):
-            return f"<{shown[6:-2]}>..."
-        return shown
+        def display_type_rich(self, ctx, original=original):
+            if getattr(self, "is_flag", False) and not getattr(self, "count", False):
+                return None
+            shown = original(self, ctx)
+            if isinstance(shown, str) and shown.startswith("<list[") and shown.endswith("]>"):
+                return f"<{shown[6:-2]}>..."
+            return shown
 
-    display_type_rich._montecarlo = True
-    TyperOption.display_type_rich = display_type_rich
+        display_type_rich._montecarlo = True
+        kind.display_type_rich = display_type_rich
 
 
 _hide_flag_types()
@@ -374,20 +376,29 @@ def _root(
 
 
 @app.command("games")
-def games() -> None:
+def games(
+    files: Annotated[
+        Optional[list[str]],
+        typer.Argument(metavar="FILE.toml", help="Battle files (rules as data) to list as well."),
+    ] = None,
+) -> None:
     """List the modelled games, their questions (with the command that asks each) and variants.
 
     Examples:
 
       montecarlo games
+
+      montecarlo games scenarios/games/risk.toml
     """
     from montecarlo import api
-    from montecarlo.cli.common import say
+    from montecarlo.cli.common import cli_errors, say
 
-    for name, game in api.games().items():
+    catalogue = cli_errors(api.games)(*(files or ()))
+    for name, game in catalogue.items():
         say(f"{name}: {game.title}")
         for q in game.questions.values():
-            say(f"  question {q.name}: {q.description}  [montecarlo {name} {q.name}]")
+            command = f"odds {name}" if name in (files or ()) else f"{name} {q.name}"
+            say(f"  question {q.name}: {q.description}  [montecarlo {command}]")
         for v, desc in game.variants.items():
             say(f"  variant {v}" + (f": {desc}" if desc else ""))
 

@@ -29,7 +29,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any, Callable, Optional, Sequence
 
 import typer
 
@@ -237,7 +237,12 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-def _options(trials: int) -> dict[str, tuple[Any, Any]]:
+def _options(trials: int, variants: Sequence[str] | None = None) -> dict[str, tuple[Any, Any]]:
+    """The common run options; ``variants``, where the command knows them (a battle file's, which
+    ``montecarlo games`` does not list), are named in --variant's help."""
+    variant_help = "Named house rule to apply (repeatable); `montecarlo games` lists them."
+    if variants is not None:
+        variant_help = f"Named house rule to apply (repeatable): {', '.join(variants) or 'none here'}."
     return {
         "trials": (
             Annotated[
@@ -309,7 +314,7 @@ def _options(trials: int) -> dict[str, tuple[Any, Any]]:
                     "--variant",
                     "-v",
                     metavar="NAME",
-                    help="Named house rule to apply (repeatable); `montecarlo games` lists them.",
+                    help=variant_help,
                     rich_help_panel="Rules",
                 ),
             ],
@@ -489,15 +494,18 @@ def check_edges(
     backend_for(backend, scheduler)
 
 
-def run_command(func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS) -> Callable:
+def run_command(
+    func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS, variants: Sequence[str] | None = None
+) -> Callable:
     """Add the common run options to ``func``'s signature; pass them as ``run: RunOptions``.
 
     Use as ``@run_command``, or ``@run_command(trials=50_000)`` where the command's own default
-    number of trials differs (the help then shows the default that is used).
+    number of trials differs (the help then shows the default that is used); ``variants`` names
+    the house rules in --variant's help.
     """
     if func is None:
-        return functools.partial(run_command, trials=trials)
-    options = _options(trials)
+        return functools.partial(run_command, trials=trials, variants=variants)
+    options = _options(trials, variants)
     flags = flags_of(func)
     sig = inspect.signature(func)
     own = [p for p in sig.parameters.values() if p.name != "run"]

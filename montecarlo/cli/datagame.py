@@ -45,6 +45,7 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
 
     if not str(path).endswith(".toml"):
         raise InputError(f"{path}: a game definition is a .toml file (see docs/rules-as-data.md)")
+    _refuse_a_scenario(path)
     compiled = load_compiled(path)
     game = compiled.game
     question = game.question()
@@ -58,6 +59,23 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
     emit(answer, run, f"{game.title}: {shown}", extra={"exact_note": note} if note else None)
     if note and not run.json:
         say(f"note: {note}")
+
+
+def _refuse_a_scenario(path: str | Path) -> None:
+    """A scenario file given to ``odds`` (it names a game and has no ``format``): say what it is
+    and which commands run it, instead of the battle format's "game: unknown key"."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return  # the battle file's own reader says what is wrong
+    if "game" in data and "format" not in data:
+        raise InputError(
+            f"{path}: a scenario file (it names a game), not a battle file: run it with "
+            "montecarlo report or montecarlo compare (odds FILE.toml takes a battle file, "
+            "docs/rules-as-data.md)"
+        )
 
 
 def vars_of(setup) -> dict:
@@ -79,6 +97,17 @@ def odds_command(
     odds_file(path, set_values or [], run)
 
 
+def _file_variants(path: str) -> tuple[str, ...] | None:
+    """The house rules a definition file names (None for a file that does not load: its error
+    comes when the command runs)."""
+    try:
+        from montecarlo.datagame import load_compiled
+
+        return tuple(load_compiled(path).d.variants)
+    except Exception:
+        return None
+
+
 def setup_fields_help(path: str) -> str:
     """The --set help of a definition file: each setup field, its range, default and meaning."""
     generic = "A setup field as NAME=VALUE (repeatable), e.g. --set attackers=5."
@@ -97,7 +126,7 @@ def setup_fields_help(path: str) -> str:
 def command_for(path: str):
     """The click command that ``montecarlo odds PATH.toml`` runs once PATH named the sub-command."""
 
-    @run_command
+    @run_command(variants=_file_variants(path))  # `montecarlo games` lists only the built-in games'
     def odds_toml(
         run: RunOptions,
         set_values: Annotated[

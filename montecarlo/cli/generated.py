@@ -222,7 +222,7 @@ def question_command(game_name: str, question_name: str, prefix: str) -> Callabl
         f"\n\nExamples:\n\n  {_example_line(prefix, question, options)}\n"
     )
     odds.__name__ = question.name.replace("-", "_")
-    return run_command(odds)
+    return run_command(variants=tuple(game.variants))(odds)
 
 
 def odds_command(game_name: str) -> Callable:
@@ -371,7 +371,7 @@ def table_command(game_name: str) -> Callable:
         f"setup fields keep their option.\n\nExamples:\n\n"
         f"  montecarlo table {game_name}{example_axes} -n 2000\n"
     )
-    return run_command(trials=TABLE_TRIALS)(table)
+    return run_command(trials=TABLE_TRIALS, variants=tuple(game.variants))(table)
 
 
 def _show(value: Any) -> str:

@@ -16,6 +16,20 @@ def test_version_and_games():
     assert result.exit_code == 0 and "dune1984" in result.output
 
 
+def test_games_lists_a_battle_files_question_and_variants_as_its_odds_help_says():
+    """`odds FILE --help` names the file's house rules, and `games FILE` lists them too (the plain
+    catalogue has the built-in games only)."""
+    risk = "scenarios/games/risk.toml"
+    result = runner.invoke(app, ["games", risk])
+    assert result.exit_code == 0, result.output
+    assert f"[montecarlo odds {risk}]" in result.output and "variant ties_to_attacker" in result.output
+    helped = runner.invoke(app, ["odds", risk, "--help"], env={"COLUMNS": "200"}).output
+    named = "house rule to apply (repeatable): ties_to_attacker, defender_three_dice, both_house_rules"
+    assert named in helped
+    missing = runner.invoke(app, ["games", "nope.toml"])
+    assert missing.exit_code == 2 and "nope.toml: no such game definition file" in missing.output
+
+
 def test_games_on_a_terminal_wraps_each_entry_under_its_name(monkeypatch, capsys):
     """Piped, one line an entry (for grep); on a terminal each entry wrapped to its width with a
     hanging indent, and the command that asks a question never split."""

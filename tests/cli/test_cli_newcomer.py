@@ -403,3 +403,12 @@ def test_compare_shows_whole_names_on_a_wide_terminal(tmp_path):
     names = {cell.strip() for line in result.stdout.splitlines() if line.startswith("│")
              for cell in line.split("│")[1:3]}
     assert {"ties_to_attacker", "defender_three_dice", "attackers_remaining"} <= names, result.stdout
+
+
+def test_a_scenario_given_to_odds_says_what_it_is_and_what_runs_it():
+    """odds FILE.toml takes a battle file; a scenario said "game: unknown key" (the battle
+    format's complaint about the scenario's first key)."""
+    result = CliRunner().invoke(app, ["odds", "scenarios/risk/house-rules.toml"])
+    assert result.exit_code == 2
+    said = "a scenario file (it names a game), not a battle file: run it with montecarlo report"
+    assert said in result.output
