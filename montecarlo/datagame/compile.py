@@ -21,19 +21,25 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import math
+import re
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from montecarlo.datagame import rounds
+from montecarlo.datagame.expr import LIMIT
 from montecarlo.datagame.spec import COUNTS, MAX_FACES, REROLL, Definition, DefinitionError, parse_definition
 from montecarlo.engine.chain_question import ChainQuestion
+from montecarlo.engine.memory import check_fits
 from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.games.base import Game, Metric, Question, check_known
 from montecarlo.validate import whole
 
 SAMPLER_MAX_STATES = 20_000  # above this many states the byte-table sampler's table gets too big
 DECISIVE, TIE = ("round", "decisive"), ("round", "tie")  # a round that changed the state, or not
+MAX_DICE = 1_000  # dice of one kind a side rolls in a round, at most (the vector kernel holds them all)
+_WHOLE = re.compile(r"\s*[+-]?[0-9]+\s*")  # a whole number as text: one sign at most, ASCII digits
 
 
 class CompiledGame:
@@ -99,7 +105,7 @@ class CompiledGame:
                     f"{f.low}..{f.high}); give it, e.g. --set {f.name}={f.example}"
                 )
             value = values[f.name]
-            if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            if isinstance(value, str) and _WHOLE.fullmatch(value):
                 value = int(value)
             out[f.name] = whole(f.name, value, f.low, f.high)
         return self.Setup(**out)
@@ -132,21 +138,53 @@ class CompiledGame:
         for side, groups in zip(self.d.sides, self.d.roll):
             pool = []
             for die, count in groups:
-                n = count(env)
-                if n < 0:  # a comparison counts as 1 or 0
-                    raise self.d.error(
-                        f"round.roll.{side}.{die}",
-                        f"gives {n!r} dice in state {self._show(env)}; "
-                        "a pool size must be a whole number >= 0 (use max(0, ...))",
-                    )
-                pool.append((faces[die], int(n)))
+                pool.append((faces[die], self._pool_size(side, die, count(env), self._show(env))))
             pools.append(tuple(pool))
         return tuple(pools)
 
+    def _pool_size(self, side: str, die: str, n: Any, state: str) -> int:
+        """A pool size as given by ``round.roll.SIDE.DIE`` in ``state``, once it is 0..MAX_DICE."""
+        if n < 0:  # a comparison counts as 1 or 0
+            raise self.d.error(
+                f"round.roll.{side}.{die}",
+                f"gives {n!r} dice in state {state}; "
+                "a pool size must be a whole number >= 0 (use max(0, ...))",
+            )
+        if n > MAX_DICE:
+            raise self.d.error(
+                f"round.roll.{side}.{die}",
+                f"gives {int(n):,} dice in state {state}; a side rolls at most {MAX_DICE:,} dice of a kind "
+                f"(cap it, e.g. min({MAX_DICE}, ...))",
+            )
+        return int(n)
+
+    def _too_many_outcomes(self, exc: rounds.PoolTooLarge, pools: tuple, env: Mapping[str, Any]) -> Exception:
+        """The pool group that cannot be enumerated exactly, as a one-line error naming its key in
+        round.roll (the first group of that size: the pools are enumerated in order)."""
+        for side, groups, pool in zip(self.d.sides, self.d.roll, pools):
+            for (die, _), (faces, n) in zip(groups, pool):
+                if math.comb(len(set(faces)) + n - 1, n) > rounds.MAX_OUTCOMES:
+                    return self.d.error(
+                        f"round.roll.{side}.{die}",
+                        f"gives {n} dice of {len(set(faces))} faces in state {self._show(env)}, too many to "
+                        f"enumerate exactly (at most {rounds.MAX_OUTCOMES:,} outcomes a kind of die); roll "
+                        f"fewer dice, or give dice.{die} fewer faces",
+                    )
+        return self.d.error("round.roll", f"{exc} (at most {rounds.MAX_OUTCOMES:,} outcomes a kind of die)")
+
     def outcomes(self, env: Mapping[str, Any], faces, ties: str) -> list[tuple[float, dict[str, Any]]]:
         """Every outcome of one round from the state in ``env``: (probability, round quantities)."""
+        pools = self._pools(env, faces)
+        try:
+            return self._outcomes(env, pools, ties)
+        except rounds.PoolTooLarge as exc:
+            raise self._too_many_outcomes(exc, pools, env) from None
+
+    def _outcomes(
+        self, env: Mapping[str, Any], pools: tuple, ties: str
+    ) -> list[tuple[float, dict[str, Any]]]:
         d, (a, b) = self.d, self.d.sides
-        pool_a, pool_d = self._pools(env, faces)
+        pool_a, pool_d = pools
         sizes = {f"{a}_dice": sum(n for _, n in pool_a), f"{b}_dice": sum(n for _, n in pool_d)}
         if d.compare == "count":
             out = []
@@ -214,26 +252,11 @@ class CompiledGame:
         return out
 
     def _explain(self, exc: MonteCarloError) -> Exception:
-        """A battle that cannot end, or a pool too large to enumerate, as a one-line definition error."""
-        if isinstance(exc, rounds.PoolTooLarge):  # the dice, not the update, are the cause
-            return self.d.error(
-                self._pool_key(exc),
-                f"{exc} (at most {rounds.MAX_OUTCOMES:,} outcomes a pool); use fewer faces, or fewer "
-                "dice in round.roll",
-            )
+        """A battle that cannot end as a one-line definition error (a pool too large to enumerate
+        is named by :meth:`outcomes` itself)."""
         return self.d.error(
             "round.update", f"{exc}; check round.update and end (every battle must be able to end)"
         )
-
-    def _pool_key(self, exc: rounds.PoolTooLarge) -> str:
-        """``dice.NAME.faces`` of the die with the face count the error names, else ``dice``."""
-        faces = exc.args[1] if len(exc.args) > 1 else None
-        named = [
-            name
-            for name, die in self.d.dice.items()
-            if faces is not None and len(set(die.values or die.symbols or ())) == faces
-        ]
-        return f"dice.{named[0]}.faces" if len(named) == 1 else "dice"
 
     # --- kernels ----------------------------------------------------------------------------------
 
@@ -303,16 +326,18 @@ class CompiledGame:
             parts, total = [], np.zeros(m, dtype=np.int64)
             for die, count in groups:
                 n = np.broadcast_to(np.asarray(count.vector(env), dtype=np.int64), (m,))
-                negative = np.flatnonzero(n < 0)
-                if negative.size:
-                    bad = int(negative[0])
-                    raise d.error(
-                        f"round.roll.{side}.{die}",
-                        f"gives {int(n[bad])} dice in state "
-                        f"{', '.join(f'{f}={int(env[f][bad])}' for f in self.fields)}; a pool size "
-                        "must be a whole number >= 0 (use max(0, ...))",
-                    )
+                outside = np.flatnonzero((n < 0) | (n > MAX_DICE))
+                if outside.size:
+                    bad = int(outside[0])
+                    state = ", ".join(f"{f}={int(env[f][bad])}" for f in self.fields)
+                    self._pool_size(side, die, int(n[bad]), state)  # raises, naming the key and state
                 width = int(n.max())  # m >= 1: simulate_direct stops when no battle is left
+                if m * width > 1 << 24:  # several arrays of m x width whole numbers are made below
+                    check_fits(
+                        6 * 8 * m * width,
+                        f"{d.source}: round.roll.{side}.{die}: {width:,} dice for each of {m:,} battles",
+                        hint="roll fewer dice or simulate fewer battles at once (a smaller chunk size)",
+                    )
                 face_list = faces[die]
                 if d.compare == "count":
                     codes = np.array([d.symbols[sides.index(side)].index(s) for s in face_list])
@@ -384,10 +409,10 @@ class CompiledGame:
                 raise d.error("max_rounds", f"a battle was still going after {d.max_rounds:,} rounds")
             env = {**env0, **state}
             dice = []  # per side: the faces shown, one die at a time
-            for groups in d.roll:
+            for side, groups in zip(d.sides, d.roll):
                 shown = []
                 for die, count in groups:
-                    for _ in range(count(env)):
+                    for _ in range(self._pool_size(side, die, count(env), self._show(env))):
                         shown.append(faces[die][int(rng.integers(len(faces[die])))])
                 dice.append(shown)
             q: dict[str, Any] = {f"{a}_dice": len(dice[0]), f"{b}_dice": len(dice[1])}
@@ -460,6 +485,10 @@ def _rules_type(d: Definition) -> type:
                 )
                 raise InputError(
                     f"{d.source}: rules.{name}: expected a {kind} like {default!r}, got {value!r}"
+                )
+            if type(default) is int and not -LIMIT < value < LIMIT:
+                raise InputError(
+                    f"{d.source}: rules.{name}: {value} is too large; numbers must be below 2**62 in size"
                 )
             if name in d.keyword_rules and value not in (*d.sides, REROLL):
                 raise InputError(

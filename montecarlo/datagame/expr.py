@@ -8,6 +8,12 @@ subscripts, strings, lambdas) is refused with the reason, so a definition file c
 arbitrary code. The checked tree is turned into nested closures, evaluated either on Python ints
 (the exact solver, the reference trial) or on numpy arrays (the vectorised simulation).
 
+Every number is below ``LIMIT`` (2**62) in size: a literal beyond it is refused when parsed, and
+a sum, difference or product that reaches it raises the expression's ``error`` (ExprError unless
+the caller gives its own, e.g. naming the file and key) on Python ints and numpy arrays alike,
+so a value never wraps around silently in numpy's 64-bit arithmetic. (Operands below 2**62 have
+a sum below 2**63, which cannot wrap; a product is checked in floating point first.)
+
 >>> e = Expr("min(3, attackers) + (defenders > 2)", {"attackers", "defenders"})
 >>> e({"attackers": 5, "defenders": 3}), sorted(e.names)
 (4, ['attackers', 'defenders'])
@@ -18,6 +24,11 @@ arbitrary code. The checked tree is turned into nested closures, evaluated eithe
 Traceback (most recent call last):
 ...
 montecarlo.datagame.expr.ExprError: only min(...) and max(...) may be called, not __import__
+>>> Expr("x * 4000000000000000000", {"x"})({"x": 3})
+Traceback (most recent call last):
+...
+montecarlo.datagame.expr.ExprError: 3 * 4000000000000000000 = 12000000000000000000 is too large; \
+values must stay below 2**62
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ import numpy as np
 FUNCTIONS = ("min", "max")
 RESERVED = frozenset(FUNCTIONS) | {"True", "False", "and", "or", "not", "if", "else"}
 MAX_LENGTH = 500
+LIMIT = 2**62  # every number written or computed is below this in size (numpy's int64 holds 2**63 - 1)
 
 Env = Mapping[str, Any]
 Node = Callable[[Env], Any]
@@ -60,13 +72,18 @@ class Expr:
         text: the expression as written in the file (an int is accepted too).
         allowed: the names it may use (state fields, rules, round quantities).
 
+        error: makes the exception raised when evaluating reaches a value of ``LIMIT`` or more
+            (given the one-line reason); default :class:`ExprError`.
+
     Raises:
         ExprError: with a one-line reason (unknown name, forbidden construct, syntax error).
     """
 
     __slots__ = ("text", "names", "_scalar", "_vector", "constant")
 
-    def __init__(self, text: str | int, allowed: Iterable[str]) -> None:
+    def __init__(
+        self, text: str | int, allowed: Iterable[str], error: Callable[[str], Exception] = ExprError
+    ) -> None:
         if isinstance(text, bool) or not isinstance(text, (str, int)):
             raise ExprError(f"expected an expression (a string) or a whole number, got {text!r}")
         self.text = str(text)
@@ -78,8 +95,8 @@ class Expr:
             raise ExprError(f"cannot parse {self.text!r}: {exc.msg}") from None
         allowed = frozenset(allowed)
         names: set[str] = set()
-        self._scalar = _build(tree, allowed, names, vector=False)
-        self._vector = _build(tree, allowed, names, vector=True)
+        self._scalar = _build(tree, allowed, names, vector=False, error=error)
+        self._vector = _build(tree, allowed, names, vector=True, error=error)
         self.names = frozenset(names)
         self.constant = not names
 
@@ -95,12 +112,14 @@ class Expr:
         return f"Expr({self.text!r})"
 
 
-def _build(node: ast.AST, allowed: frozenset, names: set, vector: bool) -> Node:
+def _build(
+    node: ast.AST, allowed: frozenset, names: set, vector: bool, error: Callable[[str], Exception]
+) -> Node:
     """A closure computing ``node``; ExprError for anything outside the language."""
-    build = functools.partial(_build, allowed=allowed, names=names, vector=vector)
+    build = functools.partial(_build, allowed=allowed, names=names, vector=vector, error=error)
     if isinstance(node, ast.Constant):
         value = node.value
-        if isinstance(value, bool) or (isinstance(value, int) and abs(value) < 2**62):
+        if isinstance(value, bool) or (isinstance(value, int) and abs(value) < LIMIT):
             return lambda env: value
         if isinstance(value, int):
             raise ExprError(
@@ -119,9 +138,10 @@ def _build(node: ast.AST, allowed: frozenset, names: set, vector: bool) -> Node:
         if op is None:
             raise ExprError(f"operator {type(node.op).__name__} is not allowed (only + - *)")
         left, right = build(node.left), build(node.right)
+        symbol = _SYMBOL[type(node.op)]
         if vector:
-            return lambda env: op(_int(left(env)), _int(right(env)))
-        return lambda env: op(left(env), right(env))
+            return lambda env: _vector_arithmetic(op, symbol, _int(left(env)), _int(right(env)), error)
+        return lambda env: _arithmetic(op, symbol, left(env), right(env), error)
     if isinstance(node, ast.UnaryOp):
         inner = build(node.operand)
         if isinstance(node.op, ast.USub):
@@ -178,6 +198,37 @@ def _build(node: ast.AST, allowed: frozenset, names: set, vector: bool) -> Node:
         f"{what} is not allowed: only numbers, names, + - *, min, max, comparisons, "
         "and/or/not and 'a if c else b'"
     )
+
+
+def _too_large(x: int, symbol: str, y: int, value: int) -> str:
+    return f"{x} {symbol} {y} = {value} is too large; values must stay below 2**62"
+
+
+def _arithmetic(op: Callable, symbol: str, x: Any, y: Any, error: Callable[[str], Exception]) -> Any:
+    """``op(x, y)`` on Python ints, refused (``error``) when its size reaches ``LIMIT``."""
+    value = op(x, y)
+    if -LIMIT < value < LIMIT:
+        return value
+    raise error(_too_large(int(x), symbol, int(y), int(value)))
+
+
+def _vector_arithmetic(op: Callable, symbol: str, x: Any, y: Any, error: Callable[[str], Exception]) -> Any:
+    """``op(x, y)`` elementwise, refused (``error``, naming the first such element) when a value's size
+    reaches ``LIMIT``: a product is estimated in floating point first (int64 would wrap around),
+    and the elements it flags are checked exactly on Python ints."""
+    if op is operator.mul:
+        value = None
+        suspect = np.abs(np.multiply(x, y, dtype=np.float64)) >= LIMIT / 2  # rounding cannot hide one
+    else:
+        value = op(x, y)  # operands below 2**62: a sum or difference below 2**63 does not wrap
+        suspect = np.abs(value) >= LIMIT
+    if np.any(suspect):
+        xs, ys, flags = np.broadcast_arrays(np.asarray(x), np.asarray(y), suspect)
+        for i in np.flatnonzero(flags):
+            a, b = int(xs.flat[i]), int(ys.flat[i])
+            if not -LIMIT < op(a, b) < LIMIT:
+                raise error(_too_large(a, symbol, b, op(a, b)))
+    return op(x, y) if value is None else value
 
 
 def _int(value: Any) -> Any:

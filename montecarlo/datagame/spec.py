@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from montecarlo.datagame.expr import RESERVED, Expr, ExprError
+from montecarlo.datagame.expr import LIMIT, RESERVED, Expr, ExprError
 from montecarlo.engine.metrics import MetricKind
 from montecarlo.errors import InputError
-from montecarlo.tomlread import TomlReader, parse_text, read_text, show
+from montecarlo.tomlread import TomlReader, parse_text, printable, read_text, show
 
 FORMAT = "dice-battle/1"
 COMPARE_KINDS = ("highest", "pairs", "count")
@@ -165,6 +165,7 @@ class _Reader(TomlReader):
     def __init__(self, source: str) -> None:
         super().__init__(source, DefinitionError, docs="docs/rules-as-data.md")
         self.taken: dict[str, str] = {}  # every name given so far -> what it names
+        self.text_rules: dict[str, str] = {}  # the rules holding text (for round.ties) -> their value
 
     def ident(self, name: str, where: str, taken: Mapping[str, str]) -> None:
         if not _IDENT.match(name):
@@ -177,10 +178,29 @@ class _Reader(TomlReader):
             self.fail(where, f"{name!r} is already the name of {taken[name]}", "names must be distinct")
 
     def expr(self, text: Any, allowed, where: str) -> Expr:
+        """An expression of ``allowed`` names; evaluating it to a value too large names the key."""
+
+        def too_large(message: str) -> DefinitionError:
+            return DefinitionError(f"{self.source}: {where}: {message}")
+
         try:
-            return Expr(text, allowed)
+            got = Expr(text, allowed, error=too_large)
         except ExprError as exc:
             self.fail(where, exc, "fix the expression")
+        for name in sorted(got.names & set(self.text_rules)):
+            self.fail(
+                where,
+                f"{name!r} is a text rule ({show(self.text_rules[name])}); expressions compute with whole "
+                "numbers and true/false only",
+                "name a text rule only as round.ties, or make the rule a number",
+            )
+        return got
+
+    def bounded(self, value: int, where: str) -> int:
+        """A whole number of the file below the expressions' limit in size (2**62)."""
+        if not -LIMIT < value < LIMIT:
+            self.fail(where, f"{value} is too large", "numbers must be below 2**62 in size")
+        return value
 
     # ------------------------------------------------------------------ the file, section by section
 
@@ -241,7 +261,15 @@ class _Reader(TomlReader):
             )
         name = self.string(data, "name", "name", default_name)
         if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", name):
-            self.fail("name", f"{name!r} is not a usable name", "use letters, digits, '.', '_' or '-'")
+            if "name" in data:
+                self.fail("name", f"{name!r} is not a usable name", "use letters, digits, '.', '_' or '-'")
+            usable = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("._-") or "game"
+            raise self.error(
+                printable(
+                    f"{self.source}: the file has no name key, and its file name {name!r} is not a usable "
+                    f'game name; add name = "{usable}" (letters, digits, \'.\', \'_\' or \'-\')'
+                )
+            )
         return name
 
     def setup(self, data: Mapping) -> list[SetupField]:
@@ -257,7 +285,8 @@ class _Reader(TomlReader):
             for bound in ("min", "max"):
                 if bound not in spec:
                     self.fail(f"{key}.{bound}", "missing", "give the smallest and largest allowed value")
-            low, high = self.whole(spec["min"], f"{key}.min"), self.whole(spec["max"], f"{key}.max")
+            low = self.bounded(self.whole(spec["min"], f"{key}.min"), f"{key}.min")
+            high = self.bounded(self.whole(spec["max"], f"{key}.max"), f"{key}.max")
             if low > high:
                 self.fail(key, f"min {low} is above max {high}", "swap them")
             example = self.whole(spec.get("example", low), f"{key}.example")
@@ -278,6 +307,10 @@ class _Reader(TomlReader):
             self.ident(rname, key, self.taken)
             if isinstance(value, float) or not isinstance(value, (bool, int, str)):
                 self.expected(key, "a whole number, true/false or a string", value)
+            if type(value) is int:
+                self.bounded(value, key)
+            if isinstance(value, str):
+                self.text_rules[rname] = value
             rules[rname] = value
             self.taken[rname] = "a rule"
         return rules
@@ -313,6 +346,8 @@ class _Reader(TomlReader):
                     self.expected(
                         where, f"a {_kind(rules[rname])} like the rule's value {show(rules[rname])}", value
                     )
+                if type(value) is int:
+                    self.bounded(value, where)
             variants[vname] = dict(overrides)
             default = ", ".join(f"{k} = {show(v)}" for k, v in overrides.items()) or vname
             descriptions[vname] = self.string(spec, "description", f"{key}.description", default)
@@ -370,6 +405,7 @@ class _Reader(TomlReader):
         sides = tuple(roll_raw)
         roll: list[tuple[tuple[str, Expr], ...]] = []
         symbols: list[tuple[str, ...]] = []
+        faces_of: list[dict[str, str]] = []
         for side in sides:
             key = f"round.roll.{side}"
             self.ident(side, key, {})  # a side's name is not itself an expression name
@@ -377,16 +413,18 @@ class _Reader(TomlReader):
             if not isinstance(pool, Mapping) or not pool:
                 self.expected(key, 'a table of dice and counts like { d6 = "min(3, x)" }', pool)
             groups: list[tuple[str, Expr]] = []
-            seen: list[str] = []
+            seen: dict[str, str] = {}  # each face name the side can show -> the first die showing it
             for dname, count in pool.items():
                 self.pool_die(f"{key}.{dname}", dname, compare, dice)
                 groups.append((dname, self.expr(count, base, f"{key}.{dname}")))
-                seen += [s for s in dict.fromkeys(dice[dname].symbols or ()) if s not in seen]
+                seen.update((s, dname) for s in dice[dname].symbols or () if s not in seen)
             roll.append(tuple(groups))
             symbols.append(tuple(seen))
+            faces_of.append(seen)
         quantities = [f"{s}_dice" for s in sides]
         for side, syms in zip(sides, symbols):
             quantities += [f"{side}_{s}" for s in syms]
+        self.round_names(sides, faces_of)
         for q in quantities + [f"{s}_lost" for s in sides] + ["tied"]:
             if q in self.taken:
                 self.fail(
@@ -395,6 +433,23 @@ class _Reader(TomlReader):
                     "rename one",
                 )
         return _Round(compare, sides, roll, symbols, quantities)
+
+    def round_names(self, sides: tuple[str, ...], faces_of: list[dict[str, str]]) -> None:
+        """The names the round defines are distinct: a face named ``dice`` or ``lost`` (or a side and
+        face name that spell another side's) would make one name mean two numbers."""
+        defined = {f"{s}_dice": f"the number of dice {s} rolls" for s in sides}
+        defined.update({f"{s}_lost": f"what {s} loses" for s in sides})
+        for side, faces in zip(sides, faces_of):
+            for face, dname in faces.items():
+                q = f"{side}_{face}"
+                if q in defined:
+                    self.fail(
+                        f"dice.{dname}.faces",
+                        f"face {face!r} makes {q!r} name both {defined[q]} and the {face!r} faces "
+                        f"{side} rolls",
+                        "rename the face",
+                    )
+                defined[q] = f"the {face!r} faces {side} rolls"
 
     def pool_die(self, where: str, dname: str, compare: str, dice: Mapping[str, Die]) -> None:
         """A die named in a pool exists and suits the comparison."""
@@ -421,6 +476,12 @@ class _Reader(TomlReader):
         """``round.ties``: a side, ``reroll``, or the name of a rule holding one of them."""
         ties = self.string(raw, "ties", "round.ties", REROLL)
         allowed = (*rnd.sides, REROLL)
+        if ties in rules and ties in allowed:
+            self.fail(
+                "round.ties",
+                f"{ties!r} is both a rule and " + ("a side" if ties in rnd.sides else "the keyword reroll"),
+                "rename the rule",
+            )
         if ties in rules:
             held = [(f"rules.{ties}", rules[ties])]
             held += [(f"variants.{v}.overrides.{ties}", o[ties]) for v, o in variants.items() if ties in o]
@@ -534,7 +595,7 @@ class _Reader(TomlReader):
             self.fail(where, f"{len(faces):,} faces; a die has at most {MAX_FACES:,}", "use fewer faces")
         if isinstance(faces, list) and faces:
             if all(isinstance(f, int) and not isinstance(f, bool) for f in faces):
-                return Die(name, values=tuple(faces))
+                return Die(name, values=tuple(self.bounded(f, where) for f in faces))
             if all(isinstance(f, str) for f in faces):
                 for f in faces:
                     if not _IDENT.match(f):

@@ -714,24 +714,45 @@ def test_a_setup_missing_a_field_names_it_its_range_and_an_example():
 
 
 @pytest.mark.parametrize(
-    ("other_die", "key"),
+    ("old", "new", "key", "dice", "faces", "state"),
     [
-        ("", "dice.d6.faces"),
-        ("[dice.coin]\nfaces = 2\n\n", "dice.d6.faces"),  # the die is named among others
-        ("[dice.big]\nfaces = 10000\n\n", "dice"),  # two dice of that size: which is meant is unknown
+        ("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 10000", "round.roll.attacker.d6", 3, 10000, (3, 2)),
+        (  # both sides roll every army: the attacker's pool is enumerated (and refused) first
+            '{ d6 = "min(defend_dice, defenders)" }', '{ d6 = "defenders" }', "round.roll.attacker.d6", 60, 6,
+            (60, 60),
+        ),
+        (  # only the defender's pool is too large, the attacker's is not: the defender's key
+            '{ d6 = "min(defend_dice, defenders)" }', '{ d6 = "defenders" }', "round.roll.defender.d6", 45, 6,
+            (3, 45),
+        ),
+        (  # a side rolling two kinds of dice: the kind that is too many
+            '{ d6 = "min(defend_dice, defenders)" }', '{ coin = "1", d6 = "defenders" }',
+            "round.roll.defender.d6", 50, 6, (3, 50),
+        ),
     ],
 )
-def test_a_pool_too_large_to_enumerate_names_its_die_and_the_fixes(other_die, key):
-    text = RISK.replace("[dice.d6]\nfaces = 6", other_die + "[dice.d6]\nfaces = 10000")
+def test_a_pool_too_large_to_enumerate_names_its_key_in_the_round_and_the_fixes(
+    old, new, key, dice, faces, state
+):
+    """The cause is how many dice a side rolls (the round.roll key) as much as the die's faces."""
+    text = bad(old, new).replace("[dice.d6]", "[dice.coin]\nfaces = 2\n\n[dice.d6]")
+    if state == (60, 60):
+        text = text.replace('{ d6 = "min(attack_dice, attackers)" }', '{ d6 = "attackers" }')
     compiled = compile_text(text, "big.toml")
     q = compiled.game.question()
-    assert q.example == {"attackers": 5, "defenders": 3}  # the file's examples
     with pytest.raises(DefinitionError) as info:
-        q.exact(compiled.game.rules(), q.setup({"attackers": 3, "defenders": 2}))
+        q.exact(compiled.game.rules(), q.setup({"attackers": state[0], "defenders": state[1]}))
     assert str(info.value) == (
-        f"big.toml: {key}: 3 dice of 10000 faces are too many to enumerate exactly "
-        "(at most 2,000,000 outcomes a pool); use fewer faces, or fewer dice in round.roll"
+        f"big.toml: {key}: gives {dice} dice of {faces} faces in state attackers={state[0]}, "
+        f"defenders={state[1]}, too many to enumerate exactly (at most 2,000,000 outcomes a kind of die); "
+        f"roll fewer dice, or give dice.d6 fewer faces"
     )
+    assert q.example == {"attackers": 5, "defenders": 3}  # the file's examples
+    if faces == 6:  # 44 dice of 6 faces are 1,906,884 outcomes: the most enumerated
+        assert math.comb(6 + 44 - 1, 44) <= 2_000_000 < math.comb(6 + 45 - 1, 45)
+    highest = compile_text(text.replace('compare = "pairs"', 'compare = "highest"'), "highest.toml")
+    hq = highest.game.question()  # the highest die needs no enumeration: any pool is exact
+    assert hq.exact(highest.game.rules(), hq.setup({"attackers": state[0], "defenders": state[1]}))
 
 
 def test_missing_file_and_definition_detection(tmp_path):
