@@ -201,6 +201,8 @@ def test_parse_setups():
         ("invest", {"sums": [3, 11], "payout": 1e308, "stake": 10}, "payout x stake"),
         ("invest", {"sums": [3, 11], "payout": 4, "stake": 10**400}, "payout x stake"),
         ("invest", {"sums": [3, 11], "payout": 1e300}, "payout x stake"),
+        ("invest", {"sums": [3, 11], "payout": "3:2", "stake": 10**400}, "payout x stake"),  # float x int
+        ("invest", {"sums": [3, 11], "payout": 2**52, "stake": 2}, "payout x stake"),  # 2**53: too many
     ],
 )
 def test_bad_setups_name_the_field(question, values, field):
@@ -220,3 +222,9 @@ def test_scenario_grid_points_are_valid_setups():
     for plot in scenario.get("plots", []):
         assert plot["metric"] in {m.name for m in q.metrics}
         assert {plot[k] for k in ("x", "y", "hue", "facet") if k in plot} <= set(grid)
+
+
+def test_the_banks_part_up_to_the_last_whole_float_is_accepted():
+    """payout x stake below 2**53: every whole Spice count a float holds exactly."""
+    setup = GAME.question("invest").setup({"sums": [3, 11], "payout": 2**53 - 1})
+    assert setup.received() == 2**53

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -696,6 +697,20 @@ def test_need_with_a_leader_of_another_faction_than_the_elite_kind():
     assert found.attacker_win == pytest.approx(
         exact_battle(RULES, BattleSetup("1 regular, naib", "1 regular"))["attacker_win"]
     )
+
+
+@pytest.mark.parametrize(
+    "leaders, message",
+    [
+        ("1 elite", "leaders: leaders only (the units are what is searched), got '1 elite'"),  # one unit too
+        ("2 regular, bashar", "leaders: leaders only"),
+        ("Kynes", "leaders: unknown unit kind or leader 'Kynes'"),  # named as the option it came from
+    ],
+)
+def test_need_takes_leaders_only(leaders, message):
+    """Units given as leaders joined every legion tried, so the answer named a legion never asked."""
+    with pytest.raises(InputError, match=f"^{re.escape(message)}"):
+        need(RULES, "2 regular", 0.8, leaders=leaders)
 
 
 def test_need_reports_when_nothing_reaches_the_target():

@@ -248,11 +248,15 @@ def test_best_play_may_leave_a_leader_unused():
     advice = advise(OUTNUMBERED, setup)
     assert advice.value == pytest.approx(2.3574, abs=5e-5)
     assert advice.fixed == pytest.approx(2.3178, abs=5e-5)
-    unused = [d for d in advice.specials if d.choice == "no leader"]
-    assert sorted((d.attacker, d.defender) for d in unused) == [
-        ("1 regular, 1 elite", "2 regular"),
-        ("2 elite", "2 regular"),
-    ]
+    # where best play departs from the best leaders first (no leader here) comes first, each group
+    # by what its choice leaves: most attackers first, then fewest defenders
+    unused = [(d.attacker, d.defender) for d in advice.specials if d.choice == "no leader"]
+    assert unused == [("1 regular, 1 elite", "2 regular"), ("2 elite", "2 regular")]
+    assert [d.choice for d in advice.specials[:2]] == ["no leader"] * 2
+    rest = advice.specials[2:]
+    assert len(rest) >= 3 and all(d.choice == "Beast Rabban (2H)" for d in rest)
+    order = [(-d.attacker_units, d.defender_units, d.attacker, d.defender) for d in rest]
+    assert order == sorted(order)
     rng = np.random.default_rng(5)
     played = np.array([battle.reference_battle(OUTNUMBERED, setup, rng)["objective"] for _ in range(3_000)])
     assert abs(played.mean() - advice.value) <= Z * played.std(ddof=1) / math.sqrt(played.size)

@@ -760,7 +760,7 @@ def pick_round(
 
 
 def _undominated(
-    options: tuple, on_a: list[int], on_d: list[int], every: bool = False
+    options: tuple, on_a: list[int], on_d: list[int], every: bool
 ) -> tuple[tuple[str, int, int], ...]:
     """The options whose (hits on the attacker, hits on the defender) no other option beats or
     equals in both (the first listed of equal ones kept; with ``every`` only equal ones are
