@@ -365,11 +365,12 @@ def test_a_toml_battle_takes_its_example_values_as_defaults_and_lists_its_fields
     assert "blue_pool (1..5, default 2): dice of the blue side" in shown.stdout
 
 
-def test_a_die_too_large_to_enumerate_is_blamed_on_the_die(tmp_path):
+def test_a_die_too_large_to_enumerate_is_blamed_on_its_roll_with_both_fixes(tmp_path):
     path = tmp_path / "d1000.toml"
     path.write_text(D10.replace("faces = 10\n", "faces = 1000\n").replace('"highest"', '"pairs"'))
     line = refused(["odds", str(path), "-n", "100"])
-    assert line.startswith(f"error: {path}: dice.d10.faces: 3 dice of 1000 faces are too many to enumerate")
+    assert line.startswith(f"error: {path}: round.roll.red.d10: gives 3 dice of 1000 faces in state")
+    assert "too many to enumerate" in line and line.endswith("roll fewer dice, or give dice.d10 fewer faces")
     assert "round.update" not in line
 
 
