@@ -1,4 +1,5 @@
 import subprocess
+from pathlib import Path
 import sys
 
 from typer.testing import CliRunner
@@ -85,3 +86,21 @@ def test_precision_runs_say_how_many_trials_they_took():
         max(m["ci_high"] - m["ci_low"] for name, m in data["metrics"].items() if "rounds" not in name) / 2
     )
     assert widest <= 0.01 and data["trials"] > 1000
+
+
+def test_the_variant_help_says_where_the_house_rules_are_listed(tmp_path):
+    """A battle file's command names its own house rules, or says it has none."""
+    def variant_help(*command):
+        text = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "200"}).output
+        shown = (line.strip("│ ") for line in text.splitlines() if "house rule" in line)
+        return " ".join(" ".join(shown).split())
+
+    broken = tmp_path / "broken.toml"  # its variants unknown until it loads: its error comes when run
+    broken.write_text('format = "dice-battle/1"\n')
+    assert "Named house rule to apply (repeatable); `montecarlo games` lists them." in variant_help(
+        "odds", str(broken)
+    )
+    plain = tmp_path / "plain.toml"
+    text = (Path(__file__).parents[2] / "scenarios/games/risk.toml").read_text()
+    plain.write_text(text[: text.index("[variants")] + text[text.index("[dice"):])
+    assert "Named house rule to apply (repeatable): none here." in variant_help("odds", str(plain))

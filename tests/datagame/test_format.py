@@ -1105,3 +1105,17 @@ def test_a_battle_past_max_rounds_is_an_error_naming_the_limit_in_both_kernels()
         compiled.simulate_direct(rules, two, 100, np.random.default_rng(1))
     one_roll = q.setup({"attackers": 1, "defenders": 1})
     assert compiled.simulate_direct(rules, one_roll, 100, np.random.default_rng(1))["rounds"].max() == 1
+
+
+def test_the_pool_named_is_the_one_too_large_not_an_earlier_one_that_is_not():
+    """1,000 two-faced coins are 1,001 outcomes (enumerated); 45 d6 of the defender are too many:
+    the key named is the defender's, never the coins that come first."""
+    coins = '{ coin = "1000", d6 = "min(attack_dice, attackers)" }'
+    text = bad('{ d6 = "min(attack_dice, attackers)" }', coins)
+    text = text.replace('{ d6 = "min(defend_dice, defenders)" }', '{ d6 = "defenders" }')
+    text = text.replace("[dice.d6]", "[dice.coin]\nfaces = 2\n\n[dice.d6]")
+    compiled = compile_text(text, "coins.toml")
+    q = compiled.game.question()
+    named = r"^coins\.toml: round\.roll\.defender\.d6: gives 45 dice of 6 faces"
+    with pytest.raises(DefinitionError, match=named):
+        q.exact(compiled.game.rules(), q.setup({"attackers": 3, "defenders": 45}))

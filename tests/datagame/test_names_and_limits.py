@@ -314,3 +314,27 @@ def test_a_rule_beyond_the_limit_given_to_the_api_is_refused():
     assert str(info.value) == (
         f"risk.toml: rules.attack_dice: {10**30} is too large; numbers must be below 2**62 in size"
     )
+
+
+@pytest.mark.parametrize("value", [LIMIT, -LIMIT, LIMIT - 1, -(LIMIT - 1)])
+def test_a_rule_given_to_the_api_is_bounded_at_the_limit_on_both_sides(value):
+    game = compile_text(RISK, "risk.toml").game
+    if abs(value) < LIMIT:
+        assert game.rules(overrides={"attack_dice": value}).attack_dice == value
+    else:
+        with pytest.raises(InputError, match=r"rules\.attack_dice: -?\d+ is too large"):
+            game.rules(overrides={"attack_dice": value})
+
+
+class _FileError(Exception):
+    """An error that names a file and key, as the definition reader's does."""
+
+
+def test_a_value_too_large_deep_inside_an_expression_raises_the_callers_error():
+    """Every sub-expression reports through the caller's error (the file and key), not only the
+    outermost operation."""
+    nested = Expr("(x * 4000000000000000000) + 1", {"x"}, error=_FileError)
+    for evaluate in (nested, lambda env: nested.vector({"x": np.array([1, 3])})):
+        too_large = r"^3 \* 4000000000000000000 = 12000000000000000000 is too large"
+        with pytest.raises(_FileError, match=too_large):
+            evaluate({"x": 3})

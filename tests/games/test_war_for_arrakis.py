@@ -1102,3 +1102,13 @@ def test_a_setup_keeps_its_values_in_plain_python_and_its_objective_in_one_spell
     assert type(setup.settlement) is int and setup.objective == "trade:1.5"
     assert json.loads(json.dumps(dataclasses.asdict(setup)))["settlement"] == 2
     assert setup == BattleSetup("2 regular", "1 regular", settlement=2, objective="trade:1.5")
+
+
+@pytest.mark.parametrize("missing", ["attacker", "defender"])
+def test_a_battle_without_a_side_says_what_the_side_takes(missing):
+    values = {"attacker": "3 regular", "defender": "2 regular"}
+    del values[missing]
+    with pytest.raises(InputError) as info:
+        GAME.question("battle").setup(values)
+    takes = "a legion like '4 regular, 1 elite, bashar'"
+    assert str(info.value) == f"battle setup: {missing} is required ({takes})"

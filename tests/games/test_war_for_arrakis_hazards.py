@@ -363,6 +363,14 @@ def test_pool_note_whole_text():
             lambda: GAME.question("worm").setup({"legion": "1 regular"}),
             "worm setup: terrain is required (e.g. desert)",
         ),
+        (
+            lambda: GAME.question("storm").setup({"legion": "1 regular"}),
+            "storm setup: terrain is required (e.g. desert)",
+        ),
+        (
+            lambda: GAME.question("worm").setup({"terrain": "desert"}),
+            "worm setup: legion is required (a Harkonnen legion like '3 regular, bashar')",
+        ),
         # a misspelt field is named as such, not reported as the missing one
         (
             lambda: GAME.question("worm").setup({"legion": "1 regular", "terain": "desert"}),
