@@ -104,3 +104,17 @@ def test_the_variant_help_says_where_the_house_rules_are_listed(tmp_path):
     text = (Path(__file__).parents[2] / "scenarios/games/risk.toml").read_text()
     plain.write_text(text[: text.index("[variants")] + text[text.index("[dice"):])
     assert "Named house rule to apply (repeatable): none here." in variant_help("odds", str(plain))
+
+
+def test_the_run_options_show_what_they_take_and_their_flags_are_off_by_default():
+    """The help names what each run option takes (N, H, NAME, ADDRESS, FILE: not <int> or <text>),
+    and --json and --quiet are off unless given."""
+    text = runner.invoke(app, ["odds", "dune1984", "--help"], env={"COLUMNS": "200"}).output
+    rows = {line.split()[1]: line.split()[2:4] for line in text.splitlines() if line.startswith("│ --")}
+    takes = {"--jobs": "N", "--precision": "H", "--max-trials": "N", "--backend": "NAME",
+             "--scheduler": "ADDRESS", "--checkpoint": "FILE"}
+    for flag, metavar in takes.items():
+        assert metavar in rows[flag][:2], (flag, rows[flag])
+    assert rows["--variant"][:2] == ["-v", "NAME"]
+    table = runner.invoke(app, ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "1000"])
+    assert table.exit_code == 0 and not table.stdout.lstrip().startswith("{")  # a table, not JSON
