@@ -338,3 +338,24 @@ def test_a_value_too_large_deep_inside_an_expression_raises_the_callers_error():
         too_large = r"^3 \* 4000000000000000000 = 12000000000000000000 is too large"
         with pytest.raises(_FileError, match=too_large):
             evaluate({"x": 3})
+
+
+@pytest.mark.parametrize(
+    "coins, seed",
+    [
+        ("(defenders == 1) * 1001", 0),  # the other battles roll no coin: 0 is a valid pool
+        ("(defenders == 1) * 1001 + (defenders == 2) * 1000", 2),  # the others roll 1,000: the most
+    ],
+)
+def test_the_first_battle_with_too_many_dice_is_named_whatever_the_others_roll(coins, seed):
+    """After the first round the battles of a chunk differ: the vector kernel names the first
+    battle whose pool is out of range at the round it happens (attackers 3 against 1 defender),
+    not a later one, whatever valid pools (none, or the most) the battles before it roll."""
+    roll = f'{{ d6 = "min(attack_dice, attackers)", coin = "{coins}" }}'
+    text = RISK.replace('compare = "pairs"', 'compare = "highest"')
+    text = text.replace('{ d6 = "min(attack_dice, attackers)" }', roll)
+    compiled = compile_text(text.replace("[dice.d6]", "[dice.coin]\nfaces = 2\n\n[dice.d6]"), "coins.toml")
+    q, rules = compiled.game.question(), compiled.game.rules()
+    setup = q.setup({"attackers": 3, "defenders": 2})
+    with pytest.raises(DefinitionError, match=r"gives 1,001 dice in state attackers=3, defenders=1; "):
+        compiled.simulate_direct(rules, setup, 20, np.random.default_rng(seed))
