@@ -4,6 +4,7 @@ never a traceback and never a silently wrong number."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -359,3 +360,20 @@ def test_the_first_battle_with_too_many_dice_is_named_whatever_the_others_roll(c
     setup = q.setup({"attackers": 3, "defenders": 2})
     with pytest.raises(DefinitionError, match=r"gives 1,001 dice in state attackers=3, defenders=1; "):
         compiled.simulate_direct(rules, setup, 20, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize(
+    "stem, suggested",
+    [
+        ("X_My duel!", "X_My-duel"),  # runs of other characters become one '-'; capitals kept
+        ("-.My duel_", "My-duel"),  # no '.', '_' or '-' left at either end
+        ("!!", "game"),  # nothing usable left
+    ],
+)
+def test_the_name_suggested_for_a_file_without_one_is_usable(tmp_path, stem, suggested):
+    path = tmp_path / f"{stem}.toml"
+    path.write_text(RISK.replace('name = "risk"\n', ""))
+    with pytest.raises(DefinitionError, match=f'add name = "{re.escape(suggested)}" '):
+        read_definition(path)
+    renamed = RISK.replace('name = "risk"', f'name = "{suggested}"')
+    assert parse_definition(renamed, str(path)).name == suggested
