@@ -33,8 +33,8 @@ ExactSolver = Callable[[Any, Any], "dict[str, float] | None"]
 Reference = Callable[[Any, Any, np.random.Generator], "dict[str, Any]"]
 
 __all__ = [
-    "Game", "Question", "Metric", "MetricKind", "apply_overrides", "build_dataclass", "to_plain",
-    "check_known", "is_whole", "whole", "field_help",
+    "Game", "Question", "Metric", "MetricKind", "apply_overrides", "refuse_conflicts", "build_dataclass",
+    "to_plain", "check_known", "is_whole", "whole", "field_help",
 ]
 
 
