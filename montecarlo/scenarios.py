@@ -510,6 +510,11 @@ def run_scenario(
     ``progress(done, total)``. ``checkpoint``: a file that saves finished chunks and resumes.
     """
     variants = scenario.ordered_variants(baseline)
+    if len(variants) > 1 and scenario.trials < 2:
+        raise InputError(
+            f"trials = {scenario.trials}: comparing variants needs at least 2 trials a setup (one trial "
+            "has no spread to test a difference against)"
+        )
     arms = [(v.name, v.rules) for v in variants]
     workers = scenario_workers(scenario, jobs)
     settings = dataclasses.replace(

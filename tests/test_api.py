@@ -256,3 +256,11 @@ def test_a_precision_the_trial_cap_stopped_is_said_as_in_the_cli():
     compared = mc.compare("dune1984", "duel", grid={"attacker": [2]}, defender=3, variants=variants,
                           precision=0.005, trials=500, max_trials=1_000)
     assert compared.facts["precision_reached"] is False and "NOT reached" in repr(compared)
+
+
+def test_a_precision_run_says_the_trials_that_ran_not_its_first_batch():
+    variants = {"official": {}, "flat": "no_strength_gain"}
+    compared = mc.compare("dune1984", "duel", grid={"attacker": [2]}, defender=3, variants=variants,
+                          precision=0.02, trials=500, max_trials=4_000)
+    ran = {row["trials"] for row in compared.rows}
+    assert min(ran) > 500 and f"{min(ran):,}" in compared._caption()

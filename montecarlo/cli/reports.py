@@ -464,6 +464,14 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
         f"{span} trials per setup, seed {sc.seed}; common random numbers: yes (paired per trial); "
         f"Holm correction at 5% over the real tests: {holm_line(table)}"
     )
+    if sc.precision:  # whether the trials added reached the target, as the report's header says
+        from montecarlo.reporting.tables import precision_facts, results_table
+
+        target = precision_facts(result, results_table(result))
+        capped = "NOT reached (trial cap hit; raise --max-trials)"
+        verdict = "reached" if target["precision_reached"] else capped
+        widest = target["widest_half_width"]
+        caption += f"; precision ±{sc.precision:g} {verdict}, widest half-width {widest:.2g}"
     summary = Table(title=f"{sc.title}: variants − {result.baseline}", caption=caption)
     for col in ("variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff"):
         left = col in ("variant", "metric")

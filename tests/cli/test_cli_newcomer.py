@@ -413,3 +413,23 @@ def test_a_scenario_given_to_odds_says_what_it_is_and_what_runs_it():
     assert result.exit_code == 2
     said = "a scenario file (it names a game), not a battle file: run it with montecarlo report"
     assert said in result.output
+
+
+def test_a_comparison_of_one_trial_is_refused_before_it_runs(tmp_path):
+    """One trial has no spread: its differences have no interval, and the report's forest plot
+    crashed on them (a TypeError traceback, exit 1)."""
+    said = "error: trials = 1: comparing variants needs at least 2 trials a setup"
+    assert refused(["compare", TIES, "--trials", "1"]).startswith(said)
+    out = tmp_path / "one"
+    assert refused(["report", TIES, "--trials", "1", "--out", str(out)]).startswith(said)
+    assert not out.exists()
+
+
+def test_compare_says_whether_its_precision_was_reached():
+    result = CliRunner().invoke(
+        app, ["compare", TIES, "--trials", "500", "--precision", "0.002", "--max-trials", "1000", "-q"],
+        env={"COLUMNS": "300"},
+    )
+    assert result.exit_code == 0, result.output
+    said = "precision ±0.002 NOT reached (trial cap hit; raise --max-trials), widest half-width"
+    assert said in result.stdout
