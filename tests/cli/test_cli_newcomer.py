@@ -433,3 +433,15 @@ def test_compare_says_whether_its_precision_was_reached():
     assert result.exit_code == 0, result.output
     said = "precision ±0.002 NOT reached (trial cap hit; raise --max-trials), widest half-width"
     assert said in result.stdout
+
+
+def test_compare_warns_that_a_few_trials_give_too_narrow_intervals():
+    """5 trials a setup flagged an Imperium difference significant whose exact value lay outside
+    its interval: the summary says so under 30 trials, and not at 30."""
+    def summary(trials: str) -> str:
+        result = CliRunner().invoke(app, ["compare", TIES, "--trials", trials, "-q"])
+        assert result.exit_code == 0, result.output
+        return " ".join(result.stdout.split())  # the caption wraps inside the table's width
+
+    warning = "fewer than 30 trials a setup: the intervals and p-values (normal approximation) are too narrow"
+    assert warning in summary("29") and warning not in summary("30")
