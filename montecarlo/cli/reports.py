@@ -417,7 +417,9 @@ def _json(result, table: pl.DataFrame, shown: pl.DataFrame) -> dict:
         "game": sc.game.name,
         "question": sc.question.name,
         "seed": sc.seed,
-        "trials": sc.trials,
+        "trials": sc.trials,  # the scenario's: a precision run's first batch
+        "trials_min": int(table["trials"].min()),  # what ran, per setup, as report.json says
+        "trials_max": int(table["trials"].max()),
         "baseline": result.baseline,
         "variants": [v.name for v in result.variants],
         "rules": {v.name: to_plain(v.rules) for v in result.variants},

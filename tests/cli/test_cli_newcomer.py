@@ -433,6 +433,11 @@ def test_compare_says_whether_its_precision_was_reached():
     assert result.exit_code == 0, result.output
     said = "precision ±0.002 NOT reached (trial cap hit; raise --max-trials), widest half-width"
     assert said in result.stdout
+    data = json.loads(CliRunner().invoke(
+        app, ["compare", TIES, "--trials", "500", "--precision", "0.002", "--max-trials", "1000", "--json"]
+    ).stdout)
+    assert (data["trials"], data["trials_min"], data["trials_max"]) == (500, 1000, 1000)  # what ran
+    assert data["precision_reached"] is False
 
 
 def test_compare_warns_that_a_few_trials_give_too_narrow_intervals():
