@@ -418,8 +418,8 @@ def _json(result, table: pl.DataFrame, shown: pl.DataFrame) -> dict:
         "question": sc.question.name,
         "seed": sc.seed,
         "trials": sc.trials,  # the scenario's: a precision run's first batch
-        "trials_min": int(table["trials"].min()),  # what ran, per setup, as report.json says
-        "trials_max": int(table["trials"].max()),
+        "trials_min": min(table["trials"].to_list()),  # what ran, per setup, as report.json says
+        "trials_max": max(table["trials"].to_list()),
         "baseline": result.baseline,
         "variants": [v.name for v in result.variants],
         "rules": {v.name: to_plain(v.rules) for v in result.variants},
@@ -469,7 +469,7 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
         f"{span} trials per setup, seed {sc.seed}; common random numbers: yes (paired per trial); "
         f"Holm correction at 5% over the real tests: {holm_line(table)}"
     )
-    if trials.min() < FEW_TRIALS:  # the normal approximation needs a few dozen trials
+    if min(trials.to_list()) < FEW_TRIALS:  # the normal approximation needs a few dozen trials
         caption += (
             f"; fewer than {FEW_TRIALS} trials a setup: the intervals and p-values (normal approximation) "
             "are too narrow, run more trials before trusting a significant difference"
