@@ -45,7 +45,6 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
 
     if not str(path).endswith(".toml"):
         raise InputError(f"{path}: a game definition is a .toml file (see docs/rules-as-data.md)")
-    _refuse_a_scenario(path)
     compiled = load_compiled(path)
     game = compiled.game
     question = game.question()
@@ -59,23 +58,6 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
     emit(answer, run, f"{game.title}: {shown}", extra={"exact_note": note} if note else None)
     if note and not run.json:
         say(f"note: {note}")
-
-
-def _refuse_a_scenario(path: str | Path) -> None:
-    """A scenario file given to ``odds`` (it names a game and has no ``format``): say what it is
-    and which commands run it, instead of the battle format's "game: unknown key"."""
-    import tomllib
-
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return  # the battle file's own reader says what is wrong
-    if "game" in data and "format" not in data:
-        raise InputError(
-            f"{path}: a scenario file (it names a game), not a battle file: run it with "
-            "montecarlo report or montecarlo compare (odds FILE.toml takes a battle file, "
-            "docs/rules-as-data.md)"
-        )
 
 
 def vars_of(setup) -> dict:

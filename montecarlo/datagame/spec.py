@@ -205,6 +205,14 @@ class _Reader(TomlReader):
     # ------------------------------------------------------------------ the file, section by section
 
     def definition(self, data: Mapping, text: str, default_name: str) -> Definition:
+        if "game" in data and "format" not in data:  # a scenario: say so, not "game: unknown key"
+            raise self.error(
+                printable(
+                    f"{self.source}: a scenario file (it names a game), not a battle file: run it with "
+                    "montecarlo report or montecarlo compare (a battle file has format = "
+                    f"{FORMAT!r}, docs/rules-as-data.md)"
+                )
+            )
         name = self.header(data, default_name)
         setup = self.setup(data)
         setup_names = [f.name for f in setup]

@@ -1119,3 +1119,12 @@ def test_the_pool_named_is_the_one_too_large_not_an_earlier_one_that_is_not():
     named = r"^coins\.toml: round\.roll\.defender\.d6: gives 45 dice of 6 faces"
     with pytest.raises(DefinitionError, match=named):
         q.exact(compiled.game.rules(), q.setup({"attackers": 3, "defenders": 45}))
+
+
+def test_a_scenario_read_as_a_battle_file_says_what_it_is():
+    """The reader, not only the CLI: `mc.odds` on a scenario said "game: unknown key" too."""
+    scenario = (ROOT / "scenarios" / "risk" / "house-rules.toml").read_text()
+    with pytest.raises(DefinitionError) as info:
+        parse_definition(scenario, "house-rules.toml")
+    said = "house-rules.toml: a scenario file (it names a game), not a battle file: run it with"
+    assert str(info.value).startswith(f"{said} montecarlo report")
