@@ -198,11 +198,10 @@ class Result:
     def _caption(self) -> str:
         f = self.facts
         ran = sorted({r["trials"] for r in self.rows if isinstance(r.get("trials"), int)})  # per row
-        trials = f.get("trials")
         if ran:  # what ran, not the first batch of a precision run
             shown = f"{ran[0]:,} trials" if len(ran) == 1 else f"{ran[0]:,}–{ran[-1]:,} trials a setup"
         else:
-            shown = f"{trials:,} trials" if isinstance(trials, int) else "exact"
+            shown = f"{f['trials']:,} trials" if isinstance(f.get("trials"), int) else "exact"
         rules = ", ".join(f.get("variants") or ()) or BASELINE + " rules"
         if f.get("precision_reached") is False:  # the trial cap came first: say so, as the CLI does
             shown += f" (precision ±{f['precision']:g} NOT reached: raise max_trials)"

@@ -463,13 +463,14 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
 
     sc = result.scenario
     console = stdout_console(piped_width=WIDTH)
-    trials = table["trials"]
-    span = f"{trials.min():,}" if trials.min() == trials.max() else f"{trials.min():,}–{trials.max():,}"
+    ran = table["trials"].to_list()
+    low, high = min(ran), max(ran)
+    span = f"{low:,}" if low == high else f"{low:,}–{high:,}"
     caption = (
         f"{span} trials per setup, seed {sc.seed}; common random numbers: yes (paired per trial); "
         f"Holm correction at 5% over the real tests: {holm_line(table)}"
     )
-    if min(trials.to_list()) < FEW_TRIALS:  # the normal approximation needs a few dozen trials
+    if low < FEW_TRIALS:  # the normal approximation needs a few dozen trials
         caption += (
             f"; fewer than {FEW_TRIALS} trials a setup: the intervals and p-values (normal approximation) "
             "are too narrow, run more trials before trusting a significant difference"
