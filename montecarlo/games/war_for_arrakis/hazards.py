@@ -25,7 +25,14 @@ import numpy as np
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass
 from montecarlo.games.war_for_arrakis import dice
-from montecarlo.games.war_for_arrakis.battle import Legion, capacity, legion_text, parse_legion, take_hits
+from montecarlo.games.war_for_arrakis.battle import (
+    Legion,
+    capacity,
+    faction,
+    legion_text,
+    parse_legion,
+    take_hits,
+)
 from montecarlo.games.war_for_arrakis.rules import DESERTS, EXPOSED, TERRAINS, Rules, readings
 
 MAX_AREAS = 10
@@ -51,7 +58,7 @@ def _harkonnen(legion: Legion, what: str) -> Legion:
         raise InputError(
             f"{what}: storms and sandworms strike Harkonnen legions; this one has Atreides leaders"
         )
-    if legion.special_name == "fedaykin":
+    if faction(legion) == "atreides":  # its special elites are Fedaykin
         raise InputError(
             f"{what}: storms and sandworms strike Harkonnen legions; this one has Fedaykin (Atreides)"
         )
