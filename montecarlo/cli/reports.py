@@ -451,7 +451,8 @@ def _sizes(facts: dict) -> str:
 
 
 WIDTH = 100  # the summary written to a file or a pipe is at least this wide
-# below this many trials a setup, a paired difference's normal interval and p-value are too narrow
+# below this many trials a setup, a paired difference's t interval and p-value cannot be trusted: the
+# mean of a few 0/1 differences is far from normal, and a difference seen on every trial has no spread
 # (5 trials flagged an Imperium difference significant whose exact value lay outside its interval)
 FEW_TRIALS = 30
 
@@ -470,10 +471,10 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
         f"{span} trials per setup, seed {sc.seed}; common random numbers: yes (paired per trial); "
         f"Holm correction at 5% over the real tests: {holm_line(table)}"
     )
-    if low < FEW_TRIALS:  # the normal approximation needs a few dozen trials
+    if low < FEW_TRIALS:  # the t interval assumes a roughly normal mean: a few dozen trials
         caption += (
-            f"; fewer than {FEW_TRIALS} trials a setup: the intervals and p-values (normal approximation) "
-            "are too narrow, run more trials before trusting a significant difference"
+            f"; fewer than {FEW_TRIALS} trials a setup: the intervals and p-values assume a roughly normal "
+            "mean, run more trials before trusting a significant difference"
         )
     if sc.precision:  # whether the trials added reached the target, as the report's header says
         from montecarlo.reporting.tables import precision_facts, results_table

@@ -440,7 +440,7 @@ def test_compare_says_whether_its_precision_was_reached():
     assert data["precision_reached"] is False
 
 
-def test_compare_warns_that_a_few_trials_give_too_narrow_intervals():
+def test_compare_warns_that_a_few_trials_give_untrustworthy_intervals():
     """5 trials a setup flagged an Imperium difference significant whose exact value lay outside
     its interval: the summary says so under 30 trials, and not at 30."""
     def summary(trials: str) -> str:
@@ -448,5 +448,5 @@ def test_compare_warns_that_a_few_trials_give_too_narrow_intervals():
         assert result.exit_code == 0, result.output
         return " ".join(result.stdout.split())  # the caption wraps inside the table's width
 
-    warning = "fewer than 30 trials a setup: the intervals and p-values (normal approximation) are too narrow"
+    warning = "fewer than 30 trials a setup: the intervals and p-values assume a roughly normal mean"
     assert warning in summary("29") and warning not in summary("30")

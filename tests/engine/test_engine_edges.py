@@ -85,9 +85,9 @@ def test_count_drawn_edges():
 
 def test_paired_difference_uses_its_confidence():
     d90 = stats.paired_difference(30.0, 100.0, 100, confidence=0.90)
-    z = stats.z_value(0.90)
-    assert z == pytest.approx(1.6448536, rel=1e-6)
-    assert d90.ci_high - d90.estimate == pytest.approx(z * d90.se, rel=1e-12)
+    t = stats.t_value(0.90, 99)
+    assert t == pytest.approx(1.6603911, rel=1e-6)  # scipy.stats.t.ppf(0.95, 99)
+    assert d90.ci_high - d90.estimate == pytest.approx(t * d90.se, rel=1e-12)
 
 
 def test_independent_difference():
@@ -265,8 +265,8 @@ def test_proportion_and_mean_standard_errors():
     x = np.array([0.0, 1.0])
     two = stats.mean(x.sum(), x @ x, 2)
     assert two.se == pytest.approx(0.5, rel=1e-12) and two.trials == 2  # sd (ddof=1) 0.7071 / sqrt(2)
-    z = stats.z_value()
-    assert (two.ci_low, two.ci_high) == pytest.approx((0.5 - z * 0.5, 0.5 + z * 0.5), rel=1e-12)
+    t = 12.706204736174707  # scipy.stats.t.ppf(0.975, 1): two trials leave one degree of freedom
+    assert (two.ci_low, two.ci_high) == pytest.approx((0.5 - t * 0.5, 0.5 + t * 0.5), rel=1e-12)
     one = stats.mean(3.0, 9.0, 1)
     assert one.estimate == 3.0 and math.isnan(one.se) and one.trials == 1  # one value: spread unknown
 

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import t as student_t
 
 from montecarlo.engine import stats
 
@@ -21,10 +22,11 @@ def test_paired_difference_se_is_the_sample_sd_over_root_n(seed, values, weights
     se = np.std(d, ddof=1) / math.sqrt(d.size)
     assert got.estimate == pytest.approx(d.mean(), rel=1e-12)
     assert got.se == pytest.approx(se, rel=1e-9)
-    z = stats.z_value()
-    assert got.ci_low == pytest.approx(d.mean() - z * se, rel=1e-9)
-    assert got.ci_high == pytest.approx(d.mean() + z * se, rel=1e-9)
-    assert got.p_value == pytest.approx(math.erfc(abs(d.mean()) / se / math.sqrt(2)), rel=1e-6, abs=1e-300)
+    t = student_t.ppf(0.975, d.size - 1)  # the paired t interval and test, from scipy
+    assert got.ci_low == pytest.approx(d.mean() - t * se, rel=1e-9)
+    assert got.ci_high == pytest.approx(d.mean() + t * se, rel=1e-9)
+    p_value = 2 * student_t.sf(abs(d.mean()) / se, d.size - 1)
+    assert got.p_value == pytest.approx(p_value, rel=1e-6, abs=1e-300)
 
 
 def test_constant_difference_has_no_spread():
@@ -89,3 +91,39 @@ def test_simulated_wilson_coverage_at_small_n():
     covered = np.mean((table[k, 0] <= p) & (p <= table[k, 1]))
     # exact coverage 0.952 (Wald: 0.868); 20,000 repetitions give se 0.0015
     assert 0.94 < covered < 0.965
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 5, 9, 29, 30, 99, 999, 9_999, 10_001, 19_999, 10**5, 10**6,
+                                10**7, 10**8 - 1])
+def test_student_t_tail_and_quantile_match_scipy(df):
+    """Our t tail (incomplete beta by continued fraction) and quantile (Newton) against scipy's."""
+    for x in (0.0, 1e-6, 0.01, 0.5, 1.0, 1.7, 1.96, 2.5, 4.0, 10.0, 40.0):
+        want = student_t.sf(x, df)
+        if want > 1e-290:
+            assert stats.student_t_sf(x, df) == pytest.approx(want, rel=1e-8)
+            assert stats.student_t_sf(-x, df) == pytest.approx(1 - want, rel=1e-8)
+    for confidence in (0.5, 0.8, 0.9, 0.95, 0.99, 0.999):
+        want = student_t.ppf(0.5 + confidence / 2, df)
+        assert stats.t_value(confidence, df) == pytest.approx(want, rel=1e-8)
+
+
+def test_student_t_from_a_hundred_million_degrees_is_the_normal():
+    assert stats.t_value(0.95, stats.NORMAL_DF) == stats.z_value(0.95)
+    assert stats.student_t_sf(2.0, stats.NORMAL_DF) == stats.normal_sf(2.0)
+    assert stats.t_value(0.95, stats.NORMAL_DF - 1) == pytest.approx(stats.z_value(0.95), rel=2e-8)
+    assert stats.student_t_sf(math.inf, 5) == 0.0 and stats.student_t_sf(-math.inf, 5) == 1.0
+    assert math.isnan(stats.student_t_sf(math.nan, 5))
+
+
+def test_few_trials_get_the_wider_t_interval():
+    d = np.array([1.0, 0.0, 1.0, 1.0, 0.0])  # five paired trials
+    got = stats.paired_difference(d.sum(), d @ d, 5)
+    se = np.std(d, ddof=1) / math.sqrt(5)
+    assert got.ci_high - got.estimate == pytest.approx(2.7764451051977987 * se, rel=1e-12)  # t, 4 degrees
+    assert got.p_value == pytest.approx(2 * student_t.sf(0.6 / se, 4), rel=1e-9)
+
+
+def test_no_degrees_of_freedom_no_quantile():
+    assert math.isnan(stats.t_value(0.95, 0)) and math.isnan(stats.student_t_sf(1.0, 0))
+    one = stats.paired_difference(1.0, 1.0, 1)
+    assert one.estimate == 1.0 and all(math.isnan(v) for v in (one.ci_low, one.ci_high, one.se, one.p_value))
