@@ -397,10 +397,15 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
     label = "+".join(names) or BASELINE
     shown = {k: _show(v) for k, v in setup.items()}
+    from montecarlo.registry import get_game
+
+    # only the metrics that mean something for this setup (no seat 4 of a 3-player conflict, no
+    # objective where none was asked), as the CLI and the reports show them
+    applies = set(get_game(os.fspath(game)).question(answer.question).applicable_names(answer.setup))
     rows = [
         {**shown, "variant": label, "metric": m.name, "estimate": m.estimate, "ci_low": m.ci_low,
          "ci_high": m.ci_high, "se": m.se, "exact": m.exact, "trials": answer.trials}
-        for m in answer.metrics.values()
+        for m in answer.metrics.values() if m.name in applies
     ]
     from montecarlo.games.base import to_plain
 
@@ -789,10 +794,13 @@ def _question_info(q: Any) -> QuestionInfo:
     helps = field_help(q.setup_type)
     fields = []
     for f in dataclasses.fields(q.setup_type):
+        if not f.metadata.get("input", True):  # a field the parser fills in, not a value to give
+            continue
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         factory: Any = f.default_factory
         default = None if required else (f.default if f.default is not dataclasses.MISSING else factory())
         fields.append(SetupField(f.name, str(f.type), default, helps.get(f.name, ""), required))
+    fields += [SetupField(name, "Any", None, text, False) for name, text in q.inputs.items()]
     return QuestionInfo(
         q.name, q.description, tuple(fields), {m.name: m.description for m in q.metrics}, dict(q.example)
     )

@@ -183,6 +183,43 @@ def test_games_is_the_package_and_the_catalogue():
     assert "question duel (default)" in repr(catalogue)
 
 
+def test_games_lists_exactly_the_values_each_question_accepts():
+    """Every value a setup's parser reads is listed (card counts, an enemy's die, Imperium's
+    players), and nothing it refuses (the character a guile check fills in itself); the parser's
+    own 'known:' list is the independent side."""
+    from montecarlo.registry import get_game, list_games
+
+    catalogue = mc.games()
+    for name in list_games():
+        for question_name, question in get_game(name).questions.items():
+            with pytest.raises(mc.InputError) as refused:
+                question.setup({**question.example, "no_such_value": 1})
+            known = set(str(refused.value).split("known: ")[1].split(", "))
+            listed = {f.name for f in catalogue[name].questions[question_name].setup}
+            assert listed == known, (name, question_name)
+    combat = {f.name: f for f in catalogue["dustrunners"].questions["combat"].setup}
+    assert "die value" in combat["enemy_die"].help and not combat["card_counts"].required
+    players = {f.name: f for f in catalogue["imperium"].questions["conflict"].setup}["players"]
+    assert "2-4" in players.help
+    three = mc.odds("imperium", troops="2", players=3, trials=200)
+    assert three.raw.setup.players == 3 and three.estimate["seat3_first"] > 0
+
+
+def test_odds_shows_only_the_metrics_that_apply():
+    """A 3-player conflict has no seat 4 and, without a conflict card, no points; a combat with
+    no objective has no objective metric: the CLI leaves them out, and so does the API (it showed
+    seat 4 at 0.0000 with an interval, as if a fourth player never placed)."""
+    three = mc.odds("imperium", troops="2,2,2", trials=200)
+    metrics = {row["metric"] for row in three.rows}
+    assert "seat3_first" in metrics
+    assert not any(m.startswith("seat4") or m.endswith("_points") for m in metrics)
+    assert "seat4_first" in three.raw.metrics  # the answer itself keeps every tally
+    combat = mc.odds("dustrunners", enemy="war-rig", vehicle="scout", trials=200)
+    assert "player_win" in combat.estimate and "objective" not in combat.estimate
+    kept = mc.odds("dustrunners", enemy="war-rig", vehicle="scout", objective="keep:2", trials=200)
+    assert "objective" in kept.estimate
+
+
 @pytest.mark.parametrize(
     "call, message",
     [

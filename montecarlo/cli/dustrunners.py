@@ -54,7 +54,7 @@ def _enemies() -> list[str]:
 
 
 Deck = _opt("--deck", "Resolution deck: a deck TOML file, or a shipped deck (illustrative, "
-            "illustrative-12). Default: illustrative.", "Deck", str, _decks)
+            "illustrative-12).", "Deck", str, _decks)
 Counts = _opt("--card-counts", "Override card counts of the deck by card name: "
               "'double tap=0, critical hit=4'.", "Deck", Optional[str])
 Vehicle = _opt("--vehicle", "Shipped vehicle (scout, interceptor, hauler): health, ammo, damage bonus, VP.",
@@ -70,12 +70,15 @@ Policy = _opt("--policy", "Ammo per attack: all_in, fixed:N, just_enough, or bes
 Objective = _opt("--objective", "What the play is judged by, reported as the metric objective: win (P(you "
                  "win); the default of best play) or keep:W (W x win + health left + ammo left / 2).",
                  "Policies", Optional[str])
-Redraw = _opt("--redraw", "VP redraw policy: never, all, or uses joined by commas: initiative (the "
-              "enemy's health card when it gives the raiders the initiative), finish (a skull-less card "
-              "of your attack while it falls short), when_losing (the worst card of a lethal raider "
-              "attack), loot (a loot card without bonus loot), steps (a loot card that moves the raider). "
-              "Under --policy best, initiative and finish are decided: made only where they pay.",
-              "Policies", str)
+_REDRAW_USES = ("never, all, or uses joined by commas: initiative (the enemy's health card when it gives "
+                "the raiders the initiative), finish (a skull-less card of your attack while it falls "
+                "short), when_losing (the worst card of a lethal raider attack), loot (a loot card without "
+                "bonus loot), steps (a loot card that moves the raider).")
+Redraw = _opt("--redraw", f"VP redraw policy: {_REDRAW_USES} Under --policy best, initiative and finish are "
+              "decided: made only where they pay.", "Policies", str)
+AdviseRedraw = _opt("--redraw", f"The redraws you allow yourself: {_REDRAW_USES} Initiative and finish are "
+                    "decided (made only where they pay), the others made whenever they apply.",
+                    "Policies", str)
 EnemyName = _opt("--enemy", "Shipped enemy by name (scavenger-buggy, road-raiders, war-rig, spybot, "
                  "mutant-pack).", "Enemy", Optional[str], _enemies)
 SecondCard = _opt("--second-card", "The enemy is the second exploration card: right die value, bonus "
@@ -344,7 +347,7 @@ def advise(
     ammo: Ammo = None,
     damage_bonus: Bonus = None,
     vp: Vp = None,
-    redraw: Redraw = "never",
+    redraw: AdviseRedraw = "never",
     objective: Objective = None,
     variant: Annotated[
         Optional[list[str]], typer.Option("--variant", "-v", help="Rule variant (repeatable).")
@@ -354,7 +357,8 @@ def advise(
     """How much ammo to spend on your attack now: the value of each choice, best first, exactly.
 
     The draw pile is the deck less the --seen cards (the others are in the discard pile); best
-    play follows whatever you choose now, for --objective (default win). The enemy attacks with
+    play follows whatever you choose now, for --objective (default win), and the combat's turn
+    limit counts from this attack. The enemy attacks with
     the rules of the combat command (a shipped --enemy, or --enemy-die/--enemy-stars for its
     attacks; --enemy-health is its health now).
 

@@ -56,6 +56,14 @@ def conflict_odds(
             "--conflict", "-c", help=f"Conflict card, for expected victory points: {', '.join(CONFLICTS)}."
         ),
     ] = None,
+    players: Annotated[
+        Optional[int],
+        typer.Option(
+            "--players",
+            help="Seats in the conflict (2-4): one --troops, --revealed or --intrigue entry then stands "
+            "for every seat.",
+        ),
+    ] = None,
     hagal: Annotated[
         Optional[str],
         typer.Option(
@@ -74,6 +82,8 @@ def conflict_odds(
       montecarlo imperium conflict -t 2,2 -r 3,5 --conflict skirmish -v tiebreak_by_seat
 
       montecarlo imperium conflict -t 2,2,2 -r 3,3,0 --hagal 3 --conflict skirmish
+
+      montecarlo imperium conflict -t 0-3 --players 4
     """
     setup = {
         "troops": troops,
@@ -82,6 +92,7 @@ def conflict_odds(
         "deck": deck,
         "conflict": conflict,
         "hagal": hagal,
+        **({} if players is None else {"players": players}),
     }
     answer = run.ask("imperium", "conflict", setup, label="imperium conflict")
     s = answer.setup

@@ -63,6 +63,9 @@ class Question:
     # the rule readings in force for (rules, setup), in words, where the game's sources disagree
     # (War for Arrakis' English overview and Korean page): reports print them beside the numbers
     notes: Callable[[Any, Any], Sequence[str]] | None = None
+    # plain values ``parse_setup`` reads besides the setup's own fields (name -> what it is), such as
+    # a deck's card counts or an enemy's die: the Python API lists them with the fields
+    inputs: Mapping[str, str] = field(default_factory=dict)
 
     def setup(self, values: Mapping[str, Any]) -> Any:
         """A validated setup from plain values."""

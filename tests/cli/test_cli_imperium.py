@@ -140,3 +140,17 @@ def test_two_seats_name_house_hagal_and_a_hagal_seat_counts_for_nobody():
     assert "its rewards count for nobody" in data["extra"]["house_hagal"]
     bad = odds("--troops", "1,1,1,1", "--hagal", "4")
     assert bad.exit_code == 2 and "House Hagal plays only in solo and two-player games" in bad.stderr
+
+
+def test_players_repeats_one_entry_for_every_seat():
+    """--players 3 with one --troops entry is three seats of it, the same numbers as the entry
+    given three times; a list of another length is refused."""
+    repeated = odds_json("--troops", "0-3", "--players", "3", "--revealed", "4", trials=2_000)
+    listed = odds_json("--troops", "0-3,0-3,0-3", "--revealed", "4,4,4", trials=2_000)
+    assert repeated["metrics"] == listed["metrics"] and len(repeated["setup"]["troops"]) == 3
+    result = odds("--troops", "1,2", "--players", "3")
+    message = "error: --troops: 2 entries for 3 seats (give one, or one per seat)"
+    assert result.exit_code == 2 and result.stderr.strip() == message
+    result = odds("--troops", "1", "--players", "5")
+    message = "error: --players must be an integer 2..4, got 5"
+    assert result.exit_code == 2 and result.stderr.strip() == message

@@ -17,7 +17,7 @@ the roll is <= its Guile, so Guile 6 is safe; variants ``guile_check_d8`` (1d8 <
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -45,7 +45,8 @@ class GuileSetup:
     guile: int
     spice: int = 0
     stillsuit: bool = False
-    character: str | None = None
+    # not a value to give: set by parse_guile when guile names a character
+    character: str | None = field(default=None, metadata={"input": False})
 
     def __post_init__(self) -> None:
         whole("guile", self.guile, 0, MAX_GUILE)

@@ -304,5 +304,6 @@ QUESTIONS = {
         example={
             "vehicle": "interceptor", "fights": 5, "enemies": ["scavenger buggy", "road raiders", "spybot"],
         },
+        inputs=cb.CARD_COUNTS_INPUT,
     ),
 }

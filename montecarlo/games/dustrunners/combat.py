@@ -217,6 +217,19 @@ class CombatSetup:
         return self.enemy.die_second if self.second_card else self.enemy.die_first
 
 
+# values the parsers read besides a setup's fields (listed by the Python API with the fields)
+CARD_COUNTS_INPUT = {
+    "card_counts": "the deck's card counts overridden by card name: {'double tap': 0} or "
+    "'double tap=0, critical hit=4'",
+}
+ENEMY_INPUTS = {
+    "enemy_die": "the enemy card's die value (instead of enemy)",
+    "enemy_stars": "cards the enemy draws per attack (instead of enemy)",
+    "enemy_kind": "raiders, spybot or mutant (instead of enemy)",
+    "enemy_radiation": "a mutant's radiation skulls, 1 or 2",
+    "enemy_moon": "the enemy's moon (bonus loot when the loot card's moon matches)",
+}
+
 _COMBAT_KEYS = (
     "deck", "card_counts", "enemy", "second_card", "enemy_die", "enemy_stars", "enemy_kind",
     "enemy_radiation", "enemy_moon", "vehicle", "health", "ammo", "damage_bonus", "vp", "policy", "redraw",
@@ -1866,5 +1879,6 @@ QUESTIONS = {
         parse_setup=parse_combat,
         reference=reference_combat,
         example={"enemy": "road raiders", "vehicle": "interceptor", "policy": "all_in"},
+        inputs={**CARD_COUNTS_INPUT, **ENEMY_INPUTS},
     ),
 }

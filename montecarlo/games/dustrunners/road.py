@@ -152,8 +152,9 @@ def load_exploration(name: str | None = None) -> ExplorationDeck:
         raise InputError(f"exploration_deck: expected a file path or illustrative, got {name!r}")
     if name.strip() in SHIPPED_EXPLORATION:
         path = DATA / SHIPPED_EXPLORATION[name.strip()]
-        return parse_exploration(_read_toml(path, "exploration deck"),
-                                 f"montecarlo/games/dustrunners/data/{path.name}", True)
+        # shown absolute, as the shipped resolution decks: from the user's folder a path relative to
+        # the source tree names nothing
+        return parse_exploration(_read_toml(path, "exploration deck"), str(path.resolve()), True)
     path = pathlib.Path(name.strip()).expanduser()
     if not path.exists():
         raise InputError(f"exploration deck file not found: {name} (or use the shipped one: illustrative)")
@@ -474,5 +475,6 @@ QUESTIONS = {
         parse_setup=parse_road,
         reference=reference_road,
         example={"vehicle": "interceptor", "rounds": 2},
+        inputs=cb.CARD_COUNTS_INPUT,
     ),
 }

@@ -296,5 +296,7 @@ QUESTIONS = {
         reference=reference_conflict,
         applicable=applicable_conflict,
         example={"troops": "3,2,2,1", "revealed": 3, "conflict": "skirmish"},
+        inputs={"players": "seats in the conflict (2-4): one troops, revealed or intrigue entry then stands "
+                "for every seat"},
     ),
 }
