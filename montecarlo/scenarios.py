@@ -180,6 +180,11 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
     """Read and validate a scenario file; ScenarioError (one line) if anything is wrong."""
     path = Path(path)
     data = parse_text(read_text(path, "scenario", ScenarioError), str(path), ScenarioError)
+    if "format" in data and "game" not in data:  # a battle file: say so, not "format: unknown key"
+        raise ScenarioError(
+            f"{path}: a battle file (it has format = {data['format']!r}), not a scenario: ask it with "
+            f"montecarlo odds {path}, or give its path as a scenario's game (docs/scenarios.md)"
+        )
     return parse_scenario(data, source=str(path), default_name=path.stem, path=path)
 
 
@@ -439,6 +444,10 @@ class _Checker(TomlReader):
             if value is not None and value not in grid:
                 fields_text = ", ".join(grid) or "the grid is empty"
                 self.expected(f"{key}.{role}", f"a [grid] field ({fields_text})", value)
+            taken = next((r for r, v in fields.items() if v is not None and v == value), None)
+            if taken is not None:  # a heatmap of guile by guile cannot be drawn
+                self.fail(f"{key}.{role}", f"{value!r} is already the plot's {taken}",
+                          "give each of x, y, facet and hue its own [grid] field")
             fields[role] = value
         needed = {"heatmap": ("x", "y"), "lines": ("x",)}.get(kind, ())
         for role in needed:
@@ -464,6 +473,10 @@ class _Checker(TomlReader):
                     f"a [grid] field ({', '.join(grid) or 'the grid is empty'})",
                     field_name,
                 )
+            role = next((r for r, v in fields.items() if v == field_name), None)
+            if role is not None:  # it would be ignored: the plot shows every value of its axes
+                self.fail(f"{key}.where.{field_name}", f"{field_name!r} is the plot's {role}",
+                          "where fixes only the fields the plot does not show; remove it")
             if value not in grid[field_name]:
                 values_text = show(list(grid[field_name]))
                 self.expected(f"{key}.where.{field_name}", f"one of the grid values {values_text}", value)
@@ -489,6 +502,16 @@ def start_scenario_workers(scenario: Scenario, jobs: int | None = None, backend:
     )
 
 
+def too_few_trials(scenario: Scenario) -> str | None:
+    """Why ``scenario`` cannot run as it stands (variants to compare on one trial a setup), or None."""
+    if len(scenario.variants) > 1 and scenario.trials < 2:
+        return (
+            f"trials = {scenario.trials}: comparing variants needs at least 2 trials a setup (one trial "
+            "has no spread to test a difference against)"
+        )
+    return None
+
+
 def run_scenario(
     scenario: Scenario,
     *,
@@ -510,11 +533,9 @@ def run_scenario(
     ``progress(done, total)``. ``checkpoint``: a file that saves finished chunks and resumes.
     """
     variants = scenario.ordered_variants(baseline)
-    if len(variants) > 1 and scenario.trials < 2:
-        raise InputError(
-            f"trials = {scenario.trials}: comparing variants needs at least 2 trials a setup (one trial "
-            "has no spread to test a difference against)"
-        )
+    too_few = too_few_trials(scenario)
+    if too_few:
+        raise InputError(too_few)
     arms = [(v.name, v.rules) for v in variants]
     workers = scenario_workers(scenario, jobs)
     settings = dataclasses.replace(

@@ -72,8 +72,8 @@ def printable(text: str) -> str:
 def read_text(path: str | Path, what: str, error: type[InputError] = InputError) -> str:
     """The text of the ``what`` file at ``path`` (``what``: "scenario", "game definition")."""
     path = Path(path)
-    try:
-        return path.read_text(encoding="utf-8")
+    try:  # utf-8-sig: a byte-order mark some editors write at the start is not a TOML statement
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise error(f"{path}: no such {what} file; check the path") from None
     except IsADirectoryError:

@@ -375,6 +375,24 @@ BAD = [
         'game = "coin"\nseed = 1\n[[plots]]\nkind = "bars"\nwhere = { flips = 3 }\n',
         "plots[0].where.flips: expected a [grid] field (the grid is empty), got 'flips'",
     ),
+    (  # a heatmap of flips by flips cannot be drawn (it crashed report after the simulation)
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2]\n'
+        '[[plots]]\nkind = "heatmap"\nx = "flips"\ny = "flips"\n',
+        "plots[0].y: 'flips' is already the plot's x; give each of x, y, facet and hue its own "
+        "[grid] field",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2]\n'
+        '[[plots]]\nkind = "lines"\nx = "flips"\nhue = "flips"\n',
+        "plots[0].hue: 'flips' is already the plot's x; give each of x, y, facet and hue its own "
+        "[grid] field",
+    ),
+    (  # it was silently ignored: the plot shows every value of its axes
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2]\nneed = [1]\n'
+        '[[plots]]\nkind = "lines"\nx = "flips"\nwhere = { flips = 1 }\n',
+        "plots[0].where.flips: 'flips' is the plot's x; where fixes only the fields the plot does not "
+        "show; remove it",
+    ),
     ('game = 3\nseed = 1\n', "game: expected a game name (see: montecarlo games), got 3"),
     ("seed = 1\n", "game: missing; add game = <a game name> (see: montecarlo games)"),
     (
@@ -940,3 +958,14 @@ def test_a_run_records_its_wall_seconds_and_its_date_in_utc(monkeypatch):
     assert 0 < result.seconds <= took
     recorded = datetime.strptime(result.date, "%Y-%m-%d %H:%M:%S UTC").replace(tzinfo=timezone.utc)
     assert timedelta(0) <= now - recorded < timedelta(minutes=1)
+
+
+def test_a_battle_file_given_as_a_scenario_says_what_it_is(tmp_path):
+    """compare/report of a battle file said 'format: unknown key; use one of: name, ...'."""
+    battle = ROOT / "scenarios" / "games" / "risk.toml"
+    with pytest.raises(ScenarioError) as refused:
+        load_scenario(battle)
+    assert str(refused.value) == (
+        f"{battle}: a battle file (it has format = 'dice-battle/1'), not a scenario: ask it with "
+        f"montecarlo odds {battle}, or give its path as a scenario's game (docs/scenarios.md)"
+    )

@@ -253,7 +253,9 @@ def report_all(
 
     from montecarlo import api
     from montecarlo.reporting import check_index_out, check_out, write_index
-    from montecarlo.scenarios import find_scenarios, load_scenario, name_clashes, start_scenario_workers
+    from montecarlo.scenarios import (
+        find_scenarios, load_scenario, name_clashes, start_scenario_workers, too_few_trials,
+    )
 
     given = Overrides(trials, seed, precision, max_trials)
     backend_name = given.check(backend, scheduler)
@@ -266,6 +268,10 @@ def report_all(
             scenarios.append(given.apply(load_scenario(path)))
         except ScenarioError as exc:
             errors.append(str(exc))
+            continue
+        too_few = too_few_trials(scenarios[-1])
+        if too_few:  # refused here, not after the reports before it were written
+            errors.append(f"{path}: {too_few}")
     errors += name_clashes(scenarios)
     if errors:
         for line in errors[:-1]:
@@ -274,7 +280,8 @@ def report_all(
             errors[-1] + (f" ({len(errors)} invalid scenario files)" if len(errors) > 1 else "")
         )
     if checkpoint is not None and not checkpoint.is_dir():
-        raise InputError(f"--checkpoint: {checkpoint} is not a folder (report-all keeps one file per report)")
+        problem = "is a file, not a folder" if checkpoint.exists() else "no such folder (create it first)"
+        raise InputError(f"--checkpoint: {checkpoint}: {problem}; report-all keeps one file per report in it")
     start_scenario_workers(scenarios[0], jobs, backend_name)  # one pool of workers serves every report
     check_index_out(out)  # every destination before any simulation; other files in OUT are kept
     for sc in scenarios:

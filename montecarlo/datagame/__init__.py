@@ -51,7 +51,7 @@ def load_game(path: str | Path) -> Game:
 def is_definition(path: str | Path) -> bool:
     """True when ``path`` is a game definition (its top-level ``format`` is this format's)."""
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8")).get("format") == FORMAT
+        return tomllib.loads(Path(path).read_text(encoding="utf-8-sig")).get("format") == FORMAT
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
 

@@ -56,7 +56,7 @@ class Checkpoint:
         self._facts: dict[str, Any] = {}
 
     def _fail(self, problem: str) -> InputError:
-        return InputError(f"checkpoint {self.path.name}: {problem}")
+        return InputError(f"checkpoint {self.path.name or self.path}: {problem}")  # "" is "."
 
     def check(self) -> dict[str, Any] | None:
         """The file's contents if it is a checkpoint (None if there is no file yet); InputError if

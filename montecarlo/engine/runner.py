@@ -382,9 +382,11 @@ def _plan_more(state: _PointState, point: Point, chunk_size: int, precision, cap
     if widest <= precision or state.done >= cap:
         state.finished = True
         return False
-    # widest > precision, so at least 1.1 x the trials done: always at least one trial more
-    needed = math.ceil(state.done * (widest / precision) ** 2 * 1.1)
-    target = min(cap, needed)
+    # widest > precision, so at least 1.1 x the trials done: always at least one trial more; a
+    # precision so fine that the trials it needs overflow a float (1e-200) plans the cap
+    ratio = widest / precision
+    needed = state.done * ratio * ratio * 1.1
+    target = cap if not needed < cap else math.ceil(needed)
     # Whole chunks only, so that chunk i always has the same size and seed.
     state.target = min(cap, math.ceil(target / chunk_size) * chunk_size)
     return True

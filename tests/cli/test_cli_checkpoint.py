@@ -86,7 +86,11 @@ def test_compare_and_report_resume_a_scenario(tmp_path, monkeypatch):
     every = ["report-all", str(tmp_path), "--out", str(out), "-q", "--checkpoint", str(folder)]
     assert runner.invoke(app, every).exit_code == 0
     assert [p.name for p in folder.iterdir()] == ["coin-odds.checkpoint"]
-    one_error_line(runner.invoke(app, [*every[:-1], str(path)]), "--checkpoint", "not a folder")
+    one_error_line(runner.invoke(app, [*every[:-1], str(path)]),
+                   f"--checkpoint: {path}: is a file, not a folder")
+    missing = tmp_path / "new"  # it said "is not a folder" of a folder not made yet
+    one_error_line(runner.invoke(app, [*every[:-1], str(missing)]),
+                   f"--checkpoint: {missing}: no such folder (create it first)")
 
 
 def test_the_file_records_the_work_and_the_run_under_fixed_names(tmp_path):

@@ -436,3 +436,17 @@ def test_report_all_interrupted_keeps_the_reports_written_before(tmp_path, monke
     assert {p.name for p in (out / "first").iterdir()} == {*facts["files"], "report.json"}
     assert not (out / "second").exists() and not (out / "index.html").exists()
     no_hidden_folders(tmp_path)
+
+
+def test_report_all_refuses_one_trial_before_writing_any_report(tmp_path, no_simulation):
+    """-n 1 with a scenario of variants is refused before the first report is written (it was
+    refused at that scenario, after the single-variant reports before it, and left no index)."""
+    root = tmp_path / "scenarios"
+    scenario(root / "coin", "a-single", text='game = "coin"\nseed = 1\ntrials = 10\n')
+    scenario(root / "coin", "b-variants", "Variants")
+    out = tmp_path / "reports"
+    one_error_line(
+        runner.invoke(app, ["report-all", str(root), "--out", str(out), "-n", "1"]),
+        f"error: {root}/coin/b-variants.toml: trials = 1: comparing variants needs at least 2 trials",
+    )
+    assert not out.exists()

@@ -213,6 +213,11 @@ def test_precision_runs_in_one_worker():
     assert capped.trials == 6_000
     enough = runner.run(kernel, METRICS, 2_000, seed=2, chunk_size=1_000, precision=0.45)
     assert enough.trials == 2_000  # the first batch already meets the target
+    # a target so fine that the trials it asks for overflow a float: planned at the cap, no OverflowError
+    for tiny in (1e-200, 5e-324):
+        finest = runner.run(kernel, METRICS, 2_000, seed=2, chunk_size=2_000, precision=tiny,
+                            max_trials=6_000)
+        assert finest.trials == 6_000 and np.array_equal(finest.totals, capped.totals)
 
 
 def test_a_precision_met_exactly_stops_and_an_unreachable_one_stops_at_the_default_cap():

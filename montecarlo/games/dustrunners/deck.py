@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import functools
 import pathlib
-import tomllib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from montecarlo.errors import InputError
+from montecarlo.tomlread import parse_text, read_text
 from montecarlo.validate import is_whole
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
@@ -114,17 +114,8 @@ class Deck:
 
 
 def _read_toml(path: pathlib.Path, what: str) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"{what} file not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"{what} file is a directory: {path}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: invalid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read {what} file: {exc}") from None
+    """The file's tables, through the project's one TOML reader (one line naming the file)."""
+    return parse_text(read_text(path, what), str(path))
 
 
 def _int(where: str, key: str, value: Any, low: int, high: int | None = None) -> int:

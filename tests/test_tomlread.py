@@ -1,0 +1,39 @@
+"""The one TOML reader (montecarlo/tomlread.py) as every file kind meets it: scenarios, battle
+files and Dustrunners decks, each read the same way, with one line naming the file."""
+
+from pathlib import Path
+
+import pytest
+
+import montecarlo as mc
+from montecarlo.errors import InputError
+from montecarlo.games.dustrunners.deck import load_deck
+from montecarlo.tomlread import parse_text, read_text
+from tests.games.test_dustrunners import CARD
+
+BOM = "\ufeff"
+RISK = Path(__file__).resolve().parent.parent / "scenarios" / "games" / "risk.toml"
+
+
+def test_a_byte_order_mark_is_not_a_toml_statement(tmp_path):
+    """Some editors start a UTF-8 file with a byte-order mark: it was 'invalid TOML: Invalid
+    statement (at line 1, column 1)'; it is read as the text after it."""
+    path = tmp_path / "bom.toml"
+    path.write_text(BOM + 'name = "x"\n', encoding="utf-8")
+    assert parse_text(read_text(path, "scenario"), str(path)) == {"name": "x"}
+    deck = tmp_path / "deck.toml"
+    deck.write_text(BOM + f'name = "mine"\n[[card]]\n{CARD}count = 3\nskulls = 1\n', encoding="utf-8")
+    assert load_deck(str(deck)).size == 3
+    battle = tmp_path / "risk.toml"
+    battle.write_text(BOM + RISK.read_text(encoding="utf-8"), encoding="utf-8")
+    assert mc.odds(str(battle), attackers=2, defenders=1, trials=100).estimate["attacker_win"] >= 0
+
+
+def test_files_that_are_not_utf8_text_or_not_files_are_one_line(tmp_path):
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b'name = "caf\xe9"\n')
+    for read in (lambda p: read_text(p, "scenario"), lambda p: load_deck(str(p))):
+        with pytest.raises(InputError, match=r"latin.toml: not UTF-8 text \(.*\); save the file as UTF-8$"):
+            read(latin)
+        with pytest.raises(InputError, match=r": is a directory; give the path of a \.toml "):
+            read(tmp_path)
