@@ -306,8 +306,8 @@ def _custom(**enemy):
     ({"enemy_die": 0, "enemy_kind": "mutant"}, Enemy("custom enemy", 0, 0, 0, "none", "fuel", "mutant", 1)),
     ({"enemy_die": 6, "enemy_kind": "spybot", "enemy_stars": 20, "enemy_moon": " full "},
      Enemy("custom enemy", 6, 6, 20, "full", "fuel", "spybot", 0)),
-    ({"enemy_die": 2, "enemy_kind": "raiders", "enemy_stars": 0, "enemy_radiation": 2, "enemy_moon": "half"},
-     Enemy("custom enemy", 2, 2, 0, "half", "fuel", "raiders", 2)),
+    ({"enemy_die": 2, "enemy_kind": "raiders", "enemy_stars": 0, "enemy_radiation": 0, "enemy_moon": "half"},
+     Enemy("custom enemy", 2, 2, 0, "half", "fuel", "raiders", 0)),
     ({"enemy_die": 1, "enemy_kind": "mutant", "enemy_stars": 3, "enemy_radiation": 2, "enemy": None},
      Enemy("custom enemy", 1, 1, 3, "none", "fuel", "mutant", 2)),
 ])
@@ -337,6 +337,11 @@ BOTH = "give either enemy (a shipped enemy) or {}, not both"
     ({"enemy_die": 2, "enemy_stars": 21}, "enemy_stars must be an integer 0..20, got 21"),
     ({"enemy_die": 2, "enemy_radiation": -1}, "enemy_radiation must be an integer 0..2, got -1"),
     ({"enemy_die": 2, "enemy_radiation": 3}, "enemy_radiation must be an integer 0..2, got 3"),
+    # a raider's or spybot's radiation was accepted and silently ignored
+    ({"enemy_die": 2, "enemy_radiation": 2},
+     "enemy_radiation: only a mutant has radiation skulls (enemy_kind mutant), not raiders"),
+    ({"enemy_die": 2, "enemy_kind": "spybot", "enemy_radiation": 1},
+     "enemy_radiation: only a mutant has radiation skulls (enemy_kind mutant), not spybot"),
     ({"enemy_die": 2, "enemy_moon": 5}, "enemy_moon must be a moon name, got 5"),
     ({"enemy_die": 2, "enemy_moon": "  "}, "enemy_moon must be a moon name, got '  '"),
     # the mutant's own check: radiation 0 given on purpose
@@ -914,3 +919,16 @@ def test_starting_vp_come_from_the_vehicle_or_are_required():
     assert combat.setup({"enemy": "road raiders", "health": 5, "vp": 3, "redraw": "all"}).vp == 3
     with pytest.raises(InputError, match="starting VP"):
         GAME.question("campaign").setup({"health": 5, "redraw": "loot"})
+
+
+def test_an_enemy_card_with_radiation_is_a_mutant():
+    """An enemies file's raider with radiation = 2 was accepted and its radiation ignored."""
+    from montecarlo.games.dustrunners.deck import Enemy
+
+    assert Enemy("mutants", 2, 4, 0, kind="mutant", radiation=2).radiation == 2
+    with pytest.raises(InputError) as err:
+        Enemy("raiders", 2, 4, 1, kind="raiders", radiation=2)
+    assert str(err.value) == (
+        "enemy 'raiders': radiation = 2 is a mutant's (its skulls give radiation cards); a raiders enemy "
+        "has none"
+    )

@@ -93,7 +93,10 @@ def test_policy_overrides(names, want):
     "names,message",
     [
         ("max_rounds:N", f"unknown policy 'max_rounds:N'; {POLICY_HELP}"),  # N is a placeholder
-        ("max_rounds:0", f"unknown policy 'max_rounds:0'; {POLICY_HELP}"),
+        ("max_rounds:0", "policy 'max_rounds:0': max_rounds:N needs a number of rounds N >= 1 (the first "
+         "round is always fought)"),
+        ("max_rounds:", "policy 'max_rounds:': max_rounds:N needs a number of rounds N >= 1 (the first "
+         "round is always fought)"),
         (["retreat"], f"unknown policy 'retreat'; {POLICY_HELP}"),
         ("while_ahead, max_rounds:2", "two attack policies given (while_ahead, max_rounds:2); choose one"),
         ("never, when_outnumbered", "two retreat policies given (never, when_outnumbered); choose one"),

@@ -285,6 +285,10 @@ def resolve_enemy(values: Mapping[str, Any]) -> Enemy:
         raise InputError(f"enemy_kind must be one of {', '.join(ENEMY_KINDS)}, got {kind!r}")
     stars = whole("enemy_stars", values.get("enemy_stars", 0 if kind == "mutant" else 1), 0, 20)
     radiation = whole("enemy_radiation", values.get("enemy_radiation", 1 if kind == "mutant" else 0), 0, 2)
+    if radiation and kind != "mutant":  # it would be ignored: only a mutant's skulls irradiate
+        raise InputError(
+            f"enemy_radiation: only a mutant has radiation skulls (enemy_kind mutant), not {kind}"
+        )
     moon = values.get("enemy_moon", "none")
     if not isinstance(moon, str) or not moon.strip():
         raise InputError(f"enemy_moon must be a moon name, got {moon!r}")

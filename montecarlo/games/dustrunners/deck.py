@@ -238,6 +238,9 @@ class Enemy:
             raise InputError(f"{at}: bonus_loot must be one of {', '.join(LOOTS)}, got {self.bonus_loot!r}")
         if self.kind == "mutant" and self.radiation == 0:
             raise InputError(f"{at}: a mutant needs radiation = 1 or 2")
+        if self.kind != "mutant" and self.radiation:  # it would be ignored: only a mutant irradiates
+            raise InputError(f"{at}: radiation = {self.radiation} is a mutant's (its skulls give radiation "
+                             f"cards); a {self.kind} enemy has none")
 
 
 @dataclass(frozen=True, slots=True)

@@ -430,6 +430,9 @@ def policy_overrides(names: Any) -> dict[str, str]:
             and name not in ATTACK_POLICIES[:3]
             and not re.fullmatch(r"max_rounds:[1-9]\d*", name)
         ):
+            if re.fullmatch(r"max_rounds:\d*", name):  # the right name with a count of 0 or none
+                raise InputError(f"policy {item!r}: max_rounds:N needs a number of rounds N >= 1 (the "
+                                 "first round is always fought)")
             raise InputError(f"unknown policy {item!r}; {POLICY_HELP}")
         if field in out and out[field] != name:
             raise InputError(f"two {field} policies given ({out[field]}, {name}); choose one")
