@@ -107,6 +107,14 @@ def test_student_t_tail_and_quantile_match_scipy(df):
         assert stats.t_value(confidence, df) == pytest.approx(want, rel=1e-8)
 
 
+@pytest.mark.parametrize("df", [1, 2, 5, 29, 19_999, 20_001, 10**6])
+def test_student_t_density_matches_scipy(df):
+    """The density only steers Newton's steps to the quantile: a wrong one still finds the root,
+    more slowly, so it is checked on its own."""
+    for x in (0.0, 0.5, 1.96, 4.0, 12.7):
+        assert stats._student_t_pdf(x, df) == pytest.approx(student_t.pdf(x, df), rel=1e-9)
+
+
 def test_student_t_from_a_hundred_million_degrees_is_the_normal():
     assert stats.t_value(0.95, stats.NORMAL_DF) == stats.z_value(0.95)
     assert stats.student_t_sf(2.0, stats.NORMAL_DF) == stats.normal_sf(2.0)
