@@ -317,6 +317,11 @@ def _metric_values(
     }
 
 
+def _definition(game: Game) -> dict[str, str]:
+    """The work's record of a game the package's version does not define (a battle file)."""
+    return {"definition": game.definition} if game.definition else {}
+
+
 def ask(
     game: str | Game,
     question: str | None,
@@ -348,7 +353,7 @@ def ask_many(
         runner.Point((kernel_for(q, rules, s),), tuple(q.metrics), _exact_companion(q, [rules], s))
         for s in setup_objs
     ]
-    work = {"kind": "ask", "game": g.name, "question": q.name, "variants": list(variants),
+    work = {"kind": "ask", "game": g.name, **_definition(g), "question": q.name, "variants": list(variants),
             "rules": to_plain(rules), "setups": [to_plain(s) for s in setup_objs]}
     results = settings.run_grid(points, work)
     return [
@@ -398,9 +403,9 @@ def compare_many(
         )
         for s in setup_objs
     ]
-    work = {"kind": "compare", "game": g.name, "question": q.name,
+    work = {"kind": "compare", "game": g.name, **_definition(g), "question": q.name,
             "arms": [[label, to_plain(rules)] for label, rules in arms],
-            "setups": [to_plain(s) for s in setup_objs]}
+            "setups": [to_plain(s) for s in setup_objs], "metrics": [m.name for m in chosen]}
     results = settings.run_grid(points, work)
     return [_comparison(g, q, s, arms, r, settings) for s, r in zip(setup_objs, results)]
 

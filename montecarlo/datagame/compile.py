@@ -21,6 +21,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import hashlib
 import math
 import re
 from typing import Any, Callable, Mapping
@@ -87,6 +88,7 @@ class CompiledGame:
             questions={d.question: question},
             default_question=d.question,
             variant_descriptions=d.variant_descriptions,
+            definition=hashlib.sha256(d.text.encode()).hexdigest(),
         )
 
     def __reduce__(self):

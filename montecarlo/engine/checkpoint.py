@@ -10,7 +10,9 @@ The file also records what fixes the numbers: the caller's description of the wo
 setups, rules, package version: the engine knows nothing of games, it only compares) and the
 run's trials, seed, chunk size and precision. A file written for anything else is refused with
 one line, and a file that is not a checkpoint is never overwritten. Writes are atomic (a
-temporary file in the same folder, then a rename), so a kill never leaves half a file.
+temporary file in the same folder, then a rename), so a kill never leaves half a file; a digest
+of the contents is saved with them, so that tallies edited or damaged since are refused rather
+than resumed into wrong numbers.
 
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -25,6 +27,7 @@ checkpoint notes.txt: not a montecarlo checkpoint (left as it is); give another 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -37,7 +40,7 @@ import numpy as np
 from montecarlo.errors import InputError
 
 FORMAT = "montecarlo-checkpoint"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the contents carry their digest
 SAVE_EVERY = 1.0  # seconds between saves while a run goes on (and once more when it stops)
 
 
@@ -50,6 +53,8 @@ class Checkpoint:
 
     def __init__(self, path: str | os.PathLike, work: Mapping[str, Any]) -> None:
         self.path = Path(path)
+        # a link to a checkpoint is written through: the user's link stays a link
+        self._target = Path(os.path.realpath(self.path))
         self.work = json.loads(json.dumps(dict(work), default=str))  # as it reads back
         self._saved_at = float("-inf")
         self._saved_state: tuple | None = None
@@ -61,8 +66,8 @@ class Checkpoint:
     def check(self) -> dict[str, Any] | None:
         """The file's contents if it is a checkpoint (None if there is no file yet); InputError if
         it is something else or cannot be written. Cheap: call it before any long work."""
-        if not self.path.parent.is_dir():
-            raise self._fail(f"the folder {self.path.parent} does not exist")
+        if not self._target.parent.is_dir():
+            raise self._fail(f"the folder {self._target.parent} does not exist")
         if self.path.is_dir():
             raise self._fail("is a folder; give a file name")
         if not self.path.exists():
@@ -76,6 +81,9 @@ class Checkpoint:
         if data.get("format_version") != FORMAT_VERSION:
             found = data.get("format_version")
             raise self._fail(f"written in checkpoint format {found!r}, not {FORMAT_VERSION}")
+        if data.get("digest") != _digest(data):
+            raise self._fail("its contents do not match their digest (edited or damaged since they were "
+                             "saved); give another file, or delete it to start afresh")
         return data
 
     def resume(self, states: Sequence, facts: Mapping[str, Any]) -> list:
@@ -99,11 +107,15 @@ class Checkpoint:
             raise self._fail("its points do not match this run's")
         out = []
         for fresh, point in zip(states, saved):
-            totals = np.asarray(point["totals"], dtype=np.float64)
+            try:
+                totals = np.asarray(point["totals"], dtype=np.float64)
+                counts = [int(point[key]) for key in ("done", "next_chunk", "target")]
+                finished = point["finished"]
+            except (KeyError, TypeError, ValueError):
+                raise self._fail("its points are damaged; give another file") from None
             if totals.shape != fresh.totals.shape:
                 raise self._fail("its tallies do not match this run's")
-            out.append(type(fresh)(totals, int(point["done"]), int(point["next_chunk"]),
-                                   int(point["target"]), bool(point["finished"])))
+            out.append(type(fresh)(totals, *counts, bool(finished)))
         self._saved_state = _signature(out)
         return out
 
@@ -125,10 +137,11 @@ class Checkpoint:
                 for s in states
             ],
         }
+        data["digest"] = _digest(data)
         text = json.dumps(data, separators=(",", ":"))
         try:
             handle, temporary = tempfile.mkstemp(
-                dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+                dir=self._target.parent, prefix=f".{self._target.name}.", suffix=".tmp"
             )
         except OSError as exc:
             raise self._fail(f"cannot be written ({exc.strerror})") from None
@@ -137,11 +150,17 @@ class Checkpoint:
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(temporary, self.path)
+            os.replace(temporary, self._target)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
         self._saved_at, self._saved_state = now, signature
+
+
+def _digest(data: Mapping[str, Any]) -> str:
+    """SHA-256 of everything but the digest itself, in one canonical JSON form."""
+    body = {key: value for key, value in data.items() if key != "digest"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _signature(states: Sequence) -> tuple:

@@ -21,6 +21,7 @@ import logging
 import math
 import os
 import re
+import signal
 import threading
 import time
 from collections import deque
@@ -346,9 +347,10 @@ def run_grid(
                     if companion is not None:
                         companions[i] = companion
                     state = states[i]
-                    state.totals += chunk_totals
-                    state.done += size
-                    state.next_chunk += 1
+                    with _uninterrupted(checkpoint is not None):
+                        state.totals += chunk_totals
+                        state.done += size
+                        state.next_chunk += 1
                     done += size
                     report(done, total)
                     if checkpoint is not None:
@@ -367,6 +369,22 @@ def run_grid(
         RunResult(s.done, seed, chunk_size, columns_of(p.metrics), len(p.arms), s.totals, seconds, c)
         for p, s, c in zip(points, states, companions)
     ]
+
+
+@contextmanager
+def _uninterrupted(needed: bool) -> Iterator[None]:
+    """Ctrl-C held back until the block ends (in the main thread, where Python takes it), so
+    that a checkpoint's final save never catches a point's tallies a chunk ahead of its count."""
+    if not needed or not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not (
+        threading.main_thread()
+    ):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _no_progress(done: int, total: int) -> None:

@@ -119,6 +119,9 @@ class Game:
     # changes some result in one of them (the consistency test checks kernels, references and
     # exact solvers on all of them)
     examples: Sequence[tuple[str, Mapping[str, Any]]] = ()
+    # what defines the game when the package's version does not (a digest of a battle file's
+    # text): a checkpoint records it, so that a file edited since is not resumed
+    definition: str = ""
 
     def setups(self, question: str) -> list[Mapping[str, Any]]:
         """The example setups of ``question``: its own example, then the game's extra ones."""

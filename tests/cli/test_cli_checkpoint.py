@@ -114,5 +114,29 @@ def test_the_file_records_the_work_and_the_run_under_fixed_names(tmp_path):
     compare = ["compare", str(scenario(tmp_path)), "--json", "-j", "1", "--checkpoint", str(compared)]
     assert runner.invoke(app, compare).exit_code == 0
     work = json.loads(compared.read_text())["work"]
-    assert list(work) == ["version", "kind", "game", "question", "arms", "setups"]
+    assert list(work) == ["version", "kind", "game", "question", "arms", "setups", "metrics"]
     assert (work["kind"], work["game"], len(work["setups"])) == ("compare", "coin", 3)
+
+
+def test_a_battle_file_edited_since_its_checkpoint_is_refused(tmp_path):
+    """The d6 battle's tallies were resumed after the file said d8: the old estimate printed
+    beside the new exact value. The work now records a digest of the file's text."""
+    from pathlib import Path
+
+    battle = tmp_path / "risk.toml"
+    battle.write_text((Path(__file__).parents[2] / "scenarios/games/risk.toml").read_text())
+    ask = ["odds", str(battle), "--set", "attackers=3", "--set", "defenders=2", "-n", "300000", "-j", "1",
+           "--json", "--checkpoint", str(tmp_path / "risk.checkpoint")]
+    assert runner.invoke(app, ask).exit_code == 0
+    assert "faces = 6" in battle.read_text()
+    battle.write_text(battle.read_text().replace("faces = 6", "faces = 8"))
+    one_error_line(runner.invoke(app, ask), "written by another run (its definition differs)")
+
+
+def test_a_scenario_whose_metrics_changed_since_its_checkpoint_is_refused(tmp_path):
+    """Two other metrics of the same count got the old ones' tallies under their names."""
+    path = scenario(tmp_path)
+    compare = ["compare", str(path), "--json", "-j", "1", "--checkpoint", str(tmp_path / "c.checkpoint")]
+    assert runner.invoke(app, compare).exit_code == 0
+    path.write_text(path.read_text().replace('metrics = ["win", "heads"]', 'metrics = ["heads", "win"]'))
+    one_error_line(runner.invoke(app, compare), "written by another run (metrics [\"win\", \"heads\"] there")
