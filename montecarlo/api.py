@@ -728,6 +728,7 @@ def report(
     if sc is None:
         raise InputError(f"report: expected a scenario file (.toml) or scenario data, got {scenario!r}")
     folder = report_folder(sc, out)
+    check_report_checkpoint(folder, checkpoint)
     backend = chosen_backend(backend, scheduler)
     result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
                           scheduler=scheduler, checkpoint=checkpoint)
@@ -735,6 +736,23 @@ def report(
         command = f"mc.report({os.fspath(scenario)!r}, out={os.fspath(folder)!r})"
     written = write_report(result, folder, command=command, jobs=local_workers(sc, jobs, backend))
     return _scenario_result(result, sc.title, path=written)
+
+
+def check_report_checkpoint(folder: str | os.PathLike, checkpoint: str | os.PathLike | None) -> None:
+    """InputError (one line) if a report's ``checkpoint`` file cannot serve: not a checkpoint, an
+    unwritable place, or inside the report ``folder``, which the finished report replaces (the
+    report would then refuse the folder, holding a file it did not write). Before any work."""
+    if checkpoint is None:
+        return
+    from montecarlo.engine.checkpoint import Checkpoint
+
+    place, home = Path(os.path.realpath(checkpoint)), Path(os.path.realpath(folder))
+    if place == home or home in place.parents:
+        raise InputError(
+            f"checkpoint {checkpoint}: inside the report folder {folder}, which the report replaces; "
+            "keep it elsewhere"
+        )
+    Checkpoint(checkpoint, {}).check()
 
 
 # ---------------------------------------------------------------- catalogue

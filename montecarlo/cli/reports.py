@@ -286,6 +286,8 @@ def report_all(
     check_index_out(out)  # every destination before any simulation; other files in OUT are kept
     for sc in scenarios:
         check_out(out / sc.name, option=f"--out ({sc.name})")
+        if checkpoint is not None:  # every report's file, not each as its report comes
+            api.check_report_checkpoint(out / sc.name, checkpoint / f"{sc.name}.checkpoint")
     out.mkdir(parents=True, exist_ok=True)
     entries = []
     started = time.perf_counter()

@@ -18,6 +18,7 @@ one, and no hidden folder is left behind. Folders get the permissions of the uma
 from __future__ import annotations
 
 import base64
+import glob
 import html
 import json
 import math
@@ -25,6 +26,7 @@ import os
 import re
 import secrets
 import shutil
+import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -58,6 +60,7 @@ _LEGACY_NAMES = re.compile(
     r"|(results|comparison|(matrix|difference|distribution)-[\w.=-]+)\.(csv|parquet))"
 )
 _LEGACY_INDEX = '<ul class="index">'  # the index page of an earlier montecarlo
+PARTIAL = ".montecarlo-partial"  # in a report folder being written: the writing process's id
 CRN_NOTE = (
     "common random numbers: yes — every variant of a setup runs on the same random numbers "
     "(same seed per chunk) and differences are paired per trial"
@@ -134,10 +137,11 @@ def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
         raise InputError(refuse.format(_few(entries)))
     if data.get("written_by") == WRITTEN_BY and isinstance(data.get("files"), list):
         known = set(data["files"]) | {"report.json"}
-        foreign = [e for e in entries if e not in known]
+        # a report holds files only: a folder under one of its names is the user's
+        foreign = [e for e in entries if e not in known or (path / e).is_dir()]
     elif str(data.get("version", "")).startswith("montecarlo ") and "rerun" in data:
-        # a report of an earlier montecarlo (no file list yet): only names a report has
-        foreign = [e for e in entries if not _LEGACY_NAMES.fullmatch(e)]
+        # a report of an earlier montecarlo (no file list yet): only names a report has, as files
+        foreign = [e for e in entries if not _LEGACY_NAMES.fullmatch(e) or (path / e).is_dir()]
     else:
         raise InputError(refuse.format(_few(entries)))
     if foreign:
@@ -202,8 +206,11 @@ def write_report(
     tmp = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_partials(out)
         tmp = _hidden_folder(out.parent, out.name, "tmp")
+        (tmp / PARTIAL).write_text(str(os.getpid()), encoding="ascii")
         _write_contents(result, tmp, command or default_command(result), jobs)
+        (tmp / PARTIAL).unlink()
         check_out(out)  # still a folder we may replace
         _move_into_place(tmp, out)
     except OSError as exc:
@@ -479,6 +486,35 @@ def _move_into_place(tmp: Path, out: Path) -> None:
         old.unlink()
     else:
         shutil.rmtree(old, ignore_errors=True)
+    if old.exists():  # the new report is in place; say where the old one is rather than hide it
+        sys.stderr.write(f"warning: the previous report, set aside in {old}, could not be removed; "
+                         "remove it yourself\n")
+
+
+def _remove_stale_partials(out: Path) -> None:
+    """Remove the half-written folders of reports to ``out`` killed while writing (hidden, named
+    after ``out``, and marked by montecarlo with the id of a process that no longer runs)."""
+    for folder in out.parent.glob(f".{glob.escape(out.name)}.tmp-*"):
+        mark = folder / PARTIAL
+        if folder.is_symlink() or not mark.is_file():
+            continue
+        try:
+            writer = int(mark.read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            continue
+        if not _running(writer):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a process of another user counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
 
 
 def _blocks(

@@ -450,3 +450,29 @@ def test_report_all_refuses_one_trial_before_writing_any_report(tmp_path, no_sim
         f"error: {root}/coin/b-variants.toml: trials = 1: comparing variants needs at least 2 trials",
     )
     assert not out.exists()
+
+
+def test_a_checkpoint_inside_the_report_folder_is_refused_before_any_work(tmp_path, no_simulation):
+    """--out rep --checkpoint rep/run.ck simulated the whole run, then the report refused its own
+    folder for holding run.ck, and every rerun was refused."""
+    path = scenario(tmp_path)
+    out = tmp_path / "rep"
+    one_error_line(
+        runner.invoke(app, ["report", str(path), "--out", str(out), "--checkpoint", str(out / "run.ck")]),
+        f"error: checkpoint {out / 'run.ck'}: inside the report folder {out}, which the report replaces",
+    )
+
+
+def test_report_all_checks_every_checkpoint_before_the_first_report(tmp_path, no_simulation):
+    root = tmp_path / "scenarios"
+    scenario(root / "coin", "a-first", "First")
+    scenario(root / "coin", "b-second", "Second")
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    (folder / "b-second.checkpoint").write_text("my notes")
+    out = tmp_path / "reports"
+    one_error_line(
+        runner.invoke(app, ["report-all", str(root), "--out", str(out), "--checkpoint", str(folder)]),
+        "checkpoint b-second.checkpoint: not a montecarlo checkpoint",
+    )
+    assert not out.exists() and (folder / "b-second.checkpoint").read_text() == "my notes"

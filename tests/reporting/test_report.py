@@ -1167,3 +1167,56 @@ def test_variants_table_joins_builtins_and_overrides_and_a_one_field_grid_has_no
         "_95% paired intervals; * significant after Holm (difference-win.csv)_",
         "_estimate [95% interval]; n/a: does not apply to the setup (matrix-win.csv)_",
     ]
+
+
+def test_a_report_killed_while_writing_is_cleaned_up_by_the_next_one(tmp_path, capsys):
+    """kill -9 while writing left .<name>.tmp-* for good: the next report to the folder removes
+    the ones montecarlo marked for a process that has ended, and nothing else."""
+    import subprocess
+    import sys
+
+    from montecarlo.reporting.report import PARTIAL
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)
+    dead = int(ended.stdout)
+    out = tmp_path / "rep"
+    killed = tmp_path / ".rep.tmp-0000dead"
+    running = tmp_path / ".rep.tmp-0000live"
+    unmarked = tmp_path / ".rep.tmp-0000mine"
+    other = tmp_path / ".other.tmp-0000dead"
+    for folder, writer in ((killed, dead), (running, os.getpid()), (unmarked, None), (other, dead)):
+        folder.mkdir()
+        (folder / "plot-01.png").write_bytes(b"half")
+        if writer is not None:
+            (folder / PARTIAL).write_text(str(writer))
+    write_report(small_result(), out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [".other.tmp-0000dead", ".rep.tmp-0000live", ".rep.tmp-0000mine", "rep"]
+    )
+    assert PARTIAL not in {p.name for p in out.iterdir()}  # the mark never reaches the report
+
+
+def test_a_previous_report_that_cannot_be_removed_is_named(tmp_path, monkeypatch, capsys):
+    """A read-only previous report stayed, silently, as a hidden .<name>.old-* folder."""
+    from montecarlo.reporting import report as module
+
+    out = write_report(small_result(), tmp_path / "rep")
+    monkeypatch.setattr(module.shutil, "rmtree", lambda path, ignore_errors=False: None)
+    write_report(small_result(), out)
+    left = [p for p in tmp_path.iterdir() if p.name.startswith(".rep.old-")]
+    assert len(left) == 1
+    assert capsys.readouterr().err == (
+        f"warning: the previous report, set aside in {left[0]}, could not be removed; remove it yourself\n"
+    )
+
+
+def test_a_folder_under_the_name_of_a_report_file_is_the_users(tmp_path):
+    """report.md replaced by a folder of the user's: its files were deleted with the old report."""
+    out = write_report(small_result(), tmp_path / "rep")
+    (out / "report.md").unlink()
+    (out / "report.md").mkdir()
+    (out / "report.md" / "mine.txt").write_text("keep")
+    with pytest.raises(InputError, match=r"holds files montecarlo did not write \(report\.md\)"):
+        write_report(small_result(), out)
+    assert (out / "report.md" / "mine.txt").read_text() == "keep"
