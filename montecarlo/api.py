@@ -347,6 +347,23 @@ def answers_of(
     return ask_many(_game_arg(game), question, setups, variants=names, overrides=rules, settings=settings)
 
 
+def checked_setups(
+    game: Any,
+    question: str | None,
+    setups: Sequence[Mapping[str, Any] | Any],
+    *,
+    variants: str | Sequence[str] = (),
+    rules: Mapping[str, Any] | None = None,
+) -> list[Any]:
+    """The setups checked (and the variants and rules beside them) as a run checks them, so that
+    a command reports a mistake before anything else it has to say (a warning about --jobs)."""
+    from montecarlo.analysis import resolve
+
+    g, q = resolve(_game_arg(game), question)
+    g.rules(_names(variants), rules)
+    return [q.setup(s) if isinstance(s, Mapping) else s for s in setups]
+
+
 def answer_of(
     game: Any,
     question: str | None,

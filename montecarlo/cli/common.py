@@ -35,7 +35,7 @@ import typer
 
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, chosen_backend, excess_jobs
 from montecarlo.analysis import duration as _duration
-from montecarlo.api import answer_of, answers_of, run_settings
+from montecarlo.api import answer_of, answers_of, checked_setups, run_settings
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_TRIALS, scheduler_address
 from montecarlo.errors import InputError, MonteCarloError, readable
 from montecarlo.progress import trial_bar
@@ -65,11 +65,11 @@ class RunOptions:
         """The backend to use: as given, else dask with --scheduler, else loky."""
         return backend_for(self.backend, self.scheduler)
 
-    def settings(self, label: str = "simulating") -> RunSettings:
+    def settings(self, label: str = "simulating", warn: bool = True) -> RunSettings:
         """Run settings (checked as the API checks them, errors naming the flag), with a progress
-        reporter unless --quiet or --json."""
+        reporter unless --quiet or --json; ``warn``: say now if --jobs exceeds the cores."""
         settings = self._checked()
-        if not self._warned:
+        if warn and not self._warned:
             self._warned = warn_excess_jobs(self.jobs)
         if self.quiet or self.json:
             return settings
@@ -83,12 +83,22 @@ class RunOptions:
     ) -> Answer:
         """The answer of one setup under --variant (and rule ``overrides``), through the API's
         one path to the engine (:func:`montecarlo.api.answer_of`)."""
-        return answer_of(game, question, setup, variants=self.variant, rules=overrides,
-                         settings=self.settings(label))
+        settings = self.settings(label, warn=False)
+        checked = checked_setups(game, question, [setup], variants=self.variant, rules=overrides)[0]
+        self._warn()
+        return answer_of(game, question, checked, variants=self.variant, rules=overrides, settings=settings)
 
     def ask_many(self, game: Any, question: Optional[str], setups: list, label: str) -> list[Answer]:
         """:meth:`ask` for several setups, their chunks in one pool (:func:`montecarlo.api.answers_of`)."""
-        return answers_of(game, question, setups, variants=self.variant, settings=self.settings(label))
+        settings = self.settings(label, warn=False)
+        checked = checked_setups(game, question, setups, variants=self.variant)
+        self._warn()
+        return answers_of(game, question, checked, variants=self.variant, settings=settings)
+
+    def _warn(self) -> None:
+        """The --jobs warning, once, after the setups were found right (a mistake comes alone)."""
+        if not self._warned:
+            self._warned = warn_excess_jobs(self.jobs)
 
     def start_workers(self) -> None:
         """Start the workers now if the run will use several, so that their start-up overlaps

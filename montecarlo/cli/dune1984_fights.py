@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.api import answer_of, answers_of
+from montecarlo.api import answer_of
 from montecarlo.cli.common import (
     RunOptions,
     console,
@@ -329,11 +329,10 @@ def duel_table(
         raise InputError(
             f"unknown metric {metric!r} for the duel; known: {', '.join(question.reported_names())}"
         )
-    settings = run.settings("dune1984 duel table")
     pairs = [(a, d) for a in STRENGTHS for d in STRENGTHS]
     kit = {"attacker_equipment": attacker_equipment, "defender_equipment": defender_equipment}
     setups = [{"attacker": a, "defender": d, **kit} for a, d in pairs]
-    answers = answers_of("dune1984", "duel", setups, variants=run.variant, settings=settings)  # one pool
+    answers = run.ask_many("dune1984", "duel", setups, "dune1984 duel table")  # one pool
     cells = [(a, d, answer.metrics[metric]) for (a, d), answer in zip(pairs, answers)]
     answer = answers[-1]
     if run.json:

@@ -180,6 +180,7 @@ def test_ask_many_asks_its_question_of_every_setup_in_one_pool_under_its_label(m
         return ["answer"] * len(setups)
 
     monkeypatch.setattr(common, "answers_of", answers_of)
+    monkeypatch.setattr(common, "checked_setups", lambda game, question, setups, **rules: list(setups))
     run = options(json=False, quiet=False, jobs=1)
     assert run.ask_many("template", "duel", ["a", "b"], label="template table") == ["answer", "answer"]
     assert seen == {"game": "template", "question": "duel", "setups": ["a", "b"], "label": "template table"}
@@ -194,6 +195,7 @@ def test_ask_gives_the_bar_its_label_simulating_unless_told(monkeypatch):
         labels.append(settings.progress.label)
 
     monkeypatch.setattr(common, "answer_of", answer_of)
+    monkeypatch.setattr(common, "checked_setups", lambda game, question, setups, **rules: list(setups))
     run = options(json=False, quiet=False, jobs=1)
     run.ask("template", "duel", "a setup")
     run.ask("template", "duel", "a setup", label="template duel")

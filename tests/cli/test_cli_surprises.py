@@ -285,6 +285,18 @@ def test_the_excess_jobs_warning_is_given_once_per_command(capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("args", [
+    ["odds", "imperium", "--troops", "3"],  # one seat
+    ["odds", "dune1984", "-a", "3", "-d", "2", "-v", "nope"],
+    ["table", "dune1984", "--attacker-equipment", "laser"],
+])
+def test_a_mistake_comes_alone_not_after_the_jobs_warning(args):
+    """Bad input is one line: the --jobs warning came first, and the error as a second line."""
+    result = cli.invoke(app, [*args, "-n", "200", "--jobs", str(CORES + 98)])
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.stderr.startswith("error: ")
+
+
 @pytest.mark.parametrize("jobs", ["0", "-2", "-100"])
 def test_zero_and_negative_jobs_other_than_minus_one_are_refused(jobs):
     result = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", "-n", "1000", "--jobs", jobs])
