@@ -87,8 +87,10 @@ class Overrides:
     max_trials: Optional[int] = None
     variants: tuple[str, ...] = ()
 
-    def check(self, backend: Optional[str], scheduler: Optional[str]) -> str:
+    def check(self, backend: Optional[str], scheduler: Optional[str], jobs: Optional[int] = None) -> str:
         """Refuse bad values before any file is read; the backend to use."""
+        if jobs is not None and (jobs == 0 or jobs < -1):  # named as odds names it
+            raise InputError(f"--jobs must be a positive number of workers, or -1 for all cores, got {jobs}")
         if self.trials is not None and self.trials <= 0:
             raise InputError(f"--trials must be a positive integer, got {self.trials}")
         if self.seed is not None and self.seed < 0:
@@ -196,7 +198,7 @@ def report(
     from montecarlo.scenarios import load_scenario, start_scenario_workers
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
-    backend_name = given.check(backend, scheduler)
+    backend_name = given.check(backend, scheduler, jobs)
     sc = given.apply(load_scenario(scenario))
     start_scenario_workers(sc, jobs, backend_name)  # their start-up overlaps loading the report's modules
     folder = api.report_folder(sc, out, name=OUT_FLAG.get)  # before any simulation
@@ -258,7 +260,7 @@ def report_all(
     )
 
     given = Overrides(trials, seed, precision, max_trials)
-    backend_name = given.check(backend, scheduler)
+    backend_name = given.check(backend, scheduler, jobs)
     paths = find_scenarios(directory)
     if not paths:
         raise ScenarioError(f"{directory}: no scenario files (*.toml or <game>/*.toml)")
@@ -375,7 +377,7 @@ def compare(
     from montecarlo.scenarios import load_scenario, local_workers, start_scenario_workers
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
-    backend_name = given.check(backend, scheduler)
+    backend_name = given.check(backend, scheduler, jobs)
     sc = load_scenario(scenario)
     api.check_baseline(sc, baseline, name=COMPARE_FLAGS.get)
     sc = given.apply(sc, baseline)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -298,8 +299,15 @@ def test_a_mistake_comes_alone_not_after_the_jobs_warning(args):
 
 
 @pytest.mark.parametrize("jobs", ["0", "-2", "-100"])
-def test_zero_and_negative_jobs_other_than_minus_one_are_refused(jobs):
-    result = cli.invoke(app, ["odds", "dune1984", "-a", "3", "-d", "2", "-n", "1000", "--jobs", jobs])
+@pytest.mark.parametrize("command", [
+    ["odds", "dune1984", "-a", "3", "-d", "2", "-n", "1000"],
+    ["compare", "scenarios/imperium/tie-variants.toml"],  # these said "jobs must be", not "--jobs"
+    ["report", "scenarios/imperium/tie-variants.toml"],
+    ["report-all", "scenarios"],
+])
+def test_zero_and_negative_jobs_other_than_minus_one_are_refused(jobs, command, monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    result = cli.invoke(app, [*command, "--jobs", jobs])
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert lines == [f"error: --jobs must be a positive number of workers, or -1 for all cores, got {jobs}"]
