@@ -414,11 +414,11 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
     label = "+".join(names) or BASELINE
     shown = {k: _show(v) for k, v in setup.items()}
-    from montecarlo.registry import get_game
+    from montecarlo.analysis import resolve
 
     # only the metrics that mean something for this setup (no seat 4 of a 3-player conflict, no
     # objective where none was asked), as the CLI and the reports show them
-    applies = set(get_game(os.fspath(game)).question(answer.question).applicable_names(answer.setup))
+    applies = set(resolve(_game_arg(game), answer.question)[1].applicable_names(answer.setup))
     rows = [
         {**shown, "variant": label, "metric": m.name, "estimate": m.estimate, "ci_low": m.ci_low,
          "ci_high": m.ci_high, "se": m.se, "exact": m.exact, "trials": answer.trials}
@@ -755,16 +755,17 @@ def report(
     return _scenario_result(result, sc.title, path=written)
 
 
-def check_report_checkpoint(folder: str | os.PathLike, checkpoint: str | os.PathLike | None) -> None:
-    """InputError (one line) if a report's ``checkpoint`` file cannot serve: not a checkpoint, an
-    unwritable place, or inside the report ``folder``, which the finished report replaces (the
-    report would then refuse the folder, holding a file it did not write). Before any work."""
+def check_report_checkpoint(folder: str | os.PathLike | None, checkpoint: str | os.PathLike | None) -> None:
+    """InputError (one line) if a run's ``checkpoint`` file cannot serve: not a checkpoint, an
+    unwritable place, or inside the report ``folder`` (None: no report), which the finished
+    report replaces (it would then refuse the folder, holding a file it did not write)."""
     if checkpoint is None:
         return
     from montecarlo.engine.checkpoint import Checkpoint
 
-    place, home = Path(os.path.realpath(checkpoint)), Path(os.path.realpath(folder))
-    if place == home or home in place.parents:
+    place = Path(os.path.realpath(checkpoint))
+    home = None if folder is None else Path(os.path.realpath(folder))
+    if home is not None and (place == home or home in place.parents):
         raise InputError(
             f"checkpoint {checkpoint}: inside the report folder {folder}, which the report replaces; "
             "keep it elsewhere"

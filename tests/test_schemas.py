@@ -104,3 +104,20 @@ def test_every_shipped_file_points_its_editor_at_its_schema(path):
     first = path.read_text(encoding="utf-8").splitlines()[0]
     assert first.startswith("#:schema "), first
     assert (path.parent / first.removeprefix("#:schema ")).resolve() == schemas.path_of(kind).resolve()
+
+
+def test_a_scenarios_setup_offers_what_each_question_accepts():
+    """The schema offered a guile check's character (the parser fills it in, and refuses it
+    given) and none of the values parsers read besides their fields (players, card_counts,
+    enemy_die...): it now offers what the Python API lists, question by question."""
+    import montecarlo as mc
+
+    catalogue = mc.games()
+    games = {rule["if"]["properties"]["game"]["const"]: rule["then"]
+             for rule in schemas.schema("scenario")["allOf"]}
+    for name, info in catalogue.items():
+        for question, asked in info.questions.items():
+            branch = next(b for b in games[name]["allOf"]
+                          if b["if"]["properties"]["question"]["const"] == question)
+            offered = set(branch["then"]["properties"]["setup"]["properties"])
+            assert offered == {f.name for f in asked.setup}, (name, question)

@@ -96,7 +96,12 @@ class RunOptions:
         return answers_of(game, question, checked, variants=self.variant, settings=settings)
 
     def _warn(self) -> None:
-        """The --jobs warning, once, after the setups were found right (a mistake comes alone)."""
+        """The --jobs warning, once, after the setups and the checkpoint were found right (a
+        mistake comes alone)."""
+        if self.checkpoint is not None:
+            from montecarlo.engine.checkpoint import Checkpoint
+
+            Checkpoint(self.checkpoint, {}).check()
         if not self._warned:
             self._warned = warn_excess_jobs(self.jobs)
 
@@ -690,7 +695,8 @@ def emit(
         for name, estimate, interval, exact in rows:
             out.print(f"{name}\n  {estimate} ({interval}), exact {exact}", highlight=False)
     out.print(
-        f"{trials}, seed {answer.seed}, {rules}; 95% intervals (Wilson for probabilities, normal for means)",
+        f"{trials}, seed {answer.seed}, {rules}; 95% intervals "
+        "(Wilson for probabilities, Student t for means)",
         highlight=False,
     )
     print_explanations(out, explanations(answer))

@@ -202,6 +202,7 @@ def report(
     sc = given.apply(load_scenario(scenario))
     start_scenario_workers(sc, jobs, backend_name)  # their start-up overlaps loading the report's modules
     folder = api.report_folder(sc, out, name=OUT_FLAG.get)  # before any simulation
+    api.check_report_checkpoint(folder, checkpoint)
     warn_excess_jobs(jobs)
     progress = _progress(sc, jobs, quiet or as_json)
     try:
@@ -385,6 +386,7 @@ def compare(
     start_scenario_workers(sc, jobs, backend_name)
     if out is not None:
         check_out(out)  # before any simulation
+    api.check_report_checkpoint(out, checkpoint)  # before the --jobs warning: a mistake comes alone
     warn_excess_jobs(jobs)
     progress = _progress(sc, jobs, quiet or as_json)
     try:

@@ -70,6 +70,8 @@ class Checkpoint:
             raise self._fail(f"the folder {self._target.parent} does not exist")
         if self.path.is_dir():
             raise self._fail("is a folder; give a file name")
+        if self._target.is_symlink():  # a loop of links: writing would replace the link itself
+            raise self._fail("a link that leads to no file (a loop of links); give another file")
         if not self.path.exists():
             return None
         try:

@@ -21,7 +21,6 @@ import logging
 import math
 import os
 import re
-import signal
 import threading
 import time
 from collections import deque
@@ -347,10 +346,10 @@ def run_grid(
                     if companion is not None:
                         companions[i] = companion
                     state = states[i]
-                    with _uninterrupted(checkpoint is not None):
-                        state.totals += chunk_totals
-                        state.done += size
-                        state.next_chunk += 1
+                    # one store: a checkpoint's final save after Ctrl-C sees the point before this
+                    # chunk or after it, never its tallies a chunk ahead of its count
+                    states[i] = _PointState(state.totals + chunk_totals, state.done + size,
+                                            state.next_chunk + 1, state.target, state.finished)
                     done += size
                     report(done, total)
                     if checkpoint is not None:
@@ -369,22 +368,6 @@ def run_grid(
         RunResult(s.done, seed, chunk_size, columns_of(p.metrics), len(p.arms), s.totals, seconds, c)
         for p, s, c in zip(points, states, companions)
     ]
-
-
-@contextmanager
-def _uninterrupted(needed: bool) -> Iterator[None]:
-    """Ctrl-C held back until the block ends (in the main thread, where Python takes it), so
-    that a checkpoint's final save never catches a point's tallies a chunk ahead of its count."""
-    if not needed or not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not (
-        threading.main_thread()
-    ):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _no_progress(done: int, total: int) -> None:

@@ -136,12 +136,15 @@ def t_value(confidence: float, df: int) -> float:
         return z
     if df < 1:  # one trial: its spread, and so its interval, is unknown
         return math.nan
-    alpha, t = (1 - confidence) / 2, z
+    alpha, t, last = (1 - confidence) / 2, z, math.inf
     for _ in range(200):
         step = (student_t_sf(t, df) - alpha) / _student_t_pdf(t, df)
         t += step
-        if abs(step) <= 1e-13 * t:
+        # done when the step is below the tail's own rounding (about 1e-12 relative), or when, that
+        # close, it stops shrinking (the rounding of the tail, not the distance to the root)
+        if abs(step) <= 1e-12 * t or (abs(step) <= 1e-9 * t and abs(step) >= last):
             break
+        last = abs(step)
     return t
 
 

@@ -26,6 +26,7 @@ import os
 import re
 import secrets
 import shutil
+import socket
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -60,7 +61,7 @@ _LEGACY_NAMES = re.compile(
     r"|(results|comparison|(matrix|difference|distribution)-[\w.=-]+)\.(csv|parquet))"
 )
 _LEGACY_INDEX = '<ul class="index">'  # the index page of an earlier montecarlo
-PARTIAL = ".montecarlo-partial"  # in a report folder being written: the writing process's id
+PARTIAL = ".montecarlo-partial"  # in a report folder being written: the writer's host and process id
 CRN_NOTE = (
     "common random numbers: yes — every variant of a setup runs on the same random numbers "
     "(same seed per chunk) and differences are paired per trial"
@@ -208,7 +209,7 @@ def write_report(
         out.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale_partials(out)
         tmp = _hidden_folder(out.parent, out.name, "tmp")
-        (tmp / PARTIAL).write_text(str(os.getpid()), encoding="ascii")
+        (tmp / PARTIAL).write_text(f"{socket.gethostname()} {os.getpid()}", encoding="utf-8")
         _write_contents(result, tmp, command or default_command(result), jobs)
         (tmp / PARTIAL).unlink()
         check_out(out)  # still a folder we may replace
@@ -493,21 +494,26 @@ def _move_into_place(tmp: Path, out: Path) -> None:
 
 def _remove_stale_partials(out: Path) -> None:
     """Remove the half-written folders of reports to ``out`` killed while writing (hidden, named
-    after ``out``, and marked by montecarlo with the id of a process that no longer runs)."""
+    after ``out``, and marked by montecarlo with the id of a process of this host that no longer
+    runs: a folder shared with other hosts keeps what their processes are writing)."""
     for folder in out.parent.glob(f".{glob.escape(out.name)}.tmp-*"):
         mark = folder / PARTIAL
         if folder.is_symlink() or not mark.is_file():
             continue
         try:
-            writer = int(mark.read_text(encoding="ascii"))
+            host, writer = mark.read_text(encoding="utf-8").rsplit(" ", 1)
+            pid = int(writer)
         except (OSError, ValueError):
             continue
-        if not _running(writer):
+        if host == socket.gethostname() and not _running(pid):
             shutil.rmtree(folder, ignore_errors=True)
 
 
 def _running(pid: int) -> bool:
-    """Whether process ``pid`` runs (a process of another user counts as running)."""
+    """Whether process ``pid`` runs (a process of another user counts as running; on Windows,
+    where ``os.kill`` would end it, every process does)."""
+    if os.name == "nt":
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -685,7 +691,7 @@ def _about(result: ScenarioResult, facts: dict[str, Any], figures, tables) -> li
     b.append(
         (
             "p",
-            "Estimates carry 95% intervals (Wilson for probabilities, normal for means); "
+            "Estimates carry 95% intervals (Wilson for probabilities, Student t for means); "
             "exact values come from the game's exact solver where one exists. Probabilities below "
             "0.001 are written in significant figures (4.8e-5).",
         )
@@ -825,7 +831,8 @@ def _significant_display(comp: pl.DataFrame, grid: Sequence[str], sc) -> pl.Data
 
 
 def fmt_p(p: float | None) -> str:
-    """A p-value: two significant figures, ``<1e-12`` below that (the normal tail's precision).
+    """A p-value: two significant figures, ``<1e-12`` below that (about the precision of the
+    tails the p-values come from).
 
     >>> fmt_p(0.0487), fmt_p(4.9e-4), fmt_p(0.0), fmt_p(1e-12), fmt_p(None), fmt_p(float("nan"))
     ('0.049', '0.00049', '<1e-12', '1e-12', '—', '—')

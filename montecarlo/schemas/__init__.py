@@ -161,11 +161,14 @@ def _game_names(game: Any) -> dict[str, Any]:
     questions = []
     for q in game.questions.values():
         helps = field_help(q.setup_type)
-        # setup fields are offered with their help but not enforced: a question's parser may
-        # accept more keys than its setup's fields (a player count, card count overrides)
+        # setup fields are offered with their help but not enforced: the values a parser reads
+        # besides them (a player count, card count overrides) are the question's inputs; a field
+        # the parser fills in itself (input: False) is not a value to give
         fields = {
-            f.name: {"description": helps.get(f.name, f.name)} for f in dataclasses.fields(q.setup_type)
+            f.name: {"description": helps.get(f.name, f.name)}
+            for f in dataclasses.fields(q.setup_type) if f.metadata.get("input", True)
         }
+        fields.update({name: {"description": text} for name, text in q.inputs.items()})
         chosen: dict[str, Any] = {"properties": {"question": {"const": q.name}}}
         if q.name != game.default_question:
             chosen["required"] = ["question"]

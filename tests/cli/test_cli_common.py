@@ -261,8 +261,8 @@ def test_a_colour_terminal_shows_numbers_and_the_footer_without_rich_guessing_co
     assert result.exit_code == 0 and "0.2590" in text, (result.output, text)
     assert set(re.findall("\x1b\\[[0-9;]*m", text)) == {"\x1b[1m", "\x1b[0m"}, text
     assert text.startswith("\x1b[1mDune (1984) duel: Strength 4"), text  # the title is bold too
-    assert ("2,000 trials, seed 20261129, official rules; 95% intervals (Wilson for probabilities, normal "
-            "for means)") in " ".join(line.strip() for line in text.splitlines())
+    assert ("2,000 trials, seed 20261129, official rules; 95% intervals (Wilson for probabilities, Student "
+            "t for means)") in " ".join(line.strip() for line in text.splitlines())
 
 
 def test_an_explanation_wider_than_its_column_is_folded_not_cut():

@@ -276,7 +276,7 @@ def test_the_readable_answer_says_trials_seed_rules_and_precision_under_its_tabl
     lines = plain.splitlines()
     assert lines[0] == "Dune (1984) duel: Strength 4 (attacker) vs Strength 5 (defender)"
     footer = (
-        "2,000 trials, seed 3, official rules; 95% intervals (Wilson for probabilities, normal for means)"
+        "2,000 trials, seed 3, official rules; 95% intervals (Wilson for probabilities, Student t for means)"
     )
     assert footer in lines
     varied = odds("-n", "2000", "--variant", "ties_favour_defender", "--variant", "no_strength_gain")

@@ -1172,6 +1172,7 @@ def test_variants_table_joins_builtins_and_overrides_and_a_one_field_grid_has_no
 def test_a_report_killed_while_writing_is_cleaned_up_by_the_next_one(tmp_path, capsys):
     """kill -9 while writing left .<name>.tmp-* for good: the next report to the folder removes
     the ones montecarlo marked for a process that has ended, and nothing else."""
+    import socket
     import subprocess
     import sys
 
@@ -1185,14 +1186,17 @@ def test_a_report_killed_while_writing_is_cleaned_up_by_the_next_one(tmp_path, c
     running = tmp_path / ".rep.tmp-0000live"
     unmarked = tmp_path / ".rep.tmp-0000mine"
     other = tmp_path / ".other.tmp-0000dead"
-    for folder, writer in ((killed, dead), (running, os.getpid()), (unmarked, None), (other, dead)):
+    elsewhere = tmp_path / ".rep.tmp-0000away"  # a shared folder: another host's process
+    here = socket.gethostname()
+    for folder, mark in ((killed, f"{here} {dead}"), (running, f"{here} {os.getpid()}"), (unmarked, None),
+                         (other, f"{here} {dead}"), (elsewhere, f"not-{here} {dead}")):
         folder.mkdir()
         (folder / "plot-01.png").write_bytes(b"half")
-        if writer is not None:
-            (folder / PARTIAL).write_text(str(writer))
+        if mark is not None:
+            (folder / PARTIAL).write_text(mark)
     write_report(small_result(), out)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [".other.tmp-0000dead", ".rep.tmp-0000live", ".rep.tmp-0000mine", "rep"]
+        [".other.tmp-0000dead", ".rep.tmp-0000away", ".rep.tmp-0000live", ".rep.tmp-0000mine", "rep"]
     )
     assert PARTIAL not in {p.name for p in out.iterdir()}  # the mark never reaches the report
 

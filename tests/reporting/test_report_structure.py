@@ -305,7 +305,7 @@ def test_the_words_of_every_paragraph_and_note(pages):
         "N more rows in [results.csv](results.csv) / [results.parquet](results.parquet)",
         "Rerun with:",
         "Full rules of each variant:",
-        "Estimates carry N% intervals (Wilson for probabilities, normal for means); exact values come "
+        "Estimates carry N% intervals (Wilson for probabilities, Student t for means); exact values come "
         "from the game's exact solver where one exists. Probabilities below N are written in "
         "significant figures (Ne-N).",
     ]
