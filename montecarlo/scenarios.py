@@ -57,6 +57,9 @@ TOP_KEYS = (
 )
 VARIANT_KEYS = ("builtin", "overrides", "description")
 PLOT_KEYS = ("kind", "metric", "x", "y", "facet", "hue", "variant", "where", "title")
+# the grid fields each kind of plot shows (reporting/plots.py draws them so)
+PLOT_ROLES = {"heatmap": ("x", "y", "facet"), "lines": ("x", "hue", "facet"), "bars": ("x", "hue", "facet"),
+              "forest": ("facet",)}
 PLOT_KINDS = ("heatmap", "lines", "bars", "forest")
 DEFAULT_PRECISION_BATCH = 10_000
 AUTO_PARALLEL_WORK = 1_000_000  # trials x arms x grid points above which a scenario uses every core
@@ -449,6 +452,11 @@ class _Checker(TomlReader):
                 self.fail(f"{key}.{role}", f"{value!r} is already the plot's {taken}",
                           "give each of x, y, facet and hue its own [grid] field")
             fields[role] = value
+        used = PLOT_ROLES[kind]
+        for role, value in fields.items():
+            if value is not None and role not in used:  # it would be ignored, and a where on it too
+                self.fail(f"{key}.{role}", f"a {kind} plot has no {role} (it uses {', '.join(used)})",
+                          "remove it")
         needed = {"heatmap": ("x", "y"), "lines": ("x",)}.get(kind, ())
         for role in needed:
             if fields[role] is None:

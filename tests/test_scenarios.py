@@ -387,6 +387,16 @@ BAD = [
         "plots[0].hue: 'flips' is already the plot's x; give each of x, y, facet and hue its own "
         "[grid] field",
     ),
+    (  # a heatmap has no hue: it was ignored, and a where on it refused as if it were shown
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2]\nneed = [1]\ntags = [[]]\n'
+        '[[plots]]\nkind = "heatmap"\nx = "flips"\ny = "need"\nhue = "tags"\n',
+        "plots[0].hue: a heatmap plot has no hue (it uses x, y, facet); remove it",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[variants.fair]\n[variants.x]\nbuiltin = "loaded"\n'
+        '[grid]\nflips = [1, 2]\n[[plots]]\nkind = "forest"\nx = "flips"\n',
+        "plots[0].x: a forest plot has no x (it uses facet); remove it",
+    ),
     (  # it was silently ignored: the plot shows every value of its axes
         'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2]\nneed = [1]\n'
         '[[plots]]\nkind = "lines"\nx = "flips"\nwhere = { flips = 1 }\n',
