@@ -979,3 +979,43 @@ def test_a_battle_file_given_as_a_scenario_says_what_it_is(tmp_path):
         f"{battle}: a battle file (it has format = 'dice-battle/1'), not a scenario: ask it with "
         f"montecarlo odds {battle}, or give its path as a scenario's game (docs/scenarios.md)"
     )
+
+
+def test_too_few_trials_to_compare_variants():
+    """One trial a setup cannot test a difference; two can; one variant has nothing to compare."""
+    from montecarlo.scenarios import too_few_trials
+
+    variants = {"fair": {}, "x": {"builtin": "loaded"}}
+    two = parse_scenario({"game": GAME, "seed": 1, "trials": 1, "variants": variants})
+    assert too_few_trials(two) == (
+        "trials = 1: comparing variants needs at least 2 trials a setup (one trial has no spread to test a "
+        "difference against)"
+    )
+    with pytest.raises(InputError) as refused:
+        run_scenario(two, jobs=1)
+    assert str(refused.value) == too_few_trials(two)
+    assert too_few_trials(dataclasses.replace(two, trials=2)) is None
+    assert too_few_trials(parse_scenario({"game": GAME, "seed": 1, "trials": 1})) is None
+
+
+def test_a_scenario_with_a_stray_format_key_is_a_scenario(tmp_path):
+    """Only a file with format and no game is taken for a battle file: a scenario that names its
+    game keeps the usual message for a key it does not know."""
+    path = tmp_path / "odd.toml"
+    path.write_text(f'game = "{GAME}"\nseed = 1\nformat = "dice-battle/1"\n')
+    with pytest.raises(ScenarioError, match=r"odd\.toml: format: unknown key; use one of: name, "):
+        load_scenario(path)
+
+
+def test_a_scenario_runs_the_question_it_names(tmp_path):
+    """A scenario of a game's second question runs that question, not the default one."""
+    from montecarlo.analysis import RunSettings, ask
+
+    path = tmp_path / "guile.toml"
+    path.write_text('game = "dune1984"\nquestion = "guile"\nseed = 4\ntrials = 3000\n'
+                    '[setup]\nguile = 3\n[variants.official]\n[variants.d8]\nbuiltin = "guile_check_d8"\n')
+    result = run_scenario(load_scenario(path), jobs=1)
+    alone = ask("dune1984", "guile", {"guile": 3}, settings=RunSettings(trials=3000, seed=4, jobs=1))
+    official = result.comparisons[0].answers[0]
+    assert official.question == "guile" and "survive" in official.metrics
+    assert official.metrics["survive"].estimate == alone.metrics["survive"].estimate

@@ -37,3 +37,11 @@ def test_files_that_are_not_utf8_text_or_not_files_are_one_line(tmp_path):
             read(latin)
         with pytest.raises(InputError, match=r": is a directory; give the path of a \.toml "):
             read(tmp_path)
+
+
+def test_a_battle_file_with_a_byte_order_mark_is_not_taken_for_a_scenario(tmp_path):
+    from montecarlo.datagame import is_definition
+    from montecarlo.scenarios import find_scenarios
+
+    (tmp_path / "risk.toml").write_text(BOM + RISK.read_text(encoding="utf-8"), encoding="utf-8")
+    assert is_definition(tmp_path / "risk.toml") and find_scenarios(tmp_path) == []
