@@ -496,7 +496,7 @@ def _remove_stale_partials(out: Path) -> None:
     """Remove the half-written folders of reports to ``out`` killed while writing (hidden, named
     after ``out``, and marked by montecarlo with the id of a process of this host that no longer
     runs: a folder shared with other hosts keeps what their processes are writing)."""
-    for folder in out.parent.glob(f".{glob.escape(out.name)}.tmp-*"):
+    for folder in sorted(out.parent.glob(f".{glob.escape(out.name)}.tmp-*")):
         mark = folder / PARTIAL
         if folder.is_symlink() or not mark.is_file():
             continue

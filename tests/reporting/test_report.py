@@ -1224,3 +1224,74 @@ def test_a_folder_under_the_name_of_a_report_file_is_the_users(tmp_path):
     with pytest.raises(InputError, match=r"holds files montecarlo did not write \(report\.md\)"):
         write_report(small_result(), out)
     assert (out / "report.md" / "mine.txt").read_text() == "keep"
+
+
+def test_stale_report_folders_each_judged_by_their_own_mark(tmp_path):
+    """An unmarked folder does not end the clean-up of the marked ones after it, and a link
+    named like a temporary folder is never followed, whatever its target holds."""
+    import socket
+    import subprocess
+    import sys
+
+    from montecarlo.reporting.report import PARTIAL, _remove_stale_partials
+
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout)
+    mark = f"{socket.gethostname()} {dead}"
+    (tmp_path / ".rep.tmp-0000aaaa").mkdir()  # unmarked, sorts first
+    (tmp_path / ".rep.tmp-0000aaab").mkdir()  # a mark that does not read as host and process
+    (tmp_path / ".rep.tmp-0000aaab" / PARTIAL).write_text("garbage")
+    (tmp_path / ".rep.tmp-0000bbbb").mkdir()
+    (tmp_path / ".rep.tmp-0000bbbb" / PARTIAL).write_text(mark)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / PARTIAL).write_text(mark)
+    (mine / "notes.txt").write_text("keep")
+    (tmp_path / ".rep.tmp-0000cccc").symlink_to(mine)
+    _remove_stale_partials(tmp_path / "rep")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".rep.tmp-0000aaaa", ".rep.tmp-0000aaab", ".rep.tmp-0000cccc", "mine"
+    ]
+    assert (mine / "notes.txt").read_text() == "keep"
+
+
+def test_a_stale_folder_that_cannot_be_removed_does_not_stop_the_report(tmp_path, monkeypatch):
+    import socket
+    import subprocess
+    import sys
+
+    from montecarlo.reporting import report as module
+
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout)
+    stuck = tmp_path / ".rep.tmp-0000dead"
+    stuck.mkdir()
+    (stuck / module.PARTIAL).write_text(f"{socket.gethostname()} {dead}")
+
+    def rmtree(path, ignore_errors=False):
+        if not ignore_errors:
+            raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(module.shutil, "rmtree", rmtree)
+    module._remove_stale_partials(tmp_path / "rep")  # no error: the folder stays, the report goes on
+    assert stuck.is_dir()
+
+
+def test_a_process_is_asked_whether_it_runs_with_signal_0_only(monkeypatch):
+    from montecarlo.reporting import report as module
+
+    sent = []
+    monkeypatch.setattr(module.os, "kill", lambda pid, signal: sent.append((pid, signal)))
+    assert module._running(12345) and sent == [(12345, 0)]
+
+    def refused(pid, signal):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(module.os, "kill", refused)
+    assert module._running(1)  # another user's process: running, its folder kept
+
+    def gone(pid, signal):
+        raise ProcessLookupError(3, "No such process")
+
+    monkeypatch.setattr(module.os, "kill", gone)
+    assert not module._running(99999)
