@@ -205,6 +205,7 @@ def write_report(
     if out.is_symlink():  # a link to an earlier report: the link stays, the report goes where it points
         out = check_out(Path(os.path.realpath(out)))
     tmp = None
+    made = _missing_parents(out)  # the folders this write makes, removed again if it fails
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale_partials(out)
@@ -215,14 +216,33 @@ def write_report(
         check_out(out)  # still a folder we may replace
         _move_into_place(tmp, out)
     except OSError as exc:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+        _undo(tmp, made)
         raise InputError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
     except BaseException:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+        _undo(tmp, made)
         raise
     return given
+
+
+def _missing_parents(out: Path) -> list[Path]:
+    """The folders above ``out`` that do not exist yet, the deepest first."""
+    missing, here = [], out.parent
+    while not (here.exists() or here.is_symlink()) and here.parent != here:
+        missing.append(here)
+        here = here.parent
+    return missing
+
+
+def _undo(tmp: Path | None, made: Sequence[Path]) -> None:
+    """After a failed write: remove its temporary folder and the folders it made above the
+    report (only while they are empty: nothing else is ever removed)."""
+    if tmp is not None:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            break
 
 
 def write_index(

@@ -1295,3 +1295,16 @@ def test_a_process_is_asked_whether_it_runs_with_signal_0_only(monkeypatch):
 
     monkeypatch.setattr(module.os, "kill", gone)
     assert not module._running(99999)
+
+
+def test_a_failed_write_removes_the_folders_it_made_above_the_report(result, tmp_path, monkeypatch):
+    """An interrupted --out new/deeper/rep left the empty folders new/deeper behind."""
+    def failing_save(fig, path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(plots, "save_png", failing_save)
+    (tmp_path / "kept").mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        write_report(result, tmp_path / "kept" / "new" / "deeper" / "rep")
+    assert [p.name for p in tmp_path.iterdir()] == ["kept"] and list((tmp_path / "kept").iterdir()) == []
+
