@@ -308,7 +308,7 @@ def test_interrupted_write_keeps_the_old_report_and_leaves_no_temp_folder(report
     monkeypatch.setattr(
         plots, "save_png", lambda fig, path: (_ for _ in ()).throw(OSError(28, "No space left on device"))
     )
-    with pytest.raises(InputError, match="cannot write the report to .*No space left on device"):
+    with pytest.raises(InputError, match=r"^cannot write the report to \S+: No space left on device$"):
         write_report(result, report)
     assert {p.name: p.read_bytes() for p in report.parent.joinpath(report.name).iterdir()} == before
     assert [p.name for p in report.parent.iterdir()] == [report.name]
@@ -1307,4 +1307,30 @@ def test_a_failed_write_removes_the_folders_it_made_above_the_report(result, tmp
     with pytest.raises(KeyboardInterrupt):
         write_report(result, tmp_path / "kept" / "new" / "deeper" / "rep")
     assert [p.name for p in tmp_path.iterdir()] == ["kept"] and list((tmp_path / "kept").iterdir()) == []
+
+
+def test_a_write_killed_midway_is_found_and_removed_by_the_next(result, tmp_path, monkeypatch):
+    """End to end: a write that dies (its clean-up never runs, its process has ended) leaves a
+    folder the next write to the same place recognises by its name and mark, and removes."""
+    import subprocess
+    import sys
+
+    from montecarlo.reporting import report as module
+
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout)
+
+    def killed(fig, path):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:  # a kill: no clean-up, and the mark of a process now gone
+        m.setattr(plots, "save_png", killed)
+        m.setattr(module, "_undo", lambda tmp, made: None)
+        m.setattr(module.os, "getpid", lambda: dead)
+        with pytest.raises(KeyboardInterrupt):
+            write_report(result, tmp_path / "rep")
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1 and left[0].startswith(".rep.tmp-")
+    write_report(result, tmp_path / "rep")
+    assert [p.name for p in tmp_path.iterdir()] == ["rep"]
 
