@@ -173,7 +173,9 @@ def chosen_backend(backend: str | None, scheduler: str | None) -> str:
     >>> chosen_backend("threading", None)
     'threading'
     """
-    return backend or ("dask" if scheduler else "loky")
+    if backend is not None:  # "" is a backend name left blank, refused where names are checked
+        return backend
+    return "dask" if scheduler else "loky"
 
 
 def excess_jobs(jobs: int | None) -> int | None:

@@ -315,6 +315,7 @@ def test_a_table_exactly_as_wide_as_the_terminal_fits_it_and_each_metric_is_expl
     ("backend", "scheduler", "message"),
     [
         ("nope", None, "--backend must be one of loky, threading, dask, got 'nope'"),
+        ("", None, "--backend must be one of loky, threading, dask, got ''"),  # blank: it ran on loky
         (None, "tcp://", "--scheduler must be a Dask scheduler address such as tcp://HOST:8786, got 'tcp://'"),
         ("loky", "tcp://127.0.0.1:8786", "--scheduler is the address of a Dask scheduler: it needs --backend "
                                           "dask, got --backend loky"),
