@@ -85,17 +85,17 @@ class RunOptions:
         one path to the engine (:func:`montecarlo.api.answer_of`)."""
         settings = self.settings(label, warn=False)
         checked = checked_setups(game, question, [setup], variants=self.variant, rules=overrides)[0]
-        self._warn()
+        self.warn_once()
         return answer_of(game, question, checked, variants=self.variant, rules=overrides, settings=settings)
 
     def ask_many(self, game: Any, question: Optional[str], setups: list, label: str) -> list[Answer]:
         """:meth:`ask` for several setups, their chunks in one pool (:func:`montecarlo.api.answers_of`)."""
         settings = self.settings(label, warn=False)
         checked = checked_setups(game, question, setups, variants=self.variant)
-        self._warn()
+        self.warn_once()
         return answers_of(game, question, checked, variants=self.variant, settings=settings)
 
-    def _warn(self) -> None:
+    def warn_once(self) -> None:
         """The --jobs warning, once, after the setups and the checkpoint were found right (a
         mistake comes alone)."""
         if self.checkpoint is not None:

@@ -138,7 +138,8 @@ def _ask(question: str, run: RunOptions, settings=None, overrides=None, **values
     setup = game.question(question).setup(values)  # checked, and warned, before the run
     warn_same_house(setup)
     _check_best(game.rules(run.variant, overrides, overrides_from="--policy"), setup)
-    settings = settings or run.settings(f"dune1984 {question}")
+    settings = settings or run.settings(f"dune1984 {question}", warn=False)
+    run.warn_once()  # after the setup and the checkpoint were found right: a mistake comes alone
     return answer_of("dune1984", question, setup, variants=run.variant, rules=overrides, settings=settings)
 
 
