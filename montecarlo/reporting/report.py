@@ -593,7 +593,8 @@ def _blocks(
         for name in tables:
             if name.startswith("difference-") and name.count("-") == 1:
                 shown, dropped = _difference_display(tables, name, grid, comp)
-                note = f"{columns}95% paired intervals; * significant after Holm"
+                note = (f"{columns}95% paired intervals, each on its own (not adjusted); * significant after "
+                        "Holm (adjusted for the family)")
                 if dropped:
                     note += f"; not shown: {', '.join(dropped)} (identical to {result.baseline} everywhere)"
                 if shown is not None:

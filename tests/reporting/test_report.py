@@ -1164,7 +1164,8 @@ def test_variants_table_joins_builtins_and_overrides_and_a_one_field_grid_has_no
     assert "\n| both | loaded, bonus | bias = 0.6, bonus = 2 | " in md  # the variants table's row
     notes = [line for line in md.splitlines() if line.startswith("_") and "interval" in line]
     assert notes == [
-        "_95% paired intervals; * significant after Holm (difference-win.csv)_",
+        "_95% paired intervals, each on its own (not adjusted); * significant after Holm (adjusted for the "
+        "family) (difference-win.csv)_",
         "_estimate [95% interval]; n/a: does not apply to the setup (matrix-win.csv)_",
     ]
 

@@ -285,7 +285,9 @@ def test_the_words_of_every_paragraph_and_note(pages):
         "seed per chunk) and differences are paired per trial"
     )
     counted = "N of N tests significant (Holm); N identical in every trial"
-    shown = "* significant after Holm; not shown: same (identical to official everywhere)"
+    shown = ("* significant after Holm (adjusted for the family); not shown: same (identical to official "
+             "everywhere)")
+    unadjusted = "N% paired intervals, each on its own (not adjusted)"
     assert said == [
         "A fake game for the report tests.",
         f"_N setups × N variants, N trials each; {counted}_",
@@ -293,9 +295,9 @@ def test_the_words_of_every_paragraph_and_note(pages):
         f"correction over the real tests at N% — {counted}. A row whose two arms agree on every trial "
         '(difference N, standard error N) is "identical", not a test; a metric that does not apply to a '
         "setup is n/a.",
-        f"_columns: `need`; N% paired intervals; {shown} (difference-win.csv)_",
+        f"_columns: `need`; {unadjusted}; {shown} (difference-win.csv)_",
         "_difference-win-exact.csv_",
-        f"_columns: `need`; N% paired intervals; {shown} (difference-heads.csv)_",
+        f"_columns: `need`; {unadjusted}; {shown} (difference-heads.csv)_",
         "_difference-heads-exact.csv_",
         "_columns: `need`; estimate [N% interval]; n/a: does not apply to the setup (matrix-win.csv)_",
         "_matrix-win-exact.csv_",

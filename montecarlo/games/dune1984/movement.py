@@ -285,7 +285,8 @@ QUESTIONS = {
         description="Investment returns: does a stake on two target sums of 2d6 pay before it is lost",
         setup_type=InvestSetup,
         metrics=(
-            Metric("returns", "probability", "the stake pays out before its owner's next roll"),
+            Metric("returns", "probability",
+                   "the stake pays out by its owner's next roll (one roll of each player)"),
             Metric("spice_back", "mean", "Spice received per Spice staked (payout plus the stake returned)"),
             Metric("net", "mean", "net Spice per Spice staked (spice_back - 1)"),
         ),
