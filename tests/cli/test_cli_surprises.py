@@ -273,6 +273,24 @@ def test_jobs_above_the_cores_warn_and_use_the_cores():
     assert_json_agrees(json.loads(one.stdout))
 
 
+def test_the_warning_of_a_command_with_its_setups_checked_comes_once(capsys, tmp_path):
+    """warn_once, called when a command's setups were found right: one warning however often,
+    none for jobs that fit, and a checkpoint that cannot serve refused before it."""
+    run = options(jobs=CORES + 98)
+    run.warn_once()
+    run.warn_once()
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"warning: --jobs {CORES + 98} is more than the {CORES} cores of this machine; "
+        f"running {CORES} workers"
+    ]
+    options(jobs=1).warn_once()
+    assert capsys.readouterr().err == ""
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="not a montecarlo checkpoint"):
+        options(jobs=CORES + 98, checkpoint=tmp_path / "notes.txt").warn_once()
+    assert capsys.readouterr().err == ""
+
+
 def test_the_excess_jobs_warning_is_given_once_per_command(capsys):
     """Options asked for their settings more than once (a command with several runs) warn once."""
     run = options(jobs=CORES + 98)
@@ -290,6 +308,10 @@ def test_the_excess_jobs_warning_is_given_once_per_command(capsys):
     ["odds", "imperium", "--troops", "3"],  # one seat
     ["odds", "dune1984", "-a", "3", "-d", "2", "-v", "nope"],
     ["table", "dune1984", "--attacker-equipment", "laser"],
+    ["table", "dune1984", "-v", "nope"],
+    ["odds", "war-for-arrakis", "-a", "3 regular", "-d", "2 regular", "-v", "nope"],
+    ["war-for-arrakis", "storm", "--legion", "2 regular", "--terrain", "desert", "-v", "nope"],
+    ["odds", "imperium", "--troops", "3,2", "-v", "nope"],
 ])
 def test_a_mistake_comes_alone_not_after_the_jobs_warning(args):
     """Bad input is one line: the --jobs warning came first, and the error as a second line."""
