@@ -439,11 +439,15 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     chosen = set(sorted(order, key=lambda lab: -order[lab])[:MAX_FOREST_ROWS])
     labels = [lab for lab in all_labels if lab in chosen]  # grid order
     shown = tested.filter(pl.col("_label").is_in(labels))
-    what = ("significant" if significant.height else "tested") + " setups"
+    # a row is a setup in every panel: counted as rows, "significant" if it is in some panel
+    rows = "row" if len(labels) == 1 else "rows"
     if len(order) > len(labels):
-        what = f"the {len(labels)} {what} with the largest effects (of {len(order)})"
+        effects = "largest significant effects" if significant.height else "largest effects"
+        what = f"the {len(labels)} {rows} with the {effects} (of {len(order)})"
     else:
-        what = f"{len(labels)} {what}" + (f" of {len(all_labels)}" if len(labels) < len(all_labels) else "")
+        what = f"{len(labels)} {rows} with a significant difference" if significant.height else (
+            f"{len(labels)} tested {rows}")
+        what += f" of {len(all_labels)}" if len(labels) < len(all_labels) else ""
     step = 1.0 / (len(variants) + 1)
     # long setups (lists of areas) wrap over a few lines beside their row, not across the page
     wrapped = [_wrap_parts(lab, FOREST_LABEL_CHARS) for lab in labels]

@@ -82,7 +82,7 @@ def test_forest_shows_the_largest_effects_on_one_scale(compared, monkeypatch):
     fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, tables["comparison"])
     left, right = [ax for ax in fig.axes if ax.get_visible()][:2]
     assert len(left.get_yticks()) == 5 and left.get_shared_x_axes().joined(left, right)
-    assert "the 5 significant setups with the largest effects" in fig.get_suptitle()
+    assert "the 5 rows with the largest significant effects (of 10)" in " ".join(fig.get_suptitle().split())
     assert "Chance: at least need heads" in fig.get_suptitle()
     legend = [t.get_text() for t in right.get_legend().get_texts()]
     assert legend == ["loaded"]  # `same` is identical everywhere: no rows, not in the legend
