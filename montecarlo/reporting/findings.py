@@ -261,9 +261,17 @@ def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str) -> str:
     if low["estimate"] == high["estimate"]:
         return f"{metric}{who} is {fmt(low['estimate'])} in every setup."
     return (
-        f"{metric}{who} ranges from {fmt(low['estimate'])} ({_setup_text(low, grid)}) "
-        f"to {fmt(high['estimate'])} ({_setup_text(high, grid)})."
+        f"{metric}{who} ranges from {fmt(low['estimate'])} ({_end(part, low, grid)}) "
+        f"to {fmt(high['estimate'])} ({_end(part, high, grid)})."
     )
+
+
+def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str]) -> str:
+    """The setup of a range's end, and how many more share its estimate (the first of a tie is
+    not the extreme alone: 1 against 8, 9 and 10 defenders all win 0.000)."""
+    tied = int((part["estimate"] == row["estimate"]).sum())
+    more = f", and {tied - 1} more setup{'s' if tied > 2 else ''}" if tied > 1 else ""
+    return _setup_text(row, grid) + more
 
 
 def _side(row: dict[str, Any]) -> int:

@@ -112,8 +112,10 @@ def test_matrix_findings_say_where_odds_cross_half():
         "The chance that at least need heads (`win`) is above 50% at these values of need: flips 1: none; "
         "flips 2: 1; flips 3: 1; flips 4: 1, 2."
     )
-    assert text[1].startswith(
-        "The chance that at least need heads (`win`) ranges from 0.000 (flips = 1, need = 2) to "
+    # six setups cannot reach their `need` and win 0.000: the first is named, with the count of the rest
+    assert text[1] == (
+        "The chance that at least need heads (`win`) ranges from 0.000 (flips = 1, need = 2, and 5 more "
+        "setups) to 0.937 (flips = 4, need = 1)."
     )
 
 
@@ -986,3 +988,15 @@ def test_seat_gaps_of_several_rule_sets_are_within_one_setup_for_two_groups_at_m
         "Largest gap between seats in the chance that each seat scores b (`seat*_b`)",
     ]
     assert all(s.count("(within noise)") == 2 for s in gaps), gaps
+
+
+def test_a_range_end_shared_by_several_setups_says_how_many():
+    import polars as pl
+
+    from montecarlo.reporting.findings import _end
+
+    part = pl.DataFrame({"a": [1, 2, 3, 4], "estimate": [0.0, 0.0, 0.5, 1.0]})
+    assert _end(part, part.row(0, named=True), ["a"]) == "a = 1, and 1 more setup"
+    assert _end(part, part.row(3, named=True), ["a"]) == "a = 4"
+    three = pl.DataFrame({"a": [1, 2, 3], "estimate": [0.0, 0.0, 0.0]})
+    assert _end(three, three.row(0, named=True), ["a"]) == "a = 1, and 2 more setups"
