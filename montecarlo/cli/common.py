@@ -35,7 +35,7 @@ import typer
 
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, chosen_backend, excess_jobs
 from montecarlo.analysis import duration as _duration
-from montecarlo.api import answer_of, answers_of, checked_setups, run_settings
+from montecarlo.api import answer_of, answers_of, check_report_checkpoint, checked_setups, run_settings
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_TRIALS, scheduler_address
 from montecarlo.errors import InputError, MonteCarloError, readable
 from montecarlo.progress import trial_bar
@@ -98,10 +98,7 @@ class RunOptions:
     def warn_once(self) -> None:
         """The --jobs warning, once, after the setups and the checkpoint were found right (a
         mistake comes alone)."""
-        if self.checkpoint is not None:
-            from montecarlo.engine.checkpoint import Checkpoint
-
-            Checkpoint(self.checkpoint, {}).check()
+        check_report_checkpoint(None, self.checkpoint)  # no report folder here
         if not self._warned:
             self._warned = warn_excess_jobs(self.jobs)
 

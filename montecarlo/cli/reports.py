@@ -24,6 +24,7 @@ from montecarlo.cli.common import (
     check_edges,
     cli_errors,
     fits_whole,
+    flag_of,
     warn_excess_jobs,
     wrapped,
 )
@@ -89,8 +90,10 @@ class Overrides:
 
     def check(self, backend: Optional[str], scheduler: Optional[str], jobs: Optional[int] = None) -> str:
         """Refuse bad values before any file is read; the backend to use."""
-        if jobs is not None and (jobs == 0 or jobs < -1):  # named as odds names it
-            raise InputError(f"--jobs must be a positive number of workers, or -1 for all cores, got {jobs}")
+        if jobs is not None:  # by the run settings' own rule, named as odds names it
+            from montecarlo.api import run_settings
+
+            run_settings(jobs=jobs, name=flag_of)
         if self.trials is not None and self.trials <= 0:
             raise InputError(f"--trials must be a positive integer, got {self.trials}")
         if self.seed is not None and self.seed < 0:
@@ -405,9 +408,9 @@ def compare(
         names = [n for m in metric for n in sc.question.metric(m).reported_names()]
         shown = table.filter(pl.col("metric").is_in(names))
     if as_json:
-        typer.echo(json.dumps(_json(result, table, shown), default=str))
+        typer.echo(json.dumps(_json(result, table, shown, compared.facts), default=str))
     else:
-        _print(result, table, shown, show_all)
+        _print(result, table, shown, show_all, compared.facts)
     if out is not None:  # after the summary: a failed write still leaves the numbers on screen
         folder = write_report(
             result, out, command=_command(scenario, out, given), jobs=local_workers(sc, jobs, backend_name)
@@ -416,11 +419,11 @@ def compare(
             typer.echo(f"wrote {folder}/index.html", err=True)
 
 
-def _json(result, table: pl.DataFrame, shown: pl.DataFrame) -> dict:
+def _json(result, table: pl.DataFrame, shown: pl.DataFrame, facts: dict) -> dict:
+    """compare --json; ``facts``: the API's facts of the run (its precision facts are reused)."""
     sc = result.scenario
     from montecarlo.games.base import to_plain
-    from montecarlo.reporting.report import precision_facts
-    from montecarlo.reporting.tables import IDENTICAL, NOT_APPLICABLE, TESTED, results_table
+    from montecarlo.reporting.tables import IDENTICAL, NOT_APPLICABLE, TESTED
 
     grid = list(sc.grid)
     rows = [{"setup": {k: row.pop(k) for k in grid}, **row} for row in shown.to_dicts()]
@@ -444,7 +447,7 @@ def _json(result, table: pl.DataFrame, shown: pl.DataFrame) -> dict:
         "identical": int((status == IDENTICAL).sum()),
         "not_applicable": int((status == NOT_APPLICABLE).sum()),
         "precision": sc.precision,
-        **precision_facts(result, results_table(result)),
+        **{key: facts[key] for key in PRECISION_FACTS if key in facts},  # a precision run's only
         "version": result.version,
         "rows": rows,
     }
@@ -470,7 +473,11 @@ WIDTH = 100  # the summary written to a file or a pipe is at least this wide
 FEW_TRIALS = 30
 
 
-def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> None:
+# what the API's facts of a precision run add (montecarlo.reporting.tables.precision_facts)
+PRECISION_FACTS = ("precision_reached", "widest_half_width")
+
+
+def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, facts: dict) -> None:
     from rich.table import Table
 
     from montecarlo.reporting.tables import comparison_summary, fmt, holm_line
@@ -490,12 +497,9 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool) -> 
             "mean, run more trials before trusting a significant difference"
         )
     if sc.precision:  # whether the trials added reached the target, as the report's header says
-        from montecarlo.reporting.tables import precision_facts, results_table
-
-        target = precision_facts(result, results_table(result))
         capped = "NOT reached (trial cap hit; raise --max-trials)"
-        verdict = "reached" if target["precision_reached"] else capped
-        widest = target["widest_half_width"]
+        verdict = "reached" if facts["precision_reached"] else capped
+        widest = facts["widest_half_width"]
         caption += f"; precision ±{sc.precision:g} {verdict}, widest half-width {widest:.2g}"
     summary = Table(title=f"{sc.title}: variants − {result.baseline}", caption=caption)
     for col in ("variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff"):
