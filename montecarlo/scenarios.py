@@ -49,6 +49,7 @@ TOP_KEYS = (
     "chunk_size",
     "metrics",
     "baseline",
+    "focus",
     "setup",
     "grid",
     "rules",
@@ -126,6 +127,9 @@ class Scenario:
     variants: tuple[Variant, ...]
     plots: tuple[PlotSpec, ...]
     points: tuple[GridPoint, ...]
+    # the grid fields the title asks about: the findings lead with what they change, the
+    # variants come after (none: the variants lead when there are several)
+    focus: tuple[str, ...] = ()
 
     @property
     def reported_metrics(self) -> tuple[str, ...]:
@@ -285,6 +289,16 @@ def parse_scenario(
     if baseline not in names:
         c.expected("baseline", f"one of the variants ({', '.join(names)})", baseline)
 
+    focus = tuple(c.string_list(data, "focus", "focus", []))
+    for i, name in enumerate(focus):
+        if name not in grid:
+            fix = "sweep it in [grid] or leave focus out"
+            if grid:
+                fix = f"use one of the grid's fields: {', '.join(grid)}"
+            c.fail(f"focus[{i}]", f"{name!r} is not swept in [grid]", fix)
+    if len(set(focus)) < len(focus):
+        c.expected("focus", "distinct grid fields", list(focus))
+
     count = math.prod(len(v) for v in grid.values())
     reported = sum(len(question.metric(m).reported_names()) for m in metrics)  # known: checked above
     try:
@@ -323,6 +337,7 @@ def parse_scenario(
         baseline=baseline,
         setup=dict(setup),
         grid=grid,
+        focus=focus,
         rules=dict(common),
         variants=variants,
         plots=plots,

@@ -202,8 +202,24 @@ BAD = [
     (
         'game = "coin"\nseed = 1\ncolour = "red"\n',
         'colour: unknown key; use one of: name, title, description, game, question, seed, '
-        'trials, precision, max_trials, chunk_size, metrics, baseline, setup, grid, rules, '
+        'trials, precision, max_trials, chunk_size, metrics, baseline, focus, setup, grid, rules, '
         'variants, plots',
+    ),
+    (  # focus names the grid fields the title asks about
+        'game = "coin"\nseed = 1\nfocus = ["flips", "need"]\n[grid]\nflips = [1, 2]\n',
+        "focus[1]: 'need' is not swept in [grid]; use one of the grid's fields: flips",
+    ),
+    (
+        'game = "coin"\nseed = 1\nfocus = "flips"\n',
+        "focus[0]: 'flips' is not swept in [grid]; sweep it in [grid] or leave focus out",
+    ),
+    (
+        'game = "coin"\nseed = 1\nfocus = ["flips", "flips"]\n[grid]\nflips = [1, 2]\n',
+        "focus: expected distinct grid fields, got ['flips', 'flips']",
+    ),
+    (
+        'game = "coin"\nseed = 1\nfocus = 3\n',
+        "focus: expected a string or a list of strings, got 3",
     ),
     (
         'game = "coin"\nseed = 1\n[variants.x]\nbulitin = "loaded"\n',

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import polars as pl
 
@@ -37,16 +37,25 @@ _EMPTY = ("none", "", "[]", "()", "False", "0", "None")  # a setup field's value
 
 
 def findings(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> list[str]:
-    """The report's findings, most important first (the first one is the headline)."""
-    out = comparison_findings(result, tables["comparison"]) if "comparison" in tables else []
-    if "comparison" in tables:
-        out += seat_findings_by_variant(result, tables["results"])
-    own = matrix_findings(result, tables["results"], variant=result.baseline, compared="comparison" in tables)
+    """The report's findings, most important first (the first one is the headline).
+
+    The variants lead when there are several, unless the scenario names the grid fields its
+    title asks about (``focus``): then what those fields change leads, under the baseline.
+    """
+    sc = result.scenario
+    compared = "comparison" in tables
+    variants = comparison_findings(result, tables["comparison"]) if compared else []
+    if compared:
+        variants += seat_findings_by_variant(result, tables["results"])
+    own = matrix_findings(
+        result, tables["results"], variant=result.baseline, compared=compared, focused=bool(sc.focus)
+    )
+    lead = focus_findings(result, tables["results"])
     crossing = [s for s in own if "is above 50%" in s]
-    if crossing and not out:  # one rule set: where the odds turn is a better headline than a range
+    if crossing and (sc.focus or not variants):  # where the odds turn is a better headline than a range
         own.remove(crossing[0])
-        own.insert(0, crossing[0])
-    out += own
+        lead.insert(0, crossing[0])
+    out = lead + own + variants if sc.focus else variants + lead + own
     return out or ["No numbers to summarise: every metric is not applicable to every setup."]
 
 
@@ -154,18 +163,57 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
             verdict = "changes nothing" if same else "no significant change"
             parts.append(f"{_variant(result, variant)} {verdict}")
             continue
-        moved = set(sig["metric"].str.split("=").list.first())
+        base = sig["metric"].str.split("=").list.first()
+        signs: dict[str, set[bool | None]] = defaultdict(set)
+        for metric, diff in zip(base, sig["difference"]):  # a distribution's values: None, it shifts
+            signs[metric].add(None if sc.question.metric(metric).kind == "distribution" else diff > 0)
         seats = {m: names for names in _seat_groups(result).values() for m in names}
-        names = list(  # in the scenario's order; seat 1, seat 2, ... said once ("each seat")
-            dict.fromkeys(
-                _seat_words(result, seats[m], code=False) if m in seats else metric_words(sc, m, code=False)
-                for m in sc.metrics
-                if m in moved
+        # in the scenario's order; seat 1, seat 2, ... said once ("each seat")
+        verbs: dict[str, set[bool | None]] = {}
+        seat_words = {_seat_words(result, names, code=False) for names in seats.values()}
+        for m in (m for m in sc.metrics if m in signs):
+            name = (
+                _seat_words(result, seats[m], code=False)
+                if m in seats
+                else metric_words(sc, m, code=False, chance=None not in signs[m])
             )
-        )
+            verbs.setdefault(name, set()).update(signs[m])
         count = f"{_setups(sig, sc)} of {len(sc.points)} setups"
-        parts.append(f"{_variant(result, variant)} moves {_few(names, MAX_HEADLINE_METRICS)} ({count})")
+        parts.append(f"{_variant(result, variant)} {_moves(verbs, seats=seat_words)} ({count})")
     return f"Against {_variant(result, result.baseline)}: " + "; ".join(parts) + "."
+
+
+def _moves(
+    signs: dict[str, set[bool | None]], limit: int = MAX_HEADLINE_METRICS, seats: Collection[str] = ()
+) -> str:
+    """What a variant moves, which way: metrics with the signs of their significant differences
+    (True: up; None: a distribution, which shifts), the first ``limit`` named, those of one
+    direction together; each seat's metric (in ``seats``) simply moves, up for some seats and
+    down for others.
+
+    >>> _moves({"a": {True}, "b": {False}, "c": {True}})
+    'raises a, lowers b and moves 1 more metric'
+    >>> _moves({"a": {True}, "b": {True, False}})
+    'raises a and moves (both ways) b'
+    >>> _moves({"a": {True}, "b": {True}, "c": {False}}, limit=3)
+    'raises a and b, and lowers c'
+    >>> _moves({"total": {None}, "seat*": {True, False}}, seats=["seat*"])
+    'shifts the distribution of total and moves seat*'
+    """
+    named, more = list(signs)[:limit], len(signs) - limit
+    groups: dict[str, list[str]] = {}
+    for name in named:
+        one = next(iter(signs[name])) if len(signs[name]) == 1 else None
+        verb = {True: "raises", False: "lowers"}.get(one, "") if one is not None else ""
+        if None in signs[name]:
+            verb = "shifts the distribution of"
+        groups.setdefault("moves" if name in seats else verb or "moves (both ways)", []).append(name)
+    parts = [f"{verb} {_join(names)}" for verb, names in groups.items()]
+    if more > 0:
+        parts.append(f"moves {more} more metric{'s' * (more > 1)}")
+    if len(parts) > 1 and any(" and " in p for p in parts):
+        return ", ".join(parts[:-1]) + ", and " + parts[-1]
+    return _join(parts)
 
 
 def _largest(result: ScenarioResult, comp: pl.DataFrame) -> str | None:
@@ -226,26 +274,33 @@ def _setups(rows: pl.DataFrame, sc) -> int:
 # ---------------------------------------------------------------- one rule set
 
 
-def matrix_findings(result: ScenarioResult, long: pl.DataFrame, variant: str, compared: bool) -> list[str]:
-    """Sentences about ``variant``'s own numbers: ranges, 50% lines, asymmetries, seats."""
+def matrix_findings(
+    result: ScenarioResult, long: pl.DataFrame, variant: str, compared: bool, focused: bool = False
+) -> list[str]:
+    """Sentences about ``variant``'s own numbers: ranges, 50% lines, asymmetries, seats (beside
+    a comparison, only the first metric's range, unless the grid is the report's focus)."""
     sc = result.scenario
     rows = long.filter(pl.col("variant") == variant)
     who = f" under {_variant(result, variant)}" if compared else ""
+    full = focused or not compared
     out = []
     row_field, col_field = matrix_layout(result)
     scalar = [m for m in sc.metrics if sc.question.metric(m).kind != "distribution"]
-    for metric in scalar[: 1 if compared else 3]:
+    for metric in scalar[: 3 if full else 1]:
         part = rows.filter(pl.col("metric") == metric, pl.col("estimate").is_not_null())
         if part.height == 0:
             continue
         if part.height > 1:
-            out.append(_range(_cap(metric_words(sc, metric)), part, list(sc.grid), who))
+            chance = _is_chance(sc, metric)
+            out.append(_range(_cap(metric_words(sc, metric)), part, list(sc.grid), who, chance))
         else:
             out.append(
                 f"{_cap(metric_words(sc, metric))}{who} is {fmt(part['estimate'][0])} "
                 f"(95% CI {fmt(part['ci_low'][0])} to {fmt(part['ci_high'][0])})."
             )
-        if sc.question.metric(metric).kind == "probability" and "win" in metric and not compared:
+        # with a focus, where the odds turn is said only over two of its fields (a matrix of them)
+        turn = not sc.focus or {row_field, col_field} <= set(sc.focus)
+        if sc.question.metric(metric).kind == "probability" and "win" in metric and full and turn:
             out += _crossing(result, metric, part, row_field, col_field)
             if row_field and col_field and metric.split("_")[0] in (row_field, col_field):
                 out += _asymmetry(result, metric, part, row_field, col_field)
@@ -254,24 +309,131 @@ def matrix_findings(result: ScenarioResult, long: pl.DataFrame, variant: str, co
     return out
 
 
-def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str) -> str:
+# ---------------------------------------------------------------- the grid's own question
+
+
+def focus_findings(result: ScenarioResult, long: pl.DataFrame) -> list[str]:
+    """What each of the scenario's ``focus`` fields changes in its first scalar metric, under
+    the baseline: one sentence per field (see :func:`_field_effect`)."""
+    sc = result.scenario
+    scalar = [m for m in sc.metrics if sc.question.metric(m).kind != "distribution"]
+    if not sc.focus or not scalar:
+        return []
+    metric = scalar[0]
+    part = long.filter(
+        pl.col("variant") == result.baseline, pl.col("metric") == metric, pl.col("estimate").is_not_null()
+    )
+    sentences = (_field_effect(result, metric, part, name) for name in sc.focus)
+    return [s for s in sentences if s]
+
+
+def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name: str) -> str | None:
+    """How ``metric`` changes with the grid field ``name``, the other fields held fixed.
+
+    Each setup of the other fields is one comparison. Two values: the second against the first.
+    Numbers in ascending order: each step up. Other values: each against the first value (the
+    yardstick), averaged over the setups of the other fields, with the highest and lowest named.
+    Exact values where every setup has one; else estimates, where a difference within 1.96
+    standard errors (the two setups' own, independent) counts as none.
+    """
+    sc = result.scenario
+    raw = list(sc.grid[name])
+    values = [str(show_value(v)) for v in raw]
+    if len(values) < 2 or part.height == 0:
+        return None
+    others = [f for f in sc.grid if f != name]
+    exact = part["exact"].is_not_null().all()
+    column = "exact" if exact else "estimate"
+    cells = []  # per setup of the other fields: value of the field -> (number, standard error)
+    for group in part.partition_by(others, maintain_order=True) if others else [part]:
+        rows = group.iter_rows(named=True)
+        cells.append({str(r[name]): (r[column], 0.0 if exact else r["se"] or 0.0) for r in rows})
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw)
+    steps = numeric and all(a < b for a, b in zip(raw, raw[1:]))
+    pairs = list(zip(values, values[1:])) if steps else [(values[0], v) for v in values[1:]]
+    diffs: dict[str, list[tuple[float, bool]]] = defaultdict(list)  # pair's later value -> (difference, real)
+    for cell in cells:
+        for a, b in pairs:
+            if a in cell and b in cell:
+                d = cell[b][0] - cell[a][0]
+                noise = 1.96 * math.hypot(cell[a][1], cell[b][1])
+                diffs[b].append((d, abs(d) > max(noise, 1e-12)))
+    if not diffs:
+        return None
+    what = metric_words(sc, metric)
+    setups = len(cells)
+    where = f" across the {setups} setups of the other fields" if others and setups > 1 else ""
+    source = "exact values" if exact else "estimates; a difference within noise counts as none"
+    if len(pairs) == 1 or steps:
+        real = [d for ds in diffs.values() for d, sig in ds if sig]
+        count = sum(len(ds) for ds in diffs.values())
+        if len(pairs) == 1:
+            (a, b), unit = pairs[0], "setup" if not others else "setups of the other fields"
+            subject = f"{_field(name)} = {_short(b)} instead of {_short(a)}"
+            counted = f"{len(real)} of {count} {unit}" if count > 1 else ""
+        else:
+            chain = " → ".join(_short(v) for v in values)
+            subject = f"each step up in {_field(name)} ({chain})"
+            counted = f"{len(real)} of {count} steps{where}"
+        counted = f" in {counted}" if counted else ""
+        if not real:
+            counted = counted.replace(" in 0 of", " in any of")
+            return f"{_cap(subject)} does not change {what}{counted} ({source})."
+        verb = _direction(pl.Series(real))
+        return f"{_cap(subject)} {verb} {what}{counted} ({number_range(real)}; {source})."
+    means = {b: sum(d for d, _ in ds) / len(ds) for b, ds in diffs.items()}
+    moved = [b for b, ds in diffs.items() if any(sig for _, sig in ds)]
+    high = max(means, key=lambda b: means[b])
+    low = min(means, key=lambda b: means[b])
+    average = f"on average{where}" if where else ""
+    changed = (
+        f"{'all' if len(moved) == len(means) else f'{len(moved)} of the'} {len(means)} change it"
+        + (" in at least one setup" if len(cells) > 1 else "")
+    )
+    verb = _direction(pl.Series(list(means.values())))
+    return (
+        f"Against {_field(name)} = {_short(values[0])} (the first value), the other {len(means)} values "
+        f"{verb.replace('raises', 'raise').replace('lowers', 'lower').replace('moves', 'move')} {what}"
+        f"{' ' + average if average else ''}: highest with {_short(high)} ({fmt(means[high], 3, True)}), "
+        f"lowest with {_short(low)} ({fmt(means[low], 3, True)}); {changed} ({source})."
+    )
+
+
+def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str, chance: bool = False) -> str:
     """``metric`` (in words) ranges from its lowest to its highest estimate, with their setups."""
     low = part.sort("estimate").row(0, named=True)
     high = part.sort("estimate", descending=True).row(0, named=True)
     if low["estimate"] == high["estimate"]:
         return f"{metric}{who} is {fmt(low['estimate'])} in every setup."
     return (
-        f"{metric}{who} ranges from {fmt(low['estimate'])} ({_end(part, low, grid)}) "
-        f"to {fmt(high['estimate'])} ({_end(part, high, grid)})."
+        f"{metric}{who} ranges from {fmt(low['estimate'])} ({_end(part, low, grid, chance)}) "
+        f"to {fmt(high['estimate'])} ({_end(part, high, grid, chance)})."
     )
 
 
-def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str]) -> str:
+def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str], chance: bool = False) -> str:
     """The setup of a range's end, and how many more share its estimate (the first of a tie is
-    not the extreme alone: 1 against 8, 9 and 10 defenders all win 0.000)."""
+    not the extreme alone: 1 against 8, 9 and 10 defenders all win 0.000); a chance seen in
+    none or all of the trials says so, with its exact value when that is not 0 or 1.
+
+    >>> row = {"g": 1, "estimate": 0.0, "exact": 3.2e-5, "trials": 20000}
+    >>> _end(pl.DataFrame([row]), row, ["g"], chance=True)
+    'g = 1; none of 20,000 trials, exact 3.2e-5'
+    """
     tied = int((part["estimate"] == row["estimate"]).sum())
     more = f", and {tied - 1} more setup{'s' if tied > 2 else ''}" if tied > 1 else ""
-    return _setup_text(row, grid) + more
+    text = [_setup_text(row, grid) + more]
+    estimate, exact, trials = row["estimate"], row.get("exact"), row.get("trials")
+    if chance and trials and estimate in (0.0, 1.0) and (exact is None or abs(exact - estimate) > 1e-12):
+        seen = f"{'none' if estimate == 0 else 'all'} of {trials:,} trials"
+        if exact is not None:
+            seen += f", exact {fmt(exact) if estimate == 0 else '1 − ' + fmt(1 - exact)}"
+        text.append(seen)
+    return "; ".join(t for t in text if t)
+
+
+def _is_chance(sc, metric: str) -> bool:
+    return sc.question.metric(metric).kind == "probability"
 
 
 def _side(row: dict[str, Any]) -> int:

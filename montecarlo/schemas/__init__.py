@@ -133,6 +133,7 @@ def scenario_schema() -> dict[str, Any]:
         "chunk_size": _integer("trials per chunk (each chunk has its own seed)", 1),
         "metrics": _names("metrics to report (default: all)"),
         "baseline": _string("the variant the others are compared with (default: the first)"),
+        "focus": _names("grid fields the title asks about: the findings lead with what they change"),
         "setup": {"type": "object", "description": "setup fields held fixed at every grid point"},
         "grid": {"type": "object", "description": "swept setup fields: the cartesian product",
                  "additionalProperties": {"type": "array", "minItems": 1}},

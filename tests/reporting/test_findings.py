@@ -41,7 +41,7 @@ def sentences():
 def test_which_variant_moves_which_metric(sentences):
     # in words (metric and variant descriptions), code names in parentheses
     assert headline(sentences) == (
-        "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) moves the chance "
+        "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) raises the chance "
         "that at least need heads and number of heads (3 of 3 setups); “bias = 0.5” (`same`) changes "
         "nothing; `bonus` changes nothing."
     )
@@ -391,8 +391,8 @@ def test_a_distribution_that_moves_is_said_to_shift_in_so_many_setups():
     assert largest.startswith("Largest effects: ") and largest.count("(`total=") == 1, largest
     # the headline (of several variants) names the distribution once, not each of its values
     assert _headline(tables["comparison"], result) == (
-        "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) moves heads + bonus "
-        "and the chance that at least need heads (3 of 3 setups)."
+        "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) shifts the "
+        "distribution of heads + bonus and raises the chance that at least need heads (3 of 3 setups)."
     )
 
 
@@ -612,7 +612,7 @@ def test_past_three_metrics_a_variant_counts_the_rest(names, rest):
         assert moved.endswith(f" and moves {rest} (see the comparison table)."), moved
     more = len(names) - 2  # the headline names two metrics a variant moves
     assert _headline(tables["comparison"], result).endswith(
-        f"`big` moves the chance that a happens, the chance that b happens and {more} more "
+        f"`big` raises the chance that a happens and the chance that b happens, and moves {more} more "
         f"metric{'s' * (more > 1)} (1 of 1 setups)."
     )
 
@@ -924,7 +924,7 @@ def test_variants_are_said_in_the_scenarios_order():
     sentences = findings(result, all_tables(result))
     said = [re.match(r"`(\w+)` raises", s) for s in sentences[1:]]
     assert [m.group(1) for m in said if m] == names
-    assert re.findall(r"`(\w+)` moves", headline(sentences)) == names
+    assert re.findall(r"`(\w+)` raises", headline(sentences)) == names
     # the largest effects are the three largest, largest first (edges 0.4, 0.35, 0.3)
     largest = next(s for s in sentences if s.startswith("Largest effects"))
     assert re.findall(r"`(\w+)` on", largest) == ["opal", "drum", "fern"], largest
@@ -1000,3 +1000,90 @@ def test_a_range_end_shared_by_several_setups_says_how_many():
     assert _end(part, part.row(3, named=True), ["a"]) == "a = 4"
     three = pl.DataFrame({"a": [1, 2, 3], "estimate": [0.0, 0.0, 0.0]})
     assert _end(three, three.row(0, named=True), ["a"]) == "a = 1, and 2 more setups"
+
+
+# ---------------------------------------------------------------- focus: the grid's own question
+
+
+def _focused(spec):
+    spec = {"game": GAME, "seed": 2, "trials": 4000, "metrics": ["win"], **spec}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    return findings(result, all_tables(result))
+
+
+def test_a_focus_field_of_two_values_says_what_the_second_changes_against_the_first():
+    # exact: P(at least 2 of n) - P(at least 1 of n) = -n / 2**n: -0.5, -0.5, -0.375, -0.25
+    said = _focused({"grid": {"flips": [1, 2, 3, 4], "need": [1, 2]}, "focus": ["need"]})
+    assert said[0] == (
+        "Need = 2 instead of 1 lowers the chance that at least need heads (`win`) in 4 of 4 setups of the "
+        "other fields (-0.500 to -0.250; exact values)."
+    )
+    # the focus is one field of the matrix: where the odds turn over flips x need is not said
+    assert not any("is above 50%" in s for s in said), said
+
+
+def test_a_focus_field_of_ascending_numbers_says_what_each_step_up_changes():
+    said = _focused({"grid": {"flips": [1, 2, 3, 4], "need": [1, 2]}, "focus": ["flips"]})
+    # need 1: 0.5, 0.75, 0.875, 0.9375; need 2: 0, 0.25, 0.5, 0.6875: every step up raises it
+    assert said[0] == (
+        "Each step up in flips (1 → 2 → 3 → 4) raises the chance that at least need heads (`win`) in 6 of "
+        "6 steps across the 2 setups of the other fields (+0.062 to +0.250; exact values)."
+    )
+
+
+def test_a_focus_field_of_other_values_is_read_against_its_first_value():
+    # flips 2 is the yardstick; 1 lowers by 0.25 at either need, 4 raises by 0.1875 and 0.4375
+    said = _focused({"grid": {"flips": [2, 1, 4], "need": [1, 2]}, "focus": ["flips"]})
+    assert said[0] == (
+        "Against flips = 2 (the first value), the other 2 values move (both ways) the chance that at least "
+        "need heads (`win`) on average across the 2 setups of the other fields: highest with 4 (+0.312), "
+        "lowest with 1 (-0.250); all 2 change it in at least one setup (exact values)."
+    )
+
+
+def test_focus_on_both_fields_of_the_matrix_leads_with_where_the_odds_turn_then_each_field():
+    said = _focused({"grid": {"flips": [1, 2, 3, 4], "need": [1, 2]}, "focus": ["flips", "need"]})
+    assert said[0].startswith("The chance that at least need heads (`win`) is above 50% "), said
+    assert said[1].startswith("Each step up in flips ") and said[2].startswith("Need = 2 instead of 1 "), said
+    assert said[3].startswith("The chance that at least need heads (`win`) ranges from "), said
+
+
+def test_with_a_focus_the_grid_leads_and_the_variants_follow():
+    spec = {"grid": {"flips": [1, 2]}, "variants": {"official": {}, "loaded": {"builtin": "loaded"}}}
+    # no focus: the variants lead
+    assert _focused(spec)[0].startswith("“Heads 70% of the time” (`loaded`) raises ")
+    said = _focused({**spec, "focus": ["flips"]})
+    assert said[0].startswith("Flips = 2 instead of 1 raises the chance that at least need heads (`win`) "
+                              "(+0.250; exact values)"), said
+    assert said[1].startswith("The chance that at least need heads (`win`) under “the official rules” "), said
+    assert any(s.startswith("“Heads 70% of the time” (`loaded`) raises ") for s in said[2:]), said
+
+
+def test_without_exact_values_a_focus_difference_within_noise_counts_as_none():
+    game = duel_game(exact=False)
+    grid = {"attacker": [1, 2], "attacker_bonus": [0.0, 1e-4]}
+    spec = {"game": game, "seed": 5, "trials": 1000, "grid": grid,
+            "focus": ["attacker_bonus", "attacker"]}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    said = findings(result, all_tables(result))
+    assert said[0] == (
+        "Attacker bonus = 0.0001 instead of 0.0 does not change the chance that the attacker wins "
+        "(`attacker_win`) in any of 2 setups of the other fields (estimates; a difference within noise "
+        "counts as none)."
+    )
+    # 0.5 -> 0.667: about 7 standard errors of two estimates of 1,000 trials
+    assert said[1].startswith("Attacker = 2 instead of 1 raises the chance that the attacker wins "
+                              "(`attacker_win`) in 2 of 2 setups of the other fields (+0."), said
+    assert said[1].endswith("; estimates; a difference within noise counts as none)."), said
+
+
+def test_a_chance_seen_in_no_trial_says_so_with_its_exact_value():
+    from montecarlo.reporting.findings import _end
+
+    row = {"g": 1, "estimate": 0.0, "exact": None, "trials": 500}
+    assert _end(pl.DataFrame([row]), row, ["g"], chance=True) == "g = 1; none of 500 trials"
+    row = {"g": 2, "estimate": 1.0, "exact": 0.99998, "trials": 500}
+    assert _end(pl.DataFrame([row]), row, ["g"], chance=True) == "g = 2; all of 500 trials, exact 1 − 2.0e-5"
+    row = {"g": 3, "estimate": 0.0, "exact": 0.0, "trials": 500}  # impossible: nothing to add
+    assert _end(pl.DataFrame([row]), row, ["g"], chance=True) == "g = 3"
+    assert _end(pl.DataFrame([row]), {**row, "exact": 1e-5}, ["g"]) == "g = 3"  # a mean: no trial count
