@@ -28,6 +28,9 @@ class Metric:
     kind: MetricKind
     description: str
     support: tuple[int, ...] = ()
+    # the setup field whose value sets this metric's unit (an objective that is a win chance under
+    # one value and points under another): reports never put values of two units in one range
+    unit_field: str = ""
 
     def reported_names(self) -> tuple[str, ...]:
         """The names under which this metric appears in results (one per value for a distribution)."""

@@ -108,7 +108,7 @@ def comparison_findings(result: ScenarioResult, comp: pl.DataFrame) -> list[str]
             else:
                 parts.append(
                     f"{_direction(sig['difference'])} {metric_words(sc, metric)} in {sig.height} of "
-                    f"{part.height} setups ({number_range(sig['difference'].to_list())})"
+                    f"{part.height} setups ({_ranges_by_unit(sc, metric, sig)})"
                 )
         unmoved = f"identical {_where_all(everywhere, setups)}{_rare(same_rare)}"  # what `same` says
         if parts:
@@ -290,7 +290,13 @@ def matrix_findings(
         part = rows.filter(pl.col("metric") == metric, pl.col("estimate").is_not_null())
         if part.height == 0:
             continue
-        if part.height > 1:
+        unit = _unit_field(sc, metric)
+        if unit:  # a range per unit: a win chance and points are not one range
+            for group in part.partition_by(unit, maintain_order=True):
+                where = f"{who} with {_field(unit)} = {_short(str(group[unit][0]))}"
+                grid = [f for f in sc.grid if f != unit]
+                out.append(_range(_cap(metric_words(sc, metric)), group, grid, where))
+        elif part.height > 1:
             chance = _is_chance(sc, metric)
             out.append(_range(_cap(metric_words(sc, metric)), part, list(sc.grid), who, chance))
         else:
@@ -430,6 +436,25 @@ def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str], chance: bool 
             seen += f", exact {fmt(exact) if estimate == 0 else '1 − ' + fmt(1 - exact)}"
         text.append(seen)
     return "; ".join(t for t in text if t)
+
+
+def _unit_field(sc, metric: str) -> str:
+    """The swept grid field that sets ``metric``'s unit, if any (see ``Metric.unit_field``)."""
+    field = sc.question.metric(metric.partition("=")[0]).unit_field
+    return field if field in sc.grid else ""
+
+
+def _ranges_by_unit(sc, metric: str, rows: pl.DataFrame) -> str:
+    """The range of ``rows``' differences, one per value of the metric's unit field if swept:
+    ``objective = win: +0.010 to +0.020; keep:10: +0.214``."""
+    unit = _unit_field(sc, metric)
+    if not unit:
+        return number_range(rows["difference"].to_list())
+    parts = [
+        f"{_short(str(group[unit][0]))}: {number_range(group['difference'].to_list())}"
+        for group in rows.partition_by(unit, maintain_order=True)
+    ]
+    return f"{_field(unit)} = " + "; ".join(parts)
 
 
 def _is_chance(sc, metric: str) -> bool:

@@ -587,7 +587,7 @@ def _blocks(
         columns = _columns_note(result)
         significant = _significant_display(comp, grid, sc)
         b += [
-            ("h3", f"Significant differences ({significant.height}), largest first"),
+            ("h3", f"Significant differences ({significant.height}), metric by metric, largest first"),
             ("table", significant, "comparison"),
         ]
         for name in tables:
@@ -828,10 +828,16 @@ def _metric_label(sc, name: str) -> str:
 
 
 def _significant_display(comp: pl.DataFrame, grid: Sequence[str], sc) -> pl.DataFrame:
-    """The significant rows, largest |difference| first, in display text."""
-    sig = comp.filter(pl.col("significant").fill_null(False)).sort(
-        pl.col("difference").abs(), descending=True
-    )
+    """The significant rows in display text: metric by metric in the scenario's order (a chance
+    and a count of units are not sizes to rank together), the largest |difference| first within
+    a metric, and within each value of the field that sets a metric's unit (see ``_unit_order``)."""
+    order = {name: i for i, name in enumerate(sc.reported_metrics)}
+    sig = comp.filter(pl.col("significant").fill_null(False))
+    sig = sig.with_columns(
+        pl.col("metric").replace_strict(order, default=len(order)).alias("_metric"),
+        pl.Series("_unit", _unit_order(sig, sc, grid), dtype=pl.Int64),
+        pl.col("difference").abs().alias("_size"),
+    ).sort(["_metric", "_unit", "_size"], descending=[False, False, True])
     return pl.DataFrame(
         {
             **{g: sig[g] for g in grid},
@@ -849,6 +855,18 @@ def _significant_display(comp: pl.DataFrame, grid: Sequence[str], sc) -> pl.Data
             "Holm p": [fmt_p(p) for p in sig["p_holm"]],
         }
     )
+
+
+def _unit_order(rows: pl.DataFrame, sc, grid: Sequence[str]) -> list[int]:
+    """Per row, the position of its value of the grid field that sets its metric's unit
+    (``Metric.unit_field``: Dustrunners' objective is a win chance or keep:W points); 0 where
+    the metric has no such field swept."""
+    out = []
+    for row in rows.iter_rows(named=True):
+        field = sc.question.metric(row["metric"].partition("=")[0]).unit_field
+        values = [str(show_value(v)) for v in sc.grid.get(field, ())] if field in grid else []
+        out.append(values.index(str(row[field])) if str(row.get(field)) in values else 0)
+    return out
 
 
 def fmt_p(p: float | None) -> str:

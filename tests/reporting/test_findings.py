@@ -1087,3 +1087,39 @@ def test_a_chance_seen_in_no_trial_says_so_with_its_exact_value():
     row = {"g": 3, "estimate": 0.0, "exact": 0.0, "trials": 500}  # impossible: nothing to add
     assert _end(pl.DataFrame([row]), row, ["g"], chance=True) == "g = 3"
     assert _end(pl.DataFrame([row]), {**row, "exact": 1e-5}, ["g"]) == "g = 3"  # a mean: no trial count
+
+
+def test_a_metric_whose_unit_a_grid_field_sets_gets_a_range_per_unit():
+    """``score`` is a chance at size 1 and points at size 100 (as Dustrunners' objective is a win
+    chance or keep:W points): neither its range nor a variant's differences mix the two."""
+    from montecarlo.games.base import Game, Metric, Question
+
+    @dataclasses.dataclass(frozen=True)
+    class Rules:
+        edge: float = 0.0
+
+    @dataclasses.dataclass(frozen=True)
+    class Setup:
+        size: int = 1
+        other: int = 1
+
+    def simulate(rules, setup, n, rng):
+        return {"score": (rng.random(n) < 0.3 + rules.edge) * float(setup.size) + setup.other / 10}
+
+    score = Metric("score", "mean", "the score", unit_field="size")
+    game = Game("toss", "Toss", Rules, {"big": {"edge": 0.3}},
+                {"toss": Question("toss", "a toss", Setup, (score,), simulate)}, "toss")
+    spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 100], "other": [1, 2]},
+            "variants": {"official": {}, "big": {"builtin": "big"}}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    said = findings(result, all_tables(result))
+    moved = next(s for s in said if s.startswith("`big` raises"))
+    number = r"\+\d+\.\d+( to \+\d+\.\d+)?"  # common random numbers: maybe one value for both `other`
+    assert re.search(r"in 4 of 4 setups \(size = 1: \+0\.\d+.*; 100: \+[23]\d\.\d+.*\)\.$", moved), moved
+    assert re.fullmatch(rf".*\(size = 1: {number}; 100: {number}\)\.", moved), moved
+    ranges = [s for s in said if " ranges from " in s]
+    assert [s.split(" ranges from ")[0] for s in ranges] == [
+        "The score (`score`) under “the official rules” (`official`) with size = 1",
+        "The score (`score`) under “the official rules” (`official`) with size = 100",
+    ]
+    assert ranges[0].endswith("(other = 2).") and "size =" not in ranges[0].split(" ranges from ")[1]

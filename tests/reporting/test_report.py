@@ -636,11 +636,11 @@ def test_tables_headed_in_words_and_captions_do_not_repeat_titles(report):
     assert "<figcaption>" not in page  # a plot's title is in the picture (and its alt text)
 
 
-def test_significant_differences_listed_largest_first_with_their_holm_p(report):
+def test_significant_differences_listed_metric_by_metric_largest_first_with_their_holm_p(report):
     page = (report / "index.html").read_text()
     comparison = pl.read_parquet(report / "comparison.parquet")
     count = int(comparison["significant"].fill_null(False).sum())
-    heading = f"<h3>Significant differences ({count}), largest first</h3>"
+    heading = f"<h3>Significant differences ({count}), metric by metric, largest first</h3>"
     assert count > 0 and heading in page
     table = page[page.index(heading) :].split("</table>")[0]
     headers = [re.sub(r"<[^>]+>", "", h).strip() for h in re.findall(r"<th[^>]*>(.*?)</th>", table, re.S)]
@@ -654,8 +654,16 @@ def test_significant_differences_listed_largest_first_with_their_holm_p(report):
     rows = table.split("<tr")[2:]
     cells = [[text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)] for row in rows]
     significant = comparison.filter(pl.col("significant").fill_null(False))
-    ordered = significant.sort(pl.col("difference").abs(), descending=True)
+    metrics = list(comparison["metric"].unique(maintain_order=True))  # the scenario's order
+    assert len({m for m in significant["metric"]}) > 1  # more than one metric to put in order
+    ordered = significant.with_columns(
+        pl.col("metric").replace_strict({m: i for i, m in enumerate(metrics)}).alias("_m"),
+        pl.col("difference").abs().alias("_size"),
+    ).sort(["_m", "_size"], descending=[False, True])
     assert [row[-1] for row in cells] == [fmt_p(p) for p in ordered["p_holm"]]  # each row's own Holm p
+    labels = [row[-5] for row in cells]  # a metric's rows together, not mixed by size
+    runs = [label for i, label in enumerate(labels) if i == 0 or label != labels[i - 1]]
+    assert len(runs) == len(set(runs)) > 1, labels
 
 
 class _Failing:
@@ -1044,28 +1052,47 @@ def test_a_difference_matrix_shows_identical_cells_as_identical_beside_their_exa
     assert "| sword_d7 | 6 | -1.1e-6 | -5.3e-5 |" in text
 
 
-def test_the_significant_differences_show_largest_first_with_their_exact_values_where_known():
+def test_the_significant_differences_show_metric_by_metric_largest_first_with_their_exact_values():
     from types import SimpleNamespace
 
     from montecarlo.games.base import Metric
     from montecarlo.reporting.report import _significant_display
 
-    question = SimpleNamespace(metric=lambda name: Metric(name, "probability", "the attacker wins"))
+    kinds = {"attacker_win": ("probability", "the attacker wins", ""), "rounds": ("mean", "rounds", ""),
+             "score": ("mean", "the score", "size")}  # score's unit is set by size
+
+    def metric(name):
+        kind, text, unit = kinds[name]
+        return Metric(name, kind, text, unit_field=unit)
+
+    sc = SimpleNamespace(question=SimpleNamespace(metric=metric), grid={"size": (1, 2, 3)},
+                         reported_metrics=("attacker_win", "rounds", "score"))
     comp = pl.DataFrame({
-        "size": [1, 2, 3], "variant": ["v"] * 3, "metric": ["attacker_win"] * 3,
-        "significant": [True, True, None], "difference": [0.05, -0.2, 0.3],
-        "baseline_estimate": [0.5, 0.6, 0.1], "variant_estimate": [0.55, 0.4, 0.4],
-        "ci_low": [0.04, -0.21, 0.2], "ci_high": [0.06, -0.19, 0.4],
-        "exact_difference": [0.0512, None, 0.3], "p_holm": [1e-5, 1e-20, 0.5],
+        "size": [1, 2, 3, 1, 3, 1, 2], "variant": ["v"] * 7,
+        "metric": ["score", "attacker_win", "attacker_win", "attacker_win", "rounds", "score", "score"],
+        "significant": [True, True, True, None, True, True, True],
+        "difference": [0.5, 0.05, -0.2, 0.3, 5.0, 0.1, 30.0],
+        "baseline_estimate": [0.5, 0.5, 0.6, 0.1, 1.0, 0.5, 10.0],
+        "variant_estimate": [1.0, 0.55, 0.4, 0.4, 6.0, 0.6, 40.0],
+        "ci_low": [0.4, 0.04, -0.21, 0.2, 4.0, 0.05, 20.0],
+        "ci_high": [0.6, 0.06, -0.19, 0.4, 6.0, 0.15, 40.0],
+        "exact_difference": [None, 0.0512, None, 0.3, None, None, None],
+        "p_holm": [1e-3, 1e-5, 1e-20, 0.5, 1e-4, 1e-3, 1e-3],
     })
-    shown = _significant_display(comp, ["size"], SimpleNamespace(question=question)).to_dicts()
+    shown = _significant_display(comp, ["size"], sc).to_dicts()
     label = "the attacker wins (attacker_win)"
-    assert shown == [
-        {"size": 2, "variant": "v", "metric": label, "baseline → variant": "0.6000 → 0.4000",
+    assert shown[:2] == [
+        {"size": 3, "variant": "v", "metric": label, "baseline → variant": "0.6000 → 0.4000",
          "difference [95% CI]": "-0.2000\n[-0.2100, -0.1900]", "exact": "—", "Holm p": "<1e-12"},
-        {"size": 1, "variant": "v", "metric": label, "baseline → variant": "0.5000 → 0.5500",
+        {"size": 2, "variant": "v", "metric": label, "baseline → variant": "0.5000 → 0.5500",
          "difference [95% CI]": "+0.0500\n[+0.0400, +0.0600]", "exact": "+0.0512", "Holm p": "1e-05"},
     ]
+    # then rounds (5.0 is not "larger" than a chance's 0.2: another unit), then score by its unit's
+    # value (size 1's two rows, largest first, before size 2's 30.0)
+    assert [(r["metric"].split(" (")[1][:-1], r["size"]) for r in shown[2:]] == [
+        ("rounds", 3), ("score", 1), ("score", 1), ("score", 2)
+    ]
+    assert [r["difference [95% CI]"][:7] for r in shown[3:5]] == ["+0.5000", "+0.1000"]
 
 
 def test_a_report_json_counts_as_an_earlier_montecarlo_report_only_with_its_version_and_rerun(tmp_path):

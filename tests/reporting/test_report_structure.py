@@ -161,7 +161,7 @@ def test_the_outline_of_a_comparison_report(pages):
         (2, "Findings"),
         (2, "Plots"),
         (2, "Comparison with official"),
-        (3, "Significant differences (N), largest first"),
+        (3, "Significant differences (N), metric by metric, largest first"),
         (3, "The chance that at least need heads: difference from official"),
         (3, "The chance that at least need heads: exact difference from official"),
         (3, "Number of heads: difference from official"),

@@ -1862,7 +1862,8 @@ METRICS = (
 )
 METRIC_NAMES = tuple(m.name for m in METRICS)  # what a combat reports (campaigns and the road too)
 OBJECTIVE = Metric("objective", "mean",
-                   "your objective (win, or keep:W = W per win + health left + ammo left / 2)")
+                   "your objective (win, or keep:W = W per win + health left + ammo left / 2)",
+                   unit_field="objective")
 ALL_METRIC_NAMES = METRIC_NAMES + ("objective",)
 
 
