@@ -29,7 +29,7 @@ from montecarlo.scenarios import ScenarioResult, show_value
 MAX_LARGEST = 3  # largest effects named
 MAX_METRICS_NAMED = 3  # metrics named per variant; the rest counted
 MAX_ROWS_DESCRIBED = 6  # rows of a matrix described one by one for the 50% line
-MAX_VARIANT_WORDS = 64  # characters of a variant's description quoted in a finding
+MAX_VARIANT_WORDS = 110  # characters of a variant's description quoted in a finding (its key words fit)
 MAX_HEADLINE_METRICS = 2  # metrics named per variant in the headline (the index's one line)
 MAX_VALUE_CHARS = 48  # characters of a grid value (a list of areas) quoted in a finding
 _SEAT = re.compile(r"^seat(\d+)_(.+)$")
@@ -763,10 +763,12 @@ def metric_words(sc, name: str, code: bool = True, chance: bool = True) -> str:
 
 
 def _variant(result: ScenarioResult, name: str) -> str:
-    """A variant in words: the first clause of its description in quotes, its name after it
-    (just the name when the description is no more than the name)."""
-    described = next(v.description for v in result.variants if v.name == name)
-    clause = re.split(r"; | \(", described.replace("`", ""), maxsplit=1)[0].strip()
+    """A variant in words: the first clause of its description in quotes (asides in parentheses
+    left out), its name after it (just the name when the description is no more than the name)."""
+    described = next(v.description for v in result.variants if v.name == name).replace("`", "")
+    # an aside in parentheses goes, the words after it stay ("the tie rules (and X) never apply")
+    described = re.sub(r" \([^()]*\)", "", described)
+    clause = re.split(r"; | \(", described, maxsplit=1)[0].strip()
     head = clause.split(": ", 1)[0]
     if head != clause and len(head.split()) >= 3:  # "the rules as printed: a tie for first ..."
         clause = head

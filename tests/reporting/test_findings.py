@@ -478,15 +478,17 @@ def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
     assert named("house") == "`house`"
     spaced = N(variants=[N(name="ties_to_attacker", description="ties to attacker")])
     assert _variant(spaced, "ties_to_attacker") == "`ties_to_attacker`"  # the name in words says no more
-    # a long description is cut at its last space before 64 characters
-    long = "every tied round of combat goes to the attacking side instead of being rolled again"
-    assert named(long) == "“every tied round of combat goes to the attacking side instead …” (`house`)"
+    aside = "the tie rules (and ties_split_up) never apply; see p. 3"  # the aside goes, the rest stays
+    assert named(aside) == "“the tie rules never apply” (`house`)"
     # a head of three words or more before ": " stands for the clause; a shorter one does not
     assert named("the rules as printed: a tie goes to both: see p. 3") == "“the rules as printed” (`house`)"
     assert named("ties: to the attacker") == "“ties: to the attacker” (`house`)"
     assert named("ties favour attackers: see p. 3") == "“ties favour attackers” (`house`)"  # three words
-    exactly = "every tied round of combat goes to the attacking side instead of"  # 64 characters: whole
-    assert len(exactly) == 64 and named(exactly) == f"“{exactly}” (`house`)"
+    # a long description is cut at its last space before 110 characters
+    exactly = "every tied round of combat goes to the attacking side instead of being rolled again by both"
+    exactly += " sides, house rules"
+    assert len(exactly) == 110 and named(exactly) == f"“{exactly}” (`house`)"  # 110 characters: whole
+    assert named(exactly + "s") == f"“{exactly[:exactly.rfind(' ')]} …” (`house`)"
     assert named("ties go to the `attacker`") == "“ties go to the attacker” (`house`)"  # no code marks
     assert _short("a" * 50, 10) == "a" * 10 + " …"  # no space to cut at: cut at the limit
     assert _short("a b" * 4, 12) == "a b" * 4  # up to the limit itself, whole
