@@ -66,6 +66,9 @@ class Question:
     # plain values ``parse_setup`` reads besides the setup's own fields (name -> what it is), such as
     # a deck's card counts or an enemy's die: the Python API lists them with the fields
     inputs: Mapping[str, str] = field(default_factory=dict)
+    # seats (1-based) of a setup that stand for no player (Imperium's House Hagal): reports read no
+    # seat advantage against them; None: every seat is a player's
+    stand_ins: Callable[[Any], Sequence[int]] | None = None
 
     def setup(self, values: Mapping[str, Any]) -> Any:
         """A validated setup from plain values."""

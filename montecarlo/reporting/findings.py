@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from typing import Any, Collection, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import polars as pl
 
@@ -622,11 +622,31 @@ def _seat_groups(result: ScenarioResult) -> dict[str, list[str]]:
     return {what: names for what, names in by_what.items() if len(names) >= 2}
 
 
-def _seat_gap(rows: pl.DataFrame, names: Sequence[str], grid: Sequence[str]):
-    """(gap, higher row, lower row, noise) of the setup where two seats differ most, or None."""
+def _stand_ins(result: ScenarioResult) -> dict[tuple[str, ...], set[str]]:
+    """Per setup (its grid values as text), the ``seatN_`` prefixes of seats that stand for no
+    player (``Question.stand_ins``: House Hagal), whose gaps are no seat advantage."""
+    sc = result.scenario
+    if sc.question.stand_ins is None:
+        return {}
+    seats = sc.question.stand_ins
+    return {tuple(str(show_value(p.values[f])) for f in sc.grid): {f"seat{s}_" for s in seats(p.setup)}
+            for p in sc.points}
+
+
+def _seat_gap(
+    rows: pl.DataFrame,
+    names: Sequence[str],
+    grid: Sequence[str],
+    stand_ins: Mapping[tuple[str, ...], set[str]] | None = None,
+):
+    """(gap, higher row, lower row, noise) of the setup where two seats differ most, or None;
+    seats in ``stand_ins`` (per setup) left out."""
     best = None
     part = rows.filter(pl.col("metric").is_in(list(names)), pl.col("estimate").is_not_null())
     for group in (part.partition_by(list(grid), maintain_order=True) if grid else [part]):
+        skip = (stand_ins or {}).get(tuple(str(group[f][0]) for f in grid), set())
+        for prefix in skip:
+            group = group.filter(~pl.col("metric").str.starts_with(prefix))
         if group.height < 2:
             continue
         hi, lo = group.sort("estimate", descending=True).row(0, named=True), group.sort("estimate").row(
@@ -643,7 +663,7 @@ def _seats(result: ScenarioResult, rows: pl.DataFrame) -> list[str]:
     out = []
     grid = list(result.scenario.grid)
     for names in _seat_groups(result).values():
-        best = _seat_gap(rows, names, grid)
+        best = _seat_gap(rows, names, grid, _stand_ins(result))
         if best is None:
             continue
         gap, hi, lo, noise = best
@@ -666,7 +686,7 @@ def seat_findings_by_variant(result: ScenarioResult, long: pl.DataFrame) -> list
     for names in list(_seat_groups(result).values())[:2]:
         parts = []
         for variant in (v.name for v in result.variants):
-            best = _seat_gap(long.filter(pl.col("variant") == variant), names, grid)
+            best = _seat_gap(long.filter(pl.col("variant") == variant), names, grid, _stand_ins(result))
             if best is None:
                 continue
             gap, hi, lo, noise = best

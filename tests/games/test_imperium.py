@@ -477,6 +477,7 @@ def test_house_hagal_seat_by_hand():
     )
     assert "seat3_points" not in question.applicable_metrics(setup)
     assert "seat3_second" in question.applicable_metrics(setup)  # Hagal's places are still shown
+    assert tuple(question.stand_ins(setup)) == (3,)  # reports read no seat advantage against Hagal
     alone = exact_conflict(Rules(), question.setup({"troops": "1,0", "revealed": "3,0"}))
     assert alone["seat1_first"] == pytest.approx(1.0)
     # "none" (the default, spelt out) and an empty value mean no Hagal seat, as leaving it out does

@@ -1125,3 +1125,29 @@ def test_a_metric_whose_unit_a_grid_field_sets_gets_a_range_per_unit():
         "The score (`score`) under “the official rules” (`official`) with size = 100",
     ]
     assert ranges[0].endswith("(other = 2).") and "size =" not in ranges[0].split(" ranges from ")[1]
+
+
+def test_a_seat_that_stands_for_no_player_enters_no_seat_gap():
+    """Seat 3 is a stand-in (Imperium's House Hagal) in setups where ``edge`` > 0 and never comes
+    first there: the gap of seat 1 against it is no seat advantage. Where it is a player's seat
+    (edge 0), it counts."""
+    from montecarlo.games.base import Game, Metric, Question
+
+    def simulate(rules, setup, n, rng):
+        first = rng.integers(1, 3 if setup.edge else 4, n)
+        return {f"seat{i}_first": first == i for i in (1, 2, 3)}
+
+    metrics = tuple(Metric(f"seat{i}_first", "probability", f"seat {i} comes first") for i in (1, 2, 3))
+    race = Question("race", "a race", RaceSetup, metrics, simulate,
+                    stand_ins=lambda setup: (3,) if setup.edge else ())
+    game = Game("race", "Race", RaceRules, {}, {"race": race}, "race")
+
+    def seats(edges):
+        spec = {"game": game, "seed": 3, "trials": 4000, "grid": {"edge": edges}}
+        result = run_scenario(parse_scenario(spec), jobs=1)
+        return next(s for s in findings(result, all_tables(result)) if s.startswith("Seats"))
+
+    # seat 3 never first at edge 0.1: 0.5 against 0 would be the largest gap; it is left out
+    pattern = r".* is [-.e\d]+ \(within noise\), seat [12] [.\d]+ against seat [12] [.\d]+ at edge = 0.1\."
+    assert re.fullmatch(pattern, seats([0.1])), seats([0.1])
+    assert "seat 3" in seats([0.0])  # a player's seat: three seats of about 1/3, any two may differ most

@@ -295,6 +295,7 @@ QUESTIONS = {
         parse_setup=parse_conflict,
         reference=reference_conflict,
         applicable=applicable_conflict,
+        stand_ins=lambda setup: setup.hagal,
         example={"troops": "3,2,2,1", "revealed": 3, "conflict": "skirmish"},
         inputs={"players": "seats in the conflict (2-4): one troops, revealed or intrigue entry then stands "
                 "for every seat"},
