@@ -50,6 +50,7 @@ TOP_KEYS = (
     "metrics",
     "baseline",
     "focus",
+    "labels",
     "setup",
     "grid",
     "rules",
@@ -130,6 +131,13 @@ class Scenario:
     # the grid fields the title asks about: the findings lead with what they change, the
     # variants come after (none: the variants lead when there are several)
     focus: tuple[str, ...] = ()
+    # [labels]: per grid field, a value as shown (``show_value``) -> the words a report shows for it
+    labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def shown(self, name: str, value: Any) -> Any:
+        """A value of grid field ``name`` as reports show it: its label, else ``show_value``."""
+        plain = show_value(value)
+        return self.labels.get(name, {}).get(str(plain), plain)
 
     @property
     def reported_metrics(self) -> tuple[str, ...]:
@@ -299,6 +307,8 @@ def parse_scenario(
     if len(set(focus)) < len(focus):
         c.expected("focus", "distinct grid fields", list(focus))
 
+    labels = _labels(c, c.table(data, "labels", "labels"), grid)
+
     count = math.prod(len(v) for v in grid.values())
     reported = sum(len(question.metric(m).reported_names()) for m in metrics)  # known: checked above
     try:
@@ -338,6 +348,7 @@ def parse_scenario(
         setup=dict(setup),
         grid=grid,
         focus=focus,
+        labels=labels,
         rules=dict(common),
         variants=variants,
         plots=plots,
@@ -619,6 +630,30 @@ def _grid_progress(enabled: bool | Callable[[int, int], None], label: str):
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _labels(c, raw: Mapping[str, Any], grid: Mapping[str, tuple]) -> dict[str, dict[str, str]]:
+    """``[labels.FIELD]``: words for values of a swept field (``"value as shown" = "label"``),
+    each a value of the field, non-empty, and every shown value still distinct."""
+    labels: dict[str, dict[str, str]] = {}
+    for name, table in raw.items():
+        if name not in grid:
+            c.fail(f"labels.{name}", f"{name!r} is not swept in [grid]", "label values of a [grid] field")
+        if not isinstance(table, Mapping):
+            c.expected(f"labels.{name}", 'a table of "value" = "label"', table)
+        shown = [str(show_value(v)) for v in grid[name]]
+        for value, label in table.items():
+            if value not in shown:
+                problem = f"{value!r} is not one of its values"
+                c.fail(f"labels.{name}", problem, "use one of: " + ", ".join(shown))
+            if not isinstance(label, str) or not label.strip():
+                c.expected(f"labels.{name}.{value}", "a non-empty string", label)
+        final = [table.get(v, v).strip() for v in shown]
+        if len(set(final)) < len(final):
+            distinct = "labels distinct from each other and from the values left unlabelled"
+            c.expected(f"labels.{name}", distinct, final)
+        labels[name] = {value: label.strip() for value, label in table.items()}
+    return labels
 
 
 def show_value(value: Any) -> Any:

@@ -202,8 +202,29 @@ BAD = [
     (
         'game = "coin"\nseed = 1\ncolour = "red"\n',
         'colour: unknown key; use one of: name, title, description, game, question, seed, '
-        'trials, precision, max_trials, chunk_size, metrics, baseline, focus, setup, grid, rules, '
-        'variants, plots',
+        'trials, precision, max_trials, chunk_size, metrics, baseline, focus, labels, setup, grid, '
+        'rules, variants, plots',
+    ),
+    (  # labels: words for values of a swept field
+        'game = "coin"\nseed = 1\n[labels.flips]\n"1" = "one"\n',
+        "labels.flips: 'flips' is not swept in [grid]; label values of a [grid] field",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2]\n[labels.flips]\n"3" = "three"\n',
+        "labels.flips: '3' is not one of its values; use one of: 1, 2",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2]\n[labels.flips]\n"1" = " "\n',
+        "labels.flips.1: expected a non-empty string, got ' '",
+    ),
+    (
+        'game = "coin"\nseed = 1\n[grid]\nflips = [1, 2]\n[labels.flips]\n"1" = "2"\n',
+        "labels.flips: expected labels distinct from each other and from the values left unlabelled, "
+        "got ['2', '2']",
+    ),
+    (
+        'game = "coin"\nseed = 1\nlabels = { flips = 3 }\n[grid]\nflips = [1, 2]\n',
+        'labels.flips: expected a table of "value" = "label", got 3',
     ),
     (  # focus names the grid fields the title asks about
         'game = "coin"\nseed = 1\nfocus = ["flips", "need"]\n[grid]\nflips = [1, 2]\n',

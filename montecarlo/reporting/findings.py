@@ -344,7 +344,7 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
     """
     sc = result.scenario
     raw = list(sc.grid[name])
-    values = [str(show_value(v)) for v in raw]
+    values = [str(sc.shown(name, v)) for v in raw]
     if len(values) < 2 or part.height == 0:
         return None
     others = [f for f in sc.grid if f != name]
@@ -355,6 +355,7 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
         rows = group.iter_rows(named=True)
         cells.append({str(r[name]): (r[column], 0.0 if exact else r["se"] or 0.0) for r in rows})
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw)
+    numeric = numeric and name not in sc.labels  # labelled values are words
     steps = numeric and all(a < b for a, b in zip(raw, raw[1:]))
     pairs = list(zip(values, values[1:])) if steps else [(values[0], v) for v in values[1:]]
     diffs: dict[str, list[tuple[float, bool]]] = defaultdict(list)  # pair's later value -> (difference, real)
@@ -629,7 +630,7 @@ def _stand_ins(result: ScenarioResult) -> dict[tuple[str, ...], set[str]]:
     if sc.question.stand_ins is None:
         return {}
     seats = sc.question.stand_ins
-    return {tuple(str(show_value(p.values[f])) for f in sc.grid): {f"seat{s}_" for s in seats(p.setup)}
+    return {tuple(str(sc.shown(f, p.values[f])) for f in sc.grid): {f"seat{s}_" for s in seats(p.setup)}
             for p in sc.points}
 
 

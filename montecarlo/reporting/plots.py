@@ -776,12 +776,13 @@ def _values(sc: Scenario, field: str | None) -> list[Any]:
 
 
 def _display(sc: Scenario, field: str, value: Any) -> Any:
-    shown = show_value(value)
+    shown = sc.shown(field, value)
     return shown if _numeric(sc, field) else str(shown)
 
 
 def _numeric(sc: Scenario, field: str) -> bool:
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in sc.grid[field])
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in sc.grid[field])
+    return numbers and not sc.labels.get(field)
 
 
 def _middle(values: Sequence[Any]) -> Any:

@@ -389,6 +389,7 @@ def report_json(
         **precision_facts(result, tables["results"]),
         "chunk_size": sc.chunk_size,
         "grid": {k: [to_plain(v) for v in values] for k, values in sc.grid.items()},
+        "labels": {k: dict(v) for k, v in sc.labels.items()},  # the tables' words for grid values
         "setups": len(sc.points),
         "fixed_setup": to_plain(dict(sc.setup)),
         "metrics": [
@@ -864,7 +865,7 @@ def _unit_order(rows: pl.DataFrame, sc, grid: Sequence[str]) -> list[int]:
     out = []
     for row in rows.iter_rows(named=True):
         field = sc.question.metric(row["metric"].partition("=")[0]).unit_field
-        values = [str(show_value(v)) for v in sc.grid.get(field, ())] if field in grid else []
+        values = [str(sc.shown(field, v)) for v in sc.grid.get(field, ())] if field in grid else []
         out.append(values.index(str(row[field])) if str(row.get(field)) in values else 0)
     return out
 

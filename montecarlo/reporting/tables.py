@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import polars as pl
 
 from montecarlo.engine import stats
-from montecarlo.scenarios import ScenarioResult, show_value
+from montecarlo.scenarios import ScenarioResult
 
 RESULT_COLUMNS = ("variant", "metric", "estimate", "ci_low", "ci_high", "se", "exact", "trials")
 COMPARISON_COLUMNS = (
@@ -56,7 +56,7 @@ def grid_columns(result: ScenarioResult) -> dict[str, list]:
     """Display values of each grid field, one per grid point (numbers stay numbers)."""
     cols = {}
     for name in result.scenario.grid:
-        values = [show_value(p.values[name]) for p in result.scenario.points]
+        values = [result.scenario.shown(name, p.values[name]) for p in result.scenario.points]
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
         cols[name] = values if numeric else [str(v) for v in values]
     return cols

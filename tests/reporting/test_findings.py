@@ -1151,3 +1151,14 @@ def test_a_seat_that_stands_for_no_player_enters_no_seat_gap():
     pattern = r".* is [-.e\d]+ \(within noise\), seat [12] [.\d]+ against seat [12] [.\d]+ at edge = 0.1\."
     assert re.fullmatch(pattern, seats([0.1])), seats([0.1])
     assert "seat 3" in seats([0.0])  # a player's seat: three seats of about 1/3, any two may differ most
+
+
+def test_labelled_grid_values_are_what_the_tables_and_findings_say():
+    said = _focused({"grid": {"flips": [1, 2, 3, 4], "need": [1, 2]}, "focus": ["need"],
+                     "labels": {"need": {"1": "one head", "2": "two heads"}}})
+    assert said[0].startswith("Need = two heads instead of one head lowers "), said
+    assert "(flips = 1, need = two heads, and 0" not in said[1] and "need = two heads" in said[1], said
+    spec = {"game": GAME, "seed": 2, "trials": 500, "metrics": ["win"], "grid": {"need": [1, 2]},
+            "labels": {"need": {"2": "two heads"}}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    assert all_tables(result)["results"]["need"].to_list() == ["1", "two heads"]  # the unlabelled one as text

@@ -232,3 +232,18 @@ def test_coinciding_bars_show_every_colour_in_their_legend_entry_and_zero_bars_s
     assert any(t.get_text() == "0" for ax in fig.axes for t in ax.texts)
     fig = plots.draw(spec, sc, results, None)
     assert not any(t.get_text() == "0" for ax in fig.axes for t in ax.texts)
+
+
+def test_labelled_grid_values_are_what_a_plot_shows():
+    """[labels]: the bars of a labelled field are named by their labels, where a plot's ``where``
+    names the value itself."""
+    spec = {"game": GAME, "seed": 1, "trials": 500, "metrics": ["win"],
+            "grid": {"flips": [1, 2, 3], "need": [1, 2]},
+            "labels": {"flips": {"1": "one flip", "3": "three"}},
+            "plots": [{"kind": "bars", "metric": "win", "x": "flips", "where": {"need": 2}}]}
+    sc = parse_scenario(spec)
+    result = run_scenario(sc, jobs=1)
+    tables = all_tables(result)
+    fig = plots.draw(sc.plots[0], sc, tables["results"], tables.get("comparison"))
+    ticks = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
+    assert ticks == ["one flip", "2", "three"], ticks

@@ -1066,6 +1066,7 @@ def test_the_significant_differences_show_metric_by_metric_largest_first_with_th
         return Metric(name, kind, text, unit_field=unit)
 
     sc = SimpleNamespace(question=SimpleNamespace(metric=metric), grid={"size": (1, 2, 3)},
+                         shown=lambda name, value: value,
                          reported_metrics=("attacker_win", "rounds", "score"))
     comp = pl.DataFrame({
         "size": [1, 2, 3, 1, 3, 1, 2], "variant": ["v"] * 7,
