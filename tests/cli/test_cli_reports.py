@@ -127,7 +127,7 @@ def test_report_all_writes_every_report_and_an_index(tmp_path):
     assert result.exit_code == 0, result.output
     index = (out / "index.html").read_text()
     assert 'href="first/index.html">First &amp; foremost</a>' in index and 'href="second/index.html"' in index
-    assert "3 setups × 3 variants" in index and "(<code>loaded</code>) moves the chance that" in index
+    assert "3 setups × 3 variants" in index and "(<code>loaded</code>) raises the chance that" in index
     assert (out / "first" / "report.md").exists() and (out / "README.md").read_text() == "kept"
 
     scenario(root / "other", "first", "A clash")
