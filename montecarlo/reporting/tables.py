@@ -129,7 +129,7 @@ def comparison_table(result: ScenarioResult, alpha: float = ALPHA) -> pl.DataFra
                     exact_difference=d.exact,
                     p_value=None if identical else d.p_value,
                     p_holm=None,
-                    significant=False,
+                    significant=None if identical else False,  # identical: nothing was tested
                     status=IDENTICAL if identical else TESTED,
                     trials=comparison.trials,
                 )
