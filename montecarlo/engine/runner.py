@@ -21,6 +21,7 @@ import logging
 import math
 import os
 import re
+import signal
 import threading
 import time
 from collections import deque
@@ -492,16 +493,41 @@ def start_workers(jobs: int, backend: str = "loky", modules: Sequence[str] = ())
     global _starting
     if jobs <= 1 or backend != "loky" or _starting is not None:
         return
-    _starting = threading.Thread(target=_start, args=(jobs, tuple(modules)), name="montecarlo-start-workers",
-                                 daemon=True)
-    _starting.start()
-
-
-def _start(jobs: int, modules: tuple[str, ...]) -> None:
+    ready: Iterator[None] = iter(())
     try:
         from joblib import Parallel, delayed
 
-        Parallel(n_jobs=jobs)(delayed(_ready)(modules) for _ in range(jobs))
+        # The processes are spawned here, in a few milliseconds, with Ctrl-C ignored meanwhile:
+        # they inherit the ignored SIGINT, so a Ctrl-C (which a terminal sends to every process
+        # of the command) while they import prints no traceback of theirs; this process takes
+        # it and stops them. The background thread only waits for their imports.
+        with _sigint_ignored():
+            ready = Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                delayed(_ready)(tuple(modules)) for _ in range(jobs)
+            )
+    except Exception:  # pragma: no cover - the run that follows reports the cause
+        pass
+    _starting = threading.Thread(target=_drain, args=(ready,), name="montecarlo-start-workers", daemon=True)
+    _starting.start()
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored inside (in the main thread only: elsewhere signals cannot be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _drain(ready: Iterator[None]) -> None:
+    try:
+        for _ in ready:
+            pass
     except Exception:  # pragma: no cover - the run that follows reports the cause
         pass
 

@@ -117,6 +117,29 @@ def test_ctrl_c_says_interrupted_and_exits_130(monkeypatch, capsys):
     assert capsys.readouterr().err.strip() == "interrupted"
 
 
+@pytest.mark.processes
+@pytest.mark.parametrize("delay", [0.6, 1.0])
+def test_a_real_ctrl_c_while_the_workers_start_prints_one_line_and_no_traceback(delay):
+    """A terminal sends Ctrl-C to every process of the command, workers too: those still
+    importing printed a KeyboardInterrupt traceback each. Started with SIGINT ignored, they print
+    nothing; the command says "interrupted" (exit 130), or ends normally if it was done first."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    command = [sys.executable, "-m", "montecarlo", "table", "dune1984", "-j", "2", "-n", "2000000"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)  # its own group: the signal reaches only it
+    time.sleep(delay)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err, err
+    assert (process.returncode, err.strip().splitlines()[-1:]) in ((130, ["interrupted"]), (0, [])) or (
+        process.returncode == 0 and "Dune (1984)" in out
+    ), (process.returncode, err)
+
+
 # --- the same options everywhere ------------------------------------------------------------------
 
 

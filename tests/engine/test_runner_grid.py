@@ -3,6 +3,8 @@ bit for bit, whatever the workers; progress counts the whole grid."""
 
 import functools
 import os
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -110,18 +112,40 @@ def test_starting_workers_is_a_no_op_for_one_job_or_another_backend(monkeypatch)
     assert not runner.starting() and runner._starting is None  # no thread even for a moment
 
 
+class StandInPool:
+    """Stands in for ``joblib.Parallel``: records how it was made and the SIGINT handler in
+    force when it was called (the moment the real one spawns its workers), then runs the tasks
+    in turn as they are asked for."""
+
+    made: list = []
+
+    def __init__(self, n_jobs, return_as="list"):
+        self.made.append((n_jobs, return_as))
+
+    def __call__(self, tasks):
+        self.made.append(signal.getsignal(signal.SIGINT))
+        return (function(*args, **kwargs) for function, args, kwargs in tasks)
+
+
 def test_starting_workers_for_the_default_backend_starts_them_once_in_the_background(monkeypatch):
-    """Two jobs on loky (the default, named or not): one background thread asks the pool for the
-    workers and has them import the run's modules; a second call does nothing."""
+    """Two jobs on loky (the default, named or not): the pool is asked for the workers here, one
+    task each importing the run's modules, and one background thread waits for them; a second
+    call does nothing."""
+    import joblib
+
     calls: list = []
+
     # a start that takes a moment: waiting for the workers waits for it to finish
-    def slow_start(jobs, modules):
+    def slow_drain(ready):
         time.sleep(0.2)
         thread = threading.current_thread()  # a daemon: a start that hangs never holds up the exit
         assert thread.name == "montecarlo-start-workers" and thread.daemon
-        calls.append((jobs, modules))
+        calls.append(list(ready))
 
-    monkeypatch.setattr(runner, "_start", slow_start)
+    monkeypatch.setattr(joblib, "Parallel", StandInPool)
+    monkeypatch.setattr(StandInPool, "made", [])
+    monkeypatch.setattr(runner, "_drain", slow_drain)
+    monkeypatch.setattr(runner, "_ready", lambda modules: modules)
     for backend in ({}, {"backend": "loky"}):
         monkeypatch.setattr(runner, "_starting", None)  # as in a new process
         runner.wait_for_workers()  # nothing started: nothing to wait for
@@ -131,31 +155,58 @@ def test_starting_workers_for_the_default_backend_starts_them_once_in_the_backgr
         assert first is not None and runner._starting is first
         runner.wait_for_workers()
         assert not runner.starting() and len(calls) == (1 if not backend else 2)
-    assert calls == [(2, ("montecarlo.games.dune1984.fights",))] * 2
+    assert calls == [[("montecarlo.games.dune1984.fights",)] * 2] * 2
+    assert StandInPool.made[0] == (2, "generator_unordered")  # results as they come: nothing waits here
 
 
-def test_starting_the_workers_has_each_of_them_get_ready_with_the_runs_modules(monkeypatch):
-    """The background start (``_start``): one pool of ``jobs`` workers, one task each, each task
-    importing the run's modules (here the pool is a stand-in that runs the tasks in turn)."""
+def test_the_workers_are_spawned_with_ctrl_c_ignored_and_the_handler_is_restored(monkeypatch):
+    """A terminal's Ctrl-C reaches every process of the command: workers spawned while SIGINT is
+    ignored inherit that, so they print no traceback while importing; this process keeps its own
+    handler. From a thread other than the main one (where signals cannot be set), nothing changes."""
     import joblib
 
-    pools, ready = [], []
+    monkeypatch.setattr(joblib, "Parallel", StandInPool)
+    monkeypatch.setattr(runner, "_ready", lambda modules: None)
+    own = signal.getsignal(signal.SIGINT)
+    for where in ("main", "thread"):
+        monkeypatch.setattr(StandInPool, "made", [])
+        monkeypatch.setattr(runner, "_starting", None)
+        if where == "main":
+            runner.start_workers(2)
+        else:
+            thread = threading.Thread(target=runner.start_workers, args=(2,))
+            thread.start()
+            thread.join()
+        runner.wait_for_workers()
+        assert StandInPool.made[1] == (signal.SIG_IGN if where == "main" else own), where
+        assert signal.getsignal(signal.SIGINT) is own
+    monkeypatch.setattr(runner, "_starting", None)
+    monkeypatch.setattr(joblib, "Parallel", None)  # a pool that cannot even be made: the run will say so
+    runner.start_workers(2)
+    runner.wait_for_workers()
+    assert signal.getsignal(signal.SIGINT) is own
 
-    class Pool:
-        def __init__(self, n_jobs):
-            pools.append(n_jobs)
 
-        def __call__(self, tasks):
-            return [function(*args, **kwargs) for function, args, kwargs in tasks]
-
-    monkeypatch.setattr(joblib, "Parallel", Pool)
-    monkeypatch.setattr(runner, "_ready", ready.append)
-    runner._start(3, ("montecarlo.games.dune1984.fights",))
-    assert pools == [3] and ready == [("montecarlo.games.dune1984.fights",)] * 3
+@pytest.mark.processes
+def test_real_workers_ignore_ctrl_c_and_the_parent_does_not():
+    """In a new process (this one's pool may already be running): the started workers ignore
+    SIGINT, the parent still turns it into KeyboardInterrupt."""
+    code = (
+        "import signal\n"
+        "from joblib import Parallel, delayed\n"
+        "from montecarlo.engine import runner\n"
+        "runner.start_workers(2)\n"
+        "runner.wait_for_workers()\n"
+        "seen = Parallel(n_jobs=2)(delayed(signal.getsignal)(signal.SIGINT) for _ in range(4))\n"
+        "own = signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+        "print(all(h == signal.SIG_IGN for h in seen), own)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "True True", out
 
 
 def test_a_worker_getting_ready_imports_each_module_and_skips_one_it_cannot_find(monkeypatch):
-    """What ``_start`` has each worker run (here in this process): the run's modules imported
+    """What ``start_workers`` has each worker run (here in this process): the run's modules imported
     ahead of its chunks; a module that cannot be imported is left for the run to report."""
     monkeypatch.delitem(sys.modules, "colorsys", raising=False)
     monkeypatch.delitem(sys.modules, "tests.engine.fake_kernels_missing", raising=False)
