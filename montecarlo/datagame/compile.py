@@ -104,7 +104,7 @@ class CompiledGame:
             if f.name not in values:
                 raise InputError(
                     f"{self.d.name} setup: {f.name} is required (a whole number "
-                    f"{f.low}..{f.high}); give it, e.g. --set {f.name}={f.example}"
+                    f"{f.low}..{f.high}); give it, e.g. {f.name} = {f.example}"
                 )
             value = values[f.name]
             if isinstance(value, str) and _WHOLE.fullmatch(value):

@@ -700,7 +700,7 @@ def test_a_setup_missing_a_field_names_it_its_range_and_an_example():
     with pytest.raises(InputError) as info:
         q.setup({"attackers": 2})
     assert str(info.value) == (
-        "risk setup: defenders is required (a whole number 1..100); give it, e.g. --set defenders=3"
+        "risk setup: defenders is required (a whole number 1..100); give it, e.g. defenders = 3"
     )
     assert q.setup({"attackers": " +7", "defenders": "2"}) == q.setup({"attackers": 7, "defenders": 2})
     for values, message in (
