@@ -345,13 +345,11 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
     sc = result.scenario
     raw = list(sc.grid[name])
     values = [str(sc.shown(name, v)) for v in raw]
-    if len(values) < 2 or part.height == 0:
-        return None
     others = [f for f in sc.grid if f != name]
     exact = part["exact"].is_not_null().all()
     column = "exact" if exact else "estimate"
     cells = []  # per setup of the other fields: value of the field -> (number, standard error)
-    for group in part.partition_by(others, maintain_order=True) if others else [part]:
+    for group in part.partition_by(others) if others else [part]:  # in any order: ranges and means
         rows = group.iter_rows(named=True)
         cells.append({str(r[name]): (r[column], 0.0 if exact else r["se"] or 0.0) for r in rows})
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw)

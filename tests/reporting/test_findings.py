@@ -1142,13 +1142,15 @@ def test_a_seat_that_stands_for_no_player_enters_no_seat_gap():
                     stand_ins=lambda setup: (3,) if setup.edge else ())
     game = Game("race", "Race", RaceRules, {}, {"race": race}, "race")
 
-    def seats(edges):
-        spec = {"game": game, "seed": 3, "trials": 4000, "grid": {"edge": edges}}
+    def seats(edges):  # a labelled value: the stand-ins are found by the setup's own values
+        spec = {"game": game, "seed": 3, "trials": 4000, "grid": {"edge": edges},
+                "labels": {"edge": {"0.1": "a small edge"}} if 0.1 in edges else {}}
         result = run_scenario(parse_scenario(spec), jobs=1)
         return next(s for s in findings(result, all_tables(result)) if s.startswith("Seats"))
 
     # seat 3 never first at edge 0.1: 0.5 against 0 would be the largest gap; it is left out
-    pattern = r".* is [-.e\d]+ \(within noise\), seat [12] [.\d]+ against seat [12] [.\d]+ at edge = 0.1\."
+    pattern = r".* is [-.e\d]+ \(within noise\), seat [12] [.\d]+ against seat [12] [.\d]+ at edge = a small "
+    pattern += r"edge\."
     assert re.fullmatch(pattern, seats([0.1])), seats([0.1])
     assert "seat 3" in seats([0.0])  # a player's seat: three seats of about 1/3, any two may differ most
 
@@ -1162,3 +1164,78 @@ def test_labelled_grid_values_are_what_the_tables_and_findings_say():
             "labels": {"need": {"2": "two heads"}}}
     result = run_scenario(parse_scenario(spec), jobs=1)
     assert all_tables(result)["results"]["need"].to_list() == ["1", "two heads"]  # the unlabelled one as text
+
+
+def _effect(rows: list[dict], grid: dict, labels: dict | None = None) -> str | None:
+    """``_field_effect`` of field ``f`` on hand-made rows (metric ``hit``, a chance): the words,
+    the counts and the line between a difference and noise, exactly."""
+    from types import SimpleNamespace as N
+
+    from montecarlo.engine.metrics import Metric
+    from montecarlo.reporting.findings import _field_effect
+    from montecarlo.scenarios import show_value
+
+    labels = labels or {}
+    sc = N(grid=grid, labels=labels, question=N(metric=lambda name: Metric(name, "probability", "a hit")),
+           shown=lambda name, v: labels.get(name, {}).get(str(show_value(v)), show_value(v)))
+    part = pl.DataFrame([{"exact": None, "se": 0.0, **row} for row in rows],
+                        schema_overrides={"exact": pl.Float64, "se": pl.Float64, "estimate": pl.Float64})
+    return _field_effect(N(scenario=sc), "hit", part, "f")
+
+
+def test_a_field_effect_in_one_setup_says_setup_and_no_average():
+    # two values, nothing else swept: one setup, no count of setups
+    assert _effect([{"f": "a", "estimate": 0.2}, {"f": "b", "estimate": 0.5}], {"f": ("a", "b")}) == (
+        "F = b instead of a raises the chance that a hit (`hit`) (+0.300; estimates; a difference within "
+        "noise counts as none)."
+    )
+    # three words, one setup: no "on average", no "in at least one setup"; both lower it, one by noise
+    rows = [{"f": "a", "estimate": 0.5, "se": 0.01}, {"f": "b", "estimate": 0.2, "se": 0.01},
+            {"f": "c", "estimate": 0.49, "se": 0.01}]
+    assert _effect(rows, {"f": ("a", "b", "c")}) == (
+        "Against f = a (the first value), the other 2 values lower the chance that a hit (`hit`): highest "
+        "with c (-0.010), lowest with b (-0.300); 1 of the 2 change it (estimates; a difference within "
+        "noise counts as none)."
+    )
+    # lists (not numbers) in ascending order are words, read against the first; labels are words too
+    lists = [{"f": "none", "estimate": 0.1}, {"f": "red", "estimate": 0.2},
+             {"f": "red+blue", "estimate": 0.4}]
+    first = "Against f = none (the first value)"
+    assert _effect(lists, {"f": ([], ["red"], ["red", "blue"])}).startswith(first)
+    named = [{"f": "one", "estimate": 0.1}, {"f": "2", "estimate": 0.2}, {"f": "three", "estimate": 0.4}]
+    assert _effect(named, {"f": (1, 2, 3)}, {"f": {"1": "one", "3": "three"}}).startswith(
+        "Against f = one (the first value), the other 2 values raise "
+    )
+
+
+def test_a_field_effect_draws_the_line_at_196_standard_errors_of_the_two_setups():
+    def verdict(difference, exact=False):
+        rows = [{"f": 1, "estimate": 0.5, "se": 0.03}, {"f": 2, "estimate": 0.5 + difference, "se": 0.04}]
+        if exact:  # exact values: any difference above 1e-12 is real, whatever the noise
+            rows = [{**row, "exact": row["estimate"]} for row in rows]
+        return _effect(rows, {"f": (1, 2)}).split(" the chance")[0]
+
+    # 1.96 x hypot(0.03, 0.04) = 0.098
+    assert [verdict(d) for d in (0.097, 0.099, -0.099)] == [
+        "F = 2 instead of 1 does not change", "F = 2 instead of 1 raises", "F = 2 instead of 1 lowers"
+    ]
+    assert verdict(0.001, exact=True) == "F = 2 instead of 1 raises"
+    exact_rows = [{"f": 1, "estimate": 0.0, "exact": 0.0}, {"f": 2, "estimate": 0.0, "exact": 1e-12}]
+    assert " does not change " in _effect(exact_rows, {"f": (1, 2)})  # 1e-12: rounding, not a change
+    # a certain change (0 to 1, both without noise) is real
+    certain = [{"f": 1, "estimate": 0.0, "se": 0.0}, {"f": 2, "estimate": 1.0, "se": 0.0}]
+    assert " raises " in _effect(certain, {"f": (1, 2)})
+    certain = [{"f": 1, "estimate": 0.0, "se": None}, {"f": 2, "estimate": 1.0, "se": None}]
+    assert " raises " in _effect(certain, {"f": (1, 2)})
+
+
+def test_a_field_effect_skips_a_setup_missing_a_value_and_says_nothing_without_a_pair():
+    # g = 2 has no value at f = 2 (the metric does not apply there): only g = 1 is compared
+    rows = [{"f": 1, "g": 1, "estimate": 0.2}, {"f": 2, "g": 1, "estimate": 0.6},
+            {"f": 1, "g": 2, "estimate": 0.3}]
+    assert _effect(rows, {"f": (1, 2), "g": (1, 2)}) == (
+        "F = 2 instead of 1 raises the chance that a hit (`hit`) (+0.400; estimates; a difference within "
+        "noise counts as none)."
+    )
+    assert _effect([{"f": 1, "estimate": 0.2}], {"f": (1,)}) is None  # one value: nothing to compare
+    assert _effect([{"f": 1, "estimate": 0.2}], {"f": (1, 2)}) is None  # the second never applies
