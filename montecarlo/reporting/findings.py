@@ -203,11 +203,17 @@ def _moves(
     named, more = list(signs)[:limit], len(signs) - limit
     groups: dict[str, list[str]] = {}
     for name in named:
-        one = next(iter(signs[name])) if len(signs[name]) == 1 else None
-        verb = {True: "raises", False: "lowers"}.get(one, "") if one is not None else ""
-        if None in signs[name]:
+        if name in seats:
+            verb = "moves"
+        elif None in signs[name]:
             verb = "shifts the distribution of"
-        groups.setdefault("moves" if name in seats else verb or "moves (both ways)", []).append(name)
+        elif signs[name] == {True}:
+            verb = "raises"
+        elif signs[name] == {False}:
+            verb = "lowers"
+        else:
+            verb = "moves (both ways)"
+        groups.setdefault(verb, []).append(name)
     parts = [f"{verb} {_join(names)}" for verb, names in groups.items()]
     if more > 0:
         parts.append(f"moves {more} more metric{'s' * (more > 1)}")
