@@ -298,12 +298,12 @@ def parse_scenario(
         c.expected("baseline", f"one of the variants ({', '.join(names)})", baseline)
 
     focus = tuple(c.string_list(data, "focus", "focus", []))
-    for i, name in enumerate(focus):
-        if name not in grid:
+    for i, field_name in enumerate(focus):
+        if field_name not in grid:
             fix = "sweep it in [grid] or leave focus out"
             if grid:
                 fix = f"use one of the grid's fields: {', '.join(grid)}"
-            c.fail(f"focus[{i}]", f"{name!r} is not swept in [grid]", fix)
+            c.fail(f"focus[{i}]", f"{field_name!r} is not swept in [grid]", fix)
     if len(set(focus)) < len(focus):
         c.expected("focus", "distinct grid fields", list(focus))
 

@@ -226,7 +226,7 @@ BAD = [
         'game = "coin"\nseed = 1\nlabels = { flips = 3 }\n[grid]\nflips = [1, 2]\n',
         'labels.flips: expected a table of "value" = "label", got 3',
     ),
-    (  # focus names the grid fields the title asks about
+    (  # focus names the grid fields the title asks about (a wrong one is named, not the scenario)
         'game = "coin"\nseed = 1\nfocus = ["flips", "need"]\n[grid]\nflips = [1, 2]\n',
         "focus[1]: 'need' is not swept in [grid]; use one of the grid's fields: flips",
     ),
@@ -927,6 +927,8 @@ SHIPPED = find_scenarios(ROOT / "scenarios")  # every scenario file (game defini
 def test_every_shipped_scenario_loads_and_builds_every_grid_point(path):
     sc = load_scenario(path)  # builds every grid point's setup and every variant's rules
     assert sc.points and sc.variants
+    # its report folder: its name key, else its file's name (a focus once renamed three of them)
+    assert sc.name == tomllib.loads(path.read_text(encoding="utf-8")).get("name", path.stem)
 
 
 def test_shipped_scenario_names_are_unique_across_games():
