@@ -175,7 +175,7 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
             name = (
                 _seat_words(result, seats[m], code=False)
                 if m in seats
-                else metric_words(sc, m, code=False, chance=None not in signs[m])
+                else metric_words(sc, m, code=False)
             )
             verbs.setdefault(name, set()).update(signs[m])
         count = f"{_setups(sig, sc)} of {len(sc.points)} setups"
@@ -301,7 +301,8 @@ def matrix_findings(
             for group in part.partition_by(unit, maintain_order=True):
                 where = f"{who} with {_field(unit)} = {_short(str(group[unit][0]))}"
                 grid = [f for f in sc.grid if f != unit]
-                out.append(_range(_cap(metric_words(sc, metric)), group, grid, where))
+                chance = _is_chance(sc, metric)
+                out.append(_range(_cap(metric_words(sc, metric)), group, grid, where, chance))
         elif part.height > 1:
             chance = _is_chance(sc, metric)
             out.append(_range(_cap(metric_words(sc, metric)), part, list(sc.grid), who, chance))
@@ -410,7 +411,7 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
     )
 
 
-def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str, chance: bool = False) -> str:
+def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str, chance: bool) -> str:
     """``metric`` (in words) ranges from its lowest to its highest estimate, with their setups."""
     low = part.sort("estimate").row(0, named=True)
     high = part.sort("estimate", descending=True).row(0, named=True)
@@ -422,7 +423,7 @@ def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str, chance: b
     )
 
 
-def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str], chance: bool = False) -> str:
+def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str], chance: bool) -> str:
     """The setup of a range's end, and how many more share its estimate (the first of a tie is
     not the extreme alone: 1 against 8, 9 and 10 defenders all win 0.000); a chance seen in
     none or all of the trials says so, with its exact value when that is not 0 or 1.

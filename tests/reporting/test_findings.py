@@ -4,6 +4,7 @@ import dataclasses
 import math
 import re
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -883,10 +884,10 @@ def test_the_largest_seat_gap_is_looked_for_past_a_setup_with_one_seat_estimated
 
 def test_a_metric_with_one_value_everywhere_says_so_with_the_value():
     same = pl.DataFrame({"need": [1, 2, 3], "estimate": [0.25, 0.25, 0.25]})
-    said = _range("The chance", same, ["need"], " of a head")
+    said = _range("The chance", same, ["need"], " of a head", chance=False)
     assert said == "The chance of a head is 0.250 in every setup."
     spread = same.with_columns(pl.Series("estimate", [0.5, 0.25, 0.75]))
-    said = _range("The chance", spread, ["need"], "")
+    said = _range("The chance", spread, ["need"], "", chance=False)
     assert said == "The chance ranges from 0.250 (need = 2) to 0.750 (need = 3)."
 
 
@@ -998,10 +999,10 @@ def test_a_range_end_shared_by_several_setups_says_how_many():
     from montecarlo.reporting.findings import _end
 
     part = pl.DataFrame({"a": [1, 2, 3, 4], "estimate": [0.0, 0.0, 0.5, 1.0]})
-    assert _end(part, part.row(0, named=True), ["a"]) == "a = 1, and 1 more setup"
-    assert _end(part, part.row(3, named=True), ["a"]) == "a = 4"
+    assert _end(part, part.row(0, named=True), ["a"], False) == "a = 1, and 1 more setup"
+    assert _end(part, part.row(3, named=True), ["a"], False) == "a = 4"
     three = pl.DataFrame({"a": [1, 2, 3], "estimate": [0.0, 0.0, 0.0]})
-    assert _end(three, three.row(0, named=True), ["a"]) == "a = 1, and 2 more setups"
+    assert _end(three, three.row(0, named=True), ["a"], False) == "a = 1, and 2 more setups"
 
 
 # ---------------------------------------------------------------- focus: the grid's own question
@@ -1088,7 +1089,12 @@ def test_a_chance_seen_in_no_trial_says_so_with_its_exact_value():
     assert _end(pl.DataFrame([row]), row, ["g"], chance=True) == "g = 2; all of 500 trials, exact 1 − 2.0e-5"
     row = {"g": 3, "estimate": 0.0, "exact": 0.0, "trials": 500}  # impossible: nothing to add
     assert _end(pl.DataFrame([row]), row, ["g"], chance=True) == "g = 3"
-    assert _end(pl.DataFrame([row]), {**row, "exact": 1e-5}, ["g"]) == "g = 3"  # a mean: no trial count
+    mean = {**row, "exact": 1e-5}  # a mean: no trial count
+    assert _end(pl.DataFrame([row]), mean, ["g"], False) == "g = 3"
+    row = {"g": 4, "estimate": 1.0, "exact": 1.0, "trials": 500}  # certain, and seen so: nothing to add
+    assert _end(pl.DataFrame([row]), row, ["g"], chance=True) == "g = 4"
+    row = {"g": 5, "estimate": 0.0, "exact": 1e-12, "trials": 500}  # 1e-12 from 0: rounding, not a chance
+    assert _end(pl.DataFrame([row]), row, ["g"], chance=True) == "g = 5"
 
 
 def test_a_metric_whose_unit_a_grid_field_sets_gets_a_range_per_unit():
@@ -1239,3 +1245,19 @@ def test_a_field_effect_skips_a_setup_missing_a_value_and_says_nothing_without_a
     )
     assert _effect([{"f": 1, "estimate": 0.2}], {"f": (1,)}) is None  # one value: nothing to compare
     assert _effect([{"f": 1, "estimate": 0.2}], {"f": (1, 2)}) is None  # the second never applies
+
+
+def test_a_range_of_chances_says_an_end_seen_in_no_trial_or_in_every_trial():
+    """Without exact values, 0.000 and 1.000 are what the trials showed, not certainties."""
+
+    def simulate(rules, setup, n, rng):
+        return {"hit": np.full(n, setup.size == 3)}
+
+    game = toss_game(simulate, {"hit": "a hit"}, {})
+    spec = {"game": game, "seed": 1, "trials": 300, "grid": {"size": [1, 2, 3]}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    said = next(s for s in findings(result, all_tables(result)) if " ranges from " in s)
+    assert said == (
+        "The chance that a hit (`hit`) ranges from 0.000 (size = 1, and 1 more setup; none of 300 trials) to "
+        "1.000 (size = 3; all of 300 trials)."
+    )
