@@ -31,6 +31,7 @@ MAX_METRICS_NAMED = 3  # metrics named per variant; the rest counted
 MAX_ROWS_DESCRIBED = 6  # rows of a matrix described one by one for the 50% line
 MAX_VARIANT_WORDS = 110  # characters of a variant's description quoted in a finding (its key words fit)
 MAX_HEADLINE_METRICS = 2  # metrics named per variant in the headline (the index's one line)
+MAX_HEADLINE_VARIANTS = 3  # variants named in the headline
 MAX_VALUE_CHARS = 48  # characters of a grid value (a list of areas) quoted in a finding
 _SEAT = re.compile(r"^seat(\d+)_(.+)$")
 _EMPTY = ("none", "", "[]", "()", "False", "0", "None")  # a setup field's value that gives nothing
@@ -180,6 +181,9 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
             verbs.setdefault(name, set()).update(signs[m])
         count = f"{_setups(sig, sc)} of {len(sc.points)} setups"
         parts.append(f"{_variant(result, variant)} {_moves(verbs, seats=seat_words)} ({count})")
+    more = len(parts) - MAX_HEADLINE_VARIANTS
+    if more > 0:  # the index's one line stays a line or two; the findings below name every variant
+        parts = parts[:MAX_HEADLINE_VARIANTS] + [f"and {more} more variant{'s' * (more > 1)} (see the findings)"]
     return f"Against {_variant(result, result.baseline)}: " + "; ".join(parts) + "."
 
 

@@ -927,7 +927,11 @@ def test_variants_are_said_in_the_scenarios_order():
     sentences = findings(result, all_tables(result))
     said = [re.match(r"`(\w+)` raises", s) for s in sentences[1:]]
     assert [m.group(1) for m in said if m] == names
-    assert re.findall(r"`(\w+)` raises", headline(sentences)) == names
+    assert re.findall(r"`(\w+)` raises", headline(sentences)) == names[:3]  # the headline names three
+    assert headline(sentences).endswith("; and 5 more variants (see the findings).")
+    four = {"official": {}, **{name: {"builtin": name} for name in names[:4]}}
+    result = run_scenario(parse_scenario({"game": game, "seed": 3, "trials": 2000, "variants": four}), jobs=1)
+    assert headline(findings(result, all_tables(result))).endswith("; and 1 more variant (see the findings).")
     # the largest effects are the three largest, largest first (edges 0.4, 0.35, 0.3)
     largest = next(s for s in sentences if s.startswith("Largest effects"))
     assert re.findall(r"`(\w+)` on", largest) == ["opal", "drum", "fern"], largest
