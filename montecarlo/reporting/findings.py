@@ -183,7 +183,8 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
         parts.append(f"{_variant(result, variant)} {_moves(verbs, seats=seat_words)} ({count})")
     more = len(parts) - MAX_HEADLINE_VARIANTS
     if more > 0:  # the index's one line stays a line or two; the findings below name every variant
-        parts = parts[:MAX_HEADLINE_VARIANTS] + [f"and {more} more variant{'s' * (more > 1)} (see the findings)"]
+        counted = f"and {more} more variant{'s' * (more > 1)} (see the findings)"
+        parts = parts[:MAX_HEADLINE_VARIANTS] + [counted]
     return f"Against {_variant(result, result.baseline)}: " + "; ".join(parts) + "."
 
 
