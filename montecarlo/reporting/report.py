@@ -835,8 +835,8 @@ def _significant_display(comp: pl.DataFrame, grid: Sequence[str], sc) -> pl.Data
     order = {name: i for i, name in enumerate(sc.reported_metrics)}
     sig = comp.filter(pl.col("significant").fill_null(False))
     sig = sig.with_columns(
-        pl.col("metric").replace_strict(order, default=len(order)).alias("_metric"),
-        pl.Series("_unit", _unit_order(sig, sc, grid), dtype=pl.Int64),
+        pl.col("metric").replace_strict(order).alias("_metric"),  # every reported metric has its place
+        pl.Series("_unit", _unit_order(sig, sc, grid)),
         pl.col("difference").abs().alias("_size"),
     ).sort(["_metric", "_unit", "_size"], descending=[False, False, True])
     return pl.DataFrame(
@@ -865,8 +865,10 @@ def _unit_order(rows: pl.DataFrame, sc, grid: Sequence[str]) -> list[int]:
     out = []
     for row in rows.iter_rows(named=True):
         field = sc.question.metric(row["metric"].partition("=")[0]).unit_field
-        values = [str(sc.shown(field, v)) for v in sc.grid.get(field, ())] if field in grid else []
-        out.append(values.index(str(row[field])) if str(row.get(field)) in values else 0)
+        if field in grid:
+            out.append([str(sc.shown(field, v)) for v in sc.grid[field]].index(str(row[field])))
+        else:
+            out.append(0)
     return out
 
 

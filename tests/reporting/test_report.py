@@ -1065,11 +1065,12 @@ def test_the_significant_differences_show_metric_by_metric_largest_first_with_th
         kind, text, unit = kinds[name]
         return Metric(name, kind, text, unit_field=unit)
 
+    labels = {"size": {"2": "two"}}  # the table shows a labelled value in words
     sc = SimpleNamespace(question=SimpleNamespace(metric=metric), grid={"size": (1, 2, 3)},
-                         shown=lambda name, value: value,
+                         shown=lambda name, value: labels.get(name, {}).get(str(value), value),
                          reported_metrics=("attacker_win", "rounds", "score"))
     comp = pl.DataFrame({
-        "size": [1, 2, 3, 1, 3, 1, 2], "variant": ["v"] * 7,
+        "size": ["1", "two", "3", "1", "3", "1", "two"], "variant": ["v"] * 7,
         "metric": ["score", "attacker_win", "attacker_win", "attacker_win", "rounds", "score", "score"],
         "significant": [True, True, True, None, True, True, True],
         "difference": [0.5, 0.05, -0.2, 0.3, 5.0, 0.1, 30.0],
@@ -1083,15 +1084,15 @@ def test_the_significant_differences_show_metric_by_metric_largest_first_with_th
     shown = _significant_display(comp, ["size"], sc).to_dicts()
     label = "the attacker wins (attacker_win)"
     assert shown[:2] == [
-        {"size": 3, "variant": "v", "metric": label, "baseline → variant": "0.6000 → 0.4000",
+        {"size": "3", "variant": "v", "metric": label, "baseline → variant": "0.6000 → 0.4000",
          "difference [95% CI]": "-0.2000\n[-0.2100, -0.1900]", "exact": "—", "Holm p": "<1e-12"},
-        {"size": 2, "variant": "v", "metric": label, "baseline → variant": "0.5000 → 0.5500",
+        {"size": "two", "variant": "v", "metric": label, "baseline → variant": "0.5000 → 0.5500",
          "difference [95% CI]": "+0.0500\n[+0.0400, +0.0600]", "exact": "+0.0512", "Holm p": "1e-05"},
     ]
     # then rounds (5.0 is not "larger" than a chance's 0.2: another unit), then score by its unit's
     # value (size 1's two rows, largest first, before size 2's 30.0)
     assert [(r["metric"].split(" (")[1][:-1], r["size"]) for r in shown[2:]] == [
-        ("rounds", 3), ("score", 1), ("score", 1), ("score", 2)
+        ("rounds", "3"), ("score", "1"), ("score", "1"), ("score", "two")
     ]
     assert [r["difference [95% CI]"][:7] for r in shown[3:5]] == ["+0.5000", "+0.1000"]
 
