@@ -297,18 +297,6 @@ def parse_scenario(
     if baseline not in names:
         c.expected("baseline", f"one of the variants ({', '.join(names)})", baseline)
 
-    focus = tuple(c.string_list(data, "focus", "focus", []))
-    for i, field_name in enumerate(focus):
-        if field_name not in grid:
-            fix = "sweep it in [grid] or leave focus out"
-            if grid:
-                fix = f"use one of the grid's fields: {', '.join(grid)}"
-            c.fail(f"focus[{i}]", f"{field_name!r} is not swept in [grid]", fix)
-    if len(set(focus)) < len(focus):
-        c.expected("focus", "distinct grid fields", list(focus))
-
-    labels = _labels(c, c.table(data, "labels", "labels"), grid)
-
     count = math.prod(len(v) for v in grid.values())
     reported = sum(len(question.metric(m).reported_names()) for m in metrics)  # known: checked above
     try:
@@ -347,12 +335,12 @@ def parse_scenario(
         baseline=baseline,
         setup=dict(setup),
         grid=grid,
-        focus=focus,
-        labels=labels,
         rules=dict(common),
         variants=variants,
         plots=plots,
         points=tuple(points),
+        focus=_focus(c, data, grid),
+        labels=_labels(c, c.table(data, "labels", "labels"), grid),
     )
 
 
@@ -630,6 +618,20 @@ def _grid_progress(enabled: bool | Callable[[int, int], None], label: str):
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _focus(c, data: Mapping[str, Any], grid: Mapping[str, tuple]) -> tuple[str, ...]:
+    """``focus``: distinct fields swept in the grid, the ones the title asks about."""
+    focus = tuple(c.string_list(data, "focus", "focus", []))
+    for i, name in enumerate(focus):
+        if name not in grid:
+            fix = "sweep it in [grid] or leave it out"
+            if grid:
+                fix = f"use one of the grid's fields: {', '.join(grid)}"
+            c.fail(f"focus[{i}]", f"{name!r} is not swept in [grid]", fix)
+    if len(set(focus)) < len(focus):
+        c.expected("focus", "distinct grid fields", list(focus))
+    return focus
 
 
 def _labels(c, raw: Mapping[str, Any], grid: Mapping[str, tuple]) -> dict[str, dict[str, str]]:

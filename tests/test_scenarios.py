@@ -232,7 +232,7 @@ BAD = [
     ),
     (
         'game = "coin"\nseed = 1\nfocus = "flips"\n',
-        "focus[0]: 'flips' is not swept in [grid]; sweep it in [grid] or leave focus out",
+        "focus[0]: 'flips' is not swept in [grid]; sweep it in [grid] or leave it out",
     ),
     (
         'game = "coin"\nseed = 1\nfocus = ["flips", "flips"]\n[grid]\nflips = [1, 2]\n',
