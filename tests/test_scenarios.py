@@ -226,6 +226,10 @@ BAD = [
         'game = "coin"\nseed = 1\nlabels = { flips = 3 }\n[grid]\nflips = [1, 2]\n',
         'labels.flips: expected a table of "value" = "label", got 3',
     ),
+    (
+        'game = "coin"\nseed = 1\nlabels = 3\n[grid]\nflips = [1, 2]\n',
+        "labels: expected a table, got 3",
+    ),
     (  # focus names the grid fields the title asks about (a wrong one is named, not the scenario)
         'game = "coin"\nseed = 1\nfocus = ["flips", "need"]\n[grid]\nflips = [1, 2]\n',
         "focus[1]: 'need' is not swept in [grid]; use one of the grid's fields: flips",
