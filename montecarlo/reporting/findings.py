@@ -204,6 +204,8 @@ def _moves(
     'raises a and b, and lowers c'
     >>> _moves({"total": {None}, "seat*": {True, False}}, seats=["seat*"])
     'shifts the distribution of total and moves seat*'
+    >>> _moves({"a": {True}, "b": {True}, "c": {False}, "d": {None}, "e": {True, False}}, limit=4)
+    'raises a and b, lowers c, shifts the distribution of d, and moves 1 more metric'
     """
     named, more = list(signs)[:limit], len(signs) - limit
     groups: dict[str, list[str]] = {}
@@ -385,9 +387,9 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
         real = [d for ds in diffs.values() for d, sig in ds if sig]
         count = sum(len(ds) for ds in diffs.values())
         if len(pairs) == 1:
-            (a, b), unit = pairs[0], "setup" if not others else "setups of the other fields"
+            a, b = pairs[0]
             subject = f"{_field(name)} = {_short(b)} instead of {_short(a)}"
-            counted = f"{len(real)} of {count} {unit}" if count > 1 else ""
+            counted = f"{len(real)} of {count} setups of the other fields" if count > 1 else ""
         else:
             chain = " → ".join(_short(v) for v in values)
             subject = f"each step up in {_field(name)} ({chain})"

@@ -929,9 +929,11 @@ def test_variants_are_said_in_the_scenarios_order():
     assert [m.group(1) for m in said if m] == names
     assert re.findall(r"`(\w+)` raises", headline(sentences)) == names[:3]  # the headline names three
     assert headline(sentences).endswith("; and 5 more variants (see the findings).")
-    four = {"official": {}, **{name: {"builtin": name} for name in names[:4]}}
-    result = run_scenario(parse_scenario({"game": game, "seed": 3, "trials": 2000, "variants": four}), jobs=1)
-    assert headline(findings(result, all_tables(result))).endswith("; and 1 more variant (see the findings).")
+    for count, rest in ((4, "1 more variant"), (5, "2 more variants")):
+        fewer = {"official": {}, **{name: {"builtin": name} for name in names[:count]}}
+        spec = {"game": game, "seed": 3, "trials": 2000, "variants": fewer}
+        result = run_scenario(parse_scenario(spec), jobs=1)
+        assert headline(findings(result, all_tables(result))).endswith(f"; and {rest} (see the findings).")
     # the largest effects are the three largest, largest first (edges 0.4, 0.35, 0.3)
     largest = next(s for s in sentences if s.startswith("Largest effects"))
     assert re.findall(r"`(\w+)` on", largest) == ["opal", "drum", "fern"], largest
@@ -1200,11 +1202,19 @@ def test_a_field_effect_in_one_setup_says_setup_and_no_average():
         "noise counts as none)."
     )
     # three words, one setup: no "on average", no "in at least one setup"; both lower it, one by noise
-    rows = [{"f": "a", "estimate": 0.5, "se": 0.01}, {"f": "b", "estimate": 0.2, "se": 0.01},
-            {"f": "c", "estimate": 0.49, "se": 0.01}]
+    rows = [{"f": "a", "estimate": 0.5, "se": 0.01}, {"f": "b", "estimate": 0.49, "se": 0.01},
+            {"f": "c", "estimate": 0.2, "se": 0.01}]
     assert _effect(rows, {"f": ("a", "b", "c")}) == (
         "Against f = a (the first value), the other 2 values lower the chance that a hit (`hit`): highest "
-        "with c (-0.010), lowest with b (-0.300); 1 of the 2 change it (estimates; a difference within "
+        "with b (-0.010), lowest with c (-0.300); 1 of the 2 change it (estimates; a difference within "
+        "noise counts as none)."
+    )
+    # another field of one value: still one setup; both raise it, the lowest is signed too
+    rows = [{"f": "a", "g": 5, "estimate": 0.2}, {"f": "b", "g": 5, "estimate": 0.5},
+            {"f": "c", "g": 5, "estimate": 0.3}]
+    assert _effect(rows, {"f": ("a", "b", "c"), "g": (5,)}) == (
+        "Against f = a (the first value), the other 2 values raise the chance that a hit (`hit`): highest "
+        "with b (+0.300), lowest with c (+0.100); all 2 change it (estimates; a difference within "
         "noise counts as none)."
     )
     # lists (not numbers) in ascending order are words, read against the first; labels are words too
