@@ -305,7 +305,7 @@ def matrix_findings(
             continue
         unit = _unit_field(sc, metric)
         if unit:  # a range per unit: a win chance and points are not one range
-            for group in part.partition_by(unit, maintain_order=True):
+            for group in part.partition_by(unit):
                 where = f"{who} with {_field(unit)} = {_short(str(group[unit][0]))}"
                 grid = [f for f in sc.grid if f != unit]
                 chance = _is_chance(sc, metric)
@@ -465,7 +465,7 @@ def _ranges_by_unit(sc, metric: str, rows: pl.DataFrame) -> str:
         return number_range(rows["difference"].to_list())
     parts = [
         f"{_short(str(group[unit][0]))}: {number_range(group['difference'].to_list())}"
-        for group in rows.partition_by(unit, maintain_order=True)
+        for group in rows.partition_by(unit)
     ]
     return f"{_field(unit)} = " + "; ".join(parts)
 

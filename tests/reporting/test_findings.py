@@ -1137,6 +1137,9 @@ def test_a_metric_whose_unit_a_grid_field_sets_gets_a_range_per_unit():
         "The score (`score`) under “the official rules” (`official`) with size = 100",
     ]
     assert ranges[0].endswith("(other = 2).") and "size =" not in ranges[0].split(" ranges from ")[1]
+    one = run_scenario(parse_scenario({**spec, "grid": {"size": [1, 100]}}), jobs=1)  # one setup per unit
+    moved = next(s for s in findings(one, all_tables(one)) if s.startswith("`big` raises"))
+    assert re.fullmatch(rf".*in 2 of 2 setups \(size = 1: {number}; 100: {number}\)\.", moved), moved
 
 
 def test_a_seat_that_stands_for_no_player_enters_no_seat_gap():
