@@ -288,7 +288,7 @@ def _setups(rows: pl.DataFrame, sc) -> int:
 
 
 def matrix_findings(
-    result: ScenarioResult, long: pl.DataFrame, variant: str, compared: bool, focused: bool = False
+    result: ScenarioResult, long: pl.DataFrame, variant: str, compared: bool, focused: bool
 ) -> list[str]:
     """Sentences about ``variant``'s own numbers: ranges, 50% lines, asymmetries, seats (beside
     a comparison, only the first metric's range, unless the grid is the report's focus)."""
@@ -453,7 +453,7 @@ def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str], chance: bool)
 
 def _unit_field(sc, metric: str) -> str:
     """The swept grid field that sets ``metric``'s unit, if any (see ``Metric.unit_field``)."""
-    field = sc.question.metric(metric.partition("=")[0]).unit_field
+    field = sc.question.metric(metric).unit_field  # a scalar metric: no "=value" part
     return field if field in sc.grid else ""
 
 

@@ -1057,6 +1057,19 @@ def test_focus_on_both_fields_of_the_matrix_leads_with_where_the_odds_turn_then_
     assert said[3].startswith("The chance that at least need heads (`win`) ranges from "), said
 
 
+def test_with_a_focus_and_variants_the_grid_is_read_in_full_first():
+    """Beside variants, a report without focus gives only its first metric's range; with focus on
+    the two fields of its matrix, it says where the odds turn and every metric's range first."""
+    spec = {"grid": {"flips": [1, 2, 3, 4], "need": [1, 2]}, "metrics": ["win", "heads"],
+            "variants": {"official": {}, "loaded": {"builtin": "loaded"}}}
+    plain = _focused(spec)
+    assert not any("is above 50%" in s or s.startswith("Number of heads") for s in plain), plain
+    said = _focused({**spec, "focus": ["flips", "need"]})
+    assert said[0].startswith("The chance that at least need heads (`win`) is above 50% "), said
+    assert any(s.startswith("Number of heads (`heads`) under ") for s in said), said
+    assert said[-1].startswith("Largest effect"), said  # the variants after
+
+
 def test_with_a_focus_the_grid_leads_and_the_variants_follow():
     spec = {"grid": {"flips": [1, 2]}, "variants": {"official": {}, "loaded": {"builtin": "loaded"}}}
     # no focus: the variants lead
@@ -1137,6 +1150,11 @@ def test_a_metric_whose_unit_a_grid_field_sets_gets_a_range_per_unit():
         "The score (`score`) under “the official rules” (`official`) with size = 100",
     ]
     assert ranges[0].endswith("(other = 2).") and "size =" not in ranges[0].split(" ranges from ")[1]
+    fixed = run_scenario(parse_scenario({**spec, "setup": {"size": 100}, "grid": {"other": [1, 2]}}), jobs=1)
+    said = findings(fixed, all_tables(fixed))
+    assert [s.split(" ranges from ")[0] for s in said if " ranges from " in s] == [
+        "The score (`score`) under “the official rules” (`official`)"  # one unit: one range
+    ]
     one = run_scenario(parse_scenario({**spec, "grid": {"size": [1, 100]}}), jobs=1)  # one setup per unit
     moved = next(s for s in findings(one, all_tables(one)) if s.startswith("`big` raises"))
     assert re.fullmatch(rf".*in 2 of 2 setups \(size = 1: {number}; 100: {number}\)\.", moved), moved
