@@ -337,7 +337,7 @@ def focus_findings(result: ScenarioResult, long: pl.DataFrame) -> list[str]:
     the baseline: one sentence per field (see :func:`_field_effect`)."""
     sc = result.scenario
     scalar = [m for m in sc.metrics if sc.question.metric(m).kind != "distribution"]
-    if not sc.focus or not scalar:
+    if not scalar:  # distributions only: no one number to compare
         return []
     metric = scalar[0]
     part = long.filter(

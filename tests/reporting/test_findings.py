@@ -1066,6 +1066,10 @@ def test_with_a_focus_and_variants_the_grid_is_read_in_full_first():
     assert not any("is above 50%" in s or s.startswith("Number of heads") for s in plain), plain
     said = _focused({**spec, "focus": ["flips", "need"]})
     assert said[0].startswith("The chance that at least need heads (`win`) is above 50% "), said
+    assert said[1] == (  # the first metric's own numbers, whatever the other metrics hold
+        "Each step up in flips (1 → 2 → 3 → 4) raises the chance that at least need heads (`win`) in 6 of "
+        "6 steps across the 2 setups of the other fields (+0.062 to +0.250; exact values)."
+    ), said
     assert any(s.startswith("Number of heads (`heads`) under ") for s in said), said
     assert said[-1].startswith("Largest effect"), said  # the variants after
 
@@ -1079,6 +1083,27 @@ def test_with_a_focus_the_grid_leads_and_the_variants_follow():
                               "(+0.250; exact values)"), said
     assert said[1].startswith("The chance that at least need heads (`win`) under “the official rules” "), said
     assert any(s.startswith("“Heads 70% of the time” (`loaded`) raises ") for s in said[2:]), said
+
+
+def test_a_focus_reads_the_first_metric_that_is_one_number_and_only_where_it_applies():
+    # a distribution first: the focus is read on the chance after it
+    grid = {"flips": [1, 2, 3, 4], "need": [1, 2]}
+    said = _focused({"grid": grid, "focus": ["need"], "metrics": ["total", "win"]})
+    assert said[0].startswith("Need = 2 instead of 1 lowers the chance that at least need heads (`win`) ")
+    only = _focused({"grid": grid, "focus": ["need"], "metrics": ["total"]})
+    assert not any(s.startswith("Need = ") for s in only), only  # distributions only: nothing to read
+
+    def simulate(rules, setup, n, rng):
+        return {"hit": rng.random(n) < 0.5}
+
+    game = toss_game(simulate, {"hit": "a hit"}, {})
+    game.questions["toss"] = dataclasses.replace(
+        game.questions["toss"], applicable=lambda setup: ("hit",) if setup.size == 1 else ()
+    )
+    spec = {"game": game, "seed": 1, "trials": 500, "grid": {"size": [1, 2]}, "focus": ["size"]}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    said = findings(result, all_tables(result))  # size 2 has no number: nothing to compare it with
+    assert not any(s.startswith("Size = ") for s in said), said
 
 
 def test_without_exact_values_a_focus_difference_within_noise_counts_as_none():
