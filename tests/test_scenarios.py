@@ -235,6 +235,10 @@ BAD = [
         "focus[1]: 'need' is not swept in [grid]; use one of the grid's fields: flips",
     ),
     (
+        'game = "coin"\nseed = 1\nfocus = "tags"\n[grid]\nflips = [1, 2]\nneed = [1]\n',
+        "focus[0]: 'tags' is not swept in [grid]; use one of the grid's fields: flips, need",
+    ),
+    (
         'game = "coin"\nseed = 1\nfocus = "flips"\n',
         "focus[0]: 'flips' is not swept in [grid]; sweep it in [grid] or leave it out",
     ),

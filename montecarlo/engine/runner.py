@@ -493,7 +493,6 @@ def start_workers(jobs: int, backend: str = "loky", modules: Sequence[str] = ())
     global _starting
     if jobs <= 1 or backend != "loky" or _starting is not None:
         return
-    ready: Iterator[None] = iter(())
     try:
         from joblib import Parallel, delayed
 
@@ -505,8 +504,8 @@ def start_workers(jobs: int, backend: str = "loky", modules: Sequence[str] = ())
             ready = Parallel(n_jobs=jobs, return_as="generator_unordered")(
                 delayed(_ready)(tuple(modules)) for _ in range(jobs)
             )
-    except Exception:  # pragma: no cover - the run that follows reports the cause
-        pass
+    except Exception:  # the run that follows starts the pool itself and reports the cause
+        return
     _starting = threading.Thread(target=_drain, args=(ready,), name="montecarlo-start-workers", daemon=True)
     _starting.start()
 

@@ -303,15 +303,13 @@ def matrix_findings(
         part = rows.filter(pl.col("metric") == metric, pl.col("estimate").is_not_null())
         if part.height == 0:
             continue
-        unit = _unit_field(sc, metric)
+        unit, chance = _unit_field(sc, metric), _is_chance(sc, metric)
         if unit:  # a range per unit: a win chance and points are not one range
             for group in part.partition_by(unit):
                 where = f"{who} with {_field(unit)} = {_short(str(group[unit][0]))}"
                 grid = [f for f in sc.grid if f != unit]
-                chance = _is_chance(sc, metric)
                 out.append(_range(_cap(metric_words(sc, metric)), group, grid, where, chance))
         elif part.height > 1:
-            chance = _is_chance(sc, metric)
             out.append(_range(_cap(metric_words(sc, metric)), part, list(sc.grid), who, chance))
         else:
             out.append(

@@ -185,6 +185,7 @@ def test_the_workers_are_spawned_with_ctrl_c_ignored_and_the_handler_is_restored
     runner.start_workers(2)
     runner.wait_for_workers()
     assert signal.getsignal(signal.SIGINT) is own
+    assert runner._starting is None and not runner.starting()  # nothing under way: the run starts its own
 
 
 @pytest.mark.processes
