@@ -490,6 +490,8 @@ def test_variant_names_cut_values_counted_metrics_and_mixed_values_in_order():
     exactly += " sides, house rules"
     assert len(exactly) == 110 and named(exactly) == f"“{exactly}” (`house`)"  # 110 characters: whole
     assert named(exactly + "s") == f"“{exactly[:exactly.rfind(' ')]} …” (`house`)"
+    later = exactly + " and then some"  # cut before the limit, not at the last space of all
+    assert named(later) == f"“{exactly[:exactly.rfind(' ')]} …” (`house`)"
     assert named("ties go to the `attacker`") == "“ties go to the attacker” (`house`)"  # no code marks
     assert _short("a" * 50, 10) == "a" * 10 + " …"  # no space to cut at: cut at the limit
     assert _short("a b" * 4, 12) == "a b" * 4  # up to the limit itself, whole
