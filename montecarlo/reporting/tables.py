@@ -129,7 +129,7 @@ def comparison_table(result: ScenarioResult, alpha: float = ALPHA) -> pl.DataFra
                     exact_difference=d.exact,
                     p_value=None if identical else d.p_value,
                     p_holm=None,
-                    significant=None if identical else False,  # identical: nothing was tested
+                    significant=None,  # Holm's verdict, below, for the rows tested; none for identical ones
                     status=IDENTICAL if identical else TESTED,
                     trials=comparison.trials,
                 )
