@@ -112,7 +112,20 @@ def _checked_combat(values: dict, variants: Any) -> Any:
     return setup
 
 
+# options whose blank value the data layer reads as "none": typed on a command line, a blank is a
+# slip (an unset shell variable), not a choice, so it is refused with what to give
+_NOT_BLANK = {
+    "redraw": "never, all, or uses such as loot,when_losing",
+    "objective": "win or keep:W (e.g. keep:10)",
+}
+
+
 def _drop_none(values: dict) -> dict:
+    """The options given (None: not given); a blank --redraw or --objective is refused."""
+    for name, example in _NOT_BLANK.items():
+        value = values.get(name)
+        if isinstance(value, str) and not value.strip():
+            raise InputError(f"{name}: blank; give {example}")
     return {k: v for k, v in values.items() if v is not None}
 
 
@@ -378,7 +391,7 @@ def advise(
         "enemy_die": enemy_die, "enemy_stars": enemy_stars, "enemy_kind": enemy_kind,
         "enemy_radiation": enemy_radiation, "enemy_moon": enemy_moon, "vehicle": vehicle, "health": health,
         "ammo": ammo, "damage_bonus": damage_bonus, "vp": vp, "policy": "best", "redraw": redraw,
-        "objective": objective or "win",
+        "objective": "win" if objective is None else objective,
     })
     game = get_game("dustrunners")
     setup = game.question("combat").setup(values)

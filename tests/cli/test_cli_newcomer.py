@@ -473,3 +473,21 @@ def test_compare_warns_that_a_few_trials_give_untrustworthy_intervals():
 
     warning = "fewer than 30 trials a setup: the intervals and p-values assume a roughly normal mean"
     assert warning in summary("29") and warning not in summary("30")
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["odds", "dustrunners", "--enemy", "war-rig", "--vehicle", "interceptor", "--redraw", ""],
+         "--redraw"),
+        (["odds", "dustrunners", "--deck", "illustrative-12", "--enemy", "war-rig", "--vehicle",
+          "interceptor", "--policy", "best", "--objective", " "], "--objective"),
+        (["dustrunners", "campaign", "--vehicle", "hauler", "--redraw", " "], "--redraw"),
+        (["dustrunners", "road", "--vehicle", "hauler", "--redraw", ""], "--redraw"),
+        (["dustrunners", "advise", "--enemy", "road-raiders", "--enemy-health", "4", "--vehicle",
+          "interceptor", "--ammo", "3", "--objective", ""], "--objective"),
+    ],
+)
+def test_a_blank_redraw_or_objective_is_refused_not_read_as_none(args, flag):
+    """A blank value (an unset shell variable) read as "none": best play's title said "for ,"."""
+    assert refused(args).startswith(f"error: {flag}: blank; give ")
