@@ -134,11 +134,14 @@ def _policy_line(rules, objective: str = "") -> str:
 
 
 def _objective(objective: Optional[str], overrides: dict[str, str]) -> str:
-    """The setup's objective: as given, else ``win`` under --policy best, else none."""
+    """The setup's objective: as given, else ``win`` under --policy best, else none. A blank one
+    (an unset shell variable) is refused rather than read as none, as Dustrunners' is."""
     if objective is not None:
         from montecarlo.games.war_for_arrakis.battle import objective_text, parse_objective
 
-        return objective_text(parse_objective(objective)) or "win"
+        if not objective.strip():
+            raise InputError("objective: blank; give win or trade:W (e.g. trade:2)")
+        return objective_text(parse_objective(objective))
     return "win" if "best" in (overrides.get("attack"), overrides.get("retreat")) else ""
 
 

@@ -486,6 +486,10 @@ def test_compare_warns_that_a_few_trials_give_untrustworthy_intervals():
         (["dustrunners", "road", "--vehicle", "hauler", "--redraw", ""], "--redraw"),
         (["dustrunners", "advise", "--enemy", "road-raiders", "--enemy-health", "4", "--vehicle",
           "interceptor", "--ammo", "3", "--objective", ""], "--objective"),
+        (["odds", "war-for-arrakis", "-a", "4 regular, bashar", "-d", "3 regular", "--policy", "best",
+          "--objective", ""], "--objective"),
+        (["war-for-arrakis", "advise", "-a", "5 regular, Beast Rabban", "-d", "3 regular",
+          "--objective", " "], "--objective"),
     ],
 )
 def test_a_blank_redraw_or_objective_is_refused_not_read_as_none(args, flag):
