@@ -248,6 +248,8 @@ def fight(
 
     overrides = _designation(policy)
     rules = get_game("dune1984").rules(run.variant, overrides, overrides_from="--policy")
+    if objective is not None and not objective.strip():  # an unset shell variable, not "none"
+        raise InputError("objective: blank; give win")
     if objective is None and rules.designation in ("best", "defender_best"):  # --policy or -v best_play
         objective = "win"
     answer = _ask(

@@ -490,6 +490,8 @@ def test_compare_warns_that_a_few_trials_give_untrustworthy_intervals():
           "--objective", ""], "--objective"),
         (["war-for-arrakis", "advise", "-a", "5 regular, Beast Rabban", "-d", "3 regular",
           "--objective", " "], "--objective"),
+        (["dune1984", "fight", "--attacker", "Paul,Chani", "--defender", "Rabban", "--policy", "best",
+          "--objective", ""], "--objective"),
     ],
 )
 def test_a_blank_redraw_or_objective_is_refused_not_read_as_none(args, flag):
