@@ -1409,7 +1409,7 @@ METRICS = (
         Metric("defender_losses", "mean", "defending units lost"),
     )
     + CHAIN_METRICS[5:]
-    + (Metric("objective", "mean", OBJECTIVE_TEXT),)
+    + (Metric("objective", "mean", OBJECTIVE_TEXT, unit_field="objective"),)
 )
 
 
