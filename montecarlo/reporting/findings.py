@@ -55,7 +55,7 @@ def findings(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> list[st
     crossing = [s for s in own if "is above 50%" in s]
     if crossing and (sc.focus or not variants):  # where the odds turn is a better headline than a range
         own.remove(crossing[0])
-        lead.insert(0, crossing[0])
+        lead.insert(len(lead), crossing[0])  # after what the focus fields change, the title's question
     out = lead + own + variants if sc.focus else variants + lead + own
     return out or ["No numbers to summarise: every metric is not applicable to every setup."]
 
@@ -204,13 +204,15 @@ def _moves(
     'raises a and b, and lowers c'
     >>> _moves({"total": {None}, "seat*": {True, False}}, seats=["seat*"])
     'shifts the distribution of total and moves seat*'
+    >>> _moves({"seat*": {True}}, seats=["seat*"])  # every seat's goes up
+    'raises seat*'
     >>> _moves({"a": {True}, "b": {True}, "c": {False}, "d": {None}, "e": {True, False}}, limit=4)
     'raises a and b, lowers c, shifts the distribution of d, and moves 1 more metric'
     """
     named, more = list(signs)[:limit], len(signs) - limit
     groups: dict[str, list[str]] = {}
     for name in named:
-        if name in seats:
+        if name in seats and len(signs[name]) > 1:  # up for some seats, down for others
             verb = "moves"
         elif None in signs[name]:
             verb = "shifts the distribution of"
@@ -402,17 +404,25 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
     moved = [b for b, ds in diffs.items() if any(sig for _, sig in ds)]
     high = max(means, key=lambda b: means[b])
     low = min(means, key=lambda b: means[b])
+
+    def named(value: str) -> str:  # a value, "“…”" around one that holds a comma, and its ties
+        ties = sum(abs(m - means[value]) <= 1e-9 for m in means.values()) - 1
+        shown = f"“{_short(value)}”" if "," in value else _short(value)
+        return shown + (f" ({fmt(means[value], 3, True)}, and {ties} more value{'s' * (ties > 1)} alike)"
+                        if ties else f" ({fmt(means[value], 3, True)})")
+
     average = f"on average{where}" if where else ""
+    every = "both" if len(means) == 2 else f"all {len(means)}"
     changed = (
-        f"{'all' if len(moved) == len(means) else f'{len(moved)} of the'} {len(means)} change it"
+        f"{every if len(moved) == len(means) else f'{len(moved)} of the {len(means)}'} change it"
         + (" in at least one setup" if len(cells) > 1 else "")
     )
     verb = _direction(pl.Series(list(means.values())))
     return (
         f"Against {_field(name)} = {_short(values[0])} (the first value), the other {len(means)} values "
         f"{verb.replace('raises', 'raise').replace('lowers', 'lower').replace('moves', 'move')} {what}"
-        f"{' ' + average if average else ''}: highest with {_short(high)} ({fmt(means[high], 3, True)}), "
-        f"lowest with {_short(low)} ({fmt(means[low], 3, True)}); {changed} ({source})."
+        f"{' ' + average if average else ''}: highest with {named(high)}, lowest with {named(low)}; "
+        f"{changed} ({source})."
     )
 
 

@@ -1048,14 +1048,14 @@ def test_a_focus_field_of_other_values_is_read_against_its_first_value():
     assert said[0] == (
         "Against flips = 2 (the first value), the other 2 values move (both ways) the chance that at least "
         "need heads (`win`) on average across the 2 setups of the other fields: highest with 4 (+0.312), "
-        "lowest with 1 (-0.250); all 2 change it in at least one setup (exact values)."
+        "lowest with 1 (-0.250); both change it in at least one setup (exact values)."
     )
 
 
 def test_focus_on_both_fields_of_the_matrix_leads_with_where_the_odds_turn_then_each_field():
     said = _focused({"grid": {"flips": [1, 2, 3, 4], "need": [1, 2]}, "focus": ["flips", "need"]})
-    assert said[0].startswith("The chance that at least need heads (`win`) is above 50% "), said
-    assert said[1].startswith("Each step up in flips ") and said[2].startswith("Need = 2 instead of 1 "), said
+    assert said[0].startswith("Each step up in flips ") and said[1].startswith("Need = 2 instead of 1 "), said
+    assert said[2].startswith("The chance that at least need heads (`win`) is above 50% "), said
     assert said[3].startswith("The chance that at least need heads (`win`) ranges from "), said
 
 
@@ -1067,8 +1067,8 @@ def test_with_a_focus_and_variants_the_grid_is_read_in_full_first():
     plain = _focused(spec)
     assert not any("is above 50%" in s or s.startswith("Number of heads") for s in plain), plain
     said = _focused({**spec, "focus": ["flips", "need"]})
-    assert said[0].startswith("The chance that at least need heads (`win`) is above 50% "), said
-    assert said[1] == (  # the first metric's own numbers, whatever the other metrics hold
+    assert said[2].startswith("The chance that at least need heads (`win`) is above 50% "), said
+    assert said[0] == (  # the first metric's own numbers, whatever the other metrics hold
         "Each step up in flips (1 → 2 → 3 → 4) raises the chance that at least need heads (`win`) in 6 of "
         "6 steps across the 2 setups of the other fields (+0.062 to +0.250; exact values)."
     ), said
@@ -1262,9 +1262,15 @@ def test_a_field_effect_in_one_setup_says_setup_and_no_average():
             {"f": "c", "g": 5, "estimate": 0.3}]
     assert _effect(rows, {"f": ("a", "b", "c"), "g": (5,)}) == (
         "Against f = a (the first value), the other 2 values raise the chance that a hit (`hit`): highest "
-        "with b (+0.300), lowest with c (+0.100); all 2 change it (estimates; a difference within "
+        "with b (+0.300), lowest with c (+0.100); both change it (estimates; a difference within "
         "noise counts as none)."
     )
+    # a value with a comma is quoted; values alike are counted (the first named)
+    rows = [{"f": "a", "estimate": 0.2}, {"f": "x, y", "estimate": 0.5}, {"f": "c", "estimate": 0.5},
+            {"f": "d", "estimate": 0.3}, {"f": "e", "estimate": 0.3}, {"f": "g", "estimate": 0.3}]
+    said = _effect(rows, {"f": ("a", "x, y", "c", "d", "e", "g")})
+    assert ": highest with “x, y” (+0.300, and 1 more value alike), lowest with d (+0.100, and 2 more " \
+        "values alike); all 5 change it " in said, said
     # lists (not numbers) in ascending order are words, read against the first; labels are words too
     lists = [{"f": "none", "estimate": 0.1}, {"f": "red", "estimate": 0.2},
              {"f": "red+blue", "estimate": 0.4}]
