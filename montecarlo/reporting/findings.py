@@ -431,11 +431,24 @@ def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str, chance: b
     low = part.sort("estimate").row(0, named=True)
     high = part.sort("estimate", descending=True).row(0, named=True)
     if low["estimate"] == high["estimate"]:
-        return f"{metric}{who} is {fmt(low['estimate'])} in every setup."
+        return f"{metric}{who} is {_value(low['estimate'])} in every setup."
     return (
-        f"{metric}{who} ranges from {fmt(low['estimate'])} ({_end(part, low, grid, chance)}) "
-        f"to {fmt(high['estimate'])} ({_end(part, high, grid, chance)})."
+        f"{metric}{who} ranges from {_value(low['estimate'])} ({_end(part, low, grid, chance)}) "
+        f"to {_value(high['estimate'])} ({_end(part, high, grid, chance)})."
     )
+
+
+def _value(x: float) -> str:
+    """``fmt``'s three decimals, or as many more as it takes for a value below 1 not to read 1.000
+    (0.99995: one trial of 20,000 went the other way).
+
+    >>> _value(0.99995), _value(0.4123), _value(1.0), _value(12.9999)
+    ('0.99995', '0.412', '1.000', '13.000')
+    """
+    digits = 3
+    while 0 < 1 - x and round(x, digits) == 1 and digits < 12:
+        digits += 1
+    return fmt(x, digits)
 
 
 def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str], chance: bool) -> str:
@@ -447,15 +460,21 @@ def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str], chance: bool)
     >>> _end(pl.DataFrame([row]), row, ["g"], chance=True)
     'g = 1; none of 20,000 trials, exact 3.2e-5'
     """
-    tied = int((part["estimate"] == row["estimate"]).sum())
+    alike = part.filter(pl.col("estimate") == row["estimate"])
+    tied = alike.height
     more = f", and {tied - 1} more setup{'s' if tied > 2 else ''}" if tied > 1 else ""
     text = [_setup_text(row, grid) + more]
-    estimate, exact, trials = row["estimate"], row.get("exact"), row.get("trials")
-    if chance and trials and estimate in (0.0, 1.0) and (exact is None or abs(exact - estimate) > 1e-12):
-        seen = f"{'none' if estimate == 0 else 'all'} of {trials:,} trials"
-        if exact is not None:
-            seen += f", exact {fmt(exact) if estimate == 0 else '1 − ' + fmt(1 - exact)}"
-        text.append(seen)
+    estimate, trials = row["estimate"], row.get("trials")
+    if chance and trials and estimate in (0.0, 1.0):
+        exact = [e for e in alike["exact"].to_list() if e is not None] if "exact" in alike.columns else []
+        off = [e for e in exact if abs(e - estimate) > 1e-12]  # the setups whose chance is not 0 (or 1)
+        if off or not exact:
+            seen = f"{'none' if estimate == 0 else 'all'} of {trials:,} trials"
+            if off:  # the farthest of the setups alike, "up to" where there are several
+                far = max(off, key=lambda e: abs(e - estimate))
+                words = fmt(far) if estimate == 0 else "1 − " + fmt(1 - far)
+                seen += f", exact {('up to ' if estimate == 0 else 'down to ') * (tied > 1)}{words}"
+            text.append(seen)
     return "; ".join(t for t in text if t)
 
 

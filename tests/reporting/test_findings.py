@@ -1141,6 +1141,16 @@ def test_a_chance_seen_in_no_trial_says_so_with_its_exact_value():
     assert _end(pl.DataFrame([row]), row, ["g"], chance=True) == "g = 4"
     row = {"g": 5, "estimate": 0.0, "exact": 1e-12, "trials": 500}  # 1e-12 from 0: rounding, not a chance
     assert _end(pl.DataFrame([row]), row, ["g"], chance=True) == "g = 5"
+    # setups alike: the note holds if any of them is not certain, with the farthest exact value
+    alike = pl.DataFrame([{"g": g, "estimate": 0.0, "exact": e, "trials": 500}
+                          for g, e in ((1, 0.0), (2, 5.7e-5), (3, 2e-5))])
+    first = alike.row(0, named=True)
+    said = _end(alike, first, ["g"], True)
+    assert said == "g = 1, and 2 more setups; none of 500 trials, exact up to 5.7e-5"
+    ones = alike.with_columns(pl.lit(1.0).alias("estimate"), (1 - pl.col("exact")).alias("exact"))
+    assert _end(ones, ones.row(0, named=True), ["g"], True) == (
+        "g = 1, and 2 more setups; all of 500 trials, exact down to 1 − 5.7e-5"
+    )
 
 
 def test_a_metric_whose_unit_a_grid_field_sets_gets_a_range_per_unit():
