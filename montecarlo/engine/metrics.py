@@ -31,6 +31,9 @@ class Metric:
     # the setup field whose value sets this metric's unit (an objective that is a win chance under
     # one value and points under another): reports never put values of two units in one range
     unit_field: str = ""
+    # a side's win whose complement is the other side's win (no draw, no retreat): swapping the two
+    # sides' values gives 1 - p, so reports may read a seat advantage from p(a, b) + p(b, a) - 1
+    complement_swaps: bool = False
 
     def reported_names(self) -> tuple[str, ...]:
         """The names under which this metric appears in results (one per value for a distribution)."""

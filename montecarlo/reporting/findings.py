@@ -322,7 +322,10 @@ def matrix_findings(
         turn = not sc.focus or {row_field, col_field} <= set(sc.focus)
         if sc.question.metric(metric).kind == "probability" and "win" in metric and full and turn:
             out += _crossing(result, metric, part, row_field, col_field)
-            if row_field and col_field and metric.split("_")[0] in (row_field, col_field):
+            # a seat advantage only where the other side wins exactly when this one does not: with
+            # draws (both legions destroyed) p(a, a) is below 0.5 for equal sides
+            swaps = sc.question.metric(metric).complement_swaps
+            if swaps and row_field and col_field and metric.split("_")[0] in (row_field, col_field):
                 out += _asymmetry(result, metric, part, row_field, col_field)
     if not compared:
         out += _seats(result, rows)

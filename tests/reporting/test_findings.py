@@ -208,7 +208,7 @@ def duel_game(exact: bool = True):
         "duel",
         "a duel",
         Setup,
-        (Metric("attacker_win", "probability", "the attacker wins"),),
+        (Metric("attacker_win", "probability", "the attacker wins", complement_swaps=True),),
         simulate=lambda rules, setup, n, rng: {"attacker_win": rng.random(n) < chance(rules, setup)},
         exact=(lambda rules, setup: {"attacker_win": chance(rules, setup)}) if exact else None,
     )
@@ -1339,3 +1339,18 @@ def test_a_range_of_chances_says_an_end_seen_in_no_trial_or_in_every_trial():
         "The chance that a hit (`hit`) ranges from 0.000 (size = 1, and 1 more setup; none of 300 trials) to "
         "1.000 (size = 3; all of 300 trials)."
     )
+
+
+def test_a_win_chance_with_draws_gets_no_seat_advantage():
+    """War for Arrakis' attacker_win leaves out the battles where both legions die: equal sides
+    win less than half each, which is no advantage of either seat. Only a metric whose complement
+    is the other side's win (``complement_swaps``) is read for one."""
+    game = duel_game()
+    duel = game.questions["duel"]
+    plain = dataclasses.replace(duel.metrics[0], complement_swaps=False)
+    spec = {"seed": 3, "trials": 1000, "grid": {"attacker": [1, 2, 3], "defender": [1, 2, 3]}}
+    for metric, said in ((duel.metrics[0], True), (plain, False)):
+        changed = dataclasses.replace(game, questions={"duel": dataclasses.replace(duel, metrics=(metric,))})
+        result = run_scenario(parse_scenario({"game": changed, **spec}), jobs=1)
+        sentences = findings(result, all_tables(result))
+        assert any(s.startswith("At equal attacker and defender") for s in sentences) is said

@@ -79,7 +79,7 @@ def outcome(rules: Rules, s: DuelState) -> dict[str, Any]:
 
 
 METRICS = (
-    Metric("attacker_win", "probability", "the attacker wins"),
+    Metric("attacker_win", "probability", "the attacker wins", complement_swaps=True),
     Metric("winner_strength", "distribution", "the winner's Strength at the end", tuple(range(1, 7))),
     Metric("rounds", "mean", "rolls, re-rolled ties included"),
 )

@@ -685,7 +685,7 @@ reference_fight = reference_duel  # one reading of the rules serves both (a duel
 # --- questions ----------------------------------------------------------------------------------
 
 _COMMON = (
-    Metric("attacker_win", "probability", "the attacker wins the fight"),
+    Metric("attacker_win", "probability", "the attacker wins the fight", complement_swaps=True),
     Metric("rounds", "mean", "rolls of the dice, re-rolled ties included"),
     Metric("decisive_rounds", "mean", "rolls that cost a side 1 Strength"),
     Metric("tied_rounds", "mean", "tied rolls that were re-rolled"),
