@@ -756,12 +756,13 @@ def number_range(values: Sequence[float]) -> str:
 
     >>> number_range([0.1, 0.25]), number_range([0.009, -0.002]), number_range([0.01, 0.005])
     ('+0.100 to +0.250', '-0.0020 to +0.0090', '+0.005 to +0.010')
-    >>> number_range([0.2, 0.2])
-    '+0.200'
+    >>> number_range([0.2, 0.2]), number_range([1 / 6, 0.16666666666666652])  # one value as shown
+    ('+0.200', '+0.167')
     """
     lo, hi = min(values), max(values)
     digits = 4 if max(abs(lo), abs(hi)) < 0.01 else 3
-    return fmt(lo, digits, True) if lo == hi else f"{fmt(lo, digits, True)} to {fmt(hi, digits, True)}"
+    low, high = fmt(lo, digits, True), fmt(hi, digits, True)
+    return low if low == high else f"{low} to {high}"
 
 
 def _setup_text(row: dict[str, Any], fields: Sequence[str]) -> str:
