@@ -179,7 +179,7 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
                 else metric_words(sc, m, code=False)
             )
             verbs.setdefault(name, set()).update(signs[m])
-        count = f"{_setups(sig, sc)} of {len(sc.points)} setups"
+        count = f"changes in {_setups(sig, sc)} of {len(sc.points)} setups"  # any metric named or not
         parts.append(f"{_variant(result, variant)} {_moves(verbs, seats=seat_words)} ({count})")
     more = len(parts) - MAX_HEADLINE_VARIANTS
     if more > 0:  # the index's one line stays a line or two; the findings below name every variant

@@ -43,8 +43,8 @@ def test_which_variant_moves_which_metric(sentences):
     # in words (metric and variant descriptions), code names in parentheses
     assert headline(sentences) == (
         "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) raises the chance "
-        "that at least need heads and number of heads (3 of 3 setups); “bias = 0.5” (`same`) changes "
-        "nothing; `bonus` changes nothing."
+        "that at least need heads and number of heads (changes in 3 of 3 setups); “bias = 0.5” (`same`) "
+        "changes nothing; `bonus` changes nothing."
     )
     first = sentences[1]
     assert first.startswith(
@@ -393,7 +393,8 @@ def test_a_distribution_that_moves_is_said_to_shift_in_so_many_setups():
     # the headline (of several variants) names the distribution once, not each of its values
     assert _headline(tables["comparison"], result) == (
         "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) shifts the "
-        "distribution of heads + bonus and raises the chance that at least need heads (3 of 3 setups)."
+        "distribution of heads + bonus and raises the chance that at least need heads (changes in 3 of 3 "
+        "setups)."
     )
 
 
@@ -618,7 +619,7 @@ def test_past_three_metrics_a_variant_counts_the_rest(names, rest):
     more = len(names) - 2  # the headline names two metrics a variant moves
     assert _headline(tables["comparison"], result).endswith(
         f"`big` raises the chance that a happens and the chance that b happens, and moves {more} more "
-        f"metric{'s' * (more > 1)} (1 of 1 setups)."
+        f"metric{'s' * (more > 1)} (changes in 1 of 1 setups)."
     )
 
 
@@ -655,8 +656,8 @@ def test_seats_over_a_grid_are_said_once_in_the_headline_and_their_gap_where_it_
     result = run_scenario(parse_scenario(spec), jobs=1)
     said = findings(result, all_tables(result))
     assert said[0] == (
-        "Against “the official rules” (`official`): `big` moves the chance that each seat wins (1 of 2 "
-        "setups); `small` moves the chance that each seat wins (1 of 2 setups)."
+        "Against “the official rules” (`official`): `big` moves the chance that each seat wins (changes "
+        "in 1 of 2 setups); `small` moves the chance that each seat wins (changes in 1 of 2 setups)."
     )
     gap = next(s for s in said if s.startswith("Largest gap between seats"))
     assert re.fullmatch(
