@@ -636,7 +636,9 @@ def _one_sided(
     ['attacker equipment = sword+poison']
     """
     values = {k: str(show_value(v)) for k, v in result.scenario.setup.items()}
-    values.update({f: str(row[f]) for f in others})
+    labels = getattr(result.scenario, "labels", {})  # a labelled value read as the value it names
+    unlabel = {f: {label: value for value, label in labels.get(f, {}).items()} for f in others}
+    values.update({f: unlabel[f].get(str(row[f]), str(row[f])) for f in others})
     out = []
     for name, value in values.items():
         for side, other in ((a, b), (b, a)):

@@ -1355,3 +1355,17 @@ def test_a_win_chance_with_draws_gets_no_seat_advantage():
         result = run_scenario(parse_scenario({"game": changed, **spec}), jobs=1)
         sentences = findings(result, all_tables(result))
         assert any(s.startswith("At equal attacker and defender") for s in sentences) is said
+
+
+def test_a_labelled_side_field_is_read_by_its_value_not_its_words():
+    """``attacker_equipment`` labelled: "no equipment" is still none, so it is no one side's own."""
+    from types import SimpleNamespace as N
+
+    from montecarlo.reporting.findings import _one_sided
+
+    sc = N(setup={}, labels={"attacker_equipment": {"none": "no equipment", "sword": "a Sword"}})
+    result = N(scenario=sc)
+    assert _one_sided(result, {"attacker_equipment": "no equipment"}, ["attacker_equipment"], "attacker",
+                      "defender") == []
+    assert _one_sided(result, {"attacker_equipment": "a Sword"}, ["attacker_equipment"], "attacker",
+                      "defender") == ["attacker equipment = sword"]
