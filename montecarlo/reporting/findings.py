@@ -469,7 +469,7 @@ def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str], chance: bool)
     text = [_setup_text(row, grid) + more]
     estimate, trials = row["estimate"], row.get("trials")
     if chance and trials and estimate in (0.0, 1.0):
-        exact = [e for e in alike["exact"].to_list() if e is not None] if "exact" in alike.columns else []
+        exact = [e for e in alike["exact"].to_list() if e is not None]
         off = [e for e in exact if abs(e - estimate) > 1e-12]  # the setups whose chance is not 0 (or 1)
         if off or not exact:
             seen = f"{'none' if estimate == 0 else 'all'} of {trials:,} trials"

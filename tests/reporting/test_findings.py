@@ -1148,6 +1148,8 @@ def test_a_chance_seen_in_no_trial_says_so_with_its_exact_value():
     first = alike.row(0, named=True)
     said = _end(alike, first, ["g"], True)
     assert said == "g = 1, and 2 more setups; none of 500 trials, exact up to 5.7e-5"
+    two = alike.head(2)  # two alike: "up to" already
+    assert _end(two, first, ["g"], True) == "g = 1, and 1 more setup; none of 500 trials, exact up to 5.7e-5"
     ones = alike.with_columns(pl.lit(1.0).alias("estimate"), (1 - pl.col("exact")).alias("exact"))
     assert _end(ones, ones.row(0, named=True), ["g"], True) == (
         "g = 1, and 2 more setups; all of 500 trials, exact down to 1 − 5.7e-5"
