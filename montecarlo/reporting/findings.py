@@ -445,8 +445,8 @@ def _value(x: float) -> str:
     """``fmt``'s three decimals, or as many more as it takes for a value below 1 not to read 1.000
     (0.99995: one trial of 20,000 went the other way).
 
-    >>> _value(0.99995), _value(0.4123), _value(1.0), _value(12.9999)
-    ('0.99995', '0.412', '1.000', '13.000')
+    >>> _value(0.99995), _value(0.9996), _value(0.4123), _value(1.0), _value(12.9999)
+    ('0.99995', '0.9996', '0.412', '1.000', '13.000')
     """
     digits = 3
     while 0 < 1 - x and round(x, digits) == 1 and digits < 12:
