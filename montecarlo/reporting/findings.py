@@ -551,12 +551,14 @@ def _per_row(metric: str, group: pl.DataFrame, row: str, col: str, where: str, a
     rows, cols = (group[f].unique(maintain_order=True).to_list() for f in (row, col))
     if len(rows) > len(cols):  # describe along the shorter field
         row, col, rows, cols, above = col, row, cols, rows, {(c, r) for r, c in above}
-    parts = []
+    listed = {}
     for value in rows[:MAX_ROWS_DESCRIBED]:
         hits = [v for v in cols if (value, v) in above]
-        listed = "all" if len(hits) == len(cols) else ", ".join(map(str, hits)) or "none"
-        parts.append(f"{_field(row)} {value}: {listed}")
-    return f"{_cap(metric)} is above 50%{where} at these values of {_field(col)}: " + "; ".join(parts)
+        listed[value] = "all" if len(hits) == len(cols) else ", ".join(map(str, hits)) or "none"
+    head = f"{_cap(metric)} is above 50%{where} at these values of {_field(col)}"
+    if 1 < len(rows) <= MAX_ROWS_DESCRIBED and len(set(listed.values())) == 1:  # the same at each: once
+        return f"{head}, whatever the {_field(row)}: {next(iter(listed.values()))}"
+    return f"{head}: " + "; ".join(f"{_field(row)} {value}: {text}" for value, text in listed.items())
 
 
 def _asymmetry(

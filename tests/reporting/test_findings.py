@@ -1371,3 +1371,16 @@ def test_a_labelled_side_field_is_read_by_its_value_not_its_words():
                       "defender") == []
     assert _one_sided(result, {"attacker_equipment": "a Sword"}, ["attacker_equipment"], "attacker",
                       "defender") == ["attacker equipment = sword"]
+
+
+def test_where_the_odds_turn_the_same_way_at_every_value_it_is_said_once():
+    """enemy-by-policy listed the same four enemies for each of its four policies."""
+    group = pl.DataFrame({"policy": [p for p in "ab" for _ in range(3)], "enemy": ["x", "y", "z"] * 2})
+    above = {("a", "x"), ("b", "x")}
+    said = _per_row("the chance", group, "policy", "enemy", "", above)
+    assert said == "The chance is above 50% at these values of enemy, whatever the policy: x"
+    said = _per_row("the chance", group, "policy", "enemy", "", above | {("b", "y")})
+    assert said == "The chance is above 50% at these values of enemy: policy a: x; policy b: x, y"
+    many = pl.DataFrame({"p": [str(i) for i in range(7) for _ in range(8)], "e": list(range(8)) * 7})
+    seven = _per_row("the chance", many, "p", "e", "", {(str(i), 0) for i in range(7)})
+    assert "whatever" not in seven  # only six values are looked at: no claim about all seven
