@@ -1384,3 +1384,11 @@ def test_where_the_odds_turn_the_same_way_at_every_value_it_is_said_once():
     many = pl.DataFrame({"p": [str(i) for i in range(7) for _ in range(8)], "e": list(range(8)) * 7})
     seven = _per_row("the chance", many, "p", "e", "", {(str(i), 0) for i in range(7)})
     assert "whatever" not in seven  # only six values are looked at: no claim about all seven
+    six = many.filter(pl.col("p") != "6")  # six: all looked at
+    assert _per_row("the chance", six, "p", "e", "", {(str(i), 0) for i in range(6)}).endswith(
+        ", whatever the p: 0"
+    )
+    one = group.filter(pl.col("policy") == "a")  # one value: nothing to say "whatever" of
+    assert _per_row("the chance", one, "policy", "enemy", "", above) == (
+        "The chance is above 50% at these values of enemy: policy a: x"
+    )
