@@ -33,6 +33,7 @@ MAX_VARIANT_WORDS = 110  # characters of a variant's description quoted in a fin
 MAX_HEADLINE_METRICS = 2  # metrics named per variant in the headline (the index's one line)
 MAX_HEADLINE_VARIANTS = 3  # variants named in the headline
 MAX_VALUE_CHARS = 48  # characters of a grid value (a list of areas) quoted in a finding
+SMALL_CHANGE = 0.001  # a change counted, but said to be below this (exact 1.8e-12 is true, not felt)
 _SEAT = re.compile(r"^seat(\d+)_(.+)$")
 _EMPTY = ("none", "", "[]", "()", "False", "0", "None")  # a setup field's value that gives nothing
 
@@ -402,7 +403,9 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
             counted = counted.replace(" in 0 of", " in any of")
             return f"{_cap(subject)} does not change {what}{counted} ({source})."
         verb = _direction(pl.Series(real))
-        return f"{_cap(subject)} {verb} {what}{counted} ({number_range(real)}; {source})."
+        small = sum(abs(d) < SMALL_CHANGE for d in real)  # true, but too small to matter at a table
+        tiny = f"; {small} of them by less than {SMALL_CHANGE}" if small and len(real) > 1 else ""
+        return f"{_cap(subject)} {verb} {what}{counted} ({number_range(real)}{tiny}; {source})."
     means = {b: sum(d for d, _ in ds) / len(ds) for b, ds in diffs.items()}
     moved = [b for b, ds in diffs.items() if any(sig for _, sig in ds)]
     high = max(means, key=lambda b: means[b])

@@ -1307,6 +1307,17 @@ def test_a_field_effect_draws_the_line_at_196_standard_errors_of_the_two_setups(
         "F = 2 instead of 1 does not change", "F = 2 instead of 1 raises", "F = 2 instead of 1 lowers"
     ]
     assert verdict(0.001, exact=True) == "F = 2 instead of 1 raises"
+    # real changes below 0.001 are counted, and said to be that small
+    rows = [{"f": 1, "g": g, "estimate": 0.5, "exact": 0.5} for g in (1, 2, 3)]
+    changes = ((1, 2e-9), (2, 0.2), (3, 0.000999))
+    rows += [{"f": 2, "g": g, "estimate": 0.5, "exact": 0.5 + d} for g, d in changes]
+    assert _effect(rows, {"f": (1, 2), "g": (1, 2, 3)}).endswith(
+        "in 3 of 3 setups of the other fields (+2.0e-9 to +0.200; 2 of them by less than 0.001; exact "
+        "values)."
+    )
+    at_the_line = [{"f": f, "g": g, "estimate": 0.0, "exact": v}
+                   for g, (a, b) in enumerate(((0.0, 0.001), (0.0, 0.3))) for f, v in ((1, a), (2, b))]
+    assert _effect(at_the_line, {"f": (1, 2), "g": (0, 1)}).endswith("(+0.001 to +0.300; exact values).")
     exact_rows = [{"f": 1, "estimate": 0.0, "exact": 0.0}, {"f": 2, "estimate": 0.0, "exact": 1e-12}]
     assert " does not change " in _effect(exact_rows, {"f": (1, 2)})  # 1e-12: rounding, not a change
     # a certain change (0 to 1, both without noise) is real
