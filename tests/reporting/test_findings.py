@@ -1318,6 +1318,12 @@ def test_a_field_effect_draws_the_line_at_196_standard_errors_of_the_two_setups(
     at_the_line = [{"f": f, "g": g, "estimate": 0.0, "exact": v}
                    for g, (a, b) in enumerate(((0.0, 0.001), (0.0, 0.3))) for f, v in ((1, a), (2, b))]
     assert _effect(at_the_line, {"f": (1, 2), "g": (0, 1)}).endswith("(+0.001 to +0.300; exact values).")
+    two = [{**row, "exact": 0.0005} if row["exact"] == 0.001 else row for row in at_the_line]
+    assert _effect(two, {"f": (1, 2), "g": (0, 1)}).endswith(
+        "(+5.0e-4 to +0.300; 1 of them by less than 0.001; exact values)."
+    )
+    one = [{"f": 1, "estimate": 0.0, "exact": 0.0}, {"f": 2, "estimate": 0.0, "exact": 2e-9}]
+    assert _effect(one, {"f": (1, 2)}).endswith("(+2.0e-9; exact values).")  # its one number says it
     exact_rows = [{"f": 1, "estimate": 0.0, "exact": 0.0}, {"f": 2, "estimate": 0.0, "exact": 1e-12}]
     assert " does not change " in _effect(exact_rows, {"f": (1, 2)})  # 1e-12: rounding, not a change
     # a certain change (0 to 1, both without noise) is real
