@@ -3,6 +3,7 @@
 import dataclasses
 import math
 import re
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -141,9 +142,10 @@ def test_a_row_above_half_everywhere_is_all_and_one_field_has_no_crossing():
     ]
 
 
-def toss_game(simulate, metrics: dict[str, str], builtins: dict[str, dict]):
-    """A fake game of one question, ``toss``: rules with one ``edge``, a setup with one ``size``, the
-    given probability metrics (name -> description) drawn by ``simulate``."""
+def toss_game(simulate, metrics: dict[str, Any], builtins: dict[str, dict]):
+    """A fake game of one question, ``toss``: rules with one ``edge``, a setup with a ``size`` and
+    an ``other``, the given metrics drawn by ``simulate`` (name -> a probability's description, or
+    a whole Metric)."""
     import dataclasses
 
     from montecarlo.games.base import Game, Metric, Question
@@ -155,9 +157,12 @@ def toss_game(simulate, metrics: dict[str, str], builtins: dict[str, dict]):
     @dataclasses.dataclass(frozen=True)
     class Setup:
         size: int = 1
+        other: int = 1
 
-    probabilities = tuple(Metric(name, "probability", text) for name, text in metrics.items())
-    toss = Question("toss", "a toss", Setup, probabilities, simulate)
+    made = tuple(
+        m if isinstance(m, Metric) else Metric(name, "probability", m) for name, m in metrics.items()
+    )
+    toss = Question("toss", "a toss", Setup, made, simulate)
     return Game("toss", "Toss", Rules, builtins, {"toss": toss}, "toss")
 
 
@@ -1159,23 +1164,13 @@ def test_a_chance_seen_in_no_trial_says_so_with_its_exact_value():
 def test_a_metric_whose_unit_a_grid_field_sets_gets_a_range_per_unit():
     """``score`` is a chance at size 1 and points at size 100 (as Dustrunners' objective is a win
     chance or keep:W points): neither its range nor a variant's differences mix the two."""
-    from montecarlo.games.base import Game, Metric, Question
-
-    @dataclasses.dataclass(frozen=True)
-    class Rules:
-        edge: float = 0.0
-
-    @dataclasses.dataclass(frozen=True)
-    class Setup:
-        size: int = 1
-        other: int = 1
+    from montecarlo.games.base import Metric
 
     def simulate(rules, setup, n, rng):
         return {"score": (rng.random(n) < 0.3 + rules.edge) * float(setup.size) + setup.other / 10}
 
     score = Metric("score", "mean", "the score", unit_field="size")
-    game = Game("toss", "Toss", Rules, {"big": {"edge": 0.3}},
-                {"toss": Question("toss", "a toss", Setup, (score,), simulate)}, "toss")
+    game = toss_game(simulate, {"score": score}, {"big": {"edge": 0.3}})
     spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 100], "other": [1, 2]},
             "variants": {"official": {}, "big": {"builtin": "big"}}}
     result = run_scenario(parse_scenario(spec), jobs=1)
