@@ -139,6 +139,11 @@ class Scenario:
         plain = show_value(value)
         return self.labels.get(name, {}).get(str(plain), plain)
 
+    def numeric(self, name: str) -> bool:
+        """Whether grid field ``name`` is shown as numbers (not bools, not labelled into words)."""
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.grid[name])
+        return numbers and not self.labels.get(name)
+
     @property
     def reported_metrics(self) -> tuple[str, ...]:
         """Reported names of the chosen metrics (a distribution expands per value)."""

@@ -370,9 +370,7 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
     for group in part.partition_by(others) if others else [part]:  # in any order: ranges and means
         rows = group.iter_rows(named=True)
         cells.append({str(r[name]): (r[column], 0.0 if exact else r["se"] or 0.0) for r in rows})
-    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw)
-    numeric = numeric and name not in sc.labels  # labelled values are words
-    steps = numeric and all(a < b for a, b in zip(raw, raw[1:]))
+    steps = sc.numeric(name) and all(a < b for a, b in zip(raw, raw[1:]))  # labelled values are words
     pairs = list(zip(values, values[1:])) if steps else [(values[0], v) for v in values[1:]]
     diffs: dict[str, list[tuple[float, bool]]] = defaultdict(list)  # pair's later value -> (difference, real)
     for cell in cells:

@@ -79,7 +79,7 @@ def plan(sc: Scenario) -> list[PlotSpec]:
         if not any(spec.kind == "forest" for spec in specs):
             specs.extend(_default_forest(sc, scalar))
         return specs
-    numeric = [f for f in sc.grid if _numeric(sc, f)]
+    numeric = [f for f in sc.grid if sc.numeric(f)]
     other = [f for f in sc.grid if f not in numeric]
     specs = []
     for metric in scalar[:MAX_DEFAULT_METRIC_PLOTS]:
@@ -101,7 +101,7 @@ def _default_forest(sc: Scenario, scalar: Sequence[str]) -> list[PlotSpec]:
     (of which the largest MAX_FOREST_ROWS are drawn)."""
     if len(sc.variants) < 2 or not scalar:
         return []
-    other = [f for f in sc.grid if not _numeric(sc, f)]
+    other = [f for f in sc.grid if not sc.numeric(f)]
     facet = _first([f for f in other if len(sc.grid[f]) <= 4])
     where, rows = {}, math.prod(len(v) for f, v in sc.grid.items() if f != facet)
     for f in (f for f in sc.grid if f != facet):
@@ -263,7 +263,7 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str 
 def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     df, fixed, variants = _select(spec, sc, results, (spec.x, spec.hue, spec.facet))
     xs = _values(sc, spec.x)
-    numeric_x = _numeric(sc, spec.x)
+    numeric_x = sc.numeric(spec.x)
     rows, facets = _panel_rows(spec, variants), _values(sc, spec.facet)
     fig, axes = _figure(len(rows), len(facets), 4.8, 3.4, sharey=True)
     panels = []  # (axis, row variant, facet, series); the same series, in the same order, in each
@@ -777,12 +777,7 @@ def _values(sc: Scenario, field: str | None) -> list[Any]:
 
 def _display(sc: Scenario, field: str, value: Any) -> Any:
     shown = sc.shown(field, value)
-    return shown if _numeric(sc, field) else str(shown)
-
-
-def _numeric(sc: Scenario, field: str) -> bool:
-    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in sc.grid[field])
-    return numbers and not sc.labels.get(field)
+    return shown if sc.numeric(field) else str(shown)
 
 
 def _middle(values: Sequence[Any]) -> Any:

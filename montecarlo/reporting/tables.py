@@ -57,8 +57,7 @@ def grid_columns(result: ScenarioResult) -> dict[str, list]:
     cols = {}
     for name in result.scenario.grid:
         values = [result.scenario.shown(name, p.values[name]) for p in result.scenario.points]
-        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-        cols[name] = values if numeric else [str(v) for v in values]
+        cols[name] = values if result.scenario.numeric(name) else [str(v) for v in values]
     return cols
 
 

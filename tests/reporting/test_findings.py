@@ -1244,8 +1244,11 @@ def _effect(rows: list[dict], grid: dict, labels: dict | None = None) -> str | N
     from montecarlo.scenarios import show_value
 
     labels = labels or {}
+    from montecarlo.scenarios import Scenario
+
     sc = N(grid=grid, labels=labels, question=N(metric=lambda name: Metric(name, "probability", "a hit")),
            shown=lambda name, v: labels.get(name, {}).get(str(show_value(v)), show_value(v)))
+    sc.numeric = lambda name: Scenario.numeric(sc, name)  # the scenario's own rule
     part = pl.DataFrame([{"exact": None, "se": 0.0, **row} for row in rows],
                         schema_overrides={"exact": pl.Float64, "se": pl.Float64, "estimate": pl.Float64})
     return _field_effect(N(scenario=sc), "hit", part, "f")
