@@ -710,8 +710,9 @@ def _seats(result: ScenarioResult, rows: pl.DataFrame) -> list[str]:
     """One rule set: the largest gap between seats in one setup, per ``seat*_<what>``."""
     out = []
     grid = list(result.scenario.grid)
+    stand_ins = _stand_ins(result)  # once: every setup's question asked, not once per seat group
     for names in _seat_groups(result).values():
-        best = _seat_gap(rows, names, grid, _stand_ins(result))
+        best = _seat_gap(rows, names, grid, stand_ins)
         if best is None:
             continue
         gap, hi, lo, noise = best
@@ -731,10 +732,11 @@ def seat_findings_by_variant(result: ScenarioResult, long: pl.DataFrame) -> list
     between seats in one setup — how fair each rule set is to the seats."""
     out = []
     grid = list(result.scenario.grid)
+    stand_ins = _stand_ins(result)  # once, not per seat group and variant
     for names in list(_seat_groups(result).values())[:2]:
         parts = []
         for variant in (v.name for v in result.variants):
-            best = _seat_gap(long.filter(pl.col("variant") == variant), names, grid, _stand_ins(result))
+            best = _seat_gap(long.filter(pl.col("variant") == variant), names, grid, stand_ins)
             if best is None:
                 continue
             gap, hi, lo, noise = best

@@ -862,11 +862,12 @@ def _unit_order(rows: pl.DataFrame, sc, grid: Sequence[str]) -> list[int]:
     """Per row, the position of its value of the grid field that sets its metric's unit
     (``Metric.unit_field``: Dustrunners' objective is a win chance or keep:W points); 0 where
     the metric has no such field swept."""
+    places = {f: {str(sc.shown(f, v)): i for i, v in enumerate(sc.grid[f])} for f in grid}  # once per field
     out = []
     for row in rows.iter_rows(named=True):
         field = sc.question.metric(row["metric"].partition("=")[0]).unit_field
         if field in grid:
-            out.append([str(sc.shown(field, v)) for v in sc.grid[field]].index(str(row[field])))
+            out.append(places[field][str(row[field])])
         else:
             out.append(0)
     return out
