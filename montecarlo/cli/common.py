@@ -124,6 +124,21 @@ class RunOptions:
             reporter.close()
 
 
+def not_blank(name: str, value: Any, give: str) -> None:
+    """Refuse a text option typed blank (an unset shell variable) where the data layer would read
+    blank as "none": ``name: blank; give ...`` (the error names it as the flag ``--name``).
+
+    >>> not_blank("objective", " ", "win")
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: objective: blank; give win
+    >>> not_blank("objective", None, "win"), not_blank("objective", "win", "win")
+    (None, None)
+    """
+    if isinstance(value, str) and not value.strip():
+        raise InputError(f"{name}: blank; give {give}")
+
+
 def flag_of(key: str) -> str:
     """The flag of a run setting: ``max_trials`` -> ``--max-trials``."""
     return "--" + key.replace("_", "-")

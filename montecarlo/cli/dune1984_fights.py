@@ -15,6 +15,7 @@ import typer
 from montecarlo.api import answer_of
 from montecarlo.cli.common import (
     RunOptions,
+    not_blank,
     console,
     emit,
     fits_whole,
@@ -248,8 +249,7 @@ def fight(
 
     overrides = _designation(policy)
     rules = get_game("dune1984").rules(run.variant, overrides, overrides_from="--policy")
-    if objective is not None and not objective.strip():  # an unset shell variable, not "none"
-        raise InputError("objective: blank; give win")
+    not_blank("objective", objective, "win")
     if objective is None and rules.designation in ("best", "defender_best"):  # --policy or -v best_play
         objective = "win"
     answer = _ask(

@@ -13,7 +13,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, cli_errors, emit, named_flags, parse_name_list, run_command, say
+from montecarlo.cli.common import (
+    RunOptions, cli_errors, emit, named_flags, not_blank, parse_name_list, run_command, say
+)
 from montecarlo.errors import InputError
 
 app = typer.Typer(help="Dustrunners (solo card game): combats and campaigns on a resolution deck.",
@@ -123,9 +125,7 @@ _NOT_BLANK = {
 def _drop_none(values: dict) -> dict:
     """The options given (None: not given); a blank --redraw or --objective is refused."""
     for name, example in _NOT_BLANK.items():
-        value = values.get(name)
-        if isinstance(value, str) and not value.strip():
-            raise InputError(f"{name}: blank; give {example}")
+        not_blank(name, values.get(name), example)
     return {k: v for k, v in values.items() if v is not None}
 
 

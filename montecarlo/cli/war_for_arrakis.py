@@ -15,6 +15,7 @@ import typer
 
 from montecarlo.cli.common import (
     RunOptions,
+    not_blank,
     check_edges,
     cli_errors,
     console,
@@ -139,8 +140,7 @@ def _objective(objective: Optional[str], overrides: dict[str, str]) -> str:
     if objective is not None:
         from montecarlo.games.war_for_arrakis.battle import objective_text, parse_objective
 
-        if not objective.strip():
-            raise InputError("objective: blank; give win or trade:W (e.g. trade:2)")
+        not_blank("objective", objective, "win or trade:W (e.g. trade:2)")
         return objective_text(parse_objective(objective))
     return "win" if "best" in (overrides.get("attack"), overrides.get("retreat")) else ""
 
