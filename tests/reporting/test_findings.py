@@ -1221,6 +1221,13 @@ def test_a_seat_that_stands_for_no_player_enters_no_seat_gap():
     pattern += r"edge\."
     assert re.fullmatch(pattern, seats([0.1])), seats([0.1])
     assert "seat 3" in seats([0.0])  # a player's seat: three seats of about 1/3, any two may differ most
+    # beside a second rule set, each rule set's largest gap leaves the stand-in out too
+    spec = {"game": game, "seed": 3, "trials": 4000, "grid": {"edge": [0.1]},
+            "variants": {"official": {}, "again": {"description": "the same rules again"}}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    said = findings(result, all_tables(result))
+    by_variant = next(s for s in said if s.startswith("Largest gap between seats"))
+    assert "seat 3" not in by_variant, by_variant
 
 
 def test_labelled_grid_values_are_what_the_tables_and_findings_say():

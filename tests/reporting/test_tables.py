@@ -424,3 +424,17 @@ def test_identical_rows_that_the_exact_solver_tells_apart_are_named_in_the_holm_
     noise = comp.with_columns(exact_difference=pl.Series([1.1e-16, None], dtype=pl.Float64))
     assert holm_line(noise).endswith("; 2 identical in every trial")
     assert exactly_different(comp.with_columns(exact_difference=pl.lit(-2e-9))) == 2
+
+
+def test_grid_columns_show_numbers_as_numbers_and_everything_else_as_text():
+    """A bool or a labelled value is text in the tables (False, "two"), a number stays a number."""
+    from types import SimpleNamespace as N
+
+    from montecarlo.reporting.tables import grid_columns
+    from montecarlo.scenarios import Scenario
+
+    sc = N(grid={"b": (False, True), "n": (1, 2), "m": (1, 2)}, labels={"m": {"2": "two"}})
+    sc.shown = lambda name, value: Scenario.shown(sc, name, value)
+    sc.numeric = lambda name: Scenario.numeric(sc, name)
+    sc.points = [N(values={"b": b, "n": n, "m": n}) for b, n in ((False, 1), (True, 2))]
+    assert grid_columns(N(scenario=sc)) == {"b": ["False", "True"], "n": [1, 2], "m": ["1", "two"]}
