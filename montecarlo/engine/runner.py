@@ -118,6 +118,7 @@ def run_chunk(
     Rows 0..k-1 are each arm's (sums, squares); rows k.. are the paired differences of arms
     1..k-1 from arm 0. Every arm draws from the same chunk seed (common random numbers).
     """
+    memory.reuse_freed_memory()  # once per process: workers included
     per_arm = []
     raw = []
     for kernel in arms:
