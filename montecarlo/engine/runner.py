@@ -118,7 +118,6 @@ def run_chunk(
     Rows 0..k-1 are each arm's (sums, squares); rows k.. are the paired differences of arms
     1..k-1 from arm 0. Every arm draws from the same chunk seed (common random numbers).
     """
-    memory.reuse_freed_memory()  # once per process: workers included
     per_arm = []
     raw = []
     for kernel in arms:
@@ -138,6 +137,7 @@ def run_task(
     companion: Callable[[], Any] | None = None,
 ) -> tuple[np.ndarray, Any]:
     """One chunk's tallies (:func:`run_chunk`), and then ``companion()`` if given (else None)."""
+    memory.reuse_freed_memory()  # once per process, workers included: every chunk comes here
     tallies = run_chunk(arms, metrics, size, seed, index)
     return tallies, None if companion is None else companion()
 
