@@ -75,6 +75,11 @@ def per_trial_columns(metrics: Sequence[Metric], outcome: dict[str, np.ndarray],
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), n)
 
 
+# A distribution's values are counted one comparison a value up to this many values, else by
+# one bincount of the values inside the support (131,072 trials: 8 us a value, 450 us in all).
+FEW_VALUES = 32
+
+
 def tally(metrics: Sequence[Metric], outcome: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
     """Sums and sums of squares of every reported column of one chunk."""
     sums: list[float] = []
@@ -89,6 +94,11 @@ def tally(metrics: Sequence[Metric], outcome: dict[str, np.ndarray], n: int) -> 
             v = values.astype(np.float64, copy=False)
             sums.append(float(v.sum()))
             squares.append(float(np.einsum("i,i->", v, v)))
+        elif values.dtype.kind in "biu" and len(m.support) <= FEW_VALUES:
+            for v in m.support:  # one comparison a value: 47 us for six, against 450 masked
+                count = float(np.count_nonzero(values == v))
+                sums.append(count)
+                squares.append(count)
         else:
             lo, hi = min(m.support), max(m.support)
             inside = values[(values >= lo) & (values <= hi)].astype(np.int64) - lo
@@ -107,7 +117,8 @@ def _checked(outcome: dict[str, np.ndarray], metric: Metric, n: int) -> np.ndarr
         raise RuntimeError(
             f"kernel returned shape {values.shape} for metric {metric.name!r}, expected ({n},)"
         )
-    return values
+    # a strided view (a field of a chain's end records) is 7 times slower to count than a copy
+    return np.ascontiguousarray(values)
 
 
 def run_chunk(
