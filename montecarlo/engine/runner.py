@@ -94,7 +94,7 @@ def tally(metrics: Sequence[Metric], outcome: dict[str, np.ndarray], n: int) -> 
             v = values.astype(np.float64, copy=False)
             sums.append(float(v.sum()))
             squares.append(float(np.einsum("i,i->", v, v)))
-        elif values.dtype.kind in "biu" and len(m.support) <= FEW_VALUES:
+        elif len(m.support) <= FEW_VALUES:
             for v in m.support:  # one comparison a value: 47 us for six, against 450 masked
                 count = float(np.count_nonzero(values == v))
                 sums.append(count)

@@ -72,3 +72,34 @@ def test_paired_difference_through_the_runner_uses_the_centred_variance():
     assert diff.estimate == pytest.approx(d.mean(), rel=1e-12)
     assert diff.se == pytest.approx(np.std(d, ddof=1) / np.sqrt(d.size), rel=1e-9)
     assert diff == paired_difference(d.sum(), (d * d).sum(), d.size)
+
+
+@pytest.mark.parametrize(
+    "support",
+    [
+        pytest.param((-2, 0, 3, 5), id="few values, by one comparison each"),
+        pytest.param(tuple(range(-5, 40)), id="many values, by one count of the support's span"),
+        pytest.param(tuple(range(-5, 40, 2)) + (41, 44), id="many values with gaps"),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint8])
+@pytest.mark.parametrize("strided", [False, True])
+@pytest.mark.parametrize("top_drawn", [False, True])
+def test_a_distribution_counts_each_value_of_its_support_and_nothing_else(support, dtype, strided, top_drawn):
+    # values on both sides of the support, some of its values never drawn (its top one too, or
+    # not), and, for the strided case, a field of a record array as the chain sampler returns
+    rng = np.random.default_rng(3)
+    high = max(support) + (1 if top_drawn else 0)  # integers() excludes ``high``
+    values = rng.integers(-8 if np.dtype(dtype).kind == "i" else 0, high, 5_000).astype(dtype)
+    values[::7] = 120  # above every support
+    if strided:
+        record = np.zeros(values.size, dtype=[("other", np.uint16), ("value", dtype)])
+        record["value"] = values
+        values = record["value"]
+    metric = Metric("v", "distribution", "a value", support)
+    sums, squares = runner.tally([metric], {"v": values}, values.size)
+    listed = np.asarray(values).tolist()
+    expected = [float(listed.count(v)) for v in support]
+    assert sums.tolist() == expected
+    assert squares.tolist() == expected
+    assert sum(expected) > 0 and (expected[-1] > 0) == top_drawn
