@@ -703,9 +703,9 @@ _METRICS = {
     ),
     "fight": _COMMON
     + (
-        Metric("attacker_survivors", "distribution", "attacker's characters still standing", _COUNTS),
+        Metric("attacker_survivors", "distribution", "the attacker's characters still standing", _COUNTS),
         # the objective (fight_objective) is added as a metric by the chain question
-        Metric("defender_survivors", "distribution", "defender's characters still standing", _COUNTS),
+        Metric("defender_survivors", "distribution", "the defender's characters still standing", _COUNTS),
         Metric(
             "attacker_strength_after", "mean", "attacker's total Strength after the fight (gain included)"
         ),

@@ -1851,7 +1851,7 @@ def advise(rules: Rules, setup: CombatSetup, enemy_health: int, seen: Any = ()) 
 METRICS = (
     Metric("player_win", "probability", "you defeat the enemy"),
     Metric("player_lost", "probability", "your health falls to 0 or below"),
-    Metric("stalemate", "probability", "both still alive after the turn limit (nobody can deal damage)"),
+    Metric("stalemate", "probability", "both are still alive after the turn limit (nobody can deal damage)"),
     Metric("health_lost", "mean", "health you lose (down to 0)"),
     Metric("ammo_spent", "mean", "ammo you spend"),
     Metric("raider_steps", "mean", "raider steps: spybot attacks and the loot card's triangles"),

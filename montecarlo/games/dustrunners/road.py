@@ -447,9 +447,9 @@ def simulate_road(rules: Rules, setup: RoadSetup, n: int, rng: np.random.Generat
 METRICS = (
     Metric("rounds_survived", "distribution", "rounds completed before the game was lost",
            tuple(range(MAX_ROUNDS + 1))),
-    Metric("survive_all", "probability", "every round completed (neither destroyed nor caught)"),
+    Metric("survive_all", "probability", "every round is completed (neither destroyed nor caught)"),
     Metric("destroyed", "probability", "your health reached 0 (a fight, an event or radiation)"),
-    Metric("caught", "probability", "the raider's steps reached the gap: caught"),
+    Metric("caught", "probability", "the raider's steps reach the gap (caught)"),
     Metric("fights", "mean", "combats fought"),
     Metric("fights_won", "mean", "combats won"),
     Metric("events", "mean", "event cards resolved"),
