@@ -97,6 +97,19 @@ simulation part, medians of 4, the same fresh-process measure with ``backend="th
 but the duel kernel holds the GIL for much of a chunk, so they stay far from 1.7x; making them the
 default would also make every kernel's thread safety a requirement. Left out.
 
+Cheaper chunks, 5 December 2026, afternoon. Threads run the table's chunks 1.7x faster than one
+thread once everything is warm, so the kernels do release the GIL; what a fresh process lost was
+elsewhere: glibc mapped and zeroed every megabyte-sized array afresh (a sixth of a chunk's time,
+``memory.reuse_freed_memory``), and the tallies compared and counted the strided fields of the
+chains' end records (7 times slower than a contiguous copy) and counted a distribution with a
+masked bincount (450 us a chunk against 47 us for one comparison a value). Two whole ``make
+bench`` runs, before -> after (the second host about 8% slower on the kernels alone): the table
+at 1,000,000 a cell 1.20 -> 0.87 s with 1 job, 0.90 -> 0.76 s with 2 fresh, 0.69 -> 0.50 s with
+the workers started; the battle matrix 0.77 -> 0.68 s with 1 job, 0.49 -> 0.48 s with 2. The
+speed-ups fell (table 1.34x -> 1.14x fresh, 1.81x -> 1.74x started; matrix 1.58x -> 1.43x):
+the work shrank and the workers' start-up (0.2 CPU seconds each: Python, numpy and joblib, which
+the loky worker imports whole) did not.
+
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
 over those of the 1-job run: near 1 when the pool adds little work of its own (the workers'
