@@ -648,7 +648,7 @@ def _one_sided(
             if name.startswith(f"{side}_"):
                 twin = values.get(other + name[len(side) :], "none")
                 if not _empty(value) and value != twin:  # listed once, on the side that has it
-                    out.append(f"{_field(name)} = {value}")
+                    out.append(f"{_field(name)} = {labels.get(name, {}).get(value, value)}")
     return out
 
 

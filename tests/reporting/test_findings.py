@@ -1382,7 +1382,8 @@ def test_a_win_chance_with_draws_gets_no_seat_advantage():
 
 
 def test_a_labelled_side_field_is_read_by_its_value_not_its_words():
-    """``attacker_equipment`` labelled: "no equipment" is still none, so it is no one side's own."""
+    """``attacker_equipment`` labelled: "no equipment" is still none, so it is no one side's own;
+    a side's own value is named by its label, an unlabelled one by its value."""
     from types import SimpleNamespace as N
 
     from montecarlo.reporting.findings import _one_sided
@@ -1392,7 +1393,9 @@ def test_a_labelled_side_field_is_read_by_its_value_not_its_words():
     assert _one_sided(result, {"attacker_equipment": "no equipment"}, ["attacker_equipment"], "attacker",
                       "defender") == []
     assert _one_sided(result, {"attacker_equipment": "a Sword"}, ["attacker_equipment"], "attacker",
-                      "defender") == ["attacker equipment = sword"]
+                      "defender") == ["attacker equipment = a Sword"]
+    assert _one_sided(result, {"attacker_equipment": "gom_jabbar"}, ["attacker_equipment"], "attacker",
+                      "defender") == ["attacker equipment = gom_jabbar"]
 
 
 def test_where_the_odds_turn_the_same_way_at_every_value_it_is_said_once():
