@@ -50,6 +50,7 @@ TOP_KEYS = (
     "metrics",
     "baseline",
     "focus",
+    "ordered",
     "labels",
     "setup",
     "grid",
@@ -131,6 +132,9 @@ class Scenario:
     # the grid fields the title asks about: the findings lead with what they change, the
     # variants come after (none: the variants lead when there are several)
     focus: tuple[str, ...] = ()
+    # grid fields whose values go up in the order listed (words: "seat 1: 0 troops", "… 1 troop"):
+    # the findings read them step by step, as they do ascending numbers
+    ordered: tuple[str, ...] = ()
     # [labels]: per grid field, a value as shown (``show_value``) -> the words a report shows for it
     labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
@@ -344,7 +348,8 @@ def parse_scenario(
         variants=variants,
         plots=plots,
         points=tuple(points),
-        focus=_focus(c, data, grid),
+        focus=_grid_fields(c, data, grid, "focus"),
+        ordered=_grid_fields(c, data, grid, "ordered"),
         labels=_labels(c, c.table(data, "labels", "labels"), grid),
     )
 
@@ -625,18 +630,18 @@ def _grid_progress(enabled: bool | Callable[[int, int], None], label: str):
 # ---------------------------------------------------------------- helpers
 
 
-def _focus(c, data: Mapping[str, Any], grid: Mapping[str, tuple]) -> tuple[str, ...]:
-    """``focus``: distinct fields swept in the grid, the ones the title asks about."""
-    focus = tuple(c.string_list(data, "focus", "focus", []))
-    for i, name in enumerate(focus):
+def _grid_fields(c, data: Mapping[str, Any], grid: Mapping[str, tuple], key: str) -> tuple[str, ...]:
+    """``focus`` or ``ordered``: distinct fields swept in the grid."""
+    names = tuple(c.string_list(data, key, key, []))
+    for i, name in enumerate(names):
         if name not in grid:
             fix = "sweep it in [grid] or leave it out"
             if grid:
                 fix = f"use one of the grid's fields: {', '.join(grid)}"
-            c.fail(f"focus[{i}]", f"{name!r} is not swept in [grid]", fix)
-    if len(set(focus)) < len(focus):
-        c.expected("focus", "distinct grid fields", list(focus))
-    return focus
+            c.fail(f"{key}[{i}]", f"{name!r} is not swept in [grid]", fix)
+    if len(set(names)) < len(names):
+        c.expected(key, "distinct grid fields", list(names))
+    return names
 
 
 def _labels(c, raw: Mapping[str, Any], grid: Mapping[str, tuple]) -> dict[str, dict[str, str]]:

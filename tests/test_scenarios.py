@@ -202,7 +202,7 @@ BAD = [
     (
         'game = "coin"\nseed = 1\ncolour = "red"\n',
         'colour: unknown key; use one of: name, title, description, game, question, seed, '
-        'trials, precision, max_trials, chunk_size, metrics, baseline, focus, labels, setup, grid, '
+        'trials, precision, max_trials, chunk_size, metrics, baseline, focus, ordered, labels, setup, grid, '
         'rules, variants, plots',
     ),
     (  # labels: words for values of a swept field
@@ -249,6 +249,14 @@ BAD = [
     (
         'game = "coin"\nseed = 1\nfocus = 3\n',
         "focus: expected a string or a list of strings, got 3",
+    ),
+    (  # ordered: grid fields whose values go up in the order listed, checked as focus is
+        'game = "coin"\nseed = 1\nordered = ["need"]\n[grid]\nflips = [1, 2]\n',
+        "ordered[0]: 'need' is not swept in [grid]; use one of the grid's fields: flips",
+    ),
+    (
+        'game = "coin"\nseed = 1\nordered = ["flips", "flips"]\n[grid]\nflips = [1, 2]\n',
+        "ordered: expected distinct grid fields, got ['flips', 'flips']",
     ),
     (
         'game = "coin"\nseed = 1\n[variants.x]\nbulitin = "loaded"\n',

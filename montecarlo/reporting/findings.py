@@ -355,8 +355,9 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
     """How ``metric`` changes with the grid field ``name``, the other fields held fixed.
 
     Each setup of the other fields is one comparison. Two values: the second against the first.
-    Numbers in ascending order: each step up. Other values: each against the first value (the
-    yardstick), averaged over the setups of the other fields, with the highest and lowest named.
+    Numbers in ascending order, or a field the scenario lists as ``ordered``: each step up. Other
+    values: each against the first value (the yardstick), averaged over the setups of the other
+    fields, with the highest and lowest named.
     Exact values where every setup has one; else estimates, where a difference within 1.96
     standard errors (the two setups' own, independent) counts as none.
     """
@@ -370,7 +371,8 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
     for group in part.partition_by(others) if others else [part]:  # in any order: ranges and means
         rows = group.iter_rows(named=True)
         cells.append({str(r[name]): (r[column], 0.0 if exact else r["se"] or 0.0) for r in rows})
-    steps = sc.numeric(name) and all(a < b for a, b in zip(raw, raw[1:]))  # labelled values are words
+    # step by step: ascending numbers, or values the scenario declares ordered (labelled words)
+    steps = (sc.numeric(name) and all(a < b for a, b in zip(raw, raw[1:]))) or name in sc.ordered
     pairs = list(zip(values, values[1:])) if steps else [(values[0], v) for v in values[1:]]
     diffs: dict[str, list[tuple[float, bool]]] = defaultdict(list)  # pair's later value -> (difference, real)
     for cell in cells:

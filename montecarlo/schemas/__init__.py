@@ -134,6 +134,8 @@ def scenario_schema() -> dict[str, Any]:
         "metrics": _names("metrics to report (default: all)"),
         "baseline": _string("the variant the others are compared with (default: the first)"),
         "focus": _names("grid fields the title asks about: the findings lead with what they change"),
+        "ordered": _names("grid fields whose values go up in the order listed: the findings read them step "
+                          "by step"),
         "labels": {"type": "object",
                    "description": "words for grid values: [labels.FIELD] \"value\" = \"label\"",
                    "additionalProperties": {"type": "object",

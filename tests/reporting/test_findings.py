@@ -1058,6 +1058,23 @@ def test_a_focus_field_of_other_values_is_read_against_its_first_value():
     )
 
 
+def test_a_focus_field_declared_ordered_is_read_step_by_step_in_its_listed_order():
+    # labelled into words, flips would be read against its first value; `ordered` says the words go
+    # up as listed: 3 steps at each need, each one raising the chance
+    labels = {"flips": {"1": "one coin", "2": "two coins", "3": "three coins", "4": "four coins"}}
+    spec = {"grid": {"flips": [1, 2, 3, 4], "need": [1, 2]}, "focus": ["flips"], "labels": labels}
+    assert _focused(spec)[0].startswith("Against flips = one coin (the first value)")
+    said = _focused({**spec, "ordered": ["flips"]})
+    assert said[0] == (
+        "Each step up in flips (one coin → two coins → three coins → four coins) raises the chance that at "
+        "least need heads (`win`) in 6 of 6 steps across the 2 setups of the other fields (+0.062 to +0.250; "
+        "exact values)."
+    )
+    # in its listed order, not sorted: 4 coins listed before 3 is a step down there
+    shuffled = {**spec, "grid": {"flips": [1, 2, 4, 3], "need": [1, 2]}, "ordered": ["flips"]}
+    assert "(one coin → two coins → four coins → three coins) moves (both ways)" in _focused(shuffled)[0]
+
+
 def test_focus_on_both_fields_of_the_matrix_leads_with_where_the_odds_turn_then_each_field():
     said = _focused({"grid": {"flips": [1, 2, 3, 4], "need": [1, 2]}, "focus": ["flips", "need"]})
     assert said[0].startswith("Each step up in flips ") and said[1].startswith("Need = 2 instead of 1 "), said
@@ -1253,7 +1270,8 @@ def _effect(rows: list[dict], grid: dict, labels: dict | None = None) -> str | N
     labels = labels or {}
     from montecarlo.scenarios import Scenario
 
-    sc = N(grid=grid, labels=labels, question=N(metric=lambda name: Metric(name, "probability", "a hit")),
+    sc = N(grid=grid, labels=labels, ordered=(),
+           question=N(metric=lambda name: Metric(name, "probability", "a hit")),
            shown=lambda name, v: labels.get(name, {}).get(str(show_value(v)), show_value(v)))
     sc.numeric = lambda name: Scenario.numeric(sc, name)  # the scenario's own rule
     part = pl.DataFrame([{"exact": None, "se": 0.0, **row} for row in rows],
