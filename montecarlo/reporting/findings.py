@@ -408,6 +408,10 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
         return f"{_cap(subject)} {verb} {what}{counted} ({number_range(real)}{tiny}; {source})."
     means = {b: sum(d for d, _ in ds) / len(ds) for b, ds in diffs.items()}
     moved = [b for b, ds in diffs.items() if any(sig for _, sig in ds)]
+    yardstick = f"Against {_field(name)} = {_short(values[0])} (the first value)"
+    if not moved:
+        anywhere = f" in any of the {setups} setups of the other fields" if where else ""
+        return f"{yardstick}, none of the other {len(means)} values changes {what}{anywhere} ({source})."
     high = max(means, key=lambda b: means[b])
     low = min(means, key=lambda b: means[b])
 
@@ -423,9 +427,10 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
         f"{every if len(moved) == len(means) else f'{len(moved)} of the {len(means)}'} change it"
         + (" in at least one setup" if len(cells) > 1 else "")
     )
-    verb = _direction(pl.Series(list(means.values())))
+    # the way the values that change it go (one that changes nothing is not "both ways")
+    verb = _direction(pl.Series([means[b] for b in moved]))
     return (
-        f"Against {_field(name)} = {_short(values[0])} (the first value), the other {len(means)} values "
+        f"{yardstick}, the other {len(means)} values "
         f"{verb.replace('raises', 'raise').replace('lowers', 'lower').replace('moves', 'move')} {what}"
         f"{' ' + average if average else ''}: highest with {named(high)}, lowest with {named(low)}; "
         f"{changed} ({source})."

@@ -1279,6 +1279,37 @@ def _effect(rows: list[dict], grid: dict, labels: dict | None = None) -> str | N
     return _field_effect(N(scenario=sc), "hit", part, "f")
 
 
+def test_values_that_change_nothing_do_not_make_the_others_both_ways():
+    # desert-hazards: carryalls save every lone harvester (0.000 against the first deployment) and
+    # the other deployments all lose more units: they raise it, not "move (both ways)"
+    rows = [{"f": "a", "estimate": 0.5}, {"f": "b", "estimate": 0.5}, {"f": "c", "estimate": 0.7}]
+    assert _effect(rows, {"f": ("a", "b", "c")}) == (
+        "Against f = a (the first value), the other 2 values raise the chance that a hit (`hit`): highest "
+        "with c (+0.200), lowest with b (0.000); 1 of the 2 change it (estimates; a difference within "
+        "noise counts as none)."
+    )
+    # a value that moves it both ways across setups, averaging 0, still says both ways
+    rows = [{"f": "a", "g": 1, "estimate": 0.5}, {"f": "b", "g": 1, "estimate": 0.6},
+            {"f": "a", "g": 2, "estimate": 0.5}, {"f": "b", "g": 2, "estimate": 0.4},
+            {"f": "c", "g": 1, "estimate": 0.7}, {"f": "c", "g": 2, "estimate": 0.7}]
+    assert "the other 2 values move (both ways)" in _effect(rows, {"f": ("a", "b", "c"), "g": (1, 2)})
+
+
+def test_when_no_value_changes_it_the_sentence_says_so():
+    # within noise (estimates) or exactly equal: no "move (both ways)", no highest and lowest
+    rows = [{"f": "a", "estimate": 0.5, "se": 0.01}, {"f": "b", "estimate": 0.505, "se": 0.01},
+            {"f": "c", "estimate": 0.49, "se": 0.01}]
+    assert _effect(rows, {"f": ("a", "b", "c")}) == (
+        "Against f = a (the first value), none of the other 2 values changes the chance that a hit (`hit`) "
+        "(estimates; a difference within noise counts as none)."
+    )
+    rows = [{"f": v, "g": g, "estimate": 0.5} for v in "abc" for g in (1, 2)]
+    assert _effect(rows, {"f": ("a", "b", "c"), "g": (1, 2)}) == (
+        "Against f = a (the first value), none of the other 2 values changes the chance that a hit (`hit`) "
+        "in any of the 2 setups of the other fields (estimates; a difference within noise counts as none)."
+    )
+
+
 def test_a_field_effect_in_one_setup_says_setup_and_no_average():
     # two values, nothing else swept: one setup, no count of setups
     assert _effect([{"f": "a", "estimate": 0.2}, {"f": "b", "estimate": 0.5}], {"f": ("a", "b")}) == (
