@@ -148,9 +148,31 @@ def run_task(
     companion: Callable[[], Any] | None = None,
 ) -> tuple[np.ndarray, Any]:
     """One chunk's tallies (:func:`run_chunk`), and then ``companion()`` if given (else None)."""
-    memory.reuse_freed_memory()  # once per process, workers included: every chunk comes here
+    _set_up_process()  # once per process, workers included: every chunk comes here
     tallies = run_chunk(arms, metrics, size, seed, index)
     return tallies, None if companion is None else companion()
+
+
+_process_set_up = False
+
+
+def _set_up_process() -> None:
+    """Before a process's first chunk: the allocator setting (``memory.reuse_freed_memory``),
+    and in a worker process Ctrl-C left to the parent, which stops the run and the pool.
+
+    The workers :func:`start_workers` starts inherit an ignored SIGINT; one that loky starts
+    again mid-run (after a worker died) does not, and printed a traceback of its own on Ctrl-C.
+    """
+    global _process_set_up
+    if _process_set_up:
+        return
+    _process_set_up = True
+    memory.reuse_freed_memory()
+    import multiprocessing  # here: the commands that never simulate do not load it
+
+    in_worker = multiprocessing.parent_process() is not None  # None in the command's own process
+    if in_worker and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @dataclass(frozen=True)
