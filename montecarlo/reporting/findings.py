@@ -56,7 +56,7 @@ def findings(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> list[st
     crossing = [s for s in own if "is above 50%" in s]
     if crossing and (sc.focus or not variants):  # where the odds turn is a better headline than a range
         own.remove(crossing[0])
-        lead.insert(len(lead), crossing[0])  # after what the focus fields change, the title's question
+        lead.append(crossing[0])  # after what the focus fields change, the title's question
     out = lead + own + variants if sc.focus else variants + lead + own
     return out or ["No numbers to summarise: every metric is not applicable to every setup."]
 
