@@ -4,6 +4,9 @@ the command's own process in a worker, and kept in the command's own process."""
 import functools
 import multiprocessing
 import signal
+import threading
+
+import pytest
 
 from montecarlo.engine import runner
 from tests.engine.fake_kernels import METRICS, coin
@@ -14,6 +17,7 @@ def _first_chunk_then_sigint_handler(queue) -> None:
     queue.put(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
 
 
+@pytest.mark.processes  # a real spawned process: the in-process tests below stand for it in mutation runs
 def test_a_worker_process_leaves_ctrl_c_to_the_command(monkeypatch):
     # a fresh child, as loky starts one again mid-run: its SIGINT is Python's own until its first chunk
     context = multiprocessing.get_context("spawn")
@@ -25,9 +29,37 @@ def test_a_worker_process_leaves_ctrl_c_to_the_command(monkeypatch):
     assert ignored is True
 
 
-def test_the_commands_own_process_keeps_ctrl_c(monkeypatch):
+def _sigint_after_first_chunk(monkeypatch, parent) -> object:
+    """SIGINT's handler after a process's first chunk, with ``parent`` as its parent process
+    (mutmut runs the tests in a multiprocessing child); the handler is Python's own before,
+    whatever the test's runner set (mutmut's ignores Ctrl-C)."""
     monkeypatch.setattr(runner, "_process_set_up", False)
-    before = signal.getsignal(signal.SIGINT)
-    runner.run_task((functools.partial(coin, 0.5),), METRICS, 100, 1, 0)
-    assert signal.getsignal(signal.SIGINT) is before is not signal.SIG_IGN
-    assert runner._process_set_up is True
+    monkeypatch.setattr(multiprocessing, "parent_process", lambda: parent)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever pytest's runner set
+    try:
+        runner.run_task((functools.partial(coin, 0.5),), METRICS, 100, 1, 0)
+        assert runner._process_set_up is True
+        return signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_the_commands_own_process_keeps_ctrl_c(monkeypatch):
+    assert _sigint_after_first_chunk(monkeypatch, parent=None) is signal.default_int_handler
+
+
+def test_a_process_with_a_parent_is_a_worker_and_ignores_ctrl_c(monkeypatch):
+    assert _sigint_after_first_chunk(monkeypatch, parent=object()) is signal.SIG_IGN
+
+
+def test_a_worker_thread_leaves_signals_alone(monkeypatch):
+    # only the main thread may set a handler (signal.signal raises elsewhere): a run in a thread
+    # of a worker process leaves SIGINT as it is and runs its chunk
+    monkeypatch.setattr(runner, "_process_set_up", False)
+    monkeypatch.setattr(multiprocessing, "parent_process", lambda: object())
+    before, outcome = signal.getsignal(signal.SIGINT), []
+    thread = threading.Thread(target=lambda: outcome.append(
+        runner.run_task((functools.partial(coin, 0.5),), METRICS, 100, 1, 0)))
+    thread.start()
+    thread.join(timeout=60)
+    assert len(outcome) == 1 and signal.getsignal(signal.SIGINT) is before
