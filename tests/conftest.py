@@ -22,24 +22,38 @@ from pathlib import Path
 
 import pytest
 
-from tests import mutant_order
+from tests import mutant_order, trampolines
 
 
 CACHED = ("montecarlo.games", "montecarlo.engine", "montecarlo.datagame")  # modules that memoise
 
 
+_CLEARERS: tuple[int, list] = (-1, [])  # (how many modules were loaded, their caches' clear methods)
+
+
+def _cache_clearers() -> list:
+    """The clear methods of every memo of the modules loaded, found again when more are loaded:
+    in mutmut's tree a module holds thousands of mutants, too many to walk before every test."""
+    global _CLEARERS
+    if _CLEARERS[0] != len(sys.modules):
+        found = []
+        for name, module in list(sys.modules.items()):
+            if module is None or not name.startswith(CACHED):
+                continue
+            clear = getattr(module, "clear_caches", None)
+            if callable(clear):
+                found.append(clear)
+            if isinstance(getattr(module, "_CACHE", None), dict):  # the rules-as-data files compiled
+                found.append(module._CACHE.clear)
+            found.extend(value.cache_clear for value in list(vars(module).values())
+                         if callable(getattr(value, "cache_clear", None)))
+        _CLEARERS = (len(sys.modules), found)
+    return _CLEARERS[1]
+
+
 def _clear_every_cache() -> None:
-    for name, module in list(sys.modules.items()):
-        if module is None or not name.startswith(CACHED):
-            continue
-        clear = getattr(module, "clear_caches", None)
-        if callable(clear):
-            clear()
-        if isinstance(getattr(module, "_CACHE", None), dict):  # the rules-as-data files compiled
-            module._CACHE.clear()
-        for value in list(vars(module).values()):
-            if callable(getattr(value, "cache_clear", None)):
-                value.cache_clear()
+    for clear in _cache_clearers():
+        clear()
 
 
 def pytest_configure(config):
@@ -98,6 +112,15 @@ def pytest_pycollect_makeitem(collector, name, obj):
                                                       or collector.classnamefilter(name)):
         return []
     return None
+
+
+def pytest_collection_finish(session):
+    """Under mutmut, the functions the mutant leaves alone are called without their trampolines
+    (tests/trampolines.py), now that the tests and the package's modules are imported."""
+    if _mutated_function() is not None:
+        trampolines.bypass(os.environ["MUTANT_UNDER_TEST"])
+    elif "MUTANT_UNDER_TEST" in os.environ:  # mutmut's fork server collecting, or its census
+        trampolines.prepare_once()
 
 
 def pytest_runtestloop(session):

@@ -1,0 +1,102 @@
+"""Under mutmut, a cheaper dispatch for the functions a mutant's run does not mutate.
+
+mutmut puts every mutated function of the package behind a trampoline that, on each call, reads
+which mutant is active (from ``os.environ``) and forwards to the original function or to the
+mutant. A mutant's run changes one function, yet every call of every other function paid that
+dispatch.
+
+:func:`prepare` runs once in mutmut's fork server, after it has collected the tests: it finds
+every trampoline of the loaded package. :func:`bypass` runs in the child that tests one mutant,
+before its tests: every trampoline but the mutated function's own is given code that forwards
+straight to its original. The functions stay the same objects wherever they are kept (module
+names, dicts of kernels, pickles by name); only their dispatch gets cheaper, and the mutated
+function's trampoline, untouched, still forwards to the mutant.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import types
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Trampoline:
+    """mutmut's inner trampoline of one function, with what its closure holds."""
+
+    function: types.FunctionType  # the inner ``trampoline`` closure mutmut's wrapper calls
+    module: str  # the module of the mutated function, as mutants name it
+    mutants: dict  # "_mutmut_orig" and the mutants' names -> functions
+
+
+def _inner_code() -> types.CodeType | None:
+    """The code every inner trampoline shares; None outside mutmut's tree."""
+    module = sys.modules.get("mutmut.mutation.trampoline")  # loaded by the package's modules
+    if module is None:
+        return None
+    probe = module.wrap_in_trampoline({})(lambda: None)
+    inner = dict(zip(probe.__code__.co_freevars, (c.cell_contents for c in probe.__closure__ or ())))
+    function = inner.get("trampoline")
+    return function.__code__ if isinstance(function, types.FunctionType) else None
+
+
+def _straight_code(freevars: tuple[str, ...]) -> types.CodeType | None:
+    """Code for an inner trampoline with these free variables that calls the original function."""
+    if "mutants_dict" not in freevars or not all(name.isidentifier() for name in freevars):
+        return None
+    source = (f"def outer({', '.join(freevars)}):\n"
+              f"    def trampoline(*args, **kwargs):\n"
+              f"        {', '.join(freevars)},\n"  # the same closure as mutmut's, read and dropped
+              f"        return mutants_dict['_mutmut_orig'](*args, **kwargs)\n"
+              f"    return trampoline\n")
+    namespace: dict = {}
+    exec(compile(source, __file__, "exec"), namespace)
+    code = namespace["outer"](*freevars).__code__
+    return code if code.co_freevars == freevars else None
+
+
+def prepare() -> list[Trampoline]:
+    """Every plain function's inner trampoline in this process (not a classmethod's: the class it
+    is called on picks the function)."""
+    code = _inner_code()
+    if code is None:
+        return []
+    found = []
+    for obj in gc.get_objects():
+        if type(obj) is types.FunctionType and obj.__code__ is code:
+            cells = dict(zip(code.co_freevars, (cell.cell_contents for cell in obj.__closure__ or ())))
+            mutants, decorated = cells.get("mutants_dict"), cells.get("decorated_func")
+            if isinstance(mutants, dict) and cells.get("is_classmethod") is False and (
+                    isinstance(mutants.get("_mutmut_orig"), types.FunctionType)):
+                found.append(Trampoline(obj, getattr(decorated, "__module__", ""), mutants))
+    return found
+
+
+_PREPARED: list[Trampoline] | None = None
+
+
+def prepare_once() -> None:
+    """In mutmut's fork server: find the trampolines now, once, for every mutant's child."""
+    global _PREPARED
+    if _PREPARED is None:
+        _PREPARED = prepare()
+
+
+def bypass(mutant: str) -> int:
+    """Every trampoline but the one of ``mutant``'s function (``package.module.x_f__mutmut_3``)
+    forwards straight to its original from now on; how many were changed."""
+    trampolines = prepare() if _PREPARED is None else _PREPARED
+    if not trampolines:
+        return 0
+    straight = _straight_code(trampolines[0].function.__code__.co_freevars)
+    if straight is None:
+        return 0
+    module, _, name = mutant.rpartition(".")
+    changed = 0
+    for trampoline in trampolines:
+        if trampoline.module == module and name in trampoline.mutants:
+            continue
+        trampoline.function.__code__ = straight
+        changed += 1
+    return changed
