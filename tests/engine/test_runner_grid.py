@@ -191,9 +191,11 @@ def test_the_workers_are_spawned_with_ctrl_c_ignored_and_the_handler_is_restored
 @pytest.mark.processes
 def test_real_workers_ignore_ctrl_c_and_the_parent_does_not():
     """In a new process (this one's pool may already be running): the started workers ignore
-    SIGINT, the parent still turns it into KeyboardInterrupt."""
+    SIGINT, the parent still turns it into KeyboardInterrupt (its handler Python's own first, as in
+    a terminal: a command started in the background inherits an ignored SIGINT)."""
     code = (
         "import signal\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "from joblib import Parallel, delayed\n"
         "from montecarlo.engine import runner\n"
         "runner.start_workers(2)\n"
