@@ -130,7 +130,9 @@ def test_a_real_ctrl_c_while_the_workers_start_prints_one_line_and_no_traceback(
 
     command = [sys.executable, "-m", "montecarlo", "table", "dune1984", "-j", "2", "-n", "2000000"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)  # its own group: the signal reaches only it
+                               start_new_session=True,  # its own group: the signal reaches only it
+                               # Ctrl-C as a terminal gives it (a background shell's is ignored)
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(delay)
     os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=120)
