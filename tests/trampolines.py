@@ -30,14 +30,19 @@ class Trampoline:
     mutants: dict  # "_mutmut_orig" and the mutants' names -> functions
 
 
+def _closure(function: types.FunctionType) -> dict[str, object]:
+    """What a closure holds, by the names its code reads them under."""
+    cells = function.__closure__ or ()
+    return dict(zip(function.__code__.co_freevars, (cell.cell_contents for cell in cells)))
+
+
 def _inner_code() -> types.CodeType | None:
     """The code every inner trampoline shares; None outside mutmut's tree."""
     module = sys.modules.get("mutmut.mutation.trampoline")  # loaded by the package's modules
     if module is None:
         return None
     probe = module.wrap_in_trampoline({})(lambda: None)
-    inner = dict(zip(probe.__code__.co_freevars, (c.cell_contents for c in probe.__closure__ or ())))
-    function = inner.get("trampoline")
+    function = _closure(probe).get("trampoline")
     return function.__code__ if isinstance(function, types.FunctionType) else None
 
 
@@ -65,7 +70,7 @@ def prepare() -> list[Trampoline]:
     found = []
     for obj in gc.get_objects():
         if type(obj) is types.FunctionType and obj.__code__ is code:
-            cells = dict(zip(code.co_freevars, (cell.cell_contents for cell in obj.__closure__ or ())))
+            cells = _closure(obj)
             mutants, decorated = cells.get("mutants_dict"), cells.get("decorated_func")
             if isinstance(mutants, dict) and cells.get("is_classmethod") is False and (
                     isinstance(mutants.get("_mutmut_orig"), types.FunctionType)):

@@ -12,8 +12,12 @@ from montecarlo.engine import runner
 from tests.engine.fake_kernels import METRICS, coin
 
 
+def _one_chunk() -> tuple:
+    return runner.run_task((functools.partial(coin, 0.5),), METRICS, 100, 1, 0)
+
+
 def _first_chunk_then_sigint_handler(queue) -> None:
-    runner.run_task((functools.partial(coin, 0.5),), METRICS, 100, 1, 0)
+    _one_chunk()
     queue.put(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
 
 
@@ -29,15 +33,20 @@ def test_a_worker_process_leaves_ctrl_c_to_the_command(monkeypatch):
     assert ignored is True
 
 
-def _sigint_after_first_chunk(monkeypatch, parent) -> object:
-    """SIGINT's handler after a process's first chunk, with ``parent`` as its parent process
-    (mutmut runs the tests in a multiprocessing child); the handler is Python's own before,
-    whatever the test's runner set (mutmut's ignores Ctrl-C)."""
+def _a_fresh_process(monkeypatch, parent) -> None:
+    """This process as one that has run no chunk yet, with ``parent`` as its parent process
+    (mutmut runs the tests in a multiprocessing child)."""
     monkeypatch.setattr(runner, "_process_set_up", False)
     monkeypatch.setattr(multiprocessing, "parent_process", lambda: parent)
+
+
+def _sigint_after_first_chunk(monkeypatch, parent) -> object:
+    """SIGINT's handler after a fresh process's first chunk; the handler is Python's own before,
+    whatever the test's runner set (mutmut's ignores Ctrl-C)."""
+    _a_fresh_process(monkeypatch, parent)
     before = signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever pytest's runner set
     try:
-        runner.run_task((functools.partial(coin, 0.5),), METRICS, 100, 1, 0)
+        _one_chunk()
         assert runner._process_set_up is True
         return signal.getsignal(signal.SIGINT)
     finally:
@@ -55,11 +64,9 @@ def test_a_process_with_a_parent_is_a_worker_and_ignores_ctrl_c(monkeypatch):
 def test_a_worker_thread_leaves_signals_alone(monkeypatch):
     # only the main thread may set a handler (signal.signal raises elsewhere): a run in a thread
     # of a worker process leaves SIGINT as it is and runs its chunk
-    monkeypatch.setattr(runner, "_process_set_up", False)
-    monkeypatch.setattr(multiprocessing, "parent_process", lambda: object())
+    _a_fresh_process(monkeypatch, parent=object())
     before, outcome = signal.getsignal(signal.SIGINT), []
-    thread = threading.Thread(target=lambda: outcome.append(
-        runner.run_task((functools.partial(coin, 0.5),), METRICS, 100, 1, 0)))
+    thread = threading.Thread(target=lambda: outcome.append(_one_chunk()))
     thread.start()
     thread.join(timeout=60)
     assert len(outcome) == 1 and signal.getsignal(signal.SIGINT) is before
