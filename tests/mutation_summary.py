@@ -11,6 +11,7 @@ survivors listed as equivalent in tests/MUTANTS.md; the raw counts are printed a
 (a) listed mutants that are killed now (stale: remove them), (b) listed mutants whose function
 changed since they were judged (the hash of its source no longer matches the one stored with the
 entry: judge again, then restamp), and entries without a known category or a stamp. Exit 1 if any.
+A listed mutant that mypy rejects is stale too.
 ``--check --no-run`` does only the source checks (b), in a second; ``--check GLOB ...`` re-runs only
 the listed mutants matching the globs.
 
@@ -19,7 +20,8 @@ globs), and resumes instead when ``mutants/`` holds an unfinished whole run of t
 globs (``mutants/whole.json`` records a hash of the package, tests, scenarios and pyproject.toml):
 a run of many hours survives an interruption, and the summary of an unfinished run says how many
 mutants are left. The mutants listed as equivalent, in entries judged on today's source, are left
-out (each would survive, at the cost of all its tests): ``--check`` runs exactly those.
+out (each would survive, at the cost of all its tests): ``--check`` runs exactly those. So are the
+mutants that mypy rejects (``reject_by_mypy``): they count as killed, as CI's mypy would reject them.
 
 ``--sample=N [--seed=S] [--jobs=J] [GLOB ...]`` (``make mutation-sample``): generates every mutant
 (mutmut's own generation), picks N of them uniformly at random (seeded: the same N names every
@@ -49,7 +51,8 @@ import re
 import shutil
 import subprocess
 import sys
-from collections import Counter
+import bisect
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -58,6 +61,7 @@ from montecarlo.engine import stats
 
 KILLED = {1, 3, 36, 37, -24, 24, 152, 255, -11, -9}  # failed, pytest error, timeouts, type check, crash
 TIMED_OUT = {36, -24, 24, 152}  # killed by mutmut's time limits (SIGXCPU), shown apart
+TYPE_CHECKED = 37  # rejected by mypy before any test ran (``reject_by_mypy``): never run
 LEFT_OUT = 34  # mutmut's "skipped": a listed equivalent that a whole run leaves to --check
 AREAS = ("montecarlo.engine", "montecarlo.games.dune1984", "montecarlo.games.imperium",
          "montecarlo.games.war_for_arrakis", "montecarlo.games.dustrunners", "montecarlo.analysis",
@@ -175,6 +179,9 @@ def whole(jobs: int, globs: list[str]) -> int:
     mark = fingerprint(globs)
     earlier = json.loads(WHOLE.read_text()) if WHOLE.exists() and not SAMPLE.exists() else {}
     if earlier.get("fingerprint") == mark:
+        if not earlier.get("mypy"):  # stopped before mypy's verdicts were in
+            reject_by_mypy(globs)
+            WHOLE.write_text(json.dumps({**earlier, "mypy": True}))
         leave_out_listed(globs)  # entries judged while the run went on
         codes = {name: code for name, code in verdicts().items() if matches(name, globs)}
         left = [name for name, code in codes.items() if code is None]
@@ -192,10 +199,86 @@ def whole(jobs: int, globs: list[str]) -> int:
     started = datetime.now().isoformat(timespec="minutes")
     WHOLE.write_text(json.dumps({"fingerprint": mark, "globs": globs, "started": started}))
     generate(jobs)
+    print(f"{reject_by_mypy(globs):,} mutants are rejected by mypy (counted as killed, not run)", flush=True)
+    WHOLE.write_text(json.dumps({"fingerprint": mark, "globs": globs, "started": started, "mypy": True}))
     print(f"{leave_out_listed(globs):,} mutants listed as equivalent and judged on today's source are left "
           "out (make mutation-check runs them)", flush=True)
     # mutmut skips the mutants with a verdict unless they are named: with globs, name the others
     return run_mutmut(jobs, pending(globs) if globs else [])
+
+
+# mypy as ``make lint`` (and so CI) runs it, but for two checks that mutmut's tree trips whatever
+# the mutation: an attribute annotated in ``__init__`` is "already defined" in each copy of the
+# function, and a "type: ignore" the package needs is "unused" in the copies.
+MYPY = ("-m", "mypy", "montecarlo", "--output", "json", "--no-warn-unused-ignores",
+        "--disable-error-code", "no-redef")
+
+
+def mypy_errors(root: Path = Path("mutants")) -> list[dict[str, object]]:
+    """mypy's errors over mutmut's tree (``MYPY``, run in ``root``), one dict each."""
+    done = subprocess.run([sys.executable, *MYPY], cwd=root, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):  # 2: mypy itself failed (a crash, a bad option)
+        raise SystemExit(f"mypy could not check mutmut's tree: {done.stderr.strip()[-500:]}")
+    found = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return [error for error in found if error.get("severity") == "error"]
+
+
+def mutant_functions(path: Path) -> list[tuple[int, int, str]]:
+    """(first line, last line, name) of every function mutmut wrote into ``path`` (a mutant or an
+    original: ``x_f__mutmut_3``, ``xǁClassǁf__mutmut_orig``), at module level or in a class, sorted."""
+    spans = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for inner in node.body if isinstance(node, ast.ClassDef) else [node]:
+            if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) and "__mutmut_" in inner.name:
+                spans.append((inner.lineno, inner.end_lineno or inner.lineno, inner.name))
+    return sorted(spans)
+
+
+def rejected(errors: list[dict[str, object]], root: Path = Path("mutants")) -> dict[str, str]:
+    """The mutants with a mypy error that their function's original does not have, each with its
+    first such error. An error that the original has too comes from mutmut's copy, not from the
+    mutation; an error outside any of mutmut's functions is no mutant's."""
+    found: dict[str, list[tuple[object, object]]] = defaultdict(list)
+    by_file: dict[str, list[dict[str, object]]] = defaultdict(list)
+    for error in errors:
+        by_file[str(error["file"])].append(error)
+    for file, errs in by_file.items():
+        spans = mutant_functions(root / file)
+        starts = [start for start, _, _ in spans]
+        module = file.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+        for error in errs:
+            line = int(str(error["line"]))
+            at = bisect.bisect_right(starts, line) - 1
+            if at >= 0 and line <= spans[at][1]:
+                found[f"{module}.{spans[at][2]}"].append((error["code"], error["message"]))
+    originals = {name.partition("__mutmut_")[0]: set(errs) for name, errs in found.items()
+                 if name.endswith("__mutmut_orig")}
+    out = {}
+    for name, errs in found.items():
+        own = [e for e in errs if e not in originals.get(name.partition("__mutmut_")[0], set())]
+        if own and not name.endswith("__mutmut_orig"):
+            out[name] = f"{own[0][1]} [{own[0][0]}]"
+    return out
+
+
+def reject_by_mypy(globs: list[str], names: set[str] | None = None, root: Path = Path("mutants")) -> int:
+    """Give mutmut's verdict "caught by type check" (``TYPE_CHECKED``) to every mutant that mypy
+    rejects: not run yet and matching ``globs``, or any of ``names`` whatever its verdict. CI runs
+    mypy, so such a mutant could never land: it counts as killed without a process of its own
+    (about one mutant in six, 2 to 3 minutes of mypy for the whole tree). Returns how many."""
+    bad = rejected(mypy_errors(root), root)
+    count = 0
+    for meta in sorted(root.glob("**/*.py.meta")):
+        data = json.loads(meta.read_text())
+        codes = data.get("exit_code_by_key", {})
+        hit = [k for k, v in codes.items() if k in bad and (
+            k in names if names is not None else v is None and matches(k, globs))]
+        if hit:
+            codes.update(dict.fromkeys(hit, TYPE_CHECKED))
+            data.setdefault("type_check_error_by_key", {}).update({k: bad[k] for k in hit})
+            meta.write_text(json.dumps(data, indent=4))
+            count += len(hit)
+    return count
 
 
 def leave_out_listed(globs: list[str], root: Path = Path("mutants")) -> int:
@@ -264,9 +347,10 @@ def _score(names: list[str], runs: dict[str, int], listed: set[str]) -> str:
     """One area's line: the mutation score without its equivalent survivors, then the raw counts."""
     killed, spared = _counts(names, runs, listed)
     kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "timed out" if c in TIMED_OUT
+                    else "rejected by mypy" if c == TYPE_CHECKED
                     else "listed, left out" if c == LEFT_OUT else "killed" if c in KILLED else f"exit {c}"
                     for c in (runs[name] for name in names))
-    left = ", ".join(f"{n} {k}" + (" (counted as killed)" if k == "timed out" else "")
+    left = ", ".join(f"{n} {k}" + (" (counted as killed)" if k in ("timed out", "rejected by mypy") else "")
                      for k, n in sorted(kinds.items()) if k != "killed")
     rest = len(names) - spared
     score, raw = 100 * killed / max(rest, 1), 100 * killed / len(names)
@@ -413,6 +497,8 @@ def check(run: bool, jobs: int, globs: list[str]) -> int:
     missing: list[str] = []
     if run:
         run_mutmut(jobs, listed)
+        chosen = set(listed)
+        reject_by_mypy(globs, names={k for k in verdicts() if is_listed(k, chosen)})  # stale too
         stale, missing = stale_and_missing(listed, results())
     for line in problems:
         print(line)

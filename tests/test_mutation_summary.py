@@ -49,6 +49,77 @@ def test_after_a_sample_the_summary_counts_only_it_and_estimates_the_whole(tmp_p
     assert lines[-1] == "killed 9 of 10 mutants (90.0%)"
 
 
+def test_mutants_that_mypy_rejects_count_as_killed_and_are_shown_apart(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mutants").mkdir()
+    codes = {f"montecarlo.engine.stats.x_f__mutmut_{i}": code
+             for i, code in enumerate([1, 1, ms.TYPE_CHECKED, ms.TYPE_CHECKED, ms.TYPE_CHECKED, 0], 1)}
+    (tmp_path / "mutants" / "stats.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
+    monkeypatch.setattr(ms, "equivalent", lambda: set())
+    assert ms.main([]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("montecarlo.engine: killed 5 of 6 (83.3%) without 0 equivalent; raw 5 of 6 (83.3%); "
+                        "3 rejected by mypy (counted as killed), 1 survived")
+    assert lines[-1] == "killed 5 of 6 mutants (83.3%)"
+
+
+MUTANTS_OF_ONE_MODULE = """
+def x_f__mutmut_orig(a):
+    return g(a)
+def x_f__mutmut_1(a):
+    return g()
+def x_f__mutmut_2(a):
+    return g(None)
+class C:
+    def xǁCǁm__mutmut_orig(self):
+        self.n: int = 0
+    def xǁCǁm__mutmut_1(self):
+        self.n: int = None
+x_f__mutmut_mutants = {}
+"""
+
+
+def _error(line, message, code="misc", file="montecarlo/engine/stats.py"):
+    return {"file": file, "line": line, "message": message, "code": code, "severity": "error"}
+
+
+def test_a_mutant_is_rejected_by_mypy_only_for_an_error_its_original_lacks(tmp_path):
+    for file in ("montecarlo/engine/stats.py", "montecarlo/engine/__init__.py"):
+        (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / file).write_text(MUTANTS_OF_ONE_MODULE)
+    errors = [
+        _error(5, 'Missing positional argument "a" in call to "g"', "call-arg"),  # mutant 1 only
+        _error(3, "copied", "attr-defined"), _error(5, "copied", "attr-defined"),  # the original has it too
+        _error(7, "copied", "attr-defined"),
+        _error(12, 'Incompatible types in assignment', "assignment"),  # a method's mutant
+        _error(13, "outside any of mutmut's functions"),
+        _error(5, "in a package's __init__", file="montecarlo/engine/__init__.py"),
+    ]
+    assert ms.rejected(errors, tmp_path) == {
+        "montecarlo.engine.stats.x_f__mutmut_1": 'Missing positional argument "a" in call to "g" [call-arg]',
+        "montecarlo.engine.stats.xǁCǁm__mutmut_1": "Incompatible types in assignment [assignment]",
+        "montecarlo.engine.x_f__mutmut_1": "in a package's __init__ [misc]",
+    }
+
+
+def test_mutants_that_mypy_rejects_get_mutmuts_type_check_verdict(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mutants" / "montecarlo" / "engine").mkdir(parents=True)
+    (tmp_path / "mutants" / "montecarlo" / "engine" / "stats.py").write_text(MUTANTS_OF_ONE_MODULE)
+    errors = [_error(5, "no a", "call-arg"), _error(7, "no", "call-arg")]
+    monkeypatch.setattr(ms, "mypy_errors", lambda root: errors)
+    codes = {f"{STATS}f__mutmut_1": None, f"{STATS}f__mutmut_2": 1}
+    _meta(tmp_path, codes)
+    assert ms.reject_by_mypy([]) == 1  # the mutant not run yet; a verdict already in stays
+    assert ms.verdicts() == {f"{STATS}f__mutmut_1": ms.TYPE_CHECKED, f"{STATS}f__mutmut_2": 1}
+    meta = json.loads((tmp_path / "mutants" / "engine" / "stats.py.meta").read_text())
+    assert meta["type_check_error_by_key"] == {f"{STATS}f__mutmut_1": "no a [call-arg]"}  # what mutmut shows
+    _meta(tmp_path, codes)
+    assert ms.reject_by_mypy(["*.x_g__*"]) == 0  # outside the globs
+    assert ms.reject_by_mypy([], names={f"{STATS}f__mutmut_2"}) == 1  # named: whatever its verdict
+    assert ms.verdicts()[f"{STATS}f__mutmut_2"] == ms.TYPE_CHECKED
+
+
 def test_a_name_listed_twice_is_a_problem(tmp_path):
     name = "montecarlo.engine.stats.x_proportion__mutmut_1"
     key = ms.function_key(name)
@@ -130,6 +201,8 @@ def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, 
     calls = []
     monkeypatch.setattr(ms.subprocess, "run", lambda args, check: calls.append(args[4:]) or
                         type("Done", (), {"returncode": 0})())
+    typed = []
+    monkeypatch.setattr(ms, "mypy_errors", lambda root: typed.append(1) or [])
     monkeypatch.setattr(ms, "fingerprint", lambda g: "source-1")
 
     def generated(jobs):  # mutmut's generation: every mutant, none run
@@ -148,6 +221,7 @@ def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, 
     # mutants with a verdict, named it would run them again: with globs, the others are named
     assert ms.verdicts()[f"{STATS}f__mutmut_2"] == ms.LEFT_OUT
     assert calls == [[] if not globs else [f"{STATS}f__mutmut_1", f"{STATS}f__mutmut_3"]]
+    assert typed == [1]  # mypy ran once, before mutmut
     out = capsys.readouterr().out
     assert "1 mutants listed as equivalent and judged on today's source are left out" in out
     # interrupted after two verdicts: the same command runs only what is left
@@ -156,6 +230,7 @@ def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, 
     calls.clear()
     assert ms.whole(2, globs) == 0
     assert calls == [[] if not globs else [f"{STATS}f__mutmut_3"]]
+    assert typed == [1]  # its verdicts are in: not run again on a resume
     assert (tmp_path / "mutants" / "engine" / "stats.py.meta").exists()
     # an entry judged while the run went on: that mutant is left out too when the run resumes
     monkeypatch.setattr(ms, "judged_today", lambda: {f"{STATS}f__mutmut_2", f"{STATS}f__mutmut_3"})
@@ -203,7 +278,7 @@ def test_a_finished_whole_run_is_not_run_again(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(ms.subprocess, "run", lambda *a, **k: pytest.fail("mutmut started"))
     monkeypatch.setattr(ms, "fingerprint", lambda g: "source-1")
     _meta(tmp_path, {"montecarlo.engine.stats.x_f__mutmut_1": 1})
-    ms.WHOLE.write_text(json.dumps({"fingerprint": "source-1", "started": "2026-12-03T09:00"}))
+    ms.WHOLE.write_text(json.dumps({"fingerprint": "source-1", "started": "2026-12-03T09:00", "mypy": True}))
     assert ms.whole(2, ["montecarlo.engine.*"]) == 0
     assert capsys.readouterr().out == "resuming the run started 2026-12-03T09:00: 1 mutants done, 0 to go\n"
 
@@ -213,7 +288,7 @@ def test_the_summary_of_an_unfinished_whole_run_says_how_many_are_left(tmp_path,
     _meta(tmp_path, {f"{STATS}f__mutmut_1": 1, f"{STATS}f__mutmut_2": 0, f"{STATS}f__mutmut_3": None,
                      f"{STATS}f__mutmut_4": None})
     monkeypatch.setattr(ms, "equivalent", lambda: set())
-    ms.WHOLE.write_text(json.dumps({"fingerprint": "source-1", "started": "2026-12-03T09:00"}))
+    ms.WHOLE.write_text(json.dumps({"fingerprint": "source-1", "started": "2026-12-03T09:00", "mypy": True}))
     assert ms.main([]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
         "killed 1 of 2 mutants (50.0%); 2 more not run yet (make mutation resumes the run)")
