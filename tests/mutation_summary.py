@@ -219,7 +219,7 @@ def mypy_errors(root: Path = Path("mutants")) -> list[dict[str, object]]:
     done = subprocess.run([sys.executable, *MYPY], cwd=root, capture_output=True, text=True, check=False)
     if done.returncode not in (0, 1):  # 2: mypy itself failed (a crash, a bad option)
         raise SystemExit(f"mypy could not check mutmut's tree: {done.stderr.strip()[-500:]}")
-    found = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    found = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]  # one per error
     return [error for error in found if error.get("severity") == "error"]
 
 

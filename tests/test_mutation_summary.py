@@ -102,6 +102,18 @@ def test_a_mutant_is_rejected_by_mypy_only_for_an_error_its_original_lacks(tmp_p
     }
 
 
+def test_mypys_own_errors_are_read_from_its_json_output(tmp_path):
+    pytest.importorskip("mypy")  # the dev extra
+    (tmp_path / "montecarlo").mkdir()
+    (tmp_path / "montecarlo" / "__init__.py").write_text("")
+    (tmp_path / "montecarlo" / "m.py").write_text(
+        "def g(a: int) -> int:\n    return a\n\n\ndef x_f__mutmut_1(a: int) -> int:\n    return g()\n")
+    errors = ms.mypy_errors(tmp_path)
+    assert [(e["file"], e["line"], e["code"]) for e in errors] == [("montecarlo/m.py", 6, "call-arg")]
+    assert ms.rejected(errors, tmp_path) == {
+        "montecarlo.m.x_f__mutmut_1": 'Missing positional argument "a" in call to "g" [call-arg]'}
+
+
 def test_mutants_that_mypy_rejects_get_mutmuts_type_check_verdict(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mutants" / "montecarlo" / "engine").mkdir(parents=True)
