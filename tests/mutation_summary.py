@@ -11,7 +11,7 @@ survivors listed as equivalent in tests/MUTANTS.md; the raw counts are printed a
 (a) listed mutants that are killed now (stale: remove them), (b) listed mutants whose function
 changed since they were judged (the hash of its source no longer matches the one stored with the
 entry: judge again, then restamp), and entries without a known category or a stamp. Exit 1 if any.
-A listed mutant that mypy rejects is stale too.
+A listed mutant that mypy or ruff rejects is stale too.
 ``--check --no-run`` does only the source checks (b), in a second; ``--check GLOB ...`` re-runs only
 the listed mutants matching the globs.
 
@@ -21,7 +21,8 @@ globs (``mutants/whole.json`` records a hash of the package, tests, scenarios an
 a run of many hours survives an interruption, and the summary of an unfinished run says how many
 mutants are left. The mutants listed as equivalent, in entries judged on today's source, are left
 out (each would survive, at the cost of all its tests): ``--check`` runs exactly those. So are the
-mutants that mypy rejects (``reject_by_mypy``): they count as killed, as CI's mypy would reject them.
+mutants that mypy or ruff rejects (``reject_by_lint``): they count as killed, as CI's ``make lint``
+would reject them.
 
 ``--sample=N [--seed=S] [--jobs=J] [GLOB ...]`` (``make mutation-sample``): generates every mutant
 (mutmut's own generation), picks N of them uniformly at random (seeded: the same N names every
@@ -61,7 +62,7 @@ from montecarlo.engine import stats
 
 KILLED = {1, 3, 36, 37, -24, 24, 152, 255, -11, -9}  # failed, pytest error, timeouts, type check, crash
 TIMED_OUT = {36, -24, 24, 152}  # killed by mutmut's time limits (SIGXCPU), shown apart
-TYPE_CHECKED = 37  # rejected by mypy before any test ran (``reject_by_mypy``): never run
+TYPE_CHECKED = 37  # rejected by mypy or ruff before any test ran (``reject_by_lint``): never run
 LEFT_OUT = 34  # mutmut's "skipped": a listed equivalent that a whole run leaves to --check
 AREAS = ("montecarlo.engine", "montecarlo.games.dune1984", "montecarlo.games.imperium",
          "montecarlo.games.war_for_arrakis", "montecarlo.games.dustrunners", "montecarlo.analysis",
@@ -179,9 +180,9 @@ def whole(jobs: int, globs: list[str]) -> int:
     mark = fingerprint(globs)
     earlier = json.loads(WHOLE.read_text()) if WHOLE.exists() and not SAMPLE.exists() else {}
     if earlier.get("fingerprint") == mark:
-        if not earlier.get("mypy"):  # stopped before mypy's verdicts were in
-            reject_by_mypy(globs)
-            WHOLE.write_text(json.dumps({**earlier, "mypy": True}))
+        if not earlier.get("lint"):  # stopped before the linters' verdicts were in
+            reject_by_lint(globs)
+            WHOLE.write_text(json.dumps({**earlier, "lint": True}))
         leave_out_listed(globs)  # entries judged while the run went on
         codes = {name: code for name, code in verdicts().items() if matches(name, globs)}
         left = [name for name, code in codes.items() if code is None]
@@ -199,8 +200,9 @@ def whole(jobs: int, globs: list[str]) -> int:
     started = datetime.now().isoformat(timespec="minutes")
     WHOLE.write_text(json.dumps({"fingerprint": mark, "globs": globs, "started": started}))
     generate(jobs)
-    print(f"{reject_by_mypy(globs):,} mutants are rejected by mypy (counted as killed, not run)", flush=True)
-    WHOLE.write_text(json.dumps({"fingerprint": mark, "globs": globs, "started": started, "mypy": True}))
+    print(f"{reject_by_lint(globs):,} mutants are rejected by mypy or ruff (counted as killed, not run)",
+          flush=True)
+    WHOLE.write_text(json.dumps({"fingerprint": mark, "globs": globs, "started": started, "lint": True}))
     print(f"{leave_out_listed(globs):,} mutants listed as equivalent and judged on today's source are left "
           "out (make mutation-check runs them)", flush=True)
     # mutmut skips the mutants with a verdict unless they are named: with globs, name the others
@@ -223,6 +225,21 @@ def mypy_errors(root: Path = Path("mutants")) -> list[dict[str, object]]:
     return [error for error in found if error.get("severity") == "error"]
 
 
+def ruff_errors(root: Path = Path("mutants")) -> list[dict[str, object]]:
+    """ruff's findings over mutmut's tree, as ``make lint`` runs it (the settings of the
+    ``pyproject.toml`` mutmut copies there), in ``mypy_errors``' form. Lines too long are left
+    out: mutmut's names lengthen every ``def`` line."""
+    command = [sys.executable, "-m", "ruff", "check", "montecarlo", "--output-format", "json", "--no-cache",
+               "--exit-zero"]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"ruff could not check mutmut's tree: {done.stderr.strip()[-500:]}")
+    here = root.resolve()
+    return [{"file": Path(found["filename"]).resolve().relative_to(here).as_posix(),
+             "line": found["location"]["row"], "code": found["code"], "message": found["message"],
+             "severity": "error"} for found in json.loads(done.stdout or "[]") if found["code"] != "E501"]
+
+
 def mutant_functions(path: Path) -> list[tuple[int, int, str]]:
     """(first line, last line, name) of every function mutmut wrote into ``path`` (a mutant or an
     original: ``x_f__mutmut_3``, ``xǁClassǁf__mutmut_orig``), at module level or in a class, sorted."""
@@ -235,9 +252,9 @@ def mutant_functions(path: Path) -> list[tuple[int, int, str]]:
 
 
 def rejected(errors: list[dict[str, object]], root: Path = Path("mutants")) -> dict[str, str]:
-    """The mutants with a mypy error that their function's original does not have, each with its
-    first such error. An error that the original has too comes from mutmut's copy, not from the
-    mutation; an error outside any of mutmut's functions is no mutant's."""
+    """The mutants with a lint error (mypy's, ruff's) that their function's original does not
+    have, each with its first such error. An error that the original has too comes from mutmut's
+    copy, not from the mutation; an error outside any of mutmut's functions is no mutant's."""
     found: dict[str, list[tuple[object, object]]] = defaultdict(list)
     by_file: dict[str, list[dict[str, object]]] = defaultdict(list)
     for error in errors:
@@ -261,12 +278,13 @@ def rejected(errors: list[dict[str, object]], root: Path = Path("mutants")) -> d
     return out
 
 
-def reject_by_mypy(globs: list[str], names: set[str] | None = None, root: Path = Path("mutants")) -> int:
-    """Give mutmut's verdict "caught by type check" (``TYPE_CHECKED``) to every mutant that mypy
-    rejects: not run yet and matching ``globs``, or any of ``names`` whatever its verdict. CI runs
-    mypy, so such a mutant could never land: it counts as killed without a process of its own
-    (about one mutant in six, 2 to 3 minutes of mypy for the whole tree). Returns how many."""
-    bad = rejected(mypy_errors(root), root)
+def reject_by_lint(globs: list[str], names: set[str] | None = None, root: Path = Path("mutants")) -> int:
+    """Give mutmut's verdict "caught by type check" (``TYPE_CHECKED``) to every mutant that mypy or
+    ruff rejects: not run yet and matching ``globs``, or any of ``names`` whatever its verdict. CI
+    runs both (``make lint``), so such a mutant could never land: it counts as killed without a
+    process of its own (about one mutant in five; 2 to 3 minutes of mypy for the whole tree, a
+    second of ruff). Returns how many."""
+    bad = rejected(mypy_errors(root) + ruff_errors(root), root)
     count = 0
     for meta in sorted(root.glob("**/*.py.meta")):
         data = json.loads(meta.read_text())
@@ -347,10 +365,10 @@ def _score(names: list[str], runs: dict[str, int], listed: set[str]) -> str:
     """One area's line: the mutation score without its equivalent survivors, then the raw counts."""
     killed, spared = _counts(names, runs, listed)
     kinds = Counter("survived" if c == 0 else "no tests" if c in (5, 33) else "timed out" if c in TIMED_OUT
-                    else "rejected by mypy" if c == TYPE_CHECKED
+                    else "rejected by lint" if c == TYPE_CHECKED
                     else "listed, left out" if c == LEFT_OUT else "killed" if c in KILLED else f"exit {c}"
                     for c in (runs[name] for name in names))
-    left = ", ".join(f"{n} {k}" + (" (counted as killed)" if k in ("timed out", "rejected by mypy") else "")
+    left = ", ".join(f"{n} {k}" + (" (counted as killed)" if k in ("timed out", "rejected by lint") else "")
                      for k, n in sorted(kinds.items()) if k != "killed")
     rest = len(names) - spared
     score, raw = 100 * killed / max(rest, 1), 100 * killed / len(names)
@@ -498,7 +516,7 @@ def check(run: bool, jobs: int, globs: list[str]) -> int:
     if run:
         run_mutmut(jobs, listed)
         chosen = set(listed)
-        reject_by_mypy(globs, names={k for k in verdicts() if is_listed(k, chosen)})  # stale too
+        reject_by_lint(globs, names={k for k in verdicts() if is_listed(k, chosen)})  # stale too
         stale, missing = stale_and_missing(listed, results())
     for line in problems:
         print(line)

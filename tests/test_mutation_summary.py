@@ -59,7 +59,7 @@ def test_mutants_that_mypy_rejects_count_as_killed_and_are_shown_apart(tmp_path,
     assert ms.main([]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == ("montecarlo.engine: killed 5 of 6 (83.3%) without 0 equivalent; raw 5 of 6 (83.3%); "
-                        "3 rejected by mypy (counted as killed), 1 survived")
+                        "3 rejected by lint (counted as killed), 1 survived")
     assert lines[-1] == "killed 5 of 6 mutants (83.3%)"
 
 
@@ -102,16 +102,21 @@ def test_a_mutant_is_rejected_by_mypy_only_for_an_error_its_original_lacks(tmp_p
     }
 
 
-def test_mypys_own_errors_are_read_from_its_json_output(tmp_path):
+def test_the_linters_own_errors_are_read_from_their_json_output(tmp_path):
     pytest.importorskip("mypy")  # the dev extra
+    pytest.importorskip("ruff")
     (tmp_path / "montecarlo").mkdir()
     (tmp_path / "montecarlo" / "__init__.py").write_text("")
     (tmp_path / "montecarlo" / "m.py").write_text(
-        "def g(a: int) -> int:\n    return a\n\n\ndef x_f__mutmut_1(a: int) -> int:\n    return g()\n")
+        "def g(a: int) -> int:\n    return a\n\n\ndef x_f__mutmut_1(a: int) -> int:\n    return g()\n"
+        "\n\ndef x_f__mutmut_2(a: int) -> int:\n    b = a\n    return a\n")
     errors = ms.mypy_errors(tmp_path)
     assert [(e["file"], e["line"], e["code"]) for e in errors] == [("montecarlo/m.py", 6, "call-arg")]
-    assert ms.rejected(errors, tmp_path) == {
-        "montecarlo.m.x_f__mutmut_1": 'Missing positional argument "a" in call to "g" [call-arg]'}
+    found = ms.ruff_errors(tmp_path)
+    assert [(e["file"], e["line"], e["code"]) for e in found] == [("montecarlo/m.py", 10, "F841")]
+    assert ms.rejected(errors + found, tmp_path) == {
+        "montecarlo.m.x_f__mutmut_1": 'Missing positional argument "a" in call to "g" [call-arg]',
+        "montecarlo.m.x_f__mutmut_2": "Local variable `b` is assigned to but never used [F841]"}
 
 
 def test_mutants_that_mypy_rejects_get_mutmuts_type_check_verdict(tmp_path, monkeypatch):
@@ -119,16 +124,17 @@ def test_mutants_that_mypy_rejects_get_mutmuts_type_check_verdict(tmp_path, monk
     (tmp_path / "mutants" / "montecarlo" / "engine").mkdir(parents=True)
     (tmp_path / "mutants" / "montecarlo" / "engine" / "stats.py").write_text(MUTANTS_OF_ONE_MODULE)
     errors = [_error(5, "no a", "call-arg"), _error(7, "no", "call-arg")]
-    monkeypatch.setattr(ms, "mypy_errors", lambda root: errors)
+    monkeypatch.setattr(ms, "mypy_errors", lambda root: errors[:1])
+    monkeypatch.setattr(ms, "ruff_errors", lambda root: errors[1:])
     codes = {f"{STATS}f__mutmut_1": None, f"{STATS}f__mutmut_2": 1}
     _meta(tmp_path, codes)
-    assert ms.reject_by_mypy([]) == 1  # the mutant not run yet; a verdict already in stays
+    assert ms.reject_by_lint([]) == 1  # the mutant not run yet; a verdict already in stays
     assert ms.verdicts() == {f"{STATS}f__mutmut_1": ms.TYPE_CHECKED, f"{STATS}f__mutmut_2": 1}
     meta = json.loads((tmp_path / "mutants" / "engine" / "stats.py.meta").read_text())
     assert meta["type_check_error_by_key"] == {f"{STATS}f__mutmut_1": "no a [call-arg]"}  # what mutmut shows
     _meta(tmp_path, codes)
-    assert ms.reject_by_mypy(["*.x_g__*"]) == 0  # outside the globs
-    assert ms.reject_by_mypy([], names={f"{STATS}f__mutmut_2"}) == 1  # named: whatever its verdict
+    assert ms.reject_by_lint(["*.x_g__*"]) == 0  # outside the globs
+    assert ms.reject_by_lint([], names={f"{STATS}f__mutmut_2"}) == 1  # named: whatever its verdict
     assert ms.verdicts()[f"{STATS}f__mutmut_2"] == ms.TYPE_CHECKED
 
 
@@ -215,6 +221,7 @@ def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, 
                         type("Done", (), {"returncode": 0})())
     typed = []
     monkeypatch.setattr(ms, "mypy_errors", lambda root: typed.append(1) or [])
+    monkeypatch.setattr(ms, "ruff_errors", lambda root: [])
     monkeypatch.setattr(ms, "fingerprint", lambda g: "source-1")
 
     def generated(jobs):  # mutmut's generation: every mutant, none run
@@ -290,7 +297,7 @@ def test_a_finished_whole_run_is_not_run_again(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(ms.subprocess, "run", lambda *a, **k: pytest.fail("mutmut started"))
     monkeypatch.setattr(ms, "fingerprint", lambda g: "source-1")
     _meta(tmp_path, {"montecarlo.engine.stats.x_f__mutmut_1": 1})
-    ms.WHOLE.write_text(json.dumps({"fingerprint": "source-1", "started": "2026-12-03T09:00", "mypy": True}))
+    ms.WHOLE.write_text(json.dumps({"fingerprint": "source-1", "started": "2026-12-03T09:00", "lint": True}))
     assert ms.whole(2, ["montecarlo.engine.*"]) == 0
     assert capsys.readouterr().out == "resuming the run started 2026-12-03T09:00: 1 mutants done, 0 to go\n"
 
@@ -300,7 +307,7 @@ def test_the_summary_of_an_unfinished_whole_run_says_how_many_are_left(tmp_path,
     _meta(tmp_path, {f"{STATS}f__mutmut_1": 1, f"{STATS}f__mutmut_2": 0, f"{STATS}f__mutmut_3": None,
                      f"{STATS}f__mutmut_4": None})
     monkeypatch.setattr(ms, "equivalent", lambda: set())
-    ms.WHOLE.write_text(json.dumps({"fingerprint": "source-1", "started": "2026-12-03T09:00", "mypy": True}))
+    ms.WHOLE.write_text(json.dumps({"fingerprint": "source-1", "started": "2026-12-03T09:00", "lint": True}))
     assert ms.main([]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
         "killed 1 of 2 mutants (50.0%); 2 more not run yet (make mutation resumes the run)")
