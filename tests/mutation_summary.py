@@ -43,6 +43,7 @@ and keeps the other functions' stamps; then list today's survivors and ``--stamp
 from __future__ import annotations
 
 import ast
+import bisect
 import fnmatch
 import hashlib
 import json
@@ -52,7 +53,6 @@ import re
 import shutil
 import subprocess
 import sys
-import bisect
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime
@@ -268,11 +268,11 @@ def rejected(errors: list[dict[str, object]], root: Path = Path("mutants")) -> d
             at = bisect.bisect_right(starts, line) - 1
             if at >= 0 and line <= spans[at][1]:
                 found[f"{module}.{spans[at][2]}"].append((error["code"], error["message"]))
-    originals = {name.partition("__mutmut_")[0]: set(errs) for name, errs in found.items()
+    originals = {function_key(name): set(errs) for name, errs in found.items()
                  if name.endswith("__mutmut_orig")}
     out = {}
     for name, errs in found.items():
-        own = [e for e in errs if e not in originals.get(name.partition("__mutmut_")[0], set())]
+        own = [e for e in errs if e not in originals.get(function_key(name), set())]
         if own and not name.endswith("__mutmut_orig"):
             out[name] = f"{own[0][1]} [{own[0][0]}]"
     return out
