@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import mutant_order, trampolines
+from tests import mutant_order, plot_memo, trampolines
 
 
 CACHED = ("montecarlo.games", "montecarlo.engine", "montecarlo.datagame")  # modules that memoise
@@ -116,9 +116,11 @@ def pytest_pycollect_makeitem(collector, name, obj):
 
 def pytest_collection_finish(session):
     """Under mutmut, the functions the mutant leaves alone are called without their trampolines
-    (tests/trampolines.py), now that the tests and the package's modules are imported."""
+    (tests/trampolines.py), now that the tests and the package's modules are imported, and the
+    plots that the mutant cannot change are drawn once (tests/plot_memo.py)."""
     if _mutated_function() is not None:
         trampolines.bypass(os.environ["MUTANT_UNDER_TEST"])
+        plot_memo.install(_TREE, os.environ["MUTANT_UNDER_TEST"])
     elif "MUTANT_UNDER_TEST" in os.environ:  # mutmut's fork server collecting, or its census
         trampolines.prepare_once()
 
