@@ -293,5 +293,6 @@ def test_a_pool_of_exactly_the_most_outcomes_is_enumerated_one_less_refuses(monk
         assert combos[(2, 2)] == pytest.approx(1 / 4) and combos[(1, 2)] == pytest.approx(2 * 1 / 4 * 1 / 2)
         assert sum(combos.values()) == pytest.approx(1)
     else:
-        with pytest.raises(rounds.PoolTooLarge, match="2 dice of 3 faces are too many"):
+        with pytest.raises(rounds.PoolTooLarge, match="2 dice of 3 faces are too many") as info:
             next(outcomes)
+        assert info.value.args[1:] == (3,)  # the die's number of distinct faces, as documented

@@ -765,9 +765,12 @@ def test_missing_file_and_definition_detection(tmp_path):
     (tmp_path / "scenario.toml").write_text('game = "dune1984"\nseed = 1\n')
     (tmp_path / "broken.toml").write_text("[[[")
     (tmp_path / "risk.toml").write_text(RISK)
-    assert [is_definition(tmp_path / n) for n in ("scenario.toml", "broken.toml", "risk.toml")] == [
+    (tmp_path / "bom.toml").write_text("\ufeff" + RISK, encoding="utf-8")  # as Windows' Notepad saves it
+    names = ("scenario.toml", "broken.toml", "risk.toml", "bom.toml")
+    assert [is_definition(tmp_path / n) for n in names] == [
         False,
         False,
+        True,
         True,
     ]
 

@@ -9,6 +9,7 @@ import resource
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -94,6 +95,27 @@ def test_in_this_process_both_thresholds_are_set(monkeypatch):
     monkeypatch.setattr(memory, "_allocator_set", None)
     assert memory.reuse_freed_memory() is True
     assert chunk_pattern_faults() < 1_000
+
+
+def test_both_thresholds_are_asked_for(monkeypatch):
+    """Both settings, whatever the process inherited: one alone leaves freed arrays mapped afresh
+    (the mmap threshold alone still trims the heap as they free)."""
+    from montecarlo.engine import memory
+
+    asked = []
+
+    def mallopt(parameter, value):
+        asked.append((parameter, value))
+        return 1  # glibc's "done"
+
+    for name in memory._USER_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(memory, "_allocator_set", None)
+    monkeypatch.setattr(memory.ctypes, "CDLL", lambda name: SimpleNamespace(mallopt=mallopt))
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert memory.reuse_freed_memory() is True
+    assert asked == [(memory._M_MMAP_THRESHOLD, memory.HEAP_BLOCK_LIMIT),
+                     (memory._M_TRIM_THRESHOLD, memory.KEPT_FREE_BYTES)]
 
 
 def test_without_glibcs_mallopt_nothing_is_set(monkeypatch):
