@@ -1131,3 +1131,22 @@ def test_a_scenario_read_as_a_battle_file_says_what_it_is():
         parse_definition(scenario, "house-rules.toml")
     said = "house-rules.toml: a scenario file (it names a game), not a battle file: run it with"
     assert str(info.value).startswith(f"{said} montecarlo report")
+
+
+def test_a_battle_file_with_a_stray_game_key_is_told_of_the_key_not_called_a_scenario():
+    """Only a file without ``format`` is a scenario; a battle file's extra ``game`` is an unknown key."""
+    with pytest.raises(DefinitionError) as info:
+        parse_definition('game = "dune1984"\n' + RISK, "risk.toml")
+    assert "a scenario file" not in str(info.value)
+    assert str(info.value).startswith("risk.toml: game: unknown key; use one of:")
+
+
+def test_a_distribution_keeps_its_support_in_the_compiled_game():
+    """Its support is what a report lists, one probability a value ("attackers_left=3")."""
+    compiled = compile_text(RISK, "risk.toml")
+    declared = {m.name: m.support for m in parse_definition(RISK).metrics if m.kind == "distribution"}
+    assert declared and all(declared.values())
+    assert {m.name: m.support for m in compiled.metrics if m.kind == "distribution"} == declared
+    for m in compiled.metrics:
+        if m.kind == "distribution":
+            assert m.reported_names() == tuple(f"{m.name}={v}" for v in declared[m.name])
