@@ -1154,6 +1154,20 @@ def test_report_json_counts_significant_rows_apart_from_those_a_metric_does_not_
     assert (facts["correction"], facts["alpha"]) == ("holm", 0.05)
 
 
+def test_report_json_keeps_the_words_a_scenario_gives_its_grid_values():
+    from montecarlo.reporting.report import report_json
+    from montecarlo.reporting.tables import all_tables
+    from montecarlo.scenarios import parse_scenario
+    from tests.reporting.test_findings import coin_only_at_size_two
+
+    spec = {"game": coin_only_at_size_two({}), "seed": 1, "trials": 100, "grid": {"size": [1, 2]},
+            "labels": {"size": {"2": "a pair"}}}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    facts = report_json(result, all_tables(result), [], "montecarlo report x.toml", [])
+    assert facts["labels"] == {"size": {"2": "a pair"}}
+    assert json.loads(json.dumps(facts))["labels"] == facts["labels"]  # plain JSON, as written
+
+
 def test_every_link_of_report_md_names_a_file_of_the_report(report):
     """The list of files and the tables cut at their first rows link files of the folder (cut
     tables at one row: test_a_difference_table_names_every_variant_it_leaves_out)."""
