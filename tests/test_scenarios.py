@@ -1074,3 +1074,20 @@ def test_a_scenario_runs_the_question_it_names(tmp_path):
     official = result.comparisons[0].answers[0]
     assert official.question == "guile" and "survive" in official.metrics
     assert official.metrics["survive"].estimate == alone.metrics["survive"].estimate
+
+
+def test_workers_started_early_import_the_scenario_s_game_and_bad_jobs_are_refused(monkeypatch):
+    """A command starts a scenario's workers as soon as it is read (issue 24): each is asked to
+    import the game's kernel module meanwhile, and a job count the run would refuse is refused
+    there first, whatever the size of the run."""
+    from montecarlo.engine import runner
+    from montecarlo.scenarios import scenario_workers, start_scenario_workers
+
+    sc = parse_scenario({"game": GAME, "seed": 3, "grid": {"flips": [1, 2]}})
+    started = []
+    monkeypatch.setattr(runner, "start_workers", lambda *args: started.append(args))
+    start_scenario_workers(sc, 2)
+    assert started == [(min(2, os.cpu_count() or 1), "loky", [sc.question.simulate.__module__])]
+    for jobs in (0, -2):
+        with pytest.raises(InputError, match="jobs"):
+            scenario_workers(sc, jobs)
