@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import mutant_order, plot_memo, trampolines
+from tests import mutant_order, mutmut_shards, plot_memo, trampolines
 
 
 CACHED = ("montecarlo.games", "montecarlo.engine", "montecarlo.datagame")  # modules that memoise
@@ -126,7 +126,13 @@ def pytest_collection_finish(session):
 
 
 def pytest_runtestloop(session):
-    """Under mutmut, run the likely killers, then collect and run the rest if none failed."""
+    """Under mutmut, run the likely killers, then collect and run the rest if none failed; in
+    mutmut's census or clean run spread over several children (tests/mutmut_shards.py), run only
+    the tests this child claims."""
+    shared = mutmut_shards.shared_counter()
+    if shared is not None:
+        mutmut_shards.run_claimed(session, *shared)
+        return True
     later = session.stash.get(_LATER, [])
     if not later:
         return None

@@ -335,9 +335,10 @@ def judged_today(path: Path = LISTED) -> set[str]:
 
 def run_mutmut(jobs: int, names: list[str]) -> int:
     """``mutmut run`` with ``jobs`` children on ``names`` (globs or mutant names; every mutant
-    without a verdict when there are none), from this environment; its exit code."""
-    mutmut = Path(sys.executable).with_name("mutmut")
-    command = [os.fspath(mutmut), "run", "--max-children", str(jobs), *names]
+    without a verdict when there are none), from this environment, its census and clean run of
+    the tests spread over the children (tests/mutmut_shards.py); its exit code."""
+    command = [sys.executable, os.fspath(ROOT / "tests" / "mutmut_shards.py"), "run", "--max-children",
+               str(jobs), *names]
     return subprocess.run(command, check=False).returncode
 
 

@@ -101,6 +101,7 @@ def _fake_tree(tmp_path, killers: list[str]):
     shutil.copy(here / "mutant_order.py", tests)
     shutil.copy(here / "trampolines.py", tests)
     shutil.copy(here / "plot_memo.py", tests)
+    shutil.copy(here / "mutmut_shards.py", tests)
     shutil.copy(here / "conftest.py", tests)
     for name, text in FAKE_TESTS.items():
         (tests / name).write_text(text)
