@@ -217,8 +217,12 @@ def _meta(tmp_path, codes):
 def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, monkeypatch, capsys, globs):
     monkeypatch.chdir(tmp_path)
     calls = []
-    monkeypatch.setattr(ms.subprocess, "run", lambda args, check: calls.append(args[4:]) or
-                        type("Done", (), {"returncode": 0})())
+    def mutmut(args, check):  # mutmut's run, its census and clean run spread over its children
+        assert args[1].endswith("tests/mutmut_shards.py") and args[2:5] == ["run", "--max-children", "2"]
+        calls.append(args[5:])
+        return type("Done", (), {"returncode": 0})()
+
+    monkeypatch.setattr(ms.subprocess, "run", mutmut)
     typed = []
     monkeypatch.setattr(ms, "mypy_errors", lambda root: typed.append(1) or [])
     monkeypatch.setattr(ms, "ruff_errors", lambda root: [])

@@ -367,6 +367,7 @@ def run_grid(
     in_process = jobs == 1 and backend != "dask"
     try:
         with contextlib.nullcontext() if in_process else backend_context(backend, scheduler):
+            idle = 0  # rounds in a row that ran no trial
             while True:
                 pending = [i for i, s in enumerate(states) if not s.finished]
                 if not pending:
@@ -377,6 +378,7 @@ def run_grid(
                     (i, states[i].next_chunk, ChunkPlan(states[i].target - states[i].done, chunk_size))
                     for i in pending
                 ]
+                ran = False
                 for i, (chunk_totals, companion), size in _execute(points, tasks, seed, jobs, backend):
                     if companion is not None:
                         companions[i] = companion
@@ -386,9 +388,13 @@ def run_grid(
                     states[i] = _PointState(state.totals + chunk_totals, state.done + size,
                                             state.next_chunk + 1, state.target, state.finished)
                     done += size
+                    ran = True
                     report(done, total)
                     if checkpoint is not None:
                         checkpoint.save(states, final=False)
+                idle = 0 if ran else idle + 1
+                if idle > 1:  # a resumed run's first round may have nothing left to run, never two
+                    raise RuntimeError("internal error: the run's planning stopped giving its points trials")
                 grew = False
                 for i in pending:
                     grew |= _plan_more(states[i], points[i], chunk_size, precision, cap)

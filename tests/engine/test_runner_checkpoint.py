@@ -85,6 +85,24 @@ def test_interrupted_at_random_chunks_and_resumed_gives_the_uninterrupted_number
     assert all(np.array_equal(a.totals, b.totals) for a, b in zip(whole, resumed))
 
 
+def test_interrupted_between_a_rounds_last_chunk_and_its_planning_resumes(tmp_path):
+    """Stopped after the last chunk of the first target, before the precision stop planned more:
+    the resumed run's first round has nothing to run, then plans and goes on as if never stopped."""
+    whole = runner.run_grid(grid(), 3_500, 7, precision=0.01, **OPTIONS)
+    assert all(r.trials > 3_500 for r in whole)  # the precision asked for more than the first target
+
+    def stop_at_the_first_target(done, total):
+        if done == total == 3 * 3_500:
+            raise Interrupt
+
+    path = tmp_path / "between.json"
+    with pytest.raises(Interrupt):
+        run(path, precision=0.01, progress=stop_at_the_first_target)
+    assert [p["next_chunk"] for p in json.loads(path.read_text())["points"]] == [4, 4, 4]
+    resumed = run(path, precision=0.01)
+    assert all(a.trials == b.trials and np.array_equal(a.totals, b.totals) for a, b in zip(whole, resumed))
+
+
 def test_a_finished_checkpoint_answers_at_once(tmp_path):
     path = tmp_path / "done.json"
     first = run(path)

@@ -49,6 +49,30 @@ def test_progress_of_a_precision_run_follows_its_growing_target():
     assert result.trials == target
 
 
+@pytest.mark.parametrize("broken", ["a point left unfinished", "rounds of no chunks"])
+def test_a_plan_that_stops_giving_trials_is_an_error_not_an_endless_loop(monkeypatch, broken):
+    """A broken planner (a mutant, a future edit) fails at its second round in a row with nothing to
+    run, instead of spinning for ever; the fakes give up after 50 rounds, so that a runner without
+    the check fails here at once too."""
+    rounds = []
+
+    def counted(result):
+        def fake(*args):
+            rounds.append(args)
+            assert len(rounds) < 50, "the runner went on planning rounds with nothing to run"
+            return result
+        return fake
+
+    if broken == "a point left unfinished":
+        monkeypatch.setattr(runner, "_plan_more", counted(False))
+    else:
+        monkeypatch.setattr(runner, "ChunkPlan", counted([]))
+    message = "^internal error: the run's planning stopped giving its points trials$"
+    with pytest.raises(RuntimeError, match=message):
+        runner.run(functools.partial(coin, 0.5), METRICS, 25, seed=1, chunk_size=10, precision=0.01)
+    assert len(rounds) == 2  # planned twice, the second time for a round that again ran nothing
+
+
 def test_distribution_support_need_not_start_at_zero():
     metric = Metric("rounds", "distribution", "rounds played", (2, 3, 4))
     values = np.array([2, 2, 3, 4, 4, 4, 9, 1])  # 9 and 1 lie outside the support: not counted
