@@ -352,7 +352,16 @@ def sample(n: int, seed: int, jobs: int, globs: list[str]) -> int:
     chosen = pick(every, n, seed)
     SAMPLE.write_text(json.dumps({"population": len(every), "seed": seed, "names": chosen}, indent=1))
     print(f"{len(chosen)} of {len(every):,} mutants picked at random (seed {seed})", flush=True)
-    return run_mutmut(jobs, chosen)
+    # as in a whole run: what mypy or ruff rejects counts as killed, a listed equivalent is left
+    # out, neither runs its tests (mutmut runs a mutant it is named, whatever its verdict)
+    linted = reject_by_lint(globs, names=set(chosen))
+    leave_out_listed(globs)
+    codes = verdicts()
+    left = [name for name in chosen if codes.get(name) is None]
+    print(f"{linted} of them rejected by mypy or ruff (counted as killed, not run), "
+          f"{sum(codes.get(name) == LEFT_OUT for name in chosen)} listed as equivalent and left out; "
+          f"{len(left)} to run", flush=True)
+    return run_mutmut(jobs, left) if left else 0
 
 
 def _counts(names: list[str], runs: dict[str, int], listed: set[str]) -> tuple[int, int]:

@@ -270,6 +270,36 @@ def test_a_whole_run_starts_afresh_then_resumes_only_the_mutants_left(tmp_path, 
     assert len(calls) == 1 and ms.verdicts()[f"{STATS}f__mutmut_1"] is None
 
 
+def test_a_sample_runs_only_its_mutants_that_lint_passes_and_the_list_does_not_explain(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    calls = []
+    monkeypatch.setattr(ms.subprocess, "run", lambda args, check: calls.append(args[5:]) or
+                        type("Done", (), {"returncode": 0})())
+    names = [f"{STATS}f__mutmut_{n}" for n in range(1, 7)]
+
+    def generated(jobs):
+        _meta(tmp_path, dict.fromkeys(names))
+        return list(ms.verdicts())
+
+    monkeypatch.setattr(ms, "generate", generated)
+    monkeypatch.setattr(ms, "pick", lambda every, n, seed: names[:4])
+    monkeypatch.setattr(ms, "mypy_errors", lambda root: [])
+    monkeypatch.setattr(ms, "ruff_errors", lambda root: [])
+    monkeypatch.setattr(ms, "rejected", lambda errors, root: {names[0]: "mypy", names[5]: "ruff"})
+    monkeypatch.setattr(ms, "judged_today", lambda: {names[1]})
+    assert ms.sample(4, 7, 2, []) == 0
+    assert calls == [names[2:4]]
+    codes = ms.verdicts()
+    assert (codes[names[0]], codes[names[1]], codes[names[5]]) == (ms.TYPE_CHECKED, ms.LEFT_OUT, None)
+    assert "1 of them rejected by mypy or ruff (counted as killed, not run), 1 listed as equivalent " \
+           "and left out; 2 to run" in capsys.readouterr().out
+    # every one of the sample rejected or listed: mutmut is not started (named nothing, it runs all)
+    monkeypatch.setattr(ms, "pick", lambda every, n, seed: names[:2])
+    calls.clear()
+    assert ms.sample(2, 7, 2, []) == 0 and calls == []
+
+
 def test_a_mutant_is_left_out_only_while_its_entry_was_judged_on_todays_source(tmp_path, monkeypatch):
     listed = tmp_path / "MUTANTS.md"
     key = "montecarlo.engine.stats.x_proportion"
