@@ -56,6 +56,33 @@ def _clear_every_cache() -> None:
         clear()
 
 
+def skip_doctests_of_mutmut_copies() -> None:
+    """Under mutmut, doctest finds no examples in mutmut's copies of a function (``x_f__mutmut_3``,
+    ``x_f__mutmut_orig``), only in the function itself.
+
+    mutmut keeps a copy of each mutated function beside it, docstring and all, so a module of its
+    tree holds its doctests once per mutant: 1,514 of the 1,636 doctests mutmut's census ran in
+    December 2026, each calling the function by its own name, which is the function's own doctest
+    again. Finding them made collecting ``reporting/findings.py``'s doctests in a warm process take
+    0.30 s instead of 0.13 s, in every mutant's run that needs one of them."""
+    import doctest
+
+    find = doctest.DocTestFinder._find
+    if getattr(find, "skips_mutmut_copies", False):
+        return
+
+    def _find(self, tests, obj, name, *rest):
+        if "__mutmut_" not in name:
+            find(self, tests, obj, name, *rest)
+
+    _find.skips_mutmut_copies = True  # type: ignore[attr-defined]
+    doctest.DocTestFinder._find = _find  # type: ignore[method-assign]
+
+
+if "MUTANT_UNDER_TEST" in os.environ:
+    skip_doctests_of_mutmut_copies()
+
+
 def pytest_configure(config):
     """Under mutmut, freeze the heap this process was forked with before the tests run.
 
