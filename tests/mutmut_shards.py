@@ -21,6 +21,7 @@ Which tests a mutant runs, in what order, and its verdict, are mutmut's as befor
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import pickle
 import sys
@@ -75,6 +76,8 @@ def run_claimed(session: Any, path: str, per: str) -> None:
         raise session.Interrupted(f"{session.testsfailed} errors during collection")
     if session.config.option.collectonly:
         return
+    names = "\n".join(item.nodeid for item in session.items).encode()
+    Path(f"{path}.{os.getpid()}.items").write_text(hashlib.sha256(names).hexdigest())
     batches = units(list(session.items), per)
 
     def take() -> list:
@@ -128,7 +131,16 @@ def in_children(operation: Callable[[], Any], children: int, per: str) -> list[A
             if os.waitstatus_to_exitcode(status) != 0 or not data:
                 raise ChildProcessError(f"a child of mutmut's {per}-shared step ended with status {status}")
             results.append(pickle.loads(data))
+        same_tests(counter)
         return results
+
+
+def same_tests(counter: Path) -> None:
+    """Raise unless every child that shared ``counter`` collected the same tests in the same order:
+    a number claimed from it names a test only if they all did."""
+    seen = {path.read_text() for path in counter.parent.glob(f"{counter.name}.*.items")}
+    if len(seen) > 1:
+        raise ChildProcessError(f"the children of a mutmut step collected different tests: {len(seen)} lists")
 
 
 def shared_counter() -> tuple[str, str] | None:

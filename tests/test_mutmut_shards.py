@@ -121,6 +121,16 @@ def test_the_clean_run_children_claim_a_file_at_a_time(tmp_path):
     assert len(fixtures) == 4  # each file's module fixture built once
 
 
+def test_the_children_must_have_collected_the_same_tests(tmp_path):
+    tree = _fake_tree(tmp_path)
+    _run_shared(tree, shards.PER_TEST)
+    assert len(list(tree.glob("counter.*.items"))) == 2
+    shards.same_tests(tree / "counter")  # the same lists: nothing to say
+    (tree / "counter.1.items").write_text("another list")
+    with pytest.raises(ChildProcessError, match="collected different tests"):
+        shards.same_tests(tree / "counter")
+
+
 def test_a_failure_stops_every_child(tmp_path):
     codes, ran, _ = _run_shared(_fake_tree(tmp_path, fail=True), shards.PER_TEST)
     assert sorted(codes) == [0, 1] or codes == [1, 1]
