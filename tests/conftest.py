@@ -144,12 +144,15 @@ def pytest_pycollect_makeitem(collector, name, obj):
 def pytest_collection_finish(session):
     """Under mutmut, the functions the mutant leaves alone are called without their trampolines
     (tests/trampolines.py), now that the tests and the package's modules are imported, and the
-    plots that the mutant cannot change are drawn once (tests/plot_memo.py)."""
+    plots that the mutant cannot change are drawn once (tests/plot_memo.py); in mutmut's census,
+    the trampolines only record which functions each test reaches."""
     if _mutated_function() is not None:
         trampolines.bypass(os.environ["MUTANT_UNDER_TEST"])
         plot_memo.install(_TREE, os.environ["MUTANT_UNDER_TEST"])
     elif "MUTANT_UNDER_TEST" in os.environ:  # mutmut's fork server collecting, or its census
         trampolines.prepare_once()
+        if os.environ["MUTANT_UNDER_TEST"] == "stats":
+            trampolines.record_only()
 
 
 def pytest_runtestloop(session):

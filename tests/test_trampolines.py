@@ -107,3 +107,27 @@ def test_outside_mutmuts_tree_nothing_is_touched(monkeypatch):
     monkeypatch.delitem(sys.modules, "mutmut.mutation.trampoline", raising=False)
     assert trampolines.prepare() == []
     assert trampolines.bypass("montecarlo.engine.stats.x_wilson__mutmut_1") == 0
+
+
+def test_in_the_census_a_trampoline_records_what_mutmuts_own_records(mutmut_tree, request, monkeypatch):
+    """mutmut's census (``MUTANT_UNDER_TEST`` "stats"): the same functions recorded, by the same names,
+    whether mutmut's trampolines record them or :func:`trampolines.record_only`'s."""
+    mutmut_state = pytest.importorskip("mutmut.state")
+    module, activate = mutmut_tree
+    activate("stats")
+    monkeypatch.setattr(mutmut_state, "_state", None)
+    expected = {"montecarlo.fake_mutated.x_double", "montecarlo.fake_mutated.xǁCǁhalf"}
+    if request.node.callspec.params["mutmut_tree"] == "mutmut":  # mutmut's own census first
+        assert module.quadruple(1) == 4 and module.C().half(6) == 3
+        assert mutmut_state.state()._stats == expected
+        mutmut_state.state()._stats.clear()
+    globals_ = trampolines.prepare()[0].function.__globals__
+    monkeypatch.setitem(globals_, trampolines.RECORD, None)  # taken back after the test
+    assert trampolines.record_only() >= 2  # (with those of earlier tests not yet collected)
+    assert mutmut_state.state()._stats == set()
+    assert module.double(5) == 10 and module.KEPT["double"](1) == 2  # the same objects, the originals
+    assert mutmut_state.state()._stats == {"montecarlo.fake_mutated.x_double"}
+    assert module.quadruple(1) == 4 and module.C().half(6) == 3
+    assert mutmut_state.state()._stats == expected
+    activate("montecarlo.fake_mutated.x_double__mutmut_1")  # the census never has a mutant: ignored
+    assert module.double(5) == 10

@@ -61,6 +61,63 @@ def _straight_code(freevars: tuple[str, ...]) -> types.CodeType | None:
     return code if code.co_freevars == freevars else None
 
 
+def _recording_code(freevars: tuple[str, ...]) -> types.CodeType | None:
+    """Code for an inner trampoline with these free variables that records its function as reached
+    by the running test (mutmut's census) and calls the original function."""
+    if "mutants_dict" not in freevars or not all(name.isidentifier() for name in freevars):
+        return None
+    source = (f"def outer({', '.join(freevars)}):\n"
+              f"    def trampoline(*args, **kwargs):\n"
+              f"        {', '.join(freevars)},\n"  # the same closure as mutmut's, read and dropped
+              f"        original = mutants_dict['_mutmut_orig']\n"
+              f"        {RECORD}(original)\n"
+              f"        return original(*args, **kwargs)\n"
+              f"    return trampoline\n")
+    namespace: dict = {}
+    exec(compile(source, __file__, "exec"), namespace)
+    code = namespace["outer"](*freevars).__code__
+    return code if code.co_freevars == freevars else None
+
+
+RECORD = "_montecarlo_census_record"  # the recorder's name among the trampolines' globals
+
+
+def _recorder():
+    """What mutmut's census trampoline records of a call (``record_trampoline_hit``): the function's
+    name in the set of those the running test reached. The name is worked out once per function."""
+    from mutmut.state import state
+    from mutmut.utils.format_utils import mangled_name_from_mutant_name
+
+    names: dict = {}
+
+    def record(original) -> None:
+        name = names.get(original)
+        if name is None:
+            name = f"{original.__module__}.{mangled_name_from_mutant_name(original.__name__)}"
+            names[original] = name
+        state()._stats.add(name)
+
+    return record
+
+
+def record_only() -> int:
+    """In mutmut's census: every trampoline records its function and calls the original, without
+    mutmut's bookkeeping of each call (the active mutant read from the environment, the caller kept
+    in a context variable, the configuration read again). mutmut keeps the callers only to reset
+    verdicts when a run resumes on changed source, which ``make mutation`` never does (it starts
+    afresh). How many trampolines were changed."""
+    trampolines = prepare() if _PREPARED is None else _PREPARED
+    if not trampolines:
+        return 0
+    code = _recording_code(trampolines[0].function.__code__.co_freevars)
+    if code is None:
+        return 0
+    trampolines[0].function.__globals__[RECORD] = _recorder()
+    for trampoline in trampolines:
+        trampoline.function.__code__ = code
+    return len(trampolines)
+
+
 def prepare() -> list[Trampoline]:
     """Every plain function's inner trampoline in this process (not a classmethod's: the class it
     is called on picks the function)."""
