@@ -446,6 +446,13 @@ def test_the_largest_seat_gap_is_the_first_in_the_grids_order_among_equal_ones_o
     gap, higher, lower, _ = _seat_gap(rows, ["seat1_wins", "seat2_wins"], ["size"])
     assert gap == 0.5 and higher["size"] == lower["size"] == 3
     assert (higher["metric"], lower["metric"]) == ("seat1_wins", "seat2_wins")
+    # 200 setups, every gap equal: the first is named every time (grouped without keeping the
+    # order, polars put the first group first in 1 call of 200, measured)
+    many = pl.DataFrame({"size": [n for n in range(200, 0, -1) for _ in (1, 2)],
+                         "metric": ["seat1_wins", "seat2_wins"] * 200, "estimate": [0.75, 0.25] * 200,
+                         "se": [0.01] * 400})
+    for _ in range(3):
+        assert _seat_gap(many, ["seat1_wins", "seat2_wins"], ["size"])[1]["size"] == 200
 
 
 def test_a_variant_that_moves_one_metric_names_the_ones_it_leaves_unchanged_significantly():
