@@ -244,6 +244,27 @@ def test_the_solver_shortcuts_give_the_whole_solve(case):
     assert len(merged.decisions.memo) < len(default.memo)
 
 
+@pytest.mark.parametrize("limit", [6, 9, 10])
+@pytest.mark.parametrize("enemy, objective", [("mutant pack", "keep:3"), ("spybot", "win"),
+                                              ("road raiders", "win"), ("war rig", "keep:2")])
+def test_the_hopeless_shortcut_gives_the_whole_solve_on_three_cards(enemy, objective, limit):
+    """:func:`test_the_solver_shortcuts_give_the_whole_solve` in small (a hundredth of a second):
+    on three cards, both parities of the turn limit, the hopeless states (valued once per pile
+    where nothing but ammo kept can still count) and the whole solve give the same values and
+    the same ammo in every state both hold."""
+    setup = parse_combat({"deck": "illustrative-12", "card_counts": THREE, "enemy": enemy,
+                          "vehicle": "scout", "policy": "best", "objective": objective})
+    rules = Rules(turn_limit=limit)
+    full, default = ExactCombat(rules, setup, prune=False), ExactCombat(rules, setup)
+    assert default.solve() == pytest.approx(full.solve(), rel=1e-12, abs=1e-12)
+    assert any(key[0] == "passive" for key in default.memo) is default.passive
+    assert all(full.policy[state] == chosen for state, chosen in default.policy.items())
+    for state, chosen in full.policy.items():
+        pile, eh, ph, ammo, vp, attacks, first = state
+        if state not in default.policy and default.hopeless(eh, ammo, attacks, 1):
+            assert chosen == 0, state
+
+
 def test_a_state_is_hopeless_only_beyond_your_attacks_left():
     """Turn limit 3: your attacks 0 and 2 around the raiders' attack 1 (no stars: no damage). One
     card (1 skull, die 1, you first), reshuffled back for every draw; enemy die 2: health 3;
