@@ -51,7 +51,6 @@ mutation: $(DEV_STAMP)
 SAMPLE ?= 300
 SAMPLE_SEED ?= 1
 mutation-sample: $(DEV_STAMP)
-	rm -rf mutants
 	$(ONE_THREAD) $(PY) tests/mutation_summary.py --sample=$(SAMPLE) --seed=$(SAMPLE_SEED) --jobs=$(MUTATION_JOBS) $(MUTATE) > mutants.log 2>&1 || (tail -n 20 mutants.log; exit 1)
 	$(PY) tests/mutation_summary.py $(MUTATE)
 

@@ -161,6 +161,28 @@ def generate(jobs: int) -> list[str]:
     return list(verdicts())
 
 
+KILLERS = ".mutant-killers"  # tests/mutant_order.py's record of the tests that killed each function's mutants
+
+
+def fresh_tree(root: Path = Path("mutants")) -> int:
+    """Empty mutmut's working copy ``root`` (written by these commands) but for the record of which
+    tests killed each function's mutants (``KILLERS``), each test kept once: a fresh run then tries
+    a function's known killers first from its first mutant on, not only once one of its mutants has
+    died (tests/mutant_order.py orders them by census seconds per kill; which tests a mutant must
+    pass never changes). Returns how many functions' killers were kept."""
+    kept = {}
+    for path in sorted((root / KILLERS).glob("*")):
+        try:
+            kept[path.name] = dict.fromkeys(t for t in path.read_text(encoding="utf-8").splitlines() if t)
+        except (OSError, UnicodeDecodeError):
+            continue
+    shutil.rmtree(root, ignore_errors=True)
+    (root / KILLERS).mkdir(parents=True)
+    for name, tests in kept.items():
+        (root / KILLERS / name).write_text("".join(f"{test}\n" for test in tests), encoding="utf-8")
+    return len(kept)
+
+
 def fingerprint(globs: list[str], root: Path = ROOT) -> str:
     """A hash of what a whole run's verdicts depend on: the globs and every file under ``WATCHED``."""
     digest = hashlib.sha256(json.dumps(sorted(globs)).encode())
@@ -176,7 +198,8 @@ def fingerprint(globs: list[str], root: Path = ROOT) -> str:
 def whole(jobs: int, globs: list[str]) -> int:
     """``--whole``: mutmut on every mutant matching ``globs``; an unfinished run of the same source
     and globs is resumed (mutmut keeps each verdict as it comes), anything else in ``mutants/`` is
-    removed first (it is mutmut's working copy, written by these commands)."""
+    removed first (it is mutmut's working copy, written by these commands) but the known killers
+    (:func:`fresh_tree`)."""
     mark = fingerprint(globs)
     earlier = json.loads(WHOLE.read_text()) if WHOLE.exists() and not SAMPLE.exists() else {}
     if earlier.get("fingerprint") == mark:
@@ -195,8 +218,7 @@ def whole(jobs: int, globs: list[str]) -> int:
     if earlier:
         print(f"the source or MUTATE changed since the run started {earlier.get('started')}: starting afresh",
               flush=True)
-    shutil.rmtree("mutants", ignore_errors=True)
-    Path("mutants").mkdir()
+    fresh_tree()
     started = datetime.now().isoformat(timespec="minutes")
     WHOLE.write_text(json.dumps({"fingerprint": mark, "globs": globs, "started": started}))
     generate(jobs)
@@ -345,6 +367,7 @@ def run_mutmut(jobs: int, names: list[str]) -> int:
 def sample(n: int, seed: int, jobs: int, globs: list[str]) -> int:
     """``--sample``: run mutmut on ``n`` mutants picked at random (recorded in mutants/sample.json,
     which the summary reads)."""
+    fresh_tree()
     every = [k for k in generate(jobs) if matches(k, globs)]
     if not every:
         print(f"no mutant matches {' '.join(globs)}")

@@ -1,6 +1,7 @@
 """The mutation summary tool: the sample it draws and the score it estimates from it."""
 
 import json
+import shutil
 
 import pytest
 
@@ -368,3 +369,24 @@ def test_a_function_of_a_package_is_found_in_its_init(tmp_path):
     package, module = ms.function_hashes("pkg", tmp_path), ms.function_hashes("mod", tmp_path)
     assert set(package) == {"x_f"} and package == module  # the same function, the same hash
     assert ms.function_hashes("absent", tmp_path) == {}
+
+
+def test_a_fresh_tree_keeps_only_each_functions_known_killers_once(tmp_path):
+    from tests import mutant_order
+
+    assert ms.KILLERS == mutant_order.KILLERS
+    root = tmp_path / "mutants"
+    root.mkdir()
+    for test in ("t::a", "t::b", "t::a", "t::a"):
+        mutant_order.record_killer(root, "pkg.mod.x_f", test)
+    mutant_order.record_killer(root, "pkg.mod.x_g", "t::c")
+    (root / "mutmut-stats.json").write_text("{}")
+    (root / "pkg").mkdir()
+    assert ms.fresh_tree(root) == 2
+    assert sorted(p.name for p in root.iterdir()) == [ms.KILLERS]
+    assert mutant_order.killers(root, "pkg.mod.x_f") == ["t::a", "t::b"]  # once each, first seen first
+    assert mutant_order.killers(root, "pkg.mod.x_g") == ["t::c"]
+    assert mutant_order.killers(root, "pkg.mod.x_f", {"t::a": 2.0, "t::b": 0.5}) == ["t::b", "t::a"]
+    shutil.rmtree(root)
+    assert ms.fresh_tree(root) == 0 and (root / ms.KILLERS).is_dir()  # nothing to keep: a new tree
+
