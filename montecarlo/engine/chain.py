@@ -69,6 +69,7 @@ S = TypeVar("S", bound=Hashable)  # a chain's state type (its rule's argument)
 Step = tuple[float, S, tuple[str, ...]]  # generic alias: Step[S]; a bare Step is Step[Any]
 
 SCALE_BITS = 24  # step probabilities are quantised to multiples of 2**-24
+_LEVELS = -(-SCALE_BITS // 8)  # a sampler row's slices narrow 256-fold a level: single values at the last
 STEP_COST, COMPACT_COST = 1.0, 3.0  # relative cost per trial of a step and of a compaction
 DEFAULT_MAX_STATES = 250_000
 # The sampler's walks stop with an error past a bound that no walk of a sound chain reaches: the
@@ -104,7 +105,12 @@ def _byte_rows(cums, targets, flags, block: int = 2048) -> tuple[np.ndarray, np.
     level_next, level_flag = [], []
     origin = np.arange(len(cums), dtype=np.int64) << shift  # where each row of a level starts
     width, count = 1 << SCALE_BITS, len(cums)
-    while origin.size:
+    # a level's slices are apart, so each holds its own boundary: at most one new row a boundary a
+    # level (not a state's last, the end of its range), and the last level (single units) makes none
+    most = count + (_LEVELS - 1) * (bounds.size - count)
+    for _ in range(_LEVELS):
+        if not origin.size:
+            break
         step = width >> 8
         found_next, found_flag, found_origin = [], [], []
         for at in range(0, origin.size, block):
@@ -116,12 +122,16 @@ def _byte_rows(cums, targets, flags, block: int = 2048) -> tuple[np.ndarray, np.
             row_next[across] = count + np.arange(new)  # rows numbered in the order they are found
             row_flag[across] = 0
             count += new
+            if count > most:  # a broken edit, not a chain: fail before memory runs out
+                raise RuntimeError("internal error: the sampler's rows outnumber its steps")
             found_next.append(row_next)
             found_flag.append(row_flag)
             found_origin.append(starts[across])
         level_next += found_next
         level_flag += found_flag
         origin, width = np.concatenate(found_origin), step
+    if origin.size:  # a slice of one value cannot hold a boundary: a broken edit, not a chain
+        raise RuntimeError("internal error: the sampler's rows go deeper than its scale")
     return np.concatenate(level_next), np.concatenate(level_flag)
 
 

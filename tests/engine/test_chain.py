@@ -684,6 +684,25 @@ def test_byte_rows_give_each_step_exactly_its_quantised_odds(seed):
         assert _odds_of_rows(rows_next, rows_flag, state, live) == expected
 
 
+def test_byte_rows_deeper_than_the_scale_or_more_than_the_boundaries_stop_with_an_error(monkeypatch):
+    """Slices narrow 256-fold a level, so the third level's are single units and hold no boundary,
+    and a level's slices are apart, so no more rows than boundaries: a broken edit (a mutant) that
+    keeps finding boundaries fails at once instead of adding rows until memory runs out."""
+    cums, targets, flags = [np.array([1, 2, 1 << 24], dtype=np.int64)], [[0, 1, -1]], [[0, 0, 0]]
+    rows_next, _ = chain_module._byte_rows(cums, targets, flags)
+    assert len(rows_next) == 3  # the state's row, its first slice's row, that one's first slice's
+    one = chain_module._byte_rows([np.array([1, 1 << 24], dtype=np.int64)], [[0, -1]], [[0, 0]])[0]
+    assert len(one) == 3  # as many rows as there can be: a new row per level for its one boundary
+    monkeypatch.setattr(chain_module, "_LEVELS", 2)
+    with pytest.raises(RuntimeError, match="^internal error: the sampler's rows go deeper than its scale$"):
+        chain_module._byte_rows(cums, targets, flags)
+    with pytest.raises(RuntimeError, match="^internal error: the sampler's rows outnumber its steps$"):
+        chain_module._byte_rows([np.array([1, 1 << 24], dtype=np.int64)], [[0, -1]], [[0, 0]])  # 1 too many
+    monkeypatch.setattr(chain_module, "_LEVELS", 1)  # one level only: no row beyond the state's own
+    with pytest.raises(RuntimeError, match="^internal error: the sampler's rows outnumber its steps$"):
+        chain_module._byte_rows(cums, targets, flags)
+
+
 def test_byte_rows_of_no_live_state_are_empty():
     rows_next, rows_flag = chain_module._byte_rows([], [], [])
     assert rows_next.shape == rows_flag.shape == (0, 256)
