@@ -455,10 +455,11 @@ def _value(x: float) -> str:
 
     >>> _value(0.99995), _value(0.9996), _value(0.4123), _value(1.0), _value(12.9999)
     ('0.99995', '0.9996', '0.412', '1.000', '13.000')
+    >>> _value(1 - 1e-13)  # twelve decimals at most
+    '1.000000000000'
     """
-    digits = 3
-    while 0 < 1 - x and round(x, digits) == 1 and digits < 12:
-        digits += 1
+    # the first of 3..11 decimals that does not read 1, or 12 (a bounded search: no edit loops)
+    digits = next((d for d in range(3, 12) if not (0 < 1 - x and round(x, d) == 1)), 12)
     return fmt(x, digits)
 
 
