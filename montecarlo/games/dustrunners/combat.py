@@ -469,7 +469,9 @@ def reference_fight(rules: Rules, deck: Deck, enemy: Enemy, second: bool, me: Fi
     player_first = my_turn
     piles.put_away(hand)
     # 3. Alternate attacks until someone is at 0 health or the turn limit is reached.
-    while me.health > 0 and enemy_health > 0 and out["attacks"] < rules.turn_limit:
+    for _ in range(rules.turn_limit):  # one attack a turn, up to the turn limit (a bounded loop)
+        if me.health <= 0 or enemy_health <= 0:
+            break
         hand = []
         if my_turn:
             cap = min(rules.max_ammo_per_attack, me.ammo, deck.size)
