@@ -46,37 +46,33 @@ def _inner_code() -> types.CodeType | None:
     return function.__code__ if isinstance(function, types.FunctionType) else None
 
 
-def _straight_code(freevars: tuple[str, ...]) -> types.CodeType | None:
-    """Code for an inner trampoline with these free variables that calls the original function."""
+def _trampoline_code(freevars: tuple[str, ...], body: str) -> types.CodeType | None:
+    """Code for an inner trampoline with these free variables (mutmut's closure, read and dropped)
+    that runs ``body`` (lines indented for the function)."""
     if "mutants_dict" not in freevars or not all(name.isidentifier() for name in freevars):
         return None
     source = (f"def outer({', '.join(freevars)}):\n"
               f"    def trampoline(*args, **kwargs):\n"
               f"        {', '.join(freevars)},\n"  # the same closure as mutmut's, read and dropped
-              f"        return mutants_dict['_mutmut_orig'](*args, **kwargs)\n"
+              f"{body}"
               f"    return trampoline\n")
     namespace: dict = {}
     exec(compile(source, __file__, "exec"), namespace)
     code = namespace["outer"](*freevars).__code__
     return code if code.co_freevars == freevars else None
+
+
+def _straight_code(freevars: tuple[str, ...]) -> types.CodeType | None:
+    """Code for an inner trampoline with these free variables that calls the original function."""
+    return _trampoline_code(freevars, "        return mutants_dict['_mutmut_orig'](*args, **kwargs)\n")
 
 
 def _recording_code(freevars: tuple[str, ...]) -> types.CodeType | None:
     """Code for an inner trampoline with these free variables that records its function as reached
     by the running test (mutmut's census) and calls the original function."""
-    if "mutants_dict" not in freevars or not all(name.isidentifier() for name in freevars):
-        return None
-    source = (f"def outer({', '.join(freevars)}):\n"
-              f"    def trampoline(*args, **kwargs):\n"
-              f"        {', '.join(freevars)},\n"  # the same closure as mutmut's, read and dropped
-              f"        original = mutants_dict['_mutmut_orig']\n"
-              f"        {RECORD}(original)\n"
-              f"        return original(*args, **kwargs)\n"
-              f"    return trampoline\n")
-    namespace: dict = {}
-    exec(compile(source, __file__, "exec"), namespace)
-    code = namespace["outer"](*freevars).__code__
-    return code if code.co_freevars == freevars else None
+    return _trampoline_code(freevars, ("        original = mutants_dict['_mutmut_orig']\n"
+                                       f"        {RECORD}(original)\n"
+                                       "        return original(*args, **kwargs)\n"))
 
 
 RECORD = "_montecarlo_census_record"  # the recorder's name among the trampolines' globals
@@ -106,10 +102,7 @@ def record_only() -> int:
     in a context variable, the configuration read again). mutmut keeps the callers only to reset
     verdicts when a run resumes on changed source, which ``make mutation`` never does (it starts
     afresh). How many trampolines were changed."""
-    trampolines = prepare() if _PREPARED is None else _PREPARED
-    if not trampolines:
-        return 0
-    code = _recording_code(trampolines[0].function.__code__.co_freevars)
+    trampolines, code = _found_with(_recording_code)
     if code is None:
         return 0
     trampolines[0].function.__globals__[RECORD] = _recorder()
@@ -138,6 +131,13 @@ def prepare() -> list[Trampoline]:
 _PREPARED: list[Trampoline] | None = None
 
 
+def _found_with(code_for) -> tuple[list[Trampoline], types.CodeType | None]:
+    """The trampolines (found once in the fork server, else now), and the code ``code_for`` gives
+    for their closure (None when there are none)."""
+    trampolines = prepare() if _PREPARED is None else _PREPARED
+    return trampolines, code_for(trampolines[0].function.__code__.co_freevars) if trampolines else None
+
+
 def prepare_once() -> None:
     """In mutmut's fork server: find the trampolines now, once, for every mutant's child."""
     global _PREPARED
@@ -148,10 +148,7 @@ def prepare_once() -> None:
 def bypass(mutant: str) -> int:
     """Every trampoline but the one of ``mutant``'s function (``package.module.x_f__mutmut_3``)
     forwards straight to its original from now on; how many were changed."""
-    trampolines = prepare() if _PREPARED is None else _PREPARED
-    if not trampolines:
-        return 0
-    straight = _straight_code(trampolines[0].function.__code__.co_freevars)
+    trampolines, straight = _found_with(_straight_code)
     if straight is None:
         return 0
     module, _, name = mutant.rpartition(".")
