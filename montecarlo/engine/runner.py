@@ -378,7 +378,7 @@ def run_grid(
                     (i, states[i].next_chunk, ChunkPlan(states[i].target - states[i].done, chunk_size))
                     for i in pending
                 ]
-                ran = False
+                before = done
                 for i, (chunk_totals, companion), size in _execute(points, tasks, seed, jobs, backend):
                     if companion is not None:
                         companions[i] = companion
@@ -388,11 +388,10 @@ def run_grid(
                     states[i] = _PointState(state.totals + chunk_totals, state.done + size,
                                             state.next_chunk + 1, state.target, state.finished)
                     done += size
-                    ran = True
                     report(done, total)
                     if checkpoint is not None:
                         checkpoint.save(states, final=False)
-                idle = 0 if ran else idle + 1
+                idle = 0 if done > before else idle + 1
                 if idle > 1:  # a resumed run's first round may have nothing left to run, never two
                     raise RuntimeError("internal error: the run's planning stopped giving its points trials")
                 grew = False
