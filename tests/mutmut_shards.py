@@ -152,6 +152,11 @@ def shared_counter() -> tuple[str, str] | None:
     return path, per
 
 
+def _first_failure(codes: list[int]) -> int:
+    """The exit code of a step run in several children: the first that is not 0, else 0."""
+    return next((code for code in codes if code != 0), 0)
+
+
 def sharded_runner_class() -> type:
     """mutmut's fork-server runner with the census and the clean run spread over its children."""
     from mutmut.models.results import StatsResult
@@ -175,7 +180,7 @@ def sharded_runner_class() -> type:
                     function_dependencies=dict(state().function_dependencies),
                 ).to_dict()
 
-            children = max(1, min(self.max_workers, len(wanted) if wanted else self.max_workers))
+            children = min(self.max_workers, len(wanted)) if wanted else self.max_workers
             codes = []
             for data in in_children(census, children, PER_TEST):
                 result = StatsResult.from_dict(data)
@@ -185,7 +190,7 @@ def sharded_runner_class() -> type:
                 state().duration_by_test.update(result.duration_by_test)
                 for function, callers in result.function_dependencies.items():
                     state().function_dependencies[function] |= set(callers)
-            code = next((code for code in codes if code != 0), 0)
+            code = _first_failure(codes)
             self.full_census_passed = code == 0 and not wanted
             return code
 
@@ -199,8 +204,7 @@ def sharded_runner_class() -> type:
                 return int(self.test_runner_class(**self.test_runner_args).run_tests(
                     mutant_name=None, tests=wanted))
 
-            codes = in_children(clean, max(1, self.max_workers), PER_FILE)
-            return next((code for code in codes if code != 0), 0)
+            return _first_failure(in_children(clean, self.max_workers, PER_FILE))
 
     return ShardedRunner
 
