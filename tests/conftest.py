@@ -155,6 +155,13 @@ def pytest_collection_finish(session):
             trampolines.record_only()
 
 
+def pytest_sessionfinish(session):
+    """In mutmut's census, spread over children: which modules its tests loaded, for the fork
+    server to import once (tests/mutmut_shards.py)."""
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats" and mutmut_shards.shared_counter() is not None:
+        mutmut_shards.record_modules(_TREE)
+
+
 def pytest_runtestloop(session):
     """Under mutmut, run the likely killers, then collect and run the rest if none failed; in
     mutmut's census or clean run spread over several children (tests/mutmut_shards.py), run only

@@ -34,6 +34,8 @@ from typing import Any
 COUNTER = "MONTECARLO_MUTMUT_COUNTER"  # the counter file the children of one step share
 PER_TEST = "test"  # claim one test at a time (the census)
 PER_FILE = "file"  # claim a test file at a time (the clean run: module fixtures are shared)
+SESSION = "MONTECARLO_MUTMUT_SESSION"  # "0": mutmut's own fork server (pytest started in each child)
+MODULES = ".census-modules"  # in mutmut's tree: per census child, the modules loaded once its tests ran
 
 
 def claim(path: str) -> int:
@@ -96,6 +98,37 @@ def run_claimed(session: Any, path: str, per: str) -> None:
             raise session.Failed(session.shouldfail)
         if session.shouldstop:
             raise session.Interrupted(session.shouldstop)
+
+
+def record_modules(tree: Path) -> None:
+    """In a child of the census: the names of the modules loaded once its tests have run."""
+    folder = tree / MODULES
+    folder.mkdir(exist_ok=True)
+    (folder / str(os.getpid())).write_text("\n".join(sorted(sys.modules)), encoding="utf-8")
+
+
+def import_census_modules(tree: Path) -> int:
+    """In mutmut's fork server, once it has collected the tests: import the modules the census's
+    tests loaded that collecting them did not (typer's parameter adapters and pydantic, which a CLI
+    test loads at its first command: 0.11 s), so that each mutant's child finds them loaded
+    instead of importing them again. A module whose top name is private (``_asyncio``, ``__main__``)
+    is left to the package that imports it, and one that fails to import to the tests. How many
+    were imported."""
+    import importlib
+
+    names: set[str] = set()
+    for path in sorted((tree / MODULES).glob("*")):
+        names.update(path.read_text(encoding="utf-8").split())
+    imported = 0
+    for name in sorted(names - set(sys.modules)):
+        if name in sys.modules or name.startswith("_"):  # loaded meanwhile by the import of another,
+            continue  # or private to a package: its C half (``_asyncio`` alone breaks asyncio's tasks)
+        try:
+            importlib.import_module(name)
+            imported += 1
+        except BaseException:  # noqa: BLE001 - left to the test that needs it
+            continue
+    return imported
 
 
 def in_children(operation: Callable[[], Any], children: int, per: str) -> list[Any]:
@@ -205,6 +238,33 @@ def sharded_runner_class() -> type:
                     mutant_name=None, tests=wanted))
 
             return _first_failure(in_children(clean, self.max_workers, PER_FILE))
+
+        def _forkserver_main(self, work_fd: int, result_fd: int) -> None:
+            """mutmut's fork server, run inside a pytest session over the whole selection, so that
+            each mutant's child runs the session's items instead of starting pytest again
+            (tests/session_server.py); mutmut's own unless ``SESSION`` is set to "1"."""
+            if os.environ.get(SESSION, "1") != "1":
+                return ForkServerRunner._forkserver_main(self, work_fd, result_fd)
+            import pytest
+            from mutmut.utils.file_utils import change_cwd
+
+            runner, served = self, []
+
+            class Serve:
+                @pytest.hookimpl(tryfirst=True)
+                def pytest_runtestloop(self, session: Any) -> bool:
+                    from tests import session_server  # mutmut's copy, beside the conftest pytest loaded
+
+                    served.append(True)
+                    return session_server.serve(session, runner, ForkServerRunner._forkserver_main,
+                                                work_fd, result_fd)
+
+            tests = self.test_runner_class(**self.test_runner_args)
+            sys.stdout = sys.stderr = open(os.devnull, "w")  # this process ends with the session
+            with change_cwd("mutants"):
+                code = tests.execute_pytest(tests._pytest_args_regular_run([]), plugins=[Serve()])
+            if not served:
+                raise RuntimeError(f"the fork server's pytest session ended before its loop (exit {code})")
 
     return ShardedRunner
 

@@ -188,3 +188,26 @@ def test_after_a_partial_census_the_clean_run_runs_in_every_child(fresh_state, t
     assert runner.run_clean_tests(["t0"]) == 0
     assert len(set((tmp_path / "clean").read_text().split())) == 2
     assert runner.run_clean_tests(["bad"]) == 3
+
+
+def test_the_fork_server_imports_what_the_census_children_loaded(tmp_path):
+    def child() -> bool:
+        import colorsys  # noqa: F401 - a module the "tests" of this child load
+
+        shards.record_modules(tmp_path)
+        return True
+
+    def server() -> tuple[int, bool, bool]:
+        sys.modules.pop("colorsys", None)
+        sys.modules.pop("_lsprof", None)
+        imported = shards.import_census_modules(tmp_path)
+        left_out = {"no_such_module_anywhere", "_lsprof"} & set(sys.modules)
+        return imported, "colorsys" in sys.modules, bool(left_out)
+
+    assert shards.in_children(child, 2, shards.PER_TEST) == [True, True]
+    assert len(list((tmp_path / shards.MODULES).iterdir())) == 2  # one list a child
+    # one fails to import, one is private (a C half that its package imports): both left out
+    (tmp_path / shards.MODULES / "0").write_text("no_such_module_anywhere\n_lsprof\ncolorsys")
+    imported, loaded, bogus = shards.in_children(server, 1, shards.PER_TEST)[0]
+    assert imported >= 1 and loaded and not bogus
+    assert shards.import_census_modules(tmp_path / "absent") == 0

@@ -138,10 +138,11 @@ def _found_with(code_for) -> tuple[list[Trampoline], types.CodeType | None]:
     return trampolines, code_for(trampolines[0].function.__code__.co_freevars) if trampolines else None
 
 
-def prepare_once() -> None:
-    """In mutmut's fork server: find the trampolines now, once, for every mutant's child."""
+def prepare_once(again: bool = False) -> None:
+    """In mutmut's fork server: find the trampolines now, once, for every mutant's child (``again``:
+    once more, after more modules were imported)."""
     global _PREPARED
-    if _PREPARED is None:
+    if _PREPARED is None or again:
         _PREPARED = prepare()
 
 
