@@ -31,6 +31,10 @@ The summary then counts only the sample and prints, above its last line, the sco
 every mutant with its 95% (Wilson) interval: a measured score of the whole package in about an
 hour, where a whole run takes days on 2 cores.
 
+``--save-killers``: after a whole run, keeps the tests that killed each function's mutants in
+tests/mutant-killers.txt, which a fresh clone's whole run starts from (only the order of a
+mutant's tests depends on it).
+
 ``--stamp``: stores the current hash of every function an entry names, for entries that have no
 stamp yet (to re-judge an entry, delete its stamp and run this again).
 
@@ -162,25 +166,70 @@ def generate(jobs: int) -> list[str]:
 
 
 KILLERS = ".mutant-killers"  # tests/mutant_order.py's record of the tests that killed each function's mutants
+# The known killers of a whole run, kept in the project (``--save-killers``): a fresh clone's first
+# whole run starts from them, as a run in a used tree starts from its last run's (``fresh_tree``).
+HINTS = Path(__file__).with_name("mutant-killers.txt")
+HINTS_KEPT = 4  # killers kept a function, the first seen (a mutant runs at most 3 alone before the rest)
 
 
-def fresh_tree(root: Path = Path("mutants")) -> int:
-    """Empty mutmut's working copy ``root`` (written by these commands) but for the record of which
-    tests killed each function's mutants (``KILLERS``), each test kept once: a fresh run then tries
-    a function's known killers first from its first mutant on, not only once one of its mutants has
-    died (tests/mutant_order.py orders them by census seconds per kill; which tests a mutant must
-    pass never changes). Returns how many functions' killers were kept."""
-    kept = {}
+def read_hints(path: Path = HINTS) -> dict[str, list[str]]:
+    """Per function (its killer file's name), the tests in ``path``: one line a function, its name
+    and its tests separated by tabs; lines starting with "#" are comments. Empty when unreadable."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    hints = {}
+    for line in lines:
+        name, *tests = line.split("\t")
+        if name and tests and not name.startswith("#"):
+            hints[name] = [test for test in tests if test]
+    return hints
+
+
+def known_killers(root: Path = Path("mutants")) -> dict[str, list[str]]:
+    """Per function (its killer file's name), the tests that killed its mutants in ``root``, each
+    once, in the order first seen."""
+    known = {}
     for path in sorted((root / KILLERS).glob("*")):
         try:
-            kept[path.name] = dict.fromkeys(t for t in path.read_text(encoding="utf-8").splitlines() if t)
+            lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             continue
+        known[path.name] = list(dict.fromkeys(line for line in lines if line))
+    return known
+
+
+def fresh_tree(root: Path = Path("mutants"), hints: Path = HINTS) -> int:
+    """Empty mutmut's working copy ``root`` (written by these commands) but for the record of which
+    tests killed each function's mutants (``KILLERS``), each test kept once, and add those the
+    project keeps (``hints``, for a fresh clone): a fresh run then tries a function's known killers
+    first from its first mutant on, not only once one of its mutants has died (tests/mutant_order.py
+    orders them by census seconds per kill; which tests a mutant must pass never changes). Returns
+    how many functions have known killers."""
+    kept = known_killers(root)
+    for name, tests in read_hints(hints).items():
+        kept[name] = list(dict.fromkeys([*kept.get(name, []), *tests]))
     shutil.rmtree(root, ignore_errors=True)
     (root / KILLERS).mkdir(parents=True)
     for name, tests in kept.items():
         (root / KILLERS / name).write_text("".join(f"{test}\n" for test in tests), encoding="utf-8")
     return len(kept)
+
+
+def save_killers(root: Path = Path("mutants"), hints: Path = HINTS) -> int:
+    """``--save-killers``: write the known killers of the run in ``root`` to ``hints``, the first
+    ``HINTS_KEPT`` of each function (replaced whole, atomically); how many functions."""
+    known = known_killers(root)
+    text = "".join(f"{name}\t" + "\t".join(tests[:HINTS_KEPT]) + "\n"
+                   for name, tests in sorted(known.items()) if tests)
+    header = ("# The tests that killed each function's mutants in a whole mutation run, the first 4, in\n"
+              "# the order first seen (tests/mutation_summary.py --save-killers): a fresh clone's\n"
+              "# `make mutation` tries them first. Only the order of a mutant's tests depends on them.\n")
+    partial = hints.with_name(hints.name + ".partial")
+    partial.write_text(header + text, encoding="utf-8")
+    os.replace(partial, hints)
+    return sum(1 for tests in known.values() if tests)
 
 
 def fingerprint(globs: list[str], root: Path = ROOT) -> str:
@@ -594,6 +643,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if "--stamp" in args:
         print(f"stamped {stamp()} entries")
+        sys.exit(0)
+    if "--save-killers" in args:
+        print(f"kept the known killers of {save_killers():,} functions in {HINTS.relative_to(ROOT)}")
         sys.exit(0)
     def number(flag: str, default: int | None) -> int | None:
         """The whole number of ``--flag=N`` among the arguments, else ``default``."""

@@ -382,11 +382,41 @@ def test_a_fresh_tree_keeps_only_each_functions_known_killers_once(tmp_path):
     mutant_order.record_killer(root, "pkg.mod.x_g", "t::c")
     (root / "mutmut-stats.json").write_text("{}")
     (root / "pkg").mkdir()
-    assert ms.fresh_tree(root) == 2
+    no_hints = tmp_path / "absent.txt"
+    assert ms.fresh_tree(root, no_hints) == 2
     assert sorted(p.name for p in root.iterdir()) == [ms.KILLERS]
     assert mutant_order.killers(root, "pkg.mod.x_f") == ["t::a", "t::b"]  # once each, first seen first
     assert mutant_order.killers(root, "pkg.mod.x_g") == ["t::c"]
     assert mutant_order.killers(root, "pkg.mod.x_f", {"t::a": 2.0, "t::b": 0.5}) == ["t::b", "t::a"]
     shutil.rmtree(root)
-    assert ms.fresh_tree(root) == 0 and (root / ms.KILLERS).is_dir()  # nothing to keep: a new tree
+    assert ms.fresh_tree(root, no_hints) == 0 and (root / ms.KILLERS).is_dir()  # nothing to keep: a new tree
+
+
+def test_the_kept_killers_seed_a_fresh_clone_and_add_to_a_used_tree(tmp_path):
+    from tests import mutant_order
+
+    root, hints = tmp_path / "mutants", tmp_path / "mutant-killers.txt"
+    root.mkdir()
+    for function, test in (("pkg.mod.x_f", "t::a"), ("pkg.mod.x_f", "t::b"), ("pkg.mod.x_f", "t::a"),
+                           ("pkg.modǁCǁm", "t::c[x y-1]")):
+        mutant_order.record_killer(root, function, test)
+    assert ms.save_killers(root, hints) == 2
+    assert not hints.with_name(hints.name + ".partial").exists()
+    assert ms.read_hints(hints) == {"pkg.mod.x_f": ["t::a", "t::b"], "pkg.modǁCǁm": ["t::c[x y-1]"]}
+    shutil.rmtree(root)  # a fresh clone: no tree, only the project's hints
+    assert ms.fresh_tree(root, hints) == 2
+    assert mutant_order.killers(root, "pkg.mod.x_f") == ["t::a", "t::b"]
+    assert mutant_order.killers(root, "pkg.modǁCǁm") == ["t::c[x y-1]"]
+    mutant_order.record_killer(root, "pkg.mod.x_f", "t::d")  # a used tree: its own killers come first
+    mutant_order.record_killer(root, "pkg.mod.x_g", "t::e")
+    assert ms.fresh_tree(root, hints) == 3
+    assert mutant_order.killers(root, "pkg.mod.x_f") == ["t::a", "t::b", "t::d"]
+    assert mutant_order.killers(root, "pkg.mod.x_g") == ["t::e"]
+    for number in range(ms.HINTS_KEPT + 2):
+        mutant_order.record_killer(root, "pkg.mod.x_many", f"t::k{number}")
+    ms.save_killers(root, hints)
+    assert ms.read_hints(hints)["pkg.mod.x_many"] == [f"t::k{n}" for n in range(ms.HINTS_KEPT)]  # first seen
+    hints.write_text("# a comment\tnot a function\nbroken line\n\npkg.mod.x_h\tt::f\n", encoding="utf-8")
+    assert ms.read_hints(hints) == {"pkg.mod.x_h": ["t::f"]}
+    assert ms.read_hints(tmp_path / "absent.txt") == {}
 
