@@ -219,8 +219,11 @@ def fresh_tree(root: Path = Path("mutants"), hints: Path = HINTS) -> int:
 
 def save_killers(root: Path = Path("mutants"), hints: Path = HINTS) -> int:
     """``--save-killers``: write the known killers of the run in ``root`` to ``hints``, the first
-    ``HINTS_KEPT`` of each function (replaced whole, atomically); how many functions."""
+    ``HINTS_KEPT`` of each function (replaced whole, atomically); how many functions. Without a
+    run in ``root`` nothing is written."""
     known = known_killers(root)
+    if not any(known.values()):  # no run here: the kept ones stay
+        return 0
     text = "".join(f"{name}\t" + "\t".join(tests[:HINTS_KEPT]) + "\n"
                    for name, tests in sorted(known.items()) if tests)
     header = ("# The tests that killed each function's mutants in a whole mutation run, the first 4, in\n"
@@ -645,8 +648,10 @@ if __name__ == "__main__":
         print(f"stamped {stamp()} entries")
         sys.exit(0)
     if "--save-killers" in args:
-        print(f"kept the known killers of {save_killers():,} functions in {HINTS.relative_to(ROOT)}")
-        sys.exit(0)
+        saved = save_killers()
+        print(f"kept the known killers of {saved:,} functions in {HINTS.relative_to(ROOT)}" if saved
+              else "no known killers in mutants/: run `make mutation` first; nothing written")
+        sys.exit(0 if saved else 1)
     def number(flag: str, default: int | None) -> int | None:
         """The whole number of ``--flag=N`` among the arguments, else ``default``."""
         return next((int(a.split("=", 1)[1]) for a in args if a.startswith(f"--{flag}=")), default)

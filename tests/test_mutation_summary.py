@@ -419,4 +419,6 @@ def test_the_kept_killers_seed_a_fresh_clone_and_add_to_a_used_tree(tmp_path):
     hints.write_text("# a comment\tnot a function\nbroken line\n\npkg.mod.x_h\tt::f\n", encoding="utf-8")
     assert ms.read_hints(hints) == {"pkg.mod.x_h": ["t::f"]}
     assert ms.read_hints(tmp_path / "absent.txt") == {}
+    assert ms.save_killers(tmp_path / "no-run-here", hints) == 0  # nothing to keep: the file stays
+    assert ms.read_hints(hints) == {"pkg.mod.x_h": ["t::f"]}
 
