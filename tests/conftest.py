@@ -22,9 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from tests import mutant_order, mutmut_shards, plot_memo, trampolines
+from tests import mutant_order, mutmut_shards, session_server, trampolines
 
 
+# This file and the modules of tests/ it imports: what a copy of it needs (tests build small trees)
+HARNESS = ("conftest.py", "mutant_order.py", "mutmut_shards.py", "plot_memo.py", "session_server.py",
+           "trampolines.py")
 CACHED = ("montecarlo.games", "montecarlo.engine", "montecarlo.datagame")  # modules that memoise
 
 
@@ -147,8 +150,7 @@ def pytest_collection_finish(session):
     plots that the mutant cannot change are drawn once (tests/plot_memo.py); in mutmut's census,
     the trampolines only record which functions each test reaches."""
     if _mutated_function() is not None:
-        trampolines.bypass(os.environ["MUTANT_UNDER_TEST"])
-        plot_memo.install(_TREE, os.environ["MUTANT_UNDER_TEST"])
+        session_server.prepare_mutant(_TREE, os.environ["MUTANT_UNDER_TEST"])
     elif "MUTANT_UNDER_TEST" in os.environ:  # mutmut's fork server collecting, or its census
         trampolines.prepare_once()
         if os.environ["MUTANT_UNDER_TEST"] == "stats":

@@ -226,7 +226,8 @@ def save_killers(root: Path = Path("mutants"), hints: Path = HINTS) -> int:
         return 0
     text = "".join(f"{name}\t" + "\t".join(tests[:HINTS_KEPT]) + "\n"
                    for name, tests in sorted(known.items()) if tests)
-    header = ("# The tests that killed each function's mutants in a whole mutation run, the first 4, in\n"
+    header = ("# The tests that killed each function's mutants in a whole mutation run, the first "
+              f"{HINTS_KEPT}, in\n"
               "# the order first seen (tests/mutation_summary.py --save-killers): a fresh clone's\n"
               "# `make mutation` tries them first. Only the order of a mutant's tests depends on them.\n")
     partial = hints.with_name(hints.name + ".partial")

@@ -242,7 +242,7 @@ def sharded_runner_class() -> type:
         def _forkserver_main(self, work_fd: int, result_fd: int) -> None:
             """mutmut's fork server, run inside a pytest session over the whole selection, so that
             each mutant's child runs the session's items instead of starting pytest again
-            (tests/session_server.py); mutmut's own unless ``SESSION`` is set to "1"."""
+            (tests/session_server.py); mutmut's own when ``SESSION`` is set to anything but "1"."""
             if os.environ.get(SESSION, "1") != "1":
                 return ForkServerRunner._forkserver_main(self, work_fd, result_fd)
             import pytest

@@ -31,18 +31,24 @@ from tests import mutant_order, mutmut_shards, plot_memo, trampolines
 TREE = Path(__file__).resolve().parent.parent  # mutmut's tree (mutants/) when run there
 
 
+def prepare_mutant(tree: Path, mutant: str) -> None:
+    """In the child that tests ``mutant`` (``pkg.mod.x_f__mutmut_3``), its tests collected: the
+    functions it leaves alone skip their trampolines (tests/trampolines.py), and the plots it
+    cannot change are drawn once (tests/plot_memo.py)."""
+    trampolines.bypass(mutant)
+    plot_memo.install(tree, mutant)
+
+
 def run_items(session: Any, items: Sequence[Any], mutant: str | None, durations: dict[str, float],
               tree: Path = TREE) -> int:
     """Run ``items`` of ``session`` through pytest's run protocol, likely killers first, until one
-    fails; pytest's exit code (1 when one failed, else 0). For a mutant (``pkg.mod.x_f__mutmut_3``),
-    first make the functions it leaves alone skip their trampolines and memoise the plots it
-    cannot change, as tests/conftest.py does once a mutant's run has collected its tests."""
+    fails; pytest's exit code (1 when one failed, else 0). For a mutant, :func:`prepare_mutant`
+    first, as tests/conftest.py does once a mutant's run started afresh has collected its tests."""
     gc.freeze()  # what the server built: the collector need not walk it (tests/conftest.py)
     function = mutant_order.function_of(mutant or "")
     ordered = list(items)
     if function is not None:
-        trampolines.bypass(mutant)
-        plot_memo.install(tree, mutant)
+        prepare_mutant(tree, mutant)
         known = mutant_order.killers(tree, function, durations)
         ordered = mutant_order.ordered(ordered, lambda item: item.nodeid, durations, known)
     hook = session.config.hook
@@ -82,8 +88,8 @@ def serve(session: Any, runner: Any, server_loop: Callable[..., None], *pipes: i
     loaded and the collection did not are imported, once for every child."""
     if session.testsfailed:
         raise session.Interrupted(f"{session.testsfailed} errors during collection")
-    mutmut_shards.import_census_modules(TREE)
-    trampolines.prepare_once(again=True)  # with those of the modules just imported
+    if mutmut_shards.import_census_modules(TREE):
+        trampolines.prepare_once(again=True)  # with those of the modules just imported
     fallback = runner.test_runner_class(**runner.test_runner_args)
     folder = os.getcwd()
     runner.test_runner_class = lambda **_: SessionTests(session, fallback, folder)

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import HARNESS
+
 HERE = Path(__file__).resolve().parent
 
 MODULE = '''
@@ -54,7 +56,7 @@ def _doctests_collected(tmp_path, under_mutmut: bool) -> list[str]:
     tests = tmp_path / "tests"
     tests.mkdir()
     (tests / "__init__.py").write_text("")
-    for name in ("conftest.py", "mutant_order.py", "mutmut_shards.py", "plot_memo.py", "trampolines.py"):
+    for name in HARNESS:
         shutil.copy(HERE / name, tests)
     (tmp_path / "pkg.py").write_text(MODULE, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from tests import mutant_order as mo
+from tests.conftest import HARNESS
 
 
 def test_the_function_of_a_mutant_and_of_mutmuts_other_runs():
@@ -98,11 +99,8 @@ def _fake_tree(tmp_path, killers: list[str]):
     tests = tmp_path / "tests"
     tests.mkdir(parents=True)
     (tests / "__init__.py").write_text("")
-    shutil.copy(here / "mutant_order.py", tests)
-    shutil.copy(here / "trampolines.py", tests)
-    shutil.copy(here / "plot_memo.py", tests)
-    shutil.copy(here / "mutmut_shards.py", tests)
-    shutil.copy(here / "conftest.py", tests)
+    for name in HARNESS:
+        shutil.copy(here / name, tests)
     for name, text in FAKE_TESTS.items():
         (tests / name).write_text(text)
     for test in killers:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests import mutmut_shards as shards
+from tests.conftest import HARNESS
 
 HERE = Path(__file__).resolve().parent
 
@@ -80,7 +81,7 @@ def _fake_tree(tmp_path, fail=False):
     tests = tmp_path / "tests"
     tests.mkdir(parents=True)
     (tests / "__init__.py").write_text("")
-    for name in ("conftest.py", "mutant_order.py", "mutmut_shards.py", "plot_memo.py", "trampolines.py"):
+    for name in HARNESS:
         shutil.copy(HERE / name, tests)
     for number in range(4):
         (tests / f"test_f{number}.py").write_text(FAKE_TESTS.format(fail=fail and number == 0))
