@@ -45,7 +45,7 @@ from montecarlo.games.dustrunners.combat import (
 )
 from montecarlo.games.dustrunners.deck import Enemy
 from montecarlo.games.dustrunners.rules import Rules
-from tests.games.test_dustrunners import deck_of
+from tests.games.test_dustrunners import SMALL, deck_of
 
 Z = 4.5
 THREE = "empty road=1, dust cloud=1, glancing hit=0, side swipe=0, double tap=0, head-on crash=1"
@@ -333,6 +333,23 @@ def test_exact_state_budget_counts_a_hopeless_state_once():
     assert (len(solver.memo), solver.aliases) == (12, 3)
     with pytest.raises(ChainTooLarge):
         ExactCombat(rules, setup, max_states=7).solve()
+
+
+def test_the_draw_budget_holds_where_every_state_is_hopeless():
+    """A combat that is hopeless from its start (no ammo, no damage bonus: no attack of yours can
+    harm the enemy) is valued by the hopeless states' turns alone: their draws count against the
+    budget as a plain state's do, so a budget a few draws short of the solve's own count gives up
+    (the last turn's 3 draws come after the last check) instead of valuing them; turns that recur
+    for ever, under a broken memo say, stop at the budget. Without the check in these turns, only
+    the raiders' card sequences checked it: a budget 30 draws short passed."""
+    setup = CombatSetup(SMALL, Enemy("e", 1, 1, 1), health=6, ammo=0, policy="best", objective="win")
+    rules = Rules(turn_limit=6)
+    solver = ExactCombat(rules, setup)
+    solved = solver.solve()
+    assert (solved["player_win"], solved["stalemate"], solver.work) == (0.0, pytest.approx(1.0), 226)
+    assert ExactCombat(rules, setup, max_work=223).solve() == solved  # the last check sees 223
+    with pytest.raises(ChainTooLarge, match=r"^more than 222 enumerated draws$"):
+        ExactCombat(rules, setup, max_work=222).solve()
 
 
 @pytest.mark.parametrize("kind,objective,shared", [

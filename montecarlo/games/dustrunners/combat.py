@@ -1307,6 +1307,8 @@ class ExactCombat:
         hit = self.memo.get(key)
         if hit is not None:
             return hit
+        if self.work > self.max_work:  # the draw budget, as in _value: a hopeless state's turns draw too
+            raise ChainTooLarge(f"more than {self.max_work:,} enumerated draws")
         if attacks >= self.rules.turn_limit:
             value = self._stalemate(pile, ph)
         elif (attacks % 2 == 0) == player_first:  # your attack, no ammo: no card, no win
