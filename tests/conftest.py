@@ -128,7 +128,8 @@ def pytest_collection(session):
     function = _mutated_function()
     if function is None:
         return None
-    killers = session.config.stash[_KILLERS] = mutant_order.killers(_TREE, function, _CENSUS)
+    killers = session.config.stash[_KILLERS] = mutant_order.killers(
+        _TREE, function, _CENSUS, os.environ["MUTANT_UNDER_TEST"])
     first, *later = mutant_order.stages(session.config.args, killers)
     session.stash[_LATER] = later
     _collect(session, first)
@@ -195,11 +196,12 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_runtest_logreport(report):
-    """Under mutmut, remember the test that killed a mutant for the next mutants of its function."""
+    """Under mutmut, remember the test that killed a mutant for the next mutants of its function,
+    and for this mutant's next run."""
     if report.failed:
         function = _mutated_function()
         if function is not None:
-            mutant_order.record_killer(_TREE, function, report.nodeid)
+            mutant_order.record_killer(_TREE, function, report.nodeid, os.environ["MUTANT_UNDER_TEST"])
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -49,6 +49,7 @@ from typing import TypeVar
 T = TypeVar("T")
 
 KILLERS = ".mutant-killers"  # beside mutmut-stats.json, in mutmut's tree
+KILLED_BY = ".mutant-killed-by"  # beside it: per function, "number<TAB>test" for each mutant killed
 FIRST_STAGE = 3  # known killers collected and run on their own before the rest is collected
 _MUTANT_SUFFIX = re.compile(r"__mutmut_\d+$")
 
@@ -70,41 +71,79 @@ def census_durations(tree: Path) -> dict[str, float]:
         return {}
 
 
-def _killer_file(tree: Path, function: str) -> Path:
-    return tree / KILLERS / re.sub(r"[^\w.-]", "_", function)
+def file_name(function: str) -> str:
+    """The name of ``function``'s files under ``KILLERS`` and ``KILLED_BY``."""
+    return re.sub(r"[^\w.-]", "_", function)
 
 
-def killers(tree: Path, function: str, durations: dict[str, float] | None = None) -> list[str]:
+def _killer_file(tree: Path, function: str, folder: str = KILLERS) -> Path:
+    return tree / folder / file_name(function)
+
+
+def mutant_number(mutant: str) -> str | None:
+    """The number of a mutant's name (``pkg.mod.x_f__mutmut_3`` -> "3"); None for other names."""
+    found = _MUTANT_SUFFIX.search(mutant)
+    return found.group(0).rpartition("_")[2] if found else None
+
+
+def killed_by(tree: Path, function: str) -> dict[str, list[str]]:
+    """Per mutant number of ``function``, the tests that killed it so far, each once, first seen
+    first (a mutant run again after a change of its function may have been killed by another)."""
+    try:
+        lines = _killer_file(tree, function, KILLED_BY).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    found: dict[str, list[str]] = {}
+    for line in lines:
+        number, tab, test = line.partition("\t")
+        if tab and test and test not in found.setdefault(number, []):
+            found[number].append(test)
+    return found
+
+
+def killers(tree: Path, function: str, durations: dict[str, float] | None = None,
+            mutant: str | None = None) -> list[str]:
     """The tests that killed mutants of ``function`` so far, the cheapest kill first: by census
     seconds per kill, so that a test of 10 s that killed 8 mutants comes after one of a millisecond
     that killed as many (and one the census did not time comes last); the most frequent first
-    among equals, and without a census."""
+    among equals, and without a census. Before them, the tests that killed ``mutant`` itself in
+    an earlier run: a mutant that its function's usual killers miss need not run the function's
+    other tests again to find its own (one mutant of a Dustrunners kernel ran 170 passing tests,
+    56 s, before the best-play test that kills it)."""
     try:
         lines = _killer_file(tree, function).read_text(encoding="utf-8").splitlines()
     except OSError:
-        return []
+        lines = []
     counts = Counter(line for line in lines if line)  # in the order first seen; sorted keeps it on ties
     seconds = durations or {}
 
     def cost(test: str) -> tuple[float, int]:
         return (seconds.get(test, float("inf")) / counts[test] if seconds else 0.0, -counts[test])
 
-    return sorted(counts, key=cost)
+    own = killed_by(tree, function).get(mutant_number(mutant or "") or "", []) if mutant else []
+    return list(dict.fromkeys([*own, *sorted(counts, key=cost)]))
 
 
-def record_killer(tree: Path, function: str, test: str) -> None:
-    """Append ``test`` to ``function``'s killers (one short line: appends of two children at
-    once do not mix); a failure to write only costs the next mutant its order."""
-    path = _killer_file(tree, function)
+def _append(path: Path, line: str) -> None:
+    """Append one short line (appends of two children at once do not mix); a failure to write only
+    costs later mutants their order."""
     try:
         path.parent.mkdir(exist_ok=True)
         descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(descriptor, (test + "\n").encode("utf-8"))
+            os.write(descriptor, (line + "\n").encode("utf-8"))
         finally:
             os.close(descriptor)
     except OSError:
         pass
+
+
+def record_killer(tree: Path, function: str, test: str, mutant: str | None = None) -> None:
+    """Append ``test`` to ``function``'s killers, and to ``mutant``'s when it is named."""
+    _append(_killer_file(tree, function), test)
+    number = mutant_number(mutant or "")
+    if number is not None:
+        _append(_killer_file(tree, function, KILLED_BY), f"{number}\t{test}")
 
 
 def ordered(items: Sequence[T], test_id: Callable[[T], str], durations: dict[str, float],

@@ -166,74 +166,123 @@ def generate(jobs: int) -> list[str]:
 
 
 KILLERS = ".mutant-killers"  # tests/mutant_order.py's record of the tests that killed each function's mutants
+KILLED_BY = ".mutant-killed-by"  # and of the tests that killed each mutant, per function
 # The known killers of a whole run, kept in the project (``--save-killers``): a fresh clone's first
 # whole run starts from them, as a run in a used tree starts from its last run's (``fresh_tree``).
 HINTS = Path(__file__).with_name("mutant-killers.txt")
 HINTS_KEPT = 4  # killers kept a function, the first seen (a mutant runs at most 3 alone before the rest)
 
 
-def read_hints(path: Path = HINTS) -> dict[str, list[str]]:
-    """Per function (its killer file's name), the tests in ``path``: one line a function, its name
-    and its tests separated by tabs; lines starting with "#" are comments. Empty when unreadable."""
+def _hint_lines(path: Path) -> list[tuple[str, list[str], dict[str, str]]]:
+    """The lines of ``path``: per function (its killer file's name), its tests and the test that
+    killed each of its mutants (by number). A line is the name and the tests, separated by tabs,
+    then optionally a field ``#N:i N:i ...`` (mutant N was killed by the line's test i); lines
+    starting with "#" are comments. Empty when unreadable."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
-        return {}
-    hints = {}
+        return []
+    out = []
     for line in lines:
-        name, *tests = line.split("\t")
-        if name and tests and not name.startswith("#"):
-            hints[name] = [test for test in tests if test]
-    return hints
+        name, *fields = line.split("\t")
+        tests = [field for field in fields if field and not field.startswith("#")]
+        if not name or not tests or name.startswith("#"):
+            continue
+        by_mutant = {}
+        for field in fields:
+            for pair in field[1:].split() if field.startswith("#") else ():
+                number, _, index = pair.partition(":")
+                if index.isdigit() and int(index) < len(tests):
+                    by_mutant[number] = tests[int(index)]
+        out.append((name, tests, by_mutant))
+    return out
+
+
+def read_hints(path: Path = HINTS) -> dict[str, list[str]]:
+    """Per function (its killer file's name), the tests kept in ``path`` (:func:`_hint_lines`)."""
+    return {name: tests for name, tests, _ in _hint_lines(path)}
+
+
+def read_mutant_hints(path: Path = HINTS) -> dict[str, dict[str, str]]:
+    """Per function (its killer file's name), the test kept in ``path`` for each mutant number."""
+    return {name: by_mutant for name, _, by_mutant in _hint_lines(path) if by_mutant}
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return [line for line in path.read_text(encoding="utf-8").splitlines() if line]
+    except (OSError, UnicodeDecodeError):
+        return []
 
 
 def known_killers(root: Path = Path("mutants")) -> dict[str, list[str]]:
     """Per function (its killer file's name), the tests that killed its mutants in ``root``, each
     once, in the order first seen."""
-    known = {}
-    for path in sorted((root / KILLERS).glob("*")):
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
-            continue
-        known[path.name] = list(dict.fromkeys(line for line in lines if line))
+    return {path.name: list(dict.fromkeys(_read_lines(path))) for path in sorted((root / KILLERS).glob("*"))}
+
+
+def known_mutant_killers(root: Path = Path("mutants")) -> dict[str, dict[str, str]]:
+    """Per function (its killer file's name), the first test that killed each of its mutants in
+    ``root``, by mutant number."""
+    known: dict[str, dict[str, str]] = {}
+    for path in sorted((root / KILLED_BY).glob("*")):
+        for line in _read_lines(path):
+            number, tab, test = line.partition("\t")
+            if tab and test:
+                known.setdefault(path.name, {}).setdefault(number, test)
     return known
 
 
 def fresh_tree(root: Path = Path("mutants"), hints: Path = HINTS) -> int:
     """Empty mutmut's working copy ``root`` (written by these commands) but for the record of which
-    tests killed each function's mutants (``KILLERS``), each test kept once, and add those the
-    project keeps (``hints``, for a fresh clone): a fresh run then tries a function's known killers
-    first from its first mutant on, not only once one of its mutants has died (tests/mutant_order.py
-    orders them by census seconds per kill; which tests a mutant must pass never changes). Returns
-    how many functions have known killers."""
+    tests killed each function's mutants (``KILLERS``), each test kept once, and which test killed
+    each mutant (``KILLED_BY``), and add those the project keeps (``hints``, for a fresh clone): a
+    fresh run then tries a mutant's own killer first, then its function's known killers (ordered by
+    census seconds per kill; tests/mutant_order.py), from its first mutant on. Which tests a mutant
+    must pass never changes. Returns how many functions have known killers."""
     kept = known_killers(root)
     for name, tests in read_hints(hints).items():
         kept[name] = list(dict.fromkeys([*kept.get(name, []), *tests]))
+    by_mutant = known_mutant_killers(root)
+    for name, tests_by_number in read_mutant_hints(hints).items():
+        by_mutant[name] = {**tests_by_number, **by_mutant.get(name, {})}  # the tree's own first
     shutil.rmtree(root, ignore_errors=True)
     (root / KILLERS).mkdir(parents=True)
+    (root / KILLED_BY).mkdir()
     for name, tests in kept.items():
         (root / KILLERS / name).write_text("".join(f"{test}\n" for test in tests), encoding="utf-8")
+    for name, tests_by_number in by_mutant.items():
+        (root / KILLED_BY / name).write_text(
+            "".join(f"{number}\t{test}\n" for number, test in tests_by_number.items()), encoding="utf-8")
     return len(kept)
 
 
 def save_killers(root: Path = Path("mutants"), hints: Path = HINTS) -> int:
-    """``--save-killers``: write the known killers of the run in ``root`` to ``hints``, the first
-    ``HINTS_KEPT`` of each function (replaced whole, atomically); how many functions. Without a
-    run in ``root`` nothing is written."""
-    known = known_killers(root)
+    """``--save-killers``: write the known killers of the run in ``root`` to ``hints`` (replaced
+    whole, atomically): per function, the first ``HINTS_KEPT`` seen and the first killer of each
+    mutant; how many functions. Without a run in ``root`` nothing is written."""
+    known, by_mutant = known_killers(root), known_mutant_killers(root)
     if not any(known.values()):  # no run here: the kept ones stay
         return 0
-    text = "".join(f"{name}\t" + "\t".join(tests[:HINTS_KEPT]) + "\n"
-                   for name, tests in sorted(known.items()) if tests)
+    lines = []
+    for name, tests in sorted(known.items()):
+        own = by_mutant.get(name, {})
+        kept = list(dict.fromkeys([*tests[:HINTS_KEPT], *own.values()]))
+        if not kept:
+            continue
+        index = {test: i for i, test in enumerate(kept)}
+        pairs = " ".join(f"{number}:{index[test]}" for number, test in
+                         sorted(own.items(), key=lambda item: int(item[0]) if item[0].isdigit() else -1))
+        lines.append("\t".join([name, *kept, *([f"#{pairs}"] if pairs else [])]) + "\n")
     header = ("# The tests that killed each function's mutants in a whole mutation run, the first "
-              f"{HINTS_KEPT}, in\n"
-              "# the order first seen (tests/mutation_summary.py --save-killers): a fresh clone's\n"
-              "# `make mutation` tries them first. Only the order of a mutant's tests depends on them.\n")
+              f"{HINTS_KEPT} seen and\n"
+              "# each mutant's first killer (a last field #N:i: mutant N was killed by test i of the line)\n"
+              "# (tests/mutation_summary.py --save-killers): a fresh clone's `make mutation` tries them\n"
+              "# first. Only the order of a mutant's tests depends on them.\n")
     partial = hints.with_name(hints.name + ".partial")
-    partial.write_text(header + text, encoding="utf-8")
+    partial.write_text(header + "".join(lines), encoding="utf-8")
     os.replace(partial, hints)
-    return sum(1 for tests in known.values() if tests)
+    return len(lines)
 
 
 def fingerprint(globs: list[str], root: Path = ROOT) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,15 +50,42 @@ def run_items(session: Any, items: Sequence[Any], mutant: str | None, durations:
     ordered = list(items)
     if function is not None:
         prepare_mutant(tree, mutant)
-        known = mutant_order.killers(tree, function, durations)
+        known = mutant_order.killers(tree, function, durations, mutant)
         ordered = mutant_order.ordered(ordered, lambda item: item.nodeid, durations, known)
     hook = session.config.hook
+    started = last = time.perf_counter()
+    ran = 0
     for index, item in enumerate(ordered):
         following = ordered[index + 1] if index + 1 < len(ordered) else None
+        last = time.perf_counter()
         hook.pytest_runtest_protocol(item=item, nextitem=following)
+        ran += 1
         if session.testsfailed or session.shouldfail or session.shouldstop:
             break
-    return 1 if session.testsfailed else 0
+    code = 1 if session.testsfailed else 0
+    if function is not None:
+        done = time.perf_counter()
+        record_run(tree, mutant or "", ran, ordered[ran - 1].nodeid if code and ran else "",
+                   done - started, done - last)
+    return code
+
+
+RUNS = "mutant-runs.tsv"  # in mutmut's tree: one line a mutant's run (record_run)
+
+
+def record_run(tree: Path, mutant: str, ran: int, killer: str, seconds: float, killer_seconds: float) -> None:
+    """Append a line to ``RUNS``: the mutant, how many tests it ran, the test that failed ("" when
+    none did), the seconds of its tests and those of the last one: where a slow mutant's time goes
+    (its own killer, or the tests run before it). A failure to write is ignored."""
+    line = f"{mutant}\t{ran}\t{killer}\t{seconds:.4f}\t{killer_seconds:.4f}\n"
+    try:
+        descriptor = os.open(tree / RUNS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(descriptor, line.encode("utf-8"))
+        finally:
+            os.close(descriptor)
+    except OSError:
+        pass
 
 
 class SessionTests:

@@ -52,6 +52,29 @@ def test_killers_with_a_census_are_ordered_by_seconds_per_kill(tmp_path):
     assert mo.killers(tmp_path, "pkg.mod.x_f", durations) == ["new", "often", "slow", "cheap"]
 
 
+def test_a_mutants_own_killers_come_before_its_functions(tmp_path):
+    """The tests that killed a mutant in an earlier run come first for that mutant alone, each once,
+    first seen first; the function's killers follow in their usual order, without repeats."""
+    f = "pkg.mod.xǁCǁm"
+    for test, mutant in (("cheap", "pkg.mod.xǁCǁm__mutmut_1"), ("cheap", "pkg.mod.xǁCǁm__mutmut_2"),
+                         ("slow", "pkg.mod.xǁCǁm__mutmut_3"), ("rare", "pkg.mod.xǁCǁm__mutmut_3"),
+                         ("slow", "pkg.mod.xǁCǁm__mutmut_3"), ("cheap", "pkg.mod.xǁCǁm__mutmut_13")):
+        mo.record_killer(tmp_path, f, test, mutant)
+    durations = {"cheap": 0.01, "slow": 5.0, "rare": 1.0}
+    assert mo.killers(tmp_path, f, durations) == ["cheap", "rare", "slow"]
+    assert mo.killers(tmp_path, f, durations, "pkg.mod.xǁCǁm__mutmut_3") == ["slow", "rare", "cheap"]
+    assert mo.killers(tmp_path, f, durations, "pkg.mod.xǁCǁm__mutmut_1") == ["cheap", "rare", "slow"]
+    assert mo.killers(tmp_path, f, durations, "pkg.mod.xǁCǁm__mutmut_4") == ["cheap", "rare", "slow"]
+    assert mo.killed_by(tmp_path, f) == {"1": ["cheap"], "2": ["cheap"], "3": ["slow", "rare"],
+                                         "13": ["cheap"]}
+    assert (mo.mutant_number("pkg.mod.x_f__mutmut_13"), mo.mutant_number("stats")) == ("13", None)
+    mo.record_killer(tmp_path, "pkg.mod.x_g", "t", "fail")  # mutmut's other runs name no mutant
+    assert mo.killers(tmp_path, "pkg.mod.x_g") == ["t"] and mo.killed_by(tmp_path, "pkg.mod.x_g") == {}
+    (tmp_path / mo.KILLED_BY / mo.file_name(f)).write_text("7\tonly\nbroken line\n", encoding="utf-8")
+    (tmp_path / mo.KILLERS / mo.file_name(f)).unlink()
+    assert mo.killers(tmp_path, f, durations, "pkg.mod.xǁCǁm__mutmut_7") == ["only"]  # no function file
+
+
 def test_census_durations_come_from_mutmuts_stats_file(tmp_path):
     assert mo.census_durations(tmp_path) == {}
     (tmp_path / "mutmut-stats.json").write_text(json.dumps({"duration_by_test": {"t": 1.5}, "other": 1}))

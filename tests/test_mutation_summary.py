@@ -374,7 +374,7 @@ def test_a_function_of_a_package_is_found_in_its_init(tmp_path):
 def test_a_fresh_tree_keeps_only_each_functions_known_killers_once(tmp_path):
     from tests import mutant_order
 
-    assert ms.KILLERS == mutant_order.KILLERS
+    assert (ms.KILLERS, ms.KILLED_BY) == (mutant_order.KILLERS, mutant_order.KILLED_BY)
     root = tmp_path / "mutants"
     root.mkdir()
     for test in ("t::a", "t::b", "t::a", "t::a"):
@@ -384,7 +384,7 @@ def test_a_fresh_tree_keeps_only_each_functions_known_killers_once(tmp_path):
     (root / "pkg").mkdir()
     no_hints = tmp_path / "absent.txt"
     assert ms.fresh_tree(root, no_hints) == 2
-    assert sorted(p.name for p in root.iterdir()) == [ms.KILLERS]
+    assert sorted(p.name for p in root.iterdir()) == [ms.KILLED_BY, ms.KILLERS]
     assert mutant_order.killers(root, "pkg.mod.x_f") == ["t::a", "t::b"]  # once each, first seen first
     assert mutant_order.killers(root, "pkg.mod.x_g") == ["t::c"]
     assert mutant_order.killers(root, "pkg.mod.x_f", {"t::a": 2.0, "t::b": 0.5}) == ["t::b", "t::a"]
@@ -421,4 +421,37 @@ def test_the_kept_killers_seed_a_fresh_clone_and_add_to_a_used_tree(tmp_path):
     assert ms.read_hints(tmp_path / "absent.txt") == {}
     assert ms.save_killers(tmp_path / "no-run-here", hints) == 0  # nothing to keep: the file stays
     assert ms.read_hints(hints) == {"pkg.mod.x_h": ["t::f"]}
+
+
+def test_each_mutants_first_killer_is_kept_and_seeds_a_fresh_clone(tmp_path):
+    """--save-killers keeps each mutant's first killer beside its function's first ones (a test
+    beyond those is kept too); a fresh clone's run puts it first for that mutant, and a used tree's
+    own record wins over the project's."""
+    from tests import mutant_order
+
+    root, hints = tmp_path / "mutants", tmp_path / "mutant-killers.txt"
+    root.mkdir()
+    f = "pkg.mod.x_f"
+    kills = [(f"t::k{n}", f"{f}__mutmut_{n}") for n in range(ms.HINTS_KEPT)]
+    kills += [("t::k0", f"{f}__mutmut_10"), ("t::late", f"{f}__mutmut_11"), ("t::k1", f"{f}__mutmut_11")]
+    for test, mutant in kills:
+        mutant_order.record_killer(root, f, test, mutant)
+    mutant_order.record_killer(root, "pkg.mod.x_g", "t::g")  # recorded without a mutant: no map
+    assert ms.save_killers(root, hints) == 2
+    line = next(text for text in hints.read_text(encoding="utf-8").splitlines() if text.startswith(f + "\t"))
+    assert line.split("\t")[-1] == "#0:0 1:1 2:2 3:3 10:0 11:4"
+    assert ms.read_hints(hints)[f] == [*(f"t::k{n}" for n in range(ms.HINTS_KEPT)), "t::late"]
+    assert ms.read_mutant_hints(hints) == {f: {**{str(n): f"t::k{n}" for n in range(ms.HINTS_KEPT)},
+                                               "10": "t::k0", "11": "t::late"}}
+    shutil.rmtree(root)
+    assert ms.fresh_tree(root, hints) == 2
+    assert mutant_order.killers(root, f, None, f"{f}__mutmut_11")[0] == "t::late"
+    assert mutant_order.killers(root, f, None, f"{f}__mutmut_2")[0] == "t::k2"
+    mutant_order.record_killer(root, f, "t::new", f"{f}__mutmut_11")  # killed first by t::new here
+    shutil.rmtree(root / ms.KILLED_BY)
+    mutant_order.record_killer(root, f, "t::new", f"{f}__mutmut_11")
+    assert ms.fresh_tree(root, hints) == 2
+    assert mutant_order.killed_by(root, f)["11"] == ["t::new"]  # the tree's own record first
+    hints.write_text(f"{f}\tt::a\t#1:0 2:5 x 3:\n", encoding="utf-8")  # indices past the tests: ignored
+    assert ms.read_mutant_hints(hints) == {f: {"1": "t::a"}}
 

@@ -71,6 +71,14 @@ def test_a_mutants_known_killers_run_first(tmp_path):
     assert _run(tmp_path, "pkg.mod.x_f__mutmut_2", first, last, fails) == {"code": 1, "ran": [fails]}
     other = _run(tmp_path, "pkg.mod.x_g__mutmut_2", first, last, fails)  # another function's
     assert other == {"code": 1, "ran": [first, last, fails]}
+    mutant_order.record_killer(tmp_path, "pkg.mod.x_g", last, "pkg.mod.x_g__mutmut_3")  # passes here
+    own = _run(tmp_path, "pkg.mod.x_g__mutmut_3", first, fails, last)
+    assert own == {"code": 1, "ran": [last, first, fails]}
+    runs = [line.split("\t") for line in (tmp_path / "mutant-runs.tsv").read_text().splitlines()]
+    assert [run[:3] for run in runs] == [["pkg.mod.x_f__mutmut_2", "1", fails],
+                                         ["pkg.mod.x_g__mutmut_2", "3", fails],
+                                         ["pkg.mod.x_g__mutmut_3", "3", fails]]
+    assert all(0 <= float(run[4]) <= float(run[3]) < 60 for run in runs)
 
 
 def test_a_test_the_session_does_not_hold_sends_the_mutant_to_pytest_started_afresh(tmp_path):
