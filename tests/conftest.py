@@ -26,8 +26,8 @@ from tests import mutant_order, mutmut_shards, session_server, trampolines
 
 
 # This file and the modules of tests/ it imports: what a copy of it needs (tests build small trees)
-HARNESS = ("conftest.py", "mutant_order.py", "mutmut_shards.py", "plot_memo.py", "session_server.py",
-           "trampolines.py")
+HARNESS = ("conftest.py", "lazy_mutants.py", "mutant_order.py", "mutmut_shards.py", "plot_memo.py",
+           "session_server.py", "trampolines.py")
 CACHED = ("montecarlo.games", "montecarlo.engine", "montecarlo.datagame")  # modules that memoise
 
 

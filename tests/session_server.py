@@ -27,15 +27,17 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests import mutant_order, mutmut_shards, plot_memo, trampolines
+from tests import lazy_mutants, mutant_order, mutmut_shards, plot_memo, trampolines
 
 TREE = Path(__file__).resolve().parent.parent  # mutmut's tree (mutants/) when run there
 
 
 def prepare_mutant(tree: Path, mutant: str) -> None:
-    """In the child that tests ``mutant`` (``pkg.mod.x_f__mutmut_3``), its tests collected: the
-    functions it leaves alone skip their trampolines (tests/trampolines.py), and the plots it
-    cannot change are drawn once (tests/plot_memo.py)."""
+    """In the child that tests ``mutant`` (``pkg.mod.x_f__mutmut_3``), its tests collected: its
+    function is back if the server dropped it (tests/lazy_mutants.py), the functions it leaves
+    alone skip their trampolines (tests/trampolines.py), and the plots it cannot change are drawn
+    once (tests/plot_memo.py)."""
+    lazy_mutants.restore(mutant)
     trampolines.bypass(mutant)
     plot_memo.install(tree, mutant)
 
@@ -118,6 +120,7 @@ def serve(session: Any, runner: Any, server_loop: Callable[..., None], *pipes: i
         raise session.Interrupted(f"{session.testsfailed} errors during collection")
     if mutmut_shards.import_census_modules(TREE):
         trampolines.prepare_once(again=True)  # with those of the modules just imported
+    lazy_mutants.stash(TREE)  # last: every child forks from a server without the mutants' code
     fallback = runner.test_runner_class(**runner.test_runner_args)
     folder = os.getcwd()
     runner.test_runner_class = lambda **_: SessionTests(session, fallback, folder)
