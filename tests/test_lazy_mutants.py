@@ -47,7 +47,6 @@ class Counter(Base):
 def tree(tmp_path, monkeypatch):
     """A tree with one mutated module (mutmut's own generation), imported as mutmut's server does."""
     from mutmut.mutation.file_mutation import mutate_file_contents
-    from mutmut.mutation.trampoline import set_mutant_under_test
 
     package = tmp_path / "lazypkg"
     package.mkdir()
@@ -60,8 +59,6 @@ def tree(tmp_path, monkeypatch):
     monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
     module = importlib.import_module("lazypkg.mod")
     yield tmp_path, module
-    set_mutant_under_test(None)
-    monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
     for name in ("lazypkg.mod", "lazypkg"):
         sys.modules.pop(name, None)
 
@@ -72,8 +69,10 @@ def _mutants(module) -> dict[str, dict]:
 
 
 def _outputs(module) -> dict[str, tuple]:
-    """What every mutant of the module gives on the same calls (an exception's type counts)."""
-    from mutmut.mutation.trampoline import set_mutant_under_test
+    """What every mutant of the module gives on the same calls (an exception's type counts). The
+    active mutant is set in mutmut's process-local variable only: with MUTANT_UNDER_TEST in the
+    environment, tests/conftest.py would take this test for a mutant's run."""
+    from mutmut.mutation import trampoline
 
     def call(f):
         try:
@@ -82,15 +81,17 @@ def _outputs(module) -> dict[str, tuple]:
             return type(error).__name__
 
     out = {}
-    for mutants in _mutants(module).values():
-        for key in mutants:
-            if key == "_mutmut_orig":
-                continue
-            set_mutant_under_test(f"lazypkg.mod.{key}")
-            lazy_mutants.restore(f"lazypkg.mod.{key}")
-            out[key] = (call(lambda: module.scaled(2)), call(lambda: module.scaled(2, by=5)),
-                        call(lambda: module.Counter(3).grown()), call(lambda: module.Counter.half(9)))
-    set_mutant_under_test(None)
+    try:
+        for mutants in _mutants(module).values():
+            for key in mutants:
+                if key == "_mutmut_orig":
+                    continue
+                trampoline._mutant_under_test = f"lazypkg.mod.{key}"
+                lazy_mutants.restore(f"lazypkg.mod.{key}")
+                out[key] = (call(lambda: module.scaled(2)), call(lambda: module.scaled(2, by=5)),
+                            call(lambda: module.Counter(3).grown()), call(lambda: module.Counter.half(9)))
+    finally:
+        trampoline._mutant_under_test = None
     return out
 
 

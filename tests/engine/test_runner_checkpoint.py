@@ -73,6 +73,7 @@ def test_interrupted_at_random_chunks_and_resumed_gives_the_uninterrupted_number
             run(path, Stops(at), precision=precision)
         saved = json.loads(path.read_text())
         assert sum(p["next_chunk"] for p in saved["points"]) == at // 2  # every finished chunk kept
+        assert all(type(p["finished"]) is bool for p in saved["points"])  # a flag, never null
         resumed = run(path, precision=precision)
         for a, b in zip(whole, resumed):
             assert a.trials == b.trials and np.array_equal(a.totals, b.totals), at
