@@ -120,11 +120,12 @@ def killers(tree: Path, function: str, durations: dict[str, float] | None = None
     def cost(test: str) -> tuple[float, int]:
         return (seconds.get(test, float("inf")) / counts[test] if seconds else 0.0, -counts[test])
 
-    own = killed_by(tree, function).get(mutant_number(mutant or "") or "", []) if mutant else []
+    number = mutant_number(mutant or "")
+    own = killed_by(tree, function).get(number, []) if number is not None else []
     return list(dict.fromkeys([*own, *sorted(counts, key=cost)]))
 
 
-def _append(path: Path, line: str) -> None:
+def append_line(path: Path, line: str) -> None:
     """Append one short line (appends of two children at once do not mix); a failure to write only
     costs later mutants their order."""
     try:
@@ -140,10 +141,10 @@ def _append(path: Path, line: str) -> None:
 
 def record_killer(tree: Path, function: str, test: str, mutant: str | None = None) -> None:
     """Append ``test`` to ``function``'s killers, and to ``mutant``'s when it is named."""
-    _append(_killer_file(tree, function), test)
+    append_line(_killer_file(tree, function), test)
     number = mutant_number(mutant or "")
     if number is not None:
-        _append(_killer_file(tree, function, KILLED_BY), f"{number}\t{test}")
+        append_line(_killer_file(tree, function, KILLED_BY), f"{number}\t{test}")
 
 
 def ordered(items: Sequence[T], test_id: Callable[[T], str], durations: dict[str, float],

@@ -188,12 +188,11 @@ def _hint_lines(path: Path) -> list[tuple[str, list[str], dict[str, str]]]:
         tests = [field for field in fields if field and not field.startswith("#")]
         if not name or not tests or name.startswith("#"):
             continue
+        pairs = " ".join(field[1:] for field in fields if field.startswith("#")).split()
         by_mutant = {}
-        for field in fields:
-            for pair in field[1:].split() if field.startswith("#") else ():
-                number, _, index = pair.partition(":")
-                if index.isdigit() and int(index) < len(tests):
-                    by_mutant[number] = tests[int(index)]
+        for number, _, index in (pair.partition(":") for pair in pairs):
+            if index.isdigit() and int(index) < len(tests):
+                by_mutant[number] = tests[int(index)]
         out.append((name, tests, by_mutant))
     return out
 

@@ -79,15 +79,7 @@ def record_run(tree: Path, mutant: str, ran: int, killer: str, seconds: float, k
     """Append a line to ``RUNS``: the mutant, how many tests it ran, the test that failed ("" when
     none did), the seconds of its tests and those of the last one: where a slow mutant's time goes
     (its own killer, or the tests run before it). A failure to write is ignored."""
-    line = f"{mutant}\t{ran}\t{killer}\t{seconds:.4f}\t{killer_seconds:.4f}\n"
-    try:
-        descriptor = os.open(tree / RUNS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(descriptor, line.encode("utf-8"))
-        finally:
-            os.close(descriptor)
-    except OSError:
-        pass
+    mutant_order.append_line(tree / RUNS, f"{mutant}\t{ran}\t{killer}\t{seconds:.4f}\t{killer_seconds:.4f}")
 
 
 class SessionTests:
