@@ -1,6 +1,7 @@
 """Report folders: files, documented columns, embedded plots, header facts, atomic writes."""
 
 import base64
+import dataclasses
 import html
 import json
 import os
@@ -13,7 +14,8 @@ import pytest
 
 from montecarlo import __version__
 from montecarlo.errors import InputError
-from montecarlo.reporting import check_index_out, check_out, plots, write_index, write_report
+from montecarlo.reporting import all_tables, check_index_out, check_out, plots, write_index, write_report
+from montecarlo.reporting.report import report_json
 from montecarlo.reporting.tables import COMPARISON_COLUMNS, RESULT_COLUMNS
 from montecarlo.scenarios import load_scenario, run_scenario
 from tests.test_scenarios import GAME
@@ -215,6 +217,10 @@ def test_report_json_is_machine_data(report, result):
     )
     assert isinstance(facts["run_seconds"], float) and isinstance(facts["chunk_size"], int)
     assert facts["run_seconds"] == round(result.seconds, 3) != result.seconds  # to the millisecond
+    # and whatever the clock gave: a run's own seconds round to 4 places as they do to 3 one time in
+    # ten (a mutant that rounded to 4 survived a whole run so), these 5 places never do
+    timed = dataclasses.replace(result, seconds=2.71828)
+    assert report_json(timed, all_tables(timed), [], "montecarlo report", [])["run_seconds"] == 2.718
     assert facts["jobs"] == result.jobs == 1
     assert [(v["name"], v["builtin"], v["overrides"]) for v in facts["variants"]] == [
         ("official", [], {}), ("same", [], {"bias": 0.5}), ("loaded", ["loaded"], {}),
