@@ -6,7 +6,14 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install test report screenshots bench lint mutation mutation-sample mutation-check clean
 
+# The package's bytecode is written here, once, as `pip install .` would: an editable install
+# leaves it to the first import, which a PYTHONDONTWRITEBYTECODE environment (many containers, this
+# project's build machines) never lets write it, so that every command and every worker process
+# compiled the whole package again (measured: `montecarlo odds dune1984` 0.53 s -> 0.40 s, and
+# 45 ms less in each worker process).
+# compileall only rewrites what changed since.
 install: $(STAMP)
+	@$(PY) -m compileall -q montecarlo
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
