@@ -119,6 +119,11 @@ Two ``bench_grid`` runs each way, alternated (free parallelism 1.77-2.06): the b
 1.76 and 1.70 against 2.09 and 2.06; the table at 1,000,000 a cell fresh stayed at 0.9-1.1x
 either way (its two workers and loky's resource tracker start while the parent has about a
 second of work to share); ``montecarlo odds dune1984 --attacker 4 --defender 5`` 0.53 s -> 0.40 s.
+A whole ``make bench`` after it (free parallelism 1.90 before, 2.04 after): the battle matrix 1.43x
+fresh and 1.37x with the workers started; the table at 1,000,000 a cell 1.13x fresh and 1.73x with
+the workers started. What the fresh table's two workers still import before their first chunk,
+bytecode or not: numpy (57 ms), the rest of joblib, which loky's worker imports whole (about 95
+ms more: its memory module alone brings asyncio), and the game (22 ms).
 
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
