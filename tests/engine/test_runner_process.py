@@ -70,3 +70,50 @@ def test_a_worker_thread_leaves_signals_alone(monkeypatch):
     thread.start()
     thread.join(timeout=60)
     assert len(outcome) == 1 and signal.getsignal(signal.SIGINT) is before
+
+
+@pytest.fixture
+def unfrozen_heap():
+    """The heap unfrozen for the test (under mutmut, tests/conftest.py freezes it), as it was after."""
+    import gc
+
+    was_frozen = gc.get_freeze_count() > 0
+    gc.unfreeze()
+    yield
+    if was_frozen:
+        gc.freeze()
+
+
+def test_the_collector_leaves_the_objects_from_before_the_run_alone_and_gets_them_back(unfrozen_heap):
+    """A run freezes the heap it starts with (the collector would walk a command's report
+    modules again at every full collection) and unfreezes it at the end, even on an error."""
+    import gc
+
+    seen = []
+
+    def counting(n, rng):
+        seen.append(gc.get_freeze_count())
+        return coin(0.5, n, rng)
+
+    assert gc.get_freeze_count() == 0
+    runner.run(counting, METRICS, trials=10, seed=1)
+    assert seen and min(seen) > 0 and gc.get_freeze_count() == 0
+
+    def failing(n, rng):
+        raise ValueError("a kernel's own error")
+
+    with pytest.raises(ValueError):
+        runner.run(failing, METRICS, trials=10, seed=1)
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_heap_frozen_before_the_run_stays_frozen(unfrozen_heap):
+    import gc
+
+    gc.freeze()
+    try:
+        assert gc.get_freeze_count() > 0
+        runner.run(functools.partial(coin, 0.5), METRICS, trials=10, seed=1)
+        assert gc.get_freeze_count() > 0  # (a frozen object freed by its count leaves it)
+    finally:
+        gc.unfreeze()
