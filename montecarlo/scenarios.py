@@ -527,10 +527,13 @@ class _Checker(TomlReader):
 
 def start_scenario_workers(scenario: Scenario, jobs: int | None = None, backend: str = "loky") -> None:
     """Start the workers a run of ``scenario`` will use, in the background (a command calls
-    this as soon as the scenario is read, so that their start-up overlaps its preparations)."""
+    this as soon as the scenario is read, so that their start-up overlaps its preparations).
+
+    Each worker imports the question's module and the game's (its rules' module), which its
+    first chunk would otherwise import while the run waits for it."""
     workers = scenario_workers(scenario, jobs)
     dataclasses.replace(scenario.settings(jobs=workers), backend=backend).start_workers(
-        [scenario.question.simulate.__module__]
+        list(dict.fromkeys([scenario.question.simulate.__module__, scenario.game.rules_type.__module__]))
     )
 
 

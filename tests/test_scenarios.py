@@ -1088,6 +1088,10 @@ def test_workers_started_early_import_the_scenario_s_game_and_bad_jobs_are_refus
     monkeypatch.setattr(runner, "start_workers", lambda *args: started.append(args))
     start_scenario_workers(sc, 2)
     assert started == [(min(2, os.cpu_count() or 1), "loky", [sc.question.simulate.__module__])]
+    # a chain question's kernel is the engine's: the game's own module comes from its rules
+    started.clear()
+    start_scenario_workers(load_scenario(ROOT / "scenarios/war_for_arrakis/battle-matrix.toml"), 2)
+    assert started[0][2] == ["montecarlo.engine.chain_question", "montecarlo.games.war_for_arrakis.rules"]
     for jobs in (0, -2):
         with pytest.raises(InputError, match="jobs"):
             scenario_workers(sc, jobs)

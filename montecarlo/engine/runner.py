@@ -606,13 +606,17 @@ def _ready(modules: tuple[str, ...]) -> None:
 
 
 def _kernel_modules(points: Sequence[Point]) -> list[str]:
-    """The modules that define the points' kernels (what a worker imports to run them)."""
+    """The modules a worker imports to run the points' kernels: those that define the kernels
+    and the classes of their bound arguments (a game's rules and setups, whose modules the
+    first chunk would otherwise import while it is unpickled: 51 ms for War for Arrakis)."""
     found: dict[str, None] = {}
     for point in points:
         for arm in point.arms:
-            name = getattr(getattr(arm, "func", arm), "__module__", None)
-            if isinstance(name, str) and name != "__main__":
-                found[name] = None
+            bound = [*getattr(arm, "args", ()), *getattr(arm, "keywords", {}).values()]
+            for name in [getattr(getattr(arm, "func", arm), "__module__", None),
+                         *(type(value).__module__ for value in bound)]:
+                if isinstance(name, str) and name not in ("__main__", "builtins"):
+                    found[name] = None
     return list(found)
 
 

@@ -94,3 +94,7 @@ def test_the_workers_are_told_the_modules_of_the_kernels_once_each_and_never_mai
     arms = (functools.partial(coin, 0.3), functools.partial(coin, 0.6), local)
     points = [runner.Point(arms, tuple(METRICS)), runner.Point((coin,), tuple(METRICS))]
     assert runner._kernel_modules(points) == ["tests.engine.fake_kernels"]
+    # and the modules of the classes of a kernel's bound arguments (a game's rules and setups)
+    bound = functools.partial(coin, p=runner.Column("hit", "probability"))
+    with_setup = [runner.Point((functools.partial(local, runner.Column("x", "mean")), bound), tuple(METRICS))]
+    assert runner._kernel_modules(with_setup) == ["montecarlo.engine.runner", "tests.engine.fake_kernels"]
