@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 DEFAULT_SEED = 20261129
 DEFAULT_TRIALS = 200_000
-AUTO_PARALLEL_ABOVE = 1_000_000
 
 
 class SettingError(InputError):
@@ -86,7 +85,7 @@ class RunSettings:
 
     trials: int = DEFAULT_TRIALS
     seed: int = DEFAULT_SEED
-    jobs: int | None = None  # None: all cores when the run is large, else in-process
+    jobs: int | None = None  # None: all cores once the run proves long enough, else in-process
     precision: float | None = None
     max_trials: int | None = None
     backend: str = "loky"
@@ -123,16 +122,19 @@ class RunSettings:
             raise SettingError("progress", _PROGRESS, self.progress)
 
     def resolved_jobs(self) -> int:
-        """Workers to use: ``jobs`` as given but never more than the cores (-1 = all cores).
+        """The most workers to use: ``jobs`` as given but never more than the cores (-1 or, by
+        default, all cores).
 
         More workers than cores only compete for them (100 on 2 cores ran 7 times slower), so
-        the count is capped; :func:`excess_jobs` tells a caller that wants to warn.
+        the count is capped; :func:`excess_jobs` tells a caller that wants to warn. By default
+        (``jobs=None``) a run starts its workers only once it proves long enough to gain from
+        them (``runner.AUTO_PARALLEL_SECONDS``): the count of its trials cannot tell, as kernels
+        differ a hundredfold in speed.
         """
         cores = os.cpu_count() or 1
-        if self.jobs is not None:
-            return cores if self.jobs == -1 else min(int(self.jobs), cores)
-        big = self.trials > AUTO_PARALLEL_ABOVE or self.precision is not None
-        return cores if big else 1
+        if self.jobs is None or self.jobs == -1:
+            return cores
+        return min(int(self.jobs), cores)
 
     def run(self, arms, metrics) -> runner.RunResult:
         """One point's arms through the engine (see :meth:`run_grid`)."""
@@ -155,14 +157,17 @@ class RunSettings:
             backend=self.backend, scheduler=self.scheduler,
             progress=self.progress,
             checkpoint=checkpoint,
+            auto=self.jobs is None,
         )
 
 
     def start_workers(self, modules: Sequence[str] = ()) -> None:
         """Start the workers of a parallel run in the background now (see
         :func:`montecarlo.engine.runner.start_workers`): a command calls this as soon as its
-        settings are checked, so that the workers' start-up overlaps its own preparations."""
-        runner.start_workers(self.resolved_jobs(), self.backend, modules)
+        settings are checked, so that the workers' start-up overlaps its own preparations.
+        Not by default (``jobs=None``): such a run starts them only when it proves long enough."""
+        if self.jobs is not None:
+            runner.start_workers(self.resolved_jobs(), self.backend, modules)
 
 
 def chosen_backend(backend: str | None, scheduler: str | None) -> str:

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from montecarlo.analysis import AUTO_PARALLEL_ABOVE, RunSettings, SettingError
+from montecarlo.analysis import RunSettings, SettingError
 from montecarlo.engine import runner
 from montecarlo.engine.metrics import Metric
 
@@ -88,9 +88,8 @@ def test_good_settings_at_their_bounds():
         (4, dict(jobs=9), 4),  # never more workers than cores
         (4, dict(jobs=-1), 4),
         (4, dict(jobs=1, trials=10**7), 1),
-        (4, dict(trials=AUTO_PARALLEL_ABOVE), 1),  # small runs stay in-process
-        (4, dict(trials=AUTO_PARALLEL_ABOVE + 1), 4),
-        (4, dict(trials=100, precision=0.01), 4),  # a precision target may run long
+        (4, dict(trials=100), 4),  # by default at most all cores, started once the run proves long
+        (4, dict(trials=100, precision=0.01), 4),
         (None, dict(jobs=-1), 1),  # cores unknown: one
         (None, dict(trials=10**7), 1),
     ],
@@ -98,6 +97,28 @@ def test_good_settings_at_their_bounds():
 def test_workers_resolved_from_jobs_trials_and_cores(monkeypatch, cores, settings, workers):
     monkeypatch.setattr("os.cpu_count", lambda: cores)
     assert RunSettings(**settings).resolved_jobs() == workers
+
+
+def test_by_default_the_run_decides_when_to_start_workers_and_a_command_does_not_start_them_early(
+    monkeypatch,
+):
+    """jobs=None: the runner is told ``auto`` (it starts the workers once the run proves long
+    enough); a number of jobs is followed as given, and the workers started as soon as asked."""
+    import functools
+
+    from montecarlo.engine import runner
+    from tests.engine.fake_kernels import METRICS, coin
+
+    told, started = [], []
+    real = runner.run_grid
+    monkeypatch.setattr(runner, "run_grid", lambda *a, **k: told.append(k["auto"]) or real(*a, **k))
+    monkeypatch.setattr(runner, "start_workers", lambda *a: started.append(a))
+    for jobs in (None, 1, 2):
+        settings = RunSettings(trials=10, jobs=jobs)
+        settings.run(functools.partial(coin, 0.5), METRICS)
+        settings.start_workers(["m"])
+    assert told == [True, False, False]
+    assert [a[0] for a in started] == [1, min(2, os.cpu_count() or 1)]
 
 
 def test_a_front_end_names_the_setting_its_own_way():
@@ -293,9 +314,12 @@ def test_run_grid_hands_every_setting_to_the_runner(monkeypatch):
     assert settings.run_grid(["point"]) == ["result"]
     assert handed == dict(points=["point"], trials=900, seed=3, jobs=5, chunk_size=300, precision=0.01,
                           max_trials=4_000, backend="dask", scheduler="tcp://127.0.0.1:8786",
-                          progress=progress, checkpoint=None)
+                          progress=progress, checkpoint=None, auto=False)
     RunSettings(trials=900, jobs=-1).run_grid(["point"])
     assert (handed["jobs"], handed["max_trials"], handed["progress"]) == (8, None, None)
+    assert handed["auto"] is False
+    RunSettings(trials=900).run_grid(["point"])
+    assert (handed["jobs"], handed["auto"]) == (8, True)
 
 
 def test_ask_puts_its_question_and_rule_overrides_to_its_one_setup():

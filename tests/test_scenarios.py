@@ -891,9 +891,9 @@ def test_a_run_hands_its_workers_and_backend_to_the_runner(coin_game, tmp_path, 
 
     asked, started, real, real_start = [], [], runner._execute, runner.start_workers
 
-    def execute(points, tasks, seed, jobs, backend):
+    def execute(points, tasks, seed, jobs, backend, auto):
         asked.append((jobs, backend))
-        return real(points, tasks, seed, jobs, backend)
+        return real(points, tasks, seed, jobs, backend, auto)
 
     def start(jobs, backend, modules=()):
         started.append((jobs, backend))

@@ -303,7 +303,7 @@ def _options(trials: int, variants: Sequence[str] | None = None) -> dict[str, tu
                     "-j",
                     metavar="N",
                     help="Worker processes, at most the cores (-1 = all cores). "
-                    "Default: all cores above 1,000,000 trials, else 1.",
+                    "Default: all cores once the run shows more than 1.5 s of work left, else 1.",
                     rich_help_panel="Simulation",
                 ),
             ],

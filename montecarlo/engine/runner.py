@@ -40,6 +40,17 @@ from montecarlo.engine.metrics import Metric
 
 DEFAULT_CHUNK_SIZE = 1 << 17
 DEFAULT_MAX_TRIALS = 10_000_000  # a precision run's cap without max_trials (its first batch if larger)
+# With ``auto``, a run starts worker processes only once its chunks so far project more than this
+# many seconds of work left in one process. Two loky workers (and loky's resource tracker) take
+# about 0.4 s and 0.6 CPU seconds to start on 2 cores (December 2026); measured there, a run of
+# 1 s gained nothing from them (36 duels of 1,000,000 trials: 1.1-1.2 s in one process, 1.0-1.3 s
+# with 2 workers started for it), and 2,000,000 trials of one duel (0.04 s of work) took 0.9 s
+# instead of 0.4 s.
+AUTO_PARALLEL_SECONDS = 1.5
+# ... judged on at least this many seconds of chunks (or the whole run, if shorter): a process's
+# first chunks also pay one-off costs (numpy's first calls, a chain's compilation, the exact
+# values), and the first duel of a table alone projected 2.7 s for 36 duels of 1.1 s in all.
+AUTO_MEASURE_SECONDS = 0.1
 BACKENDS = ("loky", "threading", "dask")
 _SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 _HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]@]+):(\d{1,5})")
@@ -328,6 +339,7 @@ def run_grid(
     scheduler: str | None = None,
     progress: Progress | None = None,
     checkpoint: Checkpoint | None = None,
+    auto: bool = False,
 ) -> list[RunResult]:
     """Run every point of a grid: its (point x chunk) tasks form one pool over the workers.
 
@@ -344,6 +356,11 @@ def run_grid(
     ``progress(done, total)``, if given, counts the trials of the whole grid: it is called
     before the first chunk and after each one. ``checkpoint`` saves the tallies of the finished
     chunks as the run goes and resumes from them (:class:`montecarlo.engine.checkpoint.Checkpoint`).
+
+    ``auto``: ``jobs`` is the most workers to use, and local workers are started only when
+    the run is worth them: its chunks run here, timed, until the trials left project more than
+    ``AUTO_PARALLEL_SECONDS`` of work in one process (a run that ends sooner never starts any).
+    A pool this process started before is used as it is.
 
     The arguments are trusted: :class:`montecarlo.analysis.RunSettings` checks trials, seed,
     jobs, precision, max_trials, backend and chunk size once for every caller.
@@ -364,8 +381,9 @@ def run_grid(
     started = time.perf_counter()
     done, total = sum(s.done for s in states), sum(s.target for s in states)
     report(done, total)
-    # One worker on the default backend runs in-process: no need to import joblib at all.
-    in_process = jobs == 1 and backend != "dask"
+    # One worker, or an auto run (until it proves long), on a local backend runs in-process: no
+    # need to import joblib at all (a pool is then made with its backend named, see _execute).
+    in_process = (jobs == 1 or auto) and backend != "dask"
     try:
         with _existing_objects_left_alone(), (
             contextlib.nullcontext() if in_process else backend_context(backend, scheduler)
@@ -382,7 +400,7 @@ def run_grid(
                     for i in pending
                 ]
                 before = done
-                for i, (chunk_totals, companion), size in _execute(points, tasks, seed, jobs, backend):
+                for i, (chunk_totals, companion), size in _execute(points, tasks, seed, jobs, backend, auto):
                     if companion is not None:
                         companions[i] = companion
                     state = states[i]
@@ -470,7 +488,9 @@ def _checkpoint_facts(trials, seed, chunk_size, precision, max_trials) -> dict:
 CHUNK_BYTES_PER_VALUE = 8
 
 
-def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, tuple[np.ndarray, Any], int]]:
+def _execute(
+    points, tasks, seed, jobs, backend, auto=False
+) -> Iterator[tuple[int, tuple[np.ndarray, Any], int]]:
     """Yield (point, (tallies, companion value), size) per chunk, point by point and each
     point's chunks in order; the companion (see :class:`Point`) goes with chunk 0 only.
 
@@ -478,7 +498,7 @@ def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, tuple[np
     the workers ask for them. Refuses (InputError, with an estimate) chunks that cannot fit in
     memory, before any runs; a worker process that dies (killed, out of memory, a kernel
     calling ``os._exit``) ends the run with one MonteCarloError line instead of joblib's
-    traceback.
+    traceback. ``auto``: see :func:`run_grid`.
     """
     count = sum(len(plan) for _, _, plan in tasks)
     if not count:
@@ -508,6 +528,18 @@ def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, tuple[np
         for i, index, size in chunks:
             yield i, run_task(*task(i, index, size)), size
         return
+    if auto and backend == "loky" and _starting is None:
+        # No pool yet: run here, timed, until what is left would pay for starting one.
+        left = sum(plan.trials for _, _, plan in tasks)
+        began, done = time.perf_counter(), 0
+        for i, index, size in chunks:
+            yield i, run_task(*task(i, index, size)), size
+            done, left = done + size, left - size
+            spent = time.perf_counter() - began
+            if spent >= AUTO_MEASURE_SECONDS and left * spent > AUTO_PARALLEL_SECONDS * done:
+                break
+        else:
+            return
     # While the workers start (start_workers: here, unless the command began it), the first
     # chunks run here: the start-up overlaps useful work, and chunk order (so every number) is
     # unchanged.
@@ -522,8 +554,10 @@ def _execute(points, tasks, seed, jobs, backend) -> Iterator[tuple[int, tuple[np
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
     wait_for_workers()
-    n_jobs = -1 if backend == "dask" else jobs
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator")
+    if backend == "dask":  # the cluster's client lives in backend_context
+        parallel = Parallel(n_jobs=-1, return_as="generator")
+    else:
+        parallel = Parallel(n_jobs=jobs, backend=backend, return_as="generator")
     order: deque[tuple[int, int]] = deque()  # (point, size) of the chunks handed out, in order
 
     def delayed_chunks():
@@ -564,7 +598,7 @@ def start_workers(jobs: int, backend: str = "loky", modules: Sequence[str] = ())
         # of the command) while they import prints no traceback of theirs; this process takes
         # it and stops them. The background thread only waits for their imports.
         with _sigint_ignored():
-            ready = Parallel(n_jobs=jobs, return_as="generator_unordered")(
+            ready = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
                 delayed(_ready)(tuple(modules)) for _ in range(jobs)
             )
     except Exception:  # the run that follows starts the pool itself and reports the cause

@@ -119,7 +119,7 @@ class StandInPool:
 
     made: list = []
 
-    def __init__(self, n_jobs, return_as="list"):
+    def __init__(self, n_jobs, backend=None, return_as="list"):
         self.made.append((n_jobs, return_as))
 
     def __call__(self, tasks):
@@ -262,3 +262,74 @@ def test_a_grid_finished_while_the_workers_start_ran_in_the_parent(monkeypatch):
     one = runner.run_grid(with_companions(), 25_000, 7, chunk_size=10_000, jobs=1)
     assert all(np.array_equal(a.totals, b.totals) for a, b in zip(started, one))
     assert [r.companion for r in started] == [(p, os.getpid()) for p in PS]
+
+
+class StepClock:
+    """Stands in for the runner's ``time``: each reading is ``step`` seconds after the last."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+class PoolAsked(Exception):
+    """Raised by a stand-in start_workers: the run asked for its workers here."""
+
+
+def _auto_run(monkeypatch, step: float, chunks: int = 40):
+    """An auto run of ``chunks`` chunks on a fresh process's state, each clock reading ``step``
+    seconds after the last; the chunks it ran before asking for workers, and whether it asked."""
+    done: list[int] = []
+    monkeypatch.setattr(runner, "_starting", None)  # as in a new process: no pool yet
+    monkeypatch.setattr(runner, "time", StepClock(step))
+
+    def asked(*args, **kwargs):
+        raise PoolAsked
+
+    monkeypatch.setattr(runner, "start_workers", asked)
+    try:
+        runner.run_grid(grid(paired=False)[:1], chunks * 1_000, 7, chunk_size=1_000, jobs=2, auto=True,
+                        progress=lambda d, total: done.append(d))
+    except PoolAsked:
+        return done[-1] // 1_000, True
+    return done[-1] // 1_000, False
+
+
+def test_an_auto_run_that_ends_soon_never_starts_workers(monkeypatch):
+    """One clock reading a chunk: at 0.035 s and 0.04 s a chunk, the work left projects at most
+    1.30 s and 1.48 s once 0.1 s is measured (after 3 chunks), under the 1.5 s it takes to be
+    worth the workers, and less after every chunk: the whole run stays here."""
+    assert runner.AUTO_PARALLEL_SECONDS == 1.5 and runner.AUTO_MEASURE_SECONDS == 0.1
+    assert _auto_run(monkeypatch, 0.035) == (40, False)
+    assert _auto_run(monkeypatch, 0.04) == (40, False)
+
+
+def test_an_auto_run_starts_its_workers_once_the_work_left_is_worth_them(monkeypatch):
+    """At 0.06 s a chunk, 0.1 s is measured after 2 chunks and the 38 left project 2.28 s: the
+    pool is asked for right then. At 0.045 s a chunk the first chunk alone projects 1.76 s, but
+    the run measures 0.1 s (3 chunks, 1.67 s left) before it asks; at 0.2 s, after 1 chunk."""
+    assert _auto_run(monkeypatch, 0.06) == (2, True)
+    assert _auto_run(monkeypatch, 0.045) == (3, True)
+    assert _auto_run(monkeypatch, 0.2) == (1, True)
+
+
+def test_an_auto_run_with_a_pool_already_running_uses_it_and_the_numbers_are_the_same(monkeypatch):
+    """A pool this process started before is there to use: no measuring (at no time a chunk,
+    a measured run would stay here), the chunks go to the pool; and whatever ran where, the
+    tallies are those of one process."""
+    import joblib
+
+    monkeypatch.setattr(joblib, "Parallel", StandInPool)
+    monkeypatch.setattr(StandInPool, "made", [])
+    done = threading.Thread()  # a start this process made before, over
+    done.start()
+    done.join()
+    monkeypatch.setattr(runner, "_starting", done)
+    monkeypatch.setattr(runner, "time", StepClock(0.0))
+    auto = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=2, auto=True)
+    assert StandInPool.made[0] == (2, "generator")
+    one = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=1)
+    assert [np.array_equal(a.totals, b.totals) for a, b in zip(auto, one)] == [True] * len(PS)
