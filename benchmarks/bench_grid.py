@@ -245,6 +245,27 @@ def report(label: str, one: float, two: float, cpu_ratio: float, target: str = "
     line(f"{label}, CPU of 2 jobs / CPU of 1", cpu_ratio, "x cpu", "near 1")
 
 
+def command_seconds(args: list[str]) -> float:
+    """Wall seconds of one ``montecarlo`` command in a fresh process, as a user types it."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "montecarlo", *args, "--json"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def default_jobs(label: str, args: list[str], repeats: int, target: str) -> None:
+    """A whole command with the default --jobs (workers started once the run shows more than
+    1.5 s of work left) against --jobs 1, alternated: medians and the ratio."""
+    one, auto = [], []
+    for _ in range(repeats):
+        one.append(command_seconds([*args, "--jobs", "1"]))
+        auto.append(command_seconds(args))
+    median = statistics.median
+    line(f"{label}, --jobs 1", median(one), "s")
+    line(f"{label}, default --jobs", median(auto), "s")
+    line(f"{label}, speed-up of the default", median(one) / median(auto), "x", target)
+
+
 def main() -> None:
     started = time.perf_counter()
     free = "free parallelism of the machine (2 busy processes vs 1)"
@@ -256,6 +277,10 @@ def main() -> None:
     report("table dune1984, 1,000,000 trials a cell", *paired(DUEL_TABLE, 3, trials=1_000_000, warm=False))
     report("table dune1984, 1,000,000 trials a cell, workers started",
            *paired(DUEL_TABLE, 3, trials=1_000_000, warm=True))
+    default_jobs("odds dune1984 4 vs 5, 2,000,000 trials (0.04 s of work), whole command",
+                 ["odds", "dune1984", "--attacker", "4", "--defender", "5", "-n", "2000000"], 5, ">= 0.9x")
+    default_jobs("table dune1984, 3,000,000 trials a cell (3 s of work), whole command",
+                 ["table", "dune1984", "-n", "3000000"], 3, "> 1x")
     one, two, _ = paired(REPORT_WRITING, 3)  # the CPU ratio would count the run's workers too
     label = "writing the equipment-variants report (5 plots), plots on the run's workers"
     line(f"{label}, 1 job", one, "s")

@@ -65,7 +65,7 @@ def test_a_checkpoint_of_another_command_is_refused_with_one_line(tmp_path):
 
 
 def test_table_resumes_across_its_cells(tmp_path, monkeypatch):
-    table = ["table", "dune1984", "-n", "3000", "--json"]
+    table = ["table", "dune1984", "-n", "3000", "--json", "-j", "1"]  # in this process, whatever its speed
     whole = runner.invoke(app, table)
     path = tmp_path / "table.checkpoint"
     interrupted(monkeypatch, [*table, "--checkpoint", str(path)], 17)
