@@ -125,6 +125,32 @@ the workers started. What the fresh table's two workers still import before thei
 bytecode or not: numpy (57 ms), the rest of joblib, which loky's worker imports whole (about 95
 ms more: its memory module alone brings asyncio), and the game (22 ms).
 
+Three changes of 6 December 2026, afternoon. (1) The garbage collector: a command has loaded
+matplotlib and pandas (about 100,000 objects) before it simulates, and the short-lived objects
+of a run (joblib's bookkeeping of each task, the chains' memos) set off full collections that
+walked them all, 0.05-0.14 s of the parent's time in a run of 0.5-0.7 s; a run now freezes the
+heap it starts with (``gc.freeze``) and gives it back after. Two A/B runs of 6 pairs, battle
+matrix fresh: 2 jobs 0.73 -> 0.59 s and 0.65 -> 0.57 s. (2) A scenario's workers import the game
+while they start: a chain question's kernel is the engine's (``ChainQuestion.simulate``), so they
+were told only ``montecarlo.engine.chain_question`` and each imported War for Arrakis (51 ms)
+while unpickling its first chunk, with the grid waiting; 6 pairs: 2 jobs 0.515 -> 0.493 s, 1.54x ->
+1.67x. (3) The default ``--jobs``: a run started its workers whenever it had over a million trials
+a setup, and a million trials is 0.02 s of a duel; a default run now starts them once it has
+measured 0.1 s of its chunks and they project more than 1.5 s of work left (``montecarlo odds
+dune1984 -n 2000000``: 0.85-0.97 s by default against 0.39-0.45 s with ``--jobs 1`` before, 0.45-0.53 s
+after). The two whole-command rows below measure it.
+
+Why the fresh table at 1,000,000 a cell cannot reach 1.7x on 2 cores: 2 jobs cost the CPU of the
+work (1.05-1.25 s) plus the start-up of two loky workers and loky's resource tracker, each a
+Python that imports joblib whole and so numpy (0.2-0.3 CPU seconds each, 0.5-0.8 in all, measured
+from /proc), and two cores cannot do that in less than (1.1 + 0.6) / 2 = 0.85 s: 1.3x at best.
+At 3,000,000 a cell (3 s of work) the default run starts its workers and the whole command
+takes 2.2 s against 3.2 s in one process. Tried on the way and left out: loky on
+multiprocessing's fork server (one process imports, the workers are forked from it: the start-up
+CPU falls only to 0.5-0.6 s, as the resource tracker stays, and every worker then imports the
+command's main script again, which the default loky start does not do); one OpenBLAS thread in
+the tracker (its numpy import spins a second thread for 0.1 CPU seconds: no change measured).
+
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
 over those of the 1-job run: near 1 when the pool adds little work of its own (the workers'

@@ -381,12 +381,13 @@ def run_grid(
     started = time.perf_counter()
     done, total = sum(s.done for s in states), sum(s.target for s in states)
     report(done, total)
-    # One worker, or an auto run (until it proves long), on a local backend runs in-process: no
-    # need to import joblib at all (a pool is then made with its backend named, see _execute).
-    in_process = (jobs == 1 or auto) and backend != "dask"
+    # Only a dask run needs joblib set up around it (its cluster's client): a local pool is made
+    # with its backend named (start_workers, _execute), and a run in this process, with one job
+    # or an auto run that stays short, imports no joblib at all.
+    local = backend != "dask"
     try:
         with _existing_objects_left_alone(), (
-            contextlib.nullcontext() if in_process else backend_context(backend, scheduler)
+            contextlib.nullcontext() if local else backend_context(backend, scheduler)
         ):
             idle = 0  # rounds in a row that ran no trial
             while True:
@@ -488,9 +489,7 @@ def _checkpoint_facts(trials, seed, chunk_size, precision, max_trials) -> dict:
 CHUNK_BYTES_PER_VALUE = 8
 
 
-def _execute(
-    points, tasks, seed, jobs, backend, auto=False
-) -> Iterator[tuple[int, tuple[np.ndarray, Any], int]]:
+def _execute(points, tasks, seed, jobs, backend, auto) -> Iterator[tuple[int, tuple[np.ndarray, Any], int]]:
     """Yield (point, (tallies, companion value), size) per chunk, point by point and each
     point's chunks in order; the companion (see :class:`Point`) goes with chunk 0 only.
 

@@ -97,10 +97,20 @@ def report_data(folder: Path) -> dict:
     return data
 
 
+def tasks_seen(address: str) -> int:
+    """How many task transitions the cluster's scheduler has made so far."""
+    from distributed import Client
+
+    with Client(address, timeout=30) as client:
+        return client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.transition_counter)
+
+
 def test_odds_table_and_report_on_a_cluster_match_a_local_run(cluster, tmp_path):
     address, _ = cluster
     odds = ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "400000", "--json"]
+    before = tasks_seen(address)
     assert output([*odds, "--scheduler", address]) == output([*odds, "-j", "1"])
+    assert tasks_seen(address) > before  # run there, not on a cluster of its own
     table = ["table", "dune1984", "-n", "20000", "--json"]
     assert output([*table, "--scheduler", address]) == output([*table, "-j", "1"])
     path = tmp_path / "small.toml"

@@ -21,3 +21,18 @@ def die(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     import os
 
     os._exit(3)
+
+
+def on_dask(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A coin whose ``value`` is 1 when it runs in a dask worker, else 0: where a run really ran
+    (the numbers alone cannot tell, they are the same everywhere)."""
+    try:
+        from distributed import get_worker
+
+        get_worker()
+        inside = 1.0
+    except (ImportError, ValueError):
+        inside = 0.0
+    out = coin(0.5, n, rng)
+    out["value"] = np.full(n, inside)
+    return out

@@ -39,6 +39,20 @@ def test_dask_backend_gives_the_same_tallies():
 
 
 @pytest.mark.processes
+def test_a_dask_run_runs_on_dask_whatever_the_jobs():
+    """The numbers of a dask run are those of a local one, so only the kernel can tell where it
+    ran: a run that quietly fell back on local processes would pass the test above."""
+    pytest.importorskip("dask.distributed")
+    from tests.engine.fake_kernels import on_dask
+
+    for jobs in (1, 2):
+        result = runner.run(on_dask, METRICS, 30_000, seed=4, chunk_size=10_000, jobs=jobs, backend="dask")
+        assert result.estimates()["value"].estimate == 1.0, jobs
+    local = runner.run(on_dask, METRICS, 30_000, seed=4, chunk_size=10_000, jobs=2)
+    assert local.estimates()["value"].estimate == 0
+
+
+@pytest.mark.processes
 def test_precision_target_is_met_and_deterministic():
     a = runner.run(KERNEL, METRICS, 10_000, seed=2, chunk_size=10_000, precision=0.002)
     b = runner.run(KERNEL, METRICS, 10_000, seed=2, chunk_size=10_000, precision=0.002, jobs=2)
@@ -95,6 +109,8 @@ def test_the_workers_are_told_the_modules_of_the_kernels_once_each_and_never_mai
     points = [runner.Point(arms, tuple(METRICS)), runner.Point((coin,), tuple(METRICS))]
     assert runner._kernel_modules(points) == ["tests.engine.fake_kernels"]
     # and the modules of the classes of a kernel's bound arguments (a game's rules and setups)
-    bound = functools.partial(coin, p=runner.Column("hit", "probability"))
+    bound = functools.partial(coin, p=METRICS[0])  # a keyword's class: montecarlo.engine.metrics
     with_setup = [runner.Point((functools.partial(local, runner.Column("x", "mean")), bound), tuple(METRICS))]
-    assert runner._kernel_modules(with_setup) == ["montecarlo.engine.runner", "tests.engine.fake_kernels"]
+    assert runner._kernel_modules(with_setup) == [
+        "montecarlo.engine.runner", "tests.engine.fake_kernels", "montecarlo.engine.metrics"
+    ]

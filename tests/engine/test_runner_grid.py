@@ -120,7 +120,7 @@ class StandInPool:
     made: list = []
 
     def __init__(self, n_jobs, backend=None, return_as="list"):
-        self.made.append((n_jobs, return_as))
+        self.made.append((n_jobs, backend, return_as))
 
     def __call__(self, tasks):
         self.made.append(signal.getsignal(signal.SIGINT))
@@ -156,7 +156,9 @@ def test_starting_workers_for_the_default_backend_starts_them_once_in_the_backgr
         runner.wait_for_workers()
         assert not runner.starting() and len(calls) == (1 if not backend else 2)
     assert calls == [[("montecarlo.games.dune1984.fights",)] * 2] * 2
-    assert StandInPool.made[0] == (2, "generator_unordered")  # results as they come: nothing waits here
+    # loky named (a caller's parallel_config for threads must not turn the workers into threads),
+    # results as they come: nothing waits here
+    assert StandInPool.made[0] == (2, "loky", "generator_unordered")
 
 
 def test_the_workers_are_spawned_with_ctrl_c_ignored_and_the_handler_is_restored(monkeypatch):
@@ -279,9 +281,10 @@ class PoolAsked(Exception):
     """Raised by a stand-in start_workers: the run asked for its workers here."""
 
 
-def _auto_run(monkeypatch, step: float, chunks: int = 40):
-    """An auto run of ``chunks`` chunks on a fresh process's state, each clock reading ``step``
-    seconds after the last; the chunks it ran before asking for workers, and whether it asked."""
+def _auto_run(monkeypatch, step: float, chunks: int = 40, size: int = 1_000):
+    """An auto run of ``chunks`` chunks of ``size`` trials on a fresh process's state, each clock
+    reading ``step`` seconds after the last; the chunks it ran before asking for workers, and
+    whether it asked."""
     done: list[int] = []
     monkeypatch.setattr(runner, "_starting", None)  # as in a new process: no pool yet
     monkeypatch.setattr(runner, "time", StepClock(step))
@@ -291,11 +294,11 @@ def _auto_run(monkeypatch, step: float, chunks: int = 40):
 
     monkeypatch.setattr(runner, "start_workers", asked)
     try:
-        runner.run_grid(grid(paired=False)[:1], chunks * 1_000, 7, chunk_size=1_000, jobs=2, auto=True,
+        runner.run_grid(grid(paired=False)[:1], chunks * size, 7, chunk_size=size, jobs=2, auto=True,
                         progress=lambda d, total: done.append(d))
     except PoolAsked:
-        return done[-1] // 1_000, True
-    return done[-1] // 1_000, False
+        return done[-1] // size, True
+    return done[-1] // size, False
 
 
 def test_an_auto_run_that_ends_soon_never_starts_workers(monkeypatch):
@@ -316,6 +319,18 @@ def test_an_auto_run_starts_its_workers_once_the_work_left_is_worth_them(monkeyp
     assert _auto_run(monkeypatch, 0.2) == (1, True)
 
 
+def test_the_measure_and_the_projection_are_exact_at_their_bounds(monkeypatch):
+    """Readings a power of two apart, so that the arithmetic is exact: 0.125 s measured is enough
+    when that is the measure asked for; a projection of exactly 1.5 s left is not more than
+    1.5 s; and the projection counts the trials run, from none (chunks of 1 trial: 2 chunks in
+    0.11 s project 38 x 0.055 = 2.09 s, which one trial more in the count would bring under)."""
+    monkeypatch.setattr(runner, "AUTO_MEASURE_SECONDS", 0.125)
+    assert _auto_run(monkeypatch, 0.0625) == (2, True)  # 0.125 s after 2 chunks: enough
+    monkeypatch.setattr(runner, "AUTO_MEASURE_SECONDS", 0.1)
+    assert _auto_run(monkeypatch, 0.125, chunks=13) == (13, False)  # after 1 chunk 12 x 0.125 = 1.5 s
+    assert _auto_run(monkeypatch, 0.055, size=1) == (2, True)
+
+
 def test_an_auto_run_with_a_pool_already_running_uses_it_and_the_numbers_are_the_same(monkeypatch):
     """A pool this process started before is there to use: no measuring (at no time a chunk,
     a measured run would stay here), the chunks go to the pool; and whatever ran where, the
@@ -330,6 +345,6 @@ def test_an_auto_run_with_a_pool_already_running_uses_it_and_the_numbers_are_the
     monkeypatch.setattr(runner, "_starting", done)
     monkeypatch.setattr(runner, "time", StepClock(0.0))
     auto = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=2, auto=True)
-    assert StandInPool.made[0] == (2, "generator")
+    assert StandInPool.made[0] == (2, "loky", "generator")  # the backend named: no backend_context here
     one = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=1)
     assert [np.array_equal(a.totals, b.totals) for a, b in zip(auto, one)] == [True] * len(PS)
