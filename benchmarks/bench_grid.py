@@ -138,7 +138,11 @@ while unpickling its first chunk, with the grid waiting; 6 pairs: 2 jobs 0.515 -
 a setup, and a million trials is 0.02 s of a duel; a default run now starts them once it has
 measured 0.1 s of its chunks and they project more than 1.5 s of work left (``montecarlo odds
 dune1984 -n 2000000``: 0.85-0.97 s by default against 0.39-0.45 s with ``--jobs 1`` before, 0.45-0.53 s
-after). The two whole-command rows below measure it.
+after). The two whole-command rows below measure it. A whole ``make bench`` after the three (free
+parallelism 1.82 before, 2.02 after): the battle matrix 1.60x fresh and 1.46x with the workers
+started, whose 1-job medians, the same run measured twice, were 0.70 s and 0.92 s (the noise of
+three samples on this host); the table at 1,000,000 a cell 1.03x fresh, 1.41x started; the default
+``--jobs`` 1.02x on the 2,000,000-trial odds and 1.35x on the 3,000,000-a-cell table.
 
 Why the fresh table at 1,000,000 a cell cannot reach 1.7x on 2 cores: 2 jobs cost the CPU of the
 work (1.05-1.25 s) plus the start-up of two loky workers and loky's resource tracker, each a
