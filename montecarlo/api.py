@@ -685,8 +685,9 @@ def compare(
     from montecarlo.scenarios import run_scenario
 
     backend = chosen_backend(backend, scheduler)
+    # by default the workers start once the run proves long enough: nothing else waits for them
     result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
-                          scheduler=scheduler, checkpoint=checkpoint)
+                          scheduler=scheduler, checkpoint=checkpoint, measured_start=True)
     return _scenario_result(result, sc.title if sc.title != sc.name else f"{sc.game.name} {sc.question.name}")
 
 

@@ -556,6 +556,7 @@ def run_scenario(
     backend: str = "loky",
     scheduler: str | None = None,
     checkpoint: str | os.PathLike | None = None,
+    measured_start: bool = False,
 ) -> ScenarioResult:
     """Run every grid point (all variants on common random numbers) and collect the results.
 
@@ -566,6 +567,13 @@ def run_scenario(
 
     ``progress``: True for a bar over the whole grid's trials on a terminal, or a callable
     ``progress(done, total)``. ``checkpoint``: a file that saves finished chunks and resumes.
+
+    ``measured_start``: with ``jobs`` None on local processes, start the workers only once the
+    run has shown more than ``runner.AUTO_PARALLEL_SECONDS`` of work left, as ``odds`` and
+    ``table`` do, rather than by the scenario's size up front: for a run whose workers have
+    nothing else to do after it (``compare`` without a report; a report's workers also draw its
+    plots). The result's ``jobs`` is then what the run used: every core if it started workers
+    or found them started, else 1.
     """
     variants = scenario.ordered_variants(baseline)
     too_few = too_few_trials(scenario)
@@ -573,16 +581,23 @@ def run_scenario(
         raise InputError(too_few)
     arms = [(v.name, v.rules) for v in variants]
     workers = scenario_workers(scenario, jobs)
+    measured = measured_start and jobs is None and backend == "loky"
     settings = dataclasses.replace(
-        scenario.settings(jobs=workers), backend=backend, scheduler=scheduler, checkpoint=checkpoint
+        scenario.settings(jobs=None if measured else workers), backend=backend, scheduler=scheduler,
+        checkpoint=checkpoint,
     )
-    start_scenario_workers(scenario, jobs, backend)
+    if not measured:
+        start_scenario_workers(scenario, jobs, backend)
     started = time.perf_counter()
     with _grid_progress(progress, f"{scenario.name}") as report:
         comparisons = compare_many(
             scenario.game, scenario.question.name, [p.setup for p in scenario.points], arms,
             dataclasses.replace(settings, progress=report), scenario.metrics,
         )
+    if measured:
+        from montecarlo.engine import runner
+
+        workers = settings.resolved_jobs() if runner.pool_started() else 1
     return ScenarioResult(
         scenario,
         variants,

@@ -907,6 +907,40 @@ def test_a_run_hands_its_workers_and_backend_to_the_runner(coin_game, tmp_path, 
     assert started == [(2, "threading")] * 2  # early (the command's start-up), then by the runner
 
 
+def test_a_measured_start_leaves_the_workers_to_the_run_and_records_what_it_used(
+    coin_game, tmp_path, monkeypatch
+):
+    """``measured_start`` with the default jobs: no workers up front, the runner told ``auto``
+    (it starts them once the run proves long enough), and the result's jobs what the run used:
+    1 in one process, every core with a pool started. Given jobs, or without it, as before."""
+    from montecarlo import scenarios
+    from montecarlo.engine import runner
+
+    told, started = [], []
+    real = runner.run_grid
+
+    def run_grid(*args, **kwargs):
+        told.append((kwargs["jobs"], kwargs["auto"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_grid", run_grid)
+    monkeypatch.setattr(scenarios, "start_scenario_workers", lambda *a, **k: started.append(a))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(runner, "_starting", None)  # as in a new process: no pool yet
+    monkeypatch.setattr(runner, "AUTO_PARALLEL_SECONDS", 1e9)  # never worth them, however slow the machine
+    big = dataclasses.replace(load_scenario(write(tmp_path, VALID)), trials=100_000)  # 1.8 M trials in all
+    assert run_scenario(big, measured_start=True).jobs == 1
+    assert (told, started) == ([(2, True)], [])
+    monkeypatch.setattr(runner, "pool_started", lambda: True)  # a pool this process started before
+    assert run_scenario(big, measured_start=True).jobs == 2
+    told.clear()
+    assert run_scenario(big, jobs=1, measured_start=True).jobs == 1
+    assert run_scenario(big, measured_start=True, backend="threading").jobs == 2
+    assert run_scenario(big).jobs == 2
+    assert told == [(1, False), (2, False), (2, False)]
+    assert [a[1:] for a in started] == [(1, "loky"), (None, "threading"), (None, "loky")]
+
+
 def test_the_python_api_shows_a_bar_only_when_asked(coin_game, tmp_path, monkeypatch):
     """Even on a terminal: a script's run is quiet unless it passes progress=True."""
     import io

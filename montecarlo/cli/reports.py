@@ -40,7 +40,10 @@ MAX_ROWS = 40
 Jobs = Annotated[
     Optional[int],
     typer.Option(
-        "--jobs", "-j", help="Worker processes (-1 = all cores). Default: all cores for large scenarios."
+        "--jobs", "-j",
+        help="Worker processes (-1 = all cores). Default: all cores, from the start for a large "
+        "scenario's report (they also draw its plots), once the run shows more than 1.5 s of work "
+        "left for compare without --out.",
     ),
 ]
 # the same declarations as every simulating command's
@@ -386,7 +389,8 @@ def compare(
     api.check_baseline(sc, baseline, name=COMPARE_FLAGS.get)
     sc = given.apply(sc, baseline)
     api.check_comparable(sc, metric or (), name=COMPARE_FLAGS.get, where=scenario)
-    start_scenario_workers(sc, jobs, backend_name)
+    if jobs is not None or out is not None:  # else the run starts them once it proves long enough
+        start_scenario_workers(sc, jobs, backend_name)  # (with --out they also draw the plots)
     if out is not None:
         check_out(out)  # before any simulation
     api.check_report_checkpoint(out, checkpoint)  # before the --jobs warning: a mistake comes alone

@@ -653,6 +653,11 @@ def _kernel_modules(points: Sequence[Point]) -> list[str]:
     return list(found)
 
 
+def pool_started() -> bool:
+    """Whether this process has started its local workers (they may still be starting)."""
+    return _starting is not None
+
+
 def starting() -> bool:
     """Whether workers are being started in the background right now."""
     return _starting is not None and _starting.is_alive()

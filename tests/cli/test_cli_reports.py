@@ -63,6 +63,21 @@ def test_report_writes_the_folder(tmp_path):
     assert "wrote" in result.stderr and result.stdout == ""
 
 
+def test_compare_starts_workers_up_front_only_when_told_to_or_for_a_reports_plots(tmp_path, monkeypatch):
+    """By default compare leaves its workers to the run (started once it proves long enough:
+    a short comparison stays in one process); -j N, or --out (the workers also draw the plots),
+    starts them as soon as the scenario is read."""
+    from montecarlo import scenarios
+
+    started = []
+    monkeypatch.setattr(scenarios, "start_scenario_workers", lambda sc, jobs, backend: started.append(jobs))
+    path = scenario(tmp_path)
+    for extra in ([], ["-j", "2"], ["--out", str(tmp_path / "out")]):
+        assert runner.invoke(app, ["compare", str(path), "--json", *extra]).exit_code == 0
+    # none for the first; -j 2 by the command, then by run_scenario (a no-op there); --out by the command
+    assert started == [2, 2, None]
+
+
 def test_compare_table_json_and_baseline(tmp_path):
     path = scenario(tmp_path)
     text = runner.invoke(app, ["compare", str(path), "--jobs", "1"])
