@@ -386,9 +386,7 @@ def run_grid(
     # or an auto run that stays short, imports no joblib at all.
     local = backend != "dask"
     try:
-        with _existing_objects_left_alone(), (
-            contextlib.nullcontext() if local else backend_context(backend, scheduler)
-        ):
+        with _existing_objects_left_alone(), contextlib.nullcontext() if local else dask_cluster(scheduler):
             idle = 0  # rounds in a row that ran no trial
             while True:
                 pending = [i for i, s in enumerate(states) if not s.finished]
@@ -527,7 +525,7 @@ def _execute(points, tasks, seed, jobs, backend, auto) -> Iterator[tuple[int, tu
         for i, index, size in chunks:
             yield i, run_task(*task(i, index, size)), size
         return
-    if auto and backend == "loky" and _starting is None:
+    if auto and backend == "loky" and not pool_started():
         # No pool yet: run here, timed, until what is left would pay for starting one.
         left = sum(plan.trials for _, _, plan in tasks)
         began, done = time.perf_counter(), 0
@@ -553,7 +551,7 @@ def _execute(points, tasks, seed, jobs, backend, auto) -> Iterator[tuple[int, tu
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
     wait_for_workers()
-    if backend == "dask":  # the cluster's client lives in backend_context
+    if backend == "dask":  # the cluster's client lives in dask_cluster
         parallel = Parallel(n_jobs=-1, return_as="generator")
     else:
         parallel = Parallel(n_jobs=jobs, backend=backend, return_as="generator")
@@ -696,16 +694,9 @@ def scheduler_address(address: object) -> str | None:
 
 
 @contextmanager
-def backend_context(backend: str, scheduler: str | None):
-    """Make joblib use ``backend``; for dask, connect to ``scheduler`` or start a local cluster."""
-    if backend not in BACKENDS:
-        raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
-    if backend != "dask":
-        from joblib import parallel_config
-
-        with parallel_config(backend=backend):
-            yield
-        return
+def dask_cluster(scheduler: str | None):
+    """Make joblib use dask, connected to ``scheduler`` or to a local cluster started here (a
+    local pool needs nothing around it: it is made with its backend named)."""
     try:
         from dask.distributed import Client
     except ImportError:

@@ -345,6 +345,6 @@ def test_an_auto_run_with_a_pool_already_running_uses_it_and_the_numbers_are_the
     monkeypatch.setattr(runner, "_starting", done)
     monkeypatch.setattr(runner, "time", StepClock(0.0))
     auto = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=2, auto=True)
-    assert StandInPool.made[0] == (2, "loky", "generator")  # the backend named: no backend_context here
+    assert StandInPool.made[0] == (2, "loky", "generator")  # the backend named: nothing set up around the run
     one = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=1)
     assert [np.array_equal(a.totals, b.totals) for a, b in zip(auto, one)] == [True] * len(PS)
