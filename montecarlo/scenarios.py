@@ -595,8 +595,6 @@ def run_scenario(
             dataclasses.replace(settings, progress=report), scenario.metrics,
         )
     if measured:
-        from montecarlo.engine import runner
-
         workers = settings.resolved_jobs() if runner.pool_started() else 1
     return ScenarioResult(
         scenario,

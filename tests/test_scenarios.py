@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import threading
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -912,10 +913,22 @@ def test_a_measured_start_leaves_the_workers_to_the_run_and_records_what_it_used
 ):
     """``measured_start`` with the default jobs: no workers up front, the runner told ``auto``
     (it starts them once the run proves long enough), and the result's jobs what the run used:
-    1 in one process, every core with a pool started. Given jobs, or without it, as before."""
+    1 in one process, every core with a pool started. Given jobs, or without it, as before.
+    Every chunk runs here: the pool is a stand-in that runs its tasks in turn."""
+    import joblib
+
     from montecarlo import scenarios
     from montecarlo.engine import runner
 
+    class InTurn:
+        def __init__(self, n_jobs, backend=None, return_as="list"):
+            pass
+
+        def __call__(self, tasks):
+            return (function(*args, **kwargs) for function, args, kwargs in tasks)
+
+    monkeypatch.setattr(joblib, "Parallel", InTurn)
+    monkeypatch.setattr(runner, "start_workers", lambda *a, **k: None)
     told, started = [], []
     real = runner.run_grid
 
@@ -931,7 +944,10 @@ def test_a_measured_start_leaves_the_workers_to_the_run_and_records_what_it_used
     big = dataclasses.replace(load_scenario(write(tmp_path, VALID)), trials=100_000)  # 1.8 M trials in all
     assert run_scenario(big, measured_start=True).jobs == 1
     assert (told, started) == ([(2, True)], [])
-    monkeypatch.setattr(runner, "pool_started", lambda: True)  # a pool this process started before
+    before = threading.Thread()  # a pool this process started before (its start over)
+    before.start()
+    before.join()
+    monkeypatch.setattr(runner, "_starting", before)
     assert run_scenario(big, measured_start=True).jobs == 2
     told.clear()
     assert run_scenario(big, jobs=1, measured_start=True).jobs == 1
