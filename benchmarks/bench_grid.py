@@ -171,6 +171,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench_startup import seconds
 from common import line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -276,21 +277,15 @@ def report(label: str, one: float, two: float, cpu_ratio: float, target: str = "
     line(f"{label}, CPU of 2 jobs / CPU of 1", cpu_ratio, "x cpu", "near 1")
 
 
-def command_seconds(args: list[str]) -> float:
-    """Wall seconds of one ``montecarlo`` command in a fresh process, as a user types it."""
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "montecarlo", *args, "--json"], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
 def default_jobs(label: str, args: list[str], repeats: int, target: str) -> None:
     """A whole command with the default --jobs (workers started once the run shows more than
-    1.5 s of work left) against --jobs 1, alternated: medians and the ratio."""
+    1.5 s of work left) against --jobs 1, alternated, each in a fresh process as a user types
+    it (bench_startup's timing): medians and the ratio."""
+    command = [sys.executable, "-m", "montecarlo", *args, "--json"]
     one, auto = [], []
     for _ in range(repeats):
-        one.append(command_seconds([*args, "--jobs", "1"]))
-        auto.append(command_seconds(args))
+        one.append(seconds([*command, "--jobs", "1"]))
+        auto.append(seconds(command))
     median = statistics.median
     line(f"{label}, --jobs 1", median(one), "s")
     line(f"{label}, default --jobs", median(auto), "s")
