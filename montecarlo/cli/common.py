@@ -36,6 +36,7 @@ import typer
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, chosen_backend, excess_jobs
 from montecarlo.analysis import duration as _duration
 from montecarlo.api import answer_of, answers_of, check_report_checkpoint, checked_setups, run_settings
+from montecarlo.engine import runner
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_TRIALS, scheduler_address
 from montecarlo.errors import InputError, MonteCarloError, readable
 from montecarlo.progress import trial_bar
@@ -199,7 +200,9 @@ class ProgressReporter:
 
     The bar (on stderr, only when stderr is a terminal) starts with the run and vanishes when it
     ends. Once the run has gone on for half a second past its first chunk, a run projected to
-    take more than a minute says so on stderr, with the hint to use --precision.
+    take more than a minute says so on stderr, with the hint to use --precision. A run that
+    starts its workers part way (the default ``--jobs``) is timed from its first chunk after they
+    have started: the chunks run here meanwhile are one process's pace, shared with their start.
     """
 
     def __init__(self, label: str, workers: int, precision: bool, stream=None) -> None:
@@ -218,7 +221,8 @@ class ProgressReporter:
         now = time.perf_counter()
         if self.bar_enabled:
             self._bar(done, total)
-        if done > 0 and self.first is None:
+        if done > 0 and (self.first is None or runner.starting()):
+            # while workers start, chunks run here alone: the clock starts again once they run
             self.first = (now, done)
         elif (
             self.first is not None

@@ -163,14 +163,20 @@ Checkpoint = Annotated[
 ]
 
 
-def _progress(sc, jobs: Optional[int], quiet: bool):
-    """Progress over the whole grid's trials, with the up-front estimate of a long run."""
+def _progress(sc, jobs: Optional[int], quiet: bool, measured: bool = False):
+    """Progress over the whole grid's trials, with the up-front estimate of a long run.
+
+    ``measured``: the run starts its workers once it shows more than 1.5 s of work left
+    (``run_scenario(..., measured_start=True)``), so a run long enough for the estimate (over a
+    minute) runs on every core whatever the scenario's size.
+    """
     if quiet:
         return False
     from montecarlo.cli.common import ProgressReporter
     from montecarlo.scenarios import scenario_workers
 
-    return ProgressReporter(sc.name, scenario_workers(sc, jobs), sc.precision is not None)
+    workers = scenario_workers(sc, -1 if measured and jobs is None else jobs)
+    return ProgressReporter(sc.name, workers, sc.precision is not None)
 
 
 @app.command(
@@ -395,7 +401,7 @@ def compare(
         check_out(out)  # before any simulation
     api.check_report_checkpoint(out, checkpoint)  # before the --jobs warning: a mistake comes alone
     warn_excess_jobs(jobs)
-    progress = _progress(sc, jobs, quiet or as_json)
+    progress = _progress(sc, jobs, quiet or as_json, measured=True)
     try:
         compared = api.compare(
             sc, baseline=baseline, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,

@@ -3,6 +3,7 @@ traceback for a bad --scheduler, Ctrl-C that says so, refusals instead of silent
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -220,6 +221,39 @@ def test_a_long_scenario_run_says_how_long_up_front(monkeypatch):
     for done in (0, 100_000, 200_000):
         progress(done, 10**9)
     assert progress.stream.getvalue().startswith("estimated time: about ")
+
+def test_a_measured_run_estimates_on_every_core_whatever_the_scenarios_size(monkeypatch):
+    """compare starts its workers once the run shows more than 1.5 s of work left, so a run long
+    enough for the estimate (over a minute) runs on every core, even for a small scenario, which
+    report runs in one process."""
+    from montecarlo.cli import reports
+
+    monkeypatch.setattr(scenarios.os, "cpu_count", lambda: 4)
+    small = dataclasses.replace(scenarios.load_scenario(TIES), trials=1_000)
+    assert scenarios.scenario_workers(small, None) == 1
+    assert reports._progress(small, None, False).workers == 1  # report's rule, by size
+    assert reports._progress(small, None, False, measured=True).workers == 4
+    assert reports._progress(small, 1, False, measured=True).workers == 1  # -j is followed
+    assert reports._progress(small, 3, False, measured=True).workers == 3
+
+
+@pytest.mark.parametrize("out", [False, True])
+def test_compare_tells_its_progress_that_its_run_is_measured(monkeypatch, tmp_path, out):
+    from montecarlo.cli import reports
+
+    seen = []
+    real = reports._progress
+
+    def spy(sc, jobs, quiet, measured=False):
+        seen.append(measured)
+        return real(sc, jobs, quiet, measured)
+
+    monkeypatch.setattr(reports, "_progress", spy)
+    where = ["--out", str(tmp_path / "r")] if out else []
+    result = cli.invoke(app, ["compare", TIES, "-n", "300", "-q", *where])
+    assert result.exit_code == 0, result.output
+    assert seen == [True]
+
 
 def test_long_values_are_cut_in_messages():
     assert len(shorten("x" * 100_000)) < 80

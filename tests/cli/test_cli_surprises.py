@@ -110,6 +110,25 @@ def test_the_reporter_estimates_long_runs_once(monkeypatch, clock):
     assert text.startswith("estimated time: about 58 min for 1,000,000,000 trials on 1 worker(s)")
 
 
+def test_a_run_that_starts_its_workers_is_timed_from_its_first_chunk_after_they_have_started(monkeypatch):
+    """While workers start, the chunks run here alone (and share the cores with the start): a
+    rate taken then would say twice the time of the run on its workers."""
+    ticks = [0.0, 0.1, 0.6, 1.1]
+    monkeypatch.setattr(common.time, "perf_counter", lambda: ticks.pop(0))
+    starting = [True, False]  # asked at each report after the first chunk's
+    monkeypatch.setattr(common.runner, "starting", lambda: starting.pop(0))
+    stream = io.StringIO()
+    reporter = ProgressReporter("dune1984 duel", 2, precision=False, stream=stream)
+    reporter(0, 10**9)
+    reporter(100_000, 10**9)  # 0.1 s: the first chunk, while the workers start
+    reporter(150_000, 10**9)  # 0.6 s: half a second later, still starting: the clock starts again
+    assert stream.getvalue() == ""
+    reporter(1_150_000, 10**9)  # 1.1 s, the workers running: 1,000,000 trials in 0.5 s
+    # 998,850,000 trials left at 2,000,000 a second: 499 s (from the first chunk: 951 s)
+    assert stream.getvalue().startswith("estimated time: about 8 min for 1,000,000,000 trials on 2 worker(s)")
+    assert not starting
+
+
 @pytest.mark.parametrize(("total", "said"), [(12_200_000, False), (12_200_001, True)])
 def test_the_estimate_comes_half_a_second_after_the_first_chunk_for_runs_over_a_minute(
     monkeypatch, total, said
