@@ -31,6 +31,21 @@ def test_notebook_runs_and_shows_a_dataframe_and_a_plot(path, monkeypatch):
     assert not [o for o in ran if o["output_type"] == "error"]
     assert any("image/png" in o.get("data", {}) for o in ran), "no plot"
     assert any("<table" in "".join(o.get("data", {}).get("text/html", "")) for o in ran), "no table"
+    # seeded, so what a reader sees stored is what running it prints (tools/run_notebooks.py)
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert texts(ran) == texts(outputs(stored)), "stored outputs are stale: run tools/run_notebooks.py"
+
+
+def texts(outputs: list[dict]) -> list[str]:
+    """The text a reader sees of each output (printed, tables): every number, no plot."""
+    seen = []
+    for o in outputs:
+        if o["output_type"] == "stream":
+            seen.append("".join(o["text"]))
+        for kind in ("text/plain", "text/html"):
+            if kind in o.get("data", {}) and "image/png" not in o["data"]:
+                seen.append("".join(o["data"][kind]))
+    return seen
 
 
 @pytest.mark.parametrize("path", run_notebooks.NOTEBOOKS, ids=lambda p: p.name)

@@ -367,7 +367,7 @@ def duel_table(
     setup = answer.setup
     kits = f"attacker{_kit(setup.attacker_equipment)} vs defender{_kit(setup.defender_equipment)}"
     caption = (
-        f"rows: attacker Strength, columns: defender Strength; {answer.trials:,} trials per cell, "
+        f"rows: attacker, columns: defender Strength; {answer.trials:,} trials per cell, "
         f"seed {answer.seed}, {rules}"
     )
 

@@ -1150,3 +1150,19 @@ def test_a_distribution_keeps_its_support_in_the_compiled_game():
     for m in compiled.metrics:
         if m.kind == "distribution":
             assert m.reported_names() == tuple(f"{m.name}={v}" for v in declared[m.name])
+
+
+def test_the_format_shown_in_the_docs_is_a_whole_risk_battle():
+    """docs/rules-as-data.md shows every key in one file: it must read, and play Risk as the
+    shipped risk.toml does."""
+    page = (ROOT / "docs" / "rules-as-data.md").read_text()
+    shown = page.split("## The format", 1)[1].split("```toml", 1)[1].split("```", 1)[0]
+    documented = compile_text(shown, "format.toml").game
+    shipped = compile_text(RISK, "risk.toml").game
+    for attackers, defenders in ((5, 3), (2, 4)):
+        setup = {"attackers": attackers, "defenders": defenders}
+        values = []
+        for game in (documented, shipped):
+            q = game.question()
+            values.append(q.exact(game.rules(), q.setup(setup))["attacker_win"])
+        assert values[0] == pytest.approx(values[1], abs=1e-12) and 0 < values[0] < 1

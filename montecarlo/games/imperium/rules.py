@@ -122,10 +122,10 @@ class Rules:
     """Every rule parameter of the conflict, official values as defaults.
 
     See ``docs/rules/imperium.md`` (Strength; Rewards and ties). The four variants
-    (:data:`VARIANTS`) each set one field, so they combine: a tie-breaker
+    (:data:`VARIANTS`) each set one field, so those of different fields combine: a tie-breaker
     (``tiebreak_by_troops``, ``tiebreak_by_seat``) first refines the ranking, and the tie rule
     (official, or ``ties_split_up``) then settles only the ties left; after ``tiebreak_by_seat``
-    none are left. The two tie-breakers set the same field, so the later one wins
+    none are left. The two tie-breakers set the same field, so naming both is refused
     (``tiebreak = "troops_then_seat"`` applies both). ``no_third_reward`` only changes how many
     places 4-player games reward, whatever the tie rule.
     """
@@ -179,7 +179,7 @@ VARIANT_DESCRIPTIONS: dict[str, str] = {
     "tiebreak_by_seat": (
         "equal strength: the lower seat number ranks higher, so no tie is left and the tie "
         "rules (and ties_split_up) never apply; it and tiebreak_by_troops set the same field, so "
-        "the later one wins (override tiebreak = \"troops_then_seat\" for both)"),
+        "only one of them can be named (override tiebreak = \"troops_then_seat\" for both)"),
     "no_third_reward": (
         "no third reward even with 4 players: a tie for second then gets nothing, and after a "
         "tie for first nobody else gets anything; 2- and 3-player games are unchanged"),
