@@ -4,6 +4,9 @@ Library code raises these; only :mod:`montecarlo.cli` turns them into a one-line
 exit code 2, so a user never sees a traceback for a mistake of theirs.
 """
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class MonteCarloError(Exception):
     """Base of every error the package raises on purpose."""
@@ -15,6 +18,22 @@ class InputError(MonteCarloError, ValueError):
 
 class ScenarioError(InputError):
     """A scenario file that cannot be read or does not validate."""
+
+
+@contextmanager
+def unusable_path(what: str, advice: str = "give another") -> Iterator[None]:
+    """Inside, an OSError of looking at a path the user gave (a name longer than the file system
+    takes, a file where a folder should be) is one line about ``what``: InputError.
+
+    >>> with unusable_path("--out x"):
+    ...     raise OSError(36, "File name too long")
+    Traceback (most recent call last):
+    montecarlo.errors.InputError: --out x: cannot be used (File name too long); give another
+    """
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(f"{what}: cannot be used ({exc.strerror or exc}); {advice}") from None
 
 
 LONG_WORD = 250  # a run of this many characters without a space is a pasted value, not a file's path

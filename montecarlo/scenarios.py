@@ -31,7 +31,7 @@ from montecarlo.validate import is_whole
 from montecarlo import __version__, registry
 from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_many
 from montecarlo.engine import memory, runner
-from montecarlo.errors import InputError, ScenarioError
+from montecarlo.errors import InputError, ScenarioError, unusable_path
 from montecarlo.games.base import Game, Question, apply_overrides, refuse_conflicts
 from montecarlo.progress import trial_bar
 from montecarlo.tomlread import TomlReader, one_line, parse_text, read_text, show
@@ -236,11 +236,12 @@ def name_clashes(scenarios: Sequence[Scenario]) -> list[str]:
 def find_scenarios(directory: str | os.PathLike) -> list[Path]:
     """Scenario files under ``directory``: ``<game>/*.toml`` and ``*.toml``, sorted."""
     root = Path(directory)
-    if not root.is_dir():
-        raise ScenarioError(f"{root}: not a directory of scenarios")
-    from montecarlo.datagame import is_definition  # game definitions (rules as data) are not scenarios
+    with unusable_path(str(root), "give the folder of the scenarios"):
+        if not root.is_dir():
+            raise ScenarioError(f"{root}: not a directory of scenarios")
+        from montecarlo.datagame import is_definition  # game definitions (rules as data) are not scenarios
 
-    return sorted(p for p in {*root.glob("*.toml"), *root.glob("*/*.toml")} if not is_definition(p))
+        return sorted(p for p in {*root.glob("*.toml"), *root.glob("*/*.toml")} if not is_definition(p))
 
 
 def parse_scenario(

@@ -80,8 +80,10 @@ def read_text(path: str | Path, what: str, error: type[InputError] = InputError)
         raise error(f"{path}: is a directory; give the path of a .toml {what} file") from None
     except UnicodeDecodeError as exc:
         raise error(f"{path}: not UTF-8 text ({exc.reason}); save the file as UTF-8") from None
-    except OSError as exc:
+    except PermissionError as exc:
         raise error(f"{path}: cannot be read ({exc.strerror or exc}); check its permissions") from None
+    except OSError as exc:  # a file where a folder should be, a name too long, ...
+        raise error(f"{path}: cannot be read ({exc.strerror or exc}); check the path") from None
 
 
 def parse_text(text: str, source: str, error: type[InputError] = InputError) -> dict[str, Any]:

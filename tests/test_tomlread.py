@@ -45,3 +45,19 @@ def test_a_battle_file_with_a_byte_order_mark_is_not_taken_for_a_scenario(tmp_pa
 
     (tmp_path / "risk.toml").write_text(BOM + RISK.read_text(encoding="utf-8"), encoding="utf-8")
     assert is_definition(tmp_path / "risk.toml") and find_scenarios(tmp_path) == []
+
+
+def test_a_file_that_cannot_be_read_gets_the_advice_that_fits(tmp_path, monkeypatch):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    with pytest.raises(InputError) as err:  # a file where a folder should be: not a permission
+        read_text(notes / "x.toml", "scenario")
+    assert str(err.value) == f"{notes / 'x.toml'}: cannot be read (Not a directory); check the path"
+
+    def refused(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_text", refused)
+    with pytest.raises(InputError) as err:
+        read_text(notes, "scenario")
+    assert str(err.value) == f"{notes}: cannot be read (Permission denied); check its permissions"

@@ -20,6 +20,7 @@ Conventions of a game's CLI module (``montecarlo/cli/<module>.py``, found by the
 from __future__ import annotations
 
 import dataclasses
+import errno
 import functools
 import inspect
 import json
@@ -426,8 +427,18 @@ def warn_excess_jobs(jobs: Optional[int]) -> bool:
     return cores is not None
 
 
+# errors of a path itself, not of the machine: the user can fix them by giving another
+PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.ELOOP,
+                         errno.EACCES, errno.EPERM, errno.EROFS, errno.EEXIST})
+
+
 def cli_errors(func: Callable) -> Callable:
-    """Turn a MonteCarloError into one line on stderr and exit code 2."""
+    """Turn a MonteCarloError into one line on stderr and exit code 2.
+
+    An OSError that reaches here (a path the user gave that the checks before the work did not
+    foresee: a deck file's name too long for the file system, say) is one line too, naming the
+    file: exit code 2 for a path that cannot be used, 1 for a failure of the machine (disk full).
+    """
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -436,6 +447,10 @@ def cli_errors(func: Callable) -> Callable:
         except MonteCarloError as exc:
             typer.echo(f"error: {readable(str(exc))}", err=True)
             raise typer.Exit(2) from None
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename is not None else ""
+            typer.echo(f"error: {readable(where + (exc.strerror or str(exc)))}", err=True)
+            raise typer.Exit(2 if exc.errno in PATH_ERRNOS else 1) from None
 
     return wrapper
 

@@ -29,7 +29,7 @@ from montecarlo.cli.common import (
     wrapped,
 )
 from montecarlo.cli.common import console as stdout_console
-from montecarlo.errors import InputError, ScenarioError
+from montecarlo.errors import InputError, ScenarioError, unusable_path
 
 # The root (montecarlo.cli) loads these commands from this app when one of them is run.
 app = typer.Typer()
@@ -294,9 +294,12 @@ def report_all(
         raise ScenarioError(
             errors[-1] + (f" ({len(errors)} invalid scenario files)" if len(errors) > 1 else "")
         )
-    if checkpoint is not None and not checkpoint.is_dir():
-        problem = "is a file, not a folder" if checkpoint.exists() else "no such folder (create it first)"
-        raise InputError(f"--checkpoint: {checkpoint}: {problem}; report-all keeps one file per report in it")
+    with unusable_path(f"--checkpoint {checkpoint}", "give another folder"):
+        if checkpoint is not None and not checkpoint.is_dir():
+            problem = "is a file, not a folder" if checkpoint.exists() else "no such folder (create it first)"
+            raise InputError(
+                f"--checkpoint: {checkpoint}: {problem}; report-all keeps one file per report in it"
+            )
     start_scenario_workers(scenarios[0], jobs, backend_name)  # one pool of workers serves every report
     check_index_out(out)  # every destination before any simulation; other files in OUT are kept
     for sc in scenarios:

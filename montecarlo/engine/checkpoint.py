@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -66,18 +67,31 @@ class Checkpoint:
     def check(self) -> dict[str, Any] | None:
         """The file's contents if it is a checkpoint (None if there is no file yet); InputError if
         it is something else or cannot be written. Cheap: call it before any long work."""
-        if not self._target.parent.is_dir():
-            raise self._fail(f"the folder {self._target.parent} does not exist")
+        try:
+            return self._read()
+        except OSError as exc:  # a name too long for the file system, say (in the folder, perhaps)
+            raise InputError(f"checkpoint {self.path}: cannot be used ({exc.strerror or exc}); "
+                             "give another file") from None
+
+    def _read(self) -> dict[str, Any] | None:
+        folder = self._target.parent
+        if not folder.is_dir():
+            missing = "is not a folder" if folder.exists() else "does not exist"
+            raise self._fail(f"{folder} {missing}")
         if self.path.is_dir():
             raise self._fail("is a folder; give a file name")
         if self._target.is_symlink():  # a loop of links: writing would replace the link itself
             raise self._fail("a link that leads to no file (a loop of links); give another file")
         if not self.path.exists():
             return None
+        text = self.path.read_text(encoding="utf-8", errors="replace")
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(text)
+        except ValueError:
             data = None
+        if data is None and re.search(rf'"format"\s*:\s*"{FORMAT}"', text):
+            raise self._fail("its contents are damaged (edited since they were saved?); give another file, "
+                             "or delete it to start afresh")
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise self._fail("not a montecarlo checkpoint (left as it is); give another file")
         if data.get("format_version") != FORMAT_VERSION:
@@ -169,9 +183,15 @@ def _signature(states: Sequence) -> tuple:
     return tuple((s.next_chunk, s.target, s.finished) for s in states)
 
 
+# the words a user knows for the facts a run records under another name
+FACT_WORDS = {"arms": "variants and their rules"}
+
+
 def _difference(key: str, theirs: Any, ours: Any) -> str:
-    """'seed 7 there, 8 here', or only the key's name when the values are long."""
+    """'seed 7 there, 8 here', or only what differs when the values are long ('not the same
+    setups')."""
     a, b = json.dumps(theirs, default=str), json.dumps(ours, default=str)
+    words = FACT_WORDS.get(key, key)
     if len(a) + len(b) > 60:
-        return f"its {key} differs"
-    return f"{key} {a} there, {b} here"
+        return f"not the same {words}"
+    return f"{words} {a} there, {b} here"

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Sequence
 
 import polars as pl
 
-from montecarlo.errors import InputError
+from montecarlo.errors import InputError, unusable_path
 from montecarlo.games.base import to_plain
 from montecarlo.reporting import plots as plotting
 from montecarlo.reporting.findings import findings as make_findings
@@ -87,16 +87,17 @@ def check_out(out: str | os.PathLike, option: str = "--out") -> Path:
             f"{option}: {text!r} (an empty path or a current/parent folder) cannot hold a report; "
             "give a new folder, e.g. reports/my-report"
         )
-    if path.is_symlink() or path.exists():
-        if not path.is_dir():
-            raise InputError(f"{option}: {path} is a file, not a folder; give a new folder name")
-        try:
-            entries = sorted(p.name for p in path.iterdir())
-        except OSError as exc:
-            raise InputError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
-        if entries:
-            _check_ours(path, entries, option)
-    _check_writable(path.parent, option)
+    with unusable_path(f"{option} {path}", "give another folder"):
+        if path.is_symlink() or path.exists():
+            if not path.is_dir():
+                raise InputError(f"{option}: {path} is a file, not a folder; give a new folder name")
+            try:
+                entries = sorted(p.name for p in path.iterdir())
+            except OSError as exc:
+                raise InputError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
+            if entries:
+                _check_ours(path, entries, option)
+        _check_writable(path.parent, option)
     return path
 
 
@@ -107,21 +108,22 @@ def check_index_out(out: str | os.PathLike, option: str = "--out") -> Path:
     path = Path(text)
     if not text.strip():
         raise InputError(f"{option}: an empty path is not a folder; give a folder, e.g. reports")
-    if path.exists() and not path.is_dir():
-        raise InputError(f"{option}: {path} is a file, not a folder")
-    index = path / "index.html"
-    if index.exists():
-        try:
-            head = index.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise InputError(f"{option}: cannot read {index}: {exc.strerror or exc}") from None
-        legacy = _LEGACY_INDEX in head and "<title>montecarlo reports</title>" in head
-        if INDEX_MARK not in head and not legacy:
-            raise InputError(
-                f"{option}: {index} was not written by montecarlo and would be replaced; "
-                "choose another folder (nothing was changed)"
-            )
-    _check_writable(path if path.exists() else path.parent, option)
+    with unusable_path(f"{option} {path}", "give another folder"):
+        if path.exists() and not path.is_dir():
+            raise InputError(f"{option}: {path} is a file, not a folder")
+        index = path / "index.html"
+        if index.exists():
+            try:
+                head = index.read_text(encoding="utf-8", errors="replace")
+            except OSError as exc:
+                raise InputError(f"{option}: cannot read {index}: {exc.strerror or exc}") from None
+            legacy = _LEGACY_INDEX in head and "<title>montecarlo reports</title>" in head
+            if INDEX_MARK not in head and not legacy:
+                raise InputError(
+                    f"{option}: {index} was not written by montecarlo and would be replaced; "
+                    "choose another folder (nothing was changed)"
+                )
+        _check_writable(path if path.exists() else path.parent, option)
     return path
 
 

@@ -276,6 +276,57 @@ def test_an_unwritable_out_is_refused_before_any_simulation(monkeypatch):
     assert refused(["compare", TIES, "--out", "/proc/foo"]).startswith("error: --out: cannot write in /proc")
 
 
+def test_a_name_too_long_for_the_file_system_is_one_line_before_any_simulation(monkeypatch, tmp_path):
+    """Linux takes 255 bytes a name: a longer one raised OSError out of pathlib's checks."""
+    def never(*args, **kwargs):
+        raise AssertionError("simulated before checking the paths")
+
+    monkeypatch.setattr(scenarios, "run_scenario", never)
+    long = str(tmp_path / ("a" * 300))
+    for args, start in (
+        (["report", TIES, "--out", long], "error: --out "),
+        (["report", TIES, "--out", long + "/x"], "error: --out "),
+        (["compare", TIES, "--out", long], "error: --out "),
+        (["report-all", str(ROOT / "scenarios" / "imperium"), "--out", long], "error: --out "),
+        (["report-all", str(ROOT / "scenarios" / "imperium"), "--out", str(tmp_path / "r"),
+          "--checkpoint", long], "error: --checkpoint "),
+        (["report-all", long], "error: "),
+        ([*ODDS, "--checkpoint", long + ".ck"], "error: checkpoint "),
+        ([*ODDS, "--checkpoint", long + "/x.ck"], "error: checkpoint "),
+        (["odds", long + ".toml"], "error: "),
+    ):
+        line = refused(args)
+        assert line.startswith(start) and "File name too long" in line, (args, line)
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_a_file_where_a_folder_should_be_is_named_as_such(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    line = refused(["odds", str(notes / "x.toml")])
+    assert line.endswith("cannot be read (Not a directory); check the path")
+    assert refused([*ODDS, "--checkpoint", str(notes / "x.ck")]).endswith(f"{notes} is not a folder")
+    assert notes.read_text() == "mine"
+
+
+def test_an_os_error_the_checks_did_not_foresee_is_one_line(monkeypatch, capsys):
+    import errno
+
+    import typer
+
+    from montecarlo.cli.common import cli_errors
+
+    for number, code in ((errno.ENAMETOOLONG, 2), (errno.ENOSPC, 1)):
+        @cli_errors
+        def command(number=number):
+            raise OSError(number, "it failed", "deck.toml")
+
+        with pytest.raises(typer.Exit) as exit_info:
+            command()
+        assert exit_info.value.exit_code == code
+        assert capsys.readouterr().err == "error: deck.toml: it failed\n"
+
+
 def test_out_naming_a_link_to_an_earlier_report_writes_through_the_link(tmp_path):
     target, link = tmp_path / "first", tmp_path / "latest"
     assert cli.invoke(app, ["report", TIES, "--out", str(target), "-n", "300", "-q"]).exit_code == 0

@@ -281,7 +281,10 @@ def test_a_difference_is_quoted_up_to_60_characters_of_values_and_named_beyond()
     # json.dumps of a text of n letters is n + 2 characters: 30 + 30 quoted, 30 + 31 only named
     quoted = f'game "{"a" * 28}" there, "{"b" * 28}" here'
     assert checkpoints._difference("game", "a" * 28, "b" * 28) == quoted
-    assert checkpoints._difference("game", "a" * 28, "b" * 29) == "its game differs"
+    assert checkpoints._difference("game", "a" * 28, "b" * 29) == "not the same game"
+    # a fact recorded under a name of the code is said in the user's words
+    assert checkpoints._difference("arms", "a" * 28, "b" * 29) == "not the same variants and their rules"
+    assert checkpoints._difference("arms", 1, 2) == "variants and their rules 1 there, 2 here"
 
 
 def test_a_file_that_is_not_a_checkpoint_is_never_overwritten(tmp_path):
@@ -295,6 +298,32 @@ def test_a_file_that_is_not_a_checkpoint_is_never_overwritten(tmp_path):
         run(tmp_path / "missing" / "c.json")
     with pytest.raises(InputError, match="is a folder"):
         run(tmp_path)
+    with pytest.raises(InputError) as err:  # a file where its folder should be
+        run(mine / "c.json")
+    assert str(err.value) == f"checkpoint c.json: {mine} is not a folder"
+
+
+def test_a_name_too_long_for_the_file_system_is_one_line(tmp_path):
+    for path in (tmp_path / ("a" * 300 + ".json"), tmp_path / ("a" * 300) / "c.json"):
+        with pytest.raises(InputError) as err:
+            run(path)
+        assert str(err.value).endswith(": cannot be used (File name too long); give another file")
+        assert not list(tmp_path.iterdir())
+
+
+def test_a_checkpoint_damaged_since_it_was_saved_says_so_and_is_left_as_it_is(tmp_path):
+    path = tmp_path / "c.json"
+    run(path)
+    text = path.read_text()
+    damaged = text.replace("{", "[", 2)  # no longer JSON, still plainly one of ours
+    path.write_text(damaged)
+    with pytest.raises(InputError) as err:
+        run(path)
+    assert str(err.value) == (
+        "checkpoint c.json: its contents are damaged (edited since they were saved?); give another file, "
+        "or delete it to start afresh"
+    )
+    assert path.read_text() == damaged
 
 
 def test_saves_are_atomic_and_leave_no_temporary_file(tmp_path, monkeypatch):
