@@ -61,6 +61,7 @@ _PRECISION = "a half-width between 0 and 0.5"
 _ADDRESS = "a Dask scheduler address such as tcp://HOST:8786"
 _DASK = "dask with a scheduler (the address of a Dask cluster)"
 _PROGRESS = "a function progress(done, total), or None"
+_CAP_ALONE = "given only with precision, whose run it caps (set trials instead)"
 
 
 def _count(key: str, value: Any) -> None:
@@ -108,6 +109,11 @@ class RunSettings:
             raise SettingError("precision", _PRECISION, self.precision)
         if self.max_trials is not None:
             _count("max_trials", self.max_trials)
+            if self.precision is None:
+                raise SettingError("max_trials", _CAP_ALONE, self.max_trials)
+            if self.max_trials < self.trials:
+                raise SettingError("max_trials", f"at least the first batch of trials ({self.trials:,})",
+                                   self.max_trials)
         if self.backend not in runner.BACKENDS:
             raise SettingError("backend", f"one of {', '.join(runner.BACKENDS)}", self.backend)
         if self.scheduler is not None:  # checked and stripped here, for the API and the CLI alike
@@ -120,6 +126,10 @@ class RunSettings:
         _count("chunk_size", self.chunk_size)
         if self.progress is not None and not callable(self.progress):
             raise SettingError("progress", _PROGRESS, self.progress)
+        for key in ("trials", "seed", "jobs", "max_trials", "chunk_size"):  # numpy's integers as Python's
+            value = getattr(self, key)
+            if value is not None and type(value) is not int:
+                object.__setattr__(self, key, int(value))
 
     def resolved_jobs(self) -> int:
         """The most workers to use: ``jobs`` as given but never more than the cores (-1 or, by

@@ -612,7 +612,7 @@ def scenario_workers(scenario: Scenario, jobs: int | None) -> int:
 
     Checked like everywhere else (RunSettings refuses jobs 0, -2, ...).
     """
-    scenario.settings(jobs=jobs)
+    jobs = scenario.settings(jobs=jobs).jobs  # checked, and numpy's integers made Python's
     cores = os.cpu_count() or 1
     if jobs is not None:  # more workers than cores only compete for them: capped
         return cores if jobs < 0 else min(jobs, cores)

@@ -77,8 +77,31 @@ def test_a_pasted_schedulers_spaces_are_stripped_before_dask_reads_them():
 def test_good_settings_at_their_bounds():
     assert RunSettings(trials=runner.MAX_TRIALS, chunk_size=1).trials == runner.MAX_TRIALS
     assert RunSettings(trials=np.int64(7), seed=np.uint32(5), jobs=-1).resolved_jobs() >= 1
-    assert RunSettings(precision=0.001, max_trials=1).max_trials == 1
+    assert RunSettings(trials=1, precision=0.001, max_trials=1).max_trials == 1
     assert RunSettings(seed=0, jobs=1).seed == 0  # seed 0 and one worker are valid
+
+
+def test_numpy_integers_are_kept_as_python_integers():
+    """A report's header did ``"s" * (jobs != 1)``: with numpy's int64 that is a numpy bool, and
+    the run's end was a TypeError."""
+    settings = RunSettings(trials=np.int64(7), seed=np.uint32(5), jobs=np.int32(2), precision=0.1,
+                           max_trials=np.int64(9), chunk_size=np.int16(3))
+    for key in ("trials", "seed", "jobs", "max_trials", "chunk_size"):
+        assert type(getattr(settings, key)) is int, key
+    assert (settings.trials, settings.seed, settings.jobs, settings.max_trials) == (7, 5, 2, 9)
+
+
+def test_a_cap_without_precision_or_below_the_first_batch_is_refused():
+    """It was silently ignored (no precision) or cut the run below the trials asked for."""
+    with pytest.raises(SettingError) as err:
+        RunSettings(trials=2000, max_trials=5000)
+    assert str(err.value) == (
+        "max_trials must be given only with precision, whose run it caps (set trials instead), got 5,000"
+    )
+    with pytest.raises(SettingError) as err:
+        RunSettings(trials=2000, precision=0.01, max_trials=1000)
+    assert str(err.value) == "max_trials must be at least the first batch of trials (2,000), got 1,000"
+    assert RunSettings(trials=2000, precision=0.01, max_trials=2000).max_trials == 2000
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ import functools
 import importlib
 import importlib.util
 import sys
+import threading
 from difflib import get_close_matches
 from typing import Annotated, Optional
 
@@ -434,6 +435,16 @@ def schema(
 
 
 INTERRUPTED = 130  # the exit code of a run stopped by Ctrl-C (128 + SIGINT)
+TERMINATED = 143  # the exit code of a run stopped by a kill (128 + SIGTERM)
+_terminated = False  # set by a SIGTERM, which stops the run as Ctrl-C does
+
+
+def _stop_as_ctrl_c(signum, frame) -> None:
+    """A kill (SIGTERM) stops the command as Ctrl-C does: a report's unfinished folder is
+    removed, a checkpoint saves its last chunks, the workers are stopped; then exit code 143."""
+    global _terminated
+    _terminated = True
+    raise KeyboardInterrupt
 
 # click >= 8.2 raises this for a bare group after printing its help; older click exits by itself
 _NO_ARGS_IS_HELP = getattr(click_exceptions, "NoArgsIsHelpError", ())
@@ -442,6 +453,10 @@ _NO_ARGS_IS_HELP = getattr(click_exceptions, "NoArgsIsHelpError", ())
 def main() -> None:
     """Entry point: run the app, turning usage errors and domain errors into one line + exit 2."""
     command = typer.main.get_command(app)
+    import signal
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
     try:
         code = command.main(args=sys.argv[1:], prog_name="montecarlo", standalone_mode=False)
     except _NO_ARGS_IS_HELP as exc:  # a bare group: its help, and success
@@ -458,6 +473,9 @@ def main() -> None:
         sys.exit(2)
     except (typer.Abort, KeyboardInterrupt):
         code = INTERRUPTED
+    if _terminated:
+        typer.echo("terminated", err=True)
+        sys.exit(TERMINATED)
     if code == INTERRUPTED:  # typer turns Ctrl-C into a return code of 130
         typer.echo("interrupted", err=True)
     sys.exit(code if isinstance(code, int) else 0)

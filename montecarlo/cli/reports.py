@@ -125,6 +125,17 @@ class Overrides:
             "max_trials": self.max_trials if self.max_trials is not None else sc.max_trials,
             "chunk_size": min(sc.chunk_size, trials) if precision else sc.chunk_size,
         }
+        cap = changes["max_trials"]
+        if precision is not None and cap is not None and cap < trials:
+
+            def said(flag: str, key: str, given: Optional[int]) -> str:
+                return flag if given is not None else f"{key} of {sc.path or sc.name}"
+
+            raise InputError(
+                f"{said('--max-trials', 'max_trials', self.max_trials)} ({cap:,}) is below "
+                f"{said('--trials', 'trials', self.trials)} ({trials:,}), the first batch it caps; "
+                "raise the cap or lower the trials"
+            )
         if self.variants:
             keep = {sc.variant(name, "--variant").name for name in self.variants} | {baseline or sc.baseline}
             changes["variants"] = tuple(v for v in sc.variants if v.name in keep)
@@ -397,6 +408,11 @@ def compare(
     sc = load_scenario(scenario)
     api.check_baseline(sc, baseline, name=COMPARE_FLAGS.get)
     sc = given.apply(sc, baseline)
+    if variant and len(sc.variants) < 2:  # the file has more: the selection left only the baseline
+        raise InputError(
+            f"--variant: {', '.join(variant)} leaves only the baseline {sc.baseline!r} to compare; "
+            "name another variant"
+        )
     api.check_comparable(sc, metric or (), name=COMPARE_FLAGS.get, where=scenario)
     if jobs is not None or out is not None:  # else the run starts them once it proves long enough
         start_scenario_workers(sc, jobs, backend_name)  # (with --out they also draw the plots)

@@ -118,6 +118,25 @@ def test_ctrl_c_says_interrupted_and_exits_130(monkeypatch, capsys):
     assert capsys.readouterr().err.strip() == "interrupted"
 
 
+def test_a_kill_stops_a_report_as_ctrl_c_does_and_leaves_nothing_half_written(tmp_path):
+    """SIGTERM (``kill``) left the report's unfinished folder (.out.tmp-*, 24 files) behind: it
+    now stops the command as Ctrl-C does, which removes it; exit code 143 (128 + SIGTERM)."""
+    import signal
+    import subprocess
+    import time
+
+    command = [sys.executable, "-m", "montecarlo", "report", TIES, "-n", "3000", "-j", "1", "-q",
+               "--out", str(tmp_path / "out")]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = time.perf_counter()
+    while not list(tmp_path.glob(".out.tmp-*")) and time.perf_counter() - started < 60:
+        time.sleep(0.002)  # the report is being written: the moment a kill did harm
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (143, "terminated\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.processes
 @pytest.mark.parametrize("delay", [0.6, 1.0])
 def test_a_real_ctrl_c_while_the_workers_start_prints_one_line_and_no_traceback(delay):
@@ -189,6 +208,22 @@ def test_report_and_compare_take_the_run_options_and_record_them(tmp_path):
     assert data["seed"] == 4 and data["trials"] == 500 and data["precision"] == 0.2
     assert "--variant: unknown variant 'nope'" in refused(["compare", TIES, "-v", "nope"])
     assert "--trials must be a positive integer" in refused(["report", TIES, "-n", "0"])
+
+
+def test_a_cap_below_the_first_batch_and_a_selection_of_the_baseline_alone_name_the_flags():
+    """--max-trials below --trials silently ran fewer trials than asked; compare -v official
+    blamed the file ("variants: expected two or more variants to compare, got 1")."""
+    capped = ["-n", "2000", "--precision", "0.01", "--max-trials", "1000"]
+    below = ("--max-trials (1,000) is below --trials (2,000), the first batch it caps; "
+             "raise the cap or lower the trials")
+    for command in (["compare", TIES], ["report", TIES, "--out", "unused"]):
+        assert refused([*command, *capped]) == f"error: {below}"
+    assert refused([*ODDS, *capped]) == (
+        "error: --max-trials must be at least the first batch of trials (2,000), got 1,000"
+    )
+    assert refused(["compare", TIES, "-v", "official"]) == (
+        "error: --variant: official leaves only the baseline 'official' to compare; name another variant"
+    )
 
 
 def test_report_all_takes_the_run_options(tmp_path):
