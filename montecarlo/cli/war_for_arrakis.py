@@ -20,6 +20,7 @@ from montecarlo.cli.common import (
     cli_errors,
     console,
     emit,
+    in_flags,
     named_flags,
     run_command,
     say,
@@ -72,6 +73,16 @@ Policy = Annotated[
         "--policy",
         help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N, best (the attacker "
         "decides exactly for --objective); never, when_outnumbered, defender:best (the defender decides).",
+        autocompletion=_policy_names,
+    ),
+]
+WinPolicy = Annotated[  # --policy of the commands without --objective: best play plays to win
+    Optional[list[str]],
+    typer.Option(
+        "--policy",
+        help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N, best (the attacker "
+        "decides exactly, to win); never, when_outnumbered, defender:best (the defender decides exactly, "
+        "to win).",
         autocompletion=_policy_names,
     ),
 ]
@@ -326,7 +337,9 @@ def hazards(
     area: Annotated[
         list[str],
         typer.Option(
-            "--area", help="One area (repeatable): 'terrain: legion items, harvester, carryall, settlement'."
+            "--area",
+            help="One area (repeatable, 1 to 10): 'terrain: legion items, harvester, carryall, settlement' "
+            "(each of the three at most once).",
         ),
     ],
     wild_maker: Annotated[bool, typer.Option("--wild-maker", help="The Wild Maker is in play.")] = False,
@@ -341,7 +354,13 @@ def hazards(
     """
     from montecarlo.games.war_for_arrakis.hazards import pool_note
 
-    answer = run.ask(GAME, "hazards", {"areas": list(area), "wild_maker": wild_maker})
+    for text in area:  # a blank --area (an unset shell variable) would be dropped unsaid
+        not_blank("area", text, "'terrain: legion items', e.g. 'desert: 3 regular, harvester'")
+    try:
+        answer = run.ask(GAME, "hazards", {"areas": list(area), "wild_maker": wild_maker})
+    except InputError as exc:  # the setup's field areas is the repeated --area
+        exc.args = (in_flags(str(exc), {"areas": "--area"}),)
+        raise
     note = pool_note(answer.rules)
     readings = _notes("hazards", answer.rules, answer.setup)
     extra = {"wormsign_pool": note, **({"readings": readings} if readings else {})}
@@ -353,6 +372,7 @@ def hazards(
 
 @app.command("need")
 @cli_errors
+@named_flags
 def need(
     defender: Defender,
     target: Annotated[float, typer.Option("--target", help="Attacker's win probability to reach.")] = 0.8,
@@ -366,7 +386,7 @@ def need(
     attacker_cards: Cards = 0,
     defender_cards: Cards = 0,
     surprise: Surprise = False,
-    policy: Policy = None,
+    policy: WinPolicy = None,
     variant: ExactVariants = None,
     json_out: JsonOut = False,
     harkonnen: Harkonnen = "",
@@ -385,29 +405,33 @@ def need(
     check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
     game = get_game(GAME)
     rules = game.rules(tuple(variant or ()), _policies(policy), overrides_from="--policy")
-    defence = game.question("battle").setup(
-        {
-            "attacker": "1 regular" + (f", {leaders}" if leaders else ""),
-            "defender": defender,
-            "settlement": settlement,
-            "attacker_cards": attacker_cards,
-            "defender_cards": defender_cards,
-            "surprise": surprise,
-            "harkonnen": harkonnen,
-        }
-    )  # checks every option before the search
-    found, before, tried = search(
-        rules,
-        defence.defender,
-        target,
-        leaders=leaders,
-        elite=elite,
-        settlement=settlement,
-        attacker_cards=attacker_cards,
-        defender_cards=defender_cards,
-        surprise=surprise,
-        harkonnen=defence.harkonnen,
-    )
+    try:
+        defence = game.question("battle").setup(
+            {
+                "attacker": "1 regular" + (f", {leaders}" if leaders else ""),
+                "defender": defender,
+                "settlement": settlement,
+                "attacker_cards": attacker_cards,
+                "defender_cards": defender_cards,
+                "surprise": surprise,
+                "harkonnen": harkonnen,
+            }
+        )  # checks every option before the search
+        found, before, tried = search(
+            rules,
+            defence.defender,
+            target,
+            leaders=leaders,
+            elite=elite,
+            settlement=settlement,
+            attacker_cards=attacker_cards,
+            defender_cards=defender_cards,
+            surprise=surprise,
+            harkonnen=defence.harkonnen,
+        )
+    except InputError as exc:  # the attacking legion here is the units searched with --leaders
+        exc.args = (in_flags(str(exc), {"attacker": "--leaders"}),)
+        raise
     row = lambda r: None if r is None else {"legion": r.legion, "attacker_win": r.attacker_win}  # noqa: E731
     if json_out:
         typer.echo(
@@ -482,13 +506,15 @@ def advise(
     from montecarlo.games.war_for_arrakis.battle import advise as solve_advice
     from montecarlo.registry import get_game
 
+    check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
     overrides = _policies(policy)
     if overrides.get("attack", "best") != "best":
         raise InputError(
             "advise solves the attacker's play: --policy sets only the defender's (never, when_outnumbered)"
         )
-    overrides["attack"] = "best"
     game = get_game(GAME)
+    _defender_not_best(game, overrides, tuple(variant or ()))
+    overrides["attack"] = "best"
     who = "advise (attack policy best) or --policy"
     rules = game.rules(tuple(variant or ()), overrides, overrides_from=who)
     setup = game.question("battle").setup(
@@ -558,6 +584,18 @@ def advise(
         say("\nSpecials: no choice of leaders ever matters (the best leaders first is best play).")
 
 
+def _defender_not_best(game, overrides: dict[str, str], variants: tuple[str, ...]) -> None:
+    """advise plays the attacker's best: refuse the defender's best play (--policy defender:best or a
+    variant such as defender_best_play), which would make both sides play best (not solved)."""
+    asked = ["--policy defender:best"] if overrides.get("retreat") == "best" else []
+    asked += [f"-v {name}" for name in variants if game.variants.get(name, {}).get("retreat") == "best"]
+    if asked:
+        raise InputError(
+            f"{asked[0]}: advise already plays the attacker's best, and both sides playing best is not "
+            "solved; the defender's policy here can only be never (default) or when_outnumbered"
+        )
+
+
 def _units(text: str) -> str:
     """'3 regular' -> '3 units'; mixed legions keep their kinds."""
     parts = text.split(", ")
@@ -568,6 +606,7 @@ def _units(text: str) -> str:
 
 
 @cli_errors
+@named_flags
 def table(
     metric: Annotated[
         str, typer.Option("--metric", "-m", help="e.g. attacker_win, rounds, attacker_survivors=2.")
@@ -583,7 +622,7 @@ def table(
     attacker_cards: Cards = 0,
     defender_cards: Cards = 0,
     surprise: Surprise = False,
-    policy: Policy = None,
+    policy: WinPolicy = None,
     variant: ExactVariants = None,
     json_out: JsonOut = False,
     quiet: Annotated[
@@ -621,17 +660,21 @@ def table(
             if a + extra[0] > MAX_UNITS or d + extra[1] > MAX_UNITS:
                 cells[a, d] = None
                 continue
-            setup = question.setup(
-                {
-                    "attacker": ", ".join(p for p in (f"{a} regular", attacker_with) if p),
-                    "defender": ", ".join(p for p in (f"{d} regular", defender_with) if p),
-                    "settlement": settlement,
-                    "attacker_cards": attacker_cards,
-                    "defender_cards": defender_cards,
-                    "surprise": surprise,
-                    "harkonnen": harkonnen,
-                }
-            )
+            try:
+                setup = question.setup(
+                    {
+                        "attacker": ", ".join(p for p in (f"{a} regular", attacker_with) if p),
+                        "defender": ", ".join(p for p in (f"{d} regular", defender_with) if p),
+                        "settlement": settlement,
+                        "attacker_cards": attacker_cards,
+                        "defender_cards": defender_cards,
+                        "surprise": surprise,
+                        "harkonnen": harkonnen,
+                    }
+                )
+            except InputError as exc:  # a legion of the table is N regulars with --attacker-with
+                exc.args = (in_flags(str(exc), WITH_FLAGS),)
+                raise
             values = exact_battle(rules, setup)
             if values is None:
                 raise InputError("these battles are too large for the exact solver (lower max_rounds)")
@@ -677,6 +720,9 @@ def table(
     if None in cells.values():
         say(f"—: more than {MAX_UNITS} units once the added units join (a legion holds at most {MAX_UNITS})")
     _echo_readings(_readings(rules, continuation=True, surprise=surprise))
+
+
+WITH_FLAGS = {"attacker": "--attacker-with", "defender": "--defender-with"}  # the table's legions
 
 
 def _plus(extra: str) -> str:

@@ -251,3 +251,92 @@ def test_bans_from_the_cli():
     unknown = run("battle", "-a", "6 regular", "-d", "3 regular", "-v", "choam_ban")
     assert unknown.exit_code == 2 and "harkonnen = 'attacker' or 'defender'" in unknown.output
     assert len(unknown.output.strip().splitlines()) == 1
+
+
+def table_app() -> typer.Typer:
+    throwaway = typer.Typer()
+    throwaway.command("war-for-arrakis")(TABLE)
+    throwaway.command("other")(lambda: None)
+    return throwaway
+
+
+TWO_HARKONNEN = (
+    "Harkonnen (Bashar), like the attacker (Bashar); a battle is the Atreides against the Harkonnen: "
+    "give one side Atreides figures (fedaykin, naib, an Atreides leader) or only generic units "
+    "(regular, elite, special)"
+)
+SURPRISE = (
+    "--surprise: a surprise attack is a Leadership action and needs a leader in the attacking legion; "
+    "add one, e.g. 'bashar' or 'naib'"
+)
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        # the setup's field names leaked where the user typed flags
+        (["hazards", *[a for _ in range(30) for a in ("--area", "desert: 1 regular")]],
+         "--area: give 1..10 areas, got 30"),
+        (["need", "-d", "6 regular, 6 elite"],
+         "--defender: 12 units, but an area holds at most 6; remove 6 unit(s) (leaders do not count)"),
+        (["need", "-d", "3 regular", "--settlement", "9"],
+         "--settlement must be a rank 0..3 (0 = no settlement), got 9"),
+        (["need", "-d", "3 regular", "--surprise"], SURPRISE),
+        (["need", "-d", "3 regular", "--attacker-cards", "9"],
+         "--attacker-cards must be an integer 0..6, got 9"),
+        (["need", "-d", "3 regular", "--harkonnen", "foo"],
+         "--harkonnen must be attacker or defender (the Harkonnen side), got 'foo'"),
+        (["need", "-d", "3 regular", "--leaders", "Stilgar, stilgar"],  # need's attacker: its --leaders
+         "--leaders: a named leader is listed twice ('Stilgar', 'stilgar'); write the name once"),
+        (["need", "-d", "3 regular", "--elite", "fedaykin", "--leaders", "bashar"],
+         "--elite: 'fedaykin' are Atreides units but the leaders 'bashar' are Harkonnen; a legion "
+         "belongs to one faction"),
+        # a harvester named twice counted once; a blank --area was dropped unsaid
+        (["hazards", "--area", "desert: 3 regular, harvester, harvester"],
+         "--area 1: 'harvester' is given twice; an area holds at most one harvester"),
+        (["hazards", "--area", "desert: 3 regular", "--area", "deep desert: Settlement, 1 elite, settlement"],
+         "--area 2: 'settlement' is given twice; an area holds at most one settlement"),
+        (["hazards", "--area", "desert: harvester, carryall, Carryall"],
+         "--area 1: 'Carryall' is given twice; one carryall saves the area's one harvester; give it once"),
+        (["hazards", "--area", "desert: 3 regular", "--area", " "],
+         "--area: blank; give 'terrain: legion items', e.g. 'desert: 3 regular, harvester'"),
+        # two forms of one person, and two legions of one faction, cannot be at the table
+        (["battle", "-a", "3 regular, jessica, Reverend Mother Jessica", "-d", "3 regular"],
+         "--attacker: 'jessica' and 'Reverend Mother Jessica' are one person: Lady Jessica becomes "
+         "Reverend Mother Jessica during the game, and only one of the two is in play; give one of them"),
+        (["battle", "-a", "3 regular", "-d", "Paul Atreides, Paul-Muad'Dib, 2 regular"],
+         "--defender: 'Paul Atreides' and \"Paul-Muad'Dib\" are one person: Paul Atreides becomes "
+         "Paul-Muad'Dib during the game, and only one of the two is in play; give one of them"),
+        (["battle", "-a", "3 regular, bashar", "-d", "2 regular, bashar"], f"--defender: {TWO_HARKONNEN}"),
+        (["advise", "-a", "3 regular, bashar", "-d", "2 regular, bashar"], f"--defender: {TWO_HARKONNEN}"),
+        (["need", "-d", "2 regular, bashar", "--leaders", "bashar"], f"--defender: {TWO_HARKONNEN}"),
+    ],
+)
+def test_errors_name_the_flags_typed_whole(args, message):
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--settlement", "9"], "--settlement must be a rank 0..3 (0 = no settlement), got 9"),
+        (["--surprise"], SURPRISE),
+        (["--harkonnen", "foo"], "--harkonnen must be attacker or defender (the Harkonnen side), got 'foo'"),
+        (["--attacker-with", "bashar", "--defender-with", "bashar"], f"--defender-with: {TWO_HARKONNEN}"),
+    ],
+)
+def test_table_errors_name_the_flags_typed_whole(args, message):
+    result = runner.invoke(table_app(), ["war-for-arrakis", *args])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"error: {message}\n"
+
+
+def test_hazards_takes_one_flag_of_each_kind_per_area():
+    """The refusals above leave one harvester, carryall and settlement per area (and plurals) alone."""
+    areas = ["desert: 2 regular, harvester, carryall", "desert: 1 regular, settlement"]
+    data = run_json(
+        "hazards", "--area", "desert: 2 regular, Harvesters, carryall", "--area", areas[1], trials=2000
+    )
+    assert data["setup"]["areas"] == areas

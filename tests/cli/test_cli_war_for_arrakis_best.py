@@ -136,3 +136,58 @@ def test_bad_input_is_one_line_and_exit_2(args, fix):
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and fix in lines[0], result.stderr
+
+
+ADVISE_DEFENDER = (
+    "advise already plays the attacker's best, and both sides playing best is not solved; the "
+    "defender's policy here can only be never (default) or when_outnumbered"
+)
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (  # every other command refuses a variant named twice; advise took it (exit 0)
+            ["-v", "continue_always_costs", "-v", "continue_always_costs"],
+            "--variant 'continue_always_costs' is given twice; name each house rule once",
+        ),
+        (  # one side only was given: "only one side plays best ... not both" said otherwise
+            ["--policy", "defender:best"],
+            f"--policy defender:best: {ADVISE_DEFENDER}",
+        ),
+        (["-v", "defender_best_play"], f"-v defender_best_play: {ADVISE_DEFENDER}"),
+    ],
+)
+def test_advise_refuses_what_it_cannot_honour_in_its_own_words(args, message):
+    result = run("advise", "-a", "4 regular, Rabban", "-d", "3 regular", *args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"error: {message}\n"
+
+
+def test_advise_takes_the_defenders_policies():
+    """What the message offers is taken: the defender retreating when outnumbered."""
+    result = run("advise", "-a", "4 regular, Rabban", "-d", "3 regular", "--policy", "when_outnumbered")
+    assert result.exit_code == 0, result.output
+    assert "defender retreats when_outnumbered" in result.stdout
+
+
+def test_policy_help_of_commands_without_objective_names_no_objective():
+    """need and table have no --objective (typer says "No such option"): their --policy help said
+    best decides "exactly for --objective"; it says now that best plays to win."""
+    import inspect
+
+    import typer
+
+    from montecarlo.cli.war_for_arrakis import TABLE, need
+
+    for command in (need, TABLE):
+        helps = {
+            p.name: meta.help
+            for p in inspect.signature(command, eval_str=True).parameters.values()
+            for meta in getattr(p.annotation, "__metadata__", ())
+            if isinstance(meta, typer.models.OptionInfo)
+        }
+        assert "objective" not in helps and "--objective" not in " ".join(filter(None, helps.values()))
+        assert "best (the attacker decides exactly, to win)" in helps["policy"]
+    result = run("need", "-d", "3 regular", "--objective", "win")
+    assert result.exit_code == 2 and "No such option: --objective" in result.output

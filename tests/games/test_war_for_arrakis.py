@@ -527,7 +527,23 @@ LEADER_LIST = (
             f"(sardaukar or fedaykin); leaders: {LEADER_LIST}",
         ),
         ("1 regular, 2 Stilgar", "attacker", "attacker: there is only one Stilgar; write the name once"),
-        ("1 regular, Stilgar, stilgar", "attacker", "attacker: a named leader is listed twice"),
+        (
+            "1 regular, Stilgar, stilgar",
+            "attacker",
+            "attacker: a named leader is listed twice ('Stilgar', 'stilgar'); write the name once",
+        ),
+        (  # two forms of one person: Jessica becomes the Reverend Mother
+            "3 regular, jessica, Reverend Mother Jessica",
+            "attacker",
+            "attacker: 'jessica' and 'Reverend Mother Jessica' are one person: Lady Jessica becomes "
+            "Reverend Mother Jessica during the game, and only one of the two is in play; give one of them",
+        ),
+        (  # the later form first, by an alias: still one person, named as typed
+            "muad'dib, 1 regular, Paul Atreides",
+            "defender",
+            "defender: \"muad'dib\" and 'Paul Atreides' are one person: Paul Atreides becomes "
+            "Paul-Muad'Dib during the game, and only one of the two is in play; give one of them",
+        ),
         (
             "2 sardaukar, naib",
             None,
@@ -576,12 +592,35 @@ def test_bad_legions_whole_message(text, what, message):
             "surprise: a surprise attack is a Leadership action and needs a leader in the "
             "attacking legion; add one, e.g. 'bashar' or 'naib'",
         ),
+        (  # a battle is the Atreides against the Harkonnen: never two Harkonnen legions
+            {"attacker": "3 regular, bashar", "defender": "2 regular, bashar"},
+            "defender: Harkonnen (Bashar), like the attacker (Bashar); a battle is the Atreides against "
+            "the Harkonnen: give one side Atreides figures (fedaykin, naib, an Atreides leader) or only "
+            "generic units (regular, elite, special)",
+        ),
+        (  # nor two Atreides ones, told by special elites or leaders
+            {"attacker": "2 regular, 1 fedaykin", "defender": "2 regular, Stilgar, chani"},
+            "defender: Atreides (Chani, Stilgar), like the attacker (1 fedaykin); a battle is the "
+            "Atreides against the Harkonnen: give one side Harkonnen figures (sardaukar, bashar, a "
+            "Harkonnen leader) or only generic units (regular, elite, special)",
+        ),
     ],
 )
 def test_bad_battle_setups_whole_message(values, message):
     with pytest.raises(InputError) as err:
         BattleSetup(**values)
     assert str(err.value) == message
+
+
+def test_one_form_of_a_person_and_one_faction_a_side_are_the_only_limits():
+    """What the checks above leave alone: generic leaders repeat, Paul and Jessica go together (two
+    people), a generic legion meets either faction, and Atreides meet Harkonnen."""
+    assert parse_legion("1 regular, Paul Atreides, jessica").leaders == ("lady jessica", "paul atreides")
+    assert parse_legion("1 regular, Paul-Muad'Dib, Reverend Mother Jessica").units == 1
+    assert parse_legion("2 regular, bashar, bashar").leaders == ("bashar", "bashar")
+    for a, d in (("3 regular, bashar", "2 regular, naib"), ("3 regular", "2 regular, bashar"),
+                 ("1 special, Feyd", "2 regular, 1 special")):
+        assert BattleSetup(a, d).legions[1].units > 0
 
 
 def test_legion_text_of_an_empty_legion_and_capacity():
@@ -688,15 +727,42 @@ def test_need_finds_the_first_legion_reaching_the_target():
     assert tried >= 2
 
 
-def test_need_with_a_leader_of_another_faction_than_the_elite_kind():
-    """All-regular legions carry no elite kind at all: with a Fremen leader and Sardaukar as the
-    elite kind, "1 regular, naib" is a valid answer (a "0 sardaukar" part would make it a legion
-    of two factions)."""
-    found, before, tried = need(RULES, "1 regular", 0.2, leaders="naib", elite="sardaukar")
-    assert (found.legion, before, tried) == ("1 regular, Naib", None, 1)
+def test_need_all_regular_legions_carry_no_elite_kind():
+    """All-regular legions carry no elite kind at all: "1 regular, bashar" is the answer, not a
+    legion with a "0 sardaukar" part."""
+    found, before, tried = need(RULES, "1 regular", 0.2, leaders="bashar", elite="sardaukar")
+    assert (found.legion, before, tried) == ("1 regular, Bashar", None, 1)
     assert found.attacker_win == pytest.approx(
-        exact_battle(RULES, BattleSetup("1 regular, naib", "1 regular"))["attacker_win"]
+        exact_battle(RULES, BattleSetup("1 regular, bashar", "1 regular"))["attacker_win"]
     )
+
+
+@pytest.mark.parametrize(
+    "defender, leaders, elite, message",
+    [
+        (
+            "1 regular",
+            "naib",
+            "sardaukar",
+            "elite: 'sardaukar' are Harkonnen units but the leaders 'naib' are Atreides; a legion "
+            "belongs to one faction",
+        ),
+        (
+            "3 regular, naib",
+            "",
+            "Fedaykin",
+            "elite: 'Fedaykin' are Atreides units, like the defender's figures; a battle is the "
+            "Atreides against the Harkonnen",
+        ),
+    ],
+)
+def test_need_refuses_an_elite_kind_of_the_wrong_faction_up_front(defender, leaders, elite, message):
+    """Sardaukar for a Naib's legion, or Fedaykin against Fremen, cannot be at the table: refused
+    before any legion is solved (the search used to fail, or not, part way, by whether a legion
+    of regulars alone reached the target first)."""
+    with pytest.raises(InputError) as err:
+        need(RULES, defender, 0.2, leaders=leaders, elite=elite)
+    assert str(err.value) == message
 
 
 @pytest.mark.parametrize(

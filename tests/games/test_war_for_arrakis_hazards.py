@@ -417,6 +417,18 @@ def test_pool_note_whole_text():
             "area 1: an area of the deployment needs a legion or a harvester",
         ),
         (lambda: HazardsSetup(("desert: harvester",) * 11), "areas: give 1..10 areas, got 11"),
+        (  # counted once before: an area holds one harvester
+            lambda: HazardsSetup(("desert: 1 regular", "desert: 3 regular, harvester, harvester")),
+            "area 2: 'harvester' is given twice; an area holds at most one harvester",
+        ),
+        (
+            lambda: parse_area("deep desert: harvester, Carryall, carryalls"),
+            "area: 'carryalls' is given twice; one carryall saves the area's one harvester; give it once",
+        ),
+        (
+            lambda: parse_area("desert: settlement, 2 regular, Settlement"),
+            "area: 'Settlement' is given twice; an area holds at most one settlement",
+        ),
         (
             lambda: HazardsSetup(("desert: harvester",), wild_maker=1),
             "wild_maker must be true or false, got 1",

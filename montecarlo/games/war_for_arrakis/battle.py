@@ -54,6 +54,7 @@ from montecarlo.games.war_for_arrakis.rules import (
     LEADERS,
     Rules,
     find_leader,
+    forms,
     leader_order,
     leader_value,
     readings,
@@ -123,6 +124,7 @@ special_name='sardaukar')
     if not isinstance(text, str):
         raise InputError(f"{what} must be a legion like '4 regular, 1 elite, bashar', got {text!r}")
     counts, leaders, factions = [0, 0, 0], [], set()
+    typed: dict[str, str] = {}  # a named leader's person -> the name typed for it
     items = [part.strip() for part in re.split(r"[,+]", text) if part.strip()]
     if [i.lower() for i in items] in ([], ["none"], ["empty"]):
         return Legion(0, 0, 0, ())
@@ -147,6 +149,7 @@ special_name='sardaukar')
             )
         if count > 1 and not LEADERS[found].generic:
             raise InputError(f"{what}: there is only one {LEADERS[found].name}; write the name once")
+        _one_person(typed, name, found, what)
         leaders += [found] * count
         factions.add(LEADERS[found].faction)
     units = sum(counts)
@@ -159,9 +162,6 @@ special_name='sardaukar')
         raise InputError(
             f"{what}: leaders cannot stand alone; add at least one unit, e.g. '1 regular, {items[0]}'"
         )
-    named = [k for k in leaders if not LEADERS[k].generic]
-    if len(named) != len(set(named)):
-        raise InputError(f"{what}: a named leader is listed twice")
     if len(factions) > 1:
         raise InputError(
             f"{what}: mixes Atreides and Harkonnen figures (fedaykin/naib/Atreides leaders vs "
@@ -169,6 +169,35 @@ special_name='sardaukar')
         )
     name = {"harkonnen": "sardaukar", "atreides": "fedaykin"}.get(next(iter(factions), ""), "special")
     return Legion(counts[0], counts[1], counts[2], tuple(sorted(leaders)), name)
+
+
+def _one_person(typed: dict[str, str], name: str, key: str, what: str) -> None:
+    """Refuse a named leader given twice, by one name or by both forms of one person (Paul Atreides
+    and Paul-Muad'Dib, Lady Jessica and Reverend Mother Jessica: one figure, one card at a time);
+    ``typed`` (person -> the name typed) fills as the legion is read.
+
+    >>> typed = {}
+    >>> _one_person(typed, "jessica", "lady jessica", "attacker")
+    >>> _one_person(typed, "Reverend Mother", "reverend mother jessica", "attacker")
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: attacker: 'jessica' and 'Reverend Mother' are one person: \
+Lady Jessica becomes Reverend Mother Jessica during the game, and only one of the two is in play; \
+give one of them
+    """
+    found = LEADERS[key]
+    if found.generic:
+        return
+    if found.person not in typed:
+        typed[found.person] = name
+        return
+    first = typed[found.person]
+    if find_leader(first) == key:
+        raise InputError(f"{what}: a named leader is listed twice ({first!r}, {name!r}); write the name once")
+    raise InputError(
+        f"{what}: {first!r} and {name!r} are one person: {' becomes '.join(forms(key))} during the game, "
+        "and only one of the two is in play; give one of them"
+    )
 
 
 def legion_text(legion: Legion) -> str:
@@ -232,6 +261,7 @@ class BattleSetup:
                 "defender: no units and no settlement, so there is nothing to attack; "
                 "give defending units or a settlement rank"
             )
+        _two_factions(a, d)
         for side in SIDES:
             whole(f"{side}_cards", getattr(self, f"{side}_cards"), 0, MAX_CARDS)
         if not isinstance(self.surprise, bool):
@@ -267,6 +297,34 @@ class BattleSetup:
 def faction(legion: Legion) -> str | None:
     """"harkonnen" or "atreides" when the legion's figures tell (special elites, leaders), else None."""
     return {"sardaukar": "harkonnen", "fedaykin": "atreides"}.get(legion.special_name)
+
+
+def _two_factions(a: Legion, d: Legion) -> None:
+    """Refuse two legions of one faction: a battle is the Atreides against the Harkonnen (a
+    two-player game); a legion of generic units alone (regular, elite, special) can be either.
+
+    >>> _two_factions(parse_legion("2 regular, bashar"), parse_legion("2 regular, Feyd-Rautha"))
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: defender: Harkonnen (Feyd-Rautha), like the attacker (Bashar); \
+a battle is the Atreides against the Harkonnen: give one side Atreides figures (fedaykin, naib, \
+an Atreides leader) or only generic units (regular, elite, special)
+    """
+    side = faction(a)
+    if side is None or faction(d) != side:
+        return
+    tellers = lambda legion: ", ".join(  # noqa: E731  (the figures that tell the faction)
+        [LEADERS[k].name for k in dict.fromkeys(legion.leaders)]
+        or [f"{legion.special} {legion.special_name}"]
+    )
+    other = "Atreides figures (fedaykin, naib, an Atreides leader)" if side == "harkonnen" else (
+        "Harkonnen figures (sardaukar, bashar, a Harkonnen leader)"
+    )
+    raise InputError(
+        f"defender: {side.title()} ({tellers(d)}), like the attacker ({tellers(a)}); a battle is the "
+        f"Atreides against the Harkonnen: give one side {other} or only generic units (regular, "
+        "elite, special)"
+    )
 
 
 def _harkonnen_field(value: Any, a: Legion, d: Legion) -> str:
@@ -1355,6 +1413,19 @@ def need(
         raise InputError(f"elite kind must be elite, sardaukar, fedaykin or special, got {elite!r}")
     if leaders and parse_legion(f"1 regular, {leaders}", "leaders").units > 1:  # units: they'd join each
         raise InputError(f"leaders: leaders only (the units are what is searched), got {leaders!r}")
+    side = KINDS[kind][1]  # sardaukar or fedaykin: a faction's own units, told before any legion is tried
+    if side is not None:
+        led = faction(parse_legion(f"1 regular, {leaders}", "leaders")) if leaders else None
+        if led not in (None, side):
+            raise InputError(
+                f"elite: {elite!r} are {side.title()} units but the leaders {leaders!r} are "
+                f"{led.title()}; a legion belongs to one faction"
+            )
+        if faction(parse_legion(defender, "defender")) == side:
+            raise InputError(
+                f"elite: {elite!r} are {side.title()} units, like the defender's figures; a battle is "
+                "the Atreides against the Harkonnen"
+            )
     previous, tried = None, 0
     for size in range(1, MAX_UNITS + 1):
         for elites in range(size + 1):

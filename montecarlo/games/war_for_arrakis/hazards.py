@@ -41,6 +41,11 @@ POOL_NOTE = (
     "(the split is not published)"
 )
 FLAGS = ("harvester", "carryall", "settlement")
+ONE_EACH = {  # why an area's flag is given at most once (docs/rules/war-for-arrakis.md, "Desert Hazards")
+    "harvester": "an area holds at most one harvester",
+    "carryall": "one carryall saves the area's one harvester; give it once",
+    "settlement": "an area holds at most one settlement",
+}
 
 
 def terrain(value: Any, what: str = "terrain") -> str:
@@ -361,7 +366,10 @@ special_name='sardaukar'), harvester=True, carryall=False, settlement=False)
     for item in items:
         key = item.lower()
         if key in FLAGS or key.rstrip("s") in FLAGS:
-            flags[key.rstrip("s") if key not in FLAGS else key] = True
+            flag = key.rstrip("s") if key not in FLAGS else key
+            if flags[flag]:  # a flag given twice would silently count once
+                raise InputError(f"{what}: {item!r} is given twice; {ONE_EACH[flag]}")
+            flags[flag] = True
         else:
             units.append(item)
     legion = _harkonnen(parse_legion(", ".join(units) or "none", what), what)

@@ -56,6 +56,7 @@ class Leader(NamedTuple):
     hits: int
     shields: int
     generic: bool
+    person: str = ""  # table key of the person: one key for the two forms of Paul, of Jessica
 
 
 def _key(text: str) -> str:
@@ -69,11 +70,19 @@ def _leaders() -> tuple[dict[str, Leader], dict[str, str]]:
     names: dict[str, str] = {}
     for row in data["leader"]:
         found = Leader(
-            row["name"], row["faction"], int(row["hits"]), int(row["shields"]), bool(row.get("generic"))
+            row["name"],
+            row["faction"],
+            int(row["hits"]),
+            int(row["shields"]),
+            bool(row.get("generic")),
+            _key(row.get("same_person", row["name"])),
         )
         table[_key(found.name)] = found
         for alias in (found.name, *row.get("aliases", ())):
             names[_key(alias)] = _key(found.name)
+    for found in table.values():  # the other form is a leader of the table, of the same faction
+        if found.person not in table or table[found.person].faction != found.faction:
+            raise ValueError(f"leaders.toml: {found.name}'s same_person is not a leader of its faction")
     return table, names
 
 
@@ -85,6 +94,16 @@ GENERIC = tuple(k for k, v in LEADERS.items() if v.generic)
 def find_leader(text: str) -> str | None:
     """The table key of a leader name or alias (case-insensitive), or None."""
     return _LEADER_NAMES.get(_key(text))
+
+
+def forms(key: str) -> tuple[str, ...]:
+    """The names of the person's forms in the table, first form first.
+
+    >>> forms(find_leader("muad'dib")), forms("stilgar")
+    (('Paul Atreides', "Paul-Muad'Dib"), ('Stilgar',))
+    """
+    person = LEADERS[key].person
+    return tuple(v.name for v in LEADERS.values() if v.person == person)
 
 
 def leader(text: str) -> Leader:
