@@ -12,7 +12,7 @@ import typer
 
 from montecarlo.cli.common import RunOptions, console, emit, fmt_prob, parse_int_list, run_command, say
 from montecarlo.games.dune1984.checks import spice_ladder
-from montecarlo.games.dune1984.movement import break_even_payout
+from montecarlo.games.dune1984.movement import break_even_payout, check_sums
 from montecarlo.games.dune1984.rules import CHARACTERS
 
 _ROLL_TEXT = {"d6": "1d6 <= Guile", "d8": "1d8 <= Guile", "2d6": "2d6 <= 2 x Guile"}
@@ -77,13 +77,18 @@ def guile(
 @run_command
 def reach(
     run: RunOptions,
-    distance: Annotated[int, typer.Option("--distance", help="Spaces to the target, 1..12.")],
+    distance: Annotated[
+        int, typer.Option("--distance", help="Spaces to the target, 1..12 (1..6 in a split roll: one die).")
+    ],
     second_distance: Annotated[
         Optional[int],
         typer.Option("--second-distance", "-e", help="A second character's target for a split roll, 1..6."),
     ] = None,
 ) -> None:
     """Can a 2d6 movement roll land exactly on the target (one character, or a split roll)?
+
+    With --second-distance the roll is split: each character moves by one die, so both
+    distances are 1..6.
 
     Examples:
 
@@ -116,10 +121,12 @@ def invest(
 
       montecarlo dune1984 invest --sums 2,12 --payout 5:1 --stake 3
     """
+    targets = parse_int_list(sums, "--sums")
+    check_sums(targets, f"--sums {sums.strip() or repr(sums)}")  # named as typed, not as sorted
     answer = run.ask(
         "dune1984",
         "invest",
-        {"sums": parse_int_list(sums, "--sums"), "payout": payout, "players": players, "stake": stake},
+        {"sums": targets, "payout": payout, "players": players, "stake": stake},
         label="dune1984 invest",
     )
     s = answer.setup

@@ -317,7 +317,8 @@ def duel_table(
 ) -> None:
     """The 6 x 6 table of a duel metric: rows = attacker Strength, columns = defender Strength.
 
-    Each cell is the estimate over the exact value; --trials counts per cell.
+    Each cell is the estimate over the exact value; --trials counts per cell. Every cell is a
+    duel, one character a side: the best-play variants (nothing to choose) are refused.
 
     Examples:
 
@@ -327,7 +328,8 @@ def duel_table(
     """
     from montecarlo.registry import get_game
 
-    question = get_game("dune1984").question("duel")
+    game = get_game("dune1984")
+    question = game.question("duel")
     if metric not in question.reported_names():
         raise InputError(
             f"unknown metric {metric!r} for the duel; known: {', '.join(question.reported_names())}"
@@ -335,6 +337,8 @@ def duel_table(
     pairs = [(a, d) for a in STRENGTHS for d in STRENGTHS]
     kit = {"attacker_equipment": attacker_equipment, "defender_equipment": defender_equipment}
     setups = [{"attacker": a, "defender": d, **kit} for a, d in pairs]
+    # every cell is a duel: best play (-v best_play) has nothing to choose, as odds dune1984 says
+    _check_best(game.rules(run.variant), question.setup(setups[0]))
     answers = run.ask_many("dune1984", "duel", setups, "dune1984 duel table")  # one pool
     cells = [(a, d, answer.metrics[metric]) for (a, d), answer in zip(pairs, answers)]
     answer = answers[-1]

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from montecarlo.cli.common import (
-    RunOptions, cli_errors, emit, named_flags, not_blank, parse_name_list, run_command, say
+    RunOptions, check_edges, cli_errors, emit, named_flags, not_blank, run_command, say
 )
 from montecarlo.errors import InputError
 
@@ -91,7 +91,8 @@ EnemyKind = _opt("--enemy-kind", "raiders, spybot or mutant (instead of --enemy)
 EnemyRadiation = _opt("--enemy-radiation", "A mutant's radiation skulls, 1 or 2.", "Enemy")
 EnemyMoon = _opt("--enemy-moon", "The enemy's moon (bonus loot when the loot card's moon matches).", "Enemy",
                  Optional[str])
-Enemies = _opt("--enemies", "Exploration pool: comma-separated shipped enemy names (default: all).", "Enemy",
+Enemies = _opt("--enemies", "Exploration pool: comma-separated shipped enemy names (default, when not "
+               "given: all).", "Enemy",
                Optional[str], _enemies)
 Fights = _opt("--fights", "Combats in the campaign (1..12).", "Campaign", int)
 MaxHealth = _opt("--max-health", "Health cap for loot (default: starting health).", "You")
@@ -251,8 +252,7 @@ def campaign(
     montecarlo dustrunners campaign --health 7 --ammo 3 --enemies "road raiders, war rig" --fights 4
     """
     setup = _drop_none({
-        "deck": deck, "card_counts": card_counts, "enemies": parse_name_list(enemies) or None,
-        "fights": fights,
+        "deck": deck, "card_counts": card_counts, "enemies": enemies, "fights": fights,
         "vehicle": vehicle, "health": health, "ammo": ammo, "damage_bonus": damage_bonus, "vp": vp,
         "max_health": max_health, "max_ammo": max_ammo, "policy": policy, "redraw": redraw,
         "exploration": exploration,
@@ -384,6 +384,8 @@ def advise(
     from montecarlo.games.dustrunners.combat import advise as solve_advice
     from montecarlo.registry import get_game
 
+    variants = tuple(variant or ())
+    check_edges(variants, None, None, None, None)  # a variant named twice is refused, as by every command
     if enemy is None and enemy_die is None:
         enemy_die = 0  # the die of the enemy card only sets its starting health, given here
     values = _drop_none({
@@ -397,12 +399,13 @@ def advise(
     setup = game.question("combat").setup(values)
     if setup.ammo == 0:
         raise InputError("advise: with no ammo there is no choice of ammo to make")
-    rules = game.rules(tuple(variant or ()))
+    rules = game.rules(variants)
     advice = solve_advice(rules, setup, enemy_health, seen or "")
     what = "win" if advice.objective == "win" else f"expected {advice.objective}"
     if json_out:
         typer.echo(json.dumps({
-            "game": "dustrunners", "question": "advise", "objective": advice.objective,
+            "game": "dustrunners", "question": "advise", "variants": list(variants),
+            "objective": advice.objective,
             "deck_file": setup.deck.file, "enemy": setup.enemy.name, "enemy_health": enemy_health,
             "health": setup.health, "ammo": setup.ammo, "damage_bonus": setup.damage_bonus, "vp": setup.vp,
             "redraw": setup.redraw, "draw_pile": dict(advice.pile), "best_ammo": advice.best,
@@ -422,4 +425,5 @@ def advise(
     if tie:
         say(f"(as good: {', '.join(map(str, tie))} ammo; the least ammo is advised)")
     judged = "P(you win)" if advice.objective == "win" else what
-    say(f"exact, with best play after this attack ({judged}; redraws: {setup.redraw})")
+    rules_named = ", ".join(variants) or "official rules"
+    say(f"exact, with best play after this attack ({judged}; redraws: {setup.redraw}); {rules_named}")

@@ -111,3 +111,44 @@ def test_bad_input_is_one_line_and_exit_2(args, word):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and word in lines[0], result.stderr
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "sums,message",
+    [
+        # once "got (3,)", "got (3, 5, 11)" (sorted, not as typed) and "got [3, 3]"
+        ("3", "--sums 3: a space has two target sums (e.g. 3,11), got 1"),
+        ("3,11,5", "--sums 3,11,5: a space has two target sums (e.g. 3,11), got 3"),
+        ("3, 11, 5", "--sums 3, 11, 5: a space has two target sums (e.g. 3,11), got 3"),
+        ("3,3", "--sums 3,3: the two target sums must differ (two chances to earn a return)"),
+    ],
+)
+def test_bad_sums_are_named_as_typed(sums, message):
+    result = runner.invoke(app, ["dune1984", "invest", "--sums", sums, "--payout", "2", "-q"])
+    assert result.exit_code == 2 and result.output == f"error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    "payout,message",
+    [
+        # once "must be a number or a ratio like 4:1", though 2:0 is a ratio
+        ("2:0", "--payout 2:0: divides by zero; give a ratio x:y with y above 0, e.g. 4:1"),
+        ("0", "--payout 0: must be positive (x Spice from the Bank per Spice staked, x or x:1)"),
+        ("2:-1", "--payout 2:-1: must be positive (x Spice from the Bank per Spice staked, x or x:1)"),
+    ],
+)
+def test_a_payout_that_is_a_ratio_says_what_is_wrong_with_it(payout, message):
+    result = runner.invoke(app, ["dune1984", "invest", "--sums", "3,11", "--payout", payout, "-q"])
+    assert result.exit_code == 2 and result.output == f"error: {message}\n"
+
+
+def test_a_split_roll_to_a_target_above_6_is_refused_with_why():
+    """A split roll moves each character by one die: --distance 12 with --second-distance answered 0."""
+    result = runner.invoke(app, ["dune1984", "reach", "--distance", "12", "--second-distance", "6", "-q"])
+    assert result.exit_code == 2
+    assert result.output == (
+        "error: --distance must be 1..6 in a split roll (--second-distance), where each character moves by "
+        "one die; got 12 (up to 12 is one character's move, without a second target)\n"
+    )
+    alone = run_json("reach", "--distance", "12")  # one character: the total of the dice
+    assert alone["metrics"]["reach"]["exact"] == pytest.approx(1 / 36)

@@ -291,7 +291,7 @@ def test_the_readable_answer_says_trials_seed_rules_and_precision_under_its_tabl
         "attacker_win", "rounds", "decisive_rounds", "tied_rounds", "winner_strength=v",
         "winner_strength_after=v", "poisoned",
     ]
-    capped = odds("--precision", "0.01", "--max-trials", "3000", "-v", "ties_favour_defender")
+    capped = odds("-n", "1000", "--precision", "0.01", "--max-trials", "3000", "-v", "ties_favour_defender")
     assert re.search(
         r"^precision ±0\.01 NOT reached \(trial cap hit; raise --max-trials\) after 3,000 trials \(widest "
         r"half-width 0\.0\d+\), seed 3, ties_favour_defender; 95% intervals",
@@ -315,3 +315,16 @@ def test_on_a_narrow_terminal_each_metric_takes_two_lines_with_every_number_whol
     listed = re.findall(r"^(\S+)\n  (\S+) \((\S+) – (\S+)\), exact (\S+)$", narrow, re.M)
     assert {name: tuple(map(float, numbers)) for name, *numbers in listed} == table_rows(wide)
     assert len(listed) == 17
+
+
+@pytest.mark.parametrize("variant,side", [("best_play", "attacker"), ("defender_best_play", "defender")])
+def test_the_duel_table_refuses_best_play_as_the_duel_does(variant, side):
+    """Every cell is a duel, one character a side: table dune1984 -v best_play ran where odds refused."""
+    message = (
+        f"error: best play: the {side} fights with one character, so there is no choice of who takes the "
+        "damage\n"
+    )
+    duel = run("odds", "dune1984", "-a", "4", "-d", "5", "-v", variant, "-q")
+    table = run("table", "dune1984", "-v", variant, "-n", "100", "-q")
+    assert duel.exit_code == table.exit_code == 2
+    assert duel.output == table.output == message

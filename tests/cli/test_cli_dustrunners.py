@@ -209,3 +209,71 @@ def test_advise_in_words_and_json():
     assert {o["ammo"] for o in data["options"]} == {0, 1, 2, 3, 4}
     bad = runner.invoke(cli.app, [*args[:-1], "sandworm"])
     assert bad.exit_code == 2 and "no card named 'sandworm'" in bad.output
+
+
+def test_advise_refuses_a_variant_named_twice_and_names_the_rules_in_force():
+    """advise, not a run_command, once took -v x -v x that every other command refuses, and never
+    said which rules its numbers are under."""
+    args = ["advise", "--enemy-health", "4", "--enemy", "war-rig", "--vehicle", "scout"]
+    twice = runner.invoke(cli.app, [*args, "-v", "redraw_cost_3", "-v", "redraw_cost_3"])
+    assert twice.exit_code == 2
+    assert twice.output == "error: --variant 'redraw_cost_3' is given twice; name each house rule once\n"
+    official = runner.invoke(cli.app, args)
+    assert official.exit_code == 0 and official.output.rstrip().endswith("; official rules")
+    house = runner.invoke(cli.app, [*args, "-v", "redraw_cost_3"])
+    assert house.exit_code == 0 and house.output.rstrip().endswith("; redraw_cost_3")
+    assert as_json(runner.invoke(cli.app, [*args, "-v", "redraw_cost_3", "--json"]))["variants"] == [
+        "redraw_cost_3"
+    ]
+
+
+@pytest.mark.parametrize("command", [["combat"], ["advise", "--enemy-health", "3"]])
+def test_a_shipped_enemy_with_enemy_values_names_the_flags(command):
+    """Once "give either enemy (a shipped enemy) or enemy_die": the setup's fields, not the flags."""
+    result = runner.invoke(cli.app, [*command, "--enemy", "war-rig", "--enemy-die", "3", "--health", "3"])
+    assert result.exit_code == 2
+    assert result.output == (
+        "error: give either a shipped enemy (--enemy) or an enemy's own values (--enemy-die), not both\n"
+    )
+    both = odds("--enemy", "war-rig", "--enemy-die", "3", "--enemy-moon", "full", "--health", "3", "-q")
+    assert "(--enemy-die), (--enemy-moon), not both" in both.output
+
+
+def test_a_missing_exploration_deck_names_its_own_flag():
+    """Once "--exploration deck file not found": read as the separate --exploration option."""
+    result = runner.invoke(cli.app, ["road", "--vehicle", "scout", "-n", "2000", "-q",
+                                     "--exploration-deck", "nope.toml"])
+    assert result.exit_code == 2
+    assert result.output == (
+        "error: --exploration-deck file not found: nope.toml (or use the shipped one: illustrative)\n"
+    )
+
+
+def test_a_card_count_given_twice_is_refused():
+    """The later count silently replaced the earlier."""
+    result = odds("--enemy", "war-rig", "--vehicle", "scout", "--card-counts", "double tap=0, double tap=1",
+                  "-n", "1000", "-q")
+    assert result.exit_code == 2
+    assert result.output == "error: --card-counts: 'double tap' is given twice; give each card's count once\n"
+
+
+@pytest.mark.parametrize("enemies", ["", " , "])
+def test_an_empty_enemies_list_is_refused_not_read_as_every_enemy(enemies):
+    result = runner.invoke(cli.app, ["campaign", "--vehicle", "scout", "--enemies", enemies, "-n", "1000",
+                                     "-q"])
+    assert result.exit_code == 2
+    assert result.output == (
+        "error: --enemies: no enemy named; give shipped enemy names (scavenger-buggy, road-raiders, war-rig, "
+        "spybot, mutant-pack), or leave it out for all of them\n"
+    )
+
+
+@pytest.mark.parametrize("command", [["combat", "--enemy", "war-rig"], ["campaign"]])
+def test_a_negative_fixed_ammo_says_n_is_at_least_0(command):
+    """fixed:-1 was told the list of policies, as if its name were unknown; fixed:0 is a policy."""
+    args = [*command, "--vehicle", "scout", "--policy", "fixed:-1", "-n", "100", "-q"]
+    result = runner.invoke(cli.app, args)
+    assert result.exit_code == 2
+    assert result.output == (
+        "error: --policy fixed:-1: fixed:N needs N >= 0 ammo per attack (0: the damage bonus alone)\n"
+    )

@@ -154,3 +154,19 @@ def test_players_repeats_one_entry_for_every_seat():
     result = odds("--troops", "1", "--players", "5")
     message = "error: --players must be an integer 2..4, got 5"
     assert result.exit_code == 2 and result.stderr.strip() == message
+
+
+@pytest.mark.parametrize(
+    "troops,hagal,message",
+    [
+        # once "at most 3 seats in all with Hagal's, and at least one player": the seats were not too many
+        ("2,2", "1,2", "--hagal: every seat (1, 2) is House Hagal; leave at least one seat for a player"),
+        # once accepted: seat 1 counted once
+        ("2,2,2", "1,1", "--hagal: seat 1 is given twice; name each House Hagal seat once"),
+        ("2,2,2,2", "1", "--hagal: House Hagal plays only in solo and two-player games: at most 3 seats "
+                         "in all with Hagal's, got 4"),
+    ],
+)
+def test_hagal_seats_say_what_is_wrong(troops, hagal, message):
+    result = odds("--troops", troops, "--hagal", hagal, "--trials", "1000", "--quiet")
+    assert result.exit_code == 2 and result.stderr == f"error: {message}\n"

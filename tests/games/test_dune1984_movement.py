@@ -68,11 +68,13 @@ def brute_return(sums, players):
 
 
 SECONDS = [None, 1, 2, 3, 4, 5, 6]
+# every target of one character (1..12), and every split roll (one die each: both targets 1..6)
+TARGETS = [(d, e) for d, e in itertools.product(range(1, 13), SECONDS) if e is None or d <= 6]
 
 
 def test_reach_simulation_matches_closed_form_for_every_distance_and_split():
     rng = np.random.default_rng(21)
-    for d, e in itertools.product(range(1, 13), SECONDS):
+    for d, e in TARGETS:
         setup = ReachSetup(d, e)
         out = simulate_reach(RULES, setup, N, rng)
         exact = exact_reach(RULES, setup)
@@ -81,7 +83,7 @@ def test_reach_simulation_matches_closed_form_for_every_distance_and_split():
 
 
 def test_reach_closed_form_matches_enumeration():
-    for d, e in itertools.product(range(1, 13), SECONDS):
+    for d, e in TARGETS:
         exact = exact_reach(RULES, ReachSetup(d, e))
         want = brute_reach(d, e)
         got = (exact["reach"], exact["split_reach"], exact["split_either"])
@@ -103,7 +105,8 @@ def test_rulebook_movement_example():
     ]
     assert reachable == [4, 5, 9]
     assert simulate_reach(RULES, ReachSetup(4, 5), 3, FixedDice())["split_reach"].all()
-    assert not simulate_reach(RULES, ReachSetup(9, 5), 3, FixedDice())["split_reach"].any()
+    # split, each character moves one die: 9 is no die's (and a split roll to 9 is refused)
+    assert not simulate_reach(RULES, ReachSetup(9), 3, FixedDice())["split_reach"].any()
 
 
 def test_reach_reference_trial_matches_exact():
@@ -208,6 +211,36 @@ def test_parse_setups():
 def test_bad_setups_name_the_field(question, values, field):
     with pytest.raises(InputError, match=field):
         GAME.question(question).setup(values)
+
+
+@pytest.mark.parametrize("distance", [7, 12])
+def test_a_split_roll_to_a_target_no_die_shows_is_refused_with_why(distance):
+    """A split roll moves each character by one die: a target above 6 was answered 0 without a word."""
+    assert ReachSetup(distance).distance == distance  # one character: the total can reach it
+    with pytest.raises(InputError) as err:
+        GAME.question("reach").setup({"distance": distance, "second_distance": 6})
+    assert str(err.value) == (
+        f"distance must be 1..6 in a split roll (second_distance), where each character moves by one die; "
+        f"got {distance} (up to 12 is one character's move, without a second target)"
+    )
+
+
+@pytest.mark.parametrize("values,message", [
+    ({"sums": [3]}, "sums 3: a space has two target sums (e.g. 3,11), got 1"),
+    ({"sums": [3, 11, 5]}, "sums 3,11,5: a space has two target sums (e.g. 3,11), got 3"),  # as given
+    ({"sums": [3, 3]}, "sums 3,3: the two target sums must differ (two chances to earn a return)"),
+    ({"sums": [3, 11], "payout": "2:0"},
+     "payout 2:0: divides by zero; give a ratio x:y with y above 0, e.g. 4:1"),
+    ({"sums": [3, 11], "payout": " 0 "},
+     "payout 0: must be positive (x Spice from the Bank per Spice staked, x or x:1)"),
+    ({"sums": [3, 11], "payout": "2:-1"},
+     "payout 2:-1: must be positive (x Spice from the Bank per Spice staked, x or x:1)"),
+])
+def test_bad_sums_and_payouts_say_what_is_wrong_as_given(values, message):
+    """Once "got (3,)", "got (3, 5, 11)" (sorted), "got [3, 3]"; a payout 2:0 "must be a ratio"."""
+    with pytest.raises(InputError) as err:
+        GAME.question("invest").setup({"payout": 4, **values})
+    assert str(err.value) == message
 
 
 def test_scenario_grid_points_are_valid_setups():

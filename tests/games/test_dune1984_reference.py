@@ -235,7 +235,7 @@ CHECKS_AND_MOVES = {
         for w in (False, True)
     ],
     "reach": [{"distance": d} for d in range(1, 13)]
-    + [{"distance": d, "second_distance": e} for d in (2, 7, 11) for e in (1, 4, 6)],
+    + [{"distance": d, "second_distance": e} for d in (2, 4, 6) for e in (1, 4, 6)],
     "invest": [{"sums": [a, 14 - a], "payout": 3, "players": p} for a in range(2, 7) for p in (2, 4)]
     + [
         {"sums": [2, 3], "payout": 1.5, "players": 3, "stake": 2},

@@ -264,6 +264,9 @@ def test_shipped_deck_says_it_is_illustrative():
     ({"enemy": "spybot", "health": 3, "policy": "fixed:x"}, "policy must be"),
     ({"enemy": "spybot", "health": 3, "redraw": "always"}, "redraw must be"),
     ({"enemy": "spybot", "health": 3, "card_counts": "nope=2"}, "no card named 'nope'"),
+    # the later count silently replaced the earlier
+    ({"enemy": "spybot", "health": 3, "card_counts": "double tap=0, double tap=1"},
+     "card_counts: 'double tap' is given twice; give each card's count once"),
     ({"enemy": "spybot", "health": 3, "colour": 2}, "unknown field(s) colour"),
 ])
 def test_bad_setups(values, message):
@@ -316,19 +319,19 @@ def test_custom_enemy_fields_and_defaults(fields, expected):
 
 
 ENEMY_GIVE = "enemy: give a shipped enemy name (enemy) or its die value (enemy_die)"
-BOTH = "give either enemy (a shipped enemy) or {}, not both"
+BOTH = "give either a shipped enemy (enemy) or an enemy's own values {}, not both"
 
 
 @pytest.mark.parametrize("fields,message", [
     ({}, ENEMY_GIVE),
     ({"enemy_stars": 2, "enemy_kind": "spybot"}, ENEMY_GIVE),
-    ({"enemy": "spybot", "enemy_die": 3}, BOTH.format("enemy_die")),
-    ({"enemy": "spybot", "enemy_stars": 3}, BOTH.format("enemy_stars")),
-    ({"enemy": "spybot", "enemy_kind": "mutant"}, BOTH.format("enemy_kind")),
-    ({"enemy": "spybot", "enemy_radiation": 1}, BOTH.format("enemy_radiation")),
-    ({"enemy": "spybot", "enemy_moon": "full"}, BOTH.format("enemy_moon")),
+    ({"enemy": "spybot", "enemy_die": 3}, BOTH.format("(enemy_die)")),
+    ({"enemy": "spybot", "enemy_stars": 3}, BOTH.format("(enemy_stars)")),
+    ({"enemy": "spybot", "enemy_kind": "mutant"}, BOTH.format("(enemy_kind)")),
+    ({"enemy": "spybot", "enemy_radiation": 1}, BOTH.format("(enemy_radiation)")),
+    ({"enemy": "spybot", "enemy_moon": "full"}, BOTH.format("(enemy_moon)")),
     ({"enemy": "spybot", "enemy_moon": "full", "enemy_die": 1},  # in the order of the fields, not given
-     BOTH.format("enemy_die, enemy_moon")),
+     BOTH.format("(enemy_die), (enemy_moon)")),
     ({"enemy_die": -1}, "enemy_die must be an integer 0..6, got -1"),
     ({"enemy_die": 7}, "enemy_die must be an integer 0..6, got 7"),  # an enemy card's die: 0..6
     ({"enemy_die": "3"}, "enemy_die must be an integer 0..6, got '3'"),
@@ -426,12 +429,21 @@ def test_ammo_policies_accepted(policy):
     assert check_ammo_policy(policy) == policy
 
 
-@pytest.mark.parametrize("policy", ["all in", "fixed:", "fixed:x", "fixed:-1", "fixed:2x", "xfixed:2", 2,
+@pytest.mark.parametrize("policy", ["all in", "fixed:", "fixed:x", "fixed:2x", "xfixed:2", 2,
                                     None, "fixed:2\n"])
 def test_ammo_policy_message(policy):
     with pytest.raises(InputError) as err:
         check_ammo_policy(policy)
     assert str(err.value) == POLICY.format(policy)
+
+
+@pytest.mark.parametrize("best", [False, True])
+def test_a_negative_fixed_ammo_is_told_n_is_at_least_0(best):
+    """fixed:-1 is the right name with a count below 0: once "policy must be all_in, ...", as if unknown."""
+    with pytest.raises(InputError) as err:
+        check_ammo_policy("fixed:-1", best=best)
+    want = "policy fixed:-1: fixed:N needs N >= 0 ammo per attack (0: the damage bonus alone)"
+    assert str(err.value) == want
 
 
 @pytest.mark.parametrize("policy,cap,enemy_health,bonus,expected", [

@@ -139,7 +139,10 @@ def test_survived_distribution_sums_to_one_and_loot_is_capped():
 
 @pytest.mark.parametrize("values,message", [
     ({"health": 3, "fights": 0}, "fights must be an integer 1..12"),
-    ({"health": 3, "enemies": []}, "enemies: give at least one enemy"),
+    ({"health": 3, "enemies": []}, "enemies: no enemy named; give shipped enemy names"),
+    # given but empty: once every enemy, as if not given
+    ({"health": 3, "enemies": ""}, "enemies: no enemy named; give shipped enemy names"),
+    ({"health": 3, "enemies": " , "}, "or leave it out for all of them"),
     ({"health": 3, "enemies": ["zorg"]}, "unknown enemy 'zorg'"),
     ({"health": 3, "exploration": "bold"}, "exploration must be one of first, safer"),
     ({"health": 3, "max_health": 2}, "max_health must be an integer 3..99"),

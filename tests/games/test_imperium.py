@@ -489,7 +489,7 @@ def test_house_hagal_seat_by_hand():
     "values,message",
     [
         ({"troops": "1,1,1,1", "hagal": 4}, "House Hagal plays only in solo and two-player games"),
-        ({"troops": "1,1", "hagal": "1,2"}, "at least one player"),
+        ({"troops": "1,1", "hagal": "1,2"}, "leave at least one seat for a player"),
         ({"troops": "1,1,1", "hagal": 5}, r"hagal: seat 5 is not a seat of this conflict \(1..3\)"),
     ],
 )

@@ -60,7 +60,8 @@ def test_probabilities_that_miss_one_by_rounding_are_rescaled_to_sum_to_one():
 
 SEAT2 = "troops: seat 2: "
 HAGAL_SEATS = ("hagal: House Hagal plays only in solo and two-player games: at most 3 seats in all with "
-               "Hagal's, and at least one player")
+               "Hagal's, got 4")
+NO_PLAYER = "hagal: every seat ({}) is House Hagal; leave at least one seat for a player"
 BAD_SETUPS = [
     ({"troops": "3"}, "troops: 1 seat(s) given; a Dune: Imperium conflict has 2 to 4 players "
                       "(one entry per seat, or set players)"),
@@ -132,8 +133,11 @@ BAD_SETUPS = [
     ({"troops": "1,1,1", "hagal": 4}, "hagal: seat 4 is not a seat of this conflict (1..3)"),
     ({"troops": "1,1,1", "hagal": 0}, "hagal: seat 0 is not a seat of this conflict (1..3)"),
     ({"troops": "1,1,1,1", "hagal": 4}, HAGAL_SEATS),
-    ({"troops": "1,1", "hagal": "1,2"}, HAGAL_SEATS),
-    ({"troops": "1,1,1", "hagal": "3,1,2"}, HAGAL_SEATS),
+    ({"troops": "1,1", "hagal": "1,2"}, NO_PLAYER.format("1, 2")),
+    ({"troops": "1,1,1", "hagal": "3,1,2"}, NO_PLAYER.format("3, 1, 2")),
+    # a seat named twice would be silently counted once
+    ({"troops": "1,1,1", "hagal": "1,1"}, "hagal: seat 1 is given twice; name each House Hagal seat once"),
+    ({"troops": "1,1,1", "hagal": "3,2,3"}, "hagal: seat 3 is given twice; name each House Hagal seat once"),
     ({"troops": "1,1", "hagal": "x"}, "hagal: the seats (1-based numbers) that are House Hagal, got 'x'"),
 ]
 
@@ -146,8 +150,8 @@ def test_bad_setup_message(values, message):
 
 
 def test_a_setup_read_from_values_is_normalised():
-    # one entry for every seat with players; Hagal's seats sorted, once each; the deck name trimmed
-    setup = parse_conflict({"troops": "2", "players": 3, "hagal": "3,2,3", "deck": " starting "})
+    # one entry for every seat with players; Hagal's seats sorted; the deck name trimmed
+    setup = parse_conflict({"troops": "2", "players": 3, "hagal": "3,2", "deck": " starting "})
     assert (setup.players, setup.hagal, setup.deck) == (3, (2, 3), "starting")
     assert (setup.revealed, setup.intrigue, setup.conflict) == ((3, 3, 3), (0, 0, 0), None)
     for none in ("none", "", None):

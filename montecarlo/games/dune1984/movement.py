@@ -54,7 +54,8 @@ class ReachSetup:
     """Targets of one movement roll.
 
     Attributes:
-        distance: spaces to the first character's target, 1..12.
+        distance: spaces to the first character's target, 1..12 (1..6 with ``second_distance``:
+            in a split roll each character moves by a single die).
         second_distance: spaces to the second character's target for a split roll, 1..6 (a
             single die), or None when only the first character has a target.
     """
@@ -66,6 +67,12 @@ class ReachSetup:
         whole("distance", self.distance, 1, 12)
         if self.second_distance is not None:
             whole("second_distance", self.second_distance, 1, 6)
+            if self.distance > 6:  # a split roll would answer 0 for every roll
+                raise InputError(
+                    f"distance must be 1..6 in a split roll (second_distance), where each character "
+                    f"moves by one die; got {self.distance} (up to 12 is one character's move, without "
+                    "a second target)"
+                )
 
     def targets(self) -> tuple[int, ...]:
         return (self.distance,) if self.second_distance is None else (self.distance, self.second_distance)
@@ -121,15 +128,14 @@ def reach_exact(distance: int) -> float:
 def split_exact(first: int, second: int | None) -> tuple[float, float]:
     """(P(every target reached by a split roll), P(at least one reached)), one die each.
 
-    One target: a die must show it, 11/36. Two targets: the dice must be exactly {d, e}
-    (2/36, or 1/36 for a double), and at least one shows d or e with P 1 - (4/6)^2 (1 - (5/6)^2
-    when d = e). A first target above 6 cannot be reached by one die.
+    One target: a die must show it, 11/36 (a target above 6 cannot be reached by one die). Two
+    targets (both 1..6: :class:`ReachSetup` refuses a split roll to a target above 6): the dice
+    must be exactly {d, e} (2/36, or 1/36 for a double), and at least one shows d or e with P
+    1 - (4/6)^2 (1 - (5/6)^2 when d = e).
     """
     if second is None:
         p = 11 / 36 if first <= 6 else 0.0
         return p, p
-    if first > 6:
-        return 0.0, 11 / 36
     if first == second:
         return 1 / 36, 11 / 36
     return 2 / 36, 20 / 36
@@ -160,12 +166,11 @@ class InvestSetup:
     stake: int = 1
 
     def __post_init__(self) -> None:
-        if not isinstance(self.sums, tuple) or len(self.sums) != 2:
-            raise InputError(f"sums must be two target sums, got {self.sums!r}")
+        if not isinstance(self.sums, tuple):
+            raise InputError(f"sums must be a pair of target sums, got {self.sums!r}")
         for s in self.sums:
             whole("sums", s, 2, 12)
-        if self.sums[0] == self.sums[1]:
-            raise InputError(f"sums must be two different totals, got {list(self.sums)}")
+        check_sums(list(self.sums), "sums " + ",".join(map(str, self.sums)))
         if (
             isinstance(self.payout, bool)
             or not isinstance(self.payout, (int, float))
@@ -191,20 +196,45 @@ class InvestSetup:
 
 def parse_payout(value: Any) -> float:
     """A payout ratio from a number, ``"4"``, or ``"4:1"`` / ``"3:2"`` as printed on a space."""
-    if isinstance(value, str):
-        top, _, bottom = value.partition(":")
-        try:
-            return float(top) / float(bottom or 1)
-        except (ValueError, ZeroDivisionError):
-            raise InputError(f"payout must be a number or a ratio like 4:1, got {value!r}") from None
-    return value
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    top, _, bottom = text.partition(":")
+    try:
+        x, y = float(top), float(bottom or 1)
+    except ValueError:
+        raise InputError(f"payout must be a number or a ratio like 4:1, got {value!r}") from None
+    if y == 0:
+        raise InputError(f"payout {text}: divides by zero; give a ratio x:y with y above 0, e.g. 4:1")
+    if not (x > 0 and y > 0):  # a NaN is neither
+        raise InputError(
+            f"payout {text}: must be positive (x Spice from the Bank per Spice staked, x or x:1)"
+        )
+    return x / y
+
+
+def check_sums(sums: list[int], given: str) -> None:
+    """Refuse a space's target sums other than two different ones; ``given`` names them as typed
+    (``sums 3,3``, ``--sums 3,3``).
+
+    >>> check_sums([3, 3], "sums 3,3")
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: sums 3,3: the two target sums must differ (two chances to earn a return)
+    """
+    if len(sums) != 2:
+        raise InputError(f"{given}: a space has two target sums (e.g. 3,11), got {len(sums)}")
+    if sums[0] == sums[1]:
+        raise InputError(f"{given}: the two target sums must differ (two chances to earn a return)")
 
 
 def parse_invest(values: Mapping[str, Any]) -> InvestSetup:
     """``{"sums": [3, 11], "payout": 4 | "4:1", "players": 4, "stake": 1}`` -> InvestSetup."""
     values = dict(values)
     if isinstance(values.get("sums"), (list, tuple)):
-        values["sums"] = tuple(sorted(whole("sums", s, 2, 12) for s in values["sums"]))
+        given = [whole("sums", s, 2, 12) for s in values["sums"]]
+        check_sums(given, "sums " + ",".join(map(str, given)))
+        values["sums"] = tuple(sorted(given))
     if "payout" in values:
         values["payout"] = parse_payout(values["payout"])
     return build_dataclass(InvestSetup, values, what="invest setup")

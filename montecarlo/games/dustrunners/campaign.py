@@ -113,6 +113,11 @@ def parse_campaign(values: Mapping[str, Any]) -> CampaignSetup:
         names = [p.strip() for p in pool.split(",") if p.strip()] if isinstance(pool, str) else pool
         if not isinstance(names, (list, tuple)):
             raise InputError(f"enemies: expected a list of enemy names, got {pool!r}")
+        if not names:  # given, but empty: a slip (an unset shell variable), not "every enemy"
+            raise InputError(
+                f"enemies: no enemy named; give shipped enemy names ({', '.join(shipped_enemies())}), "
+                "or leave it out for all of them"
+            )
         chosen = tuple(named_enemy(n) for n in names)
     merged, car = cb.vehicle_values(values)
     health, ammo = merged["health"], merged.get("ammo", 0)

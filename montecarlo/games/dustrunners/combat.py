@@ -64,6 +64,7 @@ REDRAW_POLICIES = ("never", "when_losing")  # the single-use policies of earlier
 # card's moon and loot, and the loot card's raider steps.
 REDRAW_USES = ("initiative", "finish", "when_losing", "loot", "steps")
 _FIXED = re.compile(r"fixed:(\d+)")  # used with fullmatch: no trailing newline slips through
+_NEGATIVE = re.compile(r"fixed:-\d+")  # the right name with a negative count
 MAX_EXACT_CARDS = 16  # the exact solver tries decks of at most this many cards (within its budget)
 MAX_EXACT_STATES = 400_000  # memoised states before the exact solver gives up (returns None)
 MAX_EXACT_WORK = 2_000_000  # enumerated draw outcomes before it gives up (a few seconds at most)
@@ -81,6 +82,8 @@ def check_ammo_policy(policy: Any, best: bool = False) -> str:
         return policy
     if best and policy == "best":
         return policy
+    if isinstance(policy, str) and _NEGATIVE.fullmatch(policy):
+        raise InputError(f"policy {policy}: fixed:N needs N >= 0 ammo per attack (0: the damage bonus alone)")
     if policy == "best":
         raise InputError("policy best (ammo decided by exact best play) is offered for a single combat only")
     if best:
@@ -253,6 +256,8 @@ def parse_card_counts(value: Any) -> dict[str, int]:
             name, sep, count = part.partition("=")
             if not sep or not name.strip():
                 raise InputError(f"card_counts: expected 'card name=count, ...', got {value!r}")
+            if name.strip() in out:  # the later count would silently replace the earlier
+                raise InputError(f"card_counts: {name.strip()!r} is given twice; give each card's count once")
             try:
                 out[name.strip()] = int(count)
             except ValueError:
@@ -275,7 +280,8 @@ def resolve_enemy(values: Mapping[str, Any]) -> Enemy:
     custom = [k for k in fields if k in values]
     if values.get("enemy") is not None:
         if custom:
-            raise InputError(f"give either enemy (a shipped enemy) or {', '.join(custom)}, not both")
+            own = ", ".join(f"({k})" for k in custom)  # each in parentheses: the CLI names its flag
+            raise InputError(f"give either a shipped enemy (enemy) or an enemy's own values {own}, not both")
         return named_enemy(values["enemy"])
     if "enemy_die" not in values:
         raise InputError("enemy: give a shipped enemy name (enemy) or its die value (enemy_die)")

@@ -157,7 +157,8 @@ def load_exploration(name: str | None = None) -> ExplorationDeck:
         return parse_exploration(_read_toml(path, "exploration deck"), str(path.resolve()), True)
     path = pathlib.Path(name.strip()).expanduser()
     if not path.exists():
-        raise InputError(f"exploration deck file not found: {name} (or use the shipped one: illustrative)")
+        # "exploration_deck", not "exploration deck": the CLI names its flag, not --exploration's
+        raise InputError(f"exploration_deck file not found: {name} (or use the shipped one: illustrative)")
     return _load_path(str(path), path.stat().st_mtime)
 
 

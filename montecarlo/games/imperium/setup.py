@@ -27,7 +27,8 @@ solo or two-player game (its cards are on a separate rules sheet the project doe
 such a seat competes in the conflict with the strength its ``troops`` (2 each) and ``intrigue``
 give it (``revealed`` 0: Hagal reveals no cards), takes places like anyone, but is no player:
 its rewards count for nobody (its points are not reported) and a setup with Hagal has at most
-3 seats (2 players + Hagal, or 1 player + two Hagal rivals).
+3 seats (2 players + Hagal, or 1 player + two Hagal rivals), at least one a player's; each Hagal
+seat is named once.
 
 >>> setup = parse_conflict({"players": 3, "troops": "deploy:1+3:uniform", "conflict": "Skirmish"})
 >>> setup.troops[0].pmf, setup.revealed, setup.conflict
@@ -77,10 +78,18 @@ class ConflictSetup:
         for seat in self.hagal:
             if not is_whole(seat) or not 1 <= seat <= players:
                 raise InputError(f"hagal: seat {seat!r} is not a seat of this conflict (1..{players})")
-        if self.hagal and (players > MAX_HAGAL_SEATS or len(set(self.hagal)) >= players):
+        twice = sorted({s for s in self.hagal if self.hagal.count(s) > 1})
+        if twice:
+            raise InputError(f"hagal: seat {twice[0]} is given twice; name each House Hagal seat once")
+        if self.hagal and players > MAX_HAGAL_SEATS:
             raise InputError(
                 "hagal: House Hagal plays only in solo and two-player games: at most "
-                f"{MAX_HAGAL_SEATS} seats in all with Hagal's, and at least one player"
+                f"{MAX_HAGAL_SEATS} seats in all with Hagal's, got {players}"
+            )
+        if self.hagal and len(self.hagal) >= players:
+            raise InputError(
+                f"hagal: every seat ({', '.join(map(str, self.hagal))}) is House Hagal; leave at least one "
+                "seat for a player"
             )
         object.__setattr__(self, "hagal", tuple(sorted(set(int(s) for s in self.hagal))))
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
