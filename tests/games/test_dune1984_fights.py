@@ -434,3 +434,15 @@ def test_a_reference_fight_past_the_roll_limit_is_a_bug_not_a_hang(monkeypatch):
         reference_duel(Rules(), DuelSetup(6, 6), np.random.default_rng(2))
     monkeypatch.setattr(fights, "REFERENCE_ROUND_LIMIT", 100)
     assert reference_duel(Rules(), DuelSetup(6, 6), np.random.default_rng(2))["rounds"] <= 100
+
+
+def test_rule_fields_are_bounded_before_any_array_is_made():
+    """max_dice 10**9 asked numpy for 52 GiB (a MemoryError, not an InputError)."""
+    from montecarlo.games.dune1984.rules import RULE_BOUNDS
+
+    for name, high in RULE_BOUNDS.items():
+        assert Rules(**{name: high}) is not None
+        with pytest.raises(InputError, match=f"^{name} must be an integer .*{high}, got {high + 1}$"):
+            Rules(**{name: high + 1})
+    with pytest.raises(InputError, match="^max_dice must be an integer 1..20, got 1000000000$"):
+        Rules(max_dice=10**9)

@@ -18,6 +18,12 @@ BEST_DESIGNATIONS = DESIGNATION_POLICIES[2:]  # one side chooses exactly; the ot
 GUILE_ROLLS = ("d6", "d8", "2d6")
 
 
+RULE_BOUNDS = {  # the largest value of each numeric rule field (the least: 1, strength_gain 0)
+    "max_dice": 20, "die_faces": 100, "sword_faces": 100, "gom_faces": 100, "max_strength": 20,
+    "spice_per_guile": 100, "strength_gain": 20,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
     """Every rule parameter of the Dune 1984 fight, check, movement and investment models."""
@@ -47,9 +53,10 @@ class Rules:
             )
         if self.guile_roll not in GUILE_ROLLS:
             raise InputError(f"guile_roll must be one of {', '.join(GUILE_ROLLS)}, got {self.guile_roll!r}")
-        for name in ("max_dice", "die_faces", "sword_faces", "gom_faces", "max_strength", "spice_per_guile"):
-            whole(name, getattr(self, name), 1)
-        whole("strength_gain", self.strength_gain, 0)
+        # bounded as a table could play them, and so that a chunk's arrays (trials x dice) fit in
+        # memory: max_dice 10**9 asked numpy for 52 GiB
+        for name, high in RULE_BOUNDS.items():
+            whole(name, getattr(self, name), 0 if name == "strength_gain" else 1, high)
 
 
 VARIANTS: dict[str, dict] = {
