@@ -126,6 +126,8 @@ class RunSettings:
         _count("chunk_size", self.chunk_size)
         if self.progress is not None and not callable(self.progress):
             raise SettingError("progress", _PROGRESS, self.progress)
+        if self.checkpoint is not None and not isinstance(self.checkpoint, (str, os.PathLike)):
+            raise SettingError("checkpoint", "a file's path (a str or pathlib.Path)", self.checkpoint)
         for key in ("trials", "seed", "jobs", "max_trials", "chunk_size"):  # numpy's integers as Python's
             value = getattr(self, key)
             if value is not None and type(value) is not int:

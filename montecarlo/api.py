@@ -178,7 +178,7 @@ class Result:
             ("variant", variant, variants),
             ("values", values, self.columns),
         ):
-            if got not in known:
+            if not isinstance(got, str) or got not in known:
                 raise InputError(f"pivot: unknown {what} {got!r}; known: {', '.join(map(str, known))}")
         frame = self.to_pandas()
         part = frame[(frame["metric"] == metric) & (frame["variant"] == variant)]
@@ -300,7 +300,18 @@ def _names(variants: Any) -> tuple[str, ...]:
         return (variants,)
     if not isinstance(variants, (list, tuple)) or not all(isinstance(v, str) for v in variants):
         raise InputError(f"variants must be a variant name or a list of names, got {variants!r}")
+    twice = next((v for i, v in enumerate(variants) if v in variants[:i]), None)
+    if twice is not None:
+        raise InputError(f"variants: {twice!r} is given twice; name each house rule once")
     return tuple(variants)
+
+
+def path_arg(value: Any, what: str) -> str:
+    """``value`` as a path's text (a str or os.PathLike), else InputError naming ``what``."""
+    text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    if not isinstance(text, str):
+        raise InputError(f"{what} must be a path (a str or pathlib.Path), got {value!r}")
+    return text
 
 
 def _game_arg(game: Any) -> Any:
@@ -458,6 +469,8 @@ def _variant_specs(variants: Any) -> dict[str, dict[str, Any]]:
         raise InputError(f"variants must be names or a mapping name -> variant, got {variants!r}")
     out: dict[str, dict[str, Any]] = {}
     for name, spec in variants.items():
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"variants: a variant's name must be a non-empty text, got {name!r}")
         if isinstance(spec, (str, list, tuple)):
             out[name] = {"builtin": list(_names(spec))}
         elif isinstance(spec, Mapping) and set(spec) <= {"builtin", "overrides", "description"} and spec:
@@ -493,7 +506,23 @@ def _scenario_data(
 def _parse(data: Mapping[str, Any], source: str) -> Scenario:
     from montecarlo.scenarios import parse_scenario
 
-    return parse_scenario(data, source=source)
+    return parse_scenario(_as_toml(data), source=source)
+
+
+def _as_toml(value: Any) -> Any:
+    """Scenario data as a TOML file would give it: numpy's numbers as Python's (a report's JSON
+    could not write an int64 of the grid, after the whole run), tuples and ranges as lists."""
+    import numpy as np
+
+    if isinstance(value, Mapping):
+        return {k: _as_toml(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, range)):
+        return [_as_toml(v) for v in value]
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return [_as_toml(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def _scenario_result(result: ScenarioResult, title: str, path: Path | None = None) -> Result:
@@ -745,6 +774,9 @@ def report(
     sc = _scenario_arg(scenario)
     if sc is None:
         raise InputError(f"report: expected a scenario file (.toml) or scenario data, got {scenario!r}")
+    if command is not None and not isinstance(command, str):
+        raise InputError(f"report: command must be the text that reruns the report, got {command!r}")
+    check_baseline(sc, baseline)
     folder = report_folder(sc, out)
     check_report_checkpoint(folder, checkpoint)
     backend = chosen_backend(backend, scheduler)
@@ -762,6 +794,7 @@ def check_report_checkpoint(folder: str | os.PathLike | None, checkpoint: str | 
     report replaces (it would then refuse the folder, holding a file it did not write)."""
     if checkpoint is None:
         return
+    path_arg(checkpoint, "checkpoint")
     from montecarlo.engine.checkpoint import Checkpoint
 
     place = Path(os.path.realpath(checkpoint))
@@ -856,7 +889,7 @@ def games(*files: str | os.PathLike) -> Catalogue:
     from montecarlo.registry import get_game, list_games
 
     out = Catalogue()
-    for name in (*list_games(), *(os.fspath(f) for f in files)):  # a file is listed under its path
+    for name in (*list_games(), *(path_arg(f, "games: a battle file") for f in files)):  # listed by path
         g = get_game(name)
         out[name] = GameInfo(
             g.name, g.title, g.default_question, {q: _question_info(v) for q, v in g.questions.items()},

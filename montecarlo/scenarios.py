@@ -255,7 +255,8 @@ def parse_scenario(
     c.keys(data, TOP_KEYS, "")
     name = c.string(data, "name", "name", default_name)
     if not _NAME.match(name):
-        c.expected("name", "letters, digits, '.', '_' or '-' (it names the report folder)", name)
+        c.expected("name", "letters, digits, '.', '_' or '-', starting with a letter or digit (it names the "
+                   "report folder)", name)
     raw_game = data.get("game")
     if isinstance(raw_game, str) and raw_game.endswith(".toml") and path is not None:
         raw_game = str(path.parent / raw_game)  # a game definition file, relative to the scenario
@@ -576,6 +577,10 @@ def run_scenario(
     plots). The result's ``jobs`` is then what the run used: every core if it started workers
     or found them started, else 1.
     """
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise InputError(
+            f"progress must be True (a bar), False or a function progress(done, total), got {progress!r}"
+        )
     variants = scenario.ordered_variants(baseline)
     too_few = too_few_trials(scenario)
     if too_few:

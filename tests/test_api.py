@@ -301,3 +301,77 @@ def test_a_precision_run_says_the_trials_that_ran_not_its_first_batch():
                           precision=0.02, trials=500, max_trials=4_000)
     ran = {row["trials"] for row in compared.rows}
     assert min(ran) > 500 and f"{min(ran):,}" in compared._caption()
+
+
+# --- wrong types and values: an InputError before any work (found by an audit of the API) -------
+
+
+def _no_work(monkeypatch):
+    from montecarlo.engine import runner
+
+    def never(*args, **kwargs):
+        raise AssertionError("simulated before refusing")
+
+    monkeypatch.setattr(runner, "run_grid", never)
+
+
+GUILE = str(ROOT / "scenarios" / "dune1984" / "guile-survival.toml")
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: mc.odds("dune1984", attacker=4, defender=5, variants=["ties_favour_defender"] * 2),
+         "variants: 'ties_favour_defender' is given twice; name each house rule once"),
+        (lambda: mc.table("dune1984", grid={"attacker": [3, 4]}, defender=5,
+                          variants=["ties_favour_defender", "ties_favour_defender"]),
+         "variants: 'ties_favour_defender' is given twice"),
+        (lambda: mc.compare("dune1984", grid={"attacker": [3, 4]}, defender=5,
+                            variants={"a": {}, 5: "ties_favour_defender"}),
+         "variants: a variant's name must be a non-empty text, got 5"),
+        (lambda: mc.compare("dune1984", grid={"attacker": [3, 4]}, defender=5,
+                            variants={"a": {}, " ": "ties_favour_defender"}),
+         "variants: a variant's name must be a non-empty text, got ' '"),
+        (lambda: mc.odds("dune1984", attacker=4, defender=5, rules={1: 2}),
+         "unknown rule field(s) 1"),
+        (lambda: mc.odds("dune1984", ["duel"], attacker=4, defender=5),
+         "question must be a question's name (or None for 'duel'), got ['duel']"),
+        (lambda: mc.odds("dune1984", "", attacker=4, defender=5),
+         "question must be a question's name (or None for 'duel'), got ''"),
+        (lambda: mc.report(GUILE, out=5), "out must be a folder's path (a str or pathlib.Path), got 5"),
+        (lambda: mc.report(GUILE, out=b"here"), "out must be a folder's path"),
+        (lambda: mc.report(GUILE, out="unused-out", command=5), "report: command must be the text"),
+        (lambda: mc.report(GUILE, out="unused-out", checkpoint=5), "checkpoint must be a path"),
+        (lambda: mc.compare(GUILE, checkpoint=5), "checkpoint must be a file's path"),
+        (lambda: mc.compare(GUILE, progress=5), "progress must be True (a bar), False or a function"),
+        (lambda: mc.games(5), "games: a battle file must be a path"),
+        (lambda: mc.report(GUILE, out="unused-out", baseline="nope"),
+         "baseline: unknown variant 'nope'; known:"),
+    ],
+)
+def test_wrong_types_are_one_line_input_errors_before_any_work(monkeypatch, tmp_path, call, message):
+    monkeypatch.chdir(tmp_path)
+    _no_work(monkeypatch)
+    with pytest.raises(InputError) as err:
+        call()
+    assert message in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pivot_of_an_unknown_kind_of_value_is_an_input_error():
+    result = mc.table("dune1984", grid={"attacker": [3, 4], "defender": [4, 5]}, trials=500)
+    with pytest.raises(InputError, match=r"pivot: unknown metric \['attacker_win'\]"):
+        result.pivot(["attacker_win"])
+
+
+def test_numpy_numbers_in_scenario_data_and_jobs_are_python_numbers_to_the_report(tmp_path):
+    """Both ran the whole scenario and then failed: a TypeError writing report.json (an int64 of
+    the grid) and one in the report's header ("s" * (jobs != 1) with jobs an int64)."""
+    import numpy as np
+
+    data = dict(name="np", game="dune1984", question="duel", seed=np.int64(3), trials=np.int64(300),
+                setup={"defender": np.int64(5)}, grid={"attacker": np.array([3, 4])},
+                variants={"official": {}, "t": {"builtin": ["ties_favour_defender"]}})
+    written = mc.report(data, out=tmp_path / "r", jobs=np.int64(1))
+    assert written.facts["seed"] == 3 and (tmp_path / "r" / "report.json").is_file()
+    assert sorted({r["attacker"] for r in written.rows}) == [3, 4]

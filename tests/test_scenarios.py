@@ -387,7 +387,13 @@ BAD = [
     ),
     (
         'game = "coin"\nseed = 1\nname = "a b"\n',
-        "name: expected letters, digits, '.', '_' or '-' (it names the report folder), got 'a b'",
+        "name: expected letters, digits, '.', '_' or '-', starting with a letter or digit (it names the "
+        "report folder), got 'a b'",
+    ),
+    (
+        'game = "coin"\nseed = 1\nname = "..."\n',  # only the allowed characters, but no folder name
+        "name: expected letters, digits, '.', '_' or '-', starting with a letter or digit (it names the "
+        "report folder), got '...'",
     ),
     (
         'game = "coin"\nseed = 1\nname = 5\n',

@@ -133,6 +133,11 @@ class Game:
         return own + [setup for name, setup in self.examples if name == question]
 
     def question(self, name: str | None = None) -> Question:
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise InputError(
+                f"question must be a question's name (or None for {self.default_question!r}), got "
+                f"{name!r}; known: {', '.join(self.questions)}"
+            )
         key = name or self.default_question
         if key not in self.questions:
             raise InputError(
@@ -187,7 +192,9 @@ def refuse_conflicts(
 def apply_overrides(obj: Any, overrides: Mapping[str, Any], what: str = "override") -> Any:
     """``dataclasses.replace`` with a clear error for unknown fields or rejected values."""
     names = {f.name for f in dataclasses.fields(obj)}
-    unknown = sorted(set(overrides) - names)
+    if not isinstance(overrides, Mapping):
+        raise InputError(f"{what}: expected a mapping of rule fields to values, got {overrides!r}")
+    unknown = sorted(map(str, set(overrides) - names))
     if unknown:
         raise InputError(
             f"{what}: unknown rule field(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}"

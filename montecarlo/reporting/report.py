@@ -79,7 +79,9 @@ def check_out(out: str | os.PathLike, option: str = "--out") -> Path:
     or ``.``, a file, a folder with anything else in it, a place under a file or one that cannot
     be written. Call it before simulating; :func:`write_report` calls it again.
     """
-    text = os.fspath(out)
+    text = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
+    if not isinstance(text, str):
+        raise InputError(f"{option} must be a folder's path (a str or pathlib.Path), got {out!r}")
     path = Path(text)
     # pathlib drops a "." part ("new/." is "new"): the text tells "." from the folder before it
     if not text.strip() or path.name in ("", "..") or text.endswith("/."):
