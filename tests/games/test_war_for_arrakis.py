@@ -654,10 +654,14 @@ def test_chain_states_bound_by_hand():
 def test_exact_battle_solves_a_chain_exactly_at_the_state_limit(monkeypatch):
     """The limit is inclusive: a bound of 40 states is solved when the limit is 40, not when 39."""
     setup = BattleSetup("2 regular, 1 elite", "1 regular")
-    monkeypatch.setattr(battle.BATTLE, "max_states", 40)
-    assert exact_battle(RULES, setup) is not None
-    monkeypatch.setattr(battle.BATTLE, "max_states", 39)
-    assert exact_battle(RULES, setup) is None
+    battle.BATTLE.clear()
+    try:
+        monkeypatch.setattr(battle.BATTLE, "max_states", 40)
+        assert exact_battle(RULES, setup) is not None
+        monkeypatch.setattr(battle.BATTLE, "max_states", 39)
+        assert exact_battle(RULES, setup) is None
+    finally:  # a chain built under the small limit keeps it: a later test's 5 against 6 hit it
+        battle.BATTLE.clear()
 
 
 @pytest.mark.parametrize(
@@ -1181,3 +1185,14 @@ def test_a_battle_without_a_side_says_what_the_side_takes(missing):
         GAME.question("battle").setup(values)
     takes = "a legion like '4 regular, 1 elite, bashar'"
     assert str(info.value) == f"battle setup: {missing} is required ({takes})"
+
+
+def test_rules_under_which_a_battle_never_ends_are_an_input_error_in_a_players_words():
+    """The chain engine's MonteCarloError ("state ... only leads back to itself") reached the API
+    as it was: not an InputError, and in the engine's words."""
+    rules = GAME.rules(overrides=ALL_BLANK)
+    setup = BattleSetup("4 regular", "3 regular", 0)
+    with pytest.raises(InputError, match=r"^under these rules this battle never ends: no round can cost"):
+        exact_battle(rules, setup)
+    ended = GAME.rules(overrides={**ALL_BLANK, "attack": "max_rounds:2"})
+    assert exact_battle(ended, setup)["attacker_win"] == 0.0

@@ -97,6 +97,8 @@ def test_policy_overrides(names, want):
          "round is always fought)"),
         ("max_rounds:", "policy 'max_rounds:': max_rounds:N needs a number of rounds N >= 1 (the first "
          "round is always fought)"),
+        ("max_rounds:-1", "policy 'max_rounds:-1': max_rounds:N needs a number of rounds N >= 1 (the first "
+         "round is always fought)"),
         (["retreat"], f"unknown policy 'retreat'; {POLICY_HELP}"),
         ("while_ahead, max_rounds:2", "two attack policies given (while_ahead, max_rounds:2); choose one"),
         ("never, when_outnumbered", "two retreat policies given (never, when_outnumbered); choose one"),

@@ -45,7 +45,7 @@ import numpy as np
 
 from montecarlo.engine.chain_question import ChainQuestion
 from montecarlo.engine.decisions import Choice, Objective
-from montecarlo.errors import InputError
+from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.games.base import (
     Metric, Question, build_dataclass, parse_weighted_objective, weighted_objective_text,
 )
@@ -1500,6 +1500,13 @@ def applicable_battle(setup: BattleSetup) -> tuple[str, ...]:
     """Every metric, but ``objective`` only where the setup asks for one."""
     return tuple(m.name for m in METRICS if m.name != "objective" or setup.objective)
 
+def _never_ends(exc: MonteCarloError) -> Exception:
+    """The chain engine's finding about a battle, in a player's words: rules under which no round
+    can change anything (a die without Hits, Specials that do nothing here) and no policy stops."""
+    return InputError(f"under these rules this battle never ends: no round can cost a unit and nothing "
+                      f"stops it (a die without Hit faces? a policy such as max_rounds:N ends it); {exc}")
+
+
 BATTLE: ChainQuestion[_Context, BattleState] = ChainQuestion(
     _start,
     _transitions,
@@ -1513,6 +1520,7 @@ BATTLE: ChainQuestion[_Context, BattleState] = ChainQuestion(
     objective=battle_objective,
     best_play=_asks_best,
     name="the battle's chain",
+    explain=_never_ends,
     cache_size=512,
     home=(__name__, "BATTLE"),
 )

@@ -449,7 +449,8 @@ def policy_overrides(names: Any) -> dict[str, str]:
             and name not in ATTACK_POLICIES[:3]
             and not re.fullmatch(r"max_rounds:[1-9]\d*", name)
         ):
-            if re.fullmatch(r"max_rounds:\d*", name):  # the right name with a count of 0 or none
+            # the right name with a count of 0, none or a negative one (its "-" was read as "_")
+            if re.fullmatch(r"max_rounds:[+_-]?\d*", name):
                 raise InputError(f"policy {item!r}: max_rounds:N needs a number of rounds N >= 1 (the "
                                  "first round is always fought)")
             raise InputError(f"unknown policy {item!r}; {POLICY_HELP}")
