@@ -351,6 +351,8 @@ odds_app = typer.Typer(
     cls=OddsGroup,
     no_args_is_help=True,
     help="Odds of one situation of a game's main question: estimate, 95% interval, exact value.",
+    epilog="Also a battle described as data: montecarlo odds FILE.toml --set FIELD=VALUE (montecarlo odds "
+    "FILE.toml --help lists its fields; e.g. scenarios/games/risk.toml).",
 )
 table_app = typer.Typer(
     cls=TableGroup,

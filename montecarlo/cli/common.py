@@ -320,7 +320,8 @@ def _options(trials: int, variants: Sequence[str] | None = None) -> dict[str, tu
                 typer.Option(
                     "--precision",
                     metavar="H",
-                    help="Add trials until every probability's 95% half-width is at most H (e.g. 0.001).",
+                    help="Add trials until every probability's 95% half-width is at most H (0 < H < 0.5, "
+                    "e.g. 0.001).",
                     rich_help_panel="Simulation",
                 ),
             ],

@@ -62,7 +62,8 @@ Precision = Annotated[
     typer.Option(
         "--precision",
         metavar="H",
-        help="Add trials until every probability's 95% half-width is at most H, over the scenario's own.",
+        help="Add trials until every probability's 95% half-width is at most H (0 < H < 0.5), over the "
+        "scenario's own.",
     ),
 ]
 MaxTrials = Annotated[

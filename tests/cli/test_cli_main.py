@@ -118,3 +118,9 @@ def test_the_run_options_show_what_they_take_and_their_flags_are_off_by_default(
     assert rows["--variant"][:2] == ["-v", "NAME"]
     table = runner.invoke(app, ["odds", "dune1984", "-a", "4", "-d", "5", "-n", "1000"])
     assert table.exit_code == 0 and not table.stdout.lstrip().startswith("{")  # a table, not JSON
+
+
+def test_odds_help_tells_of_battle_files():
+    """The README's `odds FILE.toml` form worked, but `odds --help` listed only the four games."""
+    shown = CliRunner().invoke(app, ["odds", "--help"], env={"COLUMNS": "200"}).stdout
+    assert "montecarlo odds FILE.toml --set FIELD=VALUE" in " ".join(shown.split())
