@@ -294,6 +294,11 @@ def test_a_file_that_is_not_a_checkpoint_is_never_overwritten(tmp_path):
         with pytest.raises(InputError, match="not a montecarlo checkpoint"):
             run(mine)
         assert mine.read_text() == text
+    photo = tmp_path / "photo.jpg"  # not even UTF-8 text
+    photo.write_bytes(b"\xff\xd8\xff\xe0 not text \x80\x81")
+    with pytest.raises(InputError, match="not a montecarlo checkpoint"):
+        run(photo)
+    assert photo.read_bytes() == b"\xff\xd8\xff\xe0 not text \x80\x81"
     with pytest.raises(InputError, match="does not exist"):
         run(tmp_path / "missing" / "c.json")
     with pytest.raises(InputError, match="is a folder"):
