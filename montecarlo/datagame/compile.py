@@ -305,10 +305,12 @@ class CompiledGame:
             counts["tie"] += ~changed
             cur = new
         else:
+            state = ", ".join(f"{f}={int(cur[f][0])}" for f in self.fields)
             raise d.error(
                 "max_rounds",
-                f"some battles were still going after {d.max_rounds:,} rounds; check "
-                "end and round.update, or raise max_rounds",
+                f"some battles were still going after {d.max_rounds:,} rounds (one at {state}); a "
+                "battle that large may need more rounds (raise max_rounds), or it never ends (check end "
+                "and round.update)",
             )
         env = {**env0, **final}
         out = {}

@@ -199,7 +199,8 @@ def test_a_battle_that_can_stall_is_a_one_line_definition_error(tmp_path):
     capped = load_compiled(
         write(tmp_path, stalls.replace('name = "shields"', 'name = "s"\nmax_rounds = 50'), "c.toml")
     )
-    message = r"c\.toml: max_rounds: .*50 rounds; check end and round\.update, or raise max_rounds$"
+    message = (r"c\.toml: max_rounds: .*50 rounds \(one at red=1, blue=1\); .*it never ends "
+               r"\(check end and round\.update\)$")
     with pytest.raises(InputError, match=message):
         capped.simulate_direct(
             capped.game.rules(), q.setup({"red": 1, "blue": 1}), 10, np.random.default_rng(1)

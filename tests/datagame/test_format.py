@@ -1095,9 +1095,10 @@ def test_a_battle_past_max_rounds_is_an_error_naming_the_limit_in_both_kernels()
     setup = q.setup({"attackers": 5, "defenders": 5})
     with pytest.raises(DefinitionError) as info:
         compiled.simulate_direct(rules, setup, 100, np.random.default_rng(1))
-    assert str(info.value) == (
-        "short.toml: max_rounds: some battles were still going after 1 rounds; check end and "
-        "round.update, or raise max_rounds"
+    assert str(info.value) == (  # where one battle stands: a large battle or one that never ends
+        "short.toml: max_rounds: some battles were still going after 1 rounds (one at attackers=3, "
+        "defenders=3); a battle that large may need more rounds (raise max_rounds), or it never ends "
+        "(check end and round.update)"
     )
     with pytest.raises(DefinitionError) as info:
         compiled.reference(rules, setup, np.random.default_rng(1))
