@@ -254,9 +254,9 @@ def parse_scenario(
     c = _Checker(source)
     c.keys(data, TOP_KEYS, "")
     name = c.string(data, "name", "name", default_name)
-    if not _NAME.match(name):
-        c.expected("name", "letters, digits, '.', '_' or '-', starting with a letter or digit (it names the "
-                   "report folder)", name)
+    if not _NAME.match(name) or name.lower() == "index.html":  # report-all's index beside the reports
+        c.expected("name", "letters, digits, '.', '_' or '-', starting with a letter or digit, and not "
+                   "index.html (it names the report folder)", name)
     raw_game = data.get("game")
     if isinstance(raw_game, str) and raw_game.endswith(".toml") and path is not None:
         raw_game = str(path.parent / raw_game)  # a game definition file, relative to the scenario
@@ -415,6 +415,9 @@ class _Checker(TomlReader):
             builtin = tuple(self.string_list(spec, "builtin", f"{key}.builtin", []))
             overrides = self.table(spec, "overrides", f"{key}.overrides")
             rules = base_rules
+            twice = next((b for i, b in enumerate(builtin) if b in builtin[:i]), None)
+            if twice is not None:
+                self.fail(f"{key}.builtin", f"{twice!r} is given twice", "name each house rule once")
             for b in builtin:
                 if b not in game.variants:
                     known = ", ".join(game.variants) or "none"

@@ -284,6 +284,10 @@ BAD = [
         'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = "cheat"\n',
         "variants.x.builtin: unknown variant 'cheat' for coin; use one of: loaded, bonus",
     ),
+    (  # in the CLI and the API a variant named twice is refused: a file's list too
+        'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = ["loaded", "loaded"]\n',
+        "variants.x.builtin: 'loaded' is given twice; name each house rule once",
+    ),
     (
         'game = "coin"\nseed = 1\n[variants.x]\nbuiltin = "loaded"\ndescription = 3\n',
         "variants.x.description: expected a non-empty string, got 3",
@@ -387,13 +391,18 @@ BAD = [
     ),
     (
         'game = "coin"\nseed = 1\nname = "a b"\n',
-        "name: expected letters, digits, '.', '_' or '-', starting with a letter or digit (it names the "
-        "report folder), got 'a b'",
+        "name: expected letters, digits, '.', '_' or '-', starting with a letter or digit, and not "
+        "index.html (it names the report folder), got 'a b'",
+    ),
+    (
+        'game = "coin"\nseed = 1\nname = "Index.HTML"\n',  # report-all writes its index there
+        "name: expected letters, digits, '.', '_' or '-', starting with a letter or digit, and not "
+        "index.html (it names the report folder), got 'Index.HTML'",
     ),
     (
         'game = "coin"\nseed = 1\nname = "..."\n',  # only the allowed characters, but no folder name
-        "name: expected letters, digits, '.', '_' or '-', starting with a letter or digit (it names the "
-        "report folder), got '...'",
+        "name: expected letters, digits, '.', '_' or '-', starting with a letter or digit, and not "
+        "index.html (it names the report folder), got '...'",
     ),
     (
         'game = "coin"\nseed = 1\nname = 5\n',

@@ -247,10 +247,10 @@ def report(
 @app.command("report-all", epilog="Example: montecarlo report-all scenarios --out reports")
 @cli_errors
 def report_all(
-    directory: Annotated[Path, typer.Argument(help="Folder of scenarios: <game>/*.toml (e.g. scenarios).")],
+    directory: Annotated[str, typer.Argument(help="Folder of scenarios: <game>/*.toml (e.g. scenarios).")],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for the reports and their index.html.")
-    ] = DEFAULT_OUT,
+        str, typer.Option("--out", "-o", help="Folder for the reports and their index.html.")
+    ] = str(DEFAULT_OUT),
     trials: Trials = None,
     seed: Seed = None,
     precision: Precision = None,
@@ -261,7 +261,7 @@ def report_all(
     backend: Backend = None,
     scheduler: Scheduler = None,
     checkpoint: Annotated[
-        Optional[Path],
+        Optional[str],
         typer.Option(
             "--checkpoint",
             metavar="DIR",
@@ -286,9 +286,22 @@ def report_all(
 
     given = Overrides(trials, seed, precision, max_trials)
     backend_name = given.check(backend, scheduler, jobs)
-    paths = find_scenarios(directory)
+    for name, text in (("DIRECTORY", directory), ("--out", out), ("--checkpoint", checkpoint)):
+        if text is not None and not text.strip():  # "" would be the current folder
+            raise InputError(f"{name}: an empty path is not a folder; give a folder, e.g. reports")
+    scenarios_dir, home = Path(directory), Path(out)
+    checkpoints = None if checkpoint is None else Path(checkpoint)
+    paths = find_scenarios(scenarios_dir)
     if not paths:
-        raise ScenarioError(f"{directory}: no scenario files (*.toml or <game>/*.toml)")
+        raise ScenarioError(f"{directory}: no scenario files (*.toml or <game>/*.toml; battle files "
+                            "are games, not scenarios)")
+    with unusable_path(f"--out {out}", "give another folder"):
+        same = home.resolve() == scenarios_dir.resolve()
+    if same:  # each report keeps a copy as OUT/<name>/scenario.toml: the next run would read them all
+        raise InputError(
+            f"--out: {out} is the scenarios' folder, where the reports' copies of their scenario.toml "
+            "would be read as scenarios next time; give another folder"
+        )
     scenarios, errors = [], []
     for path in paths:  # validate everything before running anything
         try:
@@ -307,18 +320,20 @@ def report_all(
             errors[-1] + (f" ({len(errors)} invalid scenario files)" if len(errors) > 1 else "")
         )
     with unusable_path(f"--checkpoint {checkpoint}", "give another folder"):
-        if checkpoint is not None and not checkpoint.is_dir():
-            problem = "is a file, not a folder" if checkpoint.exists() else "no such folder (create it first)"
+        if checkpoints is not None and not checkpoints.is_dir():
+            problem = (
+                "is a file, not a folder" if checkpoints.exists() else "no such folder (create it first)"
+            )
             raise InputError(
                 f"--checkpoint: {checkpoint}: {problem}; report-all keeps one file per report in it"
             )
     start_scenario_workers(scenarios[0], jobs, backend_name)  # one pool of workers serves every report
-    check_index_out(out)  # every destination before any simulation; other files in OUT are kept
+    check_index_out(home)  # every destination before any simulation; other files in OUT are kept
     for sc in scenarios:
-        check_out(out / sc.name, option=f"--out ({sc.name})")
-        if checkpoint is not None:  # every report's file, not each as its report comes
-            api.check_report_checkpoint(out / sc.name, checkpoint / f"{sc.name}.checkpoint")
-    out.mkdir(parents=True, exist_ok=True)
+        check_out(home / sc.name, option=f"--out ({sc.name})")
+        if checkpoints is not None:  # every report's file, not each as its report comes
+            api.check_report_checkpoint(home / sc.name, checkpoints / f"{sc.name}.checkpoint")
+    home.mkdir(parents=True, exist_ok=True)
     entries = []
     started = time.perf_counter()
     warn_excess_jobs(jobs)
@@ -328,9 +343,9 @@ def report_all(
         progress = _progress(sc, jobs, not talk)
         try:
             written = api.report(
-                sc, out / sc.name, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
-                checkpoint=None if checkpoint is None else checkpoint / f"{sc.name}.checkpoint",
-                command=_command(sc.path, out / sc.name, given),
+                sc, home / sc.name, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
+                checkpoint=None if checkpoints is None else checkpoints / f"{sc.name}.checkpoint",
+                command=_command(sc.path, home / sc.name, given),
             )
         finally:
             if progress:
@@ -348,12 +363,12 @@ def report_all(
         )
         if talk:
             typer.echo(f"wrote {folder}/index.html ({result.seconds:.1f} s)", err=True)
-    write_index(out, entries)
+    write_index(home, entries)
     if as_json:
-        typer.echo(json.dumps({"index": str(out / "index.html"), "reports": entries}))
+        typer.echo(json.dumps({"index": str(home / "index.html"), "reports": entries}))
     elif not quiet:
         typer.echo(
-            f"wrote {out}/index.html: {len(entries)} reports in {time.perf_counter() - started:.0f} s",
+            f"wrote {home}/index.html: {len(entries)} reports in {time.perf_counter() - started:.0f} s",
             err=True,
         )
 
@@ -411,8 +426,8 @@ def compare(
     sc = given.apply(sc, baseline)
     if variant and len(sc.variants) < 2:  # the file has more: the selection left only the baseline
         raise InputError(
-            f"--variant: {', '.join(variant)} leaves only the baseline {sc.baseline!r} to compare; "
-            "name another variant"
+            f"--variant: {', '.join(variant)} leaves only the baseline {baseline or sc.baseline!r} to "
+            "compare; name another variant"
         )
     api.check_comparable(sc, metric or (), name=COMPARE_FLAGS.get, where=scenario)
     if jobs is not None or out is not None:  # else the run starts them once it proves long enough

@@ -90,6 +90,7 @@ def check_out(out: str | os.PathLike, option: str = "--out") -> Path:
             "give a new folder, e.g. reports/my-report"
         )
     with unusable_path(f"{option} {path}", "give another folder"):
+        _check_name_lengths(path, option)
         if path.is_symlink() or path.exists():
             if not path.is_dir():
                 raise InputError(f"{option}: {path} is a file, not a folder; give a new folder name")
@@ -111,6 +112,7 @@ def check_index_out(out: str | os.PathLike, option: str = "--out") -> Path:
     if not text.strip():
         raise InputError(f"{option}: an empty path is not a folder; give a folder, e.g. reports")
     with unusable_path(f"{option} {path}", "give another folder"):
+        _check_name_lengths(path, option)
         if path.exists() and not path.is_dir():
             raise InputError(f"{option}: {path} is a file, not a folder")
         index = path / "index.html"
@@ -151,6 +153,25 @@ def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
         raise InputError(refuse.format(_few(entries)))
     if foreign:
         raise InputError(refuse.format(_few(foreign)))
+
+
+def _check_name_lengths(path: Path, option: str) -> None:
+    """Every name along ``path`` fits the file system (255 bytes on Linux). Under a folder that
+    does not exist yet, looking at the path says only "no such file": a name too long in the
+    middle was found when the report was written, after the whole run."""
+    here = path
+    while not here.exists() and here.parent != here:
+        here = here.parent
+    try:
+        longest = os.pathconf(here, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        longest = 255
+    for part in path.parts:
+        if len(os.fsencode(part)) > longest:
+            raise InputError(
+                f"{option}: a name in {path} is {len(os.fsencode(part)):,} bytes, longer than the "
+                f"{longest} this file system takes; give a shorter path"
+            )
 
 
 def _check_writable(parent: Path, option: str) -> None:
