@@ -382,7 +382,10 @@ def _root(
 def games(
     files: Annotated[
         Optional[list[str]],
-        typer.Argument(metavar="FILE.toml", help="Battle files (rules as data) to list as well."),
+        typer.Argument(
+            metavar="[GAME|FILE.toml]...",
+            help="Games to list alone (e.g. dune1984), or battle files (rules as data) to list as well.",
+        ),
     ] = None,
 ) -> None:
     """List the modelled games, their questions (with the command that asks each) and variants.
@@ -391,16 +394,23 @@ def games(
 
       montecarlo games
 
+      montecarlo games dune1984
+
       montecarlo games scenarios/games/risk.toml
     """
     from montecarlo import api
     from montecarlo.cli.common import cli_errors, say
+    from montecarlo.registry import list_games
 
-    catalogue = cli_errors(api.games)(*(files or ()))
+    chosen = [f for f in files or () if f in list_games()]
+    paths = [f for f in files or () if f not in chosen]
+    catalogue = cli_errors(api.games)(*paths)
     for name, game in catalogue.items():
+        if chosen and name not in chosen and name not in paths:
+            continue
         say(f"{name}: {game.title}")
         for q in game.questions.values():
-            command = f"odds {name}" if name in (files or ()) else f"{name} {q.name}"
+            command = f"odds {name}" if name in paths else f"{name} {q.name}"
             say(f"  question {q.name}: {q.description}  [montecarlo {command}]")
         for v, desc in game.variants.items():
             say(f"  variant {v}" + (f": {desc}" if desc else ""))
@@ -457,7 +467,8 @@ def main() -> None:
     command = typer.main.get_command(app)
     import signal
 
-    if threading.current_thread() is threading.main_thread():
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    if in_main_thread:
         signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
     try:
         code = command.main(args=sys.argv[1:], prog_name="montecarlo", standalone_mode=False)
@@ -475,6 +486,9 @@ def main() -> None:
         sys.exit(2)
     except (typer.Abort, KeyboardInterrupt):
         code = INTERRUPTED
+    finally:  # the command is over: a kill now (joblib stopping its workers at exit) just ends it
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if _terminated:
         typer.echo("terminated", err=True)
         sys.exit(TERMINATED)

@@ -124,3 +124,12 @@ def test_odds_help_tells_of_battle_files():
     """The README's `odds FILE.toml` form worked, but `odds --help` listed only the four games."""
     shown = CliRunner().invoke(app, ["odds", "--help"], env={"COLUMNS": "200"}).stdout
     assert "montecarlo odds FILE.toml --set FIELD=VALUE" in " ".join(shown.split())
+
+
+def test_games_with_a_game_name_lists_that_game_alone_with_its_own_commands():
+    """`games dune1984` listed every game, and dune1984's questions under `odds dune1984` (which
+    asks the duel), as if the name were a battle file."""
+    shown = CliRunner().invoke(app, ["games", "dune1984"], env={"COLUMNS": "200"}).stdout
+    titles = [line for line in shown.splitlines() if not line.startswith(" ")]
+    assert titles == ["dune1984: Dune (Parker Brothers, 1984)"]
+    assert "[montecarlo dune1984 guile]" in shown and "[montecarlo odds dune1984]" not in shown

@@ -137,6 +137,22 @@ def test_a_kill_stops_a_report_as_ctrl_c_does_and_leaves_nothing_half_written(tm
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_kill_after_the_command_is_over_just_ends_it(monkeypatch):
+    """A kill that came while joblib stopped the workers at exit, the report already in place,
+    raised KeyboardInterrupt inside joblib's exit handler: a traceback, and exit code 0. The
+    handler is the command's own: once it is over, a kill is the default again."""
+    import signal
+
+    monkeypatch.setattr(sys, "argv", ["montecarlo", "--version"])
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit):
+            main()
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 @pytest.mark.processes
 @pytest.mark.parametrize("delay", [0.6, 1.0])
 def test_a_real_ctrl_c_while_the_workers_start_prints_one_line_and_no_traceback(delay):
@@ -223,6 +239,10 @@ def test_a_cap_below_the_first_batch_and_a_selection_of_the_baseline_alone_name_
     )
     assert refused(["compare", TIES, "-v", "official"]) == (
         "error: --variant: official leaves only the baseline 'official' to compare; name another variant"
+    )
+    assert refused(["compare", TIES, "-b", "ties_split_up", "-v", "ties_split_up"]) == (
+        "error: --variant: ties_split_up leaves only the baseline 'ties_split_up' to compare; name another "
+        "variant"
     )
 
 
@@ -333,6 +353,30 @@ def test_a_name_too_long_for_the_file_system_is_one_line_before_any_simulation(m
         line = refused(args)
         assert line.startswith(start) and "File name too long" in line, (args, line)
     assert not list(tmp_path.iterdir())  # nothing written
+    # a long name under a folder that does not exist yet: "no such file" hid it until the report
+    # was written, after the whole run, and left the new folder x behind
+    for command in (["report", TIES], ["compare", TIES]):
+        line = refused([*command, "--out", str(tmp_path / "x" / ("c" * 300) / "y")])
+        assert line.startswith("error: --out: a name in ") and "is 300 bytes, longer than the 255" in line
+    assert not list(tmp_path.iterdir())
+
+
+def test_report_all_refuses_empty_paths_and_its_own_scenarios_folder_as_out(monkeypatch, tmp_path):
+    """--out "" wrote into the current folder; --out the scenarios' folder made the next run read
+    the reports' scenario.toml copies as scenarios."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "ties.toml").write_text(Path(TIES).read_text())
+    monkeypatch.chdir(tmp_path)
+    for args, said in (
+        (["report-all", "mine", "--out", ""], "error: --out: an empty path is not a folder"),
+        (["report-all", "mine", "--checkpoint", " "], "error: --checkpoint: an empty path is not a folder"),
+        (["report-all", ""], "error: DIRECTORY: an empty path is not a folder"),
+        (["report-all", "mine", "--out", "mine"], "error: --out: mine is the scenarios' folder"),
+        (["report-all", "mine", "--out", "mine/."], "error: --out: mine/. is the scenarios' folder"),
+    ):
+        assert refused(args).startswith(said), args
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["mine", "ties.toml"]
 
 
 def test_a_file_where_a_folder_should_be_is_named_as_such(tmp_path):

@@ -259,7 +259,7 @@ def test_a_fact_this_run_has_is_named_before_one_only_the_file_has(tmp_path):
 def test_a_folder_an_unknown_format_and_an_unwritable_place_are_refused_in_words(tmp_path, monkeypatch):
     with pytest.raises(InputError) as err:
         run(tmp_path)
-    assert str(err.value) == f"checkpoint {tmp_path.name}: is a folder; give a file name"
+    assert str(err.value) == f"checkpoint {tmp_path}: is a folder; give a file name"  # which folder
     path = tmp_path / "c.json"
     run(path)
     data = json.loads(path.read_text())
