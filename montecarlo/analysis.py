@@ -64,6 +64,20 @@ _PROGRESS = "a function progress(done, total), or None"
 _CAP_ALONE = "given only with precision, whose run it caps (set trials instead)"
 
 
+def _takes_two(function: Callable) -> bool:
+    """Whether ``function(done, total)`` can be called (a function of no arguments failed deep in
+    the run); True when Python cannot tell (some built-ins)."""
+    import inspect
+
+    try:
+        inspect.signature(function).bind(0, 0)
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read
+        return True
+    return True
+
+
 def _count(key: str, value: Any) -> None:
     if not is_whole(value) or value <= 0:
         raise SettingError(key, _POSITIVE, value)
@@ -124,7 +138,7 @@ class RunSettings:
                 raise SettingError("backend", _DASK, self.backend)
             object.__setattr__(self, "scheduler", address)
         _count("chunk_size", self.chunk_size)
-        if self.progress is not None and not callable(self.progress):
+        if self.progress is not None and not (callable(self.progress) and _takes_two(self.progress)):
             raise SettingError("progress", _PROGRESS, self.progress)
         if self.checkpoint is not None and not isinstance(self.checkpoint, (str, os.PathLike)):
             raise SettingError("checkpoint", "a file's path (a str or pathlib.Path)", self.checkpoint)

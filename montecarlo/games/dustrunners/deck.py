@@ -30,7 +30,7 @@ import pathlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from montecarlo.errors import InputError
+from montecarlo.errors import InputError, unusable_path
 from montecarlo.tomlread import parse_text, read_text
 from montecarlo.validate import is_whole
 
@@ -201,9 +201,12 @@ def load_deck(deck: str | None = None) -> Deck:
         # shown absolute: a path relative to the source tree would not exist from the user's folder
         return parse_deck(_read_toml(path, "deck"), str(path.resolve()), True)
     path = pathlib.Path(name).expanduser()
-    if not path.exists():
-        raise InputError(f"deck file not found: {name} (or use a shipped deck: {', '.join(SHIPPED_DECKS)})")
-    return _load_path(str(path), path.stat().st_mtime)
+    with unusable_path(f"deck {name}", "give another deck file"):  # a name too long, say
+        if not path.exists():
+            shipped = ", ".join(SHIPPED_DECKS)
+            raise InputError(f"deck file not found: {name} (or use a shipped deck: {shipped})")
+        modified = path.stat().st_mtime
+    return _load_path(str(path), modified)
 
 
 # ----------------------------------------------------------------------------- enemies, vehicles

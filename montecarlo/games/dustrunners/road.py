@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from montecarlo.errors import InputError
+from montecarlo.errors import InputError, unusable_path
 from montecarlo.games.base import Metric, Question
 from montecarlo.games.dustrunners import campaign as cp
 from montecarlo.games.dustrunners import combat as cb
@@ -156,10 +156,14 @@ def load_exploration(name: str | None = None) -> ExplorationDeck:
         # the source tree names nothing
         return parse_exploration(_read_toml(path, "exploration deck"), str(path.resolve()), True)
     path = pathlib.Path(name.strip()).expanduser()
-    if not path.exists():
-        # "exploration_deck", not "exploration deck": the CLI names its flag, not --exploration's
-        raise InputError(f"exploration_deck file not found: {name} (or use the shipped one: illustrative)")
-    return _load_path(str(path), path.stat().st_mtime)
+    with unusable_path(f"exploration_deck {name}", "give another deck file"):  # a name too long, say
+        if not path.exists():
+            # "exploration_deck", not "exploration deck": the CLI names its flag, not --exploration's
+            raise InputError(
+                f"exploration_deck file not found: {name} (or use the shipped one: illustrative)"
+            )
+        modified = path.stat().st_mtime
+    return _load_path(str(path), modified)
 
 
 # ---------------------------------------------------------------------------------------- setup
