@@ -274,7 +274,8 @@ def _metrics() -> tuple[Metric, ...]:
     ties = (
         Metric("tie_first", "probability",
                "two or more players tie for the highest strength (after any tie-breaker)"),
-        Metric("tie_second", "probability", "one player alone on top, two or more tied for second"),
+        Metric("tie_second", "probability",
+               "one player is alone on top and two or more tie for second (after any tie-breaker)"),
     )
     points = tuple(
         Metric(f"seat{seat}_points", "mean",
