@@ -1083,6 +1083,9 @@ def _page(title: str, body: str) -> str:
         "th{background:#f3f3f3}.wrap{display:inline-block;min-width:16em;white-space:normal;text-align:left}"
         "table.facts th,table.facts td{text-align:left;white-space:normal}"
         ".scroll{max-width:100%;overflow-x:auto}figure{margin:1em 0}img{max-width:100%;height:auto}"
+        # on a phone a plot shrunk to the screen's width had 4-6 px text: it keeps its own size
+        # (its text about 11 px) and scrolls sideways, as the wide tables do
+        "@media (max-width:720px){figure{overflow-x:auto}figure img{max-width:none}}"
         "pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap;word-break:break-all}"
         ".game{color:#666;font-size:90%}.summary,.note{color:#555;font-size:90%}ul.index li{margin:.8em 0}"
         "ul.findings li{margin:.4em 0;line-height:1.4}"
