@@ -18,7 +18,7 @@ from common import engine_rate, kernel_rate, line
 from montecarlo.games.war_for_arrakis import battle
 from montecarlo.games.war_for_arrakis.rules import Rules
 
-SETUP = {"attacker": "5 regular, 1 elite, bashar", "defender": "4 regular, 1 sardaukar", "settlement": 1}
+SETUP = {"attacker": "5 regular, 1 elite, bashar", "defender": "4 regular, 1 fedaykin", "settlement": 1}
 
 
 def cold_ms(func, repeats: int = 21) -> float:
