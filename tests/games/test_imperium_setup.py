@@ -153,7 +153,7 @@ def test_a_setup_read_from_values_is_normalised():
     # one entry for every seat with players; Hagal's seats sorted; the deck name trimmed
     setup = parse_conflict({"troops": "2", "players": 3, "hagal": "3,2", "deck": " starting "})
     assert (setup.players, setup.hagal, setup.deck) == (3, (2, 3), "starting")
-    assert (setup.revealed, setup.intrigue, setup.conflict) == ((3, 3, 3), (0, 0, 0), None)
+    assert (setup.revealed, setup.intrigue, setup.conflict) == ((3, 0, 0), (0, 0, 0), None)  # Hagal's: 0
     for none in ("none", "", None):
         assert parse_conflict({"troops": "1,1", "hagal": none}).hagal == ()
     assert parse_conflict({"troops": "1,1", "hagal": 2}).hagal == (2,)  # the last seat is a seat
@@ -233,3 +233,16 @@ def test_allocator_refuses_arrays_it_cannot_rank():
         with pytest.raises(ValueError) as err:
             allocate(*args)
         assert str(err.value) == message
+
+
+def test_house_hagal_reveals_no_cards_whatever_one_revealed_value_says():
+    """One --revealed value (or the default 3) gave Hagal's seat the players' 3 cards, without a
+    word, though Hagal reveals none; a value per seat must say 0 for it."""
+    assert parse_conflict({"troops": "2", "players": 3, "hagal": 1}).revealed == (0, 3, 3)
+    assert parse_conflict({"troops": "2,2,2", "revealed": 4, "hagal": "3"}).revealed == (4, 4, 0)
+    assert parse_conflict({"troops": "2,2,2", "revealed": "3,5,0", "hagal": 3}).revealed == (3, 5, 0)
+    with pytest.raises(InputError) as err:
+        parse_conflict({"troops": "2,2,2", "revealed": "3,3,3", "hagal": 3})
+    assert str(err.value) == ("revealed: seat 3 is House Hagal, which reveals no cards: give 0 for it (one "
+                              "value for every seat gives Hagal's seats 0)")
+    assert parse_conflict({"troops": "2,2", "revealed": 3}).revealed == (3, 3)  # no Hagal: as given

@@ -25,7 +25,8 @@ one entry per seat (a list, or one comma-separated string such as ``"3,2,2,1"``)
 ``hagal`` (default none) names the seats (1-based) that stand for House Hagal, the rival of a
 solo or two-player game (its cards are on a separate rules sheet the project does not have):
 such a seat competes in the conflict with the strength its ``troops`` (2 each) and ``intrigue``
-give it (``revealed`` 0: Hagal reveals no cards), takes places like anyone, but is no player:
+give it (``revealed`` 0: Hagal reveals no cards; one ``revealed`` value for every seat leaves
+Hagal's at 0, a value per seat must give 0 for it), takes places like anyone, but is no player:
 its rewards count for nobody (its points are not reported) and a setup with Hagal has at most
 3 seats (2 players + Hagal, or 1 player + two Hagal rivals), at least one a player's; each Hagal
 seat is named once.
@@ -151,6 +152,8 @@ def parse_conflict(values: Mapping[str, Any]) -> ConflictSetup:
             if not is_whole(v):
                 raise InputError(f"hagal: the seats (1-based numbers) that are House Hagal, got {v!r}")
         seats = tuple(int(v) for v in given)
+        given_values = len(_per_seat(values.get("revealed", 3), "revealed", None))
+        revealed = _hagal_reveals_nothing(revealed, seats, given_values)
     return ConflictSetup(
         troops, revealed, intrigue, deck.strip(), conflict_key(values.get("conflict")), seats
     )
@@ -168,6 +171,31 @@ def conflict_key(name: Any) -> str | None:
     if key not in CONFLICTS:
         raise InputError(f"conflict: unknown conflict card {name!r}; known: {', '.join(CONFLICTS)}")
     return key
+
+
+def _hagal_reveals_nothing(
+    revealed: tuple[int, ...], hagal: tuple[int, ...], given: int
+) -> tuple[int, ...]:
+    """``revealed`` with House Hagal's seats at 0: one value given stands for the players' seats
+    (Hagal reveals no cards; its seat silently revealed the players' 3), and a value per seat must
+    give 0 for Hagal's.
+
+    >>> _hagal_reveals_nothing((3, 3, 3), (3,), 1)
+    (3, 3, 0)
+    >>> _hagal_reveals_nothing((3, 3, 2), (3,), 3)
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: revealed: seat 3 is House Hagal, which reveals no cards: give 0 for \
+it (one value for every seat gives Hagal's seats 0)
+    """
+    seats = [s for s in hagal if 1 <= s <= len(revealed)]  # other seats are refused by the setup
+    if given == 1:
+        return tuple(0 if seat in seats else r for seat, r in enumerate(revealed, 1))
+    for seat in seats:
+        if revealed[seat - 1]:
+            raise InputError(f"revealed: seat {seat} is House Hagal, which reveals no cards: give 0 for it "
+                             "(one value for every seat gives Hagal's seats 0)")
+    return revealed
 
 
 def _per_seat(value: Any, name: str, players: int | None) -> list[Any]:
