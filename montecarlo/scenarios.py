@@ -127,7 +127,7 @@ class Scenario:
     grid: Mapping[str, tuple]
     rules: Mapping[str, Any]
     variants: tuple[Variant, ...]
-    plots: tuple[PlotSpec, ...]
+    plots: tuple[PlotSpec, ...] | None  # None: the default plots; (): none but a comparison's forest
     points: tuple[GridPoint, ...]
     # the grid fields the title asks about: the findings lead with what they change, the
     # variants come after (none: the variants lead when there are several)
@@ -329,7 +329,9 @@ def parse_scenario(
         points.append(GridPoint(values, built))
 
     raw_plots = c.array(data, "plots", "plots", "[[plots]] tables")
-    plots = tuple(c.plot(i, p, metrics, question, grid, names) for i, p in enumerate(raw_plots))
+    plots = None if "plots" not in data else tuple(  # an empty list asks for no plots
+        c.plot(i, p, metrics, question, grid, names) for i, p in enumerate(raw_plots)
+    )
     return Scenario(
         name=name,
         title=c.string(data, "title", "title", name),

@@ -140,10 +140,13 @@ class Overrides:
         if self.variants:
             keep = {sc.variant(name, "--variant").name for name in self.variants} | {baseline or sc.baseline}
             changes["variants"] = tuple(v for v in sc.variants if v.name in keep)
-            changes["plots"] = tuple(
-                p for p in sc.plots
-                if (p.variant is None or p.variant in keep) and (p.kind != "forest" or len(keep) > 1)
-            )
+            if sc.plots is not None:
+                kept = tuple(
+                    p for p in sc.plots
+                    if (p.variant is None or p.variant in keep) and (p.kind != "forest" or len(keep) > 1)
+                )
+                # the file's plots all left out with their variants: the defaults, not none at all
+                changes["plots"] = kept if kept or not sc.plots else None
         return dataclasses.replace(sc, **changes)
 
     def args(self) -> list[str]:

@@ -74,7 +74,7 @@ def plan(sc: Scenario) -> list[PlotSpec]:
     """
     kinds = {m: sc.question.metric(m).kind for m in sc.metrics}
     scalar = [m for m in sc.metrics if kinds[m] != "distribution"]
-    if sc.plots:
+    if sc.plots is not None:  # the scenario's own, even none (plots = [])
         specs = list(sc.plots)
         if not any(spec.kind == "forest" for spec in specs):
             specs.extend(_default_forest(sc, scalar))

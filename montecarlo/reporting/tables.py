@@ -156,7 +156,7 @@ def matrix_layout(result: ScenarioResult) -> tuple[str | None, str | None]:
     """(row field, column field) of the matrices: a heat map's y/x, else the first two grid fields
     (numbers first; the longer one down the rows when it has more than 8 values); with fewer
     than two grid fields the columns are the variants (None)."""
-    for plot in result.scenario.plots:
+    for plot in result.scenario.plots or ():
         if plot.kind == "heatmap":
             return plot.y, plot.x
     grid = result.scenario.grid

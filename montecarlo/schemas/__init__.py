@@ -146,7 +146,9 @@ def scenario_schema() -> dict[str, Any]:
         "rules": {"type": "object", "description": "rule overrides applied to every variant"},
         "variants": {"type": "object", "minProperties": 1, "additionalProperties": variant,
                      "description": "named rule variants ([variants.NAME]); default: official only"},
-        "plots": {"type": "array", "items": plot, "description": "plots ([[plots]]); default: chosen"},
+        "plots": {
+            "type": "array", "items": plot, "description": "plots ([[plots]]); default: chosen; [] for none",
+        },
     }, "scenario")
     return {
         "$schema": DRAFT,

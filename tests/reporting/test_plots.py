@@ -247,3 +247,15 @@ def test_labelled_grid_values_are_what_a_plot_shows():
     fig = plots.draw(sc.plots[0], sc, tables["results"], tables.get("comparison"))
     ticks = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
     assert ticks == ["one flip", "2", "three"], ticks
+
+
+def test_an_empty_plots_list_asks_for_none_but_a_comparisons_forest():
+    """`plots = []` gave the default plots: there was no way to ask for none."""
+    grid = {"flips": [1, 2, 3], "need": [1, 2]}
+    unsaid = parse_scenario({**TINY, "grid": grid})
+    assert unsaid.plots is None and plots.plan(unsaid)  # no key: the defaults
+    none = parse_scenario({**TINY, "grid": grid, "plots": []})
+    assert none.plots == () and plots.plan(none) == []
+    compared = parse_scenario({**TINY, "grid": grid, "plots": [],
+                               "variants": {"official": {}, "loaded": {"builtin": ["loaded"]}}})
+    assert [spec.kind for spec in plots.plan(compared)] == ["forest"]
