@@ -285,7 +285,9 @@ class OddsGroup(LazyGroup):
         cmd = super().get_command(ctx, cmd_name)
         if cmd is None and not self._listing and not ctx.resilient_parsing:
             known = ", ".join(self.lazy_commands(ctx))
-            raise click_exceptions.UsageError(f"unknown game {cmd_name!r}; known: {known}", ctx)
+            # a path given where a game goes: what the odds command takes from files
+            as_file = " (or a battle file, FILE.toml)" if "/" in cmd_name or cmd_name.startswith(".") else ""
+            raise click_exceptions.UsageError(f"unknown game {cmd_name!r}; known: {known}{as_file}", ctx)
         return cmd
 
     def load_command(self, ctx, name: str):

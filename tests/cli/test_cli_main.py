@@ -133,3 +133,12 @@ def test_games_with_a_game_name_lists_that_game_alone_with_its_own_commands():
     titles = [line for line in shown.splitlines() if not line.startswith(" ")]
     assert titles == ["dune1984: Dune (Parker Brothers, 1984)"]
     assert "[montecarlo dune1984 guile]" in shown and "[montecarlo odds dune1984]" not in shown
+
+
+def test_a_path_where_a_game_goes_is_told_that_battle_files_end_in_toml():
+    proc = run_main("odds", "/tmp")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(
+        "error: unknown game '/tmp'; known: dune1984, dustrunners, imperium, war-for-arrakis (or a battle "
+        "file, FILE.toml)"
+    )
