@@ -627,7 +627,8 @@ def _blocks(
                     b += [("h3", _heading(result, name)), ("note", f"{note} ({name}.csv)")]
                     b.append(("table", shown, name))
                 if f"{name}-exact" in tables and shown is not None:
-                    exact = _without(_exact_display(tables[f"{name}-exact"], grid, True), dropped)
+                    exact = _exact_display(tables[f"{name}-exact"], grid, True, tables[name])
+                    exact = _without(exact, dropped)
                     b += [
                         ("h3", _heading(result, f"{name}-exact")),
                         ("note", f"{name}-exact.csv"),
@@ -646,7 +647,8 @@ def _blocks(
                 b += [
                     ("h3", _heading(result, f"{name}-exact")),
                     ("note", f"{name}-exact.csv"),
-                    ("table", _exact_display(tables[f"{name}-exact"], grid), f"{name}-exact"),
+                    ("table", _exact_display(tables[f"{name}-exact"], grid, estimates=tables[name]),
+                     f"{name}-exact"),
                 ]
         elif name.startswith("distribution-"):
             metric = name.removeprefix("distribution-")
@@ -810,14 +812,22 @@ def _distribution_display(df: pl.DataFrame, metric: str) -> pl.DataFrame:
     ).rename({c: c.split("=", 1)[1] for c in values})
 
 
-def _exact_display(df: pl.DataFrame, grid: Sequence[str], signed: bool = False) -> pl.DataFrame:
+def _exact_display(
+    df: pl.DataFrame, grid: Sequence[str], signed: bool = False, estimates: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """The exact values, 3 or 4 decimals: "n/a" where the metric does not apply to the setup (no
+    estimate either, as the estimates' table says), "—" where no exact value is known."""
     index = matrix_index(df, grid)
     digits = 4 if signed else 3
+    values = [c for c in df.columns if c not in index]
     shown = df.with_columns(
-        pl.col(c).map_elements(lambda v: fmt(v, digits, signed), return_dtype=pl.String)
-        for c in df.columns
-        if c not in index
-    ).with_columns(pl.col(c).fill_null("—") for c in df.columns if c not in index)
+        pl.col(c).map_elements(lambda v: fmt(v, digits, signed), return_dtype=pl.String) for c in values
+    ).with_columns(pl.col(c).fill_null("—") for c in values)
+    if estimates is not None and estimates.columns == df.columns and estimates.height == df.height:
+        shown = shown.with_columns(
+            pl.Series(c, ["n/a" if e is None else v for e, v in zip(estimates[c], shown[c])], dtype=pl.String)
+            for c in values
+        )
     return _short_headers(shown, index)
 
 

@@ -394,3 +394,9 @@ def test_an_exact_value_missing_from_a_table_shows_as_a_dash():
     ]
     difference = pl.DataFrame({"flips": [1, 2], "loaded": [0.05, None]})
     assert _exact_display(difference, ["flips"], signed=True)["loaded"].to_list() == ["+0.0500", "—"]
+    # "n/a" where the metric does not apply (no estimate either), as the estimates' table says it;
+    # "—" stays for an estimate without an exact value
+    estimates = pl.DataFrame({"flips": [1, 2, 3], "official": [0.4, None, 0.6]})
+    three = pl.DataFrame({"flips": [1, 2, 3], "official": [0.5, None, None]})
+    shown = _exact_display(three, ["flips"], estimates=estimates)["official"].to_list()
+    assert shown == ["0.500", "n/a", "—"]
