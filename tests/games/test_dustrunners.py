@@ -944,3 +944,21 @@ def test_an_enemy_card_with_radiation_is_a_mutant():
         "enemy 'raiders': radiation = 2 is a mutant's (its skulls give radiation cards); a raiders enemy "
         "has none"
     )
+
+
+def test_card_counts_name_cards_without_regard_to_case_and_once_each():
+    """Leader and enemy names are read without regard to case; card names were not ("Double Tap"
+    was 'no card named ... in /full/path/illustrative-deck.toml')."""
+    deck = load_deck("illustrative")
+    changed = deck.with_counts({"Double Tap": 0, " CRITICAL HIT ": 2})
+    assert changed.overrides == (("double tap", 0), ("critical hit", 2))
+    assert changed.size == deck.size - deck.counts[[c.name for c in deck.cards].index("double tap")] + (
+        2 - deck.counts[[c.name for c in deck.cards].index("critical hit")]
+    )
+    with pytest.raises(InputError) as err:
+        deck.with_counts({"Double Tap": 0, "double tap": 1})
+    assert str(err.value) == "card_counts: 'double tap' is given twice; give each card's count once"
+    with pytest.raises(InputError) as err:
+        deck.with_counts({"nope": 1})
+    said = str(err.value)
+    assert said.startswith("card_counts: no card named 'nope' in the illustrative deck (made up); known:")

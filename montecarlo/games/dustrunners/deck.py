@@ -94,19 +94,25 @@ class Deck:
     def with_counts(self, counts: Mapping[str, Any]) -> "Deck":
         """The deck with some cards' copy counts replaced (by card name); 0 removes a card."""
         names = [c.name for c in self.cards]
+        by_key = {n.strip().lower(): n for n in names}  # "Double Tap" is the card "double tap"
         new = list(self.counts)
+        given: dict[str, int] = {}  # card name as in the deck -> its new count
         for name, k in counts.items():
-            if name not in names:
+            card = by_key.get(str(name).strip().lower())
+            if card is None:
                 known = ", ".join(names)
-                raise InputError(f"card_counts: no card named {name!r} in {self.file}; known: {known}")
+                raise InputError(f"card_counts: no card named {name!r} in the {self.name}; known: {known}")
+            if card in given:  # "Double Tap" and "double tap": the later would undo the earlier
+                raise InputError(f"card_counts: {card!r} is given twice; give each card's count once")
             if not is_whole(k) or not 0 <= k <= MAX_COPIES:
                 raise InputError(f"card_counts: {name}: expected a count 0..{MAX_COPIES}, got {k!r}")
-            new[names.index(name)] = int(k)
+            given[card] = int(k)
+            new[names.index(card)] = int(k)
         if sum(new) == 0:
-            raise InputError(f"card_counts: the deck {self.file} would have no cards left")
+            raise InputError(f"card_counts: the {self.name} would have no cards left")
         keep = [i for i, k in enumerate(new) if k > 0]
         return Deck(self.name, self.file, tuple(self.cards[i] for i in keep), tuple(new[i] for i in keep),
-                    self.illustrative, self.overrides + tuple((n, int(k)) for n, k in counts.items()))
+                    self.illustrative, self.overrides + tuple(given.items()))
 
     def card_list(self) -> list[Card]:
         """One entry per physical card (copies repeated), in file order."""
