@@ -235,6 +235,10 @@ def test_a_split_roll_to_a_target_no_die_shows_is_refused_with_why(distance):
      "payout 0: must be positive (x Spice from the Bank per Spice staked, x or x:1)"),
     ({"sums": [3, 11], "payout": "2:-1"},
      "payout 2:-1: must be positive (x Spice from the Bank per Spice staked, x or x:1)"),
+    ({"sums": [3, 11], "payout": "1e400"},  # read as infinity: it said "got inf"
+     "payout 1e400: too large a ratio to pay out; give a finite x:y, e.g. 4:1"),
+    ({"sums": [3, 11], "payout": "1e300:1e-300"},
+     "payout 1e300:1e-300: too large a ratio to pay out; give a finite x:y, e.g. 4:1"),
 ])
 def test_bad_sums_and_payouts_say_what_is_wrong_as_given(values, message):
     """Once "got (3,)", "got (3, 5, 11)" (sorted), "got [3, 3]"; a payout 2:0 "must be a ratio"."""

@@ -210,6 +210,8 @@ def parse_payout(value: Any) -> float:
         raise InputError(
             f"payout {text}: must be positive (x Spice from the Bank per Spice staked, x or x:1)"
         )
+    if not math.isfinite(x / y):  # 1e400 reads as infinity: said as typed, not as "inf"
+        raise InputError(f"payout {text}: too large a ratio to pay out; give a finite x:y, e.g. 4:1")
     return x / y
 
 
