@@ -571,7 +571,10 @@ def run_command(
         try:
             return func(*args, **kwargs, run=run)
         except InputError as exc:  # name the flags the user typed, not the setup fields
-            exc.args = (in_flags(str(exc), flags),)
+            message = in_flags(str(exc), flags)
+            if message.startswith("unknown variant "):  # a -v this game does not have
+                message = f"--variant: {message}"
+            exc.args = (message,)
             raise
         finally:
             run.close()

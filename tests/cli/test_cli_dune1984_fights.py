@@ -107,7 +107,8 @@ def test_readable_table_has_title_and_exact_column():
         (["--attacker", "0", "--defender", "5"], "attacker must be a Strength 1..6"),
         (["--attacker", "7", "--defender", "5"], "attacker must be a Strength 1..6"),
         (["--attacker", "Bob", "--defender", "5"], "unknown character 'Bob'"),
-        (["--attacker", "4", "--defender", "5", "--variant", "nosuch"], "unknown variant 'nosuch'"),
+        (["--attacker", "4", "--defender", "5", "--variant", "nosuch"],
+         "--variant: unknown variant 'nosuch'"),
         (["--attacker", "4", "--defender", "5", "--trials", "0"], "--trials must be a positive integer"),
         (
             ["--attacker", "4", "--defender", "5", "--attacker-equipment", "lasgun"],
