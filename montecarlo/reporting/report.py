@@ -185,10 +185,16 @@ def _check_writable(parent: Path, option: str) -> None:
         raise InputError(f"{option}: {here} is a file, so no folder can be made under it")
     if not os.access(here, os.W_OK | os.X_OK):
         raise InputError(f"{option}: cannot write in {here} (permission denied)")
+    probe = _hidden_folder(here, "montecarlo", "probe", create=False)
     try:  # os.access says yes to root everywhere, /proc included: make and remove a folder
-        os.rmdir(_hidden_folder(here, "montecarlo", "probe"))
+        os.mkdir(probe)
     except OSError as exc:
         raise InputError(f"{option}: cannot write in {here} ({exc.strerror or exc})") from None
+    finally:  # also when a kill comes just after the mkdir
+        try:
+            os.rmdir(probe)
+        except OSError:  # never made
+            pass
 
 
 def _few(names: Sequence[str], n: int = 3) -> str:
@@ -229,22 +235,26 @@ def write_report(
     given = out = check_out(out)
     if out.is_symlink():  # a link to an earlier report: the link stays, the report goes where it points
         out = check_out(Path(os.path.realpath(out)))
-    tmp = None
+    tmp = fresh = None
     made = _missing_parents(out)  # the folders this write makes, removed again if it fails
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale_partials(out)
-        tmp = _hidden_folder(out.parent, out.name, "tmp")
+        # named before it is made: a kill (or Ctrl-C) just after the mkdir found tmp still None and
+        # left the new folder behind; ``fresh`` is removed on failure only while it is still empty
+        fresh = _hidden_folder(out.parent, out.name, "tmp", create=False)
+        os.mkdir(fresh)
+        tmp = fresh
         (tmp / PARTIAL).write_text(f"{socket.gethostname()} {os.getpid()}", encoding="utf-8")
         _write_contents(result, tmp, command or default_command(result), jobs)
         (tmp / PARTIAL).unlink()
         check_out(out)  # still a folder we may replace
         _move_into_place(tmp, out)
     except OSError as exc:
-        _undo(tmp, made)
+        _undo(tmp, made, fresh)
         raise InputError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
     except BaseException:
-        _undo(tmp, made)
+        _undo(tmp, made, fresh)
         raise
     return given
 
@@ -258,11 +268,17 @@ def _missing_parents(out: Path) -> list[Path]:
     return missing
 
 
-def _undo(tmp: Path | None, made: Sequence[Path]) -> None:
+def _undo(tmp: Path | None, made: Sequence[Path], fresh: Path | None = None) -> None:
     """After a failed write: remove its temporary folder and the folders it made above the
-    report (only while they are empty: nothing else is ever removed)."""
+    report (only while they are empty: nothing else is ever removed). ``fresh``: the temporary
+    folder's name, which may have been made just before the failure came (removed if empty)."""
     if tmp is not None:
         shutil.rmtree(tmp, ignore_errors=True)
+    elif fresh is not None:
+        try:
+            fresh.rmdir()
+        except OSError:  # never made, or not empty: not ours to remove
+            pass
     for folder in made:
         try:
             folder.rmdir()
@@ -516,10 +532,12 @@ def _move_into_place(tmp: Path, out: Path) -> None:
         os.replace(tmp, out)  # also onto an empty folder
         return
     old = _hidden_folder(out.parent, out.name, "old", create=False)
-    os.replace(out, old)
-    try:
+    try:  # both renames inside: a kill between them put the previous report back, not aside
+        os.replace(out, old)
         os.replace(tmp, out)
     except BaseException as exc:
+        if not old.exists() or out.exists():  # not set aside, or already replaced: nothing to undo
+            raise
         try:
             os.replace(old, out)
         except OSError as back:  # never lose it: say where the whole previous report is

@@ -1375,7 +1375,7 @@ def test_a_write_killed_midway_is_found_and_removed_by_the_next(result, tmp_path
 
     with monkeypatch.context() as m:  # a kill: no clean-up, and the mark of a process now gone
         m.setattr(plots, "save_png", killed)
-        m.setattr(module, "_undo", lambda tmp, made: None)
+        m.setattr(module, "_undo", lambda tmp, made, fresh=None: None)
         m.setattr(module.os, "getpid", lambda: dead)
         with pytest.raises(KeyboardInterrupt):
             write_report(result, tmp_path / "rep")
@@ -1384,3 +1384,45 @@ def test_a_write_killed_midway_is_found_and_removed_by_the_next(result, tmp_path
     write_report(result, tmp_path / "rep")
     assert [p.name for p in tmp_path.iterdir()] == ["rep"]
 
+
+
+@pytest.mark.parametrize("kind", ["probe", "tmp"])  # the check that OUT can be written; the report's
+def test_a_kill_just_after_a_hidden_folder_is_made_leaves_nothing(result, tmp_path, monkeypatch, kind):
+    """Each folder was made inside the call that named it: a kill right after the mkdir found the
+    name not yet kept, and the empty hidden folder stayed (a SIGTERM test caught it once)."""
+    from montecarlo.reporting import report as module
+
+    real_mkdir = os.mkdir
+
+    def made_then_killed(path, *args, **kwargs):
+        real_mkdir(path, *args, **kwargs)
+        if f".{kind}-" in Path(path).name:
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(module.os, "mkdir", made_then_killed)
+        with pytest.raises(KeyboardInterrupt):
+            write_report(result, tmp_path / "rep")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_kill_between_the_two_renames_puts_the_previous_report_back(result, tmp_path, monkeypatch):
+    """The previous report is set aside, then the new one takes its place: a kill just after the
+    first rename left the previous report hidden as .rep.old-* and no rep at all."""
+    from montecarlo.reporting import report as module
+
+    write_report(result, tmp_path / "rep")
+    before = (tmp_path / "rep" / "report.json").read_text()
+    real_replace = os.replace
+
+    def set_aside_then_killed(src, dst):
+        real_replace(src, dst)
+        if Path(dst).name.startswith(".rep.old-"):
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(module.os, "replace", set_aside_then_killed)
+        with pytest.raises(KeyboardInterrupt):
+            write_report(result, tmp_path / "rep")
+    assert [p.name for p in tmp_path.iterdir()] == ["rep"]
+    assert (tmp_path / "rep" / "report.json").read_text() == before
