@@ -44,6 +44,7 @@ from montecarlo.analysis import (
 )
 from montecarlo.errors import InputError, MonteCarloError, ScenarioError
 from montecarlo.games.base import field_help
+from montecarlo.validate import first_repeated
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -300,7 +301,7 @@ def _names(variants: Any) -> tuple[str, ...]:
         return (variants,)
     if not isinstance(variants, (list, tuple)) or not all(isinstance(v, str) for v in variants):
         raise InputError(f"variants must be a variant name or a list of names, got {variants!r}")
-    twice = next((v for i, v in enumerate(variants) if v in variants[:i]), None)
+    twice = first_repeated(variants)
     if twice is not None:
         raise InputError(f"variants: {twice!r} is given twice; name each house rule once")
     return tuple(variants)

@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, NoReturn, Sequence
 
-from montecarlo.validate import is_whole
+from montecarlo.validate import first_repeated, is_whole
 from montecarlo import __version__, registry
 from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_many
 from montecarlo.engine import memory, runner
@@ -417,7 +417,7 @@ class _Checker(TomlReader):
             builtin = tuple(self.string_list(spec, "builtin", f"{key}.builtin", []))
             overrides = self.table(spec, "overrides", f"{key}.overrides")
             rules = base_rules
-            twice = next((b for i, b in enumerate(builtin) if b in builtin[:i]), None)
+            twice = first_repeated(builtin)
             if twice is not None:
                 self.fail(f"{key}.builtin", f"{twice!r} is given twice", "name each house rule once")
             for b in builtin:

@@ -43,3 +43,18 @@ def check_known(given: Iterable[str], known: Iterable[str], what: str) -> None:
     unknown = sorted(set(given) - set(known))
     if unknown:
         raise InputError(f"{what}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+
+
+def first_repeated(values: Iterable[Any]) -> Any | None:
+    """The first value that comes again after an equal one (None when none does): a name given
+    twice, which a list of names would otherwise count once or let undo itself.
+
+    >>> first_repeated(["a", "b", "b", "a"]), first_repeated(["a", "b"])
+    ('b', None)
+    """
+    seen: set[Any] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    return None

@@ -41,6 +41,7 @@ from montecarlo.engine import runner
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_TRIALS, scheduler_address
 from montecarlo.errors import InputError, MonteCarloError, readable
 from montecarlo.progress import trial_bar
+from montecarlo.validate import first_repeated
 
 ESTIMATE_ABOVE_SECONDS = 60.0  # runs projected to last longer say so up front
 
@@ -529,11 +530,9 @@ def check_edges(
     A variant named twice, --max-trials without --precision (it caps only a --precision run),
     and an unknown backend or malformed --scheduler address are refused with one line.
     """
-    seen: set[str] = set()
-    for name in variants:
-        if name in seen:
-            raise InputError(f"--variant {shorten(name)} is given twice; name each house rule once")
-        seen.add(name)
+    twice = first_repeated(variants)
+    if twice is not None:
+        raise InputError(f"--variant {shorten(twice)} is given twice; name each house rule once")
     if max_trials is not None and precision is None:
         raise InputError(
             "--max-trials caps a --precision run; give --precision H with it, or set --trials N instead"
