@@ -156,6 +156,20 @@ CPU falls only to 0.5-0.6 s, as the resource tracker stays, and every worker the
 command's main script again, which the default loky start does not do); one OpenBLAS thread in
 the tracker (its numpy import spins a second thread for 0.1 CPU seconds: no change measured).
 
+Each worker its own start, 6 December 2026, evening. The two tasks that start the workers and
+import the game went, in 1 start of 3, both to the first worker up; the other then imported War
+for Arrakis during its first chunk, 30-50 ms with the grid waiting (per-task timestamps: its first
+chunk began 38-52 ms into the run, against 10-12 ms for the first worker). Each worker now signs
+in and holds its task until the other has (``runner._ready``): both begin at 10-14 ms in every
+run since. The rest of what 2 jobs lose here, measured the same evening with the workers
+started (one worker's sum of chunk times against the 1-job run's, and a profile of each): the
+chunks take 5-11% longer in all, as each worker works out again the values and tables of the
+smaller battles inside the larger ones that the other has built (``_transitions`` and the
+backward values called 817 times against 434); about 0.3 ms of joblib's round trip a chunk; 11
+ms before the first chunk and 13-20 ms after the last (the comparisons, in the parent, as with
+1 job). Medians of 6 pairs after it (free parallelism 1.97-1.99): 1.62x fresh, 1.60x with the
+workers started.
+
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
 over those of the 1-job run: near 1 when the pool adds little work of its own (the workers'

@@ -136,16 +136,18 @@ def test_starting_workers_for_the_default_backend_starts_them_once_in_the_backgr
     calls: list = []
 
     # a start that takes a moment: waiting for the workers waits for it to finish
-    def slow_drain(ready):
+    def slow_drain(ready, register):
         time.sleep(0.2)
         thread = threading.current_thread()  # a daemon: a start that hangs never holds up the exit
         assert thread.name == "montecarlo-start-workers" and thread.daemon
         calls.append(list(ready))
+        assert os.path.isdir(register)
+        runner._remove(register)
 
     monkeypatch.setattr(joblib, "Parallel", StandInPool)
     monkeypatch.setattr(StandInPool, "made", [])
     monkeypatch.setattr(runner, "_drain", slow_drain)
-    monkeypatch.setattr(runner, "_ready", lambda modules: modules)
+    monkeypatch.setattr(runner, "_ready", lambda modules, register, workers: (modules, workers))
     for backend in ({}, {"backend": "loky"}):
         monkeypatch.setattr(runner, "_starting", None)  # as in a new process
         runner.wait_for_workers()  # nothing started: nothing to wait for
@@ -155,7 +157,7 @@ def test_starting_workers_for_the_default_backend_starts_them_once_in_the_backgr
         assert first is not None and runner._starting is first
         runner.wait_for_workers()
         assert not runner.starting() and len(calls) == (1 if not backend else 2)
-    assert calls == [[("montecarlo.games.dune1984.fights",)] * 2] * 2
+    assert calls == [[(("montecarlo.games.dune1984.fights",), 2)] * 2] * 2
     # loky named (a caller's parallel_config for threads must not turn the workers into threads),
     # results as they come: nothing waits here
     assert StandInPool.made[0] == (2, "loky", "generator_unordered")
@@ -168,7 +170,7 @@ def test_the_workers_are_spawned_with_ctrl_c_ignored_and_the_handler_is_restored
     import joblib
 
     monkeypatch.setattr(joblib, "Parallel", StandInPool)
-    monkeypatch.setattr(runner, "_ready", lambda modules: None)
+    monkeypatch.setattr(runner, "_ready", lambda *args: None)
     own = signal.getsignal(signal.SIGINT)
     for where in ("main", "thread"):
         monkeypatch.setattr(StandInPool, "made", [])
@@ -217,6 +219,57 @@ def test_a_worker_getting_ready_imports_each_module_and_skips_one_it_cannot_find
     monkeypatch.delitem(sys.modules, "tests.engine.fake_kernels_missing", raising=False)
     assert runner._ready(("tests.engine.fake_kernels_missing", "colorsys")) is None
     assert "colorsys" in sys.modules and "tests.engine.fake_kernels_missing" not in sys.modules
+
+
+def test_a_worker_getting_ready_signs_in_and_waits_for_the_others(monkeypatch, tmp_path):
+    """Each worker signs in to the register and holds its task until every worker has, so that
+    each takes one task (and imports the modules); it stops waiting once the others have signed
+    in, after READY_WAIT_SECONDS without them, or when the register is gone."""
+    (tmp_path / "12345").touch()  # the other worker, already in
+    started = time.monotonic()
+    assert runner._ready((), str(tmp_path), 2) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["12345", str(os.getpid())])
+    assert time.monotonic() - started < 1
+    monkeypatch.setattr(runner, "READY_WAIT_SECONDS", 0.2)
+    lonely = tmp_path / "lonely"
+    lonely.mkdir()
+    started = time.monotonic()
+    runner._ready((), str(lonely), 2)  # the other never comes
+    assert 0.2 <= time.monotonic() - started < 2
+    monkeypatch.setattr(runner, "READY_WAIT_SECONDS", 60)
+    other = tmp_path / "other"
+    other.mkdir()
+    later = threading.Timer(0.1, lambda: (other / "67890").touch())
+    later.start()
+    started = time.monotonic()
+    runner._ready((), str(other), 2)  # the other signs in a moment later
+    assert 0.1 <= time.monotonic() - started < 5
+    started = time.monotonic()
+    runner._ready((), str(tmp_path / "gone"), 2)
+    assert time.monotonic() - started < 1
+
+
+@pytest.mark.processes
+def test_real_workers_each_get_ready_and_the_register_is_removed():
+    """In a new process: the two started workers each ran a getting-ready task (each imported the
+    run's module: it is loaded in both before any chunk), and the sign-in folder is gone."""
+    code = (
+        "import os, sys, tempfile\n"
+        "from joblib import Parallel, delayed\n"
+        "from montecarlo.engine import runner\n"
+        "before = set(os.listdir(tempfile.gettempdir()))\n"
+        "runner.start_workers(2, modules=['colorsys'])\n"
+        "runner.wait_for_workers()\n"
+        "left = [n for n in set(os.listdir(tempfile.gettempdir())) - before if 'montecarlo-workers' in n]\n"
+        "def probe(_):\n"
+        "    import time; time.sleep(0.2)\n"
+        "    return os.getpid(), 'colorsys' in sys.modules\n"
+        "seen = dict(Parallel(n_jobs=2)(delayed(probe)(i) for i in range(2)))\n"
+        "print(len(seen), all(seen.values()), left)\n"
+    )
+    for _ in range(3):  # a worker that took every task was seen in 1 start of 3
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert out.stdout.strip() == "2 True []", out
 
 
 def _facts(p: float) -> tuple[float, int]:
