@@ -983,7 +983,8 @@ def _markdown(blocks: Iterable[tuple]) -> str:
             df, link = args[0], (args[1] if len(args) > 1 else None)
             out.append(_md_table(df, link))
         elif kind == "img":
-            out.append(f"![{args[1]}]({args[0]})")
+            alt = args[1].replace("[", "\\[").replace("]", "\\]")  # a bracket in a title ended it
+            out.append(f"![{alt}]({args[0]})")
         elif kind == "files":
             out.append("\n".join(f"- [{f}]({f})" for f in args[0]))
     return "\n\n".join(out) + "\n"
@@ -993,14 +994,20 @@ def _md_table(df: pl.DataFrame, link: str | None) -> str:
     if df.height == 0:
         return "_none_"
     shown = df.head(MAX_ROWS_SHOWN)
-    lines = ["| " + " | ".join(shown.columns) + " |", "|" + "---|" * len(shown.columns)]
-    lines += ["| " + " | ".join(_cell(v).replace("\n", " ") for v in row) + " |" for row in shown.iter_rows()]
+    lines = ["| " + " | ".join(map(_md_cell, shown.columns)) + " |", "|" + "---|" * len(shown.columns)]
+    lines += ["| " + " | ".join(_md_cell(_cell(v)) for v in row) + " |" for row in shown.iter_rows()]
     if df.height > MAX_ROWS_SHOWN and link:
         lines.append(
             f"\n{df.height - MAX_ROWS_SHOWN} more rows in [{link}.csv]({link}.csv) / "
             f"[{link}.parquet]({link}.parquet)"
         )
     return "\n".join(lines)
+
+
+def _md_cell(text: str) -> str:
+    """A table cell's text on one line, its ``|`` escaped: a scenario's label or variant name
+    holding one ("no | equipment") split its row into one cell too many."""
+    return text.replace("\n", " ").replace("|", "\\|")
 
 
 def _html(title: str, blocks: Iterable[tuple], folder: Path) -> str:

@@ -1009,6 +1009,18 @@ def test_a_long_table_in_report_md_says_how_many_rows_its_files_hold_beyond_the_
     assert _md_table(df.head(0), "results") == "_none_"
 
 
+def test_report_md_escapes_a_pipe_in_a_cell_or_header_and_a_bracket_in_a_plots_title():
+    """A scenario's label or variant name may hold ``|`` ("no | equipment", a variant "a|b"):
+    the row keeps its cells; a plot title's ``]`` does not end the image's text early."""
+    from montecarlo.reporting.report import _markdown, _md_table
+
+    df = pl.DataFrame({"a|b": ["no | equipment", "x"], "n": ["1", "2"]})
+    lines = _md_table(df, None).splitlines()
+    assert lines == ["| a\\|b | n |", "|---|---|", "| no \\| equipment | 1 |", "| x | 2 |"]
+    assert all(line.replace("\\|", "").count("|") == 3 for line in lines)
+    assert _markdown([("img", "p.png", "odds [by attacker]")]) == "![odds \\[by attacker\\]](p.png)\n"
+
+
 def test_the_run_facts_count_the_setups_of_the_grid_in_words():
     """A grid of two setups and one of none; the scenario has a fixed setup and two variants."""
     from montecarlo.reporting.report import header_facts
