@@ -143,7 +143,7 @@ def test_survived_distribution_sums_to_one_and_loot_is_capped():
     # given but empty: once every enemy, as if not given
     ({"health": 3, "enemies": ""}, "enemies: no enemy named; give shipped enemy names"),
     ({"health": 3, "enemies": " , "}, "or leave it out for all of them"),
-    ({"health": 3, "enemies": ["zorg"]}, "unknown enemy 'zorg'"),
+    ({"health": 3, "enemies": ["zorg"]}, "enemies: unknown enemy 'zorg'"),
     ({"health": 3, "exploration": "bold"}, "exploration must be one of first, safer"),
     ({"health": 3, "max_health": 2}, "max_health must be an integer 3..99"),
     ({"fights": 3}, "health: give"),
@@ -348,7 +348,8 @@ def test_parse_campaign_fields(values, want):
     ({"health": 3, "enemies": 5}, "enemies: expected a list of enemy names, got 5"),
     ({"fights": 3}, "health: give the vehicle's health (health) or a shipped vehicle (vehicle)"),
     ({"health": 3, "enemies": "spybot war rig"},
-     "unknown enemy 'spybot war rig'; known: scavenger-buggy, road-raiders, war-rig, spybot, mutant-pack"),
+     "enemies: unknown enemy 'spybot war rig'; "
+     "known: scavenger-buggy, road-raiders, war-rig, spybot, mutant-pack"),
 ])
 def test_parse_campaign_errors_whole_message(values, message):
     with pytest.raises(InputError) as err:

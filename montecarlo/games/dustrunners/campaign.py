@@ -118,7 +118,10 @@ def parse_campaign(values: Mapping[str, Any]) -> CampaignSetup:
                 f"enemies: no enemy named; give shipped enemy names ({', '.join(shipped_enemies())}), "
                 "or leave it out for all of them"
             )
-        chosen = tuple(named_enemy(n) for n in names)
+        try:
+            chosen = tuple(named_enemy(n) for n in names)
+        except InputError as exc:  # name the field (the CLI: the flag) the unknown name came from
+            raise InputError(f"enemies: {exc}") from None
     merged, car = cb.vehicle_values(values)
     health, ammo = merged["health"], merged.get("ammo", 0)
     return CampaignSetup(
