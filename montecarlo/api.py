@@ -385,8 +385,17 @@ def answer_of(
     rules: Mapping[str, Any] | None = None,
     settings: RunSettings,
 ) -> Answer:
-    """One setup through the engine (:func:`answers_of` of one setup)."""
-    return answers_of(game, question, [setup], variants=variants, rules=rules, settings=settings)[0]
+    """One setup through the engine (:func:`answers_of` of one setup), after the question's
+    check of a setup asked alone (best play with nothing to choose is refused)."""
+    from montecarlo.analysis import resolve
+
+    if rules is not None and not isinstance(rules, Mapping):
+        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
+    g, q = resolve(_game_arg(game), question)
+    if q.check_alone is not None:
+        setup = q.setup(setup) if isinstance(setup, Mapping) else setup
+        q.check_alone(g.rules(_names(variants), rules), setup)
+    return answers_of(g, q.name, [setup], variants=variants, rules=rules, settings=settings)[0]
 
 
 def odds(

@@ -243,6 +243,27 @@ def test_errors_are_one_line_input_errors(call, message):
     assert isinstance(err.value, MonteCarloError)
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(game="dune1984", attacker=1, defender=1, variants=["best_play"]),
+     "best play: the attacker fights with one character, so there is no choice of who takes the damage"),
+    (dict(game="dune1984", question="fight", attacker=[2, 2], defender=[4], variants=["defender_best_play"]),
+     "best play: the defender fights with one character, so there is no choice of who takes the damage"),
+    (dict(game="war-for-arrakis", attacker="3 regular", defender="", settlement=1, rules={"attack": "best"}),
+     "best play: an undefended settlement falls without a roll, so there is no decision to make"),
+])
+def test_best_play_with_nothing_to_choose_is_refused_for_one_setup_as_the_cli_refuses_it(kwargs, message):
+    """``odds`` of one setup under best play where the deciding side has no choice: the CLI's line,
+    before any run; a setup with a choice is answered, and a grid keeps such cells (the fixed
+    policy's odds)."""
+    with pytest.raises(InputError) as err:
+        mc.odds(trials=100, **kwargs)
+    assert str(err.value) == message
+    fight = mc.odds("dune1984", "fight", attacker=[3, 2], defender=[4], variants=["best_play"], trials=100)
+    assert fight.facts["variants"] == ["best_play"]
+    table = mc.table("dune1984", grid={"attacker": [1, 2]}, defender=1, variants=["best_play"], trials=100)
+    assert {row["attacker"] for row in table.rows} == {1, 2}
+
+
 def test_an_invalid_scenario_is_a_scenario_error(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('game = "dune1984"\nseed = 1\n[grid]\nattacker = 3\n')

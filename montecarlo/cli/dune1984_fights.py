@@ -26,7 +26,7 @@ from montecarlo.cli.common import (
 )
 from montecarlo.errors import InputError
 from montecarlo.games.base import to_plain
-from montecarlo.games.dune1984.fights import STRENGTHS
+from montecarlo.games.dune1984.fights import STRENGTHS, check_best_alone
 from montecarlo.games.dune1984.rules import CHARACTERS
 
 TABLE_TRIALS = 50_000  # trials per cell of ``table dune1984`` unless --trials is given
@@ -138,7 +138,7 @@ def _ask(question: str, run: RunOptions, settings=None, overrides=None, **values
     game = get_game("dune1984")
     setup = game.question(question).setup(values)  # checked, and warned, before the run
     warn_same_house(setup)
-    _check_best(game.rules(run.variant, overrides, overrides_from="--policy"), setup)
+    check_best_alone(game.rules(run.variant, overrides, overrides_from="--policy"), setup)
     settings = settings or run.settings(f"dune1984 {question}", warn=False)
     run.warn_once()  # after the setup and the checkpoint were found right: a mistake comes alone
     return answer_of("dune1984", question, setup, variants=run.variant, rules=overrides, settings=settings)
@@ -155,21 +155,6 @@ def _designation(policy: Optional[str]) -> dict[str, str]:
             "defender:best"
         )
     return {"designation": POLICIES[key]}
-
-
-def _check_best(rules, setup) -> None:
-    """Under best play: one line (exit 2) when the deciding side has one character, so nothing to
-    choose, before any simulation."""
-    from montecarlo.games.dune1984.fights import chooser
-
-    side = chooser(rules)
-    if side is None:
-        return
-    name = ("attacker", "defender")[side]
-    if len(_as_tuple(getattr(setup, name))) < 2:
-        raise InputError(
-            f"best play: the {name} fights with one character, so there is no choice of who takes the damage"
-        )
 
 
 def _notes(answer, run: RunOptions) -> None:
@@ -338,7 +323,7 @@ def duel_table(
     kit = {"attacker_equipment": attacker_equipment, "defender_equipment": defender_equipment}
     setups = [{"attacker": a, "defender": d, **kit} for a, d in pairs]
     # every cell is a duel: best play (-v best_play) has nothing to choose, as odds dune1984 says
-    _check_best(game.rules(run.variant), question.setup(setups[0]))
+    check_best_alone(game.rules(run.variant), question.setup(setups[0]))
     answers = run.ask_many("dune1984", "duel", setups, "dune1984 duel table")  # one pool
     cells = [(a, d, answer.metrics[metric]) for (a, d), answer in zip(pairs, answers)]
     answer = answers[-1]

@@ -156,20 +156,6 @@ def _objective(objective: Optional[str], overrides: dict[str, str]) -> str:
     return "win" if "best" in (overrides.get("attack"), overrides.get("retreat")) else ""
 
 
-def _check_best(rules, setup) -> None:
-    """Under --policy best: one line and exit 2 when there is nothing to decide or too much to solve,
-    before any simulation (the solve is kept for the run)."""
-    if "best" not in (rules.attack, rules.retreat):
-        return
-    from montecarlo.games.war_for_arrakis.battle import BATTLE
-
-    if not setup.legions[1].units:
-        raise InputError(
-            "best play: an undefended settlement falls without a roll, so there is no decision to make"
-        )
-    BATTLE.solution(rules, setup)
-
-
 def _readings(rules, **which: bool) -> list[str]:
     """The readings in force where the English overview and the Korean page disagree."""
     from montecarlo.games.war_for_arrakis.rules import readings
@@ -217,7 +203,7 @@ def battle(
         montecarlo war-for-arrakis battle -a "6 regular" -d "3 regular" --harkonnen attacker -v choam_ban
         montecarlo war-for-arrakis battle -a "4 regular, Rabban, Baron" -d "4 regular" --policy best
     """
-    from montecarlo.games.war_for_arrakis.battle import QUESTIONS, ban_notes
+    from montecarlo.games.war_for_arrakis.battle import QUESTIONS, ban_notes, check_best_alone
     from montecarlo.registry import get_game
 
     overrides = _policies(policy)
@@ -233,7 +219,7 @@ def battle(
     }
     game = get_game(GAME)
     checked = game.question("battle").setup(setup)
-    _check_best(game.rules(run.variant, overrides, overrides_from="--policy"), checked)
+    check_best_alone(game.rules(run.variant, overrides, overrides_from="--policy"), checked)
     answer = run.ask(GAME, "battle", checked, overrides)
     s = answer.setup
     why = QUESTIONS["battle"].why_no_exact
@@ -503,7 +489,7 @@ def advise(
         montecarlo war-for-arrakis advise -a "4 regular, Rabban, Baron" -d "3 regular" --objective trade:2
         montecarlo war-for-arrakis advise -a "2 regular, Rabban, Baron" -d "2 regular"
     """
-    from montecarlo.games.war_for_arrakis.battle import advise as solve_advice
+    from montecarlo.games.war_for_arrakis.battle import advise as solve_advice, check_best_alone
     from montecarlo.registry import get_game
 
     check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
@@ -528,7 +514,7 @@ def advise(
             "objective": _objective(objective, overrides),
         }
     )
-    _check_best(rules, setup)
+    check_best_alone(rules, setup)
     advice = solve_advice(rules, setup)
     if json_out:
         decision = lambda d: {k: v for k, v in d._asdict().items() if k != "leaves" or v}  # noqa: E731

@@ -69,6 +69,11 @@ class Question:
     # seats (1-based) of a setup that stand for no player (Imperium's House Hagal): reports read no
     # seat advantage against them; None: every seat is a player's
     stand_ins: Callable[[Any], Sequence[int]] | None = None
+    # refuses (InputError) one setup asked alone under rules that leave it nothing to answer, as
+    # best play with nothing to choose or too large to solve; the odds of one setup (the CLI's
+    # and montecarlo.odds) ask it before the run, grids do not: a cell with nothing to choose
+    # simply has the fixed policy's odds
+    check_alone: Callable[[Any, Any], None] | None = None
 
     def setup(self, values: Mapping[str, Any]) -> Any:
         """A validated setup from plain values."""

@@ -392,6 +392,20 @@ def chooser(rules: Rules) -> int | None:
     return 0 if rules.designation == "best" else 1
 
 
+def check_best_alone(rules: Rules, setup: DuelSetup | FightSetup) -> None:
+    """One setup under best play: refused when the deciding side fights with one character, so
+    there is no choice of who takes the damage (its odds would be the fixed policy's)."""
+    side = chooser(rules)
+    if side is None:
+        return
+    name = ("attacker", "defender")[side]
+    fighters = getattr(setup, name)
+    if not isinstance(fighters, tuple) or len(fighters) < 2:
+        raise InputError(
+            f"best play: the {name} fights with one character, so there is no choice of who takes the damage"
+        )
+
+
 def _pick(rules: Rules, side: int, strengths: tuple[int, ...]) -> int:
     """The character ``side`` designates: by the fixed policy, or CHOOSE where it decides among
     several living characters (best play; the side that does not decide designates its weakest)."""
@@ -733,6 +747,7 @@ QUESTIONS = {
         simulate=DUEL.simulate,
         exact=DUEL.exact,
         why_no_exact=DUEL.why_no_exact,
+        check_alone=check_best_alone,
         parse_setup=parse_duel,
         reference=reference_duel,
         example={"attacker": 4, "defender": 5},
@@ -748,6 +763,7 @@ QUESTIONS = {
         simulate=FIGHT.simulate,
         exact=FIGHT.exact,
         why_no_exact=FIGHT.why_no_exact,
+        check_alone=check_best_alone,
         parse_setup=parse_fight,
         reference=reference_fight,
         example={"attacker": [4, 3], "defender": [5], "defender_equipment": ["sword"]},

@@ -1532,6 +1532,19 @@ def battle_readings(rules: Rules, setup: BattleSetup) -> list[str]:
     return readings(rules, continuation=True, surprise=setup.surprise)
 
 
+def check_best_alone(rules: Rules, setup: BattleSetup) -> None:
+    """One battle under best play: refused when there is nothing to decide (an undefended
+    settlement falls without a roll) or too much to solve, before the run (the solve is kept
+    for it)."""
+    if "best" not in (rules.attack, rules.retreat):
+        return
+    if not setup.legions[1].units:
+        raise InputError(
+            "best play: an undefended settlement falls without a roll, so there is no decision to make"
+        )
+    BATTLE.solution(rules, setup)
+
+
 QUESTIONS = {
     "battle": Question(
         name="battle",
@@ -1543,6 +1556,7 @@ QUESTIONS = {
         simulate=BATTLE.simulate,
         exact=BATTLE.exact,
         why_no_exact=BATTLE.why_no_exact,
+        check_alone=check_best_alone,
         notes=battle_readings,
         parse_setup=parse_battle,
         applicable=applicable_battle,
