@@ -61,8 +61,18 @@ def test_units_are_single_tests_or_a_files_run_of_tests():
 
 
 FAKE_TESTS = """
-import os, time
+import glob, os, time
 import pytest
+
+open(f"started.{{os.getpid()}}", "a").close()  # at collection: this child is about to claim
+
+
+def both_started():
+    # a child that claimed everything before the other one had even started (a loaded machine)
+    # would leave "each test once between them" untested
+    deadline = time.monotonic() + 60
+    while len(glob.glob("started.*")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 @pytest.fixture(scope="module")
 def opened():
@@ -71,6 +81,7 @@ def opened():
 
 @pytest.mark.parametrize("n", range(6))
 def test_one(n, opened):
+    both_started()
     time.sleep(0.02)
     open("ran", "a").write(f"{{__name__}}::{{n}} {{os.getpid()}}\\n")
     assert not ({fail} and n == 1)
