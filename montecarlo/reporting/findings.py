@@ -183,8 +183,8 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
         count = f"changes in {_setups(sig, sc)} of {len(sc.points)} setups"  # any metric named or not
         parts.append(f"{_variant(result, variant)} {_moves(verbs, seats=seat_words)} ({count})")
     more = len(parts) - MAX_HEADLINE_VARIANTS
-    if more > 0:  # the index's one line stays a line or two; the findings below name every variant
-        counted = f"and {more} more variant{'s' * (more > 1)} (see the findings)"
+    if more > 0:  # the index's one line stays a line or two; the report's findings name every variant
+        counted = f"and {more} more variant{'s' * (more > 1)}"
         parts = parts[:MAX_HEADLINE_VARIANTS] + [counted]
     return f"Against {_variant(result, result.baseline)}: " + "; ".join(parts) + "."
 
@@ -209,10 +209,13 @@ def _moves(
     'raises seat*'
     >>> _moves({"a": {True}, "b": {True}, "c": {False}, "d": {None}, "e": {True, False}}, limit=4)
     'raises a and b, lowers c, shifts the distribution of d, and moves 1 more metric'
+    >>> _moves({"a": {True}, "rolls, ties included": {True}, "c": {False}}, limit=2)  # its own commas
+    'raises a and “rolls, ties included”, and moves 1 more metric'
     """
     named, more = list(signs)[:limit], len(signs) - limit
     groups: dict[str, list[str]] = {}
     for name in named:
+        shown = f"“{name}”" if "," in name else name  # a name's commas are not the list's
         if name in seats and len(signs[name]) > 1:  # up for some seats, down for others
             verb = "moves"
         elif None in signs[name]:
@@ -223,7 +226,7 @@ def _moves(
             verb = "lowers"
         else:
             verb = "moves (both ways)"
-        groups.setdefault(verb, []).append(name)
+        groups.setdefault(verb, []).append(shown)
     parts = [f"{verb} {_join(names)}" for verb, names in groups.items()]
     if more > 0:
         parts.append(f"moves {more} more metric{'s' * (more > 1)}")
@@ -412,28 +415,41 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
     if not moved:
         anywhere = f" in any of the {setups} setups of the other fields" if where else ""
         return f"{yardstick}, none of the other {len(means)} values changes {what}{anywhere} ({source})."
-    high = max(means, key=lambda b: means[b])
-    low = min(means, key=lambda b: means[b])
+    # the extremes among the values that change it: one that changes nothing is not the "lowest rise"
+    pool = {b: means[b] for b in moved}
+    high = max(pool, key=lambda b: pool[b])
+    low = min(pool, key=lambda b: pool[b])
 
     def named(value: str) -> str:  # a value, "“…”" around one that holds a comma, and its ties
-        ties = sum(abs(m - means[value]) <= 1e-9 for m in means.values()) - 1
+        ties = sum(abs(m - means[value]) <= 1e-9 for m in pool.values()) - 1
         shown = f"“{_short(value)}”" if "," in value else _short(value)
         return shown + (f" ({fmt(means[value], 3, True)}, and {ties} more value{'s' * (ties > 1)} alike)"
                         if ties else f" ({fmt(means[value], 3, True)})")
 
     average = f"on average{where}" if where else ""
-    every = "both" if len(means) == 2 else f"all {len(means)}"
-    changed = (
-        f"{every if len(moved) == len(means) else f'{len(moved)} of the {len(means)}'} change it"
-        + (" in at least one setup" if len(cells) > 1 else "")
-    )
+    somewhere = " in at least one setup" if len(cells) > 1 else ""
     # the way the values that change it go (one that changes nothing is not "both ways")
-    verb = _direction(pl.Series([means[b] for b in moved]))
+    verb = _direction(pl.Series(list(pool.values())))
+    if len(moved) == len(means):
+        every = "both" if len(means) == 2 else f"all {len(means)}"
+        return (
+            f"{yardstick}, the other {len(means)} values "
+            f"{verb.replace('raises', 'raise').replace('lowers', 'lower').replace('moves', 'move')} {what}"
+            f"{' ' + average if average else ''}: highest with {named(high)}, lowest with {named(low)}; "
+            f"{every} change it{somewhere} ({source})."
+        )
+    still = len(means) - len(moved)
+    unchanged = f"the other {still} do not change it" if still > 1 else "the other one does not change it"
+    if len(moved) == 1:
+        return (
+            f"{yardstick}, of the other {len(means)} values only {named(high)} {verb} {what}"
+            f"{somewhere}{' (' + average + ')' if average else ''}; {unchanged} ({source})."
+        )
     return (
-        f"{yardstick}, the other {len(means)} values "
+        f"{yardstick}, {len(moved)} of the other {len(means)} values "
         f"{verb.replace('raises', 'raise').replace('lowers', 'lower').replace('moves', 'move')} {what}"
-        f"{' ' + average if average else ''}: highest with {named(high)}, lowest with {named(low)}; "
-        f"{changed} ({source})."
+        f"{somewhere}{', ' + average if average else ''}: highest with {named(high)}, lowest with "
+        f"{named(low)}; {unchanged} ({source})."
     )
 
 

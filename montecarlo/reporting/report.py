@@ -348,7 +348,7 @@ def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None
         "trials": trial_text,
         "chunk size": sc.chunk_size,
         "grid": f"{grid} = {len(sc.points)} setup{'s' * (len(sc.points) != 1)}",
-        "fixed setup": ", ".join(f"{k} = {show_value(v)}" for k, v in sc.setup.items()) or "none",
+        "fixed setup": ", ".join(f"{k} = {_rule_value(v)}" for k, v in sc.setup.items()) or "none",
         "metrics": ", ".join(sc.metrics),
         "variants": ", ".join(v.name for v in result.variants),
         "baseline": result.baseline,
@@ -501,6 +501,9 @@ def _write_contents(result: ScenarioResult, folder: Path, command: str, jobs: in
     (folder / "index.html").write_text(_html(sc.title, blocks, folder), encoding="utf-8")
 
 
+COMPARISON_PLOTS = ("forest", "difference")  # shown under the comparison, after the other plots
+
+
 def _draw_plots(
     sc: Scenario, tables: dict[str, pl.DataFrame], folder: Path, jobs: int
 ) -> list[tuple[str, str, str]]:
@@ -508,11 +511,19 @@ def _draw_plots(
     kind "difference" is a heat map of differences. With ``jobs`` > 1 the plots are drawn by the
     local worker processes (joblib's loky pool: the one a run with as many jobs started), a
     plot a task; the files are the same bytes."""
-    planned = []  # (kind, file name, spec)
-    for i, spec in enumerate(plotting.plan(sc)):
-        planned.append((spec.kind, plotting.file_name(i, spec), spec))
+    kinds = []  # (kind, spec)
+    for spec in plotting.plan(sc):
+        kinds.append((spec.kind, spec))
         if spec.kind == "heatmap" and "comparison" in tables:
-            planned.append(("difference", planned[-1][1].replace("-heatmap-", "-heatmap-difference-"), spec))
+            kinds.append(("difference", spec))
+    # numbered in the order the page shows them: the plots, then the comparison's own
+    kinds.sort(key=lambda k: k[0] in COMPARISON_PLOTS)  # stable: each group keeps its order
+    planned = []  # (kind, file name, spec)
+    for i, (kind, spec) in enumerate(kinds):
+        name = plotting.file_name(i, spec)
+        if kind == "difference":
+            name = name.replace("-heatmap-", "-heatmap-difference-")
+        planned.append((kind, name, spec))
     args = [(kind, spec, sc, tables["results"], tables.get("comparison"), folder / name)
             for kind, name, spec in planned]
     if jobs > 1 and len(args) > 1:
@@ -609,7 +620,7 @@ def _blocks(
             ("p", "Where the game's sources disagree, the numbers follow these readings:"),
             ("list", _readings_display(readings)),
         ]
-    plain = [f for f in figures if f[0] not in ("forest", "difference")]
+    plain = [f for f in figures if f[0] not in COMPARISON_PLOTS]
     if plain:
         b.append(("h2", "Plots"))
         b += [("img", name, title) for kind, name, title in plain]
@@ -627,7 +638,7 @@ def _blocks(
             ),
             ("table", _summary_display(comp, sc)),
         ]
-        b += [("img", name, title) for kind, name, title in figures if kind in ("forest", "difference")]
+        b += [("img", name, title) for kind, name, title in figures if kind in COMPARISON_PLOTS]
         columns = _columns_note(result)
         significant = _significant_display(comp, grid, sc)
         b += [
@@ -737,7 +748,7 @@ def _about(result: ScenarioResult, facts: dict[str, Any], figures, tables) -> li
             pl.DataFrame(
                 {
                     "rule": fields,
-                    **{name: [str(show_value(r[f])) for f in fields] for name, r in rules.items()},
+                    **{name: [_rule_value(r[f]) for f in fields] for name, r in rules.items()},
                 }
             ),
         ),
@@ -926,16 +937,33 @@ def _unit_order(rows: pl.DataFrame, sc, grid: Sequence[str]) -> list[int]:
     return out
 
 
+def _rule_value(value: Any) -> str:
+    """A rule's or a fixed setup field's value as a scenario file writes it (``true``, not
+    ``True``).
+
+    >>> _rule_value(True), _rule_value(False), _rule_value(3), _rule_value("special")
+    ('true', 'false', '3', 'special')
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(show_value(value))
+
+
 def fmt_p(p: float | None) -> str:
     """A p-value: two significant figures, ``<1e-12`` below that (about the precision of the
     tails the p-values come from).
 
     >>> fmt_p(0.0487), fmt_p(4.9e-4), fmt_p(0.0), fmt_p(1e-12), fmt_p(None), fmt_p(float("nan"))
     ('0.049', '0.00049', '<1e-12', '1e-12', '—', '—')
+    >>> fmt_p(8.5e-5), fmt_p(3.3e-10)  # the exponent as the rest of the report writes it
+    ('8.5e-5', '3.3e-10')
     """
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return "—"
-    return "<1e-12" if p < 1e-12 else f"{p:.2g}"
+    if p < 1e-12:
+        return "<1e-12"
+    mantissa, _, exponent = f"{p:.2g}".partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
 
 
 def _summary_display(comp: pl.DataFrame, sc) -> pl.DataFrame:

@@ -943,12 +943,12 @@ def test_variants_are_said_in_the_scenarios_order():
     said = [re.match(r"`(\w+)` raises", s) for s in sentences[1:]]
     assert [m.group(1) for m in said if m] == names
     assert re.findall(r"`(\w+)` raises", headline(sentences)) == names[:3]  # the headline names three
-    assert headline(sentences).endswith("; and 5 more variants (see the findings).")
+    assert headline(sentences).endswith("; and 5 more variants.")  # named in the findings that follow
     for count, rest in ((4, "1 more variant"), (5, "2 more variants")):
         fewer = {"official": {}, **{name: {"builtin": name} for name in names[:count]}}
         spec = {"game": game, "seed": 3, "trials": 2000, "variants": fewer}
         result = run_scenario(parse_scenario(spec), jobs=1)
-        assert headline(findings(result, all_tables(result))).endswith(f"; and {rest} (see the findings).")
+        assert headline(findings(result, all_tables(result))).endswith(f"; and {rest}.")
     # the largest effects are the three largest, largest first (edges 0.4, 0.35, 0.3)
     largest = next(s for s in sentences if s.startswith("Largest effects"))
     assert re.findall(r"`(\w+)` on", largest) == ["opal", "drum", "fern"], largest
@@ -1291,9 +1291,17 @@ def test_values_that_change_nothing_do_not_make_the_others_both_ways():
     # the other deployments all lose more units: they raise it, not "move (both ways)"
     rows = [{"f": "a", "estimate": 0.5}, {"f": "b", "estimate": 0.5}, {"f": "c", "estimate": 0.7}]
     assert _effect(rows, {"f": ("a", "b", "c")}) == (
-        "Against f = a (the first value), the other 2 values raise the chance that a hit (`hit`): highest "
-        "with c (+0.200), lowest with b (0.000); 1 of the 2 change it (estimates; a difference within "
-        "noise counts as none)."
+        "Against f = a (the first value), of the other 2 values only c (+0.200) raises the chance that a "
+        "hit (`hit`); the other one does not change it (estimates; a difference within noise counts as "
+        "none)."
+    )
+    # of three, two raise it: the extremes are theirs, not the one that stays (no "lowest rise" of 0)
+    rows = [{"f": "a", "estimate": 0.5}, {"f": "b", "estimate": 0.5}, {"f": "c", "estimate": 0.7},
+            {"f": "d", "estimate": 0.6}]
+    assert _effect(rows, {"f": ("a", "b", "c", "d")}) == (
+        "Against f = a (the first value), 2 of the other 3 values raise the chance that a hit (`hit`): "
+        "highest with c (+0.200), lowest with d (+0.100); the other one does not change it (estimates; a "
+        "difference within noise counts as none)."
     )
     # a value that moves it both ways across setups, averaging 0, still says both ways
     rows = [{"f": "a", "g": 1, "estimate": 0.5}, {"f": "b", "g": 1, "estimate": 0.6},
@@ -1327,9 +1335,9 @@ def test_a_field_effect_in_one_setup_says_setup_and_no_average():
     rows = [{"f": "a", "estimate": 0.5, "se": 0.01}, {"f": "b", "estimate": 0.49, "se": 0.01},
             {"f": "c", "estimate": 0.2, "se": 0.01}]
     assert _effect(rows, {"f": ("a", "b", "c")}) == (
-        "Against f = a (the first value), the other 2 values lower the chance that a hit (`hit`): highest "
-        "with b (-0.010), lowest with c (-0.300); 1 of the 2 change it (estimates; a difference within "
-        "noise counts as none)."
+        "Against f = a (the first value), of the other 2 values only c (-0.300) lowers the chance that a "
+        "hit (`hit`); the other one does not change it (estimates; a difference within noise counts as "
+        "none)."
     )
     # another field of one value: still one setup; both raise it, the lowest is signed too
     rows = [{"f": "a", "g": 5, "estimate": 0.2}, {"f": "b", "g": 5, "estimate": 0.5},

@@ -117,8 +117,10 @@ def test_files_and_documented_columns(report, result):
     html_links = re.findall(r'<li><a href="([^"]+)">', (report / "index.html").read_text())
     assert set(listed) <= set(html_links) <= names
     pngs = sorted(n for n in names if n.endswith(".png"))
-    assert [p.split("-")[2] for p in pngs] == ["heatmap", "heatmap", "lines", "bars", "bars", "forest"]
-    assert "plot-01-heatmap-difference-win.png" in pngs  # the heat map of the differences too
+    # numbered in the page's order: the plots, then the comparison's (the differences' heat map too)
+    assert pngs == ["plot-01-heatmap-win.png", "plot-02-lines-heads.png", "plot-03-bars-total.png",
+                    "plot-04-bars-win.png", "plot-05-heatmap-difference-win.png", "plot-06-forest-win.png"]
+    assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", (report / "report.md").read_text()) == pngs
     long = pl.read_parquet(report / "results.parquet")
     assert long.columns == ["flips", "need", "tags", *RESULT_COLUMNS]
     assert long.equals(pl.read_csv(report / "results.csv").with_columns(pl.col("exact").cast(pl.Float64)))
@@ -284,7 +286,7 @@ def test_with_jobs_every_plot_is_a_task_of_the_local_pool(report, result, tmp_pa
     assert _folder(write_report(result, tmp_path / "one", command=command, jobs=1)) == _folder(report)
     (call,) = RecordingParallel.calls  # none with one job
     assert call["n_jobs"] == 2 and call["backend"] == "loky"  # the run's pool, not a cluster's
-    kinds = ["heatmap", "difference", "lines", "bars", "bars", "forest"]
+    kinds = ["heatmap", "lines", "bars", "bars", "difference", "forest"]
     assert [(f, kind) for f, kind, _ in call["tasks"]] == [("draw_file", kind) for kind in kinds]
     assert sorted(name for *_, name in call["tasks"]) == sorted(p.name for p in report.glob("*.png"))
 
@@ -1105,7 +1107,7 @@ def test_the_significant_differences_show_metric_by_metric_largest_first_with_th
         {"size": "3", "variant": "v", "metric": label, "baseline → variant": "0.6000 → 0.4000",
          "difference [95% CI]": "-0.2000\n[-0.2100, -0.1900]", "exact": "—", "Holm p": "<1e-12"},
         {"size": "two", "variant": "v", "metric": label, "baseline → variant": "0.5000 → 0.5500",
-         "difference [95% CI]": "+0.0500\n[+0.0400, +0.0600]", "exact": "+0.0512", "Holm p": "1e-05"},
+         "difference [95% CI]": "+0.0500\n[+0.0400, +0.0600]", "exact": "+0.0512", "Holm p": "1e-5"},
     ]
     # then rounds (5.0 is not "larger" than a chance's 0.2: another unit), then score by its unit's
     # value (size 1's two rows, largest first, before size 2's 30.0)
