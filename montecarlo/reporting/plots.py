@@ -6,27 +6,33 @@ Four kinds, chosen by a scenario's ``[[plots]]`` or by :func:`plan` when it has 
   the cells, one panel per facet value and variant. Win probabilities use a diverging map
   centred at 0.5 (purple: the first side wins more often, orange: less), other rates a
   sequential map from 0, means a sequential map over their range; cells where the metric does
-  not apply are grey and read "n/a".
+  not apply are grey and read "n/a". A cell's number is black or white, whichever contrasts
+  more with the cell (WCAG), and never reads 0 when it is not.
 - ``lines``: a metric against a swept number, with its 95% interval as a band, one curve per
   hue value (and variant); exact values as black dots. Curves that coincide in every panel
   are drawn once and named together in the legend ("a = b (coinciding)"); the legend is true
   of every panel, and :func:`legend_entries` says what each entry claims, for checking.
 - ``bars``: a distribution (one bar per value, up to the largest value any setup drawn
-  reaches) or a metric over a categorical field, with 95% error bars; legends as for lines; a
-  bar that is 0 with its whole interval reads "0" (a bar of height 0 would show nothing).
+  reaches) or a metric over a categorical field, with 95% error bars and exact values as a
+  black dash across their bar; legends as for lines; a bar whose estimate is 0 reads "0" (a bar
+  of height 0 would show nothing).
 - ``forest``: paired differences from the baseline with intervals; a filled marker is
-  significant after Holm, a hollow one is not. Only the significant setups are shown, or, when
-  there are more than :data:`MAX_FOREST_ROWS`, the largest effects; rows identical to the
-  baseline or not applicable are left out (the title says how many are shown); a panel left
-  empty says why. All panels share one x scale.
+  significant after Holm, a hollow one is not. Only the significant setups are shown, in grid
+  order, or, when there are more than :data:`MAX_FOREST_ROWS`, the largest effects, largest
+  first; rows identical to the baseline or not applicable are left out (the title says how many
+  are shown); a panel left empty says why. All panels share one x scale.
 
 Colours are the Okabe–Ito palette (distinguishable with any colour vision) and every series
-also has its own marker or hatch. Axis labels and titles use the metric's description.
-Grid fields a plot does not use are held at their ``where`` value, else at the middle value of
-the grid, and the title says so. Panel titles wrap to the panel's width; panels wrap to the
-page's width (a wider figure is shrunk there; a forest is never wider than the page, its setups
-wrapped beside their rows, one axis label under all panels), and heat maps size their cell numbers for the
-page (:data:`CELL_TEXT_PX`).
+also has its own marker or hatch; a variant keeps its colour, marker and hatch in every plot of
+a report (its place among the variants, the baseline first). Axis labels and titles use the
+metric's description, fields are named in words as the report's text names them ("attacker
+equipment = Sword"), grid values by their labels; variants by their names, as typed. Grid
+fields a plot does not use are held at their ``where`` value, else at the middle value of the
+grid, and the title says so; a plot of one variant of several names it in its title. Panel
+titles wrap to the panel's width, at spaces only; panels wrap to the page's width (a wider
+figure is shrunk there; a forest is never wider than the page, its setups wrapped beside their
+rows, one axis label under all panels), and heat maps size their cell numbers for the page
+(:data:`CELL_TEXT_PX`).
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from matplotlib.legend_handler import HandlerTuple
 from matplotlib.ticker import MaxNLocator
 
 from montecarlo.reporting.tables import fmt, metric_text
-from montecarlo.scenarios import PlotSpec, Scenario, show_value
+from montecarlo.scenarios import PlotSpec, Scenario
 
 MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
 FOREST_LABEL_CHARS = 44  # a forest row's setup wraps after this many characters
@@ -171,6 +177,47 @@ def field_words(field: str | None) -> str:
     return "" if field is None else field.replace("_", " ")
 
 
+def text_colour(rgba: Sequence[float]) -> str:
+    """Black or white, whichever has the better WCAG contrast against the colour ``rgba`` (from
+    its relative luminance): dark text on viridis teal or a mid orange, white on deep colours.
+
+    >>> text_colour((0.129, 0.569, 0.549, 1.0)), text_colour((0.267, 0.005, 0.329, 1.0))
+    ('black', 'white')
+    """
+    on_black, on_white = (contrast(rgba, (0.0, 0.0, 0.0)), contrast(rgba, (1.0, 1.0, 1.0)))
+    return "black" if on_black >= on_white else "white"
+
+
+def contrast(a: Sequence[float], b: Sequence[float]) -> float:
+    """The WCAG 2 contrast ratio of two sRGB colours (1 to 21; 4.5 is enough for small text).
+
+    >>> round(contrast((0, 0, 0), (1, 1, 1)), 1), contrast((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))
+    (21.0, 1.0)
+    """
+    la, lb = _luminance(a), _luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def _luminance(rgb: Sequence[float]) -> float:
+    """WCAG relative luminance of an sRGB colour (channels 0..1)."""
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _cell_number(x: float, digits: int, signed: bool) -> str:
+    """A heat map cell's number: ``digits`` decimals, more where a value that is not 0 would
+    read as 0 (a significant difference of 0.004 is "+0.004", not "0.00").
+
+    >>> _cell_number(0.004, 2, True), _cell_number(-0.004, 2, True), _cell_number(0.0, 2, True)
+    ('+0.004', '-0.004', '0.00')
+    """
+    text = fmt(x, digits, signed)
+    while x != 0 and float(text) == 0 and digits < 6:
+        digits += 1
+        text = fmt(x, digits, signed)
+    return text
+
+
 def colour_map(sc: Scenario, metric: str, values: np.ndarray, difference: bool = False):
     """(cmap, norm): diverging at 0 for differences, at 0.5 for win odds, sequential from 0
     for other probabilities (rates), sequential over the range for means."""
@@ -229,9 +276,8 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str 
                 if math.isnan(v):
                     ax.text(j, i, "n/a", ha="center", va="center", fontsize=cell_pt, color="#555555")
                     continue
-                red, green, blue, _ = cmap(norm(v))
-                colour = "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
-                text = fmt(v, 3, diff) if prob else fmt(v, 2, diff)  # 4.8e-5, not 0.000
+                colour = text_colour(cmap(norm(v)))
+                text = _cell_number(v, 3 if prob else 2, diff)  # 4.8e-5, not 0.000
                 if diff:
                     row = cells[ys[i], xs[j]]
                     text = "=" if row["status"] == "identical" else text + ("*" if row["significant"] else "")
@@ -256,7 +302,7 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str 
     if diff:
         what = (f"{_cap(words(sc, spec.metric))}: difference from {baseline}\nby {field_words(spec.y)} and "
                 f"{field_words(spec.x)}\n* significant after Holm; = identical in every trial")
-    fig.suptitle(_title(spec, what, fixed))
+    fig.suptitle(_title(spec, sc, what, fixed))
     return fig
 
 
@@ -265,6 +311,7 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     xs = _values(sc, spec.x)
     numeric_x = sc.numeric(spec.x)
     rows, facets = _panel_rows(spec, variants), _values(sc, spec.facet)
+    order = _variant_order(results)
     fig, axes = _figure(len(rows), len(facets), 4.8, 3.4, sharey=True)
     panels = []  # (axis, row variant, facet, series); the same series, in the same order, in each
     for r, row_variant in enumerate(rows):
@@ -280,14 +327,15 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                     np.array([_num(p[col]) for p in pts])
                     for col in ("estimate", "ci_low", "ci_high", "exact")
                 )
-                series.append((k, _series_label(spec.hue, hue, variant, row_variant, variants), x, *cols))
+                style = _style(k, spec.hue, variant, order)
+                series.append((style, _series_label(spec.hue, hue, variant, row_variant, variants), x, *cols))
             panels.append((axes[r][c], row_variant, facet, series))
     groups = _coinciding_everywhere([p[3] for p in panels])
     labels = _record(fig, spec, sc, fixed, variants, rows, facets, groups, (spec.metric,), spec.x)
     for ax, row_variant, facet, series in panels:
         exact_shown = False
         for group, label in zip(groups, labels):  # coinciding curves are drawn once
-            k, _, x, est, lo, hi, ex = series[group[0]]
+            k, _, x, est, lo, hi, ex = series[group[0]]  # k: its style
             (line,) = ax.plot(
                 x,
                 est,
@@ -313,7 +361,7 @@ def _lines(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
         ax.grid(alpha=0.3)
     _legend(_top_right(axes))
     fig.suptitle(
-        _title(spec, f"{_cap(words(sc, spec.metric))}\nagainst {field_words(spec.x)} (95% bands)", fixed)
+        _title(spec, sc, f"{_cap(words(sc, spec.metric))}\nagainst {field_words(spec.x)} (95% bands)", fixed)
     )
     return fig
 
@@ -335,6 +383,8 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     per_panel = [_panel_series(sc, spec.hue, variants, v) for v in rows]
     if xlabel == "variant":
         per_panel = [[(h, None) for h in _values(sc, spec.hue)]]
+    order = _variant_order(results)
+    styles = [_style(k, spec.hue, variant, order) for k, (_, variant) in enumerate(per_panel[0])]
     width = 0.8 / max(len(per_panel[0]), 1)
     panel_width = max(4.5, 0.3 * len(categories) * len(per_panel[0]) + 1.5)
     fig, axes = _figure(len(rows), len(facets), panel_width, 3.4, sharey=True)
@@ -360,8 +410,10 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     first = {group[0]: label for group, label in zip(groups, labels)}
     bars: dict[Any, dict[int, Any]] = {}  # axis -> series -> its bars (for the legend's swatches)
     for ax, row_variant, facet, drawn in panels:
+        exact_shown = False
         for k, _, _, est, lo, hi, ex in drawn:
             pos = np.arange(len(categories)) - 0.4 + width * (k + 0.5)
+            colour = PALETTE[styles[k] % len(PALETTE)]
             bars.setdefault(ax, {})[k] = ax.bar(
                 pos,
                 est,
@@ -369,16 +421,21 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
                 yerr=np.abs(np.vstack([est - lo, hi - est])),
                 capsize=2,
                 label=first.get(k),
-                color=PALETTE[k % len(PALETTE)],
-                hatch=HATCHES[k % len(HATCHES)],
+                color=colour,
+                hatch=HATCHES[styles[k] % len(HATCHES)],
                 edgecolor="white",
                 linewidth=0.5,
                 error_kw={"elinewidth": 0.8},
             )
-            if not np.isnan(ex).all():
-                ax.plot(pos, ex, "k_", ms=max(4, 40 * width), label="exact" if k == 0 else None)
-            for x in pos[(est == 0) & (hi == 0)]:  # a bar of height 0 is drawn as nothing: say "0"
-                ax.text(x, 0, "0", ha="center", va="bottom", fontsize=7, color=PALETTE[k % len(PALETTE)])
+            known = ~np.isnan(ex)
+            if known.any():  # a dash across the middle of its bar: dashes of neighbouring bars never join
+                ax.hlines(
+                    ex[known], pos[known] - 0.35 * width, pos[known] + 0.35 * width, colors="black", lw=1.5,
+                    label=None if exact_shown else "exact",
+                )
+                exact_shown = True
+            for x in pos[est == 0]:  # a bar of height 0 is drawn as nothing: say "0"
+                ax.text(x, 0, "0", ha="center", va="bottom", fontsize=7, color=colour)
         _xticks(ax, categories, panel_width)
         if metric.kind == "distribution":
             shown = words(sc, spec.metric) + (f" (never above {categories[-1]} here)" if dropped else "")
@@ -403,7 +460,7 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
         if metric.kind == "distribution"
         else f"{_cap(words(sc, spec.metric))}\nby {field_words(xlabel)}"
     )
-    fig.suptitle(_title(spec, f"{what} (95% error bars)", fixed))
+    fig.suptitle(_title(spec, sc, f"{what} (95% error bars)", fixed))
     return fig
 
 
@@ -422,6 +479,7 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     df, fixed, variants = _select(spec, sc, comparison, (spec.facet,), hold_unused=False)
     baseline = comparison["baseline"][0]
     variants = [v for v in variants if v != baseline]
+    order = _variant_order(comparison, baseline)  # the baseline keeps its colour, unused here
     row_fields = [f for f in sc.grid if f != spec.facet and f not in fixed]
     facets = _values(sc, spec.facet)
     tested = df.filter(pl.col("status") == "tested")
@@ -435,19 +493,24 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     pool = significant if significant.height else tested
     # groups in grid order, so that equal effects keep the first setups (and the same on every run)
     size = pool.group_by("_label", maintain_order=True).agg(pl.col("difference").abs().max().alias("_size"))
-    order = dict(zip(size["_label"], size["_size"]))
-    chosen = set(sorted(order, key=lambda lab: -order[lab])[:MAX_FOREST_ROWS])
-    labels = [lab for lab in all_labels if lab in chosen]  # grid order
+    effect = dict(zip(size["_label"], size["_size"]))
+    largest = sorted(effect, key=lambda lab: -effect[lab])  # stable: equal effects in grid order
+    if len(effect) > MAX_FOREST_ROWS:  # the largest effects, largest first (a ranking reads so)
+        labels = largest[:MAX_FOREST_ROWS]
+    else:  # every row of the pool, in grid order
+        labels = [lab for lab in all_labels if lab in effect]
     shown = tested.filter(pl.col("_label").is_in(labels))
     # a row is a setup in every panel: counted as rows, "significant" if it is in some panel
     rows = "row" if len(labels) == 1 else "rows"
-    if len(order) > len(labels):
+    if len(effect) > len(labels):
         effects = "largest significant effects" if significant.height else "largest effects"
-        what = f"the {len(labels)} {rows} with the {effects} (of {len(order)})"
-    else:
-        what = f"{len(labels)} {rows} with a significant difference" if significant.height else (
-            f"{len(labels)} tested {rows}")
-        what += f" of {len(all_labels)}" if len(labels) < len(all_labels) else ""
+        what = f"the {len(labels)} {rows} with the {effects} (of {len(effect)}), largest first"
+    elif not significant.height:
+        what = f"{len(labels)} tested {rows}"
+    else:  # "27 of 29 rows show a significant difference"
+        count = f"{len(labels)} of {len(all_labels)}" if len(labels) < len(all_labels) else (
+            "the one" if len(labels) == 1 else f"all {len(labels)}")
+        what = f"{count} {'row shows' if len(labels) == 1 else 'rows show'} a significant difference"
     step = 1.0 / (len(variants) + 1)
     # long setups (lists of areas) wrap over a few lines beside their row, not across the page
     wrapped = [_wrap_parts(lab, FOREST_LABEL_CHARS) for lab in labels]
@@ -474,7 +537,8 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
             )
         for k, variant in enumerate(variants):
             sub = _where(shown, {"variant": variant, spec.facet: facet})
-            colour, marker = PALETTE[k % len(PALETTE)], MARKERS[k % len(MARKERS)]
+            style = order.index(variant)
+            colour, marker = PALETTE[style % len(PALETTE)], MARKERS[style % len(MARKERS)]
             for row in sub.iter_rows(named=True):
                 y = labels.index(row["_label"]) + (k + 1) * step - 0.5
                 err = [[row["difference"] - row["ci_low"]], [row["ci_high"] - row["difference"]]]
@@ -486,10 +550,11 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # narrow panels: numbers must not touch
         _panel_title(ax, _panel(None, spec.facet, facet), panel_width)
         ax.grid(axis="x", alpha=0.3)
-    for k, variant in enumerate(variants):
+    for variant in variants:
         if variant in set(shown["variant"]):
+            style = order.index(variant)
             axes[-1].errorbar(
-                [], [], fmt=MARKERS[k % len(MARKERS)], color=PALETTE[k % len(PALETTE)], label=variant
+                [], [], fmt=MARKERS[style % len(MARKERS)], color=PALETTE[style % len(PALETTE)], label=variant
             )
     _legend(axes[-1])
     # one axis label under every panel: per panel, long labels ran into each other
@@ -497,6 +562,7 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     fig.suptitle(
         _title(
             spec,
+            sc,
             f"{_cap(words(sc, spec.metric))}: differences from {baseline}\n"
             f"{what}\n95% paired intervals; filled = significant after Holm",
             fixed,
@@ -602,7 +668,9 @@ def _record(
     entries, labels = [], []
     for group in groups:
         names = [_series_label(spec.hue, *members[k], rows[0], variants) for k in group]
-        label = _group_label(names)
+        hues = [members[k][0] for k in group]
+        hue_only = spec.hue is not None and all(n == _setting(spec.hue, h) for n, h in zip(names, hues))
+        label = _group_label(names, spec.hue if hue_only else None, hues)
         series = tuple(
             {
                 **({spec.hue: members[k][0]} if spec.hue else {}),
@@ -616,14 +684,38 @@ def _record(
     return labels
 
 
-def _group_label(names: Sequence[str | None]) -> str | None:
-    return names[0] if len(names) == 1 else " = ".join(str(n) for n in names) + " (coinciding)"
+def _group_label(
+    names: Sequence[str | None], hue_field: str | None = None, hues: Sequence[Any] = ()
+) -> str | None:
+    """One legend entry for coinciding series: variants joined by "=", values of one hue field
+    named once (``need = 1 / 2 (coinciding)``, not ``need = 1 = need = 2``).
+
+    >>> _group_label(["official", "same"]), _group_label(["need = 1", "need = 2"], "need", [1, 2])
+    ('official = same (coinciding)', 'need = 1 / 2 (coinciding)')
+    """
+    if len(names) == 1:
+        return names[0]
+    if hue_field is not None:
+        return _setting(hue_field, " / ".join(str(h) for h in hues)) + " (coinciding)"
+    return " = ".join(str(n) for n in names) + " (coinciding)"
 
 
 def _wrap(text: str, width: int) -> str:
+    """``text`` wrapped to ``width`` at spaces only: a name is not broken at its hyphen
+    (Feyd-Rautha) nor a variant's name inside it, nor a field from its value at " = ".
+
+    >>> print(_wrap("attacker = 3 regular, Thufir Hawat, Feyd-Rautha", 30))
+    attacker = 3 regular, Thufir
+    Hawat, Feyd-Rautha
+    >>> print(_wrap("attacker = 3 regular, objective = win chance", 34))
+    attacker = 3 regular,
+    objective = win chance
+    """
     import textwrap
 
-    return "\n".join(textwrap.wrap(text, width)) or text
+    glued = text.replace(" = ", "\u00a0=\u00a0")  # textwrap breaks at ASCII whitespace only
+    lines = textwrap.wrap(glued, width, break_on_hyphens=False, break_long_words=False)
+    return "\n".join(lines).replace("\u00a0", " ") or text
 
 
 def _wrap_parts(text: str, width: int) -> str:
@@ -764,11 +856,35 @@ def _panel_series(
 def _series_label(
     hue_field: str | None, hue: Any, variant: str | None, row_variant: str | None, variants: Sequence[str]
 ) -> str | None:
+    """A series' legend label: its hue value in words (``attacker equipment = Sword``) or its
+    variant's name, as typed (when the panel shows several variants).
+
+    >>> _series_label("attacker_equipment", "Sword", "official", None, ["official"])
+    'attacker equipment = Sword'
+    """
     parts = [
-        f"{hue_field}={hue}" if hue_field else None,
+        _setting(hue_field, hue) if hue_field else None,
         variant if len(variants) > 1 and not row_variant else None,
     ]
     return ", ".join(str(p) for p in parts if p) or None
+
+
+def _setting(field: str, value: Any) -> str:
+    """A grid field at a value as the report's text shows a setup: ``attacker equipment = Sword``."""
+    return f"{field_words(field)} = {value}"
+
+
+def _variant_order(df: pl.DataFrame, baseline: str | None = None) -> list[str]:
+    """Every variant of a report's table in the report's order (the baseline first): a variant's
+    place in it is its colour, marker and hatch in every plot of the report."""
+    names = df["variant"].unique(maintain_order=True).to_list()
+    return ([baseline] if baseline is not None else []) + [v for v in names if v != baseline]
+
+
+def _style(k: int, hue_field: str | None, variant: str | None, order: Sequence[str]) -> int:
+    """The style (colour, marker, hatch) of the ``k``-th series of a panel: its variant's own
+    when the series are variants, else the ``k``-th (the hue values)."""
+    return order.index(variant) if hue_field is None and variant in order else k
 
 
 def _values(sc: Scenario, field: str | None) -> list[Any]:
@@ -793,7 +909,8 @@ def _num(x: Any) -> float:
 
 
 def _label(row: dict, fields: Sequence[str]) -> str:
-    return ", ".join(f"{f}={row[f]}" for f in fields) or "setup"
+    """A forest row's setup in words: ``attacker = 1, defender = 1, settlement = 0``."""
+    return ", ".join(_setting(f, row[f]) for f in fields) or "setup"
 
 
 def _panel_title(ax, text: str, width: float, fontsize: float = 9) -> None:
@@ -804,11 +921,21 @@ def _panel_title(ax, text: str, width: float, fontsize: float = 9) -> None:
 
 
 def _panel(variant: str | None, facet_field: str | None, facet: Any) -> str:
-    return " · ".join(s for s in (variant, f"{facet_field}={facet}" if facet_field else None) if s)
+    """A panel's title: its variant (as typed) and facet value in words.
+
+    >>> _panel("gom_counts_toward_cap − official", "attacker_equipment", "Sword")
+    'gom_counts_toward_cap − official · attacker equipment = Sword'
+    """
+    return " · ".join(s for s in (variant, _setting(facet_field, facet) if facet_field else None) if s)
 
 
-def _title(spec: PlotSpec, default: str, fixed: dict[str, Any]) -> str:
-    held = ", ".join(f"{k}={show_value(v)}" for k, v in fixed.items())
+def _title(spec: PlotSpec, sc: Scenario, default: str, fixed: Mapping[str, Any]) -> str:
+    """A figure's title: the spec's own or ``default``, the variant it draws when it draws one of
+    several ("… (official)"), and the grid values held fixed in the report's words."""
+    held = ", ".join(_setting(k, sc.shown(k, v)) for k, v in fixed.items())
+    lines = (spec.title or default).split("\n")
+    if spec.variant is not None and len(sc.variants) > 1:
+        lines[0] += f" ({spec.variant})"
     # a scenario's own title can be long: wrapped, so that a narrow figure does not clip it
-    title = "\n".join(_wrap(line, 60) for line in (spec.title or default).split("\n"))
+    title = "\n".join(_wrap(line, 60) for line in lines)
     return title + (f"\nat {held}" if held else "")

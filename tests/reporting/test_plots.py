@@ -64,7 +64,7 @@ def test_words_on_axes_and_coinciding_curves_named(compared):
     assert ax.get_ylabel() == "number of heads" and "Number of heads" in fig.get_suptitle()
     labels = ax.get_legend().get_texts()
     # heads does not depend on need: the four curves are one, named as coinciding
-    assert [t.get_text() for t in labels][0] == "need=1 = need=2 = need=3 = need=4 (coinciding)"
+    assert [t.get_text() for t in labels][0] == "need = 1 / 2 / 3 / 4 (coinciding)"
     fig = plots.draw(
         PlotSpec("lines", "win", x="flips", hue="need", variant="official"), sc, tables["results"], None
     )
@@ -102,7 +102,8 @@ def test_forest_breaks_ties_in_effect_size_by_grid_order(compared, monkeypatch):
         is_tested.alias("significant"),
     )
     tested = comparison.filter(pl.col("status") == "tested", pl.col("metric") == "win")
-    first = list(dict.fromkeys(f"flips={f}, need={n}" for f, n in zip(tested["flips"], tested["need"])))[:5]
+    setups = (f"flips = {f}, need = {n}" for f, n in zip(tested["flips"], tested["need"]))
+    first = list(dict.fromkeys(setups))[:5]
     for _ in range(5):
         fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, comparison)
         left = [ax for ax in fig.axes if ax.get_visible()][0]
@@ -121,7 +122,7 @@ def test_difference_heat_map_is_centred_at_zero(compared):
     assert "difference from official" in fig.get_suptitle()
     titles = [ax.get_title() for ax in fig.axes if ax.get_images()]
     # `same` changes nothing: no panel of its own
-    assert titles == ["loaded − official · tags=none", "loaded − official · tags=red"]
+    assert titles == ["loaded − official · tags = none", "loaded − official · tags = red"]
 
 
 # ---------------------------------------------------------------- legends are true in every panel
@@ -211,7 +212,8 @@ def test_every_shipped_report_plot_legend_is_true(path):
 
 def test_coinciding_bars_show_every_colour_in_their_legend_entry_and_zero_bars_say_so(compared):
     """Coinciding bars stand side by side in their own colours, so their one entry shows each
-    colour; a bar of height 0 (interval included) is drawn as nothing, so it reads "0"."""
+    colour; a bar of height 0 is drawn as nothing, so it reads "0" (its interval need not be 0:
+    a Wilson upper bound never is)."""
     sc, tables = compared
     results = tables["results"]
     spec = PlotSpec("bars", "win", x="flips", facet="need", where={"tags": "none"})
@@ -224,14 +226,19 @@ def test_coinciding_bars_show_every_colour_in_their_legend_entry_and_zero_bars_s
     first = areas[0].get_children()  # official = same (coinciding): two swatches
     colours = {tuple(p.get_facecolor()) for p in first if isinstance(p, Rectangle)}
     assert len(colours) == 2, colours
+    def zeros(fig):
+        return sum(t.get_text() == "0" for ax in fig.axes for t in ax.texts)
+
+    drawn = results.filter(pl.col("metric") == "win", pl.col("tags") == "none")
     zero = results.with_columns(
-        *(pl.when(pl.col("variant") == "loaded").then(0.0).otherwise(pl.col(c)).alias(c)
-          for c in ("estimate", "ci_low", "ci_high"))
+        *(pl.when(pl.col("variant") == "loaded").then(v).otherwise(pl.col(c)).alias(c)
+          for c, v in (("estimate", 0.0), ("ci_low", 0.0), ("ci_high", 0.012)))
     )
     fig = plots.draw(spec, sc, zero, None)
-    assert any(t.get_text() == "0" for ax in fig.axes for t in ax.texts)
-    fig = plots.draw(spec, sc, results, None)
-    assert not any(t.get_text() == "0" for ax in fig.axes for t in ax.texts)
+    others = drawn.filter(pl.col("variant") != "loaded", pl.col("estimate") == 0).height
+    assert zeros(fig) == drawn.filter(pl.col("variant") == "loaded").height + others
+    fig = plots.draw(spec, sc, results, None)  # one "0" a bar of estimate 0 (here: need > flips)
+    assert zeros(fig) == drawn.filter(pl.col("estimate") == 0).height > 0
 
 
 def test_labelled_grid_values_are_what_a_plot_shows():
@@ -259,3 +266,198 @@ def test_an_empty_plots_list_asks_for_none_but_a_comparisons_forest():
     compared = parse_scenario({**TINY, "grid": grid, "plots": [],
                                "variants": {"official": {}, "loaded": {"builtin": ["loaded"]}}})
     assert [spec.kind for spec in plots.plan(compared)] == ["forest"]
+
+
+# ---------------------------------------------------------------- one look and one wording in a report
+
+
+def _marked(ax):
+    """(colour, marker) of the data lines of ``ax`` that carry a series' marker."""
+    return {(to_hex(line.get_color()), line.get_marker()) for line in ax.get_lines()
+            if line.get_marker() in plots.MARKERS}
+
+
+def test_a_variant_has_one_colour_in_every_plot(compared):
+    """A variant's colour, marker and hatch are its place among the report's variants, baseline
+    first, in every plot: the forest (which draws no baseline) did not shift them by one."""
+    from matplotlib.container import BarContainer
+
+    sc, tables = compared
+    results = tables["results"]
+    loaded = (to_hex(plots.PALETTE[1]), plots.MARKERS[1])  # official, loaded, same
+    forest = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, tables["comparison"])
+    assert set().union(*(_marked(ax) for ax in forest.axes)) == {loaded}  # `same`: identical, not drawn
+    held = {"need": 1, "tags": "none"}
+    lines = plots.draw(PlotSpec("lines", "win", x="flips", where=held), sc, results, None)
+    drawn = [line for line in lines.axes[0].get_lines() if line.get_label() == "loaded"]
+    assert [(to_hex(line.get_color()), line.get_marker()) for line in drawn] == [loaded]
+    for variant in (None, "loaded"):  # every variant, or loaded alone
+        bars = plots.draw(PlotSpec("bars", "win", x="flips", where=held, variant=variant), sc, results, None)
+        boxes = [c for c in bars.axes[0].containers if isinstance(c, BarContainer)]
+        box = next(c for c in boxes if c.get_label() == "loaded") if variant is None else boxes[0]
+        assert to_hex(box.patches[0].get_facecolor()) == loaded[0]
+        assert box.patches[0].get_hatch() == plots.HATCHES[1]
+
+
+def _renamed(sc, tables, old, new):
+    """The scenario and tables with grid field ``old`` called ``new`` (a name with an underscore)."""
+    grid = {(new if f == old else f): v for f, v in sc.grid.items()}
+    renamed = {k: tables[k].rename({old: new}) for k in ("results", "comparison")}
+    return dataclasses.replace(sc, grid=grid), renamed
+
+
+def test_plot_text_names_fields_in_words(compared):
+    """Legends, panel titles, forest rows and held values name a field in words, as the report's
+    text shows a setup ("coin flips = 2"), never by its code name ("coin_flips=2")."""
+    sc, tables = _renamed(*compared, "flips", "coin_flips")
+    results, comparison = tables["results"], tables["comparison"]
+    spec = PlotSpec("lines", "heads", x="need", hue="coin_flips", facet="tags", variant="official")
+    fig = plots.draw(spec, sc, results, None)
+    legend = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    assert {"coin flips = 1", "coin flips = 4"} <= set(legend), legend
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["tags = none", "tags = red"]
+    fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, comparison)
+    rows = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert rows and all(r.startswith("coin flips = ") and ", need = " in r for r in rows), rows
+    spec = PlotSpec("bars", "win", x="need", where={"coin_flips": 2, "tags": []})
+    fig = plots.draw(spec, sc, results, None)
+    assert fig.get_suptitle().endswith("\nat coin flips = 2, tags = none")
+    assert fig.axes[0].get_title() == "" and fig.axes[0].get_xlabel() == "need"
+
+
+def test_held_values_and_a_single_variant_are_named_in_the_title(compared):
+    """A held value reads as its label, as in the panels and the forest ("tags = red tag", not
+    "tags=red"); a plot of one variant of several says which; a scenario of one variant does not."""
+    spec = {"game": GAME, "seed": 1, "trials": 200, "metrics": ["win"],
+            "grid": {"flips": [1, 2, 3], "need": [1, 2], "tags": [[], ["red"]]},
+            "labels": {"need": {"2": "two heads"}, "tags": {"red": "red tag"}},
+            "plots": [{"kind": "bars", "metric": "win", "x": "flips", "variant": "official"}]}
+    sc = parse_scenario(spec)
+    tables = all_tables(run_scenario(sc, jobs=1))
+    title = plots.draw(sc.plots[0], sc, tables["results"], None).get_suptitle()
+    assert title.endswith("\nat need = two heads, tags = red tag") and "(official)" not in title
+    sc, tables = compared  # official, loaded and same
+    for kind, extra in (("bars", {}), ("lines", {}), ("heatmap", {"y": "need"})):
+        spec = PlotSpec(kind, "win", x="flips", variant="loaded", where={"tags": "none"}, **extra)
+        first = plots.draw(spec, sc, tables["results"], None).get_suptitle().split("\n")[0]
+        assert first.endswith(" (loaded)"), first
+    every = plots.draw(PlotSpec("lines", "win", x="flips"), sc, tables["results"], None).get_suptitle()
+    assert "(official)" not in every and "(loaded)" not in every
+
+
+def test_exact_values_are_dashes_within_their_bars(compared):
+    """An exact value is a dash across its own bar, never wider (a 32-point marker joined the
+    dashes of neighbouring bars), and its legend line ends before its word."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.collections import LineCollection
+    from matplotlib.container import BarContainer
+
+    sc, tables = compared
+    held = {"need": 1, "tags": "none"}
+    for variant in ("official", None):  # one series (wide bars), three series (narrow bars)
+        spec = PlotSpec("bars", "win", x="flips", where=held, variant=variant)
+        fig = plots.draw(spec, sc, tables["results"], None)
+        ax = fig.axes[0]
+        bars = [p for c in ax.containers if isinstance(c, BarContainer) for p in c.patches]
+        exact = [a for a in ax.get_children() if a.get_label() == "exact"]
+        assert len(exact) == 1 and isinstance(exact[0], LineCollection), exact  # one legend entry
+        dashes = [s for c in ax.collections if isinstance(c, LineCollection) for s in c.get_segments()
+                  if s[0, 1] == s[-1, 1] and s[0, 0] != s[-1, 0]]  # level: error bars stand upright
+        spans = sorted((float(s[:, 0].min()), float(s[:, 0].max())) for s in dashes)
+        assert len(spans) == len(bars) == 4 * (1 if variant else 3)
+        for (left, right), bar in zip(spans, sorted(bars, key=lambda b: b.get_x())):
+            assert bar.get_x() < left < right < bar.get_x() + bar.get_width()
+        FigureCanvasAgg(fig).draw()  # lay the legend out
+        renderer = fig.canvas.get_renderer()
+        legend = ax.get_legend()
+        texts = [t.get_text() for t in legend.get_texts()]
+        handle, word = legend.legend_handles[texts.index("exact")], legend.get_texts()[texts.index("exact")]
+        assert handle.get_window_extent(renderer).x1 < word.get_window_extent(renderer).x0
+
+
+def _luminance(colour):
+    from matplotlib.colors import to_rgb
+
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a, b):
+    la, lb = sorted((_luminance(a), _luminance(b)))
+    return (lb + 0.05) / (la + 0.05)
+
+
+def test_heat_map_numbers_take_the_colour_of_better_contrast(compared):
+    """Black or white by WCAG contrast against the cell (white on viridis teal was 2.9:1): at
+    least 4.5:1 in every cell, which one of the two always reaches."""
+    sc, tables = compared
+    # 16 estimates spread over each colour map, the teal and the mid orange included
+    spread = ((pl.col("flips") - 1) * 4 + pl.col("need") - 1) / 15
+    results = tables["results"].with_columns(spread.alias("estimate"))
+    checked = 0
+    for metric in ("heads", "win"):  # viridis (means), PuOr (win chances)
+        spec = PlotSpec("heatmap", metric, x="need", y="flips", facet="tags", variant="loaded")
+        fig = plots.draw(spec, sc, results, None)
+        for ax in (ax for ax in fig.axes if ax.get_images()):
+            image = ax.get_images()[0]
+            data = image.get_array()
+            for t in ax.texts:
+                if t.get_text() == "n/a":
+                    continue
+                j, i = t.get_position()
+                cell = image.cmap(image.norm(data[int(i), int(j)]))
+                other = "white" if _luminance(t.get_color()) < 0.5 else "black"
+                best = max(4.5, _contrast(cell, other))
+                assert _contrast(cell, t.get_color()) >= best, (t.get_text(), cell)
+                checked += 1
+    assert checked > 20
+
+
+def test_forest_rows_say_how_many_are_significant_and_rank_the_largest(compared, monkeypatch):
+    """"8 of 12 rows show a significant difference" (not "8 rows with a significant difference of
+    12"); when only the largest effects fit, they are drawn largest first, as the title says."""
+    sc, tables = compared
+    win = pl.col("metric") == "win"
+    comparison = tables["comparison"].with_columns(  # no row of one flip significant
+        (pl.col("significant") & (pl.col("flips") != 1)).alias("significant")
+    )
+    tested = comparison.filter(win, pl.col("status") == "tested")
+    rows = tested.select("flips", "need").unique()
+    significant = tested.filter(pl.col("significant")).select("flips", "need").unique()
+    assert 0 < significant.height < rows.height
+    fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, comparison)
+    title = " ".join(fig.get_suptitle().split())
+    assert f"{significant.height} of {rows.height} rows show a significant difference" in title, title
+    monkeypatch.setattr(plots, "MAX_FOREST_ROWS", 3)
+    fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, comparison)
+    assert "largest first" in " ".join(fig.get_suptitle().split())
+    size = (tested.filter(pl.col("significant")).group_by("flips", "need")
+            .agg(pl.col("difference").abs().max().alias("size")).sort("size", descending=True))
+    drawn = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert drawn == [f"flips = {f}, need = {n}" for f, n in size.select("flips", "need").head(3).rows()]
+
+
+def test_setups_wrap_at_spaces_only():
+    """Feyd-Rautha is one name: a forest row or title never breaks it at its hyphen, nor a
+    field from its value ("objective =" above "win chance")."""
+    setup = "attacker = 2 regular, 1 sardaukar, Thufir Hawat, Feyd-Rautha, objective = win chance"
+    for width in range(20, 60):
+        lines = plots._wrap_parts(setup, width).split("\n")
+        assert any("Feyd-Rautha" in line for line in lines), (width, lines)
+        assert not any(line.endswith("=") or line.startswith("=") for line in lines), (width, lines)
+
+
+def test_a_significant_difference_never_reads_as_zero(compared):
+    """A significant difference of 0.003 in a mean is "+0.003*", not "0.00*" (as if none)."""
+    sc, tables = compared
+    tested = pl.col("status") == "tested"
+    comparison = tables["comparison"].with_columns(
+        *(pl.when(tested).then(v).otherwise(pl.col(k)).alias(k)
+          for k, v in (("difference", 0.003), ("ci_low", 0.001), ("ci_high", 0.005))),
+        tested.alias("significant"),
+    )
+    spec = PlotSpec("heatmap", "heads", x="need", y="flips", facet="tags")
+    fig = plots.difference_heatmap(spec, sc, comparison)
+    starred = [t.get_text() for ax in fig.axes for t in ax.texts if t.get_text().endswith("*")]
+    assert starred and all(float(t[:-1]) != 0 for t in starred), starred
+    assert "+0.003*" in starred
