@@ -617,7 +617,12 @@ def start_workers(jobs: int, backend: str = "loky", modules: Sequence[str] = ())
 
 @contextmanager
 def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored inside (in the main thread only: elsewhere signals cannot be set)."""
+    """SIGINT ignored inside (in the main thread only: elsewhere signals cannot be set).
+
+    A Ctrl-C in these few milliseconds is lost (the command goes on; another one stops it).
+    Blocking SIGINT meanwhile would hold it only in a process of one thread: numpy's OpenBLAS
+    threads take a process's signal when the main thread blocks it, and drop it as ignored.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -733,6 +738,46 @@ def scheduler_address(address: object) -> str | None:
     return text if found and 0 < int(found[2]) < 65536 else None
 
 
+PROBE_SECONDS = 5.0  # for a scheduler's address to answer as a scheduler does
+WORKERS_WAIT_SECONDS = 10.0  # for a scheduler to have a worker
+
+
+def _probe_scheduler(scheduler: str) -> None:
+    """One line at once where a ``tcp`` address cannot be a scheduler: nothing listens there
+    (dask's client retried for its whole timeout), or something else answers, such as the
+    dashboard's web server (dask's client waited for ever). A scheduler writes its handshake as
+    soon as a connection opens, led by the 8-byte length of a short header; a web server writes
+    nothing until it is asked."""
+    import socket  # here: only a cluster run needs it
+
+    scheme, sep, rest = scheduler.partition("://")
+    found = _HOST_PORT.fullmatch(rest if sep else scheduler)
+    if (sep and scheme != "tcp") or not found:
+        return
+    host, port = found[1].strip("[]"), int(found[2])
+    try:
+        conn = socket.create_connection((host, port), timeout=PROBE_SECONDS)
+    except OSError as exc:
+        why = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        raise InputError(f"cannot reach the dask scheduler {scheduler!r}: {why}") from None
+    first = b""
+    with conn:
+        conn.settimeout(PROBE_SECONDS)
+        try:
+            while len(first) < 8:
+                got = conn.recv(8 - len(first))
+                if not got:
+                    break
+                first += got
+        except OSError:  # nothing within PROBE_SECONDS, or the connection dropped
+            pass
+    if len(first) < 8 or int.from_bytes(first, "little") > 65536:
+        raise InputError(
+            f"{scheduler!r} is not a dask scheduler: something else answered there "
+            "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
+        )
+
+
 @contextmanager
 def dask_cluster(scheduler: str | None):
     """Make joblib use dask, connected to ``scheduler`` or to a local cluster started here (a
@@ -745,6 +790,8 @@ def dask_cluster(scheduler: str | None):
         ) from None
     from joblib import parallel_config
 
+    if scheduler:
+        _probe_scheduler(scheduler)
     try:
         client = (
             Client(scheduler, timeout=10) if scheduler else Client(processes=False, dashboard_address=None)
@@ -758,6 +805,15 @@ def dask_cluster(scheduler: str | None):
             f"{scheduler!r} is not a dask scheduler: something else answered there "
             "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
         ) from None
+    if scheduler:
+        try:  # joblib's own wait ends in three lines of advice for Python code
+            client.wait_for_workers(1, timeout=WORKERS_WAIT_SECONDS)
+        except (TimeoutError, OSError):
+            client.close()
+            raise InputError(
+                f"the dask scheduler {scheduler!r} has no workers (after {WORKERS_WAIT_SECONDS:g} s): "
+                f"start some with: dask worker {scheduler}"
+            ) from None
     try:
         with parallel_config(backend="dask"):
             yield

@@ -87,6 +87,75 @@ def test_a_scheduler_address_where_another_service_answers_is_one_line():
         server.close()
 
 
+def test_a_web_server_that_waits_for_a_request_is_no_scheduler_and_said_at_once(monkeypatch):
+    """A web server (the dashboard's port) writes nothing until it has a whole request, where a
+    scheduler writes its handshake as soon as the connection opens: dask's client waited for ever
+    (the audit stopped one after 584 s); the address is now refused after PROBE_SECONDS."""
+    import socket
+    import threading
+    import time
+
+    from montecarlo.engine import runner
+
+    monkeypatch.setattr(runner, "PROBE_SECONDS", 0.3)
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    held = []
+    threading.Thread(target=lambda: held.append(server.accept()), daemon=True).start()
+    started = time.monotonic()
+    try:
+        assert refused([*ODDS, "--scheduler", address]) == (
+            f"error: {address!r} is not a dask scheduler: something else answered there "
+            "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
+        )
+        assert time.monotonic() - started < 5
+    finally:
+        server.close()
+
+
+def test_an_address_where_nothing_listens_is_refused_at_once():
+    """A refused connection failed after dask's whole 10 s timeout; now at once."""
+    import socket
+    import time
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there now
+    started = time.monotonic()
+    assert refused([*ODDS, "--scheduler", f"tcp://127.0.0.1:{port}"]) == (
+        f"error: cannot reach the dask scheduler 'tcp://127.0.0.1:{port}': Connection refused"
+    )
+    assert time.monotonic() - started < 5
+
+
+def test_a_scheduler_without_workers_is_one_line_with_the_command_that_starts_one(monkeypatch):
+    """joblib's own wait ended in three lines of Python advice and exit code 1."""
+    import dask.distributed
+
+    from montecarlo.engine import runner
+
+    class Lonely:
+        def __init__(self, *args, **kwargs):
+            self.closed = False
+
+        def wait_for_workers(self, n, timeout):
+            raise TimeoutError(f"only 0/{n} workers arrived after {timeout}")
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(runner, "_probe_scheduler", lambda scheduler: None)
+    monkeypatch.setattr(dask.distributed, "Client", Lonely)  # what dask_cluster imports
+    address = "tcp://127.0.0.1:8786"
+    assert refused([*ODDS, "--scheduler", address]) == (
+        f"error: the dask scheduler {address!r} has no workers (after 10 s): start some with: "
+        f"dask worker {address}"
+    )
+
+
 def test_report_takes_scheduler_to_mean_dask(monkeypatch):
     seen = {}
 
