@@ -204,6 +204,19 @@ def pytest_runtest_logreport(report):
             mutant_order.record_killer(_TREE, function, report.nodeid, os.environ["MUTANT_UNDER_TEST"])
 
 
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """A test that runs the CLI's ``main()`` here leaves Ctrl-C and kills ignored, as a command
+    does while it exits: this process gets its own handlers back."""
+    import signal
+
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for number, handler in handlers.items():
+        if signal.getsignal(number) is not handler:
+            signal.signal(number, handler)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _cold_caches_before_any_fixture_under_mutation():
     """Before a mutant's first fixture is built: nothing memoised by the unmutated code (the fork
