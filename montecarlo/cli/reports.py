@@ -35,7 +35,8 @@ from montecarlo.errors import InputError, ScenarioError, unusable_path
 app = typer.Typer()
 
 DEFAULT_OUT = Path("reports")
-MAX_ROWS = 40
+MAX_ROWS = 40  # significant rows printed by compare, shared among its variants
+MIN_ROWS_PER_VARIANT = 10
 
 Jobs = Annotated[
     Optional[int],
@@ -582,9 +583,14 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
         console.print(f"No significant differences among the {shown.height} shown (use --all to list them).")
         return
     grid = list(sc.grid)
-    limit = MAX_ROWS if not show_all else rows.height
-    for variant in rows["variant"].unique(maintain_order=True):
+    variants = rows["variant"].unique(maintain_order=True).to_list()
+    # each variant its share of the rows: one with many rows left none to the variants after it
+    limit = rows.height if show_all else max(MAX_ROWS // len(variants), MIN_ROWS_PER_VARIANT)
+    hidden: dict[str, int] = {}
+    for variant in variants:
         part = rows.filter(pl.col("variant") == variant)
+        if part.height > limit:
+            hidden[variant] = part.height - limit
         title = f"{variant} − {result.baseline}" + ("" if show_all else ": significant after Holm")
         detail = Table(title=title, title_justify="left")
         for col in ("setup", "metric", "baseline", "variant", "difference [95% CI]", "exact diff", "Holm p"):
@@ -610,13 +616,11 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
                 fmt(row["exact_difference"], 4, True),
                 p,
             )
-        limit -= min(limit, part.height)
         console.print(detail)
-        if limit == 0:
-            break
     notes = ["* significant after Holm"]
-    if rows.height > MAX_ROWS and not show_all:
-        notes.append(f"{rows.height - MAX_ROWS} more significant rows not shown")
+    if hidden:
+        each = ", ".join(f"{n} of {v}" for v, n in hidden.items())
+        notes.append(f"{sum(hidden.values())} more significant rows not shown ({each})")
     if rest and not show_all:
         notes.append(f"{rest} not significant, identical or n/a not shown")
     more = " (use --all, or --json / --out for everything)." if len(notes) > 1 else "."
@@ -624,9 +628,17 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
 
 
 def _p(p) -> str:
+    """A Holm p-value in a table: two significant figures, the exponent as the report writes it.
+
+    >>> _p(0.0487), _p(8.5e-5), _p(1e-7), _p(None)
+    ('0.049', '8.5e-5', '<1e-6', '—')
+    """
     if p is None:
         return "—"
-    return "<1e-6" if p < 1e-6 else f"{p:.2g}"
+    if p < 1e-6:
+        return "<1e-6"
+    mantissa, _, exponent = f"{p:.2g}".partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
 
 
 def _command(scenario: Path, out: Optional[Path], given: Optional[Overrides] = None) -> str:

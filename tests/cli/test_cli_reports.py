@@ -267,6 +267,23 @@ def test_report_replaces_its_own_folder_and_report_all_keeps_other_files(tmp_pat
     assert user_files(reports) == {"first/draft.md": "mine"}
 
 
+def test_compare_prints_every_variants_significant_rows_each_within_its_share(tmp_path, monkeypatch):
+    """The rows printed were one budget for all variants: the first used it up and the others
+    got no table (the README's tie-variants example showed two of its four). Each variant now
+    has its share, and the note counts what each one keeps back."""
+    from montecarlo.cli import reports
+
+    monkeypatch.setattr(reports, "MAX_ROWS", 4)
+    monkeypatch.setattr(reports, "MIN_ROWS_PER_VARIANT", 1)
+    path = scenario(tmp_path)
+    text = runner.invoke(app, ["compare", str(path), "--baseline", "loaded", "--metric", "win", "-q"])
+    assert text.exit_code == 0, text.output
+    assert "official − loaded: significant after Holm" in text.stdout
+    assert "same − loaded: significant after Holm" in text.stdout  # the second variant too
+    words = " ".join(text.stdout.split())
+    assert "2 more significant rows not shown (1 of official, 1 of same)" in words
+
+
 def test_compare_prints_its_summary_even_when_the_report_cannot_be_written(tmp_path, monkeypatch):
     from montecarlo.reporting import plots
 
