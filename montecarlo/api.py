@@ -644,9 +644,10 @@ def check_comparable(
     file as typed); ``name`` turns ``"metrics"`` into the caller's word (the CLI: ``--metric``).
     """
     if len(sc.variants) < 2:
+        only = f"only {sc.variants[0].name!r}" if sc.variants else "none"
         raise ScenarioError(
             f"{sc.name if where is None else where}: variants: expected two or more variants to compare, "
-            f"got {len(sc.variants)}"
+            f"got {only}; add a [variants.NAME] table for each house rule (docs/scenarios.md)"
         )
     for m in metrics:
         if m not in sc.metrics:

@@ -42,9 +42,9 @@ Jobs = Annotated[
     Optional[int],
     typer.Option(
         "--jobs", "-j",
-        help="Worker processes (-1 = all cores). Default: all cores, from the start for a large "
-        "scenario's report (they also draw its plots), once the run shows more than 1.5 s of work "
-        "left for compare without --out.",
+        help="Worker processes (-1 = all cores). Default: all cores, started at once where a "
+        "report is written for a large scenario (they also draw its plots), else once the run "
+        "shows more than 1.5 s of work left.",
     ),
 ]
 # the same declarations as every simulating command's
@@ -195,6 +195,25 @@ def _progress(sc, jobs: Optional[int], quiet: bool, measured: bool = False):
     return ProgressReporter(sc.name, workers, sc.precision is not None)
 
 
+def _scenario_file(scenario: Path, command: str) -> Path:
+    """``scenario``, unless it names a game rather than a file: then one line that says what
+    the command reads and where a game's variants are ("no such scenario file" did not)."""
+    from montecarlo.registry import canonical_name
+
+    text = str(scenario)
+    if scenario.exists() or text.endswith(".toml") or "/" in text:
+        return scenario
+    try:
+        game = canonical_name(text)
+    except InputError:  # not a game either: the usual "no such scenario file"
+        return scenario
+    raise InputError(
+        f"{scenario}: a game, not a scenario file: {command} reads a scenario file that names the "
+        f"setups and variants (see scenarios/{game.replace('-', '_')}/ and docs/scenarios.md); "
+        f"`montecarlo games {game}` lists the game's built-in variants"
+    )
+
+
 @app.command(
     "report", epilog="Examples: montecarlo report scenarios/dune1984/guile-survival.toml --out reports/guile"
 )
@@ -227,7 +246,7 @@ def report(
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler, jobs)
-    sc = given.apply(load_scenario(scenario))
+    sc = given.apply(load_scenario(_scenario_file(scenario, "report")))
     start_scenario_workers(sc, jobs, backend_name)  # their start-up overlaps loading the report's modules
     folder = api.report_folder(sc, out, name=OUT_FLAG.get)  # before any simulation
     api.check_report_checkpoint(folder, checkpoint)
@@ -425,7 +444,7 @@ def compare(
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler, jobs)
-    sc = load_scenario(scenario)
+    sc = load_scenario(_scenario_file(scenario, "compare"))
     api.check_baseline(sc, baseline, name=COMPARE_FLAGS.get)
     sc = given.apply(sc, baseline)
     if variant and len(sc.variants) < 2:  # the file has more: the selection left only the baseline

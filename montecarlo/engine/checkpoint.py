@@ -166,7 +166,10 @@ class Checkpoint:
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
-            os.replace(temporary, self._target)
+            try:
+                os.replace(temporary, self._target)
+            except PermissionError as exc:  # an immutable file: named, not its hidden temporary one
+                raise self._fail(f"cannot be written ({exc.strerror or exc})") from None
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
@@ -184,7 +187,7 @@ def _signature(states: Sequence) -> tuple:
 
 
 # the words a user knows for the facts a run records under another name
-FACT_WORDS = {"arms": "variants and their rules"}
+FACT_WORDS = {"arms": "variants, their rules and the baseline"}  # the baseline is the first arm
 
 
 def _difference(key: str, theirs: Any, ours: Any) -> str:

@@ -267,6 +267,22 @@ def test_report_replaces_its_own_folder_and_report_all_keeps_other_files(tmp_pat
     assert user_files(reports) == {"first/draft.md": "mine"}
 
 
+@pytest.mark.parametrize("command", ["compare", "report"])
+def test_a_game_name_where_a_scenario_file_goes_says_what_the_command_reads(command, tmp_path, monkeypatch):
+    """`compare imperium -v ties_split_up` said only "no such scenario file"."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, [command, "War_For_Arrakis", "-v", "official"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"error: War_For_Arrakis: a game, not a scenario file: {command} reads a scenario file that "
+        "names the setups and variants (see scenarios/war_for_arrakis/ and docs/scenarios.md); "
+        "`montecarlo games war-for-arrakis` lists the game's built-in variants"
+    )
+    (tmp_path / "imperium").write_text('game = "imperium"\n')  # a file of that name is read as one
+    assert "a game, not a scenario file" not in runner.invoke(app, [command, "imperium"]).stderr
+    assert "no such scenario file" in runner.invoke(app, [command, "nonesuch"]).stderr
+
+
 def test_compare_prints_every_variants_significant_rows_each_within_its_share(tmp_path, monkeypatch):
     """The rows printed were one budget for all variants: the first used it up and the others
     got no table (the README's tie-variants example showed two of its four). Each variant now

@@ -275,6 +275,13 @@ def test_a_folder_an_unknown_format_and_an_unwritable_place_are_refused_in_words
     with pytest.raises(InputError) as err:
         run(tmp_path / "new.json")
     assert str(err.value) == "checkpoint new.json: cannot be written (Permission denied)"
+    # a checkpoint that cannot be replaced (immutable, say) is named, not its hidden temporary file
+    monkeypatch.undo()
+    monkeypatch.setattr(checkpoints.os, "replace", lambda *a: refused())
+    with pytest.raises(InputError) as err:
+        run(tmp_path / "kept.json")
+    assert str(err.value) == "checkpoint kept.json: cannot be written (Permission denied)"
+    assert not list(tmp_path.glob(".*.tmp"))  # its temporary file removed
 
 
 def test_a_difference_is_quoted_up_to_60_characters_of_values_and_named_beyond():
@@ -283,8 +290,9 @@ def test_a_difference_is_quoted_up_to_60_characters_of_values_and_named_beyond()
     assert checkpoints._difference("game", "a" * 28, "b" * 28) == quoted
     assert checkpoints._difference("game", "a" * 28, "b" * 29) == "not the same game"
     # a fact recorded under a name of the code is said in the user's words
-    assert checkpoints._difference("arms", "a" * 28, "b" * 29) == "not the same variants and their rules"
-    assert checkpoints._difference("arms", 1, 2) == "variants and their rules 1 there, 2 here"
+    named = checkpoints._difference("arms", "a" * 28, "b" * 29)
+    assert named == "not the same variants, their rules and the baseline"
+    assert checkpoints._difference("arms", 1, 2) == "variants, their rules and the baseline 1 there, 2 here"
 
 
 def test_a_file_that_is_not_a_checkpoint_is_never_overwritten(tmp_path):
