@@ -168,7 +168,9 @@ smaller battles inside the larger ones that the other has built (``_transitions`
 backward values called 817 times against 434); about 0.3 ms of joblib's round trip a chunk; 11
 ms before the first chunk and 13-20 ms after the last (the comparisons, in the parent, as with
 1 job). Medians of 6 pairs after it (free parallelism 1.97-1.99): 1.62x fresh, 1.60x with the
-workers started.
+workers started. A whole ``make bench`` later that evening (free parallelism 2.04 before, 1.98
+after): the battle matrix 1.69x fresh and 1.55x with the workers started; the table at
+1,000,000 a cell 1.10x fresh and 1.61x started.
 
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
