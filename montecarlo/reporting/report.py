@@ -670,21 +670,21 @@ def _blocks(
             b += [
                 ("h3", _heading(result, name)),
                 ("note", f"{columns}estimate [95% interval]; n/a: does not apply to the setup ({name}.csv)"),
-                ("table", _matrix_display(tables, name, grid), name),
+                ("table", _one_variant(_matrix_display(tables, name, grid), result), name),
             ]
             if f"{name}-exact" in tables:
+                exact = _exact_display(tables[f"{name}-exact"], grid, estimates=tables[name])
                 b += [
                     ("h3", _heading(result, f"{name}-exact")),
                     ("note", f"{name}-exact.csv"),
-                    ("table", _exact_display(tables[f"{name}-exact"], grid, estimates=tables[name]),
-                     f"{name}-exact"),
+                    ("table", _one_variant(exact, result), f"{name}-exact"),
                 ]
         elif name.startswith("distribution-"):
             metric = name.removeprefix("distribution-")
             b += [
                 ("h3", _heading(result, name)),
                 ("note", f"probability of each value of `{metric}` (columns) ({name}.csv)"),
-                ("table", _distribution_display(tables[name], metric), name),
+                ("table", _one_variant(_distribution_display(tables[name], metric), result), name),
             ]
     b += [("h3", "All estimates (long form)"), ("table", tables["results"], "results")]
     b += _about(result, facts, figures, tables)
@@ -788,6 +788,14 @@ def _about(result: ScenarioResult, facts: dict[str, Any], figures, tables) -> li
 
 
 # ---------------------------------------------------------------- display tables
+
+
+def _one_variant(shown: pl.DataFrame, result: ScenarioResult) -> pl.DataFrame:
+    """A page's matrix without its variant column when the report has one variant: it repeated
+    "official" on every row (the files keep it)."""
+    if len(result.variants) == 1 and "variant" in shown.columns:
+        return shown.drop("variant")
+    return shown
 
 
 def _matrix_display(

@@ -495,6 +495,13 @@ def test_default_plots_and_single_variant(tmp_path):
     names = {p.name for p in out.iterdir()}
     assert "comparison.csv" not in names and len([n for n in names if n.endswith(".png")]) == 3
     assert "Comparison with" not in (out / "report.md").read_text()
+    # one variant: the page's matrices have no variant column (it said "official" on every row);
+    # the files keep it
+    heads = [line for line in (out / "report.md").read_text().splitlines() if line.startswith("| flips |")]
+    assert "| flips | none | red |" in heads and "| flips | tags | 0 | 1 | 2 | 3 | 4 | 5 |" in heads, heads
+    assert [line for line in heads if "variant" in line] == [  # the long form alone: it is the data
+        "| flips | tags | variant | metric | estimate | ci_low | ci_high | se | exact | trials |"]
+    assert "variant" in pl.read_csv(out / "matrix-win.csv").columns
     many = parse_scenario(
         {
             "game": GAME,
