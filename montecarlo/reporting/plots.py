@@ -909,8 +909,13 @@ def _num(x: Any) -> float:
 
 
 def _label(row: dict, fields: Sequence[str]) -> str:
-    """A forest row's setup in words: ``attacker = 1, defender = 1, settlement = 0``."""
-    return ", ".join(_setting(f, row[f]) for f in fields) or "setup"
+    """A forest row's setup in words: ``attacker = 1, defender = 1, settlement = 0``; nothing
+    when the panels' titles name the whole setup (the only row said "setup").
+
+    >>> _label({"attacker": 1, "attacker_cards": 2}, ["attacker", "attacker_cards"]), _label({"a": 1}, [])
+    ('attacker = 1, attacker cards = 2', '')
+    """
+    return ", ".join(_setting(f, row[f]) for f in fields)
 
 
 def _panel_title(ax, text: str, width: float, fontsize: float = 9) -> None:
