@@ -1149,14 +1149,17 @@ def _cell(value: Any) -> str:
 def _page(title: str, body: str) -> str:
     style = (
         "body{font-family:system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;color:#222}"
-        "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#666;font-size:9px}"
+        "table{border-collapse:collapse;margin:.5em 0;font-size:12px}.ci{color:#555;font-size:10.5px}"
         "th,td{border:1px solid #ccc;padding:2px 4px;text-align:right;white-space:nowrap}.t{text-align:left}"
         "th{background:#f3f3f3}.wrap{display:inline-block;min-width:16em;white-space:normal;text-align:left}"
         "table.facts th,table.facts td{text-align:left;white-space:normal}"
         ".scroll{max-width:100%;overflow-x:auto}figure{margin:1em 0}img{max-width:100%;height:auto}"
         # on a phone a plot shrunk to the screen's width had 4-6 px text: it keeps its own size
         # (its text about 11 px) and scrolls sideways, as the wide tables do
-        "@media (max-width:720px){figure{overflow-x:auto}figure img{max-width:none}}"
+        "@media (max-width:720px){figure{overflow-x:auto}figure img{max-width:none}"
+        # ... which the page says above each plot, that part of it is off screen
+        'figure::before{content:"\\2194  scroll sideways for the whole plot";display:block;'
+        "position:sticky;left:0;font-size:11px;color:#666;margin-bottom:.2em}}"
         "pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap;word-break:break-all}"
         ".game{color:#666;font-size:90%}.summary,.note{color:#555;font-size:90%}ul.index li{margin:.8em 0}"
         "ul.findings li{margin:.4em 0;line-height:1.4}"
