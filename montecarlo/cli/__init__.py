@@ -142,7 +142,9 @@ def _generated():
 def _tidy_help(cmd) -> None:
     """A command's help as the terminal should show it: each paragraph of its docstring one line
     (recent typers keep a docstring's line breaks, ragged on a terminal narrower than the source),
-    and its 'Examples:' paragraph moved to its epilog, the end of its help, one example a line."""
+    and its 'Examples:' paragraph moved to its epilog, the end of its help, one example a line.
+    And an option given twice refused (:func:`_refuse_repeats`)."""
+    _refuse_repeats(cmd)
     if cmd.help is None:
         return
     head, mark, examples = cmd.help.partition("Examples:")
@@ -151,6 +153,43 @@ def _tidy_help(cmd) -> None:
         return
     lines = [line.strip() for line in examples.strip().splitlines() if line.strip()]
     cmd.epilog = "Examples:\n\n" + "\n\n".join(f"  {line}" for line in lines)
+
+
+def _refuse_repeats(cmd) -> None:
+    """A usage error for an option of one value given twice (``--policy best --policy all_in``):
+    click keeps the last one without a word, and the command answered another question than the
+    one typed (an audit ran the defender's best play for ``--policy best --policy defender:best``).
+    Flags and repeatable options (``-v``) may come any number of times."""
+    if getattr(cmd, "_repeats_refused", False) or hasattr(cmd, "commands"):  # a group: its commands do
+        return
+    cmd._repeats_refused = True
+    once = {  # (click's classes, or those typer carries: an option is what has opts and is_flag)
+        name: param
+        for param in getattr(cmd, "params", ())
+        if hasattr(param, "is_flag") and not (param.multiple or param.is_flag or param.count)
+        for name in (*param.opts, *param.secondary_opts)
+    }
+    if not once:
+        return
+    parse = cmd.parse_args
+
+    def parse_args(ctx, args):
+        seen: dict[str, str] = {}
+        for token in args:
+            if token == "--":
+                break
+            name = token.split("=", 1)[0] if token.startswith("--") else token
+            param = once.get(name)
+            if param is None:
+                continue
+            if param.name in seen:
+                typed = seen[param.name]
+                again = "given twice" if typed == name else f"given twice ({typed} and {name})"
+                raise click_exceptions.UsageError(f"{name} {again}; give it once", ctx)
+            seen[param.name] = name
+        return parse(ctx, args)
+
+    cmd.parse_args = parse_args
 
 
 def _one_line(paragraph: str) -> str:

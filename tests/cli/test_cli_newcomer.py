@@ -360,7 +360,8 @@ def test_a_cap_below_the_first_batch_and_a_selection_of_the_baseline_alone_name_
              "raise the cap or lower the trials")
     for command in (["compare", TIES], ["report", TIES, "--out", "unused"]):
         assert refused([*command, *capped]) == f"error: {below}"
-    assert refused([*ODDS, *capped]) == (
+    odds = [*ODDS[:6], *ODDS[8:]]  # without its own -n: an option given twice is refused
+    assert refused([*odds, *capped]) == (
         "error: --max-trials must be at least the first batch of trials (2,000), got 1,000"
     )
     assert refused(["compare", TIES, "-v", "official"]) == (
@@ -370,6 +371,26 @@ def test_a_cap_below_the_first_batch_and_a_selection_of_the_baseline_alone_name_
         "error: --variant: ties_split_up leaves only the baseline 'ties_split_up' to compare; name another "
         "variant"
     )
+
+
+@pytest.mark.parametrize("args, message", [
+    (["dune1984", "fight", "-a", "4,3", "-d", "5,2", "--policy", "best", "--policy", "defender:best"],
+     "error: --policy given twice; give it once (see: montecarlo dune1984 fight --help)"),
+    (["odds", "dune1984", "-a", "4", "-d", "5", "--attacker=3"],
+     "error: --attacker given twice (-a and --attacker); give it once "
+     "(see: montecarlo odds dune1984 --help)"),
+    (["report", TIES, "-n", "10", "-n", "20"],
+     "error: -n given twice; give it once (see: montecarlo report --help)"),
+])
+def test_an_option_of_one_value_given_twice_is_refused(args, message, monkeypatch, capsys):
+    """click kept the last one without a word: `--policy best --policy defender:best` played the
+    defender's best play. A repeatable option (-v) and a flag may come again."""
+    monkeypatch.setattr(sys, "argv", ["montecarlo", *args])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 2 and capsys.readouterr().err.strip() == message
+    again = cli.invoke(app, [*ODDS, "-v", "no_strength_gain", "-v", "ties_favour_defender", "-q", "--json"])
+    assert again.exit_code == 0, again.output
 
 
 def test_report_all_takes_the_run_options(tmp_path):
