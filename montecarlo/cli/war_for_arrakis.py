@@ -550,9 +550,10 @@ def advise(
     for d in advice.continue_or_retreat[:shown]:
         other = "retreat" if d.choice == "continue" else "continue"
         word = "retreating" if other == "retreat" else "continuing"
+        tie = " (as good)" if _same(d.values[d.choice], d.values[other]) else ""
         say(
             f"  With {_units(d.attacker)} against {_units(d.defender)}, {d.choice}: "
-            f"{d.values[d.choice]:.4f} against {d.values[other]:.4f} for {word}."
+            f"{d.values[d.choice]:.4f} against {d.values[other]:.4f} for {word}{tie}."
         )
     _more(len(advice.continue_or_retreat), shown)
     if advice.specials:
@@ -561,9 +562,12 @@ def advise(
         for d in advice.specials[:limit]:
             leaves = " and ".join(f"{name} would leave {a} vs {b}" for name, (a, b) in d.leaves.items())
             others = ", ".join(f"{v:.4f} for {name}" for name, v in d.values.items() if name != d.choice)
+            best = d.values[d.choice]
+            alike = [name for name, v in d.values.items() if name != d.choice and _same(v, best)]
+            tie = f" ({' and '.join(alike)} as good)" if alike else ""
             say(
                 f"  When {leaves}: use {d.choice}: "
-                f"{d.values[d.choice]:.4f} against {others}."
+                f"{d.values[d.choice]:.4f} against {others}{tie}."
             )
         _more(len(advice.specials), limit)
     else:
@@ -583,12 +587,18 @@ def _defender_not_best(game, overrides: dict[str, str], variants: tuple[str, ...
 
 
 def _units(text: str) -> str:
-    """'3 regular' -> '3 units'; mixed legions keep their kinds."""
+    """'3 regular' -> '3 regulars' (not "3 units", which read as any units beside "1 elite");
+    mixed legions keep their kinds."""
     parts = text.split(", ")
     if len(parts) == 1 and parts[0].endswith(" regular"):
         count = int(parts[0].split()[0])
-        return f"{count} unit" + ("s" if count != 1 else "")
+        return f"{count} regular" + ("s" if count != 1 else "")
     return text
+
+
+def _same(a: float, b: float) -> bool:
+    """Two exact values of a choice equal but for rounding: the advice says the options are as good."""
+    return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
 
 
 @cli_errors

@@ -70,6 +70,17 @@ def test_the_defender_can_play_best():
     assert metrics["objective"]["exact"] == pytest.approx(defender_trade)
 
 
+def test_advise_says_when_continuing_and_retreating_are_as_good():
+    """2 regulars cannot take a rank-1 settlement from 2 or 3: retreating and continuing are both
+    worth 0 for the win, and the advice says so rather than preferring one silently."""
+    result = runner.invoke(app, ["advise", "-a", "2 regular", "-d", "3 regular", "--settlement", "1"])
+    assert result.exit_code == 0, result.output
+    assert "With 2 regulars against 3 regulars, retreat: 0.0000 against 0.0000 for continuing (as good)." \
+        in result.stdout
+    worth = "With 2 regulars against 1 regular, continue: 0.0139 against 0.0000 for retreating."
+    assert worth in result.stdout
+
+
 def test_advise_answers_in_words():
     result = run("advise", *LEGIONS, "--objective", "trade:2")
     assert result.exit_code == 0, result.output
@@ -77,7 +88,7 @@ def test_advise_answers_in_words():
     first = advice.continue_or_retreat[0]
     other = "retreat" if first.choice == "continue" else "continue"
     assert (
-        f"With 3 units against 1 unit, {first.choice}: {first.values[first.choice]:.4f} against "
+        f"With 3 regulars against 1 regular, {first.choice}: {first.values[first.choice]:.4f} against "
         f"{first.values[other]:.4f} for {'retreating' if other == 'retreat' else 'continuing'}."
     ) in result.stdout
     assert f"worth {advice.value:.4f} with best play" in result.stdout

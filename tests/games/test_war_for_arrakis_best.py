@@ -370,7 +370,10 @@ def test_retreating_at_the_right_time_by_hand():
 def test_specials_options_of_several_leaders_name_each_of_them():
     """Where two Specials are rolled, two leaders may act together: the option names both, with
     their values, joined by " & ", each leader once."""
-    advice = advise(Rules(), BattleSetup("2 regular, Baron Harkonnen, Beast Rabban, Feyd-Rautha", "2 elite"))
+    # (against 2 elite every choice of two leaders proves as good as another: the advice leaves
+    # out a choice that does not matter)
+    leaders = "2 regular, Baron Harkonnen, Beast Rabban, Feyd-Rautha"
+    advice = advise(Rules(), BattleSetup(leaders, "3 regular"))
     leader = r"(Baron Harkonnen \(2S\)|Beast Rabban \(2H\)|Feyd-Rautha \(2H\+1S\))"
     options = {k for d in advice.specials for k in d.values}
     assert any(" & " in k for k in options), options
@@ -378,6 +381,18 @@ def test_specials_options_of_several_leaders_name_each_of_them():
         assert re.fullmatch(rf"{leader}( & {leader})*", option), option
         names = option.split(" & ")
         assert len(set(names)) == len(names), option
+
+
+def test_advice_leaves_out_choices_that_do_not_matter_and_keeps_the_familiar_one_on_a_tie():
+    """A Specials situation where every choice is worth the same was listed "where the choice of
+    leaders matters" (1.0000 against 1.0000); one where best play's pick ties with the fixed
+    choice named the other leader. Every listed situation now has a better and a worse choice, and
+    a tie with the best leaders first keeps them."""
+    for defender in ("2 regular", "2 elite", "3 regular"):
+        advice = advise(Rules(), BattleSetup("2 regular, Baron Harkonnen, Beast Rabban", defender))
+        for d in advice.specials:
+            assert max(d.values.values()) - min(d.values.values()) > 1e-9, d
+            assert d.values[d.choice] == max(d.values.values()), d
 
 
 def test_the_right_leader_by_hand():

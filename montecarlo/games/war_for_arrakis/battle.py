@@ -1317,8 +1317,13 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
     for state, choice in solution.policy.items():
         options = solution.option_values(state)
         if isinstance(state, Pick):
+            if all(_as_good(v, options[choice]) for v in options.values()):
+                continue  # every choice as good: the choice of leaders does not matter there
+            first = state.options[0][0]  # the fixed policy's choice (the best leaders first)
+            if choice != first and _as_good(options[choice], options[first]):
+                choice = first  # as good: the advice keeps the familiar choice, and it departs from nothing
             chosen = dict(state.options)[choice]
-            if choice != state.options[0][0]:  # not the fixed choice (listed first)
+            if choice != first:
                 departs.add(len(picks))
             picks.append(
                 Decision(
@@ -1340,6 +1345,11 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
     plain.sort(key=order)
     picks = [p for _, p in sorted(enumerate(picks), key=lambda ip: (ip[0] not in departs, order(ip[1])))]
     return Advice(objective, solution.value, fixed, tuple(plain), tuple(picks))
+
+
+def _as_good(a: float, b: float) -> bool:
+    """Two exact values of a choice equal but for rounding."""
+    return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
 
 
 def _units_text(counts: tuple[int, int, int], legion: Legion) -> str:
