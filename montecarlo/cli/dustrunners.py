@@ -111,6 +111,15 @@ def _checked_combat(values: dict, variants: Any) -> Any:
     if setup.policy == "best":
         if setup.ammo == 0 and "initiative" not in redraw_uses(setup.redraw):  # nothing to decide
             raise InputError("best play: with no ammo there is no choice of ammo to make")
+        from montecarlo.games.dustrunners.combat import MAX_EXACT_CARDS
+
+        shipped_large = str(values.get("deck", "illustrative")).lower() == "illustrative"
+        if setup.deck.size > MAX_EXACT_CARDS and shipped_large:
+            raise InputError(  # the default deck is the large one: say which shipped deck best play takes
+                f"best play: the illustrative deck (the default) has {setup.deck.size} cards and the exact "
+                f"solver takes up to {MAX_EXACT_CARDS}; give --deck illustrative-12 (the small shipped "
+                "deck), or a deck file"
+            )
         solved_best(game.rules(variants), setup)
     return setup
 
@@ -386,6 +395,10 @@ def advise(
 
     variants = tuple(variant or ())
     check_edges(variants, None, None, None, None)  # a variant named twice is refused, as by every command
+    if enemy is None and enemy_stars is None and enemy_kind is None:  # its attacks were a default
+        raise InputError(
+            "--enemy: give a shipped enemy (--enemy), or how it attacks (--enemy-stars, --enemy-kind)"
+        )
     if enemy is None and enemy_die is None:
         enemy_die = 0  # the die of the enemy card only sets its starting health, given here
     values = _drop_none({

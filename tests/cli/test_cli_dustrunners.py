@@ -180,8 +180,24 @@ def test_best_play_with_no_ammo_decides_the_initiative_redraw():
 
 
 def test_best_play_on_a_large_deck_is_refused_in_one_line():
+    """The default deck is the large one: the refusal names the small shipped deck best play takes."""
     result = odds("--enemy", "war-rig", "--vehicle", "interceptor", "--policy", "best")
-    assert result.exit_code == 2 and "best play unavailable because the deck has 30 cards" in result.output
+    assert result.exit_code == 2 and (
+        "best play: the illustrative deck (the default) has 30 cards and the exact solver takes up to 16; "
+        "give --deck illustrative-12 (the small shipped deck), or a deck file"
+    ) in " ".join(result.output.split())
+
+
+def test_advice_without_an_enemy_is_refused_rather_than_given_against_an_unseen_default():
+    """advise with only --enemy-health advised against raiders drawing one card an attack, shown
+    nowhere ('custom enemy'); combat refuses the same input."""
+    from montecarlo.cli.dustrunners import app
+
+    result = CliRunner().invoke(app, ["advise", "--vehicle", "scout", "--enemy-health", "4"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: --enemy: give a shipped enemy (--enemy), or how it attacks (--enemy-stars, --enemy-kind)"
+    )
 
 
 @pytest.mark.parametrize("args,flag", [
