@@ -146,7 +146,8 @@ def _policy_line(rules, objective: str = "") -> str:
 
 
 def _objective(objective: Optional[str], overrides: dict[str, str]) -> str:
-    """The setup's objective: as given, else ``win`` under --policy best, else none. A blank one
+    """The setup's objective: as given, else ``win`` under best play (``overrides``: the policies
+    in force, or those of --policy), else none. A blank one
     (an unset shell variable) is refused rather than read as none, as Dustrunners' is."""
     if objective is not None:
         from montecarlo.games.war_for_arrakis.battle import objective_text, parse_objective
@@ -207,6 +208,10 @@ def battle(
     from montecarlo.registry import get_game
 
     overrides = _policies(policy)
+    game = get_game(GAME)
+    rules = game.rules(run.variant, overrides, overrides_from="--policy")
+    # best play by -v best_play as by --policy best: the objective it plays for is reported
+    played = {"attack": rules.attack, "retreat": rules.retreat}
     setup = {
         "attacker": attacker,
         "defender": defender,
@@ -215,11 +220,10 @@ def battle(
         "defender_cards": defender_cards,
         "surprise": surprise,
         "harkonnen": harkonnen,
-        "objective": _objective(objective, overrides),
+        "objective": _objective(objective, played),
     }
-    game = get_game(GAME)
     checked = game.question("battle").setup(setup)
-    check_best_alone(game.rules(run.variant, overrides, overrides_from="--policy"), checked)
+    check_best_alone(rules, checked)
     answer = run.ask(GAME, "battle", checked, overrides)
     s = answer.setup
     why = QUESTIONS["battle"].why_no_exact

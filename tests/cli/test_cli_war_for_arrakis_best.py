@@ -70,6 +70,17 @@ def test_the_defender_can_play_best():
     assert metrics["objective"]["exact"] == pytest.approx(defender_trade)
 
 
+def test_best_play_by_variant_reports_its_objective_as_the_policy_does():
+    """-v best_play played best for the win but showed no objective row; --policy best did."""
+    rows = {}
+    for how in (["-v", "best_play"], ["--policy", "best"]):
+        args = ["battle", "-a", "3 regular, Beast Rabban", "-d", "3 regular", "-n", "2000", "--json", *how]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        rows[how[0]] = json.loads(result.stdout)["metrics"]["objective"]["exact"]
+    assert rows["-v"] == rows["--policy"]
+
+
 def test_advise_says_when_continuing_and_retreating_are_as_good():
     """2 regulars cannot take a rank-1 settlement from 2 or 3: retreating and continuing are both
     worth 0 for the win, and the advice says so rather than preferring one silently."""
