@@ -95,6 +95,14 @@ Objective = Annotated[
         "trade:W (W x win + opposing units destroyed - own units destroyed).",
     ),
 ]
+AdviseObjective = Annotated[
+    Optional[str],
+    typer.Option(
+        "--objective",
+        help="What the attacker's play is judged by: win (P(the attacker wins); the default) or trade:W "
+        "(W x win + defending units destroyed - attacking units destroyed).",
+    ),
+]
 Legion = Annotated[
     str, typer.Option("--legion", "-l", help="The Harkonnen legion, e.g. '3 regular, 1 elite, bashar'.")
 ]
@@ -468,7 +476,7 @@ def advise(
     attacker_cards: Cards = 0,
     defender_cards: Cards = 0,
     surprise: Surprise = False,
-    objective: Objective = None,
+    objective: AdviseObjective = None,
     policy: Annotated[
         Optional[list[str]],
         typer.Option("--policy", help="The defender's policy: never (default) or when_outnumbered."),
@@ -487,7 +495,8 @@ def advise(
     continuation cost where the rules charge it) or retreat (the defender holds), with the
     expected --objective of each (counted from the start of the battle); then, for each roll
     where the choice of leaders matters (what each choice would leave), which leaders to use.
-    The defender keeps its policy.
+    The defender keeps its policy (--policy never or when_outnumbered); the variants that set
+    another policy (while_ahead, one_round, defender_best_play) are refused here.
 
     Examples:
         montecarlo war-for-arrakis advise -a "4 regular, Rabban, Baron" -d "3 regular" --objective trade:2
