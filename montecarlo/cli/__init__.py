@@ -455,8 +455,24 @@ def games(
         for q in game.questions.values():
             command = f"odds {name}" if name in paths else f"{name} {q.name}"
             say(f"  question {q.name}: {q.description}  [montecarlo {command}]")
+        for command, text in ({} if name in paths else _other_commands(name, game.questions)).items():
+            say(f"  command {command}: {text}  [montecarlo {name} {command}]")
         for v, desc in game.variants.items():
             say(f"  variant {v}" + (f": {desc}" if desc else ""))
+
+
+def _other_commands(game: str, questions) -> dict[str, str]:
+    """A game's commands that ask no question of its own (``advise``, ``table``, ``need``):
+    name -> the first line of its help, so that ``games`` shows where the advice is."""
+    module = game_cli_modules().get(game)
+    if module is None:
+        return {}
+    group = typer.main.get_group(importlib.import_module(module).app)
+    return {
+        command: (group.commands[command].help or "").strip().split("\n")[0]
+        for command in group.commands
+        if command not in questions
+    }
 
 
 def _schema_kinds(incomplete: str) -> list[str]:

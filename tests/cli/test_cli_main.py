@@ -135,6 +135,16 @@ def test_games_with_a_game_name_lists_that_game_alone_with_its_own_commands():
     assert "[montecarlo dune1984 guile]" in shown and "[montecarlo odds dune1984]" not in shown
 
 
+def test_games_lists_a_games_commands_beside_its_questions_so_the_advice_is_found():
+    """The advice commands were listed nowhere but in the game's own --help (best-play audit)."""
+    shown = CliRunner().invoke(app, ["games", "war-for-arrakis"], env={"COLUMNS": "200"}).stdout
+    assert ("  command advise: Best play for the attacker, exactly: continue or retreat after a round, "
+            "which leaders use Specials.  [montecarlo war-for-arrakis advise]") in shown
+    assert "command battle" not in shown  # a question's command is listed as the question
+    every = CliRunner().invoke(app, ["games"], env={"COLUMNS": "200"}).stdout
+    assert "[montecarlo dustrunners advise]" in every
+
+
 def test_a_path_where_a_game_goes_is_told_that_battle_files_end_in_toml():
     proc = run_main("odds", "/tmp")
     assert proc.returncode == 2
