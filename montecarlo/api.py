@@ -337,6 +337,12 @@ def _show(value: Any) -> Any:
 # ---------------------------------------------------------------- odds
 
 
+def _check_rules(rules: Any) -> None:
+    """``rules`` is None or a mapping of rule fields to values."""
+    if rules is not None and not isinstance(rules, Mapping):
+        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
+
+
 def answers_of(
     game: Any,
     question: str | None,
@@ -353,8 +359,7 @@ def answers_of(
     ``settings`` come from :func:`run_settings` (the CLI adds its backend, checkpoint and
     progress bar). Each :class:`~montecarlo.analysis.Answer` is the one its setup gives alone.
     """
-    if rules is not None and not isinstance(rules, Mapping):
-        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
+    _check_rules(rules)
     names = _names(variants)
     return ask_many(_game_arg(game), question, setups, variants=names, overrides=rules, settings=settings)
 
@@ -389,8 +394,7 @@ def answer_of(
     check of a setup asked alone (best play with nothing to choose is refused)."""
     from montecarlo.analysis import resolve
 
-    if rules is not None and not isinstance(rules, Mapping):
-        raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
+    _check_rules(rules)
     g, q = resolve(_game_arg(game), question)
     if q.check_alone is not None:
         setup = q.setup(setup) if isinstance(setup, Mapping) else setup

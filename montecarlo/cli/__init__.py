@@ -174,7 +174,7 @@ def _refuse_repeats(cmd) -> None:
     parse = cmd.parse_args
 
     def parse_args(ctx, args):
-        seen: dict[str, str] = {}
+        seen = {}  # an option's name -> the form it was first typed in
         for token in args:
             if token == "--":
                 break

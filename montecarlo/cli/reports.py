@@ -654,10 +654,9 @@ def _p(p) -> str:
     """
     if p is None:
         return "—"
-    if p < 1e-6:
-        return "<1e-6"
-    mantissa, _, exponent = f"{p:.2g}".partition("e")
-    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+    from montecarlo.reporting.tables import two_figures
+
+    return "<1e-6" if p < 1e-6 else two_figures(p)
 
 
 def _command(scenario: Path, out: Optional[Path], given: Optional[Overrides] = None) -> str:

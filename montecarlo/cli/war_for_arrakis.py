@@ -502,7 +502,7 @@ def advise(
         montecarlo war-for-arrakis advise -a "4 regular, Rabban, Baron" -d "3 regular" --objective trade:2
         montecarlo war-for-arrakis advise -a "2 regular, Rabban, Baron" -d "2 regular"
     """
-    from montecarlo.games.war_for_arrakis.battle import advise as solve_advice, check_best_alone
+    from montecarlo.games.war_for_arrakis.battle import advise as solve_advice, as_good, check_best_alone
     from montecarlo.registry import get_game
 
     check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
@@ -563,7 +563,7 @@ def advise(
     for d in advice.continue_or_retreat[:shown]:
         other = "retreat" if d.choice == "continue" else "continue"
         word = "retreating" if other == "retreat" else "continuing"
-        tie = " (as good)" if _same(d.values[d.choice], d.values[other]) else ""
+        tie = " (as good)" if as_good(d.values[d.choice], d.values[other]) else ""
         say(
             f"  With {_units(d.attacker)} against {_units(d.defender)}, {d.choice}: "
             f"{d.values[d.choice]:.4f} against {d.values[other]:.4f} for {word}{tie}."
@@ -576,7 +576,7 @@ def advise(
             leaves = " and ".join(f"{name} would leave {a} vs {b}" for name, (a, b) in d.leaves.items())
             others = ", ".join(f"{v:.4f} for {name}" for name, v in d.values.items() if name != d.choice)
             best = d.values[d.choice]
-            alike = [name for name, v in d.values.items() if name != d.choice and _same(v, best)]
+            alike = [name for name, v in d.values.items() if name != d.choice and as_good(v, best)]
             tie = f" ({' and '.join(alike)} as good)" if alike else ""
             say(
                 f"  When {leaves}: use {d.choice}: "
@@ -607,11 +607,6 @@ def _units(text: str) -> str:
         count = int(parts[0].split()[0])
         return f"{count} regular" + ("s" if count != 1 else "")
     return text
-
-
-def _same(a: float, b: float) -> bool:
-    """Two exact values of a choice equal but for rounding: the advice says the options are as good."""
-    return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
 
 
 @cli_errors

@@ -772,10 +772,16 @@ def _probe_scheduler(scheduler: str) -> None:
         except OSError:  # nothing within PROBE_SECONDS, or the connection dropped
             pass
     if len(first) < 8 or int.from_bytes(first, "little") > 65536:
-        raise InputError(
-            f"{scheduler!r} is not a dask scheduler: something else answered there "
-            "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
-        )
+        raise _not_a_scheduler(scheduler)
+
+
+def _not_a_scheduler(scheduler: str) -> InputError:
+    """Something other than a scheduler answers at ``scheduler`` (seen by the probe, or by dask
+    reading another service's first bytes as a frame's length)."""
+    return InputError(
+        f"{scheduler!r} is not a dask scheduler: something else answered there "
+        "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
+    )
 
 
 @contextmanager
@@ -801,10 +807,7 @@ def dask_cluster(scheduler: str | None):
     except MemoryError:  # another service answered: dask read its first bytes as a frame's length
         if scheduler is None:  # a local cluster: a real lack of memory
             raise
-        raise InputError(
-            f"{scheduler!r} is not a dask scheduler: something else answered there "
-            "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
-        ) from None
+        raise _not_a_scheduler(scheduler) from None
     if scheduler:
         try:  # joblib's own wait ends in three lines of advice for Python code
             client.wait_for_workers(1, timeout=WORKERS_WAIT_SECONDS)

@@ -50,6 +50,7 @@ from montecarlo.reporting.tables import (
     matrix_layout,
     precision_facts,
     summary_line,
+    two_figures,
 )
 from montecarlo.scenarios import Scenario, ScenarioResult, show_value
 
@@ -968,10 +969,7 @@ def fmt_p(p: float | None) -> str:
     """
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return "—"
-    if p < 1e-12:
-        return "<1e-12"
-    mantissa, _, exponent = f"{p:.2g}".partition("e")
-    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+    return "<1e-12" if p < 1e-12 else two_figures(p)
 
 
 def _summary_display(comp: pl.DataFrame, sc) -> pl.DataFrame:

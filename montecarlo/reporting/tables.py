@@ -289,6 +289,17 @@ def metric_text(metric) -> str:
     return text.replace("`", "")
 
 
+def two_figures(p: float) -> str:
+    """``p`` to two significant figures, an exponent written as the report writes it (8.5e-5,
+    not Python's 8.5e-05).
+
+    >>> two_figures(0.0487), two_figures(4.9e-4), two_figures(8.5e-5), two_figures(3.3e-10)
+    ('0.049', '0.00049', '8.5e-5', '3.3e-10')
+    """
+    mantissa, _, exponent = f"{p:.2g}".partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+
+
 def fmt(x: Any, digits: int = 3, signed: bool = False) -> str:
     """A number for people: ``digits`` decimals, or two significant figures below 0.001 (an
     exact 4.8e-5 is not ``0.000``); never ``-0.000``; '—' for missing.

@@ -1317,10 +1317,10 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
     for state, choice in solution.policy.items():
         options = solution.option_values(state)
         if isinstance(state, Pick):
-            if all(_as_good(v, options[choice]) for v in options.values()):
+            if all(as_good(v, options[choice]) for v in options.values()):
                 continue  # every choice as good: the choice of leaders does not matter there
             first = state.options[0][0]  # the fixed policy's choice (the best leaders first)
-            if choice != first and _as_good(options[choice], options[first]):
+            if choice != first and as_good(options[choice], options[first]):
                 choice = first  # as good: the advice keeps the familiar choice, and it departs from nothing
             chosen = dict(state.options)[choice]
             if choice != first:
@@ -1347,8 +1347,8 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
     return Advice(objective, solution.value, fixed, tuple(plain), tuple(picks))
 
 
-def _as_good(a: float, b: float) -> bool:
-    """Two exact values of a choice equal but for rounding."""
+def as_good(a: float, b: float) -> bool:
+    """Two exact values of a choice equal but for rounding (the advice's "as good")."""
     return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
 
 
