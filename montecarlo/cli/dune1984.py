@@ -1,7 +1,7 @@
 """Dune (Parker Brothers, 1984): duels and fights, Guile checks, movement reach, investments.
 
 The game's CLI module: ``app`` holds one command per question (``montecarlo dune1984 duel``,
-``fight``, ``guile``, ``reach``, ``invest``) plus ``characters``; ``ODDS`` is the duel
+``fight``, ``guile``, ``reach``, ``invest``) plus ``advise`` and ``characters``; ``ODDS`` is the duel
 (``montecarlo odds dune1984``) and ``TABLE`` its 6 x 6 table (``montecarlo table dune1984``).
 The commands themselves live in :mod:`.dune1984_fights` and :mod:`.dune1984_checks`.
 """
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from montecarlo.cli.common import console
+from montecarlo.cli.dune1984_advice import advise
 from montecarlo.cli.dune1984_checks import guile, invest, reach
 from montecarlo.cli.dune1984_fights import duel, duel_table, fight
 from montecarlo.games.dune1984.rules import CHARACTERS, short_names
@@ -28,6 +29,7 @@ app.command("fight")(fight)
 app.command("guile")(guile)
 app.command("reach")(reach)
 app.command("invest")(invest)
+app.command("advise")(advise)
 
 ODDS = duel
 TABLE = duel_table

@@ -1,0 +1,143 @@
+"""Best play of a Dune (1984) fight as advice: which character takes the damage, and what each
+choice is worth (``montecarlo dune1984 advise``).
+
+The rule (``designation``, section "Fighting With More Than One Character"): each side chooses
+one of its characters to take every point of damage; under ``fight_to_last`` it chooses again
+each time that character falls. :func:`advise` solves the deciding side's choices exactly on the
+fight's own chain (:data:`montecarlo.games.dune1984.fights.FIGHT`), for its chance to win, the
+other side designating its weakest first (as under ``--policy best``), and lists every choice
+where the characters left are not all worth the same, with the chance to win of each.
+
+>>> from montecarlo.games.dune1984.rules import Rules
+>>> a = advise(Rules(), FightSetup(attacker=(3, 1), defender=(2, 2)))
+>>> a.decisions[0].choice, round(a.value, 4), round(a.weakest_first, 4)
+(0, 0.6069, 0.299)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import NamedTuple
+
+from montecarlo.engine.decisions import evaluate
+from montecarlo.errors import InputError
+from montecarlo.games.dune1984.fights import (
+    CHOOSE, FIGHT, FightSetup, FightState, _designate, _start, _transitions, check_best_alone,
+    fight_objective, option_index, option_name,
+)
+from montecarlo.games.dune1984.rules import Rules
+
+SIDES = ("attacker", "defender")
+DESIGNATION_OF = {"attacker": "best", "defender": "defender_best"}
+
+
+def as_good(a: float, b: float) -> bool:
+    """Two exact chances equal but for rounding (the advice's "as good")."""
+    return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
+
+
+class Designation(NamedTuple):
+    """One choice of the deciding side: where it is made, what is chosen, and what each is worth."""
+
+    at_start: bool  # the first designation of the fight (else: after the designated one fell)
+    own: tuple[int, ...]  # the deciding side's Strengths there (0: out of the fight)
+    other: tuple[int, ...]  # the other side's Strengths
+    dice: tuple[int, int]  # dice in play (own, other): they differ from the Strengths' count
+    # only under set_aside_die
+    poison_unused: tuple[bool, bool]  # (own, other) Poison card not yet used
+    choice: int  # the character to designate (0-based, as listed in the setup)
+    values: dict[int, float]  # character -> chance to win designating it and playing best after;
+    # one character of each kind (equal Strength and Guile, no name) stands for the others
+
+
+class FightAdvice(NamedTuple):
+    """Best play for one side of a fight (:func:`advise`)."""
+
+    side: str  # "attacker" or "defender": the side that chooses
+    value: float  # its chance to win under best play
+    weakest_first: float  # ... designating its weakest living character each time
+    strongest_first: float  # ... its strongest each time (the other side unchanged)
+    decisions: tuple[Designation, ...]  # the start first, then by Strength left (most first)
+    alike: int  # choices left out: every character left is worth the same there
+
+
+def advise(rules: Rules, setup: FightSetup, side: str = "attacker") -> FightAdvice:
+    """The choices of best play for ``side``, each with the chance to win of every option.
+
+    ``rules.designation`` is set to ``side``'s best play here; a rule that sets it otherwise is
+    the caller's to refuse (the other side always designates its weakest first under best play).
+
+    Raises:
+        InputError: ``side`` is neither side, or it fights with one character (nothing to choose).
+    """
+    if side not in SIDES:
+        raise InputError(f"side must be attacker or defender, got {side!r}")
+    if not isinstance(setup, FightSetup):
+        raise InputError("advice is for fights (FightSetup): a duel has nothing to choose")
+    best = dataclasses.replace(rules, designation=DESIGNATION_OF[side])
+    check_best_alone(best, setup)
+    solution = FIGHT.solution(best, setup)
+    ctx, start = _start(best, setup)
+    rule = lambda state: _transitions(ctx, state)  # noqa: E731
+    objective = fight_objective(ctx)
+    fixed = [evaluate(rule, start, objective, _always(strongest)) for strongest in (False, True)]
+    own = SIDES.index(side)
+    kinds = _kinds(setup, own)
+    decisions: dict[tuple, Designation] = {}
+    seen, alike = set(), 0
+    for state, chosen in solution.policy.items():
+        key = _seen_as(state, own)
+        if key in seen:
+            continue  # the same choice, seen in another state (only Poison's past differs)
+        seen.add(key)
+        options = {option_index(name): v for name, v in solution.option_values(state).items()}
+        options = {i: v for i, v in options.items() if _first_of_kind(i, state.strengths[own], kinds)}
+        choice = option_index(chosen)
+        if not _first_of_kind(choice, state.strengths[own], kinds):  # a twin of a character listed first
+            choice = next(i for i in options if as_good(options[i], options[choice]))
+        if all(as_good(v, options[choice]) for v in options.values()):
+            alike += 1
+            continue
+        decisions[key] = Designation(
+            state == start, state.strengths[own], state.strengths[1 - own],
+            (state.dice[own], state.dice[1 - own]),
+            (bool(state.unused_poison >> own & 1), bool(state.unused_poison >> (1 - own) & 1)),
+            choice, options,
+        )
+    ordered = sorted(
+        decisions.values(), key=lambda d: (not d.at_start, -sum(d.own), sum(d.other), d.own, d.other, d.dice)
+    )
+    return FightAdvice(side, solution.value, fixed[0], fixed[1], tuple(ordered), alike)
+
+
+def _always(strongest: bool):
+    """A fixed policy of the deciding side: its weakest (or strongest) living character, the first
+    listed on a tie, as the designation rules ``weakest_first`` and ``strongest_first`` pick."""
+
+    def policy(state: FightState, choice) -> str:
+        side = state.designated.index(CHOOSE)
+        i = _designate(state.strengths[side], strongest)
+        return option_name(i, state.strengths[side][i])
+
+    return policy
+
+
+def _kinds(setup: FightSetup, side: int) -> tuple[tuple, ...]:
+    """Per character of ``side``: what tells it apart besides its Strength (its name, or its
+    Guile where Poison is in the fight; plain Strengths of one Guile are interchangeable)."""
+    labels = getattr(setup, SIDES[side])
+    guiles = getattr(setup, f"{SIDES[side]}_guile")
+    return tuple((label, None) if isinstance(label, str) else (None, g) for label, g in zip(labels, guiles))
+
+
+def _first_of_kind(i: int, strengths: tuple[int, ...], kinds: tuple[tuple, ...]) -> bool:
+    """Character ``i`` is the first listed of the living characters just like it."""
+    if kinds[i][0] is not None:
+        return True  # a named character is one of a kind
+    return not any(strengths[j] == strengths[i] and kinds[j] == kinds[i] for j in range(i))
+
+
+def _seen_as(state: FightState, own: int) -> tuple:
+    """What a player sees at a choice: Strengths, dice in play and unused Poison (not which side
+    lost a character to Poison before, which changes no chance to win)."""
+    return state.strengths[own], state.strengths[1 - own], state.dice, state.unused_poison, state.designated
