@@ -1,7 +1,7 @@
 """montecarlo: balance questions about board-game rules, answered by simulation.
 
 ``import montecarlo as mc`` gives the Python API (:mod:`montecarlo.api`, docs/api.md):
-``mc.odds``, ``mc.table``, ``mc.compare``, ``mc.report``, ``mc.games``, ``mc.schema``. They are
+``mc.odds``, ``mc.table``, ``mc.compare``, ``mc.report``, ``mc.advise``, ``mc.games``, ``mc.schema``. They are
 loaded on first use, so ``import montecarlo`` imports no numpy, pandas or scipy.
 
 Each modelled game lives in :mod:`montecarlo.games`; the game-agnostic machinery (seeding,
@@ -16,7 +16,10 @@ import types as _types
 
 __version__ = "0.1.0"
 
-_API = ("odds", "table", "compare", "report", "schema", "Result", "MonteCarloError", "InputError")
+_API = (
+    "odds", "table", "compare", "report", "advise", "schema", "Result", "Advice", "MonteCarloError",
+    "InputError",
+)
 
 
 class _GamesPackage(_types.ModuleType):

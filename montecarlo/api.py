@@ -53,7 +53,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from montecarlo.scenarios import Scenario, ScenarioResult
 
 __all__ = [
-    "odds", "table", "compare", "report", "games", "schema", "Result", "GameInfo", "QuestionInfo",
+    "odds", "table", "compare", "report", "advise", "games", "schema", "Result", "Advice", "GameInfo",
+    "QuestionInfo",
     "SetupField", "MonteCarloError", "InputError",
 ]
 
@@ -461,6 +462,153 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     return Result(title, rows, tuple(shown), facts, raw=answer)
 
 
+# ---------------------------------------------------------------- advice
+
+
+class Advice:
+    """Best play as advice (:func:`advise`): each choice a player meets, each option's exact value.
+
+    ``rows`` (and ``to_pandas()`` / ``to_polars()``): situation, option, value, best; ``value`` is
+    best play's value from the start, ``fixed`` the fixed policies' values beside it,
+    ``best`` maps each situation to best play's option there, ``objective`` says what is
+    maximised; ``facts`` holds the game, question, variants, rules, setup and version.
+    """
+
+    COLUMNS = ("situation", "option", "value", "best")
+
+    def __init__(self, title: str, table: Any, facts: Mapping[str, Any]) -> None:
+        self.title = title
+        self.objective: str = table.objective
+        self.value: float = table.value
+        self.fixed: dict[str, float] = dict(table.fixed)
+        self.rows = [r._asdict() for r in table.rows]
+        self.notes: tuple[str, ...] = tuple(table.notes)
+        self.facts = dict(facts)
+        self.raw = table
+
+    @property
+    def best(self) -> dict[str, str]:
+        """Situation -> best play's option there."""
+        return {r["situation"]: r["option"] for r in self.rows if r["best"]}
+
+    def to_polars(self) -> polars.DataFrame:
+        """Every row as a polars DataFrame."""
+        import polars as pl
+
+        return pl.DataFrame(
+            {c: [r[c] for r in self.rows] for c in self.COLUMNS},
+            schema={"situation": pl.String, "option": pl.String, "value": pl.Float64, "best": pl.Boolean},
+        )
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """Every row as a pandas DataFrame."""
+        return self.to_polars().to_pandas()
+
+    def _summary(self) -> str:
+        fixed = "".join(f", {v:.4f} {name}" for name, v in self.fixed.items())
+        rules = ", ".join(self.facts.get("variants") or ()) or BASELINE + " rules"
+        return (f"{self.objective}, exact: {self.value:.4f} with best play{fixed}; {rules}; "
+                f"montecarlo {self.facts.get('version')}")
+
+    def __repr__(self) -> str:
+        lines = [self.title, self._summary()]
+        situation = None
+        for r in self.rows[:REPR_ROWS]:
+            if r["situation"] != situation:
+                situation = r["situation"]
+                lines.append(f"{situation}:")
+            lines.append(f"  {'*' if r['best'] else ' '} {r['option']}: {r['value']:.6f}")
+        if len(self.rows) > REPR_ROWS:
+            lines.append(f"... {len(self.rows) - REPR_ROWS} more rows (.to_pandas() has them all)")
+        if not self.rows:
+            lines.append("no choice matters: every option is as good wherever there is one")
+        lines += [f"({note})" for note in self.notes]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        body = "".join(
+            f"<tr><td>{html.escape(r['situation'])}</td><td>{html.escape(r['option'])}</td>"
+            f"<td>{r['value']:.6f}</td><td>{'yes' if r['best'] else ''}</td></tr>"
+            for r in self.rows[:HTML_ROWS]
+        )
+        more = len(self.rows) - HTML_ROWS
+        note = f"<p>... {more} more rows (<code>.to_pandas()</code> has them all)</p>" if more > 0 else ""
+        notes = "".join(f"<p>{html.escape(n)}</p>" for n in self.notes)
+        head = "".join(f"<th>{c}</th>" for c in self.COLUMNS)
+        return (f"<div><table><caption>{html.escape(self.title)}</caption><thead><tr>{head}</tr></thead>"
+                f"<tbody>{body}</tbody></table>{note}{notes}<p>{html.escape(self._summary())}</p></div>")
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def advise(
+    game: str | os.PathLike,
+    question: str | None = None,
+    *,
+    variants: str | Sequence[str] = (),
+    rules: Mapping[str, Any] | None = None,
+    **setup: Any,
+) -> Advice:
+    """Best play for one setup as advice: every choice where the options differ, each option's
+    exact value (the expected objective of taking it there and playing best afterwards).
+
+    ``question`` defaults to the game's first question that gives advice (a Dune 1984 ``fight``,
+    a War for Arrakis ``battle``, a Dustrunners ``combat``); the setup is given as keyword
+    arguments in the CLI's terms, with the advice's own inputs beside them (:func:`games` lists
+    them as ``advise_inputs``): Dune 1984 ``side``, Dustrunners ``enemy_health`` and ``seen``.
+
+    >>> import montecarlo as mc
+    >>> fight = mc.advise("dune1984", attacker=[5, 1, 1], defender=4)
+    >>> fight.best
+    {'at the start': 'character 1 (Strength 5)'}
+    >>> round(fight.value, 4), round(fight.fixed["weakest_first"], 4)
+    (0.9362, 0.359)
+    >>> mc.advise("imperium")
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: imperium gives no advice: no question of it solves best play \
+(advice: dune1984 fight, dustrunners combat, war-for-arrakis battle)
+    """
+    from montecarlo.analysis import resolve
+    from montecarlo.games.base import to_plain
+
+    _check_rules(rules)
+    names = _names(variants)
+    g, _ = resolve(_game_arg(game), None)
+    advising = [q for q in g.questions.values() if q.advise is not None]
+    if question is None and advising:
+        question = advising[0].name
+    q = g.question(question)
+    if q.advise is None:
+        raise InputError(f"{g.name} gives no advice: no question of it solves best play (advice: "
+                         f"{_advising_questions()})" if not advising else
+                         f"{g.name} {q.name} gives no advice; ask {', '.join(a.name for a in advising)}")
+    inputs = {k: v for k, v in setup.items() if k in q.advise_inputs}
+    values = {k: v for k, v in setup.items() if k not in q.advise_inputs}
+    checked = q.setup({**q.advise_defaults, **values})
+    table = q.advise(g.rules(names, rules), checked, inputs)
+    facts = {"game": g.name, "question": q.name, "variants": list(names),
+             "rules": to_plain(g.rules(names, rules)), "setup": to_plain(checked),
+             "inputs": {k: _show(v) for k, v in inputs.items()}, "version": _version()}
+    where = ", ".join(f"{k}={_show(v)}" for k, v in setup.items())
+    return Advice(f"{g.name} {q.name} advice" + (f": {where}" if where else ""), table, facts)
+
+
+def _advising_questions() -> str:
+    """'dune1984 fight, ...': every game's questions that give advice."""
+    from montecarlo.registry import get_game, list_games
+
+    return ", ".join(f"{name} {q.name}" for name in list_games() for q in get_game(name).questions.values()
+                     if q.advise is not None)
+
+
+def _version() -> str:
+    from montecarlo import __version__
+
+    return __version__
+
+
 # ---------------------------------------------------------------- grids and variants
 
 
@@ -843,6 +991,9 @@ class QuestionInfo:
     setup: tuple[SetupField, ...]
     metrics: dict[str, str]  # name -> description
     example: Mapping[str, Any]
+    # what montecarlo.advise reads besides the setup
+    advise_inputs: dict[str, str] = dataclasses.field(default_factory=dict)
+    gives_advice: bool = False  # montecarlo.advise answers it
 
 
 @dataclass(frozen=True)
@@ -887,7 +1038,8 @@ def _question_info(q: Any) -> QuestionInfo:
         fields.append(SetupField(f.name, str(f.type), default, helps.get(f.name, ""), required))
     fields += [SetupField(name, "Any", None, text, False) for name, text in q.inputs.items()]
     return QuestionInfo(
-        q.name, q.description, tuple(fields), {m.name: m.description for m in q.metrics}, dict(q.example)
+        q.name, q.description, tuple(fields), {m.name: m.description for m in q.metrics}, dict(q.example),
+        dict(q.advise_inputs), q.advise is not None,
     )
 
 

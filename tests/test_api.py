@@ -402,3 +402,78 @@ def test_numpy_numbers_in_scenario_data_and_jobs_are_python_numbers_to_the_repor
     written = mc.report(data, out=tmp_path / "r", jobs=np.int64(1))
     assert written.facts["seed"] == 3 and (tmp_path / "r" / "report.json").is_file()
     assert sorted({r["attacker"] for r in written.rows}) == [3, 4]
+
+
+# ---------------------------------------------------------------- advice
+
+
+def test_advise_gives_each_games_own_advice_in_rows():
+    """mc.advise is the games' advice as rows: the same values, best play's option marked."""
+    from montecarlo.games.dune1984.advice import advise as fight_advice
+    from montecarlo.games.dune1984.fights import FightSetup
+    from montecarlo.games.dune1984.rules import Rules as DuneRules
+
+    readings = ["fight_to_last", "set_aside_die"]
+    fight = mc.advise("dune1984", attacker="4,3,2", defender=[5, 4], variants=readings)
+    own = fight_advice(DuneRules(fight_to_last=True, set_aside_die=True), FightSetup([4, 3, 2], [5, 4]))
+    assert fight.value == own.value and fight.fixed == {"weakest_first": own.weakest_first,
+                                                       "strongest_first": own.strongest_first}
+    assert len(fight) == sum(len(d.values) for d in own.decisions)
+    values = sorted(v for d in own.decisions for v in d.values.values())
+    assert sorted(r["value"] for r in fight.rows) == values
+    assert fight.best["at the start"] == "character 3 (Strength 2)"
+    assert list(fight.to_pandas().columns) == ["situation", "option", "value", "best"]
+    assert fight.notes == (f"{own.alike} choices where every character left is as good left out",)
+    defender = mc.advise("dune1984", attacker=3, defender="Paul,Duke Leto", side="defender",
+                         attacker_equipment="poison")
+    assert defender.objective == "P(defender wins)" and defender.facts["inputs"] == {"side": "defender"}
+
+
+def test_advise_war_for_arrakis_and_dustrunners():
+    from montecarlo.games.dustrunners.combat import advise as ammo_advice
+    from montecarlo.games.war_for_arrakis.battle import BattleSetup, advise as battle_advice, exact_battle
+    from montecarlo.games.war_for_arrakis.rules import Rules as WfaRules
+
+    legions = {"attacker": "3 regular, Baron Harkonnen, Beast Rabban", "defender": "2 regular, Stilgar"}
+    battle = mc.advise("war-for-arrakis", **legions, settlement=1, objective="trade:2")
+    setup = BattleSetup(legions["attacker"], legions["defender"], 1, objective="trade:2")
+    own = battle_advice(WfaRules(), setup)
+    assert battle.value == pytest.approx(exact_battle(WfaRules(attack="best"), setup)["objective"], abs=1e-12)
+    assert battle.fixed == {"until_destroyed": own.fixed} and battle.objective == "expected trade:2"
+    shown = [d for d in own.continue_or_retreat] + [d for d in own.specials]
+    assert len(battle) == sum(len(d.values) for d in shown)
+    assert sum(r["best"] for r in battle.rows) == len(shown)
+    assert any(r["situation"].startswith("Specials") for r in battle.rows) == bool(own.specials)
+
+    combat = mc.advise("dustrunners", enemy="road-raiders", enemy_health=4, vehicle="interceptor", ammo=3,
+                       seen="double tap")
+    game = mc.games()["dustrunners"].questions["combat"]
+    assert game.gives_advice and set(game.advise_inputs) == {"enemy_health", "seen"}
+    values = {"enemy": "road-raiders", "vehicle": "interceptor", "ammo": 3, "deck": "illustrative-12"}
+    setup = mc.api.checked_setups("dustrunners", "combat", [values])[0]
+    from montecarlo.games.dustrunners.rules import Rules as DustRules
+
+    own_ammo = ammo_advice(DustRules(), setup, 4, "double tap")
+    assert [(r["option"], r["value"]) for r in combat.rows] == [(f"{k} ammo", v) for k, v in own_ammo.options]
+    assert combat.best == {combat.rows[0]["situation"]: f"{own_ammo.best} ammo"}
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        ({"game": "imperium"}, "imperium gives no advice"),
+        ({"game": "dune1984", "question": "duel", "attacker": 4, "defender": 3}, "duel gives no advice"),
+        ({"game": "dune1984", "attacker": 4, "defender": "3,1"}, "the attacker fights with one character"),
+        ({"game": "dune1984", "attacker": "4,1", "defender": 3, "side": "both"}, "side must be attacker or"),
+        ({"game": "dune1984", "attacker": "4,1", "defender": 3, "variants": "best_play"}, "designation best"),
+        ({"game": "dune1984", "attacker": "4,1", "defender": 3, "colour": "red"}, "unknown field"),
+        ({"game": "war-for-arrakis", "attacker": "3 regular", "defender": "2 regular",
+          "rules": {"retreat": "best"}}, "retreat best"),
+        ({"game": "war-for-arrakis", "attacker": "3 regular", "defender": "2 regular",
+          "variants": "while_ahead"}, "attack while_ahead"),
+        ({"game": "dustrunners", "enemy": "road-raiders", "vehicle": "interceptor"}, "needs enemy_health"),
+    ],
+)
+def test_advise_refuses_with_one_line(call, message):
+    with pytest.raises(InputError, match=message):
+        mc.advise(**call)

@@ -64,7 +64,7 @@ def advise(
 
       montecarlo dune1984 advise -a Rabban -d Paul,Chani --side defender --attacker-equipment poison
     """
-    from montecarlo.games.dune1984.advice import advise as solve_advice
+    from montecarlo.games.dune1984.advice import advise as solve_advice, option_label, situation
     from montecarlo.registry import get_game
 
     variants = tuple(variant or ())
@@ -116,8 +116,8 @@ def advise(
                             "dice": list(d.dice),
                             "poison_unused": list(d.poison_unused),
                             "designate": d.choice + 1,
-                            "designate_name": _name(labels[own], d.choice, d.own),
-                            "values": {_name(labels[own], i, d.own): v for i, v in d.values.items()},
+                            "designate_name": option_label(labels[own], d.choice, d.own),
+                            "values": {option_label(labels[own], i, d.own): v for i, v in d.values.items()},
                         }
                         for d in advice.decisions
                     ],
@@ -155,7 +155,7 @@ def advise(
         shown = SHOWN if limit is None else limit
         poison = any("poison" in kit for kit in (setup.attacker_equipment, setup.defender_equipment))
         for d in later[:shown]:
-            where = _where(labels[own], d, rules.set_aside_die, poison)
+            where = situation(labels[own], d, rules.set_aside_die, poison)
             say(f"  With {where}, designate {_option(labels[own], d)}.")
         if len(later) > shown:
             left = len(later) - shown
@@ -163,13 +163,6 @@ def advise(
     if advice.alike:
         plural = "s" if advice.alike > 1 else ""
         say(f"({advice.alike} other choice{plural}: every character left is as good)")
-
-
-def _name(labels: tuple, i: int, strengths: tuple[int, ...]) -> str:
-    """'character 2 (Strength 3)', or 'Chani (Strength 2)' for a named character."""
-    label = labels[i]
-    who = label if isinstance(label, str) else f"character {i + 1}"
-    return f"{who} (Strength {strengths[i]})"
 
 
 def _digits(values: list[float]) -> int:
@@ -184,29 +177,14 @@ def _digits(values: list[float]) -> int:
 
 def _option(labels: tuple, d) -> str:
     """'character 1 (Strength 5): 0.9362 against 0.3590 for character 2 (Strength 1)', ties marked."""
-    from montecarlo.games.dune1984.advice import as_good
+    from montecarlo.games.dune1984.advice import as_good, option_label
 
     best = d.values[d.choice]
     others = [(i, v) for i, v in sorted(d.values.items(), key=lambda iv: -iv[1]) if i != d.choice]
     digits = _digits([best] + [v for _, v in others])
     text = ", ".join(
-        f"{v:.{digits}f} for {_name(labels, i, d.own)}" + (" (as good)" if as_good(v, best) else "")
+        f"{v:.{digits}f} for {option_label(labels, i, d.own)}" + (" (as good)" if as_good(v, best) else "")
         for i, v in others
     )
-    return f"{_name(labels, d.choice, d.own)}: {best:.{digits}f} against {text}"
+    return f"{option_label(labels, d.choice, d.own)}: {best:.{digits}f} against {text}"
 
-
-def _where(labels: tuple, d, set_aside: bool, poison: bool) -> str:
-    """The situation of a choice: 'your 4 + 3 left against their 2', with the dice in play under
-    set_aside_die and the Poison cards not yet used."""
-    own = " + ".join(
-        f"{labels[i]} {v}" if isinstance(labels[i], str) else str(v) for i, v in enumerate(d.own) if v
-    )
-    other = " + ".join(str(v) for v in d.other if v)
-    text = f"your {own} left against their {other}"
-    if set_aside:
-        text += f", rolling {d.dice[0]} dice to {d.dice[1]}"
-    if poison:
-        unused = [w for w, u in zip(("your", "their"), d.poison_unused) if u]
-        text += f", {' and '.join(unused)} Poison unused" if unused else ", no Poison left"
-    return text

@@ -20,7 +20,7 @@ import dataclasses
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -34,8 +34,28 @@ Reference = Callable[[Any, Any, np.random.Generator], "dict[str, Any]"]
 
 __all__ = [
     "Game", "Question", "Metric", "MetricKind", "apply_overrides", "refuse_conflicts", "build_dataclass",
-    "to_plain", "check_known", "is_whole", "whole", "field_help",
+    "to_plain", "check_known", "is_whole", "whole", "field_help", "AdviceRow", "AdviceTable",
 ]
+
+
+class AdviceRow(NamedTuple):
+    """One option of one choice of best play, in words (:class:`AdviceTable`)."""
+
+    situation: str  # where the choice is made, as a player sees it
+    option: str
+    value: float  # the exact expected objective of taking it there and playing best afterwards
+    best: bool  # best play's choice there
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceTable:
+    """A question's advice (:attr:`Question.advise`): the choices of best play, one row an option."""
+
+    objective: str  # what is maximised, in words ("P(attacker wins)", "expected trade:2")
+    value: float  # best play's value from the start
+    fixed: Mapping[str, float]  # a fixed policy's name -> its value from the start, to compare
+    rows: tuple[AdviceRow, ...]  # the choices in the order a player meets them
+    notes: tuple[str, ...] = ()  # what the rows leave out, and why
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +94,13 @@ class Question:
     # and montecarlo.odds) ask it before the run, grids do not: a cell with nothing to choose
     # simply has the fixed policy's odds
     check_alone: Callable[[Any, Any], None] | None = None
+    # best play as advice for (rules, setup, inputs): the choices, each option with its exact
+    # value (``montecarlo.advise``); ``advise_inputs`` are the plain values it reads besides the
+    # setup (name -> what it is), such as the side that decides or the enemy's health now
+    advise: Callable[[Any, Any, Mapping[str, Any]], AdviceTable] | None = None
+    advise_inputs: Mapping[str, str] = field(default_factory=dict)
+    # setup values the advice assumes where none is given (a deck small enough to solve exactly)
+    advise_defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def setup(self, values: Mapping[str, Any]) -> Any:
         """A validated setup from plain values."""

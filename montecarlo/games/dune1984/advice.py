@@ -17,10 +17,11 @@ where the characters left are not all worth the same, with the chance to win of 
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 from montecarlo.engine.decisions import evaluate
 from montecarlo.errors import InputError
+from montecarlo.games.base import AdviceRow, AdviceTable
 from montecarlo.games.dune1984.fights import (
     CHOOSE, FIGHT, FightSetup, FightState, _designate, _start, _transitions, check_best_alone,
     fight_objective, option_index, option_name,
@@ -64,16 +65,23 @@ class FightAdvice(NamedTuple):
 def advise(rules: Rules, setup: FightSetup, side: str = "attacker") -> FightAdvice:
     """The choices of best play for ``side``, each with the chance to win of every option.
 
-    ``rules.designation`` is set to ``side``'s best play here; a rule that sets it otherwise is
-    the caller's to refuse (the other side always designates its weakest first under best play).
+    ``rules.designation`` is set to ``side``'s best play here (the other side designates its
+    weakest first, as under best play), so it must be the default, ``weakest_first``.
 
     Raises:
-        InputError: ``side`` is neither side, or it fights with one character (nothing to choose).
+        InputError: ``side`` is neither side, it fights with one character (nothing to choose), or
+            the rules set the designation.
     """
     if side not in SIDES:
         raise InputError(f"side must be attacker or defender, got {side!r}")
     if not isinstance(setup, FightSetup):
         raise InputError("advice is for fights (FightSetup): a duel has nothing to choose")
+    if rules.designation != "weakest_first":
+        raise InputError(
+            f"designation {rules.designation}: advice plays the deciding side's best itself, the other side "
+            "designating its weakest first; leave out the rules that set who takes the damage "
+            "(strongest_first, best_play, defender_best_play)"
+        )
     best = dataclasses.replace(rules, designation=DESIGNATION_OF[side])
     check_best_alone(best, setup)
     solution = FIGHT.solution(best, setup)
@@ -141,3 +149,49 @@ def _seen_as(state: FightState, own: int) -> tuple:
     """What a player sees at a choice: Strengths, dice in play and unused Poison (not which side
     lost a character to Poison before, which changes no chance to win)."""
     return state.strengths[own], state.strengths[1 - own], state.dice, state.unused_poison, state.designated
+
+
+def option_label(labels: tuple, i: int, strengths: tuple[int, ...]) -> str:
+    """'character 2 (Strength 3)', or 'Chani (Strength 2)' for a named character."""
+    label = labels[i]
+    who = label if isinstance(label, str) else f"character {i + 1}"
+    return f"{who} (Strength {strengths[i]})"
+
+
+def situation(labels: tuple, d: Designation, set_aside: bool, poison: bool) -> str:
+    """Where a choice after a fall is made: 'your 4 + 3 left against their 2', with the dice in
+    play under set_aside_die and the Poison cards not yet used where Poison is in the fight."""
+    own = " + ".join(
+        f"{labels[i]} {v}" if isinstance(labels[i], str) else str(v) for i, v in enumerate(d.own) if v
+    )
+    other = " + ".join(str(v) for v in d.other if v)
+    text = f"your {own} left against their {other}"
+    if set_aside:
+        text += f", rolling {d.dice[0]} dice to {d.dice[1]}"
+    if poison:
+        unused = [w for w, u in zip(("your", "their"), d.poison_unused) if u]
+        text += f", {' and '.join(unused)} Poison unused" if unused else ", no Poison left"
+    return text
+
+
+def advice_table(rules: Rules, setup: FightSetup, inputs: Mapping[str, Any]) -> AdviceTable:
+    """:func:`advise` as the fight question's advice (``inputs``: ``side``, default attacker)."""
+    side = inputs.get("side", "attacker")
+    side = "".join(side.lower().split()) if isinstance(side, str) else side
+    advice = advise(rules, setup, side)
+    labels = getattr(setup, side)
+    poison = any("poison" in kit for kit in (setup.attacker_equipment, setup.defender_equipment))
+    rows = tuple(
+        AdviceRow(
+            "at the start" if d.at_start else situation(labels, d, rules.set_aside_die, poison),
+            option_label(labels, i, d.own), v, i == d.choice,
+        )
+        for d in advice.decisions
+        for i, v in sorted(d.values.items(), key=lambda iv: (iv[0] != d.choice, -iv[1], iv[0]))
+    )
+    notes = (f"{advice.alike} choice{'s' if advice.alike != 1 else ''} where every character left is as good "
+             "left out",) if advice.alike else ()
+    return AdviceTable(
+        f"P({side} wins)", advice.value,
+        {"weakest_first": advice.weakest_first, "strongest_first": advice.strongest_first}, rows, notes,
+    )

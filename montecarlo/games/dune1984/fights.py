@@ -767,5 +767,15 @@ QUESTIONS = {
         parse_setup=parse_fight,
         reference=reference_fight,
         example={"attacker": [4, 3], "defender": [5], "defender_equipment": ["sword"]},
+        advise=lambda rules, setup, inputs: _advice().advice_table(rules, setup, inputs),
+        advise_inputs={"side": "whose choice of the character that takes the damage: attacker (default) "
+                       "or defender; the other side designates its weakest first"},
     ),
 }
+
+
+def _advice() -> Any:
+    """The advice module (it imports this one)."""
+    from montecarlo.games.dune1984 import advice
+
+    return advice

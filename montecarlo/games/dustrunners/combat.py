@@ -51,7 +51,9 @@ import numpy as np
 from montecarlo.engine.chain import ChainTooLarge
 from montecarlo.engine.decisions import TIE_TOLERANCE
 from montecarlo.errors import InputError, MonteCarloError
-from montecarlo.games.base import Metric, Question, parse_weighted_objective, weighted_objective_text
+from montecarlo.games.base import (
+    AdviceRow, AdviceTable, Metric, Question, parse_weighted_objective, weighted_objective_text,
+)
 from montecarlo.games.dustrunners.deck import (
     ENEMY_KINDS, LOOTS, Card, Deck, Enemy, enemy as named_enemy, load_deck, vehicle as named_vehicle,
 )
@@ -1856,6 +1858,21 @@ def advise(rules: Rules, setup: CombatSetup, enemy_health: int, seen: Any = ()) 
                       tuple((c.name, n) for c, n in zip(setup.deck.cards, pile)))
 
 
+def advice_table(rules: Rules, setup: CombatSetup, inputs: Mapping[str, Any]) -> AdviceTable:
+    """:func:`advise` as the combat question's advice (``inputs``: ``enemy_health``, required, and
+    ``seen``): your attack now, one row per ammo choice, best first."""
+    if "enemy_health" not in inputs:
+        raise InputError("advice needs enemy_health: the enemy's health now")
+    if setup.ammo == 0:
+        raise InputError("advice: with no ammo there is no choice of ammo to make")
+    advice = advise(rules, setup, inputs["enemy_health"], inputs.get("seen", ()))
+    left = ", ".join(f"{n} x{c}" for n, c in advice.pile if c) or "empty (the discard pile is shuffled)"
+    where = f"your attack now, enemy health {inputs['enemy_health']}, draw pile: {left}"
+    rows = tuple(AdviceRow(where, f"{k} ammo", v, k == advice.best) for k, v in advice.options)
+    what = "P(you win)" if advice.objective == "win" else f"expected {advice.objective}"
+    return AdviceTable(what, advice.options[0][1], {}, rows)
+
+
 # ---------------------------------------------------------------------------------------- game
 
 METRICS = (
@@ -1895,5 +1912,11 @@ QUESTIONS = {
         reference=reference_combat,
         example={"enemy": "road raiders", "vehicle": "interceptor", "policy": "all_in"},
         inputs={**CARD_COUNTS_INPUT, **ENEMY_INPUTS},
+        advise=advice_table,
+        advise_defaults={"deck": "illustrative-12"},  # as the CLI's advise: the exact solve needs it
+        advise_inputs={
+            "enemy_health": "the enemy's health now (required)",
+            "seen": "cards seen since the last shuffle, comma-separated names (out of the draw pile)",
+        },
     ),
 }

@@ -47,7 +47,8 @@ from montecarlo.engine.chain_question import ChainQuestion
 from montecarlo.engine.decisions import Choice, Objective
 from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.games.base import (
-    Metric, Question, build_dataclass, parse_weighted_objective, weighted_objective_text,
+    AdviceRow, AdviceTable, Metric, Question, build_dataclass, parse_weighted_objective,
+    weighted_objective_text,
 )
 from montecarlo.games.war_for_arrakis import dice
 from montecarlo.games.war_for_arrakis.rules import (
@@ -1347,6 +1348,31 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
     return Advice(objective, solution.value, fixed, tuple(plain), tuple(picks))
 
 
+def advice_table(rules: Rules, setup: BattleSetup, inputs: Mapping[str, Any]) -> AdviceTable:
+    """:func:`advise` as the battle question's advice: the attacker's choices, one row an option
+    (the defender keeps its policy: never or when_outnumbered)."""
+    if rules.retreat == "best":
+        raise InputError("retreat best: advice plays the attacker's best, and both sides playing best is not "
+                         "solved; the defender's policy can only be never or when_outnumbered here")
+    if rules.attack not in ("until_destroyed", "best"):
+        raise InputError(f"attack {rules.attack}: advice plays the attacker's best itself; leave out the "
+                         "rules that set the attack policy")
+    advice = advise(rules, setup)
+    rows = []
+    for d in advice.continue_or_retreat:
+        where = f"after a round, {d.attacker} against {d.defender}"
+        rows += [AdviceRow(where, option, d.values[option], option == d.choice)
+                 for option in sorted(d.values, key=lambda o: o != d.choice)]
+    for d in advice.specials:
+        where = "Specials, both rolls seen: " + "; ".join(
+            f"{name} would leave {a} against {b}" for name, (a, b) in d.leaves.items()
+        )
+        rows += [AdviceRow(where, name, v, name == d.choice)
+                 for name, v in sorted(d.values.items(), key=lambda nv: (nv[0] != d.choice, -nv[1]))]
+    what = "P(attacker wins)" if advice.objective == "win" else f"expected {advice.objective}"
+    return AdviceTable(what, advice.value, {"until_destroyed": advice.fixed}, tuple(rows))
+
+
 def as_good(a: float, b: float) -> bool:
     """Two exact values of a choice equal but for rounding (the advice's "as good")."""
     return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
@@ -1567,6 +1593,7 @@ QUESTIONS = {
         exact=BATTLE.exact,
         why_no_exact=BATTLE.why_no_exact,
         check_alone=check_best_alone,
+        advise=advice_table,
         notes=battle_readings,
         parse_setup=parse_battle,
         applicable=applicable_battle,
