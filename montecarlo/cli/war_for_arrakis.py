@@ -571,6 +571,7 @@ def advise(
     _more(len(advice.continue_or_retreat), shown)
     if advice.specials:
         say("\nSpecials, both rolls seen (where the choice of leaders matters):")
+        say(f"  In short: {_specials_in_short(advice.specials)}.")
         limit = SPECIALS_SHOWN if limit is None else limit
         for d in advice.specials[:limit]:
             leaves = " and ".join(f"{name} would leave {a} vs {b}" for name, (a, b) in d.leaves.items())
@@ -585,6 +586,22 @@ def advise(
         _more(len(advice.specials), limit)
     else:
         say("\nSpecials: no choice of leaders ever matters (the best leaders first is best play).")
+
+
+def _specials_in_short(specials) -> str:
+    """How often best play gives each leader a Special where the choice matters, most first, and
+    how often it departs from the best leaders first: a rule of thumb for the table."""
+    from collections import Counter
+
+    used = Counter(name for d in specials if d.choice != "no leader" for name in d.choice.split(" & "))
+    count = len(specials)
+    ranked = sorted(used.items(), key=lambda nc: (-nc[1], nc[0]))
+    text = ", ".join(f"{name} in {n}" if i else f"{name} takes a Special in {n} of these {count}"
+                     for i, (name, n) in enumerate(ranked))
+    departs = sum(d.choice != next(iter(d.values)) for d in specials)
+    none = sum(d.choice == "no leader" for d in specials)
+    text += f"; no leader in {none}" if none else ""
+    return text + f"; best play departs from the best leaders first in {departs} of {count}"
 
 
 def _defender_not_best(game, overrides: dict[str, str], variants: tuple[str, ...]) -> None:

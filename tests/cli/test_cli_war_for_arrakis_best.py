@@ -213,3 +213,20 @@ def test_policy_help_of_commands_without_objective_names_no_objective():
         assert "best (the attacker decides exactly, to win)" in helps["policy"]
     result = run("need", "-d", "3 regular", "--objective", "win")
     assert result.exit_code == 2 and "No such option: --objective" in result.output
+
+
+def test_advise_sums_up_the_specials_for_the_table():
+    """The line "In short" counts, over the situations listed, how often best play gives each
+    leader a Special and how often it leaves the best leaders first (the first option)."""
+    result = run("advise", *LEGIONS, "--objective", "trade:2")
+    assert result.exit_code == 0, result.output
+    specials = advise(Rules(), SETUP).specials
+    line = next(x for x in result.stdout.splitlines() if x.startswith("  In short: "))
+    used = {name: sum(name in d.choice.split(" & ") for d in specials)
+            for name in ("Beast Rabban (2H)", "Baron Harkonnen (2S)")}
+    most, fewer = sorted(used, key=lambda name: -used[name])
+    assert line.startswith(f"  In short: {most} takes a Special in {used[most]} of these {len(specials)}, ")
+    assert f", {fewer} in {used[fewer]};" in line or not used[fewer]
+    departs = sum(d.choice != next(iter(d.values)) for d in specials)
+    assert line.endswith(f"best play departs from the best leaders first in {departs} of {len(specials)}.")
+    assert departs >= 1  # the list puts those first
