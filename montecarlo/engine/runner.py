@@ -597,7 +597,8 @@ def start_workers(jobs: int, backend: str = "loky", modules: Sequence[str] = ())
         # they inherit the ignored SIGINT, so a Ctrl-C (which a terminal sends to every process
         # of the command) while they import prints no traceback of theirs; this process takes
         # it and stops them. The background thread only waits for their imports.
-        register = tempfile.mkdtemp(prefix="montecarlo-workers-")  # where each worker signs in
+        _remove_stale_registers(tempfile.gettempdir())
+        register = tempfile.mkdtemp(prefix=f"{REGISTER_PREFIX}{os.getpid()}-")  # where workers sign in
         with _sigint_ignored():
             ready = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
                 delayed(_ready)(tuple(modules), register, jobs) for _ in range(jobs)
@@ -641,6 +642,27 @@ def _drain(ready: Iterator[None], register: str) -> None:
         pass
     finally:
         _remove(register)
+
+
+REGISTER_PREFIX = "montecarlo-workers-"  # + the starting process's id + "-": the sign-in folders
+
+
+def _remove_stale_registers(folder: str) -> None:
+    """Remove the sign-in folders left by commands killed while their workers started (SIGKILL
+    runs no exit handler): those named after a process of this user that no longer runs."""
+    import glob
+    import shutil
+
+    if os.name == "nt":  # os.kill would end the process there
+        return
+    for path in glob.glob(os.path.join(glob.escape(folder), f"{REGISTER_PREFIX}*-*")):
+        try:
+            pid = int(os.path.basename(path)[len(REGISTER_PREFIX):].split("-", 1)[0])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except (ValueError, OSError, OverflowError):  # not ours, another user's, or running
+            continue
 
 
 def _remove(register: str) -> None:

@@ -273,6 +273,21 @@ def test_real_workers_each_get_ready_and_the_register_is_removed():
         assert out.stdout.strip() == "2 True []", out
 
 
+def test_sign_in_folders_of_killed_commands_are_removed_and_no_others(tmp_path):
+    """A command killed (SIGKILL) while its workers start leaves its sign-in folder: the next
+    start removes those named after a process that no longer runs, and only those."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    names = [f"{runner.REGISTER_PREFIX}{dead}-abc", f"{runner.REGISTER_PREFIX}{os.getpid()}-abc",
+             f"{runner.REGISTER_PREFIX}1-abc", f"{runner.REGISTER_PREFIX}x-abc", "montecarlo-other-1-abc"]
+    for name in names:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "123").write_text("")
+    runner._remove_stale_registers(str(tmp_path))
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == sorted(names[1:])  # this process, pid 1 (another user's: running), not ours
+
+
 def _facts(p: float) -> tuple[float, int]:
     """A point's companion: its probability, and the process that computed it."""
     return p, os.getpid()
