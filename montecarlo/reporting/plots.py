@@ -3,11 +3,12 @@
 Four kinds, chosen by a scenario's ``[[plots]]`` or by :func:`plan` when it has none:
 
 - ``heatmap``: a metric over two grid fields (e.g. attacker × defender Strength), the numbers in
-  the cells, one panel per facet value and variant. Win probabilities use a diverging map
-  centred at 0.5 (purple: the first side wins more often, orange: less), other rates a
+  the cells, one panel per facet value and variant. Probabilities on both sides of 0.5 use a
+  diverging map centred there (purple: more likely than not, orange: less), other rates a
   sequential map from 0, means a sequential map over their range; cells where the metric does
-  not apply are grey and read "n/a". A cell's number is black or white, whichever contrasts
-  more with the cell (WCAG), and never reads 0 when it is not.
+  not apply are grey and read "n/a"; of the differences from the baseline, a panel with no
+  difference in it (every cell "=" or n/a) is left out. A cell's number is black or white,
+  whichever contrasts more with the cell (WCAG), and never reads 0 when it is not.
 - ``lines``: a metric against a swept number, with its 95% interval as a band, one curve per
   hue value (and variant); exact values as black dots. Curves that coincide in every panel
   are drawn once and named together in the legend ("a = b (coinciding)"); the legend is true
@@ -29,10 +30,10 @@ metric's description, fields are named in words as the report's text names them 
 equipment = Sword"), grid values by their labels; variants by their names, as typed. Grid
 fields a plot does not use are held at their ``where`` value, else at the middle value of the
 grid, and the title says so; a plot of one variant of several names it in its title. Panel
-titles wrap to the panel's width, at spaces only; panels wrap to the page's width (a wider
-figure is shrunk there; a forest is never wider than the page, its setups wrapped beside their
-rows, one axis label under all panels), and heat maps size their cell numbers for the page
-(:data:`CELL_TEXT_PX`).
+titles wrap to the panel's width, at spaces only; panels wrap to the page's width, so that no
+figure is wider than the page (where it would be shrunk, its text with it; a forest's setups wrap
+beside their rows, one axis label under all panels), and heat maps size their cell numbers for
+the page (:data:`CELL_TEXT_PX`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import dataclasses
 import math
 import weakref
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -60,7 +62,9 @@ FOREST_LABEL_CHARS = 44  # a forest row's setup wraps after this many characters
 MAX_FOREST_SETUPS = 200  # a default forest holds grid fields at their middle value above this
 MAX_DEFAULT_METRIC_PLOTS = 3
 DPI = 100
-PAGE_WIDTH = 12.4  # inches at DPI: the report page's 1240 px column, where a wider PNG is shrunk
+# inches at DPI: the report page's column, where a wider PNG is shrunk: 1240 px at most, 1233 px
+# in a 1280 px window beside the scrollbar
+PAGE_WIDTH = 12.3
 # inches of panels side by side: with the legend or colour bar beside them, the page's width
 MAX_LINE_WIDTH = PAGE_WIDTH - 1.8
 CELL_TEXT_PX = 11  # heat-map cell numbers as shown on the page (pixels), whatever the figure's size
@@ -218,16 +222,26 @@ def _cell_number(x: float, digits: int, signed: bool) -> str:
     return text
 
 
+def _differs(panel: pl.DataFrame) -> bool:
+    """Whether a difference heat map's panel shows any difference (a cell that is not 0 or n/a).
+
+    >>> _differs(pl.DataFrame({"estimate": [0.0, None]})), _differs(pl.DataFrame({"estimate": [0.0, -0.2]}))
+    (False, True)
+    """
+    return bool((panel["estimate"].fill_null(0.0) != 0).any())
+
+
 def colour_map(sc: Scenario, metric: str, values: np.ndarray, difference: bool = False):
-    """(cmap, norm): diverging at 0 for differences, at 0.5 for win odds, sequential from 0
-    for other probabilities (rates), sequential over the range for means."""
+    """(cmap, norm): diverging at 0 for differences; for a probability, diverging at 0.5 when
+    its values lie on both sides of it (odds that turn, whatever the metric is called), else
+    sequential from 0 (a rate); sequential over the range for means."""
     kind = sc.question.metric(metric).kind
     finite = values[np.isfinite(values)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     if difference:
         reach = max(abs(lo), abs(hi), 1e-9)
         cmap, norm = DIVERGING, TwoSlopeNorm(0.0, -reach, reach)
-    elif kind == "probability" and "win" in metric:
+    elif kind == "probability" and lo < 0.5 < hi:
         cmap, norm = DIVERGING, TwoSlopeNorm(0.5, 0.0, 1.0)
     elif kind == "probability":
         cmap, norm = SEQUENTIAL, Normalize(0.0, max(hi, 1e-9))
@@ -242,8 +256,8 @@ def colour_map(sc: Scenario, metric: str, values: np.ndarray, difference: bool =
 
 def difference_heatmap(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | None:
     """A heat map spec drawn for the differences variant − baseline: a diverging map centred at
-    0, ``=`` where the two arms are identical, ``*`` where significant after Holm. None when
-    every variant is identical to the baseline there."""
+    0, ``=`` where the two arms are identical, ``*`` where significant after Holm. A panel with
+    no difference in it (every cell ``=`` or n/a) is left out; None when no panel is left."""
     baseline = comparison["baseline"][0]
     df = comparison.filter(pl.col("variant") != baseline).with_columns(pl.col("difference").alias("estimate"))
     if spec.variant is not None and spec.variant != baseline:
@@ -255,19 +269,32 @@ def difference_heatmap(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -
     return _heatmap(dataclasses.replace(spec, variant=None, title=None), sc, df, baseline=baseline)
 
 
-def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str | None = None) -> Figure:
+def _heatmap(
+    spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str | None = None
+) -> Figure | None:
     df, fixed, variants = _select(spec, sc, results, (spec.x, spec.y, spec.facet))
     xs, ys, facets = _values(sc, spec.x), _values(sc, spec.y), _values(sc, spec.facet)
     prob = sc.question.metric(spec.metric).kind == "probability"
     diff = baseline is not None
     cmap, norm = colour_map(sc, spec.metric, np.array([_num(v) for v in df["estimate"]]), difference=diff)
-    width, height = 1.2 + 0.62 * len(xs), 1.0 + 0.45 * len(ys)
-    fig, axes = _figure(len(variants), len(facets), width, height)
+    panels = [(variant, facet) for variant in variants for facet in facets]
+    if diff:  # a panel of "=" and n/a only carries no information
+        panels = [p for p in panels if _differs(_where(df, {"variant": p[0], spec.facet: p[1]}))]
+        if not panels:
+            return None
+    width, height = min(1.2 + 0.62 * len(xs), MAX_LINE_WIDTH), 1.0 + 0.45 * len(ys)
+    if len(panels) == len(variants) * len(facets):
+        fig, axes = _figure(len(variants), len(facets), width, height)
+    else:  # panels left out: the others in reading order, wrapped to the page
+        fig, axes = _figure(1, len(panels), width, height)
     cell_pt = _points_on_page(fig, CELL_TEXT_PX)
     image = None
-    for r, variant in enumerate(variants):
-        for c, facet in enumerate(facets):
-            ax = axes[r][c]
+    shown = iter(ax for row in axes for ax in row)
+    for variant in variants:
+        for facet in facets:
+            if (variant, facet) not in panels:
+                continue
+            ax = next(shown)
             sub = _where(df, {"variant": variant, spec.facet: facet})
             cells = {(row[spec.y], row[spec.x]): row for row in sub.iter_rows(named=True)}
             grid = np.array([[_num(cells.get((y, x), {}).get("estimate")) for x in xs] for y in ys])
@@ -300,8 +327,9 @@ def _heatmap(spec: PlotSpec, sc: Scenario, results: pl.DataFrame, baseline: str 
     fig.colorbar(image, ax=[ax for row in axes for ax in row], shrink=0.8, label=_wrap(label, 40))
     what = f"{_cap(words(sc, spec.metric))}\nby {field_words(spec.y)} and {field_words(spec.x)}"
     if diff:
+        left_out = "; panels with no difference left out" if len(panels) < len(variants) * len(facets) else ""
         what = (f"{_cap(words(sc, spec.metric))}: difference from {baseline}\nby {field_words(spec.y)} and "
-                f"{field_words(spec.x)}\n* significant after Holm; = identical in every trial")
+                f"{field_words(spec.x)}\n* significant after Holm; = identical in every trial{left_out}")
     fig.suptitle(_title(spec, sc, what, fixed))
     return fig
 
@@ -386,7 +414,7 @@ def _bars(spec: PlotSpec, sc: Scenario, results: pl.DataFrame) -> Figure:
     order = _variant_order(results)
     styles = [_style(k, spec.hue, variant, order) for k, (_, variant) in enumerate(per_panel[0])]
     width = 0.8 / max(len(per_panel[0]), 1)
-    panel_width = max(4.5, 0.3 * len(categories) * len(per_panel[0]) + 1.5)
+    panel_width = min(max(4.5, 0.3 * len(categories) * len(per_panel[0]) + 1.5), MAX_LINE_WIDTH)
     fig, axes = _figure(len(rows), len(facets), panel_width, 3.4, sharey=True)
     panels = []  # (axis, row variant, facet, series); the same series, in the same order, in each
     for r, (row_variant, series) in enumerate(zip(rows, per_panel)):
@@ -774,11 +802,12 @@ def _figure(
     rows: int, cols: int, width: float, height: float, wrap: int = 3, line_width: float = MAX_LINE_WIDTH, **kw
 ) -> tuple[Figure, list[list]]:
     """A figure of ``rows`` x ``cols`` panels (``axes[row][col]``); a single row or a single
-    column of panels is laid out side by side, wrapping after ``wrap`` panels or ``line_width``
-    inches."""
-    single = rows == 1 or cols == 1
+    column of panels, or rows wider than ``line_width`` inches, are laid out side by side in
+    reading order, wrapping after ``wrap`` panels or ``line_width`` inches: a figure wider than
+    the page was shrunk there, its text with it."""
     panels = rows * cols
     wrap = max(1, min(wrap, int(line_width // width)))  # wide panels (big heat maps): fewer a line
+    single = rows == 1 or cols == 1 or cols > wrap
     lines, per_line = (math.ceil(panels / wrap), min(panels, wrap)) if single else (rows, cols)
     fig = Figure(
         figsize=(min(per_line * width + 1.8, 24), min(lines * height + 0.8, 40)), layout="constrained"
@@ -793,7 +822,7 @@ def _points_on_page(fig: Figure, pixels: float) -> float:
     """The font size (points) that shows as ``pixels`` on the report page, where a figure wider
     than :data:`PAGE_WIDTH` is shrunk to fit.
 
-    >>> _points_on_page(Figure(figsize=(6, 4)), 11), _points_on_page(Figure(figsize=(24.8, 4)), 11)
+    >>> _points_on_page(Figure(figsize=(6, 4)), 11), _points_on_page(Figure(figsize=(24.6, 4)), 11)
     (7.92, 15.84)
     """
     shrink = min(1.0, PAGE_WIDTH / float(fig.get_figwidth()))
@@ -940,7 +969,11 @@ def _title(spec: PlotSpec, sc: Scenario, default: str, fixed: Mapping[str, Any])
     held = ", ".join(_setting(k, sc.shown(k, v)) for k, v in fixed.items())
     lines = (spec.title or default).split("\n")
     if spec.variant is not None and len(sc.variants) > 1:
-        lines[0] += f" ({spec.variant})"
+        # after the first line that closes every parenthesis opened so far: a title broken inside
+        # its own "( … )" had the variant inside the pair ("(3 regulars (official) + Naib)")
+        depths = accumulate(line.count("(") - line.count(")") for line in lines)
+        closed = next((i for i, depth in enumerate(depths) if depth <= 0), len(lines) - 1)
+        lines[closed] += f" ({spec.variant})"
     # a scenario's own title can be long: wrapped, so that a narrow figure does not clip it
     title = "\n".join(_wrap(line, 60) for line in lines)
     return title + (f"\nat {held}" if held else "")

@@ -1002,23 +1002,22 @@ def _markdown(blocks: Iterable[tuple]) -> str:
     out = []
     for kind, *args in blocks:
         if kind in ("h1", "h2", "h3"):
-            out.append(f"{'#' * int(kind[1])} {args[0]}")
+            out.append(f"{'#' * int(kind[1])} {_md_text(args[0])}")
         elif kind in ("p", "note"):
-            out.append(args[0] if kind == "p" else f"_{args[0]}_")
+            out.append(_md_inline(args[0]) if kind == "p" else f"_{_md_inline(args[0])}_")
         elif kind == "list":
-            out.append("\n".join(f"- {s}" for s in args[0]))
+            out.append("\n".join(f"- {_md_inline(s)}" for s in args[0]))
         elif kind == "details":
-            out.append(f"## {args[0]}")
+            out.append(f"## {_md_text(args[0])}")
         elif kind == "code":
             out.append(f"```\n{args[0]}\n```")
         elif kind == "kv":
-            out.append("\n".join(f"- **{k}**: {v}" for k, v in args[0].items()))
+            out.append("\n".join(f"- **{_md_text(k)}**: {_md_text(str(v))}" for k, v in args[0].items()))
         elif kind == "table":
             df, link = args[0], (args[1] if len(args) > 1 else None)
             out.append(_md_table(df, link))
         elif kind == "img":
-            alt = args[1].replace("[", "\\[").replace("]", "\\]")  # a bracket in a title ended it
-            out.append(f"![{alt}]({args[0]})")
+            out.append(f"![{_md_text(args[1], MARKUP_IN_ALT)}]({args[0]})")
         elif kind == "files":
             out.append("\n".join(f"- [{f}]({f})" for f in args[0]))
     return "\n\n".join(out) + "\n"
@@ -1040,8 +1039,37 @@ def _md_table(df: pl.DataFrame, link: str | None) -> str:
 
 def _md_cell(text: str) -> str:
     """A table cell's text on one line, its ``|`` escaped: a scenario's label or variant name
-    holding one ("no | equipment") split its row into one cell too many."""
-    return text.replace("\n", " ").replace("|", "\\|")
+    holding one ("no | equipment") split its row into one cell too many; other markdown too
+    (:func:`_md_inline`: a description's `code` stays code)."""
+    return _md_inline(text.replace("\n", " ")).replace("|", "\\|")
+
+
+# what markdown would read as markup in report text: a backslash, code, a tag, a "*" or "_" that
+# can open emphasis ("no_*_equipment"; not "sword_d7", "0.12* [" nor " * "), a link's "]("
+MARKDOWN_SIGNS = r"\\|`|<(?=[A-Za-z/!?])|\*(?=\S)|(?<![^\W_])_(?=\S)"
+MARKUP = re.compile(MARKDOWN_SIGNS + r"|\](?=[(\[:])")
+MARKUP_IN_ALT = re.compile(MARKDOWN_SIGNS + r"|[\[\]]")  # any bracket ends an image's text
+
+
+def _md_text(text: str, markup: re.Pattern[str] = MARKUP) -> str:
+    """``text`` as itself in markdown, as the HTML page shows it: a label or variant name such as
+    ``no_*_equipment`` read as emphasis, a ``<b>`` as a tag.
+
+    >>> print(_md_text("no_*_equipment [x](y) <b> _z_ sword_d7 * significant +0.12*"))
+    no_\\*\\_equipment [x\\](y) \\<b> \\_z_ sword_d7 * significant +0.12*
+    """
+    return markup.sub(lambda m: "\\" + m.group(), text)
+
+
+def _md_inline(text: str) -> str:
+    """Report text in markdown: its `backticks` stay code (as :func:`_inline` renders them in
+    HTML), everything else reads as itself (:func:`_md_text`).
+
+    >>> print(_md_inline("no_*_equipment (`no_*_equipment`) wins"))
+    no_\\*\\_equipment (`no_*_equipment`) wins
+    """
+    parts = re.split(r"(`[^`]+`)", text)
+    return "".join(part if i % 2 else _md_text(part) for i, part in enumerate(parts))
 
 
 def _html(title: str, blocks: Iterable[tuple], folder: Path) -> str:

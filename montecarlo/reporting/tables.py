@@ -277,15 +277,25 @@ def summary_line(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> str
 
 
 def metric_text(metric) -> str:
-    """A metric's description for people: without a trailing remark in parentheses or backticks.
+    """A metric's description for people: without a trailing remark in parentheses (the whole
+    remark: cut at its last "(", a remark holding one left a "(" open, and a plot's variant or the
+    code name then landed inside it) or backticks.
 
     >>> from montecarlo.games.base import Metric
     >>> metric_text(Metric("win", "probability", "at least `need` heads (a note)"))
     'at least need heads'
+    >>> metric_text(Metric("lost", "mean", "units lost (an elite (veteran) demoted is not lost)"))
+    'units lost'
     """
     text = metric.description.strip()
-    if text.endswith(")") and " (" in text:
-        text = text[: text.rindex(" (")]
+    if text.endswith(")"):
+        depth = 0
+        for start in range(len(text) - 1, -1, -1):  # back to the "(" that opens the last remark
+            depth += (text[start] == ")") - (text[start] == "(")
+            if depth == 0:
+                break
+        if depth == 0 and text[:start].endswith(" "):  # a remark, not "min(6, Strength)"
+            text = text[:start].rstrip()
     return text.replace("`", "")
 
 

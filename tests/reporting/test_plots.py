@@ -461,3 +461,77 @@ def test_a_significant_difference_never_reads_as_zero(compared):
     starred = [t.get_text() for ax in fig.axes for t in ax.texts if t.get_text().endswith("*")]
     assert starred and all(float(t[:-1]) != 0 for t in starred), starred
     assert "+0.003*" in starred
+
+
+def test_a_difference_panel_with_no_difference_is_left_out(compared):
+    """A panel of the difference heat map where every cell is "=" (identical to the baseline)
+    says nothing: it is left out, and the title says so; with no panel left, no figure."""
+    sc, tables = compared
+    red = (pl.col("variant") == "loaded") & (pl.col("tags") == "red")
+    comparison = tables["comparison"].with_columns(  # loaded changes nothing with a red tag
+        pl.when(red).then(0.0).otherwise(pl.col("difference")).alias("difference"),
+        pl.when(red).then(pl.lit("identical")).otherwise(pl.col("status")).alias("status"),
+        pl.when(red).then(None).otherwise(pl.col("significant")).alias("significant"),
+    )
+    spec = PlotSpec("heatmap", "win", x="need", y="flips", facet="tags")
+    fig = plots.difference_heatmap(spec, sc, comparison)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_images()]
+    assert titles == ["loaded − official · tags = none"]
+    assert "left out" in " ".join(fig.get_suptitle().split())
+    held = PlotSpec("heatmap", "win", x="need", y="flips", where={"tags": "red"})
+    assert plots.difference_heatmap(held, sc, comparison) is None
+
+
+def test_the_heat_maps_colours_follow_the_values_not_the_metrics_name():
+    """A chance on both sides of 0.5 is centred there whatever it is called ("survive", a seat's
+    first place); one that stays below is a rate from 0, even with "win" in its name."""
+    from montecarlo.games.base import Metric
+    from tests.test_scenarios import COIN
+
+    extra = (Metric("survive", "probability", "the coin survives"),
+             Metric("winner_tie", "probability", "a tie"))
+    question = dataclasses.replace(COIN, metrics=(*COIN.metrics, *extra))
+    sc = parse_scenario({**TINY, "game": dataclasses.replace(GAME, questions={"flip": question})})
+    cmap, norm = plots.colour_map(sc, "survive", np.array([0.2, 0.9]))
+    assert cmap.name.startswith(plots.DIVERGING) and norm.vcenter == 0.5
+    cmap, norm = plots.colour_map(sc, "winner_tie", np.array([0.01, 0.2]))
+    assert cmap.name.startswith(plots.SEQUENTIAL) and (norm.vmin, norm.vmax) == (0.0, 0.2)
+
+
+def _inside_parentheses(text: str, part: str) -> bool:
+    """Whether ``part`` in ``text`` stands inside another pair of parentheses (or an open one)."""
+    at = text.index(part)
+    return text[:at].count("(") > text[:at].count(")")
+
+
+def test_a_plots_variant_never_lands_inside_the_titles_own_parentheses(compared):
+    """A title broken inside its own "( … )" and a metric whose remark holds a "(" put the variant
+    inside a pair ("(3 regulars (loaded) + Naib)", "Units lost (an elite (loaded) …")."""
+    from montecarlo.games.base import Metric
+    from tests.test_scenarios import COIN
+
+    sc, tables = compared
+    spec = PlotSpec("bars", "win", x="flips", variant="loaded", title="Win chance (3 regulars\n+ Naib)")
+    title = " ".join(plots.draw(spec, sc, tables["results"], None).get_suptitle().split())
+    assert title.startswith("Win chance (3 regulars + Naib) (loaded)"), title
+    nested = Metric("win", "probability", "at least need heads (an elite (veteran) counts twice)")
+    question = dataclasses.replace(COIN, metrics=(nested, *COIN.metrics[1:]))
+    sc = dataclasses.replace(sc, question=question)
+    spec = PlotSpec("bars", "win", x="flips", variant="loaded")
+    title = " ".join(plots.draw(spec, sc, tables["results"], None).get_suptitle().split())
+    assert "(loaded)" in title and not _inside_parentheses(title, "(loaded)"), title
+
+
+def test_no_figure_is_wider_than_the_page(compared):
+    """A wider PNG is shrunk on the page, its text with it: a heat map of more panels than fit a
+    line wraps them (it kept them side by side, 16.5 inches), a bar chart of many bars is capped."""
+    sc, tables = compared
+    wide = [
+        PlotSpec("heatmap", "win", x="need", y="tags", facet="flips"),  # 3 variants x 4 flips
+        PlotSpec("bars", "win", x="need", hue="flips"),  # 4 x 4 bars x 3 variants in one panel
+    ]
+    for spec in wide:
+        fig = plots.draw(spec, sc, tables["results"], None)
+        assert fig.get_figwidth() <= plots.PAGE_WIDTH, (spec.kind, fig.get_figwidth())
+    fig = plots.difference_heatmap(wide[0], sc, tables["comparison"])
+    assert fig.get_figwidth() <= plots.PAGE_WIDTH

@@ -1447,3 +1447,30 @@ def test_a_kill_between_the_two_renames_puts_the_previous_report_back(result, tm
             write_report(result, tmp_path / "rep")
     assert [p.name for p in tmp_path.iterdir()] == ["rep"]
     assert (tmp_path / "rep" / "report.json").read_text() == before
+
+
+def test_report_md_shows_markdown_signs_in_labels_and_variant_names_as_themselves():
+    """A label or variant name such as ``no_*_equipment``, ``[x](y)`` or ``<b>`` reads as typed in
+    report.md's headings, text, facts, tables and plot titles, as on the HTML page (it was read as
+    emphasis, a link, a tag); a finding's `code` stays code."""
+    markdown_it = pytest.importorskip("markdown_it")
+    from montecarlo.reporting.report import _markdown
+
+    names = ["no_*_equipment*", "_x_ [x](y) <b>", "a`b"]
+    blocks = [
+        ("h2", f"Comparison with {names[0]}"),
+        ("list", [f"{names[1]} with {names[0]} (`{names[0]}`)"]),
+        ("note", f"not shown: {names[2]}"),
+        ("kv", {"variants": ", ".join(names)}),
+        ("table", pl.DataFrame({"variant": names, "n": ["1", "2", "3"]})),
+        ("img", "p.png", f"odds ({names[0]}) [by attacker]"),
+    ]
+    page = markdown_it.MarkdownIt("commonmark").enable("table").render(_markdown(blocks))
+    # the note's italics and the fact's bold name only; no link, no tag
+    assert [page.count(tag) for tag in ("<em>", "<strong>", "<a", "<b>")] == [1, 1, 0, 0], page
+    text = html.unescape(re.sub(r"<(?!img)[^>]+>", "", page))
+    assert f"Comparison with {names[0]}" in text
+    assert f"{names[1]} with {names[0]} ({names[0]})" in text and f"<code>{names[0]}</code>" in page
+    assert f"not shown: {names[2]}" in text and ", ".join(names) in text
+    assert all(f"\n{name}\n" in text for name in names), text
+    assert f'alt="odds ({names[0]}) [by attacker]"' in html.unescape(page)
