@@ -136,13 +136,10 @@ def advise(
         f"designating its weakest first, {advice.strongest_first:.{digits}f} its strongest first "
         f"(the {other} designates its weakest first)"
     )
+    poison = any("poison" in kit for kit in (setup.attacker_equipment, setup.defender_equipment))
     if not advice.decisions:
-        why = (
-            "\nNo choice matters: every character left is worth the same at every choice"
-            + (" (fighting to the last, every point of Strength counts alike)" if rules.fight_to_last else "")
-            + "."
-        )
-        say(why)
+        why = _why(rules, poison)
+        say(f"\nNo choice matters: every character left is worth the same at every choice{why}.")
         return
     first, later = advice.decisions[0], advice.decisions[1:]
     if first.at_start:
@@ -153,7 +150,6 @@ def advise(
     if later:
         say(f"\nEach time the designated character falls (P({key} wins) from there):")
         shown = SHOWN if limit is None else limit
-        poison = any("poison" in kit for kit in (setup.attacker_equipment, setup.defender_equipment))
         for d in later[:shown]:
             where = situation(labels[own], d, rules.set_aside_die, poison)
             say(f"  With {where}, designate {_option(labels[own], d)}.")
@@ -163,6 +159,14 @@ def advise(
     if advice.alike:
         plural = "s" if advice.alike > 1 else ""
         say(f"({advice.alike} other choice{plural}: every character left is as good)")
+
+
+def _why(rules, poison: bool) -> str:
+    """Why no choice matters, where the rules say it: fighting to the last with dice recounted
+    every round and no Poison, the Strength lost costs the same dice whoever loses it."""
+    if rules.fight_to_last and not rules.set_aside_die and not poison:
+        return " (fighting to the last, every point of Strength counts alike)"
+    return ""
 
 
 def _digits(values: list[float]) -> int:

@@ -50,6 +50,9 @@ def test_nothing_to_choose_is_said():
     result = run("-a", "2,1,3", "-d", "2,2", "-v", "fight_to_last")
     assert result.exit_code == 0, result.output
     assert "No choice matters" in result.stdout and "every point of Strength counts alike" in result.stdout
+    twins = run("-a", "6,6,6", "-d", "6,6", "-v", "fight_to_last", "-v", "set_aside_die")
+    assert twins.exit_code == 0, twins.output
+    assert twins.stdout.rstrip().endswith("every character left is worth the same at every choice.")
 
 
 def test_the_defenders_advice_with_named_characters_and_poison():
