@@ -476,6 +476,7 @@ def advise(
     attacker_cards: Cards = 0,
     defender_cards: Cards = 0,
     surprise: Surprise = False,
+    harkonnen: Harkonnen = "",
     objective: AdviseObjective = None,
     policy: Annotated[
         Optional[list[str]],
@@ -524,6 +525,7 @@ def advise(
             "attacker_cards": attacker_cards,
             "defender_cards": defender_cards,
             "surprise": surprise,
+            "harkonnen": harkonnen,
             "objective": _objective(objective, overrides),
         }
     )

@@ -230,3 +230,16 @@ def test_advise_sums_up_the_specials_for_the_table():
     departs = sum(d.choice != next(iter(d.values)) for d in specials)
     assert line.endswith(f"best play departs from the best leaders first in {departs} of {len(specials)}.")
     assert departs >= 1  # the list puts those first
+
+
+def test_advise_takes_harkonnen_as_the_battle_command_does():
+    """The CHOAM Ban's error names --harkonnen: advise must take it too (it did not)."""
+    asked = run("advise", "-a", "6 regular", "-d", "3 regular", "-v", "choam_ban")
+    assert asked.exit_code == 2 and "(--harkonnen)" in asked.stderr
+    told = run("advise", "-a", "6 regular", "-d", "3 regular", "-v", "choam_ban", "--harkonnen", "attacker",
+               "--json")
+    assert told.exit_code == 0, told.output
+    data = json.loads(told.stdout)
+    five = BattleSetup("5 regular", "3 regular", harkonnen="attacker", objective="win")
+    assert data["setup"]["harkonnen"] == "attacker"
+    assert data["best_value"] == pytest.approx(advise(Rules(choam_ban=True), five).value, abs=1e-12)
