@@ -465,6 +465,9 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
 # ---------------------------------------------------------------- advice
 
 
+NOTHING_TO_CHOOSE = "no choice matters: wherever there is a choice, every option is as good"
+
+
 class Advice:
     """Best play as advice (:func:`advise`): each choice a player meets, each option's exact value.
 
@@ -504,8 +507,16 @@ class Advice:
         """Every row as a pandas DataFrame."""
         return self.to_polars().to_pandas()
 
+    def _as_good(self, row: Mapping[str, Any]) -> bool:
+        """An option worth what best play's is in its situation, but for rounding."""
+        best = next(r["value"] for r in self.rows if r["situation"] == row["situation"] and r["best"])
+        return abs(row["value"] - best) <= 1e-12 * max(1.0, abs(best))
+
+    def _mark(self, row: Mapping[str, Any]) -> str:
+        return "yes" if row["best"] else "as good" if self._as_good(row) else ""
+
     def _summary(self) -> str:
-        fixed = "".join(f", {v:.4f} {name}" for name, v in self.fixed.items())
+        fixed = "".join(f", {v:.4f} under {name}" for name, v in self.fixed.items())
         rules = ", ".join(self.facts.get("variants") or ()) or BASELINE + " rules"
         return (f"{self.objective}, exact: {self.value:.4f} with best play{fixed}; {rules}; "
                 f"montecarlo {self.facts.get('version')}")
@@ -517,23 +528,26 @@ class Advice:
             if r["situation"] != situation:
                 situation = r["situation"]
                 lines.append(f"{situation}:")
-            lines.append(f"  {'*' if r['best'] else ' '} {r['option']}: {r['value']:.6f}")
+            tie = " (as good)" if not r["best"] and self._as_good(r) else ""
+            lines.append(f"  {'*' if r['best'] else ' '} {r['option']}: {r['value']:.6f}{tie}")
         if len(self.rows) > REPR_ROWS:
             lines.append(f"... {len(self.rows) - REPR_ROWS} more rows (.to_pandas() has them all)")
         if not self.rows:
-            lines.append("no choice matters: every option is as good wherever there is one")
+            lines.append(NOTHING_TO_CHOOSE)
         lines += [f"({note})" for note in self.notes]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         body = "".join(
             f"<tr><td>{html.escape(r['situation'])}</td><td>{html.escape(r['option'])}</td>"
-            f"<td>{r['value']:.6f}</td><td>{'yes' if r['best'] else ''}</td></tr>"
+            f"<td>{r['value']:.6f}</td><td>{self._mark(r)}</td></tr>"
             for r in self.rows[:HTML_ROWS]
         )
         more = len(self.rows) - HTML_ROWS
         note = f"<p>... {more} more rows (<code>.to_pandas()</code> has them all)</p>" if more > 0 else ""
         notes = "".join(f"<p>{html.escape(n)}</p>" for n in self.notes)
+        if not self.rows:
+            notes = f"<p>{NOTHING_TO_CHOOSE}</p>" + notes
         head = "".join(f"<th>{c}</th>" for c in self.COLUMNS)
         return (f"<div><table><caption>{html.escape(self.title)}</caption><thead><tr>{head}</tr></thead>"
                 f"<tbody>{body}</tbody></table>{note}{notes}<p>{html.escape(self._summary())}</p></div>")
@@ -575,6 +589,9 @@ def advise(
 
     _check_rules(rules)
     names = _names(variants)
+    run = sorted(set(setup) & {"trials", "seed", "precision", "max_trials", "jobs"})
+    if run:
+        raise InputError(f"advice is exact: it takes no {' or '.join(run)} (no trials are run)")
     g, _ = resolve(_game_arg(game), None)
     advising = [q for q in g.questions.values() if q.advise is not None]
     if question is None and advising:

@@ -472,8 +472,26 @@ def test_advise_war_for_arrakis_and_dustrunners():
         ({"game": "war-for-arrakis", "attacker": "3 regular", "defender": "2 regular",
           "variants": "while_ahead"}, "attack while_ahead"),
         ({"game": "dustrunners", "enemy": "road-raiders", "vehicle": "interceptor"}, "needs enemy_health"),
+        ({"game": "dustrunners", "enemy": "war-rig", "vehicle": "scout", "enemy_health": 4,
+          "policy": "all_in"}, "ammo policy all_in"),
+        ({"game": "dustrunners", "enemy": "war-rig", "vehicle": "scout", "enemy_health": 4,
+          "rules": {"ammo_policy": "fixed:1"}}, "ammo policy fixed:1"),
+        ({"game": "dustrunners", "enemy": "war-rig", "vehicle": "scout", "enemy_health": 4, "seen": 3},
+         "seen: give card names"),
+        ({"game": "dune1984", "attacker": "4,1", "defender": 3, "trials": 1000}, "advice is exact"),
     ],
 )
 def test_advise_refuses_with_one_line(call, message):
     with pytest.raises(InputError, match=message):
         mc.advise(**call)
+
+
+def test_advice_marks_options_as_good_as_best_plays_and_says_when_nothing_matters():
+    tie = mc.advise("dune1984", attacker="Duke Leto,3,1", defender=4)  # Guile matters only against Poison
+    lines = repr(tie).splitlines()
+    assert lines[3].startswith("  * Duke Leto Atreides (Strength 3)")
+    assert lines[4].startswith("    character 2 (Strength 3)") and lines[4].endswith("(as good)")
+    assert not lines[5].endswith("(as good)") and "<td>as good</td>" in tie._repr_html_()
+    nothing = mc.advise("dune1984", attacker="2,1,3", defender="2,2", variants="fight_to_last")
+    assert len(nothing) == 0 and "no choice matters" in repr(nothing)
+    assert "no choice matters" in nothing._repr_html_()

@@ -605,6 +605,23 @@ def fmt_prob(x: Optional[float], digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
+def decimals_apart(values: list[float]) -> int:
+    """Decimals enough (4 to 8) to tell exact values apart where they differ, and to show one that
+    is not 0 or 1 as neither (a chance of 0.999997 is not "1.0000"): the advice commands' values.
+
+    >>> decimals_apart([0.5963112, 0.5963019]), decimals_apart([0.999997, 0.5]), decimals_apart([1.0, 0.0])
+    (5, 6, 4)
+    """
+    distinct = {round(v, 12) for v in values}
+    for digits in range(4, 9):
+        texts = [f"{v:.{digits}f}" for v in values]
+        looks_sure = any(float(t) in (0.0, 1.0) and round(v, 12) not in (0.0, 1.0)
+                         for t, v in zip(texts, values))
+        if len(set(texts)) == len(distinct) and not looks_sure:
+            return digits
+    return 8
+
+
 def console(stderr: bool = False, piped_width: Optional[int] = None):
     """A rich console on stdout (or stderr) as wide as the terminal; written to a file or a pipe,
     80 columns, or ``piped_width`` if wider (a wide table then keeps its names whole, where a

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.cli.common import check_edges, cli_errors, named_flags, say
+from montecarlo.cli.common import check_edges, cli_errors, decimals_apart, named_flags, say
 from montecarlo.cli.dune1984_fights import Attackers, Defenders, Guiles, Kit, _title, warn_same_house
 from montecarlo.errors import InputError
 
@@ -62,7 +62,7 @@ def advise(
 
       montecarlo dune1984 advise -a 4,3,2 -d 5,4 -v fight_to_last -v set_aside_die
 
-      montecarlo dune1984 advise -a Rabban -d Paul,Chani --side defender --attacker-equipment poison
+      montecarlo dune1984 advise -a Rabban -d Paul,Stilgar --side defender --attacker-equipment poison
     """
     from montecarlo.games.dune1984.advice import advise as solve_advice, option_label, situation
     from montecarlo.registry import get_game
@@ -116,8 +116,8 @@ def advise(
                             "dice": list(d.dice),
                             "poison_unused": list(d.poison_unused),
                             "designate": d.choice + 1,
-                            "designate_name": option_label(labels[own], d.choice, d.own),
-                            "values": {option_label(labels[own], i, d.own): v for i, v in d.values.items()},
+                            "designate_name": option_label(setup, key, d.choice, d.own),
+                            "values": {option_label(setup, key, i, d.own): v for i, v in d.values.items()},
                         }
                         for d in advice.decisions
                     ],
@@ -130,7 +130,7 @@ def advise(
     more = ", fight to the last" if rules.fight_to_last else ""
     more += "; a lost round sets aside 1 die" if rules.set_aside_die else ""
     say(f"Best play for the {key}: {_title('fight', setup).removeprefix('Dune (1984) fight: ')}{more}")
-    digits = _digits([advice.value, advice.weakest_first, advice.strongest_first])
+    digits = decimals_apart([advice.value, advice.weakest_first, advice.strongest_first])
     say(
         f"P({key} wins), exact: {advice.value:.{digits}f} with best play; {advice.weakest_first:.{digits}f} "
         f"designating its weakest first, {advice.strongest_first:.{digits}f} its strongest first "
@@ -138,12 +138,12 @@ def advise(
     )
     poison = any("poison" in kit for kit in (setup.attacker_equipment, setup.defender_equipment))
     if not advice.decisions:
-        why = _why(rules, poison)
+        why = _why(rules, setup, key)
         say(f"\nNo choice matters: every character left is worth the same at every choice{why}.")
         return
     first, later = advice.decisions[0], advice.decisions[1:]
     if first.at_start:
-        say(f"\nAt the start, designate {_option(labels[own], first)}.")
+        say(f"\nAt the start, designate {_option(setup, key, first)}.")
     else:
         later = advice.decisions
         say("\nAt the start, every character is worth the same.")
@@ -152,7 +152,7 @@ def advise(
         shown = SHOWN if limit is None else limit
         for d in later[:shown]:
             where = situation(labels[own], d, rules.set_aside_die, poison)
-            say(f"  With {where}, designate {_option(labels[own], d)}.")
+            say(f"  With {where}, designate {_option(setup, key, d)}.")
         if len(later) > shown:
             left = len(later) - shown
             say(f"  ... {left} more choice{'s' if left > 1 else ''} (--limit, or --json for all)")
@@ -161,34 +161,27 @@ def advise(
         say(f"({advice.alike} other choice{plural}: every character left is as good)")
 
 
-def _why(rules, poison: bool) -> str:
+def _why(rules, setup, side: str) -> str:
     """Why no choice matters, where the rules say it: fighting to the last with dice recounted
-    every round and no Poison, the Strength lost costs the same dice whoever loses it."""
-    if rules.fight_to_last and not rules.set_aside_die and not poison:
+    every round, the Strength lost costs the same dice whoever loses it (unless the other side's
+    Poison can take a whole character)."""
+    other = "defender" if side == "attacker" else "attacker"
+    poisoned = "poison" in getattr(setup, f"{other}_equipment")
+    if rules.fight_to_last and not rules.set_aside_die and not poisoned:
         return " (fighting to the last, every point of Strength counts alike)"
     return ""
 
 
-def _digits(values: list[float]) -> int:
-    """Decimals enough (4 to 8) to tell the values apart where they differ."""
-    for digits in range(4, 9):
-        texts = {f"{v:.{digits}f}" for v in values}
-        distinct = {round(v, 12) for v in values}
-        if len(texts) == len(distinct):
-            return digits
-    return 8
-
-
-def _option(labels: tuple, d) -> str:
-    """'character 1 (Strength 5): 0.9362 against 0.3590 for character 2 (Strength 1)', ties marked."""
+def _option(setup, side: str, d) -> str:
+    """'character 1 (Strength 5): 0.9362 against 0.3590 for character 2 or 3 (Strength 1)', ties
+    marked."""
     from montecarlo.games.dune1984.advice import as_good, option_label
 
     best = d.values[d.choice]
     others = [(i, v) for i, v in sorted(d.values.items(), key=lambda iv: -iv[1]) if i != d.choice]
-    digits = _digits([best] + [v for _, v in others])
+    digits = decimals_apart([best] + [v for _, v in others])
     text = ", ".join(
-        f"{v:.{digits}f} for {option_label(labels, i, d.own)}" + (" (as good)" if as_good(v, best) else "")
+        f"{v:.{digits}f} for {option_label(setup, side, i, d.own)}{' (as good)' if as_good(v, best) else ''}"
         for i, v in others
     )
-    return f"{option_label(labels, d.choice, d.own)}: {best:.{digits}f} against {text}"
-
+    return f"{option_label(setup, side, d.choice, d.own)}: {best:.{digits}f} against {text}"

@@ -19,6 +19,7 @@ from montecarlo.cli.common import (
     check_edges,
     cli_errors,
     console,
+    decimals_apart,
     emit,
     in_flags,
     named_flags,
@@ -552,9 +553,10 @@ def advise(
     what = "P(attacker wins)" if advice.objective == "win" else f"expected {advice.objective}"
     where = f" in a rank-{setup.settlement} settlement" if setup.settlement else ""
     say(f"Best play for {setup.attacker} attacking {setup.defender}{where} (exact, {what})")
+    places = decimals_apart([advice.value, advice.fixed])
     say(
-        f"worth {advice.value:.4f} with best play, {advice.fixed:.4f} always continuing with the best "
-        f"leaders first (until_destroyed); defender retreats {rules.retreat}"
+        f"worth {advice.value:.{places}f} with best play, {advice.fixed:.{places}f} always continuing with "
+        f"the best leaders first (until_destroyed); defender retreats {rules.retreat}"
     )
     cost = "paying 1 Hit, " if setup.settlement or rules.continue_always_costs else ""
     counted = "" if advice.objective == "win" else " counted from the start of the battle"
@@ -566,24 +568,28 @@ def advise(
         other = "retreat" if d.choice == "continue" else "continue"
         word = "retreating" if other == "retreat" else "continuing"
         tie = " (as good)" if as_good(d.values[d.choice], d.values[other]) else ""
+        places = decimals_apart([d.values[d.choice], d.values[other]])
         say(
             f"  With {_units(d.attacker)} against {_units(d.defender)}, {d.choice}: "
-            f"{d.values[d.choice]:.4f} against {d.values[other]:.4f} for {word}{tie}."
+            f"{d.values[d.choice]:.{places}f} against {d.values[other]:.{places}f} for {word}{tie}."
         )
     _more(len(advice.continue_or_retreat), shown)
     if advice.specials:
         say("\nSpecials, both rolls seen (where the choice of leaders matters):")
-        say(f"  In short: {_specials_in_short(advice.specials)}.")
+        say(f"  In short, {_specials_in_short(advice.specials)}.")
         limit = SPECIALS_SHOWN if limit is None else limit
         for d in advice.specials[:limit]:
             leaves = " and ".join(f"{name} would leave {a} vs {b}" for name, (a, b) in d.leaves.items())
-            others = ", ".join(f"{v:.4f} for {name}" for name, v in d.values.items() if name != d.choice)
+            places = decimals_apart(list(d.values.values()))
+            others = ", ".join(
+                f"{v:.{places}f} for {name}" for name, v in d.values.items() if name != d.choice
+            )
             best = d.values[d.choice]
             alike = [name for name, v in d.values.items() if name != d.choice and as_good(v, best)]
             tie = f" ({' and '.join(alike)} as good)" if alike else ""
             say(
                 f"  When {leaves}: use {d.choice}: "
-                f"{d.values[d.choice]:.4f} against {others}{tie}."
+                f"{d.values[d.choice]:.{places}f} against {others}{tie}."
             )
         _more(len(advice.specials), limit)
     else:
@@ -598,12 +604,14 @@ def _specials_in_short(specials) -> str:
     used = Counter(name for d in specials if d.choice != "no leader" for name in d.choice.split(" & "))
     count = len(specials)
     ranked = sorted(used.items(), key=lambda nc: (-nc[1], nc[0]))
-    text = ", ".join(f"{name} in {n}" if i else f"{name} takes a Special in {n} of these {count}"
-                     for i, (name, n) in enumerate(ranked))
+    text = f"over the {count} situation{'s' if count > 1 else ''} where the choice matters: " + ", ".join(
+        f"{name} in {n}" if i else f"{name} takes a Special in {n}" for i, (name, n) in enumerate(ranked)
+    )
     departs = sum(d.choice != next(iter(d.values)) for d in specials)
     none = sum(d.choice == "no leader" for d in specials)
     text += f"; no leader in {none}" if none else ""
-    return text + f"; best play departs from the best leaders first in {departs} of {count}"
+    return text + (f"; best play departs from the best leaders first (most Hits + Shields, then most "
+                   f"Hits) in {departs}")
 
 
 def _defender_not_best(game, overrides: dict[str, str], variants: tuple[str, ...]) -> None:

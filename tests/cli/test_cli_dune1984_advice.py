@@ -27,9 +27,8 @@ def test_the_advice_in_words():
     assert f"P(attacker wins), exact: {advice.value:.4f} with best play; {advice.weakest_first:.4f}" in out
     assert (
         f"At the start, designate character 1 (Strength 5): {advice.value:.4f} against "
-        f"{advice.weakest_first:.4f} for character 2 (Strength 1)." in out
-    )
-    assert "character 3" not in out  # a twin of character 2 is not another option
+        f"{advice.weakest_first:.4f} for character 2 or 3 (Strength 1)." in out
+    )  # a twin of character 2 is not another option, and it is named
 
 
 def test_choices_after_a_fall_name_the_dice_and_tell_close_values_apart():
@@ -94,3 +93,15 @@ def test_bad_input_is_one_line_with_exit_2(args, message):
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and lines[0].startswith("error:"), result.stderr
+
+
+def test_guile_is_shown_where_it_tells_the_options_apart_and_certainty_is_never_rounded_in():
+    guile = run("-a", "3,3,1", "-d", "4,2", "--defender-equipment", "poison", "--attacker-guile", "3,5,3")
+    assert guile.exit_code == 0, guile.output
+    shown = "designate character 2 (Strength 3, Guile 5): 0.6346 against 0.4953 for character 1 (Strength 3, "
+    assert shown in guile.stdout
+    sure = run("-a", "4,3", "-d", "3", "--attacker-equipment", "sword,gom-jabbar")
+    assert sure.exit_code == 0, sure.output
+    advice = advise(Rules(), FightSetup([4, 3], [3], attacker_equipment="sword,gom-jabbar"))
+    assert advice.value < 1 and f"exact: {advice.value:.6f} with best play" in sure.stdout
+    assert "1.0000" not in sure.stdout

@@ -221,14 +221,17 @@ def test_advise_sums_up_the_specials_for_the_table():
     result = run("advise", *LEGIONS, "--objective", "trade:2")
     assert result.exit_code == 0, result.output
     specials = advise(Rules(), SETUP).specials
-    line = next(x for x in result.stdout.splitlines() if x.startswith("  In short: "))
+    line = next(x for x in result.stdout.splitlines() if x.startswith("  In short, "))
     used = {name: sum(name in d.choice.split(" & ") for d in specials)
             for name in ("Beast Rabban (2H)", "Baron Harkonnen (2S)")}
     most, fewer = sorted(used, key=lambda name: -used[name])
-    assert line.startswith(f"  In short: {most} takes a Special in {used[most]} of these {len(specials)}, ")
+    assert line.startswith(f"  In short, over the {len(specials)} situations where the choice matters: "
+                           f"{most} takes a Special in {used[most]}, ")
     assert f", {fewer} in {used[fewer]};" in line or not used[fewer]
     departs = sum(d.choice != next(iter(d.values)) for d in specials)
-    assert line.endswith(f"best play departs from the best leaders first in {departs} of {len(specials)}.")
+    assert line.endswith(
+        f"best play departs from the best leaders first (most Hits + Shields, then most Hits) in {departs}."
+    )
     assert departs >= 1  # the list puts those first
 
 

@@ -618,7 +618,11 @@ def test_cards_seen_skip_empty_items_and_an_unknown_one_is_refused_with_the_deck
     with pytest.raises(InputError) as err:
         parse_seen(deck, "double tap, sandworm")
     known = "empty road, dust cloud, glancing hit, side swipe, double tap, head-on crash"
-    assert str(err.value) == f"--seen: no card named 'sandworm' in the deck; known: {known}"
+    assert str(err.value) == f"seen: no card named 'sandworm' in the deck; known: {known}"
+    assert parse_seen(deck, {"Double Tap": 2, "head-on crash": 0}) == parse_seen(deck, ["double tap"] * 2)
+    for wrong, message in ((3, "give card names"), ([1], "named by text"), ({"double tap": 1.5}, "copies")):
+        with pytest.raises(InputError, match=message):
+            parse_seen(deck, wrong)
 
 
 def test_advise_takes_decks_up_to_the_exact_limit_and_refuses_more_in_one_line(monkeypatch):

@@ -151,11 +151,24 @@ def _seen_as(state: FightState, own: int) -> tuple:
     return state.strengths[own], state.strengths[1 - own], state.dice, state.unused_poison, state.designated
 
 
-def option_label(labels: tuple, i: int, strengths: tuple[int, ...]) -> str:
-    """'character 2 (Strength 3)', or 'Chani (Strength 2)' for a named character."""
-    label = labels[i]
-    who = label if isinstance(label, str) else f"character {i + 1}"
-    return f"{who} (Strength {strengths[i]})"
+def option_label(setup: FightSetup, side: str, i: int, strengths: tuple[int, ...]) -> str:
+    """'character 2 (Strength 3)', 'Chani (Strength 2)' for a named character, 'character 2 or 3
+    (Strength 1)' for plain Strengths alike (one option stands for them), with the Guile where the
+    side's plain characters differ in it (it decides against Poison).
+
+    >>> option_label(FightSetup([5, 1, 1], [4]), "attacker", 1, (5, 1, 1))
+    'character 2 or 3 (Strength 1)'
+    >>> option_label(FightSetup([3, 3], [4], attacker_guile=[3, 5]), "attacker", 1, (3, 3))
+    'character 2 (Strength 3, Guile 5)'
+    """
+    labels, guiles = getattr(setup, side), getattr(setup, f"{side}_guile")
+    if isinstance(labels[i], str):
+        return f"{labels[i]} (Strength {strengths[i]})"
+    plain = [j for j, label in enumerate(labels) if not isinstance(label, str)]
+    alike = [str(j + 1) for j in plain if strengths[j] == strengths[i] and guiles[j] == guiles[i]]
+    who = "character " + (" or ".join([", ".join(alike[:-1]), alike[-1]]) if len(alike) > 1 else str(i + 1))
+    guile = f", Guile {guiles[i]}" if len({guiles[j] for j in plain}) > 1 else ""
+    return f"{who} (Strength {strengths[i]}{guile})"
 
 
 def situation(labels: tuple, d: Designation, set_aside: bool, poison: bool) -> str:
@@ -184,7 +197,7 @@ def advice_table(rules: Rules, setup: FightSetup, inputs: Mapping[str, Any]) -> 
     rows = tuple(
         AdviceRow(
             "at the start" if d.at_start else situation(labels, d, rules.set_aside_die, poison),
-            option_label(labels, i, d.own), v, i == d.choice,
+            option_label(setup, side, i, d.own), v, i == d.choice,
         )
         for d in advice.decisions
         for i, v in sorted(d.values.items(), key=lambda iv: (iv[0] != d.choice, -iv[1], iv[0]))

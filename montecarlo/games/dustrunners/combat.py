@@ -1799,23 +1799,46 @@ def why_no_exact(rules: Rules, setup: CombatSetup) -> str | None:
 
 
 def parse_seen(deck: Deck, seen: Any) -> tuple[int, ...]:
-    """Cards seen since the last shuffle ("double tap, empty road, double tap") -> count per kind
-    of ``deck.cards``; InputError for an unknown name or more copies than the deck holds."""
+    """Cards seen since the last shuffle -> count per kind of ``deck.cards``: names separated by
+    commas ("double tap, empty road, double tap"), a list of names, or a mapping name -> copies
+    ({"double tap": 2}); InputError for an unknown name, another type, or more copies than the
+    deck holds.
+
+    >>> deck = load_deck("illustrative-12")
+    >>> parse_seen(deck, "double tap, double tap") == parse_seen(deck, {"Double Tap": 2})
+    True
+    """
     names = {" ".join(c.name.lower().replace("-", " ").split()): i for i, c in enumerate(deck.cards)}
     counts = [0] * len(deck.cards)
-    items = seen.split(",") if isinstance(seen, str) else list(seen or ())
-    for item in items:
-        name = " ".join(str(item).lower().replace("-", " ").split())
+    if isinstance(seen, str):
+        items = [(item, 1) for item in seen.split(",")]
+    elif isinstance(seen, Mapping):
+        items = list(seen.items())
+    elif isinstance(seen, (list, tuple)):
+        items = [(item, 1) for item in seen]
+    elif seen is None:
+        items = []
+    else:
+        raise InputError(f"seen: give card names separated by commas, a list of names, or a mapping of "
+                         f"names to copies, got {seen!r}")
+    for item, copies in items:
+        if not isinstance(item, str):
+            raise InputError(f"seen: a card is named by text, got {item!r}")
+        whole("seen copies", copies, 0, MAX_SEEN_COPIES)
+        name = " ".join(item.lower().replace("-", " ").split())
         if not name:
             continue
         if name not in names:
-            raise InputError(f"--seen: no card named {item.strip()!r} in the deck; known: "
+            raise InputError(f"seen: no card named {item.strip()!r} in the deck; known: "
                              f"{', '.join(c.name for c in deck.cards)}")
-        counts[names[name]] += 1
+        counts[names[name]] += copies
         if counts[names[name]] > deck.counts[names[name]]:
-            raise InputError(f"--seen: {deck.cards[names[name]].name} is seen more often than the deck's "
+            raise InputError(f"seen: {deck.cards[names[name]].name} is seen more often than the deck's "
                              f"{deck.counts[names[name]]} copies")
     return tuple(counts)
+
+
+MAX_SEEN_COPIES = 1000  # a mapping's copies of one card: bounded before the deck's own count says more
 
 
 @dataclass(frozen=True)
@@ -1865,6 +1888,9 @@ def advice_table(rules: Rules, setup: CombatSetup, inputs: Mapping[str, Any]) ->
         raise InputError("advice needs enemy_health: the enemy's health now")
     if setup.ammo == 0:
         raise InputError("advice: with no ammo there is no choice of ammo to make")
+    if setup.policy != "best" or rules.ammo_policy not in ("", "best"):
+        fixed = rules.ammo_policy if rules.ammo_policy not in ("", "best") else setup.policy
+        raise InputError(f"ammo policy {fixed}: advice plays best play's ammo itself; leave out the policy")
     advice = advise(rules, setup, inputs["enemy_health"], inputs.get("seen", ()))
     left = ", ".join(f"{n} x{c}" for n, c in advice.pile if c) or "empty (the discard pile is shuffled)"
     where = f"your attack now, enemy health {inputs['enemy_health']}, draw pile: {left}"
@@ -1913,7 +1939,8 @@ QUESTIONS = {
         example={"enemy": "road raiders", "vehicle": "interceptor", "policy": "all_in"},
         inputs={**CARD_COUNTS_INPUT, **ENEMY_INPUTS},
         advise=advice_table,
-        advise_defaults={"deck": "illustrative-12"},  # as the CLI's advise: the exact solve needs it
+        # as the CLI's advise: the exact solve needs a small deck; the policy is best play's
+        advise_defaults={"deck": "illustrative-12", "policy": "best"},
         advise_inputs={
             "enemy_health": "the enemy's health now (required)",
             "seen": "cards seen since the last shuffle, comma-separated names (out of the draw pile)",
