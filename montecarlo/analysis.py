@@ -465,6 +465,35 @@ def _comparison(g: Game, q: Question, setup_obj: Any, arms: Sequence[tuple[str, 
     )
 
 
+def variants_change_nothing(answer: Answer) -> bool:
+    """Whether the answer's variants leave every exact value of its setup as the official rules
+    give it (``odds dune1984 -v fight_to_last``: a duel has no next character), so that a user
+    can be told before reading the numbers as the variant's effect. False whenever it cannot be
+    told: a metric without an exact value, rules the official ones cannot stand beside."""
+    import dataclasses
+
+    if not answer.variants or not answer.metrics:
+        return False
+    now = {name: m.exact for name, m in answer.metrics.items()}
+    if any(v is None for v in now.values()):
+        return False
+    try:
+        game = get_game(answer.game)
+        question = game.question(answer.question)
+        official = game.rules()
+        fields = {f for name in answer.variants for f in game.variants.get(name, {})}
+        base = dataclasses.replace(answer.rules, **{f: getattr(official, f) for f in fields})
+        before = question.exact(base, answer.setup) if question.exact is not None else None
+    except Exception:  # noqa: BLE001 - a note is never worth a failure
+        return False
+    if not before:
+        return False
+    return all(
+        before.get(name) is not None and abs(before[name] - v) <= 1e-12 * max(1.0, abs(v))
+        for name, v in now.items()
+    )
+
+
 def _finite(x: float) -> float | None:
     """A number for JSON: None for a missing or NaN value (JSON has no NaN).
 

@@ -364,3 +364,23 @@ def test_a_machine_whose_cores_python_cannot_count_is_taken_for_one_core(monkeyp
 
     monkeypatch.setattr(os, "cpu_count", lambda: None)
     assert excess_jobs(2) == 1 and excess_jobs(1) is None
+
+
+def test_variants_that_change_no_exact_value_are_told_apart_from_those_that_do():
+    from montecarlo.analysis import ask, variants_change_nothing
+
+    settings = RunSettings(trials=1_000, seed=1, jobs=1)
+
+    def answer(variants, **setup):
+        return ask("dune1984", "duel" if "fight" not in setup else "fight",
+                   {k: v for k, v in setup.items() if k != "fight"}, variants=variants, settings=settings)
+
+    assert variants_change_nothing(answer(("fight_to_last",), attacker=4, defender=5))  # a duel: no next one
+    gain = answer(("set_aside_die", "no_strength_gain"), attacker=4, defender=5)  # the Strength after
+    assert variants_change_nothing(gain) is False
+    assert variants_change_nothing(answer(("set_aside_die",), attacker=[3, 2], defender=[4], fight=1))
+    assert not variants_change_nothing(answer(("set_aside_die",), attacker=[4, 3], defender=[5], fight=1))
+    assert not variants_change_nothing(answer((), attacker=4, defender=5))  # nothing asked of it
+    missing = answer(("fight_to_last",), attacker=4, defender=5)
+    missing.metrics["rounds"] = dataclasses.replace(missing.metrics["rounds"], exact=None)
+    assert not variants_change_nothing(missing)  # not every value can be compared: nothing is said

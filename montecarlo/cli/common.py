@@ -702,6 +702,7 @@ def emit(
     JSON object under ``"extra"``. Commands print their own readable form of it. ``setup_extra``
     adds derived facts to the JSON ``setup`` (e.g. a named character's Strength and Guile).
     """
+    note_idle_variants(answer)
     if run.json:
         payload = answer.to_json()
         if setup_extra:
@@ -751,6 +752,20 @@ def emit(
         highlight=False,
     )
     print_explanations(out, explanations(answer))
+
+
+def note_idle_variants(answer: Answer) -> None:
+    """A note on stderr where the variants change no exact value of the setup: their numbers are
+    the official rules' there, which a user would otherwise read as the house rule's effect."""
+    from montecarlo.analysis import variants_change_nothing
+
+    if variants_change_nothing(answer):
+        named = " ".join(f"-v {name}" for name in answer.variants)
+        typer.echo(
+            f"note: {named} changes no exact value of this setup: these are the official rules' "
+            "numbers here (it may matter in other setups)",
+            err=True,
+        )
 
 
 def print_explanations(out, rows: list[tuple[str, str]]) -> None:

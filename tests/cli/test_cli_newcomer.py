@@ -810,3 +810,15 @@ def test_compare_warns_that_a_few_trials_give_untrustworthy_intervals():
 def test_a_blank_redraw_or_objective_is_refused_not_read_as_none(args, flag):
     """A blank value (an unset shell variable) read as "none": best play's title said "for ,"."""
     assert refused(args).startswith(f"error: {flag}: blank; give ")
+
+
+def test_a_house_rule_that_changes_nothing_here_is_noted_not_hidden():
+    """-v fight_to_last on a duel (no next character): the numbers are the official rules', and
+    the user is told so on stderr (stdout, JSON included, is unchanged); a variant that changes
+    the setup gets no note."""
+    idle = cli.invoke(app, [*ODDS, "-v", "fight_to_last", "--json"])
+    assert idle.exit_code == 0, idle.output
+    assert idle.stderr.startswith("note: -v fight_to_last changes no exact value of this setup")
+    assert json.loads(idle.stdout)["variants"] == ["fight_to_last"]
+    busy = cli.invoke(app, [*ODDS, "-v", "ties_favour_defender"])
+    assert busy.exit_code == 0 and "note:" not in busy.stderr
