@@ -132,3 +132,12 @@ def test_accepted_setups():
 def test_sum_ways_is_zero_outside_two_to_twelve():
     # the triangle 1, 2, ..., 6, ..., 1 of 2d6 over 2..12; no two dice total 1 or 13
     assert [sum_ways(t) for t in range(1, 14)] == [0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1, 0]
+
+
+def test_a_notebooks_arrays_and_series_are_lists_of_characters():
+    import numpy as np
+    import pandas as pd
+
+    plain = FightSetup([3, 2], [4], attacker_guile=[3, 4])
+    assert FightSetup(np.array([3, 2]), [4], attacker_guile=np.array([3, 4])) == plain
+    assert FightSetup(pd.Series([3, 2]), [4], attacker_guile=pd.Series([3, 4])) == plain

@@ -196,13 +196,18 @@ def parse_objective(text: Any) -> str:
 
 
 def _listed(value: Any, field: str) -> list:
-    """A list from a list, a tuple, one value, or a comma-separated string ('4,,3' refused)."""
+    """A list from a list, a tuple, a numpy array (or pandas Series), one value, or a
+    comma-separated string ('4,,3' refused)."""
     if isinstance(value, str):
         parts = [part.strip() for part in value.split(",")]
         if len(parts) > 1 and not all(parts):
             raise InputError(f"{field}: an empty item in {value!r}; separate the items by single commas")
         return [part for part in parts if part]
-    return list(value) if isinstance(value, (list, tuple)) else [value]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, np.ndarray) or hasattr(value, "to_numpy"):  # numpy or pandas, from a notebook
+        return np.asarray(value).ravel().tolist()
+    return [value]
 
 
 def _characters(side: str, items: list, guiles: list | None) -> tuple[tuple, tuple[int, ...]]:
