@@ -437,6 +437,7 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     """
     settings = run_settings(trials, seed, precision, max_trials, jobs)
     names = _names(variants)
+    setup = _as_toml(setup)  # a notebook's numpy arrays and pandas Series as lists
     answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
     label = "+".join(names) or BASELINE
     shown = {k: _show(v) for k, v in setup.items()}
@@ -601,6 +602,7 @@ def advise(
         raise InputError(f"{g.name} gives no advice: no question of it solves best play (advice: "
                          f"{_advising_questions()})" if not advising else
                          f"{g.name} {q.name} gives no advice; ask {', '.join(a.name for a in advising)}")
+    setup = _as_toml(setup)  # a notebook's numpy arrays and pandas Series as lists
     inputs = {k: v for k, v in setup.items() if k in q.advise_inputs}
     values = {k: v for k, v in setup.items() if k not in q.advise_inputs}
     checked = q.setup({**q.advise_defaults, **values})
@@ -697,6 +699,8 @@ def _as_toml(value: Any) -> Any:
         return {k: _as_toml(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, range)):
         return [_as_toml(v) for v in value]
+    if hasattr(value, "to_numpy") and not isinstance(value, np.ndarray):  # a pandas Series
+        value = value.to_numpy()
     if isinstance(value, np.ndarray) and value.ndim == 1:
         return [_as_toml(v) for v in value.tolist()]
     if isinstance(value, np.generic):

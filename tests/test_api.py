@@ -495,3 +495,12 @@ def test_advice_marks_options_as_good_as_best_plays_and_says_when_nothing_matter
     nothing = mc.advise("dune1984", attacker="2,1,3", defender="2,2", variants="fight_to_last")
     assert len(nothing) == 0 and "no choice matters" in repr(nothing)
     assert "no choice matters" in nothing._repr_html_()
+
+
+def test_a_notebooks_arrays_and_series_are_setup_lists_in_every_game():
+    import numpy as np
+    import pandas as pd
+
+    plain = mc.odds("imperium", troops=[3, 2, 2, 1], trials=500)
+    for given in (np.array([3, 2, 2, 1]), pd.Series([3, 2, 2, 1])):
+        assert mc.odds("imperium", troops=given, trials=500).rows == plain.rows
