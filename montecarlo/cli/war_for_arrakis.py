@@ -546,6 +546,7 @@ def advise(
                     "until_destroyed_value": advice.fixed,
                     "continue_or_retreat": [decision(d) for d in advice.continue_or_retreat],
                     "specials": [decision(d) for d in advice.specials],
+                    "specials_in_short": _specials_counts(advice.specials),
                 }
             )
         )
@@ -596,22 +597,30 @@ def advise(
         say("\nSpecials: no choice of leaders ever matters (the best leaders first is best play).")
 
 
-def _specials_in_short(specials) -> str:
-    """How often best play gives each leader a Special where the choice matters, most first, and
-    how often it departs from the best leaders first: a rule of thumb for the table."""
+def _specials_counts(specials) -> dict:
+    """Over the Specials situations where the choice matters: how many, how often best play gives
+    each leader a Special (most first), uses no leader, and departs from the best leaders first."""
     from collections import Counter
 
     used = Counter(name for d in specials if d.choice != "no leader" for name in d.choice.split(" & "))
-    count = len(specials)
-    ranked = sorted(used.items(), key=lambda nc: (-nc[1], nc[0]))
+    return {
+        "situations": len(specials),
+        "leaders": dict(sorted(used.items(), key=lambda nc: (-nc[1], nc[0]))),
+        "no_leader": sum(d.choice == "no leader" for d in specials),
+        "departs_from_best_leaders_first": sum(d.choice != next(iter(d.values)) for d in specials),
+    }
+
+
+def _specials_in_short(specials) -> str:
+    """:func:`_specials_counts` in words: a rule of thumb for the table."""
+    counts = _specials_counts(specials)
+    count, ranked = counts["situations"], list(counts["leaders"].items())
     text = f"over the {count} situation{'s' if count > 1 else ''} where the choice matters: " + ", ".join(
         f"{name} in {n}" if i else f"{name} takes a Special in {n}" for i, (name, n) in enumerate(ranked)
     )
-    departs = sum(d.choice != next(iter(d.values)) for d in specials)
-    none = sum(d.choice == "no leader" for d in specials)
-    text += f"; no leader in {none}" if none else ""
+    text += f"; no leader in {counts['no_leader']}" if counts["no_leader"] else ""
     return text + (f"; best play departs from the best leaders first (most Hits + Shields, then most "
-                   f"Hits) in {departs}")
+                   f"Hits) in {counts['departs_from_best_leaders_first']}")
 
 
 def _defender_not_best(game, overrides: dict[str, str], variants: tuple[str, ...]) -> None:

@@ -37,7 +37,8 @@ def test_choices_after_a_fall_name_the_dice_and_tell_close_values_apart():
     out = result.stdout
     assert "At the start, designate character 3 (Strength 2): 0.59631 against 0.59630 for character 2" in out
     assert (
-        "With your 4 + 3 left against their 1, rolling 6 dice to 1, designate character 2 (Strength 3)" in out
+        "With your 4 + 3 left against their 1, rolling 6 Strength dice to 1, designate character 2 "
+        "(Strength 3)" in out
     )
     advice = advise(Rules(fight_to_last=True, set_aside_die=True), FightSetup([4, 3, 2], [5, 4]))
     hidden = len(advice.decisions) - 1 - 2

@@ -115,6 +115,10 @@ def test_advise_json_has_every_decision():
     assert len(data["continue_or_retreat"]) == len(advice.continue_or_retreat)
     assert len(data["specials"]) == len(advice.specials)
     assert all(d["choice"] in ("continue", "retreat") for d in data["continue_or_retreat"])
+    short = data["specials_in_short"]
+    assert short["situations"] == len(advice.specials)
+    rabban = sum("Beast Rabban (2H)" in d.choice for d in advice.specials)
+    assert short["leaders"]["Beast Rabban (2H)"] == rabban
 
 
 def test_advise_limits_each_list_and_says_how_many_are_left_out():

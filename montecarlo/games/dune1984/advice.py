@@ -180,7 +180,7 @@ def situation(labels: tuple, d: Designation, set_aside: bool, poison: bool) -> s
     other = " + ".join(str(v) for v in d.other if v)
     text = f"your {own} left against their {other}"
     if set_aside:
-        text += f", rolling {d.dice[0]} dice to {d.dice[1]}"
+        text += f", rolling {d.dice[0]} Strength dice to {d.dice[1]}"  # a Gom Jabbar die comes on top
     if poison:
         unused = [w for w, u in zip(("your", "their"), d.poison_unused) if u]
         text += f", {' and '.join(unused)} Poison unused" if unused else ", no Poison left"
