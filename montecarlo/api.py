@@ -510,8 +510,10 @@ class Advice:
 
     def _as_good(self, row: Mapping[str, Any]) -> bool:
         """An option worth what best play's is in its situation, but for rounding."""
+        from montecarlo.engine.decisions import as_good
+
         best = next(r["value"] for r in self.rows if r["situation"] == row["situation"] and r["best"])
-        return abs(row["value"] - best) <= 1e-12 * max(1.0, abs(best))
+        return as_good(row["value"], best)
 
     def _mark(self, row: Mapping[str, Any]) -> str:
         return "yes" if row["best"] else "as good" if self._as_good(row) else ""

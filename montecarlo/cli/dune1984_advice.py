@@ -175,7 +175,8 @@ def _why(rules, setup, side: str) -> str:
 def _option(setup, side: str, d) -> str:
     """'character 1 (Strength 5): 0.9362 against 0.3590 for character 2 or 3 (Strength 1)', ties
     marked."""
-    from montecarlo.games.dune1984.advice import as_good, option_label
+    from montecarlo.engine.decisions import as_good
+    from montecarlo.games.dune1984.advice import option_label
 
     best = d.values[d.choice]
     others = [(i, v) for i, v in sorted(d.values.items(), key=lambda iv: -iv[1]) if i != d.choice]

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from montecarlo.cli.common import (
-    RunOptions, check_edges, cli_errors, emit, named_flags, not_blank, run_command, say
+    RunOptions, check_edges, cli_errors, decimals_apart, emit, named_flags, not_blank, run_command, say
 )
 from montecarlo.errors import InputError
 
@@ -390,6 +390,7 @@ def advise(
     """
     import json
 
+    from montecarlo.engine.decisions import as_good
     from montecarlo.games.dustrunners.combat import advise as solve_advice
     from montecarlo.registry import get_game
 
@@ -430,11 +431,11 @@ def advise(
         f"deck {setup.deck.short_label()}")
     say(f"draw pile: {left}")
     first, *rest = advice.options
-    words = f"Spend {first[0]} ammo: {what} {first[1]:.4f}"
-    words += "".join(f"; {k} ammo: {v:.4f}" for k, v in rest)
+    places = decimals_apart([v for _, v in advice.options])
+    words = f"Spend {first[0]} ammo: {what} {first[1]:.{places}f}"
+    words += "".join(f"; {k} ammo: {v:.{places}f}" for k, v in rest)
     say(words + ".")
-    close = 1e-12 * max(1.0, abs(first[1]))
-    tie = [k for k, v in advice.options if abs(v - first[1]) <= close and k != first[0]]
+    tie = [k for k, v in advice.options if as_good(v, first[1]) and k != first[0]]
     if tie:
         say(f"(as good: {', '.join(map(str, tie))} ammo; the least ammo is advised)")
     judged = "P(you win)" if advice.objective == "win" else what

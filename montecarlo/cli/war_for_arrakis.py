@@ -504,7 +504,8 @@ def advise(
         montecarlo war-for-arrakis advise -a "4 regular, Rabban, Baron" -d "3 regular" --objective trade:2
         montecarlo war-for-arrakis advise -a "2 regular, Rabban, Baron" -d "2 regular"
     """
-    from montecarlo.games.war_for_arrakis.battle import advise as solve_advice, as_good, check_best_alone
+    from montecarlo.engine.decisions import as_good
+    from montecarlo.games.war_for_arrakis.battle import advise as solve_advice, check_best_alone
     from montecarlo.registry import get_game
 
     check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice

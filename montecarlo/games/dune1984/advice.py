@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Mapping, NamedTuple
 
-from montecarlo.engine.decisions import evaluate
+from montecarlo.engine.decisions import as_good, evaluate
 from montecarlo.errors import InputError
 from montecarlo.games.base import AdviceRow, AdviceTable
 from montecarlo.games.dune1984.fights import (
@@ -30,11 +30,6 @@ from montecarlo.games.dune1984.rules import Rules
 
 SIDES = ("attacker", "defender")
 DESIGNATION_OF = {"attacker": "best", "defender": "defender_best"}
-
-
-def as_good(a: float, b: float) -> bool:
-    """Two exact chances equal but for rounding (the advice's "as good")."""
-    return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
 
 
 class Designation(NamedTuple):

@@ -44,7 +44,7 @@ from typing import Any, Mapping, NamedTuple
 import numpy as np
 
 from montecarlo.engine.chain_question import ChainQuestion
-from montecarlo.engine.decisions import Choice, Objective
+from montecarlo.engine.decisions import Choice, Objective, as_good
 from montecarlo.errors import InputError, MonteCarloError
 from montecarlo.games.base import (
     AdviceRow, AdviceTable, Metric, Question, build_dataclass, parse_weighted_objective,
@@ -1371,11 +1371,6 @@ def advice_table(rules: Rules, setup: BattleSetup, inputs: Mapping[str, Any]) ->
                  for name, v in sorted(d.values.items(), key=lambda nv: (nv[0] != d.choice, -nv[1]))]
     what = "P(attacker wins)" if advice.objective == "win" else f"expected {advice.objective}"
     return AdviceTable(what, advice.value, {"until_destroyed": advice.fixed}, tuple(rows))
-
-
-def as_good(a: float, b: float) -> bool:
-    """Two exact values of a choice equal but for rounding (the advice's "as good")."""
-    return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
 
 
 def _units_text(counts: tuple[int, int, int], legion: Legion) -> str:
