@@ -686,6 +686,26 @@ def _scenario_data(
     return data
 
 
+def game_scenario(
+    game: Any, question: str | None = None, *, variants: Any, grid: Mapping[str, Sequence[Any]] | None = None,
+    trials: int | None = None, seed: int | None = None, precision: float | None = None,
+    max_trials: int | None = None, rules: Mapping[str, Any] | None = None,
+    metrics: str | Sequence[str] | None = None, **setup: Any,
+) -> Scenario:
+    """A scenario built from a game, its variants (as :func:`compare` takes them) and a setup (a
+    ``grid`` sweeps fields): what :func:`compare` runs for a game, and ``montecarlo compare GAME``."""
+    specs = _variant_specs(variants)
+    data = _scenario_data(
+        game, question, "compare", grid, setup, specs,
+        DEFAULT_TRIALS if trials is None else trials, DEFAULT_SEED if seed is None else seed,
+        precision, max_trials, rules, metrics, None,
+    )
+    sc = _parse(data, "compare")
+    others = [name for name in specs if name != sc.baseline]
+    title = f"{sc.game.title}, {sc.question.name}: {', '.join(others)} against {sc.baseline}"
+    return dataclasses.replace(sc, title=title)
+
+
 def _parse(data: Mapping[str, Any], source: str) -> Scenario:
     from montecarlo.scenarios import parse_scenario
 
@@ -886,12 +906,8 @@ def compare(
     else:
         if variants is None:
             raise InputError("compare: give variants= (house rules to compare with the official rules)")
-        data = _scenario_data(
-            scenario_or_game, question, "compare", grid, setup, _variant_specs(variants),
-            DEFAULT_TRIALS if trials is None else trials, DEFAULT_SEED if seed is None else seed,
-            precision, max_trials, rules, metrics, None,
-        )
-        sc = _parse(data, "compare")
+        sc = game_scenario(scenario_or_game, question, variants=variants, grid=grid, trials=trials, seed=seed,
+                           precision=precision, max_trials=max_trials, rules=rules, metrics=metrics, **setup)
         metrics = None
     check_baseline(sc, baseline)
     chosen = _names(metrics) if metrics is not None else sc.metrics

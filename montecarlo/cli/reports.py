@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,17 +196,24 @@ def _progress(sc, jobs: Optional[int], quiet: bool, measured: bool = False):
     return ProgressReporter(sc.name, workers, sc.precision is not None)
 
 
-def _scenario_file(scenario: Path, command: str) -> Path:
-    """``scenario``, unless it names a game rather than a file: then one line that says what
-    the command reads and where a game's variants are ("no such scenario file" did not)."""
+def _game_named(scenario: Path) -> Optional[str]:
+    """The game ``scenario`` names rather than a file (not a file, a ``.toml`` or a path), else None."""
     from montecarlo.registry import canonical_name
 
     text = str(scenario)
     if scenario.exists() or text.endswith(".toml") or "/" in text:
-        return scenario
+        return None
     try:
-        game = canonical_name(text)
+        return canonical_name(text)
     except InputError:  # not a game either: the usual "no such scenario file"
+        return None
+
+
+def _scenario_file(scenario: Path, command: str) -> Path:
+    """``scenario``, unless it names a game rather than a file: then one line that says what
+    the command reads and where a game's variants are ("no such scenario file" did not)."""
+    game = _game_named(scenario)
+    if game is None:
         return scenario
     raise InputError(
         f"{scenario}: a game, not a scenario file: {command} reads a scenario file that names the "
@@ -432,11 +440,33 @@ def compare(
     backend: Backend = None,
     scheduler: Scheduler = None,
     checkpoint: Checkpoint = None,
+    setting: Annotated[
+        Optional[list[str]],
+        typer.Option("--set", metavar="FIELD=VALUE", help="With a GAME: a setup field, in the game's "
+                     "own terms (repeatable), e.g. --set attacker=4 --set defender=5."),
+    ] = None,
+    sweep: Annotated[
+        Optional[list[str]],
+        typer.Option("--grid", metavar="FIELD=VALUES", help="With a GAME: a setup field swept over values "
+                     "(repeatable): 1,2,3 or 1..6, or separated by ; when a value holds a comma."),
+    ] = None,
+    question: Annotated[
+        Optional[str],
+        typer.Option("--question", help="With a GAME: the question asked (default: the game's main one)."),
+    ] = None,
 ) -> None:
     """Compare every variant with the baseline: paired differences, 95% intervals, Holm correction.
 
+    SCENARIO is a scenario file, or a game: then --variant names its house rules to compare with
+    the official rules (`montecarlo games GAME` lists them), --set and --grid its setup.
     --trials, --seed, --precision, --max-trials and --variant replace the scenario's own values
     (the JSON and the report record them).
+
+    Examples:
+
+      montecarlo compare scenarios/imperium/tie-variants.toml --metric tie_first
+
+      montecarlo compare dune1984 -v ties_favour_defender --grid attacker=1..6 --set defender=4
     """
     from montecarlo import api
     from montecarlo.reporting import check_out, write_report
@@ -444,7 +474,16 @@ def compare(
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler, jobs)
-    sc = load_scenario(_scenario_file(scenario, "compare"))
+    game = _game_named(scenario)
+    if game is not None:
+        sc = _game_scenario(game, question, tuple(variant or ()), setting or (), sweep or ())
+    elif setting or sweep or question:
+        raise InputError(
+            "--set, --grid and --question describe a game's setup (montecarlo compare GAME -v VARIANT "
+            "--set FIELD=VALUE); a scenario file names its own setups"
+        )
+    else:
+        sc = load_scenario(_scenario_file(scenario, "compare"))
     api.check_baseline(sc, baseline, name=COMPARE_FLAGS.get)
     sc = given.apply(sc, baseline)
     if variant and len(sc.variants) < 2:  # the file has more: the selection left only the baseline
@@ -480,11 +519,112 @@ def compare(
     else:
         _print(result, table, shown, show_all, compared.facts)
     if out is not None:  # after the summary: a failed write still leaves the numbers on screen
-        folder = write_report(
-            result, out, command=_command(scenario, out, given), jobs=local_workers(sc, jobs, backend_name)
+        rerun = _command(scenario, out, given) if game is None else _game_command(
+            game, question, setting or (), sweep or (), out, given
         )
+        folder = write_report(result, out, command=rerun, jobs=local_workers(sc, jobs, backend_name))
         if not (quiet or as_json):
             typer.echo(f"wrote {folder}/index.html", err=True)
+
+
+def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...], settings, sweeps):
+    """``compare GAME``'s scenario: the official rules and each --variant, on the --set setup
+    swept over the --grid values."""
+    from montecarlo import api
+
+    if not variants:
+        raise InputError(
+            f"compare {game}: name the house rules to compare with the official rules with -v VARIANT "
+            f"(montecarlo games {game} lists them), or give a scenario file"
+        )
+    setup, grid = {}, {}
+    for text in settings:
+        field, value = _field_value(text, "--set")
+        setup[field] = _typed(value)
+    for text in sweeps:
+        field, values = _field_value(text, "--grid")
+        grid[field] = _swept(values, field)
+    both = sorted(set(setup) & set(grid))
+    if both:
+        raise InputError(f"--set and --grid both give {both[0]}: fix it with --set or sweep it with --grid")
+    try:
+        return api.game_scenario(game, question, variants=list(variants), grid=grid or None, **setup)
+    except InputError as exc:  # the scenario's words ("compare: setup: ...") as the options typed
+        raise InputError(_in_options(str(exc))) from None
+
+
+def _in_options(message: str) -> str:
+    """A scenario's error in the words of ``compare GAME``'s options.
+
+    >>> _in_options("compare: setup: duel setup: attacker is required (a Strength)")
+    '--set: duel setup: attacker is required (a Strength)'
+    >>> _in_options("compare: variants.nope.builtin: unknown variant 'nope'")
+    "-v nope: unknown variant 'nope'"
+    >>> _in_options("compare: grid point defender=9: defender must be ...")
+    '--grid defender=9: defender must be ...'
+    """
+    message = re.sub(r"^compare: variants\.(.+?)\.builtin: ", r"-v \1: ", message)
+    message = re.sub(r"^compare: grid point ", "--grid ", message)
+    for said, flag in (("setup", "--set"), ("question", "--question"), ("grid", "--grid")):
+        message = message.replace(f"compare: {said}: ", f"{flag}: ", 1)
+    return message
+
+
+def _field_value(text: str, flag: str) -> tuple[str, str]:
+    """'attacker=4' -> ('attacker', '4'); a field's dashes read as underscores."""
+    field, equals, value = text.partition("=")
+    field = field.strip().replace("-", "_")
+    if not equals or not field or not value.strip():
+        raise InputError(f"{flag} {text!r}: give FIELD=VALUE, e.g. {flag} attacker=4")
+    return field, value.strip()
+
+
+def _typed(text: str):
+    """A value typed on the command line as a scenario file would hold it: a whole number, a
+    number, true or false, else the text (a legion, a comma-separated list).
+
+    >>> _typed("4"), _typed("0.5"), _typed("True"), _typed("4 regular, bashar")
+    (4, 0.5, True, '4 regular, bashar')
+    """
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _swept(text: str, field: str) -> list:
+    """--grid's values: A..B (whole numbers), else separated by ';' when one holds a comma (a
+    legion), else by ','.
+
+    >>> _swept("1..3", "a"), _swept("3 regular; 4 regular, bashar", "a"), _swept("0,1", "a")
+    ([1, 2, 3], ['3 regular', '4 regular, bashar'], [0, 1])
+    """
+    ends = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", text)
+    if ends:
+        low, high = int(ends.group(1)), int(ends.group(2))
+        if high < low:
+            raise InputError(f"--grid {field}={text}: the range runs down from {low}; give {high}..{low}")
+        return list(range(low, high + 1))
+    items = [item.strip() for item in text.split(";" if ";" in text else ",")]
+    if not all(items):
+        raise InputError(f"--grid {field}={text}: an empty value; separate values by single commas (or ;)")
+    return [_typed(item) for item in items]
+
+
+def _game_command(game: str, question: Optional[str], settings, sweeps, out: Optional[Path],
+                  given: Overrides) -> str:
+    """The command that reruns ``compare GAME`` (its report's rerun line)."""
+    parts = ["montecarlo", "compare", game]
+    parts += ["--question", question] if question else []
+    for flag, texts in (("--set", settings), ("--grid", sweeps)):
+        for text in texts:
+            parts += [flag, text]
+    parts += ["--out", str(out)] if out is not None else []
+    return shlex.join(parts + given.args())
 
 
 def _json(result, table: pl.DataFrame, shown: pl.DataFrame, facts: dict) -> dict:

@@ -1,5 +1,6 @@
 """``montecarlo report``, ``report-all`` and ``compare`` through typer's CliRunner (fake coin game)."""
 
+import html
 import json
 import os
 from pathlib import Path
@@ -269,14 +270,19 @@ def test_report_replaces_its_own_folder_and_report_all_keeps_other_files(tmp_pat
 
 @pytest.mark.parametrize("command", ["compare", "report"])
 def test_a_game_name_where_a_scenario_file_goes_says_what_the_command_reads(command, tmp_path, monkeypatch):
-    """`compare imperium -v ties_split_up` said only "no such scenario file"."""
+    """`compare imperium -v ties_split_up` said only "no such scenario file"; compare now takes a
+    game, with its variants named."""
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, [command, "War_For_Arrakis", "-v", "official"])
+    named = ["-v", "official"] if command == "report" else []
+    result = runner.invoke(app, [command, "War_For_Arrakis", *named])
     assert result.exit_code == 2
     assert result.stderr.strip() == (
         f"error: War_For_Arrakis: a game, not a scenario file: {command} reads a scenario file that "
         "names the setups and variants (see scenarios/war_for_arrakis/ and docs/scenarios.md); "
         "`montecarlo games war-for-arrakis` lists the game's built-in variants"
+    ) if command == "report" else result.stderr.strip() == (
+        "error: compare war-for-arrakis: name the house rules to compare with the official rules with -v "
+        "VARIANT (montecarlo games war-for-arrakis lists them), or give a scenario file"
     )
     (tmp_path / "imperium").write_text('game = "imperium"\n')  # a file of that name is read as one
     assert "a game, not a scenario file" not in runner.invoke(app, [command, "imperium"]).stderr
@@ -524,3 +530,50 @@ def test_report_all_checks_every_checkpoint_before_the_first_report(tmp_path, no
         "checkpoint b-second.checkpoint: not a montecarlo checkpoint",
     )
     assert not out.exists() and (folder / "b-second.checkpoint").read_text() == "my notes"
+
+
+def test_compare_a_game_inline_gives_the_apis_numbers_and_a_report_that_reruns(tmp_path, monkeypatch):
+    """`compare GAME -v VARIANT --set ... --grid ...`: the same comparison as mc.compare with those
+    arguments (same seed, same numbers), and a report whose rerun line is the command."""
+    import montecarlo as mc
+
+    monkeypatch.chdir(tmp_path)
+    args = ["compare", "dune1984", "-v", "ties_favour_defender", "--grid", "attacker=2..4",
+            "--set", "defender=3", "--trials", "4000", "--metric", "attacker_win", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    api = mc.compare("dune1984", variants="ties_favour_defender", grid={"attacker": [2, 3, 4]}, defender=3,
+                     trials=4000, metrics="attacker_win")
+    rows = [row for row in data["rows"] if row["metric"] == "attacker_win"]
+    by_setup = {row["setup"]["attacker"]: row["difference"] for row in rows}
+    expected = {key[0]: value for key, value in api.differences.estimate.items()}
+    assert by_setup == pytest.approx(expected, abs=1e-15) and len(by_setup) == 3
+    out = tmp_path / "house"
+    written = runner.invoke(app, [*args[:-3], "--out", str(out), "-q"])
+    assert written.exit_code == 0, written.output
+    page = (out / "index.html").read_text()
+    assert "ties_favour_defender against official" in page
+    rerun = f"montecarlo compare dune1984 --set defender=3 --grid attacker=2..4 --out {out}"
+    assert rerun in html.unescape(page)
+
+
+TIES = ["dune1984", "-v", "ties_favour_defender"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([*TIES, "--set", "attacker"], "--set 'attacker': give FIELD=VALUE"),
+        ([*TIES, "--set", "attacker=4"], "--set: duel setup: defender is required"),
+        (["dune1984", "-v", "nope", "--set", "attacker=4", "--set", "defender=3"], "-v nope: unknown"),
+        ([*TIES, "--set", "attacker=4", "--grid", "defender=6..1"], "the range runs down from 6; give 1..6"),
+        ([*TIES, "--set", "attacker=4", "--grid", "defender=1,9"], "--grid defender=9: defender must be"),
+        ([*TIES, "--set", "attacker=4", "--grid", "attacker=1,2"], "--set and --grid both give attacker"),
+        (["scenarios/imperium/tie-variants.toml", "--set", "troops=3"], "--set, --grid and --question"),
+    ],
+)
+def test_compare_a_game_inline_refuses_in_the_options_words(args, message):
+    result = runner.invoke(app, ["compare", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
