@@ -762,8 +762,8 @@ def note_idle_variants(answer: Answer) -> None:
     if variants_change_nothing(answer):
         named = " ".join(f"-v {name}" for name in answer.variants)
         typer.echo(
-            f"note: {named} changes no exact value of this setup: these are the official rules' "
-            "numbers here (it may matter in other setups)",
+            f"note: {named} changes no exact value of this setup: the official rules give the same exact "
+            "values here (it may matter in other setups)",
             err=True,
         )
 

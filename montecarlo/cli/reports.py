@@ -196,17 +196,37 @@ def _progress(sc, jobs: Optional[int], quiet: bool, measured: bool = False):
     return ProgressReporter(sc.name, workers, sc.precision is not None)
 
 
-def _game_named(scenario: Path) -> Optional[str]:
-    """The game ``scenario`` names rather than a file (not a file, a ``.toml`` or a path), else None."""
+def _game_named(scenario: Path, folders: bool = False) -> Optional[str]:
+    """The game ``scenario`` names rather than a file (not a file, a ``.toml`` or a path), else
+    None; with ``folders``, a folder of that name (scenarios/imperium) does not hide the game."""
     from montecarlo.registry import canonical_name
 
     text = str(scenario)
-    if scenario.exists() or text.endswith(".toml") or "/" in text:
+    if (scenario.is_file() if folders else scenario.exists()) or text.endswith(".toml") or "/" in text:
         return None
     try:
         return canonical_name(text)
     except InputError:  # not a game either: the usual "no such scenario file"
         return None
+
+
+def _battle_file(scenario: Path) -> Optional[str]:
+    """``scenario`` when it is a battle file (rules as data: a game of its own), else None."""
+    if scenario.suffix != ".toml" or not scenario.is_file():
+        return None
+    import tomllib
+
+    try:
+        data = tomllib.loads(scenario.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None  # the scenario loader says what is wrong with it
+    return str(scenario) if "format" in data and "game" not in data else None
+
+
+def _games() -> list[str]:
+    from montecarlo.registry import list_games
+
+    return list_games()
 
 
 def _scenario_file(scenario: Path, command: str) -> Path:
@@ -409,7 +429,10 @@ def report_all(
 )
 @cli_errors
 def compare(
-    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML) with two or more variants.")],
+    scenario: Annotated[
+        Path, typer.Argument(help="Scenario file (TOML) with two or more variants, or a game (or battle "
+                             "file) with -v VARIANT and --set/--grid.")
+    ],
     baseline: Annotated[
         Optional[str],
         typer.Option(
@@ -474,9 +497,18 @@ def compare(
 
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler, jobs)
-    game = _game_named(scenario)
+    game = _game_named(scenario, folders=True) or _battle_file(scenario)
     if game is not None:
+        if baseline is not None:
+            raise InputError(
+                f"--baseline: compare {scenario} compares each -v variant with the official rules; "
+                "a scenario file can name another baseline"
+            )
         sc = _game_scenario(game, question, tuple(variant or ()), setting or (), sweep or ())
+    elif (setting or sweep or question) and not scenario.is_file():
+        raise InputError(
+            f"{scenario}: no such game or scenario file; games: {', '.join(_games())} (or a battle file)"
+        )
     elif setting or sweep or question:
         raise InputError(
             "--set, --grid and --question describe a game's setup (montecarlo compare GAME -v VARIANT "
@@ -537,13 +569,14 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
             f"compare {game}: name the house rules to compare with the official rules with -v VARIANT "
             f"(montecarlo games {game} lists them), or give a scenario file"
         )
-    setup, grid = {}, {}
-    for text in settings:
-        field, value = _field_value(text, "--set")
-        setup[field] = _typed(value)
-    for text in sweeps:
-        field, values = _field_value(text, "--grid")
-        grid[field] = _swept(values, field)
+    setup: dict = {}
+    grid: dict = {}
+    for flag, texts, into in (("--set", settings, setup), ("--grid", sweeps, grid)):
+        for text in texts:
+            field, value = _field_value(text, flag)
+            if field in into:
+                raise InputError(f"{flag} {field} is given twice; give each field once")
+            into[field] = _typed(value) if flag == "--set" else _swept(value, field)
     both = sorted(set(setup) & set(grid))
     if both:
         raise InputError(f"--set and --grid both give {both[0]}: fix it with --set or sweep it with --grid")
@@ -563,8 +596,9 @@ def _in_options(message: str) -> str:
     >>> _in_options("compare: grid point defender=9: defender must be ...")
     '--grid defender=9: defender must be ...'
     """
-    message = re.sub(r"^compare: variants\.(.+?)\.builtin: ", r"-v \1: ", message)
+    message = re.sub(r"^compare: variants\.(.*?)\.builtin: ", r"-v \1: ", message)
     message = re.sub(r"^compare: grid point ", "--grid ", message)
+    message = re.sub(r"^compare: grid\.(\w+): ", r"--grid \1: ", message)
     for said, flag in (("setup", "--set"), ("question", "--question"), ("grid", "--grid")):
         message = message.replace(f"compare: {said}: ", f"{flag}: ", 1)
     return message
@@ -581,19 +615,25 @@ def _field_value(text: str, flag: str) -> tuple[str, str]:
 
 def _typed(text: str):
     """A value typed on the command line as a scenario file would hold it: a whole number, a
-    number, true or false, else the text (a legion, a comma-separated list).
+    number, true or false, whole numbers separated by commas as a list (a fight's Strengths, the
+    sums of an investment), else the text (a legion, names separated by commas).
 
-    >>> _typed("4"), _typed("0.5"), _typed("True"), _typed("4 regular, bashar")
-    (4, 0.5, True, '4 regular, bashar')
+    >>> _typed("4"), _typed("0.5"), _typed("True"), _typed("3,11"), _typed("4 regular, bashar")
+    (4, 0.5, True, [3, 11], '4 regular, bashar')
     """
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
+    if re.fullmatch(r"\s*-?\d+(\s*,\s*-?\d+)+\s*", text):
+        return [int(part) for part in text.split(",")]
     for kind in (int, float):
         try:
             return kind(text)
         except ValueError:
             pass
     return text
+
+
+MAX_RANGE = 10_000  # values of one --grid range (a grid of millions is refused later, but slowly)
 
 
 def _swept(text: str, field: str) -> list:
@@ -608,6 +648,8 @@ def _swept(text: str, field: str) -> list:
         low, high = int(ends.group(1)), int(ends.group(2))
         if high < low:
             raise InputError(f"--grid {field}={text}: the range runs down from {low}; give {high}..{low}")
+        if high - low >= MAX_RANGE:
+            raise InputError(f"--grid {field}={text}: {high - low + 1:,} values; a range holds {MAX_RANGE:,}")
         return list(range(low, high + 1))
     items = [item.strip() for item in text.split(";" if ";" in text else ",")]
     if not all(items):
@@ -644,6 +686,7 @@ def _json(result, table: pl.DataFrame, shown: pl.DataFrame, facts: dict) -> dict
         "trials": sc.trials,  # the scenario's: a precision run's first batch
         "trials_min": min(table["trials"].to_list()),  # what ran, per setup, as report.json says
         "trials_max": max(table["trials"].to_list()),
+        "fixed_setup": {k: to_plain(v) for k, v in sc.setup.items()},  # beside each row's grid values
         "baseline": result.baseline,
         "variants": [v.name for v in result.variants],
         "rules": {v.name: to_plain(v.rules) for v in result.variants},

@@ -12,6 +12,7 @@ from montecarlo import registry
 from montecarlo.cli import app
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
 
 COIN = """
 title = "{title}"
@@ -571,9 +572,35 @@ TIES = ["dune1984", "-v", "ties_favour_defender"]
         ([*TIES, "--set", "attacker=4", "--grid", "defender=1,9"], "--grid defender=9: defender must be"),
         ([*TIES, "--set", "attacker=4", "--grid", "attacker=1,2"], "--set and --grid both give attacker"),
         (["scenarios/imperium/tie-variants.toml", "--set", "troops=3"], "--set, --grid and --question"),
+        ([*TIES, "--set", "attacker=4", "--set", "defender=5", "--baseline", "official"], "--baseline"),
+        ([*TIES, "--set", "attacker=4", "--set", "attacker=5"], "--set attacker is given twice"),
+        (["nosuchgame", "-v", "x", "--set", "a=1"], "nosuchgame: no such game or scenario file; games:"),
+        (["dune1984", "-v", "", "--set", "attacker=4", "--set", "defender=5"], "-v : unknown variant ''"),
+        ([*TIES, "--set", "attacker=4", "--grid", "defender=1..3000000"], "3,000,000 values; a range holds"),
+        ([*TIES, "--set", "attacker=4", "--grid", "defender=1,1"], "--grid defender: expected distinct"),
     ],
 )
 def test_compare_a_game_inline_refuses_in_the_options_words(args, message):
     result = runner.invoke(app, ["compare", *args])
     assert result.exit_code == 2, result.output
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_compare_inline_takes_battle_files_list_values_and_a_game_beside_its_folder(tmp_path, monkeypatch):
+    """A battle file is a game too; "3,11" is a list (an investment's sums); a folder named like
+    the game (scenarios/imperium) does not hide it."""
+    risk = str(ROOT / "scenarios" / "games" / "risk.toml")
+    for args in (
+        [risk, "-v", "ties_to_attacker", "--set", "attackers=3", "--set", "defenders=3"],
+        ["dune1984", "--question", "invest", "-v", "guile_check_d8", "--set", "sums=3,11",
+         "--set", "payout=3"],
+    ):
+        result = runner.invoke(app, ["compare", *args, "-n", "2000", "--json"])
+        assert result.exit_code == 0, (args, result.output)
+        assert json.loads(result.stdout)["rows"]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "imperium").mkdir()
+    args = ["compare", "imperium", "-v", "ties_split_up", "--set", "troops=2,2", "-n", "2000", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["fixed_setup"] == {"troops": [2, 2]}
