@@ -44,6 +44,8 @@ from montecarlo.progress import trial_bar
 from montecarlo.validate import first_repeated
 
 ESTIMATE_ABOVE_SECONDS = 60.0  # runs projected to last longer say so up front
+ESTIMATE_AGAIN_SECONDS = 3.0  # a shorter projection is looked at again after this long ...
+ESTIMATE_UNTIL_SHARE = 0.25  # ... until this share of the trials is done
 
 
 @dataclass
@@ -217,6 +219,7 @@ class ProgressReporter:
         self.task = None
         self.first: Optional[tuple[float, int]] = None  # (time, done) at the first finished chunk
         self.estimated = False
+        self.next_look = 0.0  # when the projection is looked at next
         self.messages: list[str] = []
 
     def __call__(self, done: int, total: int) -> None:
@@ -230,11 +233,16 @@ class ProgressReporter:
             self.first is not None
             and not self.estimated
             and now - self.first[0] >= 0.5
+            and now >= self.next_look
             and done > self.first[1]
         ):
-            self.estimated = True
+            # a grid runs its setups in order, often the small ones first: a short projection is
+            # looked at again every few seconds until a quarter of the trials are done
+            self.next_look = now + ESTIMATE_AGAIN_SECONDS
+            self.estimated = done >= total * ESTIMATE_UNTIL_SHARE
             seconds = (total - done) * (now - self.first[0]) / (done - self.first[1])
             if seconds > ESTIMATE_ABOVE_SECONDS:
+                self.estimated = True
                 self._say(
                     f"estimated time: about {_duration(seconds)} for {total:,} trials on {self.workers} "
                     f"worker(s); --precision 0.001 stops as soon as every probability is known to "

@@ -242,6 +242,45 @@ def test_no_estimate_while_nothing_more_is_done(monkeypatch):
     assert stream.getvalue().startswith("estimated time: about ")
 
 
+def test_a_grid_whose_first_setups_are_quick_is_estimated_again_once_and_said_once(monkeypatch):
+    """A grid often runs its small setups first: a projection under a minute is looked at again
+    every ESTIMATE_AGAIN_SECONDS until a quarter is done, and the first one over a minute is said,
+    once; after a quarter, nothing more."""
+    import io
+
+    from montecarlo.cli import common
+
+    clock = [0.0]
+    monkeypatch.setattr(common.time, "perf_counter", lambda: clock[0])
+    stream = io.StringIO()
+    reporter = common.ProgressReporter("x", 2, precision=False, stream=stream)
+    total = 1000
+
+    def at(seconds, done):
+        clock[0] = seconds
+        reporter(done, total)
+
+    at(0.0, 1)
+    at(1.0, 100)  # 9 s left at this pace: nothing said
+    at(2.0, 110)  # too soon to look again
+    assert stream.getvalue() == ""
+    at(4.5, 120)  # 4.5 s for 119: about 33 s left, still under a minute
+    at(8.0, 125)  # looked at again: 8 s for 124 trials, about 56 s left
+    assert stream.getvalue() == ""
+    at(12.0, 126)  # 12 s for 125: about 84 s left: said
+    assert stream.getvalue().count("estimated time: about ") == 1
+    at(20.0, 127)
+    assert stream.getvalue().count("estimated time") == 1  # once
+    quick = common.ProgressReporter("y", 2, precision=False, stream=io.StringIO())
+    clock[0] = 0.0
+    quick(1, total)
+    clock[0] = 1.0
+    quick(300, total)  # a quarter done, under a minute: never looked at again
+    clock[0] = 100.0
+    quick(301, total)
+    assert quick.stream.getvalue() == "" and quick.estimated
+
+
 @pytest.mark.parametrize("columns", [120, 50])  # the table, and two lines a metric on a narrow screen
 def test_a_colour_terminal_shows_numbers_and_the_footer_without_rich_guessing_colours(monkeypatch, columns):
     """rich colours whatever looks like a number or a path unless told not to: on a colour
