@@ -317,6 +317,9 @@ def write_index(
     return out / "index.html"
 
 
+NO_FILE = "none (built on a command line or in Python)"  # the run facts' file of such a scenario
+
+
 def default_command(result: ScenarioResult) -> str:
     sc = result.scenario
     return f"montecarlo report {sc.path}" if sc.path else "(scenario given in Python; no file to rerun)"
@@ -341,7 +344,7 @@ def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None
     grid = " × ".join(f"{k} ({len(v)})" for k, v in sc.grid.items()) or "one setup"
     return {
         "scenario": sc.name,
-        "file": str(sc.path) if sc.path else None,
+        "file": str(sc.path) if sc.path else NO_FILE,
         "game": f"{sc.game.title} ({sc.game.name})",
         "question": f"{sc.question.name}: {sc.question.description}",
         "seed": sc.seed,

@@ -1054,7 +1054,7 @@ def test_the_run_facts_name_the_file_the_fixed_setup_and_how_the_seed_is_used(re
     facts = header_facts(result, "cmd")
     one_variant = header_facts(small_result(), "cmd")
     assert facts["file"] == str(result.scenario.path) and facts["file"].endswith("coin-odds.toml")
-    assert one_variant["file"] is None
+    assert one_variant["file"] == "none (built on a command line or in Python)"
     assert facts["grid"] == "flips (3) × need (2) × tags (2) = 12 setups"
     assert facts["fixed setup"] == "none"
     seed_use = "the same seed for every setup (chunk i of a run draws from stream i of the seed)"
