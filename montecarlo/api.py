@@ -608,9 +608,10 @@ def advise(
     inputs = {k: v for k, v in setup.items() if k in q.advise_inputs}
     values = {k: v for k, v in setup.items() if k not in q.advise_inputs}
     checked = q.setup({**q.advise_defaults, **values})
-    table = q.advise(g.rules(names, rules), checked, inputs)
+    played = g.rules(names, rules)
+    table = q.advise(played, checked, inputs)
     facts = {"game": g.name, "question": q.name, "variants": list(names),
-             "rules": to_plain(g.rules(names, rules)), "setup": to_plain(checked),
+             "rules": to_plain(played), "setup": to_plain(checked),
              "inputs": {k: _show(v) for k, v in inputs.items()}, "version": _version()}
     where = ", ".join(f"{k}={_show(v)}" for k, v in setup.items())
     return Advice(f"{g.name} {q.name} advice" + (f": {where}" if where else ""), table, facts)

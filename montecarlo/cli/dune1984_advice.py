@@ -69,9 +69,6 @@ def advise(
 
     variants = tuple(variant or ())
     check_edges(variants, None, None, None, None)  # a variant named twice
-    key = "".join(side.lower().split())
-    if key not in ("attacker", "defender"):
-        raise InputError(f"--side must be attacker or defender, got {side!r}")
     game = get_game("dune1984")
     for name in variants:
         if name in game.variants and "designation" in game.variants[name]:
@@ -91,9 +88,8 @@ def advise(
         }
     )
     warn_same_house(setup)
-    advice = solve_advice(rules, setup, key)
-    own = 0 if key == "attacker" else 1
-    labels = (setup.attacker, setup.defender)
+    advice = solve_advice(rules, setup, side)
+    key = advice.side
     if json_out:
         typer.echo(
             json.dumps(
@@ -126,7 +122,7 @@ def advise(
             )
         )
         return
-    other = ("attacker", "defender")[1 - own]
+    other = "defender" if key == "attacker" else "attacker"
     more = ", fight to the last" if rules.fight_to_last else ""
     more += "; a lost round sets aside 1 die" if rules.set_aside_die else ""
     say(f"Best play for the {key}: {_title('fight', setup).removeprefix('Dune (1984) fight: ')}{more}")
@@ -136,7 +132,6 @@ def advise(
         f"designating its weakest first, {advice.strongest_first:.{digits}f} its strongest first "
         f"(the {other} designates its weakest first)"
     )
-    poison = any("poison" in kit for kit in (setup.attacker_equipment, setup.defender_equipment))
     if not advice.decisions:
         why = _why(rules, setup, key)
         say(f"\nNo choice matters: every character left is worth the same at every choice{why}.")
@@ -151,7 +146,7 @@ def advise(
         say(f"\nEach time the designated character falls (P({key} wins) from there):")
         shown = SHOWN if limit is None else limit
         for d in later[:shown]:
-            where = situation(labels[own], d, rules.set_aside_die, poison)
+            where = situation(setup, key, d, rules.set_aside_die)
             say(f"  With {where}, designate {_option(setup, key, d)}.")
         if len(later) > shown:
             left = len(later) - shown

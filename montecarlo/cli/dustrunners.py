@@ -411,8 +411,6 @@ def advise(
     })
     game = get_game("dustrunners")
     setup = game.question("combat").setup(values)
-    if setup.ammo == 0:
-        raise InputError("advise: with no ammo there is no choice of ammo to make")
     rules = game.rules(variants)
     advice = solve_advice(rules, setup, enemy_health, seen or "")
     what = "win" if advice.objective == "win" else f"expected {advice.objective}"

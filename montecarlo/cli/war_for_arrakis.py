@@ -505,7 +505,9 @@ def advise(
         montecarlo war-for-arrakis advise -a "2 regular, Rabban, Baron" -d "2 regular"
     """
     from montecarlo.engine.decisions import as_good
-    from montecarlo.games.war_for_arrakis.battle import advise as solve_advice, check_best_alone
+    from montecarlo.games.war_for_arrakis.battle import (
+        advise as solve_advice, check_best_alone, objective_words,
+    )
     from montecarlo.registry import get_game
 
     check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
@@ -552,7 +554,7 @@ def advise(
             )
         )
         return
-    what = "P(attacker wins)" if advice.objective == "win" else f"expected {advice.objective}"
+    what = objective_words(advice.objective)
     where = f" in a rank-{setup.settlement} settlement" if setup.settlement else ""
     say(f"Best play for {setup.attacker} attacking {setup.defender}{where} (exact, {what})")
     places = decimals_apart([advice.value, advice.fixed])

@@ -164,13 +164,18 @@ def test_twins_and_fights_to_the_last_leave_nothing_to_choose():
 
 
 def test_named_characters_of_one_strength_stay_apart_plain_ones_do_not():
-    named = advice_module._kinds(FightSetup(["Paul", "Chani"], [5]), 0)
-    plain = advice_module._kinds(FightSetup([4, 4], [5]), 0)
-    other_guile = advice_module._kinds(FightSetup([4, 4], [5], attacker_guile=[3, 4]), 0)
-    assert advice_module._first_of_kind(1, (4, 4), named)
-    assert not advice_module._first_of_kind(1, (4, 4), plain)
-    assert advice_module._first_of_kind(1, (4, 4), other_guile)  # Guile matters against Poison
-    assert advice_module._first_of_kind(1, (3, 4), plain)
+    named = FightSetup(["Paul", "Chani"], [5])
+    plain = FightSetup([4, 4], [5])
+    other_guile = FightSetup([4, 4], [5], attacker_guile=[3, 4])
+
+    def first_of_kind(setup, i, strengths):  # the option a character stands for is itself
+        return advice_module._alike(setup, "attacker", i, strengths)[0] == i
+
+    assert first_of_kind(named, 1, (4, 4))
+    assert not first_of_kind(plain, 1, (4, 4))
+    assert first_of_kind(other_guile, 1, (4, 4))  # Guile matters against Poison
+    assert first_of_kind(plain, 1, (3, 4))
+    assert advice_module._alike(plain, "attacker", 1, (4, 4)) == [0, 1]
 
 
 def test_refusals():

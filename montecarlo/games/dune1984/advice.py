@@ -64,11 +64,12 @@ def advise(rules: Rules, setup: FightSetup, side: str = "attacker") -> FightAdvi
     weakest first, as under best play), so it must be the default, ``weakest_first``.
 
     Raises:
-        InputError: ``side`` is neither side, it fights with one character (nothing to choose), or
-            the rules set the designation.
+        InputError: ``side`` is neither side (case and spaces aside), it fights with one character
+            (nothing to choose), or the rules set the designation.
     """
+    given, side = side, "".join(side.lower().split()) if isinstance(side, str) else side
     if side not in SIDES:
-        raise InputError(f"side must be attacker or defender, got {side!r}")
+        raise InputError(f"side must be attacker or defender, got {given!r}")
     if not isinstance(setup, FightSetup):
         raise InputError("advice is for fights (FightSetup): a duel has nothing to choose")
     if rules.designation != "weakest_first":
@@ -85,7 +86,6 @@ def advise(rules: Rules, setup: FightSetup, side: str = "attacker") -> FightAdvi
     objective = fight_objective(ctx)
     fixed = [evaluate(rule, start, objective, _always(strongest)) for strongest in (False, True)]
     own = SIDES.index(side)
-    kinds = _kinds(setup, own)
     decisions: dict[tuple, Designation] = {}
     seen, alike = set(), 0
     for state, chosen in solution.policy.items():
@@ -94,9 +94,9 @@ def advise(rules: Rules, setup: FightSetup, side: str = "attacker") -> FightAdvi
             continue  # the same choice, seen in another state (only Poison's past differs)
         seen.add(key)
         options = {option_index(name): v for name, v in solution.option_values(state).items()}
-        options = {i: v for i, v in options.items() if _first_of_kind(i, state.strengths[own], kinds)}
+        options = {i: v for i, v in options.items() if _alike(setup, side, i, state.strengths[own])[0] == i}
         choice = option_index(chosen)
-        if not _first_of_kind(choice, state.strengths[own], kinds):  # a twin of a character listed first
+        if _alike(setup, side, choice, state.strengths[own])[0] != choice:  # a twin of one listed first
             choice = next(i for i in options if as_good(options[i], options[choice]))
         if all(as_good(v, options[choice]) for v in options.values()):
             alike += 1
@@ -125,19 +125,15 @@ def _always(strongest: bool):
     return policy
 
 
-def _kinds(setup: FightSetup, side: int) -> tuple[tuple, ...]:
-    """Per character of ``side``: what tells it apart besides its Strength (its name, or its
-    Guile where Poison is in the fight; plain Strengths of one Guile are interchangeable)."""
-    labels = getattr(setup, SIDES[side])
-    guiles = getattr(setup, f"{SIDES[side]}_guile")
-    return tuple((label, None) if isinstance(label, str) else (None, g) for label, g in zip(labels, guiles))
-
-
-def _first_of_kind(i: int, strengths: tuple[int, ...], kinds: tuple[tuple, ...]) -> bool:
-    """Character ``i`` is the first listed of the living characters just like it."""
-    if kinds[i][0] is not None:
-        return True  # a named character is one of a kind
-    return not any(strengths[j] == strengths[i] and kinds[j] == kinds[i] for j in range(i))
+def _alike(setup: FightSetup, side: str, i: int, strengths: tuple[int, ...]) -> list[int]:
+    """The characters of ``side`` just like character ``i`` (itself included), in listed order:
+    plain Strengths of its Strength and Guile, which one option stands for; a named character is
+    one of a kind."""
+    labels, guiles = getattr(setup, side), getattr(setup, f"{side}_guile")
+    if isinstance(labels[i], str):
+        return [i]
+    return [j for j, label in enumerate(labels)
+            if not isinstance(label, str) and strengths[j] == strengths[i] and guiles[j] == guiles[i]]
 
 
 def _seen_as(state: FightState, own: int) -> tuple:
@@ -160,15 +156,17 @@ def option_label(setup: FightSetup, side: str, i: int, strengths: tuple[int, ...
     if isinstance(labels[i], str):
         return f"{labels[i]} (Strength {strengths[i]})"
     plain = [j for j, label in enumerate(labels) if not isinstance(label, str)]
-    alike = [str(j + 1) for j in plain if strengths[j] == strengths[i] and guiles[j] == guiles[i]]
-    who = "character " + (" or ".join([", ".join(alike[:-1]), alike[-1]]) if len(alike) > 1 else str(i + 1))
+    alike = [str(j + 1) for j in _alike(setup, side, i, strengths)]
+    who = "character " + (" or ".join([", ".join(alike[:-1]), alike[-1]]) if len(alike) > 1 else alike[0])
     guile = f", Guile {guiles[i]}" if len({guiles[j] for j in plain}) > 1 else ""
     return f"{who} (Strength {strengths[i]}{guile})"
 
 
-def situation(labels: tuple, d: Designation, set_aside: bool, poison: bool) -> str:
+def situation(setup: FightSetup, side: str, d: Designation, set_aside: bool) -> str:
     """Where a choice after a fall is made: 'your 4 + 3 left against their 2', with the dice in
     play under set_aside_die and the Poison cards not yet used where Poison is in the fight."""
+    labels = getattr(setup, side)
+    poison = any("poison" in kit for kit in (setup.attacker_equipment, setup.defender_equipment))
     own = " + ".join(
         f"{labels[i]} {v}" if isinstance(labels[i], str) else str(v) for i, v in enumerate(d.own) if v
     )
@@ -184,14 +182,11 @@ def situation(labels: tuple, d: Designation, set_aside: bool, poison: bool) -> s
 
 def advice_table(rules: Rules, setup: FightSetup, inputs: Mapping[str, Any]) -> AdviceTable:
     """:func:`advise` as the fight question's advice (``inputs``: ``side``, default attacker)."""
-    side = inputs.get("side", "attacker")
-    side = "".join(side.lower().split()) if isinstance(side, str) else side
-    advice = advise(rules, setup, side)
-    labels = getattr(setup, side)
-    poison = any("poison" in kit for kit in (setup.attacker_equipment, setup.defender_equipment))
+    advice = advise(rules, setup, inputs.get("side", "attacker"))
+    side = advice.side
     rows = tuple(
         AdviceRow(
-            "at the start" if d.at_start else situation(labels, d, rules.set_aside_die, poison),
+            "at the start" if d.at_start else situation(setup, side, d, rules.set_aside_die),
             option_label(setup, side, i, d.own), v, i == d.choice,
         )
         for d in advice.decisions

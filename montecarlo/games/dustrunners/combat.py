@@ -1859,6 +1859,8 @@ def advise(rules: Rules, setup: CombatSetup, enemy_health: int, seen: Any = ()) 
     objective (``win`` by default); no attack has been made yet (the turn limit counts from now).
     """
     whole("enemy_health", enemy_health, 1, MAX_HEALTH)
+    if setup.ammo == 0:
+        raise InputError("advise: with no ammo there is no choice of ammo to make")
     setup = dataclasses.replace(setup, policy="best", objective=setup.objective or "win")
     if setup.deck.size > MAX_EXACT_CARDS:
         raise InputError(f"advise needs the exact solve: the deck has {setup.deck.size} cards, the exact "
@@ -1886,8 +1888,6 @@ def advice_table(rules: Rules, setup: CombatSetup, inputs: Mapping[str, Any]) ->
     ``seen``): your attack now, one row per ammo choice, best first."""
     if "enemy_health" not in inputs:
         raise InputError("advice needs enemy_health: the enemy's health now")
-    if setup.ammo == 0:
-        raise InputError("advice: with no ammo there is no choice of ammo to make")
     if setup.policy != "best" or rules.ammo_policy not in ("", "best"):
         fixed = rules.ammo_policy if rules.ammo_policy not in ("", "best") else setup.policy
         raise InputError(f"ammo policy {fixed}: advice plays best play's ammo itself; leave out the policy")

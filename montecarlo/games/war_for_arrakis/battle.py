@@ -1369,8 +1369,13 @@ def advice_table(rules: Rules, setup: BattleSetup, inputs: Mapping[str, Any]) ->
         )
         rows += [AdviceRow(where, name, v, name == d.choice)
                  for name, v in sorted(d.values.items(), key=lambda nv: (nv[0] != d.choice, -nv[1]))]
-    what = "P(attacker wins)" if advice.objective == "win" else f"expected {advice.objective}"
-    return AdviceTable(what, advice.value, {"until_destroyed": advice.fixed}, tuple(rows))
+    return AdviceTable(objective_words(advice.objective), advice.value, {"until_destroyed": advice.fixed},
+                       tuple(rows))
+
+
+def objective_words(objective: str) -> str:
+    """What the advice's values are: ``"P(attacker wins)"`` or ``"expected trade:2"``."""
+    return "P(attacker wins)" if objective == "win" else f"expected {objective}"
 
 
 def _units_text(counts: tuple[int, int, int], legion: Legion) -> str:
