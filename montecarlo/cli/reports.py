@@ -223,12 +223,6 @@ def _battle_file(scenario: Path) -> Optional[str]:
     return str(scenario) if "format" in data and "game" not in data else None
 
 
-def _games() -> list[str]:
-    from montecarlo.registry import list_games
-
-    return list_games()
-
-
 def _scenario_file(scenario: Path, command: str) -> Path:
     """``scenario``, unless it names a game rather than a file: then one line that says what
     the command reads and where a game's variants are ("no such scenario file" did not)."""
@@ -506,8 +500,10 @@ def compare(
             )
         sc = _game_scenario(game, question, tuple(variant or ()), setting or (), sweep or ())
     elif (setting or sweep or question) and not scenario.is_file():
+        from montecarlo.registry import list_games
+
         raise InputError(
-            f"{scenario}: no such game or scenario file; games: {', '.join(_games())} (or a battle file)"
+            f"{scenario}: no such game or scenario file; games: {', '.join(list_games())} (or a battle file)"
         )
     elif setting or sweep or question:
         raise InputError(

@@ -661,16 +661,28 @@ def _remove_stale_registers(folder: str) -> None:
     import glob
     import shutil
 
-    if os.name == "nt":  # os.kill would end the process there
-        return
     for path in glob.glob(os.path.join(glob.escape(folder), f"{REGISTER_PREFIX}*-*")):
         try:
             pid = int(os.path.basename(path)[len(REGISTER_PREFIX):].split("-", 1)[0])
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            shutil.rmtree(path, ignore_errors=True)
-        except (ValueError, OSError, OverflowError):  # not ours, another user's, or running
+        except ValueError:  # not ours
             continue
+        if not process_runs(pid):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def process_runs(pid: int) -> bool:
+    """Whether process ``pid`` runs (a process of another user counts as running; on Windows,
+    where ``os.kill`` would end it, every process does): a folder a process of this host marked
+    as its own is left where it may still be at work."""
+    if os.name == "nt":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
 
 
 def _remove(register: str) -> None:

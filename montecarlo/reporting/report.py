@@ -33,6 +33,7 @@ from typing import Any, Iterable, Sequence
 
 import polars as pl
 
+from montecarlo.engine.runner import process_runs as _running
 from montecarlo.errors import InputError, unusable_path
 from montecarlo.games.base import to_plain
 from montecarlo.reporting import plots as plotting
@@ -586,20 +587,6 @@ def _remove_stale_partials(out: Path) -> None:
             continue
         if host == socket.gethostname() and not _running(pid):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _running(pid: int) -> bool:
-    """Whether process ``pid`` runs (a process of another user counts as running; on Windows,
-    where ``os.kill`` would end it, every process does)."""
-    if os.name == "nt":
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return True
-    return True
 
 
 def _blocks(
