@@ -283,51 +283,47 @@ def _heatmap(
         if not panels:
             return None
     width, height = min(1.2 + 0.62 * len(xs), MAX_LINE_WIDTH), 1.0 + 0.45 * len(ys)
-    if len(panels) == len(variants) * len(facets):
+    every = len(panels) == len(variants) * len(facets)
+    if every:
         fig, axes = _figure(len(variants), len(facets), width, height)
     else:  # panels left out: the others in reading order, wrapped to the page
         fig, axes = _figure(1, len(panels), width, height)
     cell_pt = _points_on_page(fig, CELL_TEXT_PX)
     image = None
-    shown = iter(ax for row in axes for ax in row)
-    for variant in variants:
-        for facet in facets:
-            if (variant, facet) not in panels:
+    for (variant, facet), ax in zip(panels, (ax for row in axes for ax in row)):
+        sub = _where(df, {"variant": variant, spec.facet: facet})
+        cells = {(row[spec.y], row[spec.x]): row for row in sub.iter_rows(named=True)}
+        grid = np.array([[_num(cells.get((y, x), {}).get("estimate")) for x in xs] for y in ys])
+        image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto")
+        for (i, j), v in np.ndenumerate(grid):
+            if math.isnan(v):
+                ax.text(j, i, "n/a", ha="center", va="center", fontsize=cell_pt, color="#555555")
                 continue
-            ax = next(shown)
-            sub = _where(df, {"variant": variant, spec.facet: facet})
-            cells = {(row[spec.y], row[spec.x]): row for row in sub.iter_rows(named=True)}
-            grid = np.array([[_num(cells.get((y, x), {}).get("estimate")) for x in xs] for y in ys])
-            image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto")
-            for (i, j), v in np.ndenumerate(grid):
-                if math.isnan(v):
-                    ax.text(j, i, "n/a", ha="center", va="center", fontsize=cell_pt, color="#555555")
-                    continue
-                colour = text_colour(cmap(norm(v)))
-                text = _cell_number(v, 3 if prob else 2, diff)  # 4.8e-5, not 0.000
-                if diff:
-                    row = cells[ys[i], xs[j]]
-                    text = "=" if row["status"] == "identical" else text + ("*" if row["significant"] else "")
-                ax.text(
-                    j,
-                    i,
-                    text,
-                    ha="center",
-                    va="center",
-                    fontsize=cell_pt,
-                    color=colour,
-                )
-            _xticks(ax, xs)
-            ax.set_yticks(range(len(ys)), [str(y) for y in ys])
-            ax.set_xlabel(field_words(spec.x))
-            ax.set_ylabel(field_words(spec.y))
-            name = f"{variant} − {baseline}" if diff else variant if len(variants) > 1 else None
-            ax.set_title(_panel(name, spec.facet, facet), fontsize=9)
+            colour = text_colour(cmap(norm(v)))
+            text = _cell_number(v, 3 if prob else 2, diff)  # 4.8e-5, not 0.000
+            if diff:
+                row = cells[ys[i], xs[j]]
+                text = "=" if row["status"] == "identical" else text + ("*" if row["significant"] else "")
+            ax.text(
+                j,
+                i,
+                text,
+                ha="center",
+                va="center",
+                fontsize=cell_pt,
+                color=colour,
+            )
+        _xticks(ax, xs)
+        ax.set_yticks(range(len(ys)), [str(y) for y in ys])
+        ax.set_xlabel(field_words(spec.x))
+        ax.set_ylabel(field_words(spec.y))
+        name = f"{variant} − {baseline}" if diff else variant if len(variants) > 1 else None
+        ax.set_title(_panel(name, spec.facet, facet), fontsize=9)
     label = words(sc, spec.metric) + (f": variant − {baseline}" if diff else "")
     fig.colorbar(image, ax=[ax for row in axes for ax in row], shrink=0.8, label=_wrap(label, 40))
     what = f"{_cap(words(sc, spec.metric))}\nby {field_words(spec.y)} and {field_words(spec.x)}"
     if diff:
-        left_out = "; panels with no difference left out" if len(panels) < len(variants) * len(facets) else ""
+        left_out = "" if every else "; panels with no difference left out"
         what = (f"{_cap(words(sc, spec.metric))}: difference from {baseline}\nby {field_words(spec.y)} and "
                 f"{field_words(spec.x)}\n* significant after Holm; = identical in every trial{left_out}")
     fig.suptitle(_title(spec, sc, what, fixed))
