@@ -258,6 +258,10 @@ def test_best_play_with_nothing_to_choose_is_refused_for_one_setup_as_the_cli_re
     with pytest.raises(InputError) as err:
         mc.odds(trials=100, **kwargs)
     assert str(err.value) == message
+    variants = kwargs.pop("variants", ["official"])
+    with pytest.raises(InputError) as err:  # a comparison of one setup checks each arm the same
+        mc.compare(kwargs.pop("game"), trials=100, variants=variants, **kwargs)
+    assert str(err.value) == message
     fight = mc.odds("dune1984", "fight", attacker=[3, 2], defender=[4], variants=["best_play"], trials=100)
     assert fight.facts["variants"] == ["best_play"]
     table = mc.table("dune1984", grid={"attacker": [1, 2]}, defender=1, variants=["best_play"], trials=100)

@@ -579,7 +579,23 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
     try:
         return api.game_scenario(game, question, variants=list(variants), grid=grid or None, **setup)
     except InputError as exc:  # the scenario's words ("compare: setup: ...") as the options typed
-        raise InputError(_in_options(str(exc))) from None
+        message = _in_options(str(exc))
+        if question is None and message.startswith(("--set", "--grid")):
+            message += _other_questions(game)
+        raise InputError(message) from None
+
+
+def _other_questions(game: str) -> str:
+    """The hint after a setup refused by the game's first question, where it has others: the
+    setup may be another question's (``--set attacker=4,2`` is a Dune fight, not a duel)."""
+    from montecarlo.analysis import resolve
+
+    try:
+        g, q = resolve(game, None)
+    except InputError:
+        return ""
+    others = [name for name in g.questions if name != q.name]
+    return f" (asking the question {q.name}; --question picks {', '.join(others)})" if others else ""
 
 
 def _in_options(message: str) -> str:
@@ -761,7 +777,10 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
             min_width=5 if left else None,
         )
     lines = []
-    for row in comparison_summary(shown).iter_rows(named=True):
+    # a metric that applies to no setup (an objective nobody asked for) has nothing to show;
+    # the caption counts it among the not applicable
+    summed = comparison_summary(shown).filter((pl.col("tests") > 0) | (pl.col("identical") > 0))
+    for row in summed.iter_rows(named=True):
         low, mean, high = (fmt(row[f"{k}_difference"], 4, signed=True) for k in ("min", "mean", "max"))
         counts = (f"{row['significant']} of {row['tests']}", str(row["identical"]),
                   str(row["not_applicable"]))

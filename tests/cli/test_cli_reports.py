@@ -578,12 +578,32 @@ TIES = ["dune1984", "-v", "ties_favour_defender"]
         (["dune1984", "-v", "", "--set", "attacker=4", "--set", "defender=5"], "-v : unknown variant ''"),
         ([*TIES, "--set", "attacker=4", "--grid", "defender=1..3000000"], "3,000,000 values; a range holds"),
         ([*TIES, "--set", "attacker=4", "--grid", "defender=1,1"], "--grid defender: expected distinct"),
+        # as odds refuses it: best play with one character to designate is the fixed policy's odds
+        (["dune1984", "-v", "best_play", "--set", "attacker=4", "--set", "defender=5"],
+         "best play: the attacker fights with one character"),
+        # two Strengths are a fight, which the first question (a duel) cannot take: say so
+        (["dune1984", "-v", "fight_to_last", "--set", "attacker=4,2", "--set", "defender=5"],
+         "got [4, 2] (asking the question duel; --question picks fight, guile, reach, invest)"),
     ],
 )
 def test_compare_a_game_inline_refuses_in_the_options_words(args, message):
     result = runner.invoke(app, ["compare", *args])
     assert result.exit_code == 2, result.output
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_compare_leaves_out_of_its_summary_a_metric_that_applies_to_no_setup():
+    """A War for Arrakis battle reports its objective only where the setup asks for one: with
+    none asked, the summary has no row of it (it read "objective ... n/a 1"), the caption counts it."""
+    args = ["compare", "war-for-arrakis", "-v", "best_play", "--set", "attacker=2 regular",
+            "--set", "defender=1 regular", "-n", "2000", "-q"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "attacker_win" in result.stdout and "objective" not in result.stdout
+    assert "1 not applicable" in " ".join(result.stdout.split())
+    asked = runner.invoke(app, [*args, "--set", "objective=trade:1"])
+    assert asked.exit_code == 0, asked.output
+    assert "│ objective" in asked.stdout
 
 
 def test_compare_inline_takes_battle_files_list_values_and_a_game_beside_its_folder(tmp_path, monkeypatch):
