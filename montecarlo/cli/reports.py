@@ -30,7 +30,7 @@ from montecarlo.cli.common import (
     wrapped,
 )
 from montecarlo.cli.common import console as stdout_console
-from montecarlo.errors import InputError, ScenarioError, unusable_path
+from montecarlo.errors import InputError, MonteCarloError, ScenarioError, unusable_path
 
 # The root (montecarlo.cli) loads these commands from this app when one of them is run.
 app = typer.Typer()
@@ -581,21 +581,27 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
     except InputError as exc:  # the scenario's words ("compare: setup: ...") as the options typed
         message = _in_options(str(exc))
         if question is None and message.startswith(("--set", "--grid")):
-            message += _other_questions(game)
+            message += _other_question(game, {**setup, **{k: v[0] for k, v in grid.items()}})
         raise InputError(message) from None
 
 
-def _other_questions(game: str) -> str:
-    """The hint after a setup refused by the game's first question, where it has others: the
-    setup may be another question's (``--set attacker=4,2`` is a Dune fight, not a duel)."""
+def _other_question(game: str, setup: dict) -> str:
+    """The hint after a setup refused by the game's first question that another question takes
+    (``--set attacker=4,2`` is a Dune fight, not a duel), else nothing."""
     from montecarlo.analysis import resolve
 
     try:
-        g, q = resolve(game, None)
+        g, first = resolve(game, None)
     except InputError:
         return ""
-    others = [name for name in g.questions if name != q.name]
-    return f" (asking the question {q.name}; --question picks {', '.join(others)})" if others else ""
+    for name, q in g.questions.items():
+        if name != first.name:
+            try:
+                q.setup(setup)
+            except (MonteCarloError, TypeError, ValueError):
+                continue
+            return f" (for the question {first.name}; --question {name} takes this setup)"
+    return ""
 
 
 def _in_options(message: str) -> str:
@@ -666,7 +672,13 @@ def _swept(text: str, field: str) -> list:
     items = [item.strip() for item in text.split(";" if ";" in text else ",")]
     if not all(items):
         raise InputError(f"--grid {field}={text}: an empty value; separate values by single commas (or ;)")
-    return [_typed(item) for item in items]
+    values = [_typed(item) for item in items]
+    if ";" not in text and len(items) > 1 and any(isinstance(v, str) and " " in v for v in values):
+        # "4 regular, 1 elite" is two legions here, where the user may have meant one of two kinds
+        shown = ", ".join(repr(item) for item in items)
+        typer.echo(f"note: --grid {field} sweeps {len(items)} values, {shown}; to sweep values that hold "
+                   f"commas, separate them by ; (--grid \"{field}=4 regular, 1 elite; 5 regular\")", err=True)
+    return values
 
 
 def _game_command(game: str, question: Optional[str], settings, sweeps, out: Optional[Path],

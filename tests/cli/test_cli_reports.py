@@ -583,13 +583,26 @@ TIES = ["dune1984", "-v", "ties_favour_defender"]
          "best play: the attacker fights with one character"),
         # two Strengths are a fight, which the first question (a duel) cannot take: say so
         (["dune1984", "-v", "fight_to_last", "--set", "attacker=4,2", "--set", "defender=5"],
-         "got [4, 2] (asking the question duel; --question picks fight, guile, reach, invest)"),
+         "got [4, 2] (for the question duel; --question fight takes this setup)"),
     ],
 )
 def test_compare_a_game_inline_refuses_in_the_options_words(args, message):
     result = runner.invoke(app, ["compare", *args])
     assert result.exit_code == 2, result.output
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_compare_grid_notes_legions_split_at_their_commas():
+    """`--grid "attacker=4 regular, 1 elite"` sweeps two legions, as documented; a user who meant
+    one legion of two kinds is told, and how to write it; with ; there is no note."""
+    base = ["compare", "war-for-arrakis", "-v", "one_round", "--set", "defender=1 regular", "-n", "500",
+            "--json"]
+    split = runner.invoke(app, [*base, "--grid", "attacker=2 regular, 1 elite"])
+    assert split.exit_code == 0, split.output
+    assert "note: --grid attacker sweeps 2 values, '2 regular', '1 elite'; " in split.stderr
+    assert len({json.dumps(row["setup"]) for row in json.loads(split.stdout)["rows"]}) == 2
+    kept = runner.invoke(app, [*base, "--grid", "attacker=2 regular, 1 elite; 3 regular"])
+    assert kept.exit_code == 0 and "note" not in kept.stderr, kept.output
 
 
 def test_compare_leaves_out_of_its_summary_a_metric_that_applies_to_no_setup():
