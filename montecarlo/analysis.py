@@ -465,11 +465,12 @@ def _comparison(g: Game, q: Question, setup_obj: Any, arms: Sequence[tuple[str, 
     )
 
 
-def variants_change_nothing(answer: Answer) -> bool:
+def variants_change_nothing(answer: Answer, game: Game | None = None) -> bool:
     """Whether the answer's variants leave every exact value of its setup as the official rules
     give it (``odds dune1984 -v fight_to_last``: a duel has no next character), so that a user
     can be told before reading the numbers as the variant's effect. False whenever it cannot be
-    told: a metric without an exact value, rules the official ones cannot stand beside."""
+    told: a metric without an exact value, rules the official ones cannot stand beside.
+    ``game``: the answer's game where the registry has none of that name (a battle file)."""
     import dataclasses
 
     if not answer.variants or not answer.metrics:
@@ -478,7 +479,7 @@ def variants_change_nothing(answer: Answer) -> bool:
     if any(v is None for v in now.values()):
         return False
     try:
-        game = get_game(answer.game)
+        game = get_game(answer.game) if game is None else game
         question = game.question(answer.question)
         official = game.rules()
         fields = {f for name in answer.variants for f in game.variants.get(name, {})}

@@ -703,14 +703,16 @@ def emit(
     title: str,
     extra: Optional[dict] = None,
     setup_extra: Optional[dict] = None,
+    game: Any = None,
 ) -> None:
     """Print an answer: one JSON object with --json, else a readable table and what each metric means.
 
     ``extra`` holds exact side results of a command (e.g. a break-even ratio); it goes into the
     JSON object under ``"extra"``. Commands print their own readable form of it. ``setup_extra``
     adds derived facts to the JSON ``setup`` (e.g. a named character's Strength and Guile).
+    ``game``: the answer's game where the registry has none of its name (a battle file).
     """
-    note_idle_variants(answer)
+    note_idle_variants(answer, game)
     if run.json:
         payload = answer.to_json()
         if setup_extra:
@@ -762,12 +764,12 @@ def emit(
     print_explanations(out, explanations(answer))
 
 
-def note_idle_variants(answer: Answer) -> None:
+def note_idle_variants(answer: Answer, game: Any = None) -> None:
     """A note on stderr where the variants change no exact value of the setup: their numbers are
     the official rules' there, which a user would otherwise read as the house rule's effect."""
     from montecarlo.analysis import variants_change_nothing
 
-    if variants_change_nothing(answer):
+    if variants_change_nothing(answer, game):
         named = " ".join(f"-v {name}" for name in answer.variants)
         typer.echo(
             f"note: {named} changes no exact value of this setup: the official rules give the same exact "

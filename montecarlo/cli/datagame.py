@@ -55,7 +55,7 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
     note = question.why_no_exact(rules, setup) if question.why_no_exact is not None else None
     answer = run.ask(game, None, setup)
     shown = ", ".join(f"{k} {v}" for k, v in vars_of(setup).items())
-    emit(answer, run, f"{game.title}: {shown}", extra={"exact_note": note} if note else None)
+    emit(answer, run, f"{game.title}: {shown}", extra={"exact_note": note} if note else None, game=game)
     if note and not run.json:
         say(f"note: {note}")
 

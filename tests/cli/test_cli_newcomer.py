@@ -822,3 +822,10 @@ def test_a_house_rule_that_changes_nothing_here_is_noted_not_hidden():
     assert json.loads(idle.stdout)["variants"] == ["fight_to_last"]
     busy = cli.invoke(app, [*ODDS, "-v", "ties_favour_defender"])
     assert busy.exit_code == 0 and "note:" not in busy.stderr
+    # a battle file's too: a defender of 2 armies never rolls a third die
+    risk = ["odds", str(ROOT / "scenarios/games/risk.toml"), "-v", "defender_three_dice", "-n", "2000"]
+    idle = cli.invoke(app, [*risk, "--set", "defenders=2"])
+    assert idle.exit_code == 0, idle.output
+    assert idle.stderr.startswith("note: -v defender_three_dice changes no exact value")
+    busy = cli.invoke(app, [*risk, "--set", "defenders=3"])
+    assert busy.exit_code == 0 and "note:" not in busy.stderr
