@@ -3,7 +3,7 @@
 For a comparison: which variants move which metric (how often, which way, by how much), the
 largest effects with their setup and interval, and the variants that change nothing, said in
 one line instead of a table of zeros. For a matrix of one rule set: the range of each metric,
-where a win probability crosses 50%, the largest asymmetries between the two sides and seat
+where a chance crosses 50%, the largest asymmetries between the two sides and seat
 advantages. Metrics and variants are named in words (their descriptions), the code name in
 backticks after them (Markdown code; the HTML renders it as ``<code>``); a grid field that
 belongs to one side (``attacker_equipment``) is never read as a seat advantage.
@@ -324,7 +324,7 @@ def matrix_findings(
             )
         # with a focus, where the odds turn is said only over two of its fields (a matrix of them)
         turn = not sc.focus or {row_field, col_field} <= set(sc.focus)
-        if sc.question.metric(metric).kind == "probability" and "win" in metric and full and turn:
+        if sc.question.metric(metric).kind == "probability" and full and turn:
             out += _crossing(result, metric, part, row_field, col_field)
             # a seat advantage only where the other side wins exactly when this one does not: with
             # draws (both legions destroyed) p(a, a) is below 0.5 for equal sides
@@ -540,26 +540,27 @@ def _side(row: dict[str, Any]) -> int:
 def _crossing(
     result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None
 ) -> list[str]:
-    """Where a win probability crosses 50%, per value of the fields outside the matrix."""
+    """Where a chance crosses 50%, per value of the fields outside the matrix that it crosses in
+    (at most three sentences; values of one such field where it crosses alike share one)."""
     sc = result.scenario
     if row is None or col is None or not (part["estimate"] > 0.5).any() or not (part["estimate"] < 0.5).any():
         return []
     others = [f for f in sc.grid if f not in (row, col)]
     numeric = all(isinstance(v, (int, float)) for v in part[row].to_list() + part[col].to_list())
-    sentences = []
+    said: dict[str, list[Any]] = {}  # a sentence with WHERE for its setup -> the setups it is true of
     groups = part.partition_by(others, maintain_order=True) if others else [part]
-    for group in groups[:3]:
-        label = _setup_text(group.row(0, named=True), others)
-        where = f" with {label}" if label else ""
+    for group in groups:
         sides = {(r[row], r[col]): _side(r) for r in group.iter_rows(named=True)}
         above = {cell for cell, side in sides.items() if side > 0}
         even = {cell for cell, side in sides.items() if side == 0}
+        if not above or len(above) == len(sides):  # on one side of 50% throughout: no line to draw
+            continue
         text = None
         if numeric:
             for k in sorted({r - c for r, c in sides}):
                 if above == {(r, c) for r, c in sides if r - c >= k}:
                     text = (
-                        f"{_cap(metric_words(sc, metric))} is above 50%{where} exactly when "
+                        f"{_cap(metric_words(sc, metric))} is above 50%{WHERE} exactly when "
                         f"{_field(row)} − {_field(col)} ≥ {k}"
                     )
                     if even and even == {(r, c) for r, c in sides if r - c == k - 1}:
@@ -567,23 +568,57 @@ def _crossing(
                     elif even:
                         text += f"; even (50% within the interval) at {len(even)} setups"
                     break
-        sentences.append((text or _per_row(metric_words(sc, metric), group, row, col, where, above)) + ".")
-    return sentences
+        text = (text or _per_row(metric_words(sc, metric), group, row, col, WHERE, above)) + "."
+        if text not in said and len(said) == 3:
+            continue
+        said.setdefault(text, []).append(group.row(0, named=True))
+    return [text.replace(WHERE, _where(setups, others)) for text, setups in said.items()]
+
+
+WHERE = "\x00"  # where a 50% sentence names the setup of the fields outside the matrix
+
+
+def _where(setups: list[dict[str, Any]], fields: Sequence[str]) -> str:
+    """`` with payout = 2, 4 or 6``: the setups a sentence holds for (one field's values
+    together), or nothing where no field is outside the matrix."""
+    if not fields:
+        return ""
+    if len(fields) == 1 and len(setups) > 1:
+        values = [_quoted(_short(str(s[fields[0]]))) for s in setups]
+        return f" with {_field(fields[0])} = {', '.join(values[:-1])} or {values[-1]}"
+    return " with " + "; ".join(_setup_text(s, fields) for s in setups)
 
 
 def _per_row(metric: str, group: pl.DataFrame, row: str, col: str, where: str, above: set) -> str:
-    """Which values of one field are above 50%, for each value of the field with fewer values."""
+    """Which values of one field are above 50%, for each value of the field with fewer values
+    (neighbours alike listed together: ``attacker 2, 3, 4: none``)."""
     rows, cols = (group[f].unique(maintain_order=True).to_list() for f in (row, col))
     if len(rows) > len(cols):  # describe along the shorter field
         row, col, rows, cols, above = col, row, cols, rows, {(c, r) for r, c in above}
-    listed = {}
+    runs: list[tuple[str, list[Any]]] = []  # what is above, and the neighbouring values of row where
     for value in rows[:MAX_ROWS_DESCRIBED]:
         hits = [v for v in cols if (value, v) in above]
-        listed[value] = "all" if len(hits) == len(cols) else ", ".join(map(str, hits)) or "none"
+        text = "all" if len(hits) == len(cols) else ", ".join(map(_quoted, hits)) or "none"
+        if runs and runs[-1][0] == text:
+            runs[-1][1].append(value)
+        else:
+            runs.append((text, [value]))
     head = f"{_cap(metric)} is above 50%{where} at these values of {_field(col)}"
-    if 1 < len(rows) <= MAX_ROWS_DESCRIBED and len(set(listed.values())) == 1:  # the same at each: once
-        return f"{head}, whatever the {_field(row)}: {next(iter(listed.values()))}"
-    return f"{head}: " + "; ".join(f"{_field(row)} {value}: {text}" for value, text in listed.items())
+    if 1 < len(rows) <= MAX_ROWS_DESCRIBED and len(runs) == 1:  # the same at each: once
+        return f"{head}, whatever the {_field(row)}: {runs[0][0]}"
+    listed = (f"{_field(row)} {', '.join(map(_quoted, values))}: {text}" for text, values in runs)
+    return f"{head}: " + "; ".join(listed)
+
+
+def _quoted(value: Any) -> str:
+    """A value in a list of values, quoted where its own commas or colons would run into the
+    list's (an investment's sums "5,9", a label "seat 1: 4 troops").
+
+    >>> _quoted(4), _quoted([5, 9]), _quoted("seat 1: 4 troops")
+    ('4', '“5,9”', '“seat 1: 4 troops”')
+    """
+    text = str(show_value(value))
+    return f"“{text}”" if "," in text or ":" in text else text
 
 
 def _asymmetry(

@@ -112,7 +112,7 @@ def test_matrix_findings_say_where_odds_cross_half():
     # and at 3 flips need 2
     assert text[0] == (
         "The chance that at least need heads (`win`) is above 50% at these values of need: flips 1: none; "
-        "flips 2: 1; flips 3: 1; flips 4: 1, 2."
+        "flips 2, 3: 1; flips 4: 1, 2."
     )
     # six setups cannot reach their `need` and win 0.000: the first is named, with the count of the rest
     assert text[1] == (
@@ -220,10 +220,11 @@ def duel_game(exact: bool = True):
     return Game("duel", "Duel", Rules, {"edge": {"edge": 0.1}}, {"duel": question}, "duel")
 
 
-def test_only_a_win_chance_crosses_half_and_only_a_sides_own_is_swapped():
+def test_every_chance_crosses_half_and_only_a_sides_own_is_swapped():
     """Three metrics with the same chances over attacker x defender: ``attacker_win`` is said to
     cross 50% and to be swapped between the sides; ``draw_win``, a win chance that names neither
-    field, crosses 50% but has no swap; ``hit``, a probability that is no win chance, has neither."""
+    field, and ``hit``, a chance that is no win (a Guile check's survival), cross 50% but have no
+    swap (the line was drawn only for a metric whose name held "win")."""
     import dataclasses
 
     from montecarlo.engine.metrics import Metric
@@ -246,11 +247,11 @@ def test_only_a_win_chance_crosses_half_and_only_a_sides_own_is_swapped():
     result = run_scenario(parse_scenario(spec), jobs=1)
     said = findings(result, all_tables(result))
     crossing = [s.split(" (`")[1].split("`)")[0] for s in said if " is above 50% " in s]
-    assert crossing == ["attacker_win", "draw_win"], said
+    assert crossing == ["attacker_win", "draw_win", "hit"], said
     assert [s.split(",")[0] for s in said if s.startswith("At equal")] == [
         "At equal attacker and defender"
     ], said
-    assert len([s for s in said if "(`hit`)" in s]) == 1  # its range alone
+    assert len([s for s in said if "(`hit`)" in s]) == 2  # its range and its 50% line
 
 
 def test_seat_advantage_and_asymmetry_of_two_sides():
@@ -551,7 +552,8 @@ def test_a_crossing_whose_even_setups_are_not_its_diagonal_counts_them():
 
 def test_a_crossing_is_said_for_the_first_three_values_of_a_field_outside_the_matrix():
     """A third grid field (a bonus, 4 values) makes one matrix per value: one sentence for each
-    of the first three, in grid order, each naming its value."""
+    of the first three where the chance crosses 50%, in grid order, each naming its value (with a
+    bonus of 3 the attacker is above 50% throughout: no line to draw)."""
     from montecarlo.reporting.findings import _crossing
 
     grid = {"attacker": [1, 2, 3], "defender": [1, 2, 3]}
@@ -568,7 +570,28 @@ def test_a_crossing_is_said_for_the_first_three_values_of_a_field_outside_the_ma
     assert said == [
         f"The chance that the attacker wins (`attacker_win`) is above 50% with bonus = {b} exactly when "
         f"attacker − defender ≥ {1 - b}."
-        for b in bonuses[:3]
+        for b in bonuses[1:]
+    ]
+
+
+def test_values_of_a_field_outside_the_matrix_where_the_chance_crosses_alike_share_one_sentence():
+    """An investment's chance does not depend on its payout: one sentence "with payout = 2, 4 or
+    6", not three alike; a value where the chance stays on one side of 50% is not named."""
+    from montecarlo.reporting.findings import _crossing
+
+    grid = {"attacker": [1, 2, 3], "defender": [1, 2, 3]}
+    fair = run_scenario(parse_scenario({"game": duel_game(), "seed": 1, "trials": 100, "grid": grid}), jobs=1)
+    bonuses = [2, 4, 9, 6]
+    scenario = dataclasses.replace(fair.scenario, grid={**grid, "bonus": bonuses})
+    result = dataclasses.replace(fair, scenario=scenario)
+    cells = [(b, a, d) for b in bonuses for a in grid["attacker"] for d in grid["defender"]]
+    p = [0.75 if a > d or b == 9 else 0.25 for b, a, d in cells]
+    part = pl.DataFrame({"bonus": [b for b, _, _ in cells], "attacker": [a for _, a, _ in cells],
+                         "defender": [d for _, _, d in cells], "estimate": p, "exact": p, "ci_low": p,
+                         "ci_high": p})
+    assert _crossing(result, "attacker_win", part, "attacker", "defender") == [
+        "The chance that the attacker wins (`attacker_win`) is above 50% with bonus = 2, 4 or 6 exactly when "
+        "attacker − defender ≥ 1."
     ]
 
 
