@@ -85,10 +85,11 @@ EnemyName = _opt("--enemy", "Shipped enemy by name (scavenger-buggy, road-raider
                  "mutant-pack).", "Enemy", Optional[str], _enemies)
 SecondCard = _opt("--second-card", "The enemy is the second exploration card: right die value, bonus "
                   "loot always.", "Enemy", bool)
-EnemyDie = _opt("--enemy-die", "The enemy card's die value (instead of --enemy).", "Enemy")
+EnemyDie = _opt("--enemy-die", "The enemy card's die value, 0..6 (0: its health is the resolution card's die "
+                "alone; instead of --enemy).", "Enemy")
 EnemyStars = _opt("--enemy-stars", "Cards the enemy draws per attack (instead of --enemy).", "Enemy")
 EnemyKind = _opt("--enemy-kind", "raiders, spybot or mutant (instead of --enemy).", "Enemy", Optional[str])
-EnemyRadiation = _opt("--enemy-radiation", "A mutant's radiation skulls, 1 or 2.", "Enemy")
+EnemyRadiation = _opt("--enemy-radiation", "A mutant's radiation skulls, 1 or 2 (default 1).", "Enemy")
 EnemyMoon = _opt("--enemy-moon", "The enemy's moon (bonus loot when the loot card's moon matches).", "Enemy",
                  Optional[str])
 Enemies = _opt("--enemies", "Exploration pool: comma-separated shipped enemy names (default, when not "

@@ -347,9 +347,10 @@ BOTH = "give either a shipped enemy (enemy) or an enemy's own values {}, not bot
      "enemy_radiation: only a mutant has radiation skulls (enemy_kind mutant), not spybot"),
     ({"enemy_die": 2, "enemy_moon": 5}, "enemy_moon must be a moon name, got 5"),
     ({"enemy_die": 2, "enemy_moon": "  "}, "enemy_moon must be a moon name, got '  '"),
-    # the mutant's own check: radiation 0 given on purpose
+    # radiation 0 given on purpose: a mutant's range (the card's own check said "enemy 'custom
+    # enemy': a mutant needs radiation = 1 or 2", where the range check had said 0..2)
     ({"enemy_die": 2, "enemy_kind": "mutant", "enemy_radiation": 0},
-     "enemy 'custom enemy': a mutant needs radiation = 1 or 2"),
+     "enemy_radiation must be an integer 1..2, got 0"),
 ])
 def test_custom_enemy_messages(fields, message):
     with pytest.raises(InputError) as err:

@@ -292,7 +292,8 @@ def resolve_enemy(values: Mapping[str, Any]) -> Enemy:
     if kind not in ENEMY_KINDS:
         raise InputError(f"enemy_kind must be one of {', '.join(ENEMY_KINDS)}, got {kind!r}")
     stars = whole("enemy_stars", values.get("enemy_stars", 0 if kind == "mutant" else 1), 0, 20)
-    radiation = whole("enemy_radiation", values.get("enemy_radiation", 1 if kind == "mutant" else 0), 0, 2)
+    mutant = kind == "mutant"  # 1 or 2 radiation skulls; another kind has none
+    radiation = whole("enemy_radiation", values.get("enemy_radiation", 1 if mutant else 0), int(mutant), 2)
     if radiation and kind != "mutant":  # it would be ignored: only a mutant's skulls irradiate
         raise InputError(
             f"enemy_radiation: only a mutant has radiation skulls (enemy_kind mutant), not {kind}"
@@ -1904,12 +1905,15 @@ def advice_table(rules: Rules, setup: CombatSetup, inputs: Mapping[str, Any]) ->
 METRICS = (
     Metric("player_win", "probability", "you defeat the enemy"),
     Metric("player_lost", "probability", "your health falls to 0 or below"),
-    Metric("stalemate", "probability", "both are still alive after the turn limit (nobody can deal damage)"),
+    Metric("stalemate", "probability",
+           "both are still alive after the turn limit (as when you have no ammo left against a spybot "
+           "or mutant)"),
     Metric("health_lost", "mean", "health you lose (down to 0)"),
     Metric("ammo_spent", "mean", "ammo you spend"),
-    Metric("raider_steps", "mean", "raider steps: spybot attacks and the loot card's triangles"),
+    Metric("raider_steps", "mean",
+           "raider steps: spybot attacks, and the loot card's triangles (a win) or one card's (a stalemate)"),
     Metric("vp_gained", "mean", "VP gained: win_vp for a win, less VP spent on redraws"),
-    Metric("radiation", "mean", "radiation cards from mutant attacks"),
+    Metric("radiation", "mean", "radiation cards from mutant attacks (in a stalemate, until the turn limit)"),
     Metric("attacks", "mean", "attacks made, both sides"),
     Metric("bonus_loot", "probability", "you win and take the enemy's bonus loot"),
 )
