@@ -443,9 +443,11 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     shown = {k: _show(v) for k, v in setup.items()}
     from montecarlo.analysis import resolve
 
+    asked = resolve(_game_arg(game), answer.question)[1]
+    _caution(asked, answer.setup)
     # only the metrics that mean something for this setup (no seat 4 of a 3-player conflict, no
     # objective where none was asked), as the CLI and the reports show them
-    applies = set(resolve(_game_arg(game), answer.question)[1].applicable_names(answer.setup))
+    applies = set(asked.applicable_names(answer.setup))
     rows = [
         {**shown, "variant": label, "metric": m.name, "estimate": m.estimate, "ci_low": m.ci_low,
          "ci_high": m.ci_high, "se": m.se, "exact": m.exact, "trials": answer.trials}
@@ -608,6 +610,7 @@ def advise(
     inputs = {k: v for k, v in setup.items() if k in q.advise_inputs}
     values = {k: v for k, v in setup.items() if k not in q.advise_inputs}
     checked = q.setup({**q.advise_defaults, **values})
+    _caution(q, checked)
     played = g.rules(names, rules)
     table = q.advise(played, checked, inputs)
     facts = {"game": g.name, "question": q.name, "variants": list(names),
@@ -615,6 +618,15 @@ def advise(
              "inputs": {k: _show(v) for k, v in inputs.items()}, "version": _version()}
     where = ", ".join(f"{k}={_show(v)}" for k, v in setup.items())
     return Advice(f"{g.name} {q.name} advice" + (f": {where}" if where else ""), table, facts)
+
+
+def _caution(question: Any, setup: Any) -> None:
+    """The question's cautions about a setup (characters of one house on opposite sides) as
+    Python warnings, which the CLI prints as its own warning lines."""
+    import warnings
+
+    for caution in question.cautions(setup) if question.cautions is not None else ():
+        warnings.warn(caution, UserWarning, stacklevel=3)
 
 
 def _advising_questions() -> str:

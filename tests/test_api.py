@@ -508,3 +508,16 @@ def test_a_notebooks_arrays_and_series_are_setup_lists_in_every_game():
     plain = mc.odds("imperium", troops=[3, 2, 2, 1], trials=500)
     for given in (np.array([3, 2, 2, 1]), pd.Series([3, 2, 2, 1])):
         assert mc.odds("imperium", troops=given, trials=500).rows == plain.rows
+
+
+def test_characters_of_one_house_on_opposite_sides_are_a_python_warning_as_on_the_command_line():
+    """The CLI warns on stderr that one player owns both; the API said nothing."""
+    with pytest.warns(UserWarning, match="Paul Atreides and Duke Leto Atreides are both Red characters"):
+        mc.odds("dune1984", attacker="Paul", defender="Leto", trials=100)
+    with pytest.warns(UserWarning, match="one player's"):
+        mc.advise("dune1984", attacker=["Paul", "Chani"], defender=["Leto"], side="attacker")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mc.odds("dune1984", attacker="Paul", defender="Feyd", trials=100)

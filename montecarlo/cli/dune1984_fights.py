@@ -26,7 +26,7 @@ from montecarlo.cli.common import (
 )
 from montecarlo.errors import InputError
 from montecarlo.games.base import to_plain
-from montecarlo.games.dune1984.fights import STRENGTHS, check_best_alone
+from montecarlo.games.dune1984.fights import STRENGTHS, check_best_alone, same_house
 from montecarlo.games.dune1984.rules import CHARACTERS
 
 TABLE_TRIALS = 50_000  # trials per cell of ``table dune1984`` unless --trials is given
@@ -119,17 +119,8 @@ def named_characters(setup) -> dict:
 
 def warn_same_house(setup) -> None:
     """Warn (stderr) when characters of one house fight on opposite sides: one player owns both."""
-    sides = [
-        {c.name: c.colour for c in (CHARACTERS[v.lower()] for v in _as_tuple(labels) if isinstance(v, str))}
-        for labels in (setup.attacker, setup.defender)
-    ]
-    for a, colour in sides[0].items():
-        for d, other in sides[1].items():
-            if colour == other:
-                typer.echo(
-                    f"warning: {a} and {d} are both {colour} characters (one player's) on opposite sides",
-                    err=True,
-                )
+    for caution in same_house(setup):
+        typer.echo(f"warning: {caution}", err=True)
 
 
 def _ask(question: str, run: RunOptions, settings=None, overrides=None, **values):

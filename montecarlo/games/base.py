@@ -94,6 +94,10 @@ class Question:
     # and montecarlo.odds) ask it before the run, grids do not: a cell with nothing to choose
     # simply has the fixed policy's odds
     check_alone: Callable[[Any, Any], None] | None = None
+    # what a player may not mean in a setup, said but not refused (characters of one house on
+    # opposite sides: one player owns both): the CLI prints each as a warning on stderr,
+    # ``montecarlo.odds`` and ``montecarlo.advise`` give each as a Python warning
+    cautions: Callable[[Any], Sequence[str]] | None = None
     # best play as advice for (rules, setup, inputs): the choices, each option with its exact
     # value (``montecarlo.advise``); ``advise_inputs`` are the plain values it reads besides the
     # setup (name -> what it is), such as the side that decides or the enemy's health now

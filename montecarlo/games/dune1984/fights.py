@@ -397,6 +397,25 @@ def chooser(rules: Rules) -> int | None:
     return 0 if rules.designation == "best" else 1
 
 
+def same_house(setup: DuelSetup | FightSetup) -> list[str]:
+    """Characters of one house on opposite sides, which one player owns both of: a setup the
+    rules allow here but that a player may not mean (the question's ``cautions``)."""
+    named = [[CHARACTERS[v.lower()] for v in _labels(setup, side) if isinstance(v, str)] for side in SIDES]
+    sides = [{c.name: c.colour for c in characters} for characters in named]
+    return [
+        f"{a} and {d} are both {colour} characters (one player's) on opposite sides"
+        for a, colour in sides[0].items()
+        for d, other in sides[1].items()
+        if colour == other
+    ]
+
+
+def _labels(setup: DuelSetup | FightSetup, side: str) -> tuple:
+    """A side's labels (Strengths and character names) as a tuple, a duel's one too."""
+    labels = getattr(setup, side)
+    return labels if isinstance(labels, tuple) else (labels,)
+
+
 def check_best_alone(rules: Rules, setup: DuelSetup | FightSetup) -> None:
     """One setup under best play: refused when the deciding side fights with one character, so
     there is no choice of who takes the damage (its odds would be the fixed policy's)."""
@@ -753,6 +772,7 @@ QUESTIONS = {
         exact=DUEL.exact,
         why_no_exact=DUEL.why_no_exact,
         check_alone=check_best_alone,
+        cautions=same_house,
         parse_setup=parse_duel,
         reference=reference_duel,
         example={"attacker": 4, "defender": 5},
@@ -769,6 +789,7 @@ QUESTIONS = {
         exact=FIGHT.exact,
         why_no_exact=FIGHT.why_no_exact,
         check_alone=check_best_alone,
+        cautions=same_house,
         parse_setup=parse_fight,
         reference=reference_fight,
         example={"attacker": [4, 3], "defender": [5], "defender_equipment": ["sword"]},
