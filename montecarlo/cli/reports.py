@@ -581,23 +581,27 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
     except InputError as exc:  # the scenario's words ("compare: setup: ...") as the options typed
         message = _in_options(str(exc))
         if question is None and message.startswith(("--set", "--grid")):
-            message += _other_question(game, {**setup, **{k: v[0] for k, v in grid.items()}})
+            message += _other_question(game, setup, grid)
         raise InputError(message) from None
 
 
-def _other_question(game: str, setup: dict) -> str:
+def _other_question(game: str, setup: dict, grid: dict) -> str:
     """The hint after a setup refused by the game's first question that another question takes
-    (``--set attacker=4,2`` is a Dune fight, not a duel), else nothing."""
+    at every grid point (``--set attacker=4,2`` is a Dune fight, not a duel), else nothing."""
+    import itertools
+
     from montecarlo.analysis import resolve
 
     try:
         g, first = resolve(game, None)
     except InputError:
         return ""
+    points = [dict(zip(grid, values)) for values in itertools.islice(itertools.product(*grid.values()), 1000)]
     for name, q in g.questions.items():
         if name != first.name:
             try:
-                q.setup(setup)
+                for point in points:
+                    q.setup({**setup, **point})
             except (MonteCarloError, TypeError, ValueError):
                 continue
             return f" (for the question {first.name}; --question {name} takes this setup)"

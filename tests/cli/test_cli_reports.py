@@ -584,6 +584,8 @@ TIES = ["dune1984", "-v", "ties_favour_defender"]
         # two Strengths are a fight, which the first question (a duel) cannot take: say so
         (["dune1984", "-v", "fight_to_last", "--set", "attacker=4,2", "--set", "defender=5"],
          "got [4, 2] (for the question duel; --question fight takes this setup)"),
+        # a fight refuses a Strength of 7 too: no hint (each grid value is tried)
+        ([*TIES, "--set", "defender=4", "--grid", "attacker=1..9"], "or a character name, got 7\n"),
     ],
 )
 def test_compare_a_game_inline_refuses_in_the_options_words(args, message):
