@@ -378,8 +378,7 @@ def report_all(
         check_out(home / sc.name, option=f"--out ({sc.name})")
         if checkpoints is not None:  # every report's file, not each as its report comes
             api.check_report_checkpoint(home / sc.name, checkpoints / f"{sc.name}.checkpoint")
-    home.mkdir(parents=True, exist_ok=True)
-    entries = []
+    entries = []  # OUT is made with the first report (and removed with it if that is interrupted)
     started = time.perf_counter()
     warn_excess_jobs(jobs)
     talk = not (quiet or as_json)

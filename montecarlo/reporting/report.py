@@ -102,6 +102,8 @@ def check_out(out: str | os.PathLike, option: str = "--out") -> Path:
                 raise InputError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
             if entries:
                 _check_ours(path, entries, option)
+            if not os.access(path, os.W_OK | os.X_OK):  # replaced, a read-only folder would lose its mode
+                raise InputError(f"{option}: cannot write in {path} (permission denied); give another folder")
         _check_writable(path.parent, option)
     return path
 
@@ -117,6 +119,12 @@ def check_index_out(out: str | os.PathLike, option: str = "--out") -> Path:
         _check_name_lengths(path, option)
         if path.exists() and not path.is_dir():
             raise InputError(f"{option}: {path} is a file, not a folder")
+        if _written_by_us(path / "report.json"):
+            raise InputError(
+                f"{option}: {path} holds the report of one scenario, whose page index.html would be "
+                "replaced by the index of all reports; give report-all a folder of its own (nothing was "
+                "changed)"
+            )
         index = path / "index.html"
         if index.exists():
             try:
@@ -133,6 +141,15 @@ def check_index_out(out: str | os.PathLike, option: str = "--out") -> Path:
     return path
 
 
+def _written_by_us(report_json: Path) -> dict | None:
+    """A report's ``report.json`` as data, where montecarlo wrote it, else None."""
+    try:
+        data = json.loads(report_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("written_by") == WRITTEN_BY else None
+
+
 def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
     refuse = (
         f"{option}: {path} holds files montecarlo did not write" + " ({}); "
@@ -142,6 +159,11 @@ def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
         data = json.loads((path / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = None
+    if not isinstance(data, dict) and _is_index_folder(path):
+        raise InputError(
+            f"{option}: {path} holds the reports of report-all and their index; a report of one scenario "
+            "is written into a folder of its own: choose a new or empty folder (nothing was changed)"
+        )
     if not isinstance(data, dict):
         raise InputError(refuse.format(_few(entries)))
     if data.get("written_by") == WRITTEN_BY and isinstance(data.get("files"), list):
@@ -155,6 +177,15 @@ def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
         raise InputError(refuse.format(_few(entries)))
     if foreign:
         raise InputError(refuse.format(_few(foreign)))
+
+
+def _is_index_folder(path: Path) -> bool:
+    """Whether ``path`` holds an index page montecarlo's report-all wrote."""
+    try:
+        head = (path / "index.html").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return INDEX_MARK in head and _LEGACY_INDEX in head
 
 
 def _check_name_lengths(path: Path, option: str) -> None:

@@ -491,6 +491,14 @@ def test_report_all_interrupted_keeps_the_reports_written_before(tmp_path, monke
     assert {p.name for p in (out / "first").iterdir()} == {*facts["files"], "report.json"}
     assert not (out / "second").exists() and not (out / "index.html").exists()
     no_hidden_folders(tmp_path)
+    # Ctrl-C in the first report: OUT, made for it, goes with it (an empty folder was left)
+    def stopped(sc, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(scenarios, "run_scenario", stopped)
+    fresh = tmp_path / "fresh" / "reports"
+    result = runner.invoke(app, ["report-all", str(three_scenarios(tmp_path)), "--out", str(fresh), "-q"])
+    assert result.exit_code != 0 and not (tmp_path / "fresh").exists()
 
 
 def test_report_all_refuses_one_trial_before_writing_any_report(tmp_path, no_simulation):

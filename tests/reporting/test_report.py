@@ -541,6 +541,29 @@ def test_index_shows_each_headline(tmp_path):
         check_index_out(tmp_path)
 
 
+def test_a_single_report_and_report_alls_folder_are_never_taken_for_each_other(report, tmp_path, monkeypatch):
+    """report-all into a scenario's report folder replaced that report's page with the index of
+    all reports (exit 0); report into report-all's folder was refused as holding files montecarlo
+    did not write, which it had written; an empty folder the user may not write in was replaced by
+    a new one (its mode lost) where the docs say it is refused."""
+    before = sorted(p.name for p in report.iterdir())
+    with pytest.raises(InputError, match="holds the report of one scenario, whose page index.html would be"):
+        check_index_out(report)
+    assert sorted(p.name for p in report.iterdir()) == before
+    write_index(tmp_path, [{"href": "a/index.html", "title": "A", "game": "coin", "headline": "x"}])
+    (tmp_path / "a").mkdir()
+    with pytest.raises(InputError, match="holds the reports of report-all and their index; a report of one"):
+        check_out(tmp_path)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    import montecarlo.reporting.report as writer
+
+    real = os.access
+    monkeypatch.setattr(writer.os, "access", lambda p, mode: Path(p) != locked and real(p, mode))
+    with pytest.raises(InputError, match=f"--out: cannot write in {locked} \\(permission denied\\)"):
+        check_out(locked)
+
+
 def test_a_report_with_metrics_that_do_not_apply(tmp_path):
     """Seats a setup lacks: empty in every file, n/a on the pages, outside Holm and the plots' scale."""
     from montecarlo.scenarios import parse_scenario
