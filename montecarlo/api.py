@@ -714,9 +714,6 @@ def game_scenario(
         precision, max_trials, rules, metrics, None,
     )
     sc = _parse(data, "compare")
-    if not sc.grid and sc.question.check_alone is not None:  # one setup: each arm as odds would ask it
-        for variant in sc.variants:
-            sc.question.check_alone(variant.rules, sc.points[0].setup)
     others = [name for name in specs if name != sc.baseline]
     title = f"{sc.game.title}, {sc.question.name}: {', '.join(others)} against {sc.baseline}"
     return dataclasses.replace(sc, title=title)

@@ -327,6 +327,12 @@ def parse_scenario(
             where = ", ".join(f"{k}={show(v)}" for k, v in values.items())
             c.fail(f"grid point {where}" if where else "setup", exc)
         points.append(GridPoint(values, built))
+    if not grid and question.check_alone is not None:  # one setup: each variant as odds would ask it
+        for variant in variants:  # (a grid's cell with nothing to choose has the fixed policy's odds)
+            try:
+                question.check_alone(variant.rules, points[0].setup)
+            except InputError as exc:
+                c.fail(f"variants.{variant.name}", exc)
 
     raw_plots = c.array(data, "plots", "plots", "[[plots]] tables")
     plots = None if "plots" not in data else tuple(  # an empty list asks for no plots

@@ -620,6 +620,17 @@ def test_two_sides_playing_best_are_refused_in_a_scenario_with_its_key(tmp_path)
         load_scenario(path)
 
 
+def test_best_play_with_nothing_to_choose_is_refused_in_a_scenario_of_one_setup_not_in_a_grid(tmp_path):
+    """A duel under best play is the fixed policy's odds: odds refuses it, and so does a scenario of
+    that one setup (it ran, every number the official rules'); a grid keeps such a cell."""
+    text = ('game = "dune1984"\nseed = 1\n[setup]\nattacker = 4\ndefender = 5\n[variants.bp]\n'
+            'builtin = "best_play"\n')
+    with pytest.raises(ScenarioError, match=r": variants\.bp: best play: the attacker fights with one"):
+        load_scenario(write(tmp_path, text))
+    swept = text.replace("attacker = 4\n", "").replace("[variants", "[grid]\nattacker = [4, 5]\n[variants")
+    assert len(load_scenario(write(tmp_path, swept)).points) == 2
+
+
 def test_every_field_of_a_scenario_is_the_file_s_own(coin_game, tmp_path):
     """What the file says is what the Scenario holds (a report prints each of them)."""
     text = (

@@ -614,10 +614,12 @@ def _in_options(message: str) -> str:
     '--set: duel setup: attacker is required (a Strength)'
     >>> _in_options("compare: variants.nope.builtin: unknown variant 'nope'")
     "-v nope: unknown variant 'nope'"
+    >>> _in_options("compare: variants.best_play: best play: ...")
+    '-v best_play: best play: ...'
     >>> _in_options("compare: grid point defender=9: defender must be ...")
     '--grid defender=9: defender must be ...'
     """
-    message = re.sub(r"^compare: variants\.(.*?)\.builtin: ", r"-v \1: ", message)
+    message = re.sub(r"^compare: variants\.(.*?)(\.builtin)?: ", r"-v \1: ", message)
     message = re.sub(r"^compare: grid point ", "--grid ", message)
     message = re.sub(r"^compare: grid\.(\w+): ", r"--grid \1: ", message)
     for said, flag in (("setup", "--set"), ("question", "--question"), ("grid", "--grid")):
