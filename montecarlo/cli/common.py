@@ -613,6 +613,20 @@ def fmt_prob(x: Optional[float], digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
+def digits_for(values: Sequence[Optional[float]], digits: int) -> int:
+    """``digits``, or more (up to 8) where a value would read as 0 or 1 and is neither: an
+    estimate, its interval and its exact value shown with one number of decimals (a cell read
+    "0.000 (0.001)" for an estimate of 4.5e-4 beside its exact 5.5e-4).
+
+    >>> digits_for([0.25971, 0.2584], 3), digits_for([4.5e-4, 5.5e-4], 3), digits_for([0.99955, None], 3)
+    (3, 4, 4)
+    """
+    known = [v for v in values if v is not None and not math.isnan(v)]
+    while digits < 8 and any(round(v, digits) in (0.0, 1.0) and v not in (0.0, 1.0) for v in known):
+        digits += 1
+    return digits
+
+
 def decimals_apart(values: list[float]) -> int:
     """Decimals enough (4 to 8) to tell exact values apart where they differ, and to show one that
     is not 0 or 1 as neither (a chance of 0.999997 is not "1.0000"): the advice commands' values.
@@ -739,7 +753,7 @@ def emit(
     table.add_column("exact", justify="right")
     rows = []
     for m in answer.metrics.values():
-        digits = 3 if m.kind == "mean" else 4
+        digits = 3 if m.kind == "mean" else digits_for([m.estimate, m.exact], 4)
         rows.append(
             (
                 m.name,
@@ -822,6 +836,7 @@ __all__ = [
     "wrapped",
     "explanations",
     "fmt_prob",
+    "digits_for",
     "parse_int_list",
     "parse_name_list",
     "examples_of",

@@ -19,6 +19,7 @@ from montecarlo.cli.common import (
     console,
     emit,
     fits_whole,
+    digits_for,
     fmt_prob,
     print_explanations,
     run_command,
@@ -368,14 +369,17 @@ def duel_table(
 
     # one line per cell where the terminal is wide enough, else the exact value under the estimate,
     # else (a narrow terminal would cut the numbers) the estimates and the exact values apart
-    estimate, exact = (lambda m: fmt_prob(m.estimate, digits)), (lambda m: fmt_prob(m.exact, digits))
+    def shown(m) -> int:  # a cell's decimals: its estimate and exact value alike
+        return digits_for([m.estimate, m.exact], digits) if m.kind != "mean" else digits
+
+    estimate, exact = (lambda m: fmt_prob(m.estimate, shown(m))), (lambda m: fmt_prob(m.exact, shown(m)))
     tables = [matrix("estimate (exact)", lambda m: f"{estimate(m)} ({exact(m)})")]
     if not fits_whole(out, tables[0]):
         tables = [matrix("estimate over (exact)", lambda m: f"{estimate(m)}\n({exact(m)})", sections=True)]
-    if not fits_whole(out, tables[0]):
+    if not fits_whole(out, tables[0]):  # narrow: every cell as wide as the others, apart
         tables = [
-            matrix("estimates", estimate, narrow=True, last=False),
-            matrix("exact values", exact, narrow=True),
+            matrix("estimates", lambda m: fmt_prob(m.estimate, digits), narrow=True, last=False),
+            matrix("exact values", lambda m: fmt_prob(m.exact, digits), narrow=True),
         ]
     for table in tables:
         out.print(table)
