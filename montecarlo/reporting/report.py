@@ -701,13 +701,21 @@ def _blocks(
                     ("note", f"{name}-exact.csv"),
                     ("table", _one_variant(exact, result), f"{name}-exact"),
                 ]
-        elif name.startswith("distribution-"):
+        elif name.startswith("distribution-") and not name.endswith(("-ci_low", "-ci_high", "-exact")):
             metric = name.removeprefix("distribution-")
             b += [
                 ("h3", _heading(result, name)),
-                ("note", f"probability of each value of `{metric}` (columns) ({name}.csv)"),
-                ("table", _one_variant(_distribution_display(tables[name], metric), result), name),
+                ("note", f"probability of each value of `{metric}` (columns): estimate [95% interval] "
+                         f"({name}.csv)"),
+                ("table", _one_variant(_matrix_display(tables, name, grid), result), name),
             ]
+            if f"{name}-exact" in tables:
+                exact = _exact_display(tables[f"{name}-exact"], grid, estimates=tables[name])
+                b += [
+                    ("h3", _heading(result, f"{name}-exact")),
+                    ("note", f"{name}-exact.csv"),
+                    ("table", _one_variant(exact, result), f"{name}-exact"),
+                ]
     b += [("h3", "All estimates (long form)"), ("table", tables["results"], "results")]
     b += _about(result, facts, figures, tables)
     return b
@@ -725,7 +733,7 @@ def _heading(result: ScenarioResult, stem: str) -> str:
     metric = metric.removesuffix("-exact")
     what = metric_words(result.scenario, metric, code=False)
     if kind == "distribution":
-        return f"Distribution of {what}"
+        return f"Distribution of {what}" + (": exact values" if exact else "")
     text = what[:1].upper() + what[1:]
     if kind == "difference":
         text += f": {'exact ' if exact else ''}difference from {result.baseline}"
@@ -861,14 +869,6 @@ def _short_headers(df: pl.DataFrame, index: Sequence[str]) -> pl.DataFrame:
     if not all("=" in c for c in values) or len({c.partition("=")[0] for c in values}) != 1:
         return df
     return df.rename({c: c.partition("=")[2] for c in values})
-
-
-def _distribution_display(df: pl.DataFrame, metric: str) -> pl.DataFrame:
-    """Value columns named by the value alone (``3``, not ``winner_strength=3``), 3 decimals."""
-    values = [c for c in df.columns if c.startswith(f"{metric}=")]
-    return df.with_columns(
-        pl.col(c).map_elements(lambda v: fmt(v, 3), return_dtype=pl.String).fill_null("n/a") for c in values
-    ).rename({c: c.split("=", 1)[1] for c in values})
 
 
 def _exact_display(

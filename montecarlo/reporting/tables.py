@@ -174,14 +174,20 @@ def matrix_tables(
 ) -> dict[str, pl.DataFrame]:
     """Pivoted tables of numbers: ``matrix-<metric>`` (estimates) with ``-ci_low``, ``-ci_high``
     and ``-exact`` beside it, ``difference-<metric>`` (variant − baseline) likewise plus
-    ``-significant`` (after Holm; null where nothing was tested), and ``distribution-<metric>``."""
+    ``-significant`` (after Holm; null where nothing was tested), and ``distribution-<metric>``
+    (a column per value) likewise with ``-ci_low``, ``-ci_high`` and ``-exact``."""
     sc = result.scenario
     row, col = matrix_layout(result)
     out: dict[str, pl.DataFrame] = {}
     for metric in sc.metrics:
         m = sc.question.metric(metric)
         if m.kind == "distribution":
-            out[f"distribution-{metric}"] = _distribution(long, list(sc.grid), m.reported_names())
+            names = m.reported_names()
+            out[f"distribution-{metric}"] = _distribution(long, list(sc.grid), names)
+            shown = long.filter(pl.col("metric").is_in(list(names)))
+            for name in VALUE_PARTS:  # each value's interval and exact chance, as a matrix has them
+                if name != "exact" or shown["exact"].is_not_null().any():
+                    out[f"distribution-{metric}-{name}"] = _distribution(long, list(sc.grid), names, name)
             continue
         part = long.filter(pl.col("metric") == metric)
         out[f"matrix-{metric}"] = _pivot(part, sc, row, col, "estimate")
@@ -392,10 +398,12 @@ def _ordered(pivot: pl.DataFrame, index: list[str], part: pl.DataFrame) -> pl.Da
     return pivot.with_columns(ranks).sort([f"__{n}" for n in index]).drop([f"__{n}" for n in index])
 
 
-def _distribution(long: pl.DataFrame, grid: list[str], names: Sequence[str]) -> pl.DataFrame:
+def _distribution(
+    long: pl.DataFrame, grid: list[str], names: Sequence[str], values: str = "estimate"
+) -> pl.DataFrame:
     part = long.filter(pl.col("metric").is_in(list(names)))
     index = grid + ["variant"]
-    return part.pivot(on="metric", index=index, values="estimate").select(*index, *names)
+    return part.pivot(on="metric", index=index, values=values).select(*index, *names)
 
 
 def precision_facts(result: ScenarioResult, long: pl.DataFrame) -> dict[str, Any]:

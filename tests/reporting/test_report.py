@@ -938,13 +938,21 @@ def test_matrix_columns_are_headed_by_the_value_after_the_fields_name():
     assert _short_headers(mixed, ["attacker"]).columns == ["attacker", "defender=3", "seat=1"]
 
 
-def test_a_distribution_is_headed_by_its_values_and_says_n_a_where_a_setup_has_none():
-    from montecarlo.reporting.report import _distribution_display
+def test_a_distribution_is_headed_by_its_values_with_intervals_and_says_n_a_where_a_setup_has_none():
+    """Each value's chance with its 95% interval, as a matrix's cells (the table showed the
+    estimates alone, where every simulated chance carries its interval)."""
+    from montecarlo.reporting.report import _matrix_display
 
-    df = pl.DataFrame({"variant": ["official", "loaded"], "total=0": [0.25, None], "total=10": [0.75, 1.0]})
-    shown = _distribution_display(df, "total")
+    def frame(*cells):
+        return pl.DataFrame({"variant": ["official", "loaded"], "total=0": cells[0], "total=10": cells[1]})
+
+    tables = {"distribution-total": frame([0.25, None], [0.75, 1.0]),
+              "distribution-total-ci_low": frame([0.2, None], [0.7, 0.99]),
+              "distribution-total-ci_high": frame([0.3, None], [0.8, 1.0])}
+    shown = _matrix_display(tables, "distribution-total", [])
     assert shown.columns == ["variant", "0", "10"]
-    assert shown.rows() == [("official", "0.250", "0.750"), ("loaded", "n/a", "1.000")]
+    assert shown.rows() == [("official", "0.250\n[0.200, 0.300]", "0.750\n[0.700, 0.800]"),
+                            ("loaded", "n/a", "1.000\n[0.990, 1.000]")]
 
 
 def test_a_missing_value_in_a_table_is_a_dash_on_both_pages():

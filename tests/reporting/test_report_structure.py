@@ -172,6 +172,7 @@ def test_the_outline_of_a_comparison_report(pages):
         (3, "Number of heads"),
         (3, "Number of heads: exact values"),
         (3, "Distribution of heads + bonus"),
+        (3, "Distribution of heads + bonus: exact values"),
         (3, "All estimates (long form)"),
         (2, "About this run: scenario, rules, reproducibility, files"),
         (3, "Variants"),
@@ -202,12 +203,15 @@ def test_the_outline_of_a_comparison_report(pages):
     estimates = [cell for rows in page.table_rows[6:10:2] for row in rows for cell in row[3:]]
     interval = re.compile(r"\d+\.\d{3} \[\d+\.\d{3}, \d+\.\d{3}\]")
     assert estimates and all(interval.fullmatch(cell) for cell in estimates), estimates
-    # the distribution: the chance of each value to 3 decimals (n/a where a setup cannot reach it)
+    # the distribution: the chance of each value with its interval (n/a where a setup cannot reach it)
     chances = [cell for row in page.table_rows[10] for cell in row[4:]]
-    assert chances and all(re.fullmatch(r"\d\.\d{3}|n/a", cell) for cell in chances), chances
-    # exact values: 3 decimals beside the estimates, signed to 4 beside the differences
+    assert chances and all(interval.fullmatch(cell) or cell == "n/a" for cell in chances), chances
+    # exact values: 3 decimals beside the estimates (the distribution's too), signed to 4 beside
+    # the differences
     exact = [cell for rows in page.table_rows[7:11:2] for row in rows for cell in row[3:]]
-    assert exact and all(re.fullmatch(r"\d\.\d{3}", cell) for cell in exact), exact
+    exact += [cell for row in page.table_rows[11] for cell in row[4:] if cell != "n/a"]
+    assert exact and all(re.fullmatch(r"\d\.\d{3}", cell) for cell in exact), [
+        cell for cell in exact if not re.fullmatch(r"\d\.\d{3}", cell)]
     exact = [cell for rows in page.table_rows[3:7:2] for row in rows for cell in row[3:]]
     assert exact and all(re.fullmatch(signed, cell) for cell in exact), exact
     # the summary: the smallest, mean and largest difference of each variant and metric, signed
@@ -216,7 +220,7 @@ def test_the_outline_of_a_comparison_report(pages):
              for row in summary if all(re.fullmatch(signed, x) for x in row[5:8])]
     assert len(spans) == len(summary) and all(low <= mean <= high for low, mean, high in spans), summary
     # the long form: estimates, interval ends, standard errors and exact values to 4 decimals
-    numbers = [cell for row in page.table_rows[11] for cell in row[5:10]]
+    numbers = [cell for row in page.table_rows[12] for cell in row[5:10]]
     assert numbers and all(re.fullmatch(r"\d\.\d{4}", cell) for cell in numbers), numbers
     matrix, setup = ["tags", "variant", "flips", "1", "2"], ["flips", "need", "tags", "variant"]
     assert page.table_heads == [
@@ -224,6 +228,7 @@ def test_the_outline_of_a_comparison_report(pages):
         [*setup, "metric", "baseline → variant", "difference [95% CI]", "exact", "Holm p"],
         *[matrix] * 8,  # two metrics: differences and their exact values, then estimates and exact values
         [*setup, "0", "1", "2", "3", "4", "5"],
+        [*setup, "0", "1", "2", "3", "4", "5"],  # the distribution, then its exact values
         [*setup, "metric", "estimate", "ci_low", "ci_high", "se", "exact", "trials"],
         ["variant", "built-in", "overrides", "description"],
         ["rule", "official", "same", "loaded"],
@@ -281,6 +286,7 @@ def test_each_table_is_headed_by_what_its_file_holds(pages):
         "difference-heads": "Number of heads: difference from official",
         "difference-heads-exact": "Number of heads: exact difference from official",
         "distribution-total": "Distribution of heads + bonus",
+        "distribution-total-exact": "Distribution of heads + bonus: exact values",
     }
 
 
@@ -311,7 +317,8 @@ def test_the_words_of_every_paragraph_and_note(pages):
         "_matrix-win-exact.csv_",
         "_columns: `need`; estimate [N% interval]; n/a: does not apply to the setup (matrix-heads.csv)_",
         "_matrix-heads-exact.csv_",
-        "_probability of each value of `total` (columns) (distribution-total.csv)_",
+        "_probability of each value of `total` (columns): estimate [N% interval] (distribution-total.csv)_",
+        "_distribution-total-exact.csv_",
         "N more rows in [results.csv](results.csv) / [results.parquet](results.parquet)",
         "Rerun with:",
         "Full rules of each variant:",
