@@ -473,11 +473,18 @@ def compare(
         Optional[str],
         typer.Option("--question", help="With a GAME: the question asked (default: the game's main one)."),
     ] = None,
+    house: Annotated[
+        Optional[list[str]],
+        typer.Option("--rule", metavar="FIELD=VALUE", help="With a GAME: a house rule of your own, a rule "
+                     "field and its value (repeatable), compared as the variant 'house', e.g. --rule "
+                     "max_dice=4; an unknown field lists the game's."),
+    ] = None,
 ) -> None:
     """Compare every variant with the baseline: paired differences, 95% intervals, Holm correction.
 
     SCENARIO is a scenario file, or a game: then --variant names its house rules to compare with
-    the official rules (`montecarlo games GAME` lists them), --set and --grid its setup.
+    the official rules (`montecarlo games GAME` lists them), --rule sets rules of your own (the
+    variant 'house'), --set and --grid its setup.
     --trials, --seed, --precision, --max-trials and --variant replace the scenario's own values
     (the JSON and the report record them).
 
@@ -486,6 +493,8 @@ def compare(
       montecarlo compare scenarios/imperium/tie-variants.toml --metric tie_first
 
       montecarlo compare dune1984 -v ties_favour_defender --grid attacker=1..6 --set defender=4
+
+      montecarlo compare dune1984 --rule max_dice=4 --grid attacker=1..6 --set defender=4
     """
     from montecarlo import api
     from montecarlo.reporting import check_out, write_report
@@ -500,17 +509,18 @@ def compare(
                 f"--baseline: compare {scenario} compares each -v variant with the official rules; "
                 "a scenario file can name another baseline"
             )
-        sc = _game_scenario(game, question, tuple(variant or ()), setting or (), sweep or ())
-    elif (setting or sweep or question) and not scenario.is_file():
+        sc = _game_scenario(game, question, tuple(variant or ()), setting or (), sweep or (), house or ())
+        given = dataclasses.replace(given, variants=())  # the scenario holds the -v arms alone
+    elif (setting or sweep or question or house) and not scenario.is_file():
         from montecarlo.registry import list_games
 
         raise InputError(
             f"{scenario}: no such game or scenario file; games: {', '.join(list_games())} (or a battle file)"
         )
-    elif setting or sweep or question:
+    elif setting or sweep or question or house:
         raise InputError(
-            "--set, --grid and --question describe a game's setup (montecarlo compare GAME -v VARIANT "
-            "--set FIELD=VALUE); a scenario file names its own setups"
+            "--set, --grid, --question and --rule describe a game's setup and rules (montecarlo compare GAME "
+            "-v VARIANT --set FIELD=VALUE); a scenario file names its own setups and variants"
         )
     else:
         sc = load_scenario(_scenario_file(scenario, "compare"))
@@ -550,25 +560,42 @@ def compare(
         _print(result, table, shown, show_all, compared.facts)
     if out is not None:  # after the summary: a failed write still leaves the numbers on screen
         rerun = _command(scenario, out, given) if game is None else _game_command(
-            game, question, setting or (), sweep or (), out, given
+            game, question, setting or (), sweep or (), out, given, tuple(variant or ()), house or ()
         )
         folder = write_report(result, out, command=rerun, jobs=local_workers(sc, jobs, backend_name))
         if not (quiet or as_json):
             typer.echo(f"wrote {folder}/index.html", err=True)
 
 
-def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...], settings, sweeps):
-    """``compare GAME``'s scenario: the official rules and each --variant, on the --set setup
-    swept over the --grid values."""
+HOUSE = "house"  # the variant of compare GAME's --rule values
+
+
+def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...], settings, sweeps,
+                   house=()):
+    """``compare GAME``'s scenario: the official rules, each --variant and the --rule values (the
+    variant 'house'), on the --set setup swept over the --grid values."""
     from montecarlo import api
 
-    if not variants:
+    if not variants and not house:
         raise InputError(
             f"compare {game}: name the house rules to compare with the official rules with -v VARIANT "
-            f"(montecarlo games {game} lists them), or give a scenario file"
+            f"(montecarlo games {game} lists them) or set rules of your own with --rule FIELD=VALUE, or "
+            "give a scenario file"
         )
     setup: dict = {}
     grid: dict = {}
+    rules: dict = {}
+    for text in house:
+        field, value = _field_value(text, "--rule")
+        if field in rules:
+            raise InputError(f"--rule {field} is given twice; give each rule once")
+        rules[field] = _typed(value)
+    if HOUSE in variants and rules:
+        raise InputError(f"-v {HOUSE}: the name of the --rule variant; no game has a built-in one by it")
+    arms: dict = {"official": {}, **{name: name for name in variants}}
+    if rules:
+        said = ", ".join(f"{k}={v}" for k, v in rules.items())
+        arms[HOUSE] = {"overrides": rules, "description": f"house rule: {said}"}
     for flag, texts, into in (("--set", settings, setup), ("--grid", sweeps, grid)):
         for text in texts:
             field, value = _field_value(text, flag)
@@ -579,7 +606,8 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
     if both:
         raise InputError(f"--set and --grid both give {both[0]}: fix it with --set or sweep it with --grid")
     try:
-        return api.game_scenario(game, question, variants=list(variants), grid=grid or None, **setup)
+        chosen = arms if rules else list(variants)
+        return api.game_scenario(game, question, variants=chosen, grid=grid or None, **setup)
     except InputError as exc:  # the scenario's words ("compare: setup: ...") as the options typed
         message = _in_options(str(exc))
         if question is None and message.startswith(("--set", "--grid")):
@@ -622,6 +650,7 @@ def _in_options(message: str) -> str:
     >>> _in_options("compare: grid point defender=9: defender must be ...")
     '--grid defender=9: defender must be ...'
     """
+    message = re.sub(rf"^compare: variants\.{HOUSE}\.overrides: ", "--rule: ", message)
     message = re.sub(r"^compare: variants\.(.*?)(\.builtin)?: ", r"-v \1: ", message)
     message = re.sub(r"^compare: grid point ", "--grid ", message)
     message = re.sub(r"^compare: grid\.(\w+): ", r"--grid \1: ", message)
@@ -690,15 +719,15 @@ def _swept(text: str, field: str) -> list:
 
 
 def _game_command(game: str, question: Optional[str], settings, sweeps, out: Optional[Path],
-                  given: Overrides) -> str:
+                  given: Overrides, variants=(), house=()) -> str:
     """The command that reruns ``compare GAME`` (its report's rerun line)."""
     parts = ["montecarlo", "compare", game]
     parts += ["--question", question] if question else []
-    for flag, texts in (("--set", settings), ("--grid", sweeps)):
+    for flag, texts in (("--set", settings), ("--grid", sweeps), ("--rule", house)):
         for text in texts:
             parts += [flag, text]
     parts += ["--out", str(out)] if out is not None else []
-    return shlex.join(parts + given.args())
+    return shlex.join(parts + given.args() + [arg for name in variants for arg in ("--variant", name)])
 
 
 def _json(result, table: pl.DataFrame, shown: pl.DataFrame, facts: dict) -> dict:

@@ -283,7 +283,8 @@ def test_a_game_name_where_a_scenario_file_goes_says_what_the_command_reads(comm
         "`montecarlo games war-for-arrakis` lists the game's built-in variants"
     ) if command == "report" else result.stderr.strip() == (
         "error: compare war-for-arrakis: name the house rules to compare with the official rules with -v "
-        "VARIANT (montecarlo games war-for-arrakis lists them), or give a scenario file"
+        "VARIANT (montecarlo games war-for-arrakis lists them) or set rules of your own with --rule "
+        "FIELD=VALUE, or give a scenario file"
     )
     (tmp_path / "imperium").write_text('game = "imperium"\n')  # a file of that name is read as one
     assert "a game, not a scenario file" not in runner.invoke(app, [command, "imperium"]).stderr
@@ -567,6 +568,29 @@ def test_compare_a_game_inline_gives_the_apis_numbers_and_a_report_that_reruns(t
     assert rerun in html.unescape(page)
 
 
+def test_compare_a_game_with_rules_of_ones_own_as_the_variant_house(tmp_path):
+    """`--rule FIELD=VALUE`: a house rule the game has no variant for, as mc.compare takes it (the
+    same numbers at the same seed), beside the -v variants; the rerun line repeats it."""
+    import montecarlo as mc
+
+    args = ["compare", "dune1984", "--rule", "max_dice=4", "-v", "ties_favour_defender",
+            "--set", "attacker=5", "--set", "defender=6", "-n", "4000", "--metric", "attacker_win", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    rows = {row["variant"]: row["difference"] for row in json.loads(result.stdout)["rows"]}
+    api = mc.compare("dune1984", variants={"official": {}, "ties_favour_defender": "ties_favour_defender",
+                                           "house": {"max_dice": 4}},
+                     attacker=5, defender=6, trials=4000, metrics="attacker_win")
+    expected = {key[0]: value for key, value in api.differences.estimate.items()}
+    assert rows == pytest.approx(expected, abs=1e-15) and set(rows) == {"house", "ties_favour_defender"}
+    out = tmp_path / "house"
+    written = runner.invoke(app, [*args[:-3], "--out", str(out), "-q"])
+    assert written.exit_code == 0, written.output
+    rerun = ("montecarlo compare dune1984 --set attacker=5 --set defender=6 --rule max_dice=4 "
+             f"--out {out} --trials 4000 --variant ties_favour_defender")
+    assert rerun in html.unescape((out / "index.html").read_text())
+
+
 TIES = ["dune1984", "-v", "ties_favour_defender"]
 
 
@@ -579,7 +603,7 @@ TIES = ["dune1984", "-v", "ties_favour_defender"]
         ([*TIES, "--set", "attacker=4", "--grid", "defender=6..1"], "the range runs down from 6; give 1..6"),
         ([*TIES, "--set", "attacker=4", "--grid", "defender=1,9"], "--grid defender=9: defender must be"),
         ([*TIES, "--set", "attacker=4", "--grid", "attacker=1,2"], "--set and --grid both give attacker"),
-        (["scenarios/imperium/tie-variants.toml", "--set", "troops=3"], "--set, --grid and --question"),
+        (["scenarios/imperium/tie-variants.toml", "--set", "troops=3"], "--set, --grid, --question and"),
         ([*TIES, "--set", "attacker=4", "--set", "defender=5", "--baseline", "official"], "--baseline"),
         ([*TIES, "--set", "attacker=4", "--set", "attacker=5"], "--set attacker is given twice"),
         (["nosuchgame", "-v", "x", "--set", "a=1"], "nosuchgame: no such game or scenario file; games:"),
@@ -590,6 +614,16 @@ TIES = ["dune1984", "-v", "ties_favour_defender"]
         (["dune1984", "-v", "best_play", "--set", "attacker=4", "--set", "defender=5"],
          "best play: the attacker fights with one character"),
         # two Strengths are a fight, which the first question (a duel) cannot take: say so
+        (["dune1984", "--rule", "nope=1", "--set", "attacker=4", "--set", "defender=5"],
+         "--rule: unknown rule field(s) nope; known: designation"),
+        (["dune1984", "--rule", "max_dice=x", "--set", "attacker=4", "--set", "defender=5"],
+         "--rule: max_dice must be an integer 1..20, got 'x'"),
+        (["dune1984", "--rule", "max_dice", "--set", "attacker=4"], "--rule 'max_dice': give FIELD=VALUE"),
+        (["dune1984", "--rule", "max_dice=4", "--rule", "max_dice=5", "--set", "attacker=4"],
+         "--rule max_dice is given twice"),
+        (["dune1984", "--rule", "max_dice=4", "-v", "house", "--set", "attacker=4"], "-v house: the name of"),
+        (["scenarios/imperium/tie-variants.toml", "--rule", "ties=x"], "--grid, --question and --rule"),
+        (["dune1984", "--set", "attacker=4"], "-v VARIANT (montecarlo games dune1984 lists them) or set"),
         (["dune1984", "-v", "fight_to_last", "--set", "attacker=4,2", "--set", "defender=5"],
          "got [4, 2] (for the question duel; --question fight takes this setup)"),
         # a fight refuses a Strength of 7 too: no hint (each grid value is tried)
