@@ -94,6 +94,10 @@ class Question:
     # and montecarlo.odds) ask it before the run, grids do not: a cell with nothing to choose
     # simply has the fixed policy's odds
     check_alone: Callable[[Any, Any], None] | None = None
+    # the metrics that mean different things under two rule sets of one setup, so that their
+    # difference is no effect of the rules (War for Arrakis' objective: the attacker's under one,
+    # the defender's where the defender plays best): a comparison marks them not applicable
+    incomparable: Callable[[Any, Any, Any], Sequence[str]] | None = None
     # what a player may not mean in a setup, said but not refused (characters of one house on
     # opposite sides: one player owns both): the CLI prints each as a warning on stderr,
     # ``montecarlo.odds`` and ``montecarlo.advise`` give each as a Python warning

@@ -94,14 +94,19 @@ def comparison_table(result: ScenarioResult, alpha: float = ALPHA) -> pl.DataFra
     grid = grid_columns(result)
     names = result.scenario.reported_metrics
     rows: dict[str, list] = {k: [] for k in (*grid, *COMPARISON_COLUMNS)}
+    question = result.scenario.question
     for i, comparison in enumerate(result.comparisons):
         applies = applicable_names(result, i)
         base = comparison.answers[0].metrics
         for k, diffs in enumerate(comparison.differences, start=1):
+            apart = set()  # metrics whose meaning the two rule sets change (whose objective)
+            if question.incomparable is not None:
+                setup = result.scenario.points[i].setup
+                apart = set(question.incomparable(result.variants[0].rules, result.variants[k].rules, setup))
             for name in names:
                 d = diffs[name]
                 common = dict(variant=result.variants[k].name, baseline=result.baseline, metric=name)
-                if name not in applies:
+                if name not in applies or name in apart:
                     _append(
                         rows,
                         grid,

@@ -438,3 +438,19 @@ def test_grid_columns_show_numbers_as_numbers_and_everything_else_as_text():
     sc.numeric = lambda name: Scenario.numeric(sc, name)
     sc.points = [N(values={"b": b, "n": n, "m": n}) for b, n in ((False, 1), (True, 2))]
     assert grid_columns(N(scenario=sc)) == {"b": ["False", "True"], "n": [1, 2], "m": ["1", "two"]}
+
+
+def test_a_metric_whose_meaning_the_rules_change_is_not_compared():
+    """War for Arrakis' objective is the defender's where the defender plays best, else the
+    attacker's: official against defender_best_play read -0.946, significant. It is not
+    applicable there (outside Holm), and compared where the same side decides."""
+    import montecarlo as mc
+
+    compared = mc.compare("war-for-arrakis", variants=["defender_best_play", "best_play"],
+                          attacker="2 regular", defender="1 regular", objective="win", trials=2000,
+                          metrics=["objective", "attacker_win"])
+    rows = {(r["variant"], r["metric"]): r for r in compared.differences.to_polars().iter_rows(named=True)}
+    assert rows[("defender_best_play", "objective")]["status"] == "not applicable"
+    assert rows[("defender_best_play", "objective")]["difference"] is None
+    assert rows[("best_play", "objective")]["status"] in ("tested", "identical")
+    assert rows[("defender_best_play", "attacker_win")]["status"] in ("tested", "identical")

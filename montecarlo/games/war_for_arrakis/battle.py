@@ -1532,6 +1532,13 @@ def _size_bound(rules: Rules, setup: BattleSetup) -> int | None:
     return bound
 
 
+def objective_sides_differ(rules: Rules, other: Rules, setup: BattleSetup) -> tuple[str, ...]:
+    """``objective`` where it is the defender's under one rule set (its best play) and the
+    attacker's under the other: their difference would read as an effect of the rules (a
+    comparison of official against defender_best_play gave -0.946, significant)."""
+    return ("objective",) if (rules.retreat == "best") != (other.retreat == "best") else ()
+
+
 def applicable_battle(setup: BattleSetup) -> tuple[str, ...]:
     """Every metric, but ``objective`` only where the setup asks for one."""
     return tuple(m.name for m in METRICS if m.name != "objective" or setup.objective)
@@ -1593,6 +1600,7 @@ QUESTIONS = {
         exact=BATTLE.exact,
         why_no_exact=BATTLE.why_no_exact,
         check_alone=check_best_alone,
+        incomparable=objective_sides_differ,
         advise=advice_table,
         notes=battle_readings,
         parse_setup=parse_battle,
