@@ -602,28 +602,65 @@ def advise(
 
 def _specials_counts(specials) -> dict:
     """Over the Specials situations where the choice matters: how many, how often best play gives
-    each leader a Special (most first), uses no leader, and departs from the best leaders first."""
+    each leader a Special (most first), uses no leader, and departs from the best leaders first;
+    then the same as shares of the choices a battle played best meets (each situation weighed by
+    how often it is met: ``per_battle`` of them a battle on average)."""
     from collections import Counter
 
-    used = Counter(name for d in specials if d.choice != "no leader" for name in d.choice.split(" & "))
+    used, weighed = Counter(), Counter()
+    for d in specials:
+        for name in d.choice.split(" & ") if d.choice != "no leader" else ():
+            used[name] += 1
+            weighed[name] += d.visits
+    per_battle = sum(d.visits for d in specials)
+
+    def share(n: float) -> float:
+        return n / per_battle if per_battle > 0 else 0.0
+
     return {
         "situations": len(specials),
         "leaders": dict(sorted(used.items(), key=lambda nc: (-nc[1], nc[0]))),
         "no_leader": sum(d.choice == "no leader" for d in specials),
         "departs_from_best_leaders_first": sum(d.choice != next(iter(d.values)) for d in specials),
+        "per_battle": per_battle,
+        "leaders_share": {name: share(weighed[name])
+                          for name in sorted(used, key=lambda name: (-weighed[name], -used[name], name))},
+        "no_leader_share": share(sum(d.visits for d in specials if d.choice == "no leader")),
+        "departs_share": share(sum(d.visits for d in specials if d.choice != next(iter(d.values)))),
     }
 
 
+def _percent(share: float) -> str:
+    """``96%``; a share above 0 is never "0%", nor one below 1 "100%"."""
+    if 0 < share < 0.005:
+        return "<1%"
+    if 0.995 <= share < 1:
+        return ">99%"
+    return f"{100 * share:.0f}%"
+
+
 def _specials_in_short(specials) -> str:
-    """:func:`_specials_counts` in words: a rule of thumb for the table."""
+    """:func:`_specials_counts` in words: a rule of thumb for the table, by how often each
+    situation is met in a battle played best (by situations where best play never meets one)."""
     counts = _specials_counts(specials)
-    count, ranked = counts["situations"], list(counts["leaders"].items())
-    text = f"over the {count} situation{'s' if count > 1 else ''} where the choice matters: " + ", ".join(
-        f"{name} in {n}" if i else f"{name} takes a Special in {n}" for i, (name, n) in enumerate(ranked)
-    )
-    text += f"; no leader in {counts['no_leader']}" if counts["no_leader"] else ""
+    count, per_battle = counts["situations"], counts["per_battle"]
+    listed = f"{count} situation{'s' if count > 1 else ''}"
+    if per_battle <= 0:  # every listed choice lies off best play's own path
+        ranked = list(counts["leaders"].items())
+        text = f"over the {listed} where the choice matters: " + ", ".join(
+            f"{name} in {n}" if i else f"{name} takes a Special in {n}" for i, (name, n) in enumerate(ranked)
+        )
+        text += f"; no leader in {counts['no_leader']}" if counts["no_leader"] else ""
+        return text + (f"; best play departs from the best leaders first (most Hits + Shields, then most "
+                       f"Hits) in {counts['departs_from_best_leaders_first']}")
+    ranked = list(counts["leaders_share"].items())
+    text = (f"a battle played best meets {per_battle:.2g} Specials choice{'s' if per_battle != 1 else ''} "
+            f"that matter on average ({listed} listed below): " + ", ".join(
+                f"{name} in {_percent(v)}" if i else f"{name} takes a Special in {_percent(v)} of them"
+                for i, (name, v) in enumerate(ranked)))
+    text += f"; no leader in {_percent(counts['no_leader_share'])}" if counts["no_leader"] else ""
     return text + (f"; best play departs from the best leaders first (most Hits + Shields, then most "
-                   f"Hits) in {counts['departs_from_best_leaders_first']}")
+                   f"Hits) in {_percent(counts['departs_share'])}")
 
 
 def _defender_not_best(game, overrides: dict[str, str], variants: tuple[str, ...]) -> None:

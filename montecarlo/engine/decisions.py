@@ -224,6 +224,45 @@ class Solution(Generic[S]):
         """The number of states reachable from the start (under any play)."""
         return len(self._steps)
 
+    def visits(self) -> dict[S, float]:
+        """How often best play meets each state it can reach from the start: the expected number
+        of visits (a state met at most once: the chance of meeting it; one met again after a
+        step that stays put counts each time). Solved exactly as one sparse linear system over
+        the chain it plays, ``n = e_start + Q^T n``.
+
+        >>> def coin(state):  # flip until heads; at 2 tails, choose to stop or flip on
+        ...     if state in ("heads", "stopped"):
+        ...         return []
+        ...     if state == 2:
+        ...         flip = [(0.5, "heads", ()), (0.5, 2, ())]
+        ...         return Choice({"stop": [(1.0, "stopped", ())], "flip": flip})
+        ...     return [(0.5, "heads", ()), (0.5, state + 1, ())]
+        >>> best = solve(coin, 0, Objective(lambda end: 1.0 if end == "heads" else 0.0))
+        >>> {state: round(n, 12) for state, n in best.visits().items()}
+        {0: 1.0, 'heads': 1.0, 1: 0.5, 2: 0.5}
+        """
+        import scipy.sparse as sparse
+        from scipy.sparse.linalg import spsolve
+
+        index: dict[S, int] = {self.start: 0}
+        work = [self.start]
+        rows, cols, probs = [], [], []
+        while work:
+            state = work.pop()
+            for p, nxt, _tags in self._steps[state]:
+                if nxt not in index:
+                    index[nxt] = len(index)
+                    work.append(nxt)
+                rows.append(index[nxt])
+                cols.append(index[state])
+                probs.append(p)
+        size = len(index)
+        flow = sparse.csr_matrix((probs, (rows, cols)), shape=(size, size))
+        start = np.zeros(size)
+        start[0] = 1.0
+        counts = np.atleast_1d(spsolve((sparse.identity(size, format="csr") - flow).tocsc(), start))
+        return {state: float(counts[i]) for state, i in index.items()}
+
     def _known(self, state: S) -> S:
         if state not in self._steps:
             raise MonteCarloError(f"{state!r} cannot be reached from the solved start {self.start!r}")

@@ -220,23 +220,30 @@ def test_policy_help_of_commands_without_objective_names_no_objective():
 
 
 def test_advise_sums_up_the_specials_for_the_table():
-    """The line "In short" counts, over the situations listed, how often best play gives each
-    leader a Special and how often it leaves the best leaders first (the first option)."""
+    """The line "In short" weighs each situation listed by how often a battle played best meets
+    it (the chain's expected visits): the share of those choices where best play gives each
+    leader a Special and where it leaves the best leaders first (the first option). It counted
+    situations, however rarely met."""
     result = run("advise", *LEGIONS, "--objective", "trade:2")
     assert result.exit_code == 0, result.output
     specials = advise(Rules(), SETUP).specials
+    per_battle = sum(d.visits for d in specials)
+    assert per_battle > 0 and all(d.visits >= 0 for d in specials)
     line = next(x for x in result.stdout.splitlines() if x.startswith("  In short, "))
-    used = {name: sum(name in d.choice.split(" & ") for d in specials)
-            for name in ("Beast Rabban (2H)", "Baron Harkonnen (2S)")}
-    most, fewer = sorted(used, key=lambda name: -used[name])
-    assert line.startswith(f"  In short, over the {len(specials)} situations where the choice matters: "
-                           f"{most} takes a Special in {used[most]}, ")
-    assert f", {fewer} in {used[fewer]};" in line or not used[fewer]
-    departs = sum(d.choice != next(iter(d.values)) for d in specials)
+    share = {name: sum(d.visits for d in specials if name in d.choice.split(" & ")) / per_battle
+             for name in ("Beast Rabban (2H)", "Baron Harkonnen (2S)")}
+    most, fewer = sorted(share, key=lambda name: -share[name])
+    assert line.startswith(f"  In short, a battle played best meets {per_battle:.2g} Specials choice")
+    assert f"({len(specials)} situations listed below): {most} takes a Special in " in line
+    data = json.loads(run("advise", *LEGIONS, "--objective", "trade:2", "--json").stdout)["specials_in_short"]
+    assert data["per_battle"] == pytest.approx(per_battle)
+    assert data["leaders_share"] == pytest.approx(share) and list(data["leaders_share"]) == [most, fewer]
+    departs = sum(d.visits for d in specials if d.choice != next(iter(d.values))) / per_battle
+    assert data["departs_share"] == pytest.approx(departs)
     assert line.endswith(
-        f"best play departs from the best leaders first (most Hits + Shields, then most Hits) in {departs}."
-    )
-    assert departs >= 1  # the list puts those first
+        "best play departs from the best leaders first (most Hits + Shields, then most Hits) in "
+        f"{round(100 * departs)}%."
+    ) or departs < 0.005 or departs > 0.995
 
 
 def test_advise_takes_harkonnen_as_the_battle_command_does():

@@ -225,6 +225,33 @@ def test_the_chain_under_best_play_gives_the_optimum_as_a_metric(seed):
     assert sum(exact[f"end={e}"] for e in chain.finals) == pytest.approx(1.0, **CLOSE)
 
 
+@pytest.mark.parametrize("kind", ["acyclic", "self-loops", "cycles"])
+@pytest.mark.parametrize("seed", range(5))
+def test_visits_under_best_play_are_the_chains_own_counts(kind, seed):
+    """Solution.visits (one sparse solve) against the Chain's exact expectations, an independent
+    computation: each state's visits are the expected number of steps into it (plus one for the
+    start), and a final state's is the chance of ending there."""
+    chain = Random(seed, **KINDS[kind])
+    try:
+        solution = solve(chain.transitions, 0, chain.objective)
+    except MonteCarloError:
+        return
+    visits = solution.visits()
+
+    def marked(state):  # each step tagged with the state it goes to
+        return tuple((p, nxt, (*tags, f"to{nxt}")) for p, nxt, tags in solution.transitions(state))
+
+    states = sorted(visits)
+    metrics = (Metric("end", "distribution", "", tuple(chain.finals)),
+               *(Metric(f"to{s}", "mean", "") for s in states))
+    played = Chain(marked, lambda s: {"end": s}, metrics, {f"to{s}": f"to{s}" for s in states})
+    exact = played.exact(0)
+    for state in states:
+        assert visits[state] == pytest.approx(exact[f"to{state}"] + (state == 0), **CLOSE), state
+    for final in chain.finals:
+        assert visits.get(final, 0.0) == pytest.approx(exact[f"end={final}"], **CLOSE)
+
+
 # --- hand-derived cases ---------------------------------------------------------------------------
 
 

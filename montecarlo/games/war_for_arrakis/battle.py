@@ -1283,6 +1283,7 @@ class Decision(NamedTuple):
     choice: str  # "continue" or "retreat"; for Specials the leaders' names
     values: dict[str, float]  # option -> expected objective of taking it and playing best after
     leaves: dict[str, tuple[str, str]]  # Specials only: option -> (attacker, defender) after the round
+    visits: float = 0.0  # how often a battle played best meets it (expected times; 0: only off its path)
 
 
 class Advice(NamedTuple):
@@ -1310,6 +1311,7 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
     objective = setup.objective or "win"
     setup = dataclasses.replace(setup, objective=objective)
     solution = BATTLE.solution(best_rules, setup)
+    met = solution.visits()
     # the fixed policy's chain is never too large: its bound is at most 13 x 13 x 5 = 845 states
     fixed = exact_battle(dataclasses.replace(rules, attack="until_destroyed"), setup)["objective"]
     attacker, defender = setup.legions
@@ -1333,13 +1335,14 @@ def advise(rules: Rules, setup: BattleSetup) -> Advice:
                     {names(k): v for k, v in options.items()},
                     {names(k): (_units_text(n.attacker, attacker), _units_text(n.defender, defender))
                      for k, n in state.options},
+                    met.get(state, 0.0),
                 )
             )
         else:
             plain.append(
                 Decision(
                     _units_text(state.attacker, attacker), _units_text(state.defender, defender),
-                    sum(state.attacker), sum(state.defender), choice, options, {},
+                    sum(state.attacker), sum(state.defender), choice, options, {}, met.get(state, 0.0),
                 )
             )
     order = lambda d: (-d.attacker_units, d.defender_units, d.attacker, d.defender)  # noqa: E731
