@@ -327,8 +327,8 @@ def parse_scenario(
             where = ", ".join(f"{k}={show(v)}" for k, v in values.items())
             c.fail(f"grid point {where}" if where else "setup", exc)
         points.append(GridPoint(values, built))
-    if not grid and question.check_alone is not None:  # one setup: each variant as odds would ask it
-        for variant in variants:  # (a grid's cell with nothing to choose has the fixed policy's odds)
+    if len(points) == 1 and question.check_alone is not None:  # one setup (a grid of one value too):
+        for variant in variants:  # each variant as odds asks it; a grid's cell has the fixed policy's odds
             try:
                 question.check_alone(variant.rules, points[0].setup)
             except InputError as exc:

@@ -629,6 +629,8 @@ def test_best_play_with_nothing_to_choose_is_refused_in_a_scenario_of_one_setup_
         load_scenario(write(tmp_path, text))
     swept = text.replace("attacker = 4\n", "").replace("[variants", "[grid]\nattacker = [4, 5]\n[variants")
     assert len(load_scenario(write(tmp_path, swept)).points) == 2
+    with pytest.raises(ScenarioError, match=r": variants\.bp: best play: the attacker fights"):  # one value
+        load_scenario(write(tmp_path, swept.replace("[4, 5]", "[4]")))
 
 
 def test_every_field_of_a_scenario_is_the_file_s_own(coin_game, tmp_path):

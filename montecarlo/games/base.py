@@ -239,8 +239,16 @@ def apply_overrides(obj: Any, overrides: Mapping[str, Any], what: str = "overrid
         raise InputError(
             f"{what}: unknown rule field(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}"
         )
+    values = dict(overrides)
+    for name, value in values.items():
+        if isinstance(getattr(obj, name), bool) and not isinstance(value, bool):
+            # a yes/no rule: "no" or "off" (text, so true) read as true, and ran as such
+            plain = value.item() if type(value).__module__ == "numpy" else value  # a notebook's
+            if type(plain) not in (bool, int) or plain not in (0, 1):
+                raise InputError(f"{what}: {name} must be true or false, got {value!r}")
+            values[name] = bool(plain)
     try:
-        return dataclasses.replace(obj, **dict(overrides))
+        return dataclasses.replace(obj, **values)
     except (TypeError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise

@@ -46,3 +46,19 @@ def test_named_variants_that_set_one_rule_otherwise_are_refused():
     with pytest.raises(InputError, match="^--policy sets designation = 'weakest_first', but variant"):
         dune.rules(["best_play"], {"designation": "weakest_first"}, overrides_from="--policy")
     assert dune.rules(["best_play"], {"designation": "best"}, overrides_from="--policy").designation == "best"
+
+
+@pytest.mark.parametrize("value", ["no", "off", "yes", "maybe", 2, 0.5, None])
+def test_a_yes_no_rule_takes_true_or_false_only(value):
+    """`--rule gom_counts_toward_cap=no` reached the rules as the text "no", which is true: the
+    run played the rule the user had turned off. 0 and 1 (and numpy's bools) read as false and true."""
+    import numpy as np
+
+    from montecarlo.games.base import apply_overrides
+    from montecarlo.games.dune1984.rules import Rules
+
+    with pytest.raises(InputError, match=f"^rule: gom_counts_toward_cap must be true or false, got {value!r}"
+                       .replace("(", "\\(")):
+        apply_overrides(Rules(), {"gom_counts_toward_cap": value}, what="rule")
+    assert apply_overrides(Rules(), {"gom_counts_toward_cap": 1}).gom_counts_toward_cap is True
+    assert apply_overrides(Rules(), {"gom_counts_toward_cap": np.bool_(False)}).gom_counts_toward_cap is False
