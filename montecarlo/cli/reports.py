@@ -585,6 +585,7 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
     setup: dict = {}
     grid: dict = {}
     rules: dict = {}
+    notes: list[str] = []  # said once the scenario is built (an error comes alone)
     for text in house:
         field, value = _field_value(text, "--rule")
         if field in rules:
@@ -601,18 +602,21 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
             field, value = _field_value(text, flag)
             if field in into:
                 raise InputError(f"{flag} {field} is given twice; give each field once")
-            into[field] = _typed(value) if flag == "--set" else _swept(value, field)
+            into[field] = _typed(value) if flag == "--set" else _swept(value, field, notes)
     both = sorted(set(setup) & set(grid))
     if both:
         raise InputError(f"--set and --grid both give {both[0]}: fix it with --set or sweep it with --grid")
     try:
         chosen = arms if rules else list(variants)
-        return api.game_scenario(game, question, variants=chosen, grid=grid or None, **setup)
+        built = api.game_scenario(game, question, variants=chosen, grid=grid or None, **setup)
     except InputError as exc:  # the scenario's words ("compare: setup: ...") as the options typed
         message = _in_options(str(exc))
         if question is None and message.startswith(("--set", "--grid")):
             message += _other_question(game, setup, grid)
         raise InputError(message) from None
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
+    return built
 
 
 def _other_question(game: str, setup: dict, grid: dict) -> str:
@@ -650,7 +654,7 @@ def _in_options(message: str) -> str:
     >>> _in_options("compare: grid point defender=9: defender must be ...")
     '--grid defender=9: defender must be ...'
     """
-    message = re.sub(rf"^compare: variants\.{HOUSE}\.overrides: ", "--rule: ", message)
+    message = re.sub(rf"^compare: variants\.{HOUSE}(\.overrides)?: ", "--rule: ", message)
     message = re.sub(r"^compare: variants\.(.*?)(\.builtin)?: ", r"-v \1: ", message)
     message = re.sub(r"^compare: grid point ", "--grid ", message)
     message = re.sub(r"^compare: grid\.(\w+): ", r"--grid \1: ", message)
@@ -664,7 +668,10 @@ def _field_value(text: str, flag: str) -> tuple[str, str]:
     field, equals, value = text.partition("=")
     field = field.strip().replace("-", "_")
     if not equals or not field or not value.strip():
-        raise InputError(f"{flag} {text!r}: give FIELD=VALUE, e.g. {flag} attacker=4")
+        example = f"e.g. {flag} attacker=4"
+        if flag == "--rule":
+            example = "a rule field and its value, e.g. --rule max_dice=4"
+        raise InputError(f"{flag} {text!r}: give FIELD=VALUE, {example}")
     return field, value.strip()
 
 
@@ -691,7 +698,7 @@ def _typed(text: str):
 MAX_RANGE = 10_000  # values of one --grid range (a grid of millions is refused later, but slowly)
 
 
-def _swept(text: str, field: str) -> list:
+def _swept(text: str, field: str, notes: list[str] | None = None) -> list:
     """--grid's values: A..B (whole numbers), else separated by ';' when one holds a comma (a
     legion), else by ','.
 
@@ -713,8 +720,10 @@ def _swept(text: str, field: str) -> list:
     if ";" not in text and len(items) > 1 and any(isinstance(v, str) and " " in v for v in values):
         # "4 regular, 1 elite" is two legions here, where the user may have meant one of two kinds
         shown = ", ".join(repr(item) for item in items)
-        typer.echo(f"note: --grid {field} sweeps {len(items)} values, {shown}; to sweep values that hold "
-                   f"commas, separate them by ; (--grid \"{field}=4 regular, 1 elite; 5 regular\")", err=True)
+        (notes if notes is not None else []).append(
+            f"--grid {field} sweeps {len(items)} values, {shown}; to sweep values that hold commas, "
+            f"separate them by ; (--grid \"{field}=4 regular, 1 elite; 5 regular\")"
+        )
     return values
 
 
