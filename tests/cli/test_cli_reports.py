@@ -625,8 +625,8 @@ TIES = ["dune1984", "-v", "ties_favour_defender"]
         (["dune1984", "--rule", "designation=best", "--set", "attacker=4", "--set", "defender=4"],
          "--rule: best play: the attacker fights with one character"),
         # the note on a grid split at its commas waits for the scenario: an error comes alone
-        (["war-for-arrakis", "-v", "one_round", "--grid", "attacker=4 regular, bashar", "--set", "defender=x"],
-         "defender: unknown unit kind or leader 'x'"),
+        (["war-for-arrakis", "-v", "one_round", "--grid", "attacker=4 regular, bashar",
+          "--set", "defender=x"], "defender: unknown unit kind or leader 'x'"),
         (["scenarios/imperium/tie-variants.toml", "--rule", "ties=x"], "--grid, --question and --rule"),
         (["dune1984", "--set", "attacker=4"], "-v VARIANT (montecarlo games dune1984 lists them) or set"),
         (["dune1984", "-v", "fight_to_last", "--set", "attacker=4,2", "--set", "defender=5"],
