@@ -325,7 +325,7 @@ def matrix_findings(
         # with a focus, where the odds turn is said only over two of its fields (a matrix of them)
         turn = not sc.focus or {row_field, col_field} <= set(sc.focus)
         if sc.question.metric(metric).kind == "probability" and full and turn:
-            out += _crossing(result, metric, part, row_field, col_field)
+            out += _crossing(result, metric, part, row_field, col_field, who)
             # a seat advantage only where the other side wins exactly when this one does not: with
             # draws (both legions destroyed) p(a, a) is below 0.5 for equal sides
             swaps = sc.question.metric(metric).complement_swaps
@@ -538,7 +538,7 @@ def _side(row: dict[str, Any]) -> int:
 
 
 def _crossing(
-    result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None
+    result: ScenarioResult, metric: str, part: pl.DataFrame, row: str | None, col: str | None, who: str = ""
 ) -> list[str]:
     """Where a chance crosses 50%, per value of the fields outside the matrix that it crosses in
     (at most three sentences; values of one such field where it crosses alike share one)."""
@@ -548,6 +548,7 @@ def _crossing(
     others = [f for f in sc.grid if f not in (row, col)]
     numeric = all(isinstance(v, (int, float)) for v in part[row].to_list() + part[col].to_list())
     said: dict[str, list[Any]] = {}  # a sentence with WHERE for its setup -> the setups it is true of
+    more: list[dict[str, Any]] = []  # setups where it crosses beyond the three sentences
     groups = part.partition_by(others, maintain_order=True) if others else [part]
     for group in groups:
         sides = {(r[row], r[col]): _side(r) for r in group.iter_rows(named=True)}
@@ -570,9 +571,14 @@ def _crossing(
                     break
         text = (text or _per_row(metric_words(sc, metric), group, row, col, WHERE, above)) + "."
         if text not in said and len(said) == 3:
+            more.append(group.row(0, named=True))
             continue
         said.setdefault(text, []).append(group.row(0, named=True))
-    return [text.replace(WHERE, _where(setups, others)) for text, setups in said.items()]
+    out = [text.replace(WHERE, who + _where(setups, others)) for text, setups in said.items()]
+    if more:  # never a silence that reads as "it never crosses there"
+        out.append(f"{_cap(metric_words(sc, metric))} crosses 50% as well{who}{_where(more, others)} (its "
+                   "table below shows where).")
+    return out
 
 
 WHERE = "\x00"  # where a 50% sentence names the setup of the fields outside the matrix

@@ -574,6 +574,27 @@ def test_a_crossing_is_said_for_the_first_three_values_of_a_field_outside_the_ma
     ]
 
 
+def test_values_past_the_third_where_the_chance_crosses_are_named_not_left_out():
+    """Three sentences at most, then one naming the other values where the chance crosses 50%:
+    the battle matrix's settlement 3 was left out, which read as "never above 50% there"."""
+    from montecarlo.reporting.findings import _crossing
+
+    grid = {"attacker": [1, 2, 3], "defender": [1, 2, 3]}
+    fair = run_scenario(parse_scenario({"game": duel_game(), "seed": 1, "trials": 100, "grid": grid}), jobs=1)
+    bonuses = [1, 0, 2, -1]
+    scenario = dataclasses.replace(fair.scenario, grid={**grid, "bonus": bonuses})
+    result = dataclasses.replace(fair, scenario=scenario)
+    cells = [(b, a, d) for b in bonuses for a in grid["attacker"] for d in grid["defender"]]
+    p = [0.75 if a + b > d else 0.25 for b, a, d in cells]
+    part = pl.DataFrame({"bonus": [b for b, _, _ in cells], "attacker": [a for _, a, _ in cells],
+                         "defender": [d for _, _, d in cells], "estimate": p, "exact": p, "ci_low": p,
+                         "ci_high": p})
+    said = _crossing(result, "attacker_win", part, "attacker", "defender")
+    assert len(said) == 4 and all(f"with bonus = {b} " in text for b, text in zip(bonuses, said[:3]))
+    assert said[3] == ("The chance that the attacker wins (`attacker_win`) crosses 50% as well with "
+                       "bonus = -1 (its table below shows where).")
+
+
 def test_values_of_a_field_outside_the_matrix_where_the_chance_crosses_alike_share_one_sentence():
     """An investment's chance does not depend on its payout: one sentence "with payout = 2, 4 or
     6", not three alike; a value where the chance stays on one side of 50% is not named."""
