@@ -25,6 +25,7 @@ import functools
 import inspect
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -457,6 +458,10 @@ def cli_errors(func: Callable) -> Callable:
         except MonteCarloError as exc:
             typer.echo(f"error: {readable(str(exc))}", err=True)
             raise typer.Exit(2) from None
+        except BrokenPipeError:  # the reader left (`| head`): nothing is wrong, and nobody reads on
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit would fail again
+            raise typer.Exit(1) from None
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename is not None else ""
             typer.echo(f"error: {readable(where + (exc.strerror or str(exc)))}", err=True)
@@ -613,18 +618,38 @@ def fmt_prob(x: Optional[float], digits: int = 4) -> str:
     return f"{x:.{digits}f}"
 
 
-def digits_for(values: Sequence[Optional[float]], digits: int) -> int:
-    """``digits``, or more (up to 8) where a value would read as 0 or 1 and is neither: an
-    estimate, its interval and its exact value shown with one number of decimals (a cell read
-    "0.000 (0.001)" for an estimate of 4.5e-4 beside its exact 5.5e-4).
+def fmt_chance(x: Optional[float], digits: int = 4, *, compact: bool = False, near_one: str = "bound") -> str:
+    """A chance to ``digits`` decimals, unless it would read as 0 or 1 and is neither: a small
+    one in two significant figures (as the reports write it; one with ``compact``), one just
+    below 1 as ``>0.999`` (``>.999`` with ``compact``; with ``near_one="decimals"``, the decimals
+    that show it, up to 8). A cell read "0.000 (0.001)" for an estimate of 4.5e-4 beside its
+    exact 5.5e-4, and an exact chance of 0.99995 read "1.000".
 
-    >>> digits_for([0.25971, 0.2584], 3), digits_for([4.5e-4, 5.5e-4], 3), digits_for([0.99955, None], 3)
-    (3, 4, 4)
+    >>> fmt_chance(0.25971, 3), fmt_chance(4.5e-4, 3), fmt_chance(0.99995, 3), fmt_chance(0.0, 3)
+    ('0.260', '4.5e-4', '>0.999', '0.000')
+    >>> fmt_chance(4.5e-4, 3, compact=True), fmt_chance(0.99995, 3, compact=True)
+    ('4e-4', '>.999')
+    >>> fmt_chance(0.99995, near_one="decimals"), fmt_chance(1 - 1e-10, near_one="decimals")
+    ('0.99995', '>0.99999999')
+    >>> fmt_chance(1.4e-9), fmt_chance(1.0), fmt_chance(0.9999999999999999), fmt_chance(None)
+    ('1.4e-9', '1.0000', '1.0000', '—')
     """
-    known = [v for v in values if v is not None and not math.isnan(v)]
-    while digits < 8 and any(round(v, digits) in (0.0, 1.0) and v not in (0.0, 1.0) for v in known):
-        digits += 1
-    return digits
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    text = f"{x:.{digits}f}"
+    # 1 to the exact solvers' rounding (a sure thing computed as 0.9999999999999999) is 1; near
+    # 0 a chance is a sum of products, as small as it is (War for Arrakis' 1 against 6: 5.1e-18)
+    if x == 0.0 or abs(x - 1) <= 1e-12 or float(text) not in (0.0, 1.0):
+        return text
+    if x < 0.5:
+        mantissa, exponent = f"{x:.{0 if compact else 1}e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    if near_one == "decimals":
+        for more in range(digits + 1, 9):
+            if f"{x:.{more}f}" != f"{1:.{more}f}":
+                return f"{x:.{more}f}"
+        return ">0." + "9" * 8
+    return (">." if compact else ">0.") + "9" * digits
 
 
 def decimals_apart(values: list[float]) -> int:
@@ -753,13 +778,14 @@ def emit(
     table.add_column("exact", justify="right")
     rows = []
     for m in answer.metrics.values():
-        digits = 3 if m.kind == "mean" else digits_for([m.estimate, m.exact], 4)
+        shown = (functools.partial(fmt_prob, digits=3) if m.kind == "mean"
+                 else functools.partial(fmt_chance, near_one="decimals"))
         rows.append(
             (
                 m.name,
-                fmt_prob(m.estimate, digits),
-                f"{fmt_prob(m.ci_low, digits)} – {fmt_prob(m.ci_high, digits)}",
-                fmt_prob(m.exact, digits),
+                shown(m.estimate),
+                f"{shown(m.ci_low)} – {shown(m.ci_high)}",
+                shown(m.exact),
             )
         )
         table.add_row(*rows[-1])
@@ -836,7 +862,7 @@ __all__ = [
     "wrapped",
     "explanations",
     "fmt_prob",
-    "digits_for",
+    "fmt_chance",
     "parse_int_list",
     "parse_name_list",
     "examples_of",

@@ -19,7 +19,7 @@ from montecarlo.cli.common import (
     console,
     emit,
     fits_whole,
-    digits_for,
+    fmt_chance,
     fmt_prob,
     print_explanations,
     run_command,
@@ -369,17 +369,17 @@ def duel_table(
 
     # one line per cell where the terminal is wide enough, else the exact value under the estimate,
     # else (a narrow terminal would cut the numbers) the estimates and the exact values apart
-    def shown(m) -> int:  # a cell's decimals: its estimate and exact value alike
-        return digits_for([m.estimate, m.exact], digits) if m.kind != "mean" else digits
+    def shown(m, value, compact: bool = False) -> str:  # a chance never printed as 0 or 1 when it is neither
+        return fmt_prob(value, digits) if m.kind == "mean" else fmt_chance(value, digits, compact=compact)
 
-    estimate, exact = (lambda m: fmt_prob(m.estimate, shown(m))), (lambda m: fmt_prob(m.exact, shown(m)))
+    estimate, exact = (lambda m: shown(m, m.estimate)), (lambda m: shown(m, m.exact))
     tables = [matrix("estimate (exact)", lambda m: f"{estimate(m)} ({exact(m)})")]
     if not fits_whole(out, tables[0]):
         tables = [matrix("estimate over (exact)", lambda m: f"{estimate(m)}\n({exact(m)})", sections=True)]
-    if not fits_whole(out, tables[0]):  # narrow: every cell as wide as the others, apart
+    if not fits_whole(out, tables[0]):  # narrow: 5 characters a number (4e-4, >.999)
         tables = [
-            matrix("estimates", lambda m: fmt_prob(m.estimate, digits), narrow=True, last=False),
-            matrix("exact values", lambda m: fmt_prob(m.exact, digits), narrow=True),
+            matrix("estimates", lambda m: shown(m, m.estimate, True), narrow=True, last=False),
+            matrix("exact values", lambda m: shown(m, m.exact, True), narrow=True),
         ]
     for table in tables:
         out.print(table)

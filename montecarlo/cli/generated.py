@@ -34,7 +34,7 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, console, digits_for, emit, fmt_prob, run_command
+from montecarlo.cli.common import RunOptions, console, emit, fmt_chance, fmt_prob, run_command
 from montecarlo.errors import InputError
 
 # short flags keep one meaning across games (tests/cli/test_cli_help.py)
@@ -319,8 +319,7 @@ def table_command(game_name: str) -> Callable:
             metrics = [cells[(r, c)].metrics[chosen] for c in col_values]
             digits = 3 if metrics[0].kind == "mean" else 4
             out.add_row(
-                str(r), *(f"{fmt_prob(m.estimate, d)}\n({fmt_prob(m.exact, d)})"
-                          for m, d in ((m, _cell_digits(m, digits)) for m in metrics))
+                str(r), *(f"{_cell(m, m.estimate, digits)}\n({_cell(m, m.exact, digits)})" for m in metrics)
             )
         console().print(out)
 
@@ -381,7 +380,6 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _cell_digits(metric, digits: int) -> int:
-    """A cell's decimals: its estimate and exact value alike, more where a chance would read as
-    0 or 1 and is neither."""
-    return digits if metric.kind == "mean" else digits_for([metric.estimate, metric.exact], digits)
+def _cell(metric, value, digits: int) -> str:
+    """A cell's number: a chance never printed as 0 or 1 when it is neither."""
+    return fmt_prob(value, digits) if metric.kind == "mean" else fmt_chance(value, digits)

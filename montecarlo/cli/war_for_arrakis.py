@@ -20,6 +20,7 @@ from montecarlo.cli.common import (
     cli_errors,
     console,
     decimals_apart,
+    fmt_chance,
     emit,
     in_flags,
     named_flags,
@@ -793,9 +794,14 @@ def table(
     shown.add_column("A \\ D", justify="right")
     for d in counts:
         shown.add_column(str(d), justify="right")
-    digits = 3 if "=" in metric or metric.endswith(("win", "destroyed", "retreated")) else 2
+    chance = "=" in metric or metric.endswith(("win", "destroyed", "retreated"))
+    digits = 3 if chance else 2
+
+    def cell(v: Optional[float]) -> str:  # a chance never printed as 0 or 1 when it is neither
+        return "—" if v is None else fmt_chance(v, digits) if chance else f"{v:.{digits}f}"
+
     for a in counts:
-        shown.add_row(str(a), *("—" if cells[a, d] is None else f"{cells[a, d]:.{digits}f}" for d in counts))
+        shown.add_row(str(a), *(cell(cells[a, d]) for d in counts))
     console(piped_width=100).print(shown)
     if None in cells.values():
         say(f"—: more than {MAX_UNITS} units once the added units join (a legion holds at most {MAX_UNITS})")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 Z95 = 1.959963984540054
-NUMBER = r"(-?[\d.]+)"
+NUMBER = r"(-?[\d.]+(?:e-?\d+)?)"  # 0.2583, or a small chance in significant figures (1.9e-5)
 ROW = re.compile(
-    rf"^│\s*(\S+)\s*│\s*{NUMBER}\s*│\s*{NUMBER} – {NUMBER}\s*│\s*(-?[\d.]+|—)\s*│$"
+    rf"^│\s*(\S+)\s*│\s*{NUMBER}\s*│\s*{NUMBER} – {NUMBER}\s*│\s*(-?[\d.]+(?:e-?\d+)?|—)\s*│$"
 )
 
 

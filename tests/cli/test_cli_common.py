@@ -414,3 +414,23 @@ def test_wrapped_lines_end_one_column_short_of_the_terminal_and_are_never_under_
     text = first + " 4.9675 against"
     assert wrapped(text, 42).splitlines()[0] == first
     assert wrapped(text, 10) == wrapped(text, 41) != wrapped(text, 42)  # 40 columns at least
+
+
+def test_a_reader_that_leaves_is_no_error(monkeypatch, capsys):
+    """`montecarlo table war-for-arrakis | head -2` printed "error: Broken pipe": the reader left,
+    nothing is wrong; stdout goes to /dev/null (Python's flush at exit would fail again), exit 1."""
+    import typer
+
+    from montecarlo.cli import common
+
+    moved = []
+    monkeypatch.setattr(common.os, "dup2", lambda fd, to: moved.append(to))
+    monkeypatch.setattr(common.sys, "stdout", type("Out", (), {"fileno": lambda self: 1})())
+
+    @common.cli_errors
+    def printing():
+        raise BrokenPipeError(32, "Broken pipe")
+
+    with pytest.raises(typer.Exit) as stop:
+        printing()
+    assert stop.value.exit_code == 1 and moved == [1] and capsys.readouterr().err == ""

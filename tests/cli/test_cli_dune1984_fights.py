@@ -134,18 +134,23 @@ def test_table_prints_the_6x6_matrix_with_exact_values():
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stdout.splitlines() if line.strip().startswith("│")]
     cells = [[c.strip(" ()") for c in line.strip().strip("│").split("│")][1:] for line in lines]
-    estimates = [[float(x) for x in row] for row in cells[0::2]]
-    exacts = [[float(x) for x in row] for row in cells[1::2]]
+    estimates, exacts = cells[0::2], cells[1::2]
     assert len(estimates) == len(exacts) == 6 and all(len(row) == 6 for row in estimates + exacts)
-    assert exacts[0][0] == 0.5 and "5,000 trials per cell" in " ".join(result.stdout.split())
-    decimals = [[len(x.split(".")[1]) for x in row] for row in cells[1::2]]
+    assert exacts[0][0] == "0.500" and "5,000 trials per cell" in " ".join(result.stdout.split())
     for a in range(6):
         for d in range(6):
             p = exact(Rules(), DuelSetup(a + 1, d + 1))["attacker_win"]
-            # 3 decimals, more where a chance would read as 0 or 1 (1 against 6: 0.00005, not 0.000)
-            assert exacts[a][d] == round(p, decimals[a][d]) and exacts[a][d] not in (0.0, 1.0)
-            assert decimals[a][d] >= 3
-            assert abs(estimates[a][d] - p) <= 4.5 * (p * (1 - p) / 5000) ** 0.5 + 1e-3, (a + 1, d + 1)
+            # 3 decimals, unless that reads as 0 or 1: 1 against 6 is 4.8e-5, 6 against 1 above 0.999
+            shown = exacts[a][d]
+            if round(p, 3) == 0:
+                mantissa, exponent = f"{p:.1e}".split("e")
+                assert shown == f"{mantissa}e{int(exponent)}", (shown, p)
+            elif round(p, 3) == 1:
+                assert shown == ">0.999" and p < 1
+            else:
+                assert shown == f"{p:.3f}"
+            estimate = float(estimates[a][d].lstrip(">"))
+            assert abs(estimate - p) <= 4.5 * (p * (1 - p) / 5000) ** 0.5 + 1e-3, (a + 1, d + 1)
     data = json.loads(
         run("table", "dune1984", "-n", "5000", "--attacker-equipment", "sword", "--json").stdout
     )
@@ -165,18 +170,20 @@ def test_the_table_keeps_every_number_whole_at_every_width():
     for columns in (120, 80, 50):
         text = runner.invoke(app, args, env={"COLUMNS": str(columns)}).output
         assert "…" not in text, (columns, text)
-        layouts[columns] = [float(x) for x in re.findall(r"\d\.\d{3,}", text)]
+        layouts[columns] = re.findall(r">?0?\.\d{3}|\d\.\d+e-\d+|\de-\d+|\d\.\d{3}", text)
     assert "estimate (exact)" in runner.invoke(app, args, env={"COLUMNS": "120"}).output
     assert len(layouts[120]) == len(layouts[80]) == len(layouts[50]) == 72
     one_line = (layouts[120][0::2], layouts[120][1::2])  # estimate (exact) in each cell
     rows = [layouts[80][i : i + 6] for i in range(0, 72, 6)]  # a row of estimates, then of exacts
     two_lines = (sum(rows[0::2], []), sum(rows[1::2], []))
-    # the estimates' table, then the exact values': 3 decimals each (a narrow cell has no room for
-    # the more a chance near 0 or 1 gets in a wider table)
+    # the estimates' table, then the exact values': 5 characters a number (4.8e-5 is 5e-5, >0.999
+    # is >.999), the same numbers
     two_tables = (layouts[50][:36], layouts[50][36:])
     assert one_line == two_lines
-    assert two_tables == tuple([round(x, 3) for x in part] for part in one_line)
-    assert two_tables[1][0] == 0.5  # 1 against 1: even
+    for wide, narrow in zip(sum(one_line, []), sum(two_tables, [])):
+        assert len(narrow) <= 5 and (narrow == wide.replace(">0.", ">.")
+                                     or float(narrow) == float(f"{float(wide):.0e}")), (wide, narrow)
+    assert two_tables[1][0] == "0.500"  # 1 against 1: even
 
 
 def test_table_defaults_to_50000_trials_per_cell():
