@@ -22,6 +22,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from difflib import get_close_matches
 from typing import Annotated, Optional
 
@@ -412,6 +413,12 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """A Python warning as the CLI's own warnings read: one line, "warning: ...", on stderr (the
+    API's cautions, such as characters of one house on both sides of a scenario's setup)."""
+    typer.echo(f"warning: {message}", err=True)
+
+
 @app.callback()
 def _root(
     version: bool = typer.Option(
@@ -419,6 +426,7 @@ def _root(
     ),
 ) -> None:
     """Balance questions about board-game rules, answered by simulation and exact computation."""
+    warnings.showwarning = _warning_line  # the API's cautions as the CLI's own warning lines
 
 
 @app.command("games")

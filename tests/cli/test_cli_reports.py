@@ -686,3 +686,23 @@ def test_compare_inline_takes_battle_files_list_values_and_a_game_beside_its_fol
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["fixed_setup"] == {"troops": [2, 2]}
+
+
+def test_compare_and_scenarios_warn_of_one_house_on_both_sides_as_odds_does():
+    """`compare dune1984 --set attacker=Paul --set defender=Leto` said nothing (odds warns): a
+    scenario's setups give the game's cautions, once each, which the CLI prints as its warnings."""
+    args = ["compare", "dune1984", "-v", "ties_favour_defender", "--grid", "attacker=Paul,Gurney",
+            "--set", "defender=Leto", "-n", "500", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if "one player's" in line]
+    assert len(said) == 2 and all(line.startswith("warning: ") for line in said), result.stderr
+    import warnings
+
+    import montecarlo as mc
+
+    with pytest.warns(UserWarning, match="Gurney Halleck and Duke Leto Atreides are both Red"):
+        mc.table("dune1984", grid={"attacker": ["Gurney", 3]}, defender="Leto", trials=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mc.table("dune1984", grid={"attacker": ["Feyd", 3]}, defender="Leto", trials=200)
