@@ -688,34 +688,26 @@ def _blocks(
     b.append(("h2", "Tables"))
     columns = _columns_note(result)
     for name in tables:
-        if name.startswith("matrix-") and not name.endswith(("-ci_low", "-ci_high", "-exact")):
+        kind = name.partition("-")[0]
+        if kind not in ("matrix", "distribution") or name.endswith(("-ci_low", "-ci_high", "-exact")):
+            continue
+        if kind == "matrix":
+            note = f"{columns}estimate [95% interval]; n/a: does not apply to the setup ({name}.csv)"
+        else:  # a distribution: a column per value
+            note = (f"probability of each value of `{name.removeprefix('distribution-')}` (columns): "
+                    f"estimate [95% interval] ({name}.csv)")
+        b += [
+            ("h3", _heading(result, name)),
+            ("note", note),
+            ("table", _one_variant(_matrix_display(tables, name, grid), result), name),
+        ]
+        if f"{name}-exact" in tables:
+            exact = _exact_display(tables[f"{name}-exact"], grid, estimates=tables[name])
             b += [
-                ("h3", _heading(result, name)),
-                ("note", f"{columns}estimate [95% interval]; n/a: does not apply to the setup ({name}.csv)"),
-                ("table", _one_variant(_matrix_display(tables, name, grid), result), name),
+                ("h3", _heading(result, f"{name}-exact")),
+                ("note", f"{name}-exact.csv"),
+                ("table", _one_variant(exact, result), f"{name}-exact"),
             ]
-            if f"{name}-exact" in tables:
-                exact = _exact_display(tables[f"{name}-exact"], grid, estimates=tables[name])
-                b += [
-                    ("h3", _heading(result, f"{name}-exact")),
-                    ("note", f"{name}-exact.csv"),
-                    ("table", _one_variant(exact, result), f"{name}-exact"),
-                ]
-        elif name.startswith("distribution-") and not name.endswith(("-ci_low", "-ci_high", "-exact")):
-            metric = name.removeprefix("distribution-")
-            b += [
-                ("h3", _heading(result, name)),
-                ("note", f"probability of each value of `{metric}` (columns): estimate [95% interval] "
-                         f"({name}.csv)"),
-                ("table", _one_variant(_matrix_display(tables, name, grid), result), name),
-            ]
-            if f"{name}-exact" in tables:
-                exact = _exact_display(tables[f"{name}-exact"], grid, estimates=tables[name])
-                b += [
-                    ("h3", _heading(result, f"{name}-exact")),
-                    ("note", f"{name}-exact.csv"),
-                    ("table", _one_variant(exact, result), f"{name}-exact"),
-                ]
     b += [("h3", "All estimates (long form)"), ("table", tables["results"], "results")]
     b += _about(result, facts, figures, tables)
     return b
