@@ -239,20 +239,22 @@ def apply_overrides(obj: Any, overrides: Mapping[str, Any], what: str = "overrid
         raise InputError(
             f"{what}: unknown rule field(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}"
         )
-    values = dict(overrides)
-    for name, value in values.items():
-        if isinstance(getattr(obj, name), bool) and not isinstance(value, bool):
-            # a yes/no rule: "no" or "off" (text, so true) read as true, and ran as such
-            plain = value.item() if type(value).__module__ == "numpy" else value  # a notebook's
-            if type(plain) not in (bool, int) or plain not in (0, 1):
-                raise InputError(f"{what}: {name} must be true or false, got {value!r}")
-            values[name] = bool(plain)
     try:
-        return dataclasses.replace(obj, **values)
+        replaced = dataclasses.replace(obj, **dict(overrides))
     except (TypeError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise
         raise InputError(f"{what}: {exc}") from None
+    # a yes/no rule the rules' own checks let through as something else: "no" or "off" (text,
+    # so true) ran the rule the user had turned off; 0 and 1 (numpy's bools too) read as such
+    plain = {}
+    for name, value in overrides.items():
+        if isinstance(getattr(obj, name), bool) and not isinstance(value, bool):
+            number = value.item() if type(value).__module__ == "numpy" else value  # a notebook's
+            if type(number) not in (bool, int) or number not in (0, 1):
+                raise InputError(f"{what}: {name} must be true or false, got {value!r}")
+            plain[name] = bool(number)
+    return dataclasses.replace(replaced, **plain) if plain else replaced
 
 
 def build_dataclass(
