@@ -855,7 +855,9 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
     rows = shown if show_all else shown.filter(pl.col("significant").fill_null(False))
     rest = shown.height - rows.height
     if rows.height == 0:
-        console.print(f"No significant differences among the {shown.height} shown (use --all to list them).")
+        tested = int((shown["status"] == "tested").sum())  # identical and n/a rows test nothing
+        console.print(f"No significant differences in the {tested} tests of the {shown.height} rows shown "
+                      "(use --all to list them).")
         return
     grid = list(sc.grid)
     variants = rows["variant"].unique(maintain_order=True).to_list()
