@@ -297,7 +297,9 @@ def run_settings(
 
 
 def _names(variants: Any) -> tuple[str, ...]:
-    """Built-in variant names: one name or a sequence of names."""
+    """Built-in variant names: one name or a sequence of names (None: none, as when left out)."""
+    if variants is None:
+        return ()
     if isinstance(variants, str):
         return (variants,)
     if not isinstance(variants, (list, tuple)) or not all(isinstance(v, str) for v in variants):
@@ -658,7 +660,7 @@ def _variant_specs(variants: Any) -> dict[str, dict[str, Any]]:
     >>> _variant_specs({"base": {}, "no_gain": {"strength_gain": 0}})
     {'base': {}, 'no_gain': {'overrides': {'strength_gain': 0}}}
     """
-    if isinstance(variants, (str, list, tuple)):
+    if variants is None or isinstance(variants, (str, list, tuple)):
         names = _names(variants)
         return {BASELINE: {}, **{n: {"builtin": [n]} for n in names if n != BASELINE}}
     if not isinstance(variants, Mapping):

@@ -521,3 +521,10 @@ def test_characters_of_one_house_on_opposite_sides_are_a_python_warning_as_on_th
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mc.odds("dune1984", attacker="Paul", defender="Feyd", trials=100)
+
+
+def test_variants_none_is_no_variant_as_when_left_out():
+    """`variants=None` (a notebook's default passed on) was refused as not a name or list."""
+    assert mc.odds("dune1984", attacker=4, defender=5, variants=None, trials=100).facts["variants"] == []
+    assert mc.table("dune1984", grid={"attacker": [1, 2]}, defender=3, variants=None,
+                    trials=100).facts["variants"] == ["official"]

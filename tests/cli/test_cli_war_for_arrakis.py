@@ -341,3 +341,10 @@ def test_hazards_takes_one_flag_of_each_kind_per_area():
         "hazards", "--area", "desert: 2 regular, Harvesters, carryall", "--area", areas[1], trials=2000
     )
     assert data["setup"]["areas"] == areas
+
+
+def test_a_worm_at_a_harvester_alone_shows_only_the_harvesters_loss():
+    """It showed the dice's hits, units lost and survivors, as if the worm had rolled at a legion."""
+    result = run("worm", "-l", "none", "--terrain", "desert", "--harvester", "-n", "1000", "--json")
+    assert result.exit_code == 0, result.output
+    assert list(json.loads(result.stdout)["metrics"]) == ["harvester_lost"]

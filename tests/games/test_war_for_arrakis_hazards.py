@@ -110,6 +110,11 @@ def test_worm_on_a_harvester_alone_and_carryall():
     assert e["harvester_lost"] == pytest.approx(e["destroyed"]) and e["destroyed"] == pytest.approx(
         1 - (1 / 3) ** 4
     )
+    # a worm rolls no dice at a harvester alone: only the harvester's loss applies (the dice's
+    # hits, units lost and survivors were shown as if it had)
+    worm = GAME.question("worm")
+    assert worm.applicable_names(WormSetup("none", "desert", harvester=True)) == ("harvester_lost",)
+    assert "hits=3" in worm.applicable_names(WormSetup("1 regular", "desert", harvester=True))
 
 
 STRIKES = [
@@ -354,6 +359,10 @@ def test_pool_note_whole_text():
         (
             lambda: WormSetup("none", "desert"),
             "legion: the worm needs a target; give units or harvester = true",
+        ),
+        (  # as hazards refuses it in an area (worm took it and said nothing)
+            lambda: WormSetup("3 regular", "desert", carryall=True),
+            "carryall: a carryall only saves a harvester; this area has none",
         ),
         (
             lambda: GAME.question("storm").setup({"terrain": "desert"}),

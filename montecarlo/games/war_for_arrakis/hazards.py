@@ -140,6 +140,8 @@ class WormSetup:
             )
         if not found.units and not self.harvester:
             raise InputError("legion: the worm needs a target; give units or harvester = true")
+        if self.carryall and not self.harvester:  # as hazards refuses it in an area
+            raise InputError("carryall: a carryall only saves a harvester; this area has none")
         if self.harvester and place not in DESERTS:
             raise InputError(
                 f"harvester: harvesters stand only in desert areas (deep_desert, desert), not {place}"
@@ -689,6 +691,14 @@ def reference_hazards(rules: Rules, setup: HazardsSetup, rng: np.random.Generato
 
 HITS = tuple(range(13))
 SURVIVORS = tuple(range(7))
+def applicable_worm(setup: WormSetup) -> tuple[str, ...]:
+    """Every metric, but against a harvester alone only ``harvester_lost``: the worm rolls no dice
+    at a lone harvester, and there is no legion to lose units or be destroyed."""
+    if parse_legion(setup.legion).units:
+        return tuple(m.name for m in QUESTIONS["worm"].metrics)
+    return ("harvester_lost",)
+
+
 _STRIKE = (
     Metric("hits", "distribution", "hits the dice inflict (Shields count for nothing)", HITS),
     Metric("units_lost", "mean", "units lost (an elite turned regular is not lost)"),
@@ -758,6 +768,7 @@ QUESTIONS = {
         exact=exact_worm,
         parse_setup=parse_worm,
         reference=reference_worm,
+        applicable=applicable_worm,
         example={"legion": "3 regular, 1 sardaukar", "terrain": "desert", "harvester": True},
     ),
     "hazards": Question(
