@@ -625,10 +625,10 @@ def advise(
 def _caution(question: Any, setup: Any) -> None:
     """The question's cautions about a setup (characters of one house on opposite sides) as
     Python warnings, which the CLI prints as its own warning lines."""
-    import warnings
+    from montecarlo.errors import caution_about
 
-    for caution in question.cautions(setup) if question.cautions is not None else ():
-        warnings.warn(caution, UserWarning, stacklevel=3)
+    if question.cautions is not None:
+        caution_about(question.cautions(setup), stacklevel=4)
 
 
 def _advising_questions() -> str:

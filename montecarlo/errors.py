@@ -4,7 +4,7 @@ Library code raises these; only :mod:`montecarlo.cli` turns them into a one-line
 exit code 2, so a user never sees a traceback for a mistake of theirs.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 
@@ -18,6 +18,19 @@ class InputError(MonteCarloError, ValueError):
 
 class ScenarioError(InputError):
     """A scenario file that cannot be read or does not validate."""
+
+
+class Caution(UserWarning):
+    """A setup the rules allow but a player may not mean (characters of one house on opposite
+    sides): a Python warning of the API, which the CLI prints as its own "warning:" line."""
+
+
+def caution_about(cautions: Iterable[str], stacklevel: int = 3) -> None:
+    """Each caution once, as a :class:`Caution` warning."""
+    import warnings
+
+    for text in dict.fromkeys(cautions):
+        warnings.warn(text, Caution, stacklevel=stacklevel)
 
 
 @contextmanager

@@ -327,11 +327,10 @@ def parse_scenario(
             where = ", ".join(f"{k}={show(v)}" for k, v in values.items())
             c.fail(f"grid point {where}" if where else "setup", exc)
         points.append(GridPoint(values, built))
-    if question.cautions is not None:  # what a player may not mean, said as odds says it (once a setup)
-        import warnings
+    if question.cautions is not None:  # what a player may not mean, said as odds says it (once each)
+        from montecarlo.errors import caution_about
 
-        for caution in dict.fromkeys(c for point in points for c in question.cautions(point.setup)):
-            warnings.warn(caution, UserWarning, stacklevel=2)
+        caution_about((c for point in points for c in question.cautions(point.setup)), stacklevel=3)
     if len(points) == 1 and question.check_alone is not None:  # one setup (a grid of one value too):
         for variant in variants:  # each variant as odds asks it; a grid's cell has the fixed policy's odds
             try:

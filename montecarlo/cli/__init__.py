@@ -413,10 +413,20 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
-    """A Python warning as the CLI's own warnings read: one line, "warning: ...", on stderr (the
-    API's cautions, such as characters of one house on both sides of a scenario's setup)."""
-    typer.echo(f"warning: {message}", err=True)
+def _caution_lines(previous):
+    """``warnings.showwarning`` that prints the API's cautions (characters of one house on both
+    sides of a scenario's setup) as the CLI's own lines, "warning: ..." on stderr, and hands
+    every other warning (a library's) to ``previous``, as Python shows it."""
+    from montecarlo.errors import Caution
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if issubclass(category, Caution):
+            typer.echo(f"warning: {message}", err=True)
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    show.caution_lines = True  # installed once a process
+    return show
 
 
 @app.callback()
@@ -426,7 +436,8 @@ def _root(
     ),
 ) -> None:
     """Balance questions about board-game rules, answered by simulation and exact computation."""
-    warnings.showwarning = _warning_line  # the API's cautions as the CLI's own warning lines
+    if not getattr(warnings.showwarning, "caution_lines", False):  # the API's cautions as CLI lines
+        warnings.showwarning = _caution_lines(warnings.showwarning)
 
 
 @app.command("games")
@@ -560,6 +571,8 @@ _NO_ARGS_IS_HELP = getattr(click_exceptions, "NoArgsIsHelpError", ())
 
 def main() -> None:
     """Entry point: run the app, turning usage errors and domain errors into one line + exit 2."""
+    global _stopping_since
+    _stopping_since = None  # a new command: no stop under way (an earlier call in this process)
     command = typer.main.get_command(app)
     in_main_thread = threading.current_thread() is threading.main_thread()
     # Ctrl-C as Python's own handler would, unless it is ignored (a command started in the

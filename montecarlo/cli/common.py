@@ -458,9 +458,11 @@ def cli_errors(func: Callable) -> Callable:
         except MonteCarloError as exc:
             typer.echo(f"error: {readable(str(exc))}", err=True)
             raise typer.Exit(2) from None
-        except BrokenPipeError:  # the reader left (`| head`): nothing is wrong, and nobody reads on
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit would fail again
+        except BrokenPipeError as exc:
+            if exc.filename is not None:  # a pipe the command writes as a file (a FIFO): say which
+                typer.echo(f"error: {readable(f'{exc.filename}: ' + (exc.strerror or str(exc)))}", err=True)
+            else:  # stdout's reader left (`| head`): nothing is wrong, and nobody reads on
+                _quiet_stdout()
             raise typer.Exit(1) from None
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename is not None else ""
@@ -468,6 +470,15 @@ def cli_errors(func: Callable) -> Callable:
             raise typer.Exit(2 if exc.errno in PATH_ERRNOS else 1) from None
 
     return wrapper
+
+
+def _quiet_stdout() -> None:
+    """stdout to /dev/null, after its reader left: Python's flush at exit would fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file of the system's (io.UnsupportedOperation)
+        pass
 
 
 def named_flags(func: Callable) -> Callable:
@@ -631,15 +642,17 @@ def fmt_chance(x: Optional[float], digits: int = 4, *, compact: bool = False, ne
     ('4e-4', '>.999')
     >>> fmt_chance(0.99995, near_one="decimals"), fmt_chance(1 - 1e-10, near_one="decimals")
     ('0.99995', '>0.99999999')
-    >>> fmt_chance(1.4e-9), fmt_chance(1.0), fmt_chance(0.9999999999999999), fmt_chance(None)
-    ('1.4e-9', '1.0000', '1.0000', '—')
+    >>> fmt_chance(1.4e-9), fmt_chance(1.0), fmt_chance(0.9999999999999999), fmt_chance(-2e-17)
+    ('1.4e-9', '1.0000', '1.0000', '0.0000')
     """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "—"
+    # within 1e-12 of 0 or 1 is the exact solvers' rounding (a sure thing computed as
+    # 0.9999999999999999, a nought as -2e-17), as the reports' numbers take it
+    if abs(x) <= 1e-12 or abs(x - 1) <= 1e-12:
+        return f"{round(x):.{digits}f}"
     text = f"{x:.{digits}f}"
-    # 1 to the exact solvers' rounding (a sure thing computed as 0.9999999999999999) is 1; near
-    # 0 a chance is a sum of products, as small as it is (War for Arrakis' 1 against 6: 5.1e-18)
-    if x == 0.0 or abs(x - 1) <= 1e-12 or float(text) not in (0.0, 1.0):
+    if float(text) not in (0.0, 1.0):
         return text
     if x < 0.5:
         mantissa, exponent = f"{x:.{0 if compact else 1}e}".split("e")

@@ -717,7 +717,8 @@ def _swept(text: str, field: str, notes: list[str] | None = None) -> list:
     if not all(items):
         raise InputError(f"--grid {field}={text}: an empty value; separate values by single commas (or ;)")
     values = [_typed(item) for item in items]
-    if ";" not in text and len(items) > 1 and any(isinstance(v, str) and " " in v for v in values):
+    counted = [v for v in values if isinstance(v, str) and re.match(r"\d+ \w", v)]  # "4 regular": a legion's
+    if ";" not in text and len(items) > 1 and counted:
         # "4 regular, 1 elite" is two legions here, where the user may have meant one of two kinds
         shown = ", ".join(repr(item) for item in items)
         (notes if notes is not None else []).append(

@@ -250,7 +250,8 @@ def apply_overrides(obj: Any, overrides: Mapping[str, Any], what: str = "overrid
     plain = {}
     for name, value in overrides.items():
         if isinstance(getattr(obj, name), bool) and not isinstance(value, bool):
-            number = value.item() if type(value).__module__ == "numpy" else value  # a notebook's
+            numpy = type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0  # a notebook's
+            number = value.item() if numpy else value
             if type(number) not in (bool, int) or number not in (0, 1):
                 raise InputError(f"{what}: {name} must be true or false, got {value!r}")
             plain[name] = bool(number)

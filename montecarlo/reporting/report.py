@@ -185,7 +185,9 @@ def _is_index_folder(path: Path) -> bool:
         head = (path / "index.html").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return INDEX_MARK in head and _LEGACY_INDEX in head
+    # the index of all reports: its list, under the mark of montecarlo's pages or (an earlier
+    # montecarlo's, without the mark) its title, as check_index_out reads it
+    return _LEGACY_INDEX in head and (INDEX_MARK in head or "<title>montecarlo reports</title>" in head)
 
 
 def _check_name_lengths(path: Path, option: str) -> None:

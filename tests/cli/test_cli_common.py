@@ -418,14 +418,19 @@ def test_wrapped_lines_end_one_column_short_of_the_terminal_and_are_never_under_
 
 def test_a_reader_that_leaves_is_no_error(monkeypatch, capsys):
     """`montecarlo table war-for-arrakis | head -2` printed "error: Broken pipe": the reader left,
-    nothing is wrong; stdout goes to /dev/null (Python's flush at exit would fail again), exit 1."""
+    nothing is wrong; stdout goes to /dev/null (Python's flush at exit would fail again), exit 1.
+    A pipe of a file the command writes is still an error, named."""
     import typer
 
     from montecarlo.cli import common
 
+    class Gone:
+        def fileno(self):
+            return 1
+
     moved = []
     monkeypatch.setattr(common.os, "dup2", lambda fd, to: moved.append(to))
-    monkeypatch.setattr(common.sys, "stdout", type("Out", (), {"fileno": lambda self: 1})())
+    monkeypatch.setattr(common.sys, "stdout", Gone())
 
     @common.cli_errors
     def printing():
@@ -434,3 +439,11 @@ def test_a_reader_that_leaves_is_no_error(monkeypatch, capsys):
     with pytest.raises(typer.Exit) as stop:
         printing()
     assert stop.value.exit_code == 1 and moved == [1] and capsys.readouterr().err == ""
+
+    @common.cli_errors
+    def writing_a_fifo():
+        raise BrokenPipeError(32, "Broken pipe", "out.fifo")
+
+    with pytest.raises(typer.Exit) as stop:
+        writing_a_fifo()
+    assert stop.value.exit_code == 1 and capsys.readouterr().err == "error: out.fifo: Broken pipe\n"

@@ -653,6 +653,9 @@ def test_compare_grid_notes_legions_split_at_their_commas():
     assert len({json.dumps(row["setup"]) for row in json.loads(split.stdout)["rows"]}) == 2
     kept = runner.invoke(app, [*base, "--grid", "attacker=2 regular, 1 elite; 3 regular"])
     assert kept.exit_code == 0 and "note" not in kept.stderr, kept.output
+    names = runner.invoke(app, ["compare", "dune1984", "-v", "ties_favour_defender", "--grid",
+                                "attacker=paul,duke leto", "--set", "defender=chani", "-n", "500", "-q"])
+    assert names.exit_code == 0 and "note" not in names.stderr, names.output  # two names, as meant
 
 
 def test_compare_leaves_out_of_its_summary_a_metric_that_applies_to_no_setup():

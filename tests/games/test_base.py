@@ -62,3 +62,5 @@ def test_a_yes_no_rule_takes_true_or_false_only(value):
         apply_overrides(Rules(), {"gom_counts_toward_cap": value}, what="rule")
     assert apply_overrides(Rules(), {"gom_counts_toward_cap": 1}).gom_counts_toward_cap is True
     assert apply_overrides(Rules(), {"gom_counts_toward_cap": np.bool_(False)}).gom_counts_toward_cap is False
+    with pytest.raises(InputError, match="must be true or false, got array"):  # not a numpy error
+        apply_overrides(Rules(), {"gom_counts_toward_cap": np.array([1, 0])})
