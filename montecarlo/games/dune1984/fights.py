@@ -400,6 +400,9 @@ def chooser(rules: Rules) -> int | None:
 def same_house(setup: DuelSetup | FightSetup) -> list[str]:
     """Characters of one house on opposite sides, which one player owns both of: a setup the
     rules allow here but that a player may not mean (the question's ``cautions``)."""
+    attacker, defender = setup.attacker, setup.defender
+    if isinstance(attacker, int) or isinstance(defender, int):  # a duel of a Strength: no house (the
+        return []  # common grid, where this is asked of every point)
     named = [[CHARACTERS[v.lower()] for v in _labels(setup, side) if isinstance(v, str)] for side in SIDES]
     sides = [{c.name: c.colour for c in characters} for characters in named]
     return [
