@@ -693,18 +693,20 @@ def _blocks(
         kind = name.partition("-")[0]
         if kind not in ("matrix", "distribution") or name.endswith(("-ci_low", "-ci_high", "-exact")):
             continue
+        metric = name.partition("-")[2]
         if kind == "matrix":
             note = f"{columns}estimate [95% interval]; n/a: does not apply to the setup ({name}.csv)"
+            chance = sc.question.metric(metric).kind == "probability"
         else:  # a distribution: a column per value
-            note = (f"probability of each value of `{name.removeprefix('distribution-')}` (columns): "
-                    f"estimate [95% interval] ({name}.csv)")
+            note = f"probability of each value of `{metric}` (columns): estimate [95% interval] ({name}.csv)"
+            chance = True
         b += [
             ("h3", _heading(result, name)),
             ("note", note),
-            ("table", _one_variant(_matrix_display(tables, name, grid), result), name),
+            ("table", _one_variant(_matrix_display(tables, name, grid, chance=chance), result), name),
         ]
         if f"{name}-exact" in tables:
-            exact = _exact_display(tables[f"{name}-exact"], grid, estimates=tables[name])
+            exact = _exact_display(tables[f"{name}-exact"], grid, estimates=tables[name], chance=chance)
             b += [
                 ("h3", _heading(result, f"{name}-exact")),
                 ("note", f"{name}-exact.csv"),
@@ -828,8 +830,10 @@ def _matrix_display(
     grid: Sequence[str],
     signed: bool = False,
     marks: pl.DataFrame | None = None,
+    chance: bool = False,
 ) -> pl.DataFrame:
-    """``estimate [low, high]`` cells from the numeric matrices (``*`` where ``marks`` is true)."""
+    """``estimate [low, high]`` cells from the numeric matrices (``*`` where ``marks`` is true;
+    ``chance``: a probability, which never reads as 1 when it is below it)."""
     est, lo, hi = tables[stem], tables[f"{stem}-ci_low"], tables[f"{stem}-ci_high"]
     index = matrix_index(est, grid)
     cols: dict[str, list] = {c: est[c].to_list() for c in index}
@@ -844,9 +848,10 @@ def _matrix_display(
             else:
                 star = "*" if marks is not None and marks[c][i] else ""
                 # the interval on a second line in HTML, so that a matrix fits the page
+                digits = 4 if signed else 3
                 cells.append(
-                    f"{fmt(e, 4 if signed else 3, signed)}{star}\n[{fmt(low, 4 if signed else 3, signed)}, "
-                    f"{fmt(high, 4 if signed else 3, signed)}]"
+                    f"{fmt(e, digits, signed, chance)}{star}\n[{fmt(low, digits, signed, chance)}, "
+                    f"{fmt(high, digits, signed, chance)}]"
                 )
         cols[c] = cells
     return _short_headers(pl.DataFrame(cols), index)
@@ -866,15 +871,19 @@ def _short_headers(df: pl.DataFrame, index: Sequence[str]) -> pl.DataFrame:
 
 
 def _exact_display(
-    df: pl.DataFrame, grid: Sequence[str], signed: bool = False, estimates: pl.DataFrame | None = None
+    df: pl.DataFrame, grid: Sequence[str], signed: bool = False, estimates: pl.DataFrame | None = None,
+    chance: bool = False,
 ) -> pl.DataFrame:
     """The exact values, 3 or 4 decimals: "n/a" where the metric does not apply to the setup (no
     estimate either, as the estimates' table says), "—" where no exact value is known."""
     index = matrix_index(df, grid)
     digits = 4 if signed else 3
     values = [c for c in df.columns if c not in index]
+    def text(v: float) -> str:
+        return fmt(v, digits, signed, chance)
+
     shown = df.with_columns(
-        pl.col(c).map_elements(lambda v: fmt(v, digits, signed), return_dtype=pl.String) for c in values
+        pl.col(c).map_elements(text, return_dtype=pl.String) for c in values
     ).with_columns(pl.col(c).fill_null("—") for c in values)
     if estimates is not None and estimates.columns == df.columns and estimates.height == df.height:
         shown = shown.with_columns(

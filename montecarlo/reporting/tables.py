@@ -321,13 +321,18 @@ def two_figures(p: float) -> str:
     return f"{mantissa}e{int(exponent)}" if exponent else mantissa
 
 
-def fmt(x: Any, digits: int = 3, signed: bool = False) -> str:
+def fmt(x: Any, digits: int = 3, signed: bool = False, chance: bool = False) -> str:
     """A number for people: ``digits`` decimals, or two significant figures below 0.001 (an
-    exact 4.8e-5 is not ``0.000``); never ``-0.000``; '—' for missing.
+    exact 4.8e-5 is not ``0.000``); never ``-0.000``; '—' for missing. A ``chance`` just below 1
+    that would read as 1 is ``>0.999`` (an exact 0.99995 is not ``1.000``), as the CLI prints it.
 
     >>> fmt(0.41234), fmt(4.8e-5, 4), fmt(-0.00001, 4, signed=True), fmt(-1e-12, 3), fmt(0.0, 3, True)
     ('0.412', '4.8e-5', '-1.0e-5', '0.000', '0.000')
+    >>> fmt(0.99995, chance=True), fmt(0.99995), fmt(1 - 1e-15, chance=True), fmt(0.9985, chance=True)
+    ('>0.999', '1.000', '1.000', '0.999')
     """
+    if chance and isinstance(x, float) and 1e-12 < 1 - x and round(x, digits) == 1:
+        return ">0." + "9" * digits
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "—"
     if isinstance(x, bool):
