@@ -764,8 +764,8 @@ def emit(
     adds derived facts to the JSON ``setup`` (e.g. a named character's Strength and Guile).
     ``game``: the answer's game where the registry has none of its name (a battle file).
     """
+    answer = _applicable(answer, game)  # the note weighs the metrics shown
     note_idle_variants(answer, game)
-    answer = _applicable(answer, game)
     if run.json:
         payload = answer.to_json()
         if setup_extra:

@@ -8,7 +8,6 @@ simulated and exact. Only the setup's seats are shown; the metrics of absent sea
 question always carries, are dropped from the table and the JSON.
 """
 
-import dataclasses
 from typing import Annotated, Optional
 
 import typer
@@ -96,14 +95,14 @@ def conflict_odds(
     }
     answer = run.ask("imperium", "conflict", setup, label="imperium conflict")
     s = answer.setup
-    shown = {name: m for name, m in answer.metrics.items() if _shown(name, s)}
     title = f"Conflict: troops {','.join(t.spec for t in s.troops)}; revealed {_per_seat(s.revealed)}"
     if any(s.intrigue):
         title += f"; intrigue {_per_seat(s.intrigue)}"
     if s.hagal:
         title += f"; House Hagal: seat {', '.join(map(str, s.hagal))}"
     note = hagal_note(s)
-    emit(dataclasses.replace(answer, metrics=shown), run, title, {"house_hagal": note} if note else None)
+    # emit leaves out what does not apply: seats the conflict lacks, points without a card
+    emit(answer, run, title, {"house_hagal": note} if note else None)
     if note and not run.json:
         console().print(note, markup=False, highlight=False)
     if s.conflict and not run.json:
@@ -117,15 +116,6 @@ def conflict_odds(
 
 
 ODDS = conflict_odds
-
-
-def _shown(name: str, setup) -> bool:
-    """Is metric ``name`` about a seat the setup has (and, for points, a player's with a card)?"""
-    if not name.startswith("seat"):
-        return True
-    seat = int(name[4 : name.index("_")])
-    points = name.endswith("_points")
-    return seat <= setup.players and not (points and (setup.conflict is None or seat in setup.hagal))
 
 
 def hagal_note(setup) -> str:

@@ -130,15 +130,9 @@ def _shown(answer):
     return dataclasses.replace(answer, metrics=keep)
 
 
-def _asked(answer):
-    """The answer without the metric ``objective`` where the setup asks for none."""
-    if getattr(answer.setup, "objective", "x"):
-        return answer
-    return dataclasses.replace(answer, metrics={k: m for k, m in answer.metrics.items() if k != "objective"})
-
-
 def _emit(answer, run: RunOptions, title: str, extra=None) -> None:
-    answer = _asked(answer)
+    """emit, the impossible values' rows left out of the tables (emit leaves out the objective
+    a setup does not ask for)."""
     emit(answer if run.json else _shown(answer), run, title, extra)
 
 
