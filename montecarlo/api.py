@@ -394,13 +394,16 @@ def answer_of(
     settings: RunSettings,
 ) -> Answer:
     """One setup through the engine (:func:`answers_of` of one setup), after the question's
-    check of a setup asked alone (best play with nothing to choose is refused)."""
+    cautions about it (Python warnings, which the CLI prints as its warning lines) and its check
+    of a setup asked alone (best play with nothing to choose is refused)."""
     from montecarlo.analysis import resolve
 
     _check_rules(rules)
     g, q = resolve(_game_arg(game), question)
-    if q.check_alone is not None:
+    if q.cautions is not None or q.check_alone is not None:
         setup = q.setup(setup) if isinstance(setup, Mapping) else setup
+        _caution(q, setup, stacklevel=5)  # the caller of montecarlo.odds
+    if q.check_alone is not None:
         q.check_alone(g.rules(_names(variants), rules), setup)
     return answers_of(g, q.name, [setup], variants=variants, rules=rules, settings=settings)[0]
 
@@ -445,11 +448,9 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     shown = {k: _show(v) for k, v in setup.items()}
     from montecarlo.analysis import resolve
 
-    asked = resolve(_game_arg(game), answer.question)[1]
-    _caution(asked, answer.setup)
     # only the metrics that mean something for this setup (no seat 4 of a 3-player conflict, no
     # objective where none was asked), as the CLI and the reports show them
-    applies = set(asked.applicable_names(answer.setup))
+    applies = set(resolve(_game_arg(game), answer.question)[1].applicable_names(answer.setup))
     rows = [
         {**shown, "variant": label, "metric": m.name, "estimate": m.estimate, "ci_low": m.ci_low,
          "ci_high": m.ci_high, "se": m.se, "exact": m.exact, "trials": answer.trials}
@@ -622,13 +623,13 @@ def advise(
     return Advice(f"{g.name} {q.name} advice" + (f": {where}" if where else ""), table, facts)
 
 
-def _caution(question: Any, setup: Any) -> None:
+def _caution(question: Any, setup: Any, stacklevel: int = 4) -> None:
     """The question's cautions about a setup (characters of one house on opposite sides) as
     Python warnings, which the CLI prints as its own warning lines."""
     from montecarlo.errors import caution_about
 
     if question.cautions is not None:
-        caution_about(question.cautions(setup), stacklevel=4)
+        caution_about(question.cautions(setup), stacklevel=stacklevel)
 
 
 def _advising_questions() -> str:

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from montecarlo.cli.common import check_edges, cli_errors, decimals_apart, named_flags, say
-from montecarlo.cli.dune1984_fights import Attackers, Defenders, Guiles, Kit, _title, warn_same_house
+from montecarlo.cli.dune1984_fights import Attackers, Defenders, Guiles, Kit, _title
 from montecarlo.errors import InputError
 
 SHOWN = 12  # choices after a fall printed without --limit
@@ -64,7 +64,9 @@ def advise(
 
       montecarlo dune1984 advise -a Rabban -d Paul,Stilgar --side defender --attacker-equipment poison
     """
+    from montecarlo.errors import caution_about
     from montecarlo.games.dune1984.advice import advise as solve_advice, option_label, situation
+    from montecarlo.games.dune1984.fights import same_house
     from montecarlo.registry import get_game
 
     variants = tuple(variant or ())
@@ -87,7 +89,7 @@ def advise(
             "defender_guile": defender_guile,
         }
     )
-    warn_same_house(setup)
+    caution_about(same_house(setup))  # as montecarlo.advise: a warning line before the solve
     advice = solve_advice(rules, setup, side)
     key = advice.side
     if json_out:

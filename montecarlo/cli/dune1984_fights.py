@@ -27,7 +27,7 @@ from montecarlo.cli.common import (
 )
 from montecarlo.errors import InputError
 from montecarlo.games.base import to_plain
-from montecarlo.games.dune1984.fights import STRENGTHS, check_best_alone, same_house
+from montecarlo.games.dune1984.fights import STRENGTHS, check_best_alone
 from montecarlo.games.dune1984.rules import CHARACTERS
 
 TABLE_TRIALS = 50_000  # trials per cell of ``table dune1984`` unless --trials is given
@@ -118,18 +118,11 @@ def named_characters(setup) -> dict:
     return {"characters": found} if found else {}
 
 
-def warn_same_house(setup) -> None:
-    """Warn (stderr) when characters of one house fight on opposite sides: one player owns both."""
-    for caution in same_house(setup):
-        typer.echo(f"warning: {caution}", err=True)
-
-
 def _ask(question: str, run: RunOptions, settings=None, overrides=None, **values):
     from montecarlo.registry import get_game
 
     game = get_game("dune1984")
-    setup = game.question(question).setup(values)  # checked, and warned, before the run
-    warn_same_house(setup)
+    setup = game.question(question).setup(values)  # checked (and warned by answer_of) before the run
     check_best_alone(game.rules(run.variant, overrides, overrides_from="--policy"), setup)
     settings = settings or run.settings(f"dune1984 {question}", warn=False)
     run.warn_once()  # after the setup and the checkpoint were found right: a mistake comes alone
