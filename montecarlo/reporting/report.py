@@ -119,7 +119,7 @@ def check_index_out(out: str | os.PathLike, option: str = "--out") -> Path:
         _check_name_lengths(path, option)
         if path.exists() and not path.is_dir():
             raise InputError(f"{option}: {path} is a file, not a folder")
-        if _written_by_us(path / "report.json"):
+        if (_report_data(path) or {}).get("written_by") == WRITTEN_BY:
             raise InputError(
                 f"{option}: {path} holds the report of one scenario, whose page index.html would be "
                 "replaced by the index of all reports; give report-all a folder of its own (nothing was "
@@ -141,13 +141,13 @@ def check_index_out(out: str | os.PathLike, option: str = "--out") -> Path:
     return path
 
 
-def _written_by_us(report_json: Path) -> dict | None:
-    """A report's ``report.json`` as data, where montecarlo wrote it, else None."""
+def _report_data(folder: Path) -> dict | None:
+    """The folder's ``report.json`` as data, else None (none, unreadable, or not an object)."""
     try:
-        data = json.loads(report_json.read_text(encoding="utf-8"))
+        data = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and data.get("written_by") == WRITTEN_BY else None
+    return data if isinstance(data, dict) else None
 
 
 def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
@@ -155,16 +155,13 @@ def _check_ours(path: Path, entries: Sequence[str], option: str) -> None:
         f"{option}: {path} holds files montecarlo did not write" + " ({}); "
         "choose a new or empty folder (nothing was changed)"
     )
-    try:
-        data = json.loads((path / "report.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        data = None
-    if not isinstance(data, dict) and _is_index_folder(path):
+    data = _report_data(path)
+    if data is None and _is_index_folder(path):
         raise InputError(
             f"{option}: {path} holds the reports of report-all and their index; a report of one scenario "
             "is written into a folder of its own: choose a new or empty folder (nothing was changed)"
         )
-    if not isinstance(data, dict):
+    if data is None:
         raise InputError(refuse.format(_few(entries)))
     if data.get("written_by") == WRITTEN_BY and isinstance(data.get("files"), list):
         known = set(data["files"]) | {"report.json"}
@@ -690,10 +687,9 @@ def _blocks(
     b.append(("h2", "Tables"))
     columns = _columns_note(result)
     for name in tables:
-        kind = name.partition("-")[0]
+        kind, _, metric = name.partition("-")
         if kind not in ("matrix", "distribution") or name.endswith(("-ci_low", "-ci_high", "-exact")):
             continue
-        metric = name.partition("-")[2]
         if kind == "matrix":
             note = f"{columns}estimate [95% interval]; n/a: does not apply to the setup ({name}.csv)"
             chance = sc.question.metric(metric).kind == "probability"
