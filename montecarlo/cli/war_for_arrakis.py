@@ -788,7 +788,7 @@ def table(
     shown.add_column("A \\ D", justify="right")
     for d in counts:
         shown.add_column(str(d), justify="right")
-    chance = "=" in metric or metric.endswith(("win", "destroyed", "retreated"))
+    chance = question.metric(metric.partition("=")[0]).kind != "mean"  # a probability, or one value's
     digits = 3 if chance else 2
 
     def cell(v: Optional[float]) -> str:  # a chance never printed as 0 or 1 when it is neither
