@@ -253,9 +253,20 @@ class CompiledGame:
             out[m.name] = bool(v) if m.kind == "probability" else int(v)
         return out
 
-    def _explain(self, exc: MonteCarloError) -> Exception:
-        """A battle that cannot end as a one-line definition error (a pool too large to enumerate
-        is named by :meth:`outcomes` itself)."""
+    def _explain(self, exc: MonteCarloError, rules: Any) -> Exception:
+        """A battle that cannot end as one line (a pool too large to enumerate is named by
+        :meth:`outcomes` itself): under rules of the user's own (a variant, ``--rule``,
+        ``montecarlo.odds(rules=...)``) those rules, else the file's definition."""
+        changed = [
+            f"{name}={_shown(value)} (the file's: {_shown(self.d.rules[name])})"
+            for name, value in _values(rules).items()
+            if name in self.d.rules and value != self.d.rules[name]
+        ]
+        if changed:
+            return InputError(
+                f"{self.d.source}: under the rules {', '.join(changed)} a battle cannot end ({exc}); "
+                "choose other values"
+            )
         return self.d.error(
             "round.update", f"{exc}; check round.update and end (every battle must be able to end)"
         )
@@ -462,6 +473,11 @@ class CompiledGame:
                 v = m.value(env)
                 out[m.name] = bool(v) if m.kind == "probability" else int(v)
         return out
+
+
+def _shown(value: Any) -> str:
+    """A rule's value as a battle file writes it (true, not True)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _values(obj: Any) -> dict[str, Any]:

@@ -90,8 +90,9 @@ class ChainQuestion(Generic[C, S]):
             ``max_states`` is never walked.
         finish: ``(rules, setup, values)``, adds values derived from the chain's (in place) to
             exact values (floats) and chain samples (arrays) alike; ``direct`` returns all.
-        explain: turns the engine's errors about a chain (a state that only leads to itself)
-            into the caller's own (e.g. naming the file that defined the rule).
+        explain: ``(error, context) -> Exception``, the engine's errors about a context's chain
+            (a state that only leads to itself) in the caller's own words (e.g. naming the file
+            that defined the rule, or the rules that differ from it).
         objective: ``context -> Objective | None``: the objective a context asks about, reported
             as one more metric (named ``objective.name``) of every chain built for it.
         best_play: ``context -> bool``: the context asks for best play; its ``transitions`` may
@@ -119,7 +120,7 @@ class ChainQuestion(Generic[C, S]):
         sampler_max_states: int | None = None,
         size_bound: Callable[[Any, Any], int | None] | None = None,
         finish: Callable[[Any, Any, dict[str, Any]], None] | None = None,
-        explain: Callable[[MonteCarloError], Exception] | None = None,
+        explain: Callable[[MonteCarloError, C], Exception] | None = None,
         objective: Callable[[C], Objective | None] | None = None,
         best_play: Callable[[C], bool] | None = None,
         name: str = "the chain",
@@ -254,7 +255,7 @@ class ChainQuestion(Generic[C, S]):
                 return transitions(context, state)
 
             try:
-                got = self._run(lambda: solve(rule, start, objective, max_states=limit))
+                got = self._run(lambda: solve(rule, start, objective, max_states=limit), context)
             except ChainTooLarge:
                 got = TOO_LARGE
             self._solutions[key] = got
@@ -291,7 +292,7 @@ class ChainQuestion(Generic[C, S]):
         got = self._sizes.get(key)
         if got is None:
             try:
-                got = self._run(lambda: self.chain(context).size(start))
+                got = self._run(lambda: self.chain(context).size(start), context)
             except ChainTooLarge:
                 got = TOO_LARGE
             if len(self._sizes) >= 4096:
@@ -299,8 +300,9 @@ class ChainQuestion(Generic[C, S]):
             self._sizes[key] = got
         return None if got == TOO_LARGE else got
 
-    def _run(self, work: Callable[[], Any]) -> Any:
-        """Chain work, with the engine's errors about the chain put in the caller's words."""
+    def _run(self, work: Callable[[], Any], context: C) -> Any:
+        """Chain work for ``context``, with the engine's errors about its chain put in the
+        caller's words."""
         if self.explain is None:
             return work()
         try:
@@ -308,7 +310,7 @@ class ChainQuestion(Generic[C, S]):
         except (ChainTooLarge, InputError):
             raise
         except MonteCarloError as exc:
-            raise self.explain(exc) from None
+            raise self.explain(exc, context) from None
 
     # --- the question's functions -------------------------------------------------------------
 
@@ -332,7 +334,7 @@ class ChainQuestion(Generic[C, S]):
         ):
             return None
         try:
-            values = self._run(lambda: self._chain_for(context, start).exact(start))
+            values = self._run(lambda: self._chain_for(context, start).exact(start), context)
         except ChainTooLarge:
             return None
         if self.finish is not None:
@@ -352,7 +354,7 @@ class ChainQuestion(Generic[C, S]):
             limit = self.sampler_max_states
             if self.direct is not None and not self._within(rules, setup, context, start, limit):
                 return self.direct(rules, setup, n, rng)
-        out = self._run(lambda: self._chain_for(context, start).sample(start, n, rng))
+        out = self._run(lambda: self._chain_for(context, start).sample(start, n, rng), context)
         if self.finish is not None:
             self.finish(rules, setup, out)
         return out

@@ -101,6 +101,28 @@ def test_a_bad_definition_is_one_line_and_exit_2(tmp_path):
     assert invoke(str(tmp_path / "missing.toml"), "--set", "a=1").exit_code == 2
 
 
+def test_a_battle_that_cannot_end_names_the_file_or_the_rules_that_make_it(tmp_path):
+    """Rules that roll no dice leave every state where it is: the file's own rules are the
+    file's mistake (check round.update and end); a variant's or house rule's name those rules."""
+    path = tmp_path / "stuck.toml"
+    text = RISK.read_text() + '\n[variants.no_attack]\ndescription = "x"\noverrides = { attack_dice = 0 }\n'
+    path.write_text(text)
+    setup = ["--set", "attackers=3", "--set", "defenders=2", "-n", "1000"]
+    result = invoke(str(path), *setup, "-v", "no_attack")
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        f"error: {path}: under the rules attack_dice=0 (the file's: 3) a battle cannot end (state "
+        "State(attackers=3, defenders=2) only leads back to itself: the process never ends); "
+        "choose other values"
+    )
+    path.write_text(text.replace("attack_dice = 3 ", "attack_dice = 0 "))
+    result = invoke(str(path), *setup)
+    assert result.exit_code == 2
+    line = result.output.strip()
+    assert line.startswith(f"error: {path}: round.update: state"), line
+    assert "check round.update and end" in line, line
+
+
 def test_get_game_accepts_a_path_and_caches_it_per_modification_time(tmp_path):
     path = tmp_path / "risk.toml"
     path.write_text(RISK.read_text())

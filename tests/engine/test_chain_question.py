@@ -158,11 +158,11 @@ def test_explain_words_the_engines_errors_about_the_chain():
     def stuck(rules, s):
         return [] if s.money == 0 else [(1.0, s, ("flip",))]
 
-    def explain(exc):
-        return InputError(f"x.toml: {exc}")
+    def explain(exc, context):
+        return InputError(f"x.toml, rules {context}: {exc}")
 
     q = ChainQuestion(start, stuck, outcome, METRICS, {"flips": "flip"}, explain=explain)
-    with pytest.raises(InputError, match="x.toml: state .* only leads back to itself"):
+    with pytest.raises(InputError, match="x.toml, rules 1: state .* only leads back to itself"):
         q.exact(1, (1, 2))
     with pytest.raises(MonteCarloError, match="only leads back to itself"):
         ChainQuestion(start, stuck, outcome, METRICS, {"flips": "flip"}).exact(1, (1, 2))

@@ -1546,7 +1546,7 @@ def applicable_battle(setup: BattleSetup) -> tuple[str, ...]:
     """Every metric, but ``objective`` only where the setup asks for one."""
     return tuple(m.name for m in METRICS if m.name != "objective" or setup.objective)
 
-def _never_ends(exc: MonteCarloError) -> Exception:
+def _never_ends(exc: MonteCarloError, context: _Context) -> Exception:
     """The chain engine's finding about a battle, in a player's words: rules under which no round
     can change anything (a die without Hits, Specials that do nothing here) and no policy stops."""
     return InputError(f"under these rules this battle never ends: no round can cost a unit and nothing "
