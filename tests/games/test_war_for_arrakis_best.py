@@ -236,6 +236,21 @@ def test_the_optimum_is_that_of_every_set_of_leaders(case, retreat):
         assert found["trade:1"] == pytest.approx(2.3574, abs=5e-5)
 
 
+def test_four_distinct_leaders_offer_all_sixteen_sets():
+    """With the defender retreating when outnumbered every set of leaders is offered: four
+    distinct leaders give 16 options in a roll. A roll's situation was once packed into one
+    64-bit integer, a digit of base (cap_a + 1)(cap_d + 1) + 1 = 21 an option; 21 ** 15
+    overflows, and situations came back mixed up: 2.79885 here against the optimum 2.80133."""
+    rules = Rules(attack="best", retreat="when_outnumbered")
+    setup = BattleSetup(
+        "4 regular, Feyd-Rautha, Thufir Hawat, Beast Rabban, Baron Harkonnen", "3 regular", 0,
+        objective="trade:1",
+    )
+    want = best_by_value_iteration(rules, setup)
+    assert exact_battle(rules, setup)["objective"] == pytest.approx(want, rel=1e-9, abs=1e-12)
+    assert want == pytest.approx(2.80133, abs=5e-6)
+
+
 def test_best_play_may_leave_a_leader_unused():
     """2 elite and Beast Rabban against 2 regular, trade:1, the defender retreating when
     outnumbered: after a Hit and a Special against two Shields, Rabban's 2 Hits would kill one

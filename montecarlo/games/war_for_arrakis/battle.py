@@ -765,7 +765,7 @@ def pick_round(
     pd = td[hd, sd]
     sd_left = np.maximum(sd - cancel_a, 0)
     plain = np.zeros((cap_a + 1, cap_d + 1))
-    base = (cap_a + 1) * (cap_d + 1) + 1  # a situation's code: one digit per option, 0 = dropped
+    # a situation: one digit per option, (hits on the attacker, on the defender) + 1, 0 = dropped
     picks: dict[tuple[tuple[str, int, int], ...], float] = {}
     groups: dict[int, list[tuple[int, int, float]]] = {}  # leaders used -> the attacker's (H, S, p)
     for (h, s, x), p in dice.pool(n_a, faces).items():
@@ -802,13 +802,13 @@ def pick_round(
             continue
         rest = ~alone
         digits = np.where(kept[:, rest], on_a[:, rest] * (cap_d + 1) + on_d[:, rest] + 1, 0)
-        codes = (digits * (base ** np.arange(m, dtype=np.int64))[:, None]).sum(axis=0)
-        unique, inverse = np.unique(codes, return_inverse=True)
+        # one row of digits a situation, the last option's first: rows, not one packed integer
+        # a situation (base ** m overflows 64 bits from 16 options: four distinct leaders)
+        unique, inverse = np.unique(digits[::-1].T, axis=0, return_inverse=True)
         weights = np.bincount(inverse.ravel(), weights=weight[rest])
-        for code, w in zip(unique.tolist(), weights.tolist()):
+        for row, w in zip(unique.tolist(), weights.tolist()):
             key = []
-            for name, _, _ in options:
-                code, digit = divmod(code, base)
+            for (name, _, _), digit in zip(options, reversed(row)):
                 if digit:
                     ka, kd = divmod(digit - 1, cap_d + 1)
                     key.append((name, ka, kd))
