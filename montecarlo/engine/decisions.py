@@ -209,8 +209,9 @@ class Solution(Generic[S]):
     def option_values(self, state: S) -> dict[str, float]:
         """At a decision state: the value of each option, in option order.
 
-        An option's value is the expected objective of taking it here (again each time one of
-        its steps stays put) and playing best afterwards; -inf where the play may never end.
+        An option's value is the expected objective of taking it here once and playing best
+        afterwards (a step that stays put leaves the choice to best play); -inf where the option
+        can only stay put or the play may never end. Best play's own option is worth its value.
         """
         if self._known(state) not in self._options:
             raise MonteCarloError(f"{state!r} is not a decision state")
@@ -610,6 +611,20 @@ class _Solver(Generic[S]):
 
     # --- the answer -------------------------------------------------------------------------------
 
+    def once(self, state: S, k: int, folded: float) -> float:
+        """The value of taking option ``k`` of ``state`` once and playing best afterwards, from its
+        value taken again each time it stays put (``folded``, what the policy is chosen by): a
+        step that stays put is worth best play's value here. Equal for the option chosen, and
+        never above it, so the choice is the same; an option that can only stay put, or from
+        which the play may never end, stays at minus infinity."""
+        if folded == NEVER_ENDS:
+            return NEVER_ENDS
+        stay = sum(p for p, nxt, _ in self.options[state][k] if nxt == state)
+        if stay == 0.0:
+            return folded
+        # folded = (r + sum p v(next)) / (1 - stay), so r + sum p v(next) = folded * (1 - stay)
+        return folded * (1.0 - stay) + stay * self.value[state]
+
     def solution(self, start: S) -> Solution[S]:
         policy, steps = {}, {}
         for s, options in self.options.items():
@@ -619,7 +634,10 @@ class _Solver(Generic[S]):
                 steps[s] = options[k]
             else:
                 steps[s] = options[0] if options else ()
-        option_values = {s: tuple(zip(names, self.option_values[s])) for s, names in self.names.items()}
+        option_values = {
+            s: tuple(zip(names, [self.once(s, k, v) for k, v in enumerate(self.option_values[s])]))
+            for s, names in self.names.items()
+        }
         return Solution(
             start,
             self.value[start],

@@ -85,14 +85,16 @@ def test_a_state_that_returns_to_itself_by_hand():
     probability (1/3) / (2/3) = 1/2 (worth 6): 3 - 3/2 x cost. At cost 1/2 that is 9/4 > 2
     (stopping): best play tries, success 1/2, 3/2 tries, objective 9/4. At cost 1 it is 3/2 < 2:
     best play stops at once (success 0, 0 tries, objective 2), while the fixed policy "always
-    try" (cost -1 here) reports its own objective 3/2.
+    try" (cost -1 here) reports its own objective 3/2. The option "try" is worth trying once and
+    then playing best: -1 + 6/3 + 0/3 + 2/3 (back at the choice, best play stops) = 5/3, above
+    always trying's 3/2 and below stopping's 2.
     """
     question = attempts()
     tries = question.exact(0.5, None)
     assert tries == pytest.approx({"success": 0.5, "tries": 1.5, "objective": 9 / 4}, rel=1e-13)
     assert question.exact(1.0, None) == pytest.approx({"success": 0.0, "tries": 0.0, "objective": 2.0})
     assert question.exact(-1.0, None) == pytest.approx({"success": 0.5, "tries": 1.5, "objective": 1.5})
-    assert question.solution(1.0, None).option_values("trying") == pytest.approx({"stop": 2.0, "try": 1.5})
+    assert question.solution(1.0, None).option_values("trying") == pytest.approx({"stop": 2.0, "try": 5 / 3})
     assert question.solution(0.5, None).policy == {"trying": "try"}
     assert question.why_no_exact(0.5, None) is None
     assert question.size(0.5, None) == 4

@@ -95,15 +95,17 @@ class Random:
         """Every deterministic policy: a tuple of option numbers, one per live state."""
         return itertools.product(*(range(len(o)) for o in self.options))
 
-    def worth(self, policy) -> float:
-        """The expected objective from state 0 under ``policy``, by numpy: -inf if it may not end."""
+    def worth(self, policy, start: int = 0) -> float:
+        """The expected objective from ``start`` under ``policy``, by numpy: -inf if it may not end."""
         n = self.live + len(self.finals)
         P, r = np.zeros((n, n)), np.zeros(n)
         for i in range(self.live):
             for p, j, tags in self.options[i][policy[i]]:
                 P[i, j] += p
                 r[i] += p * sum(w for tag, w in self.rewards.items() if tag in tags)
-        reached, todo = {0}, [0]
+        if start >= self.live:
+            return self.finals[start]
+        reached, todo = {start}, [start]
         while todo:
             for j in np.flatnonzero(P[todo.pop()]):
                 if int(j) not in reached:
@@ -123,7 +125,7 @@ class Random:
         ends = sorted(self.finals)
         A = np.eye(len(states)) - P[np.ix_(states, states)]
         b = r[states] + P[np.ix_(states, ends)] @ np.array([self.finals[e] for e in ends])
-        return float(np.linalg.solve(A, b)[states.index(0)])
+        return float(np.linalg.solve(A, b)[states.index(start)])
 
     def index(self, policy_by_name) -> tuple[int, ...]:
         return tuple(int(policy_by_name[i][1:]) if i in policy_by_name else 0 for i in range(self.live))
@@ -160,6 +162,33 @@ def test_the_optimum_is_the_best_of_every_policy(monkeypatch, kind, seed, dense_
     assert chain.worth(played) == pytest.approx(solution.value, **CLOSE)  # it plays what it reports
     assert all(solution.value >= w - 1e-12 for w in worths)  # never below a fixed policy
     assert evaluate(chain.transitions, 0, chain.objective, solution.policy) == pytest.approx(best, **CLOSE)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", range(12))
+def test_an_option_is_worth_taking_it_once_and_playing_best_after(kind, seed):
+    """Every option of every decision state against its value found here: its steps' rewards and
+    the optimum from where each leads (best over every policy, from that state), a step that
+    stays put worth the optimum of the state itself; minus infinity for an option that can only
+    stay put or leads where no play ends. Best play's own option is worth its value."""
+    chain = Random(seed, **KINDS[kind])
+    policies = list(chain.policies())
+    optimum = {x: max(chain.worth(p, x) for p in policies) for x in range(chain.live + len(chain.finals))}
+    if optimum[0] == -math.inf:
+        return
+    solution = solve(chain.transitions, 0, chain.objective)
+    for state, chosen in solution.policy.items():
+        got = solution.option_values(state)
+        for k, steps in enumerate(chain.options[state]):
+            if all(j == state for _, j, _ in steps):
+                want = -math.inf
+            else:
+                want = sum(
+                    p * (sum(w for tag, w in chain.rewards.items() if tag in tags) + optimum[j])
+                    for p, j, tags in steps
+                )
+            assert got[f"o{k}"] == pytest.approx(want, **CLOSE), (state, k)
+        assert got[chosen] == pytest.approx(optimum[state], **CLOSE)
 
 
 def has_cycle(chain: Random) -> bool:
