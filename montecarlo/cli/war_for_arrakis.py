@@ -578,21 +578,38 @@ def advise(
         say(f"  In short, {_specials_in_short(advice.specials)}.")
         limit = SPECIALS_SHOWN if limit is None else limit
         for d in advice.specials[:limit]:
-            leaves = " and ".join(f"{name} would leave {a} vs {b}" for name, (a, b) in d.leaves.items())
-            places = decimals_apart(list(d.values.values()))
-            others = ", ".join(
-                f"{v:.{places}f} for {name}" for name, v in d.values.items() if name != d.choice
-            )
-            best = d.values[d.choice]
-            alike = [name for name, v in d.values.items() if name != d.choice and as_good(v, best)]
-            tie = f" ({' and '.join(alike)} as good)" if alike else ""
-            say(
-                f"  When {leaves}: use {d.choice}: "
-                f"{d.values[d.choice]:.{places}f} against {others}{tie}."
-            )
+            say(_specials_situation(d))
         _more(len(advice.specials), limit)
     else:
         say("\nSpecials: no choice of leaders ever matters (the best leaders first is best play).")
+
+
+def _specials_situation(d) -> str:
+    """One Specials situation as a player reads it at the table: the choice, then each option
+    on its own line, what it would leave and its value, best play's first, then by value.
+
+    >>> from montecarlo.games.war_for_arrakis.battle import Decision
+    >>> feyd, thufir = "Feyd-Rautha (2H+1S)", "Thufir Hawat (1H+2S)"
+    >>> d = Decision("", "", 0, 0, thufir, {feyd: 1.0, thufir: 1.5682},
+    ...              {feyd: ("3 regular", "2 regular"), thufir: ("3 regular", "3 regular")})
+    >>> print(_specials_situation(d))
+      Use Thufir Hawat (1H+2S) where the leaders would leave:
+        Thufir Hawat (1H+2S)  3 regulars against 3 regulars  1.5682  best
+        Feyd-Rautha (2H+1S)   3 regulars against 2 regulars  1.0000
+    """
+    from montecarlo.engine.decisions import as_good
+
+    places = decimals_apart(list(d.values.values()))
+    best = d.values[d.choice]
+    names = sorted(d.values, key=lambda name: (name != d.choice, -d.values[name]))
+    left = {name: f"{_units(d.leaves[name][0])} against {_units(d.leaves[name][1])}" for name in names}
+    wide_name, wide_left = max(map(len, names)), max(map(len, left.values()))
+    lines = [f"  Use {d.choice} where the leaders would leave:"]
+    for name in names:
+        mark = "best" if name == d.choice else "as good" if as_good(d.values[name], best) else ""
+        value = f"{d.values[name]:.{places}f}"
+        lines.append(f"    {name:<{wide_name}}  {left[name]:<{wide_left}}  {value}  {mark}".rstrip())
+    return "\n".join(lines)
 
 
 def _specials_counts(specials) -> dict:

@@ -103,7 +103,8 @@ def test_advise_answers_in_words():
         f"{first.values[other]:.4f} for {'retreating' if other == 'retreat' else 'continuing'}."
     ) in result.stdout
     assert f"worth {advice.value:.4f} with best play" in result.stdout
-    assert "use Beast Rabban (2H)" in result.stdout and "Specials, both rolls seen" in result.stdout
+    assert "  Use Beast Rabban (2H) where the leaders would leave:\n" in result.stdout
+    assert "Specials, both rolls seen" in result.stdout
 
 
 def test_advise_json_has_every_decision():
@@ -126,7 +127,7 @@ def test_advise_limits_each_list_and_says_how_many_are_left_out():
     assert len(advice.continue_or_retreat) > 1 and len(advice.specials) > 1
     result = run("advise", *LEGIONS, "--objective", "trade:2", "--limit", "1")
     assert result.exit_code == 0, result.output
-    assert result.stdout.count("  With ") == 1 and result.stdout.count("  When ") == 1
+    assert result.stdout.count("  With ") == 1 and result.stdout.count("  Use ") == 1
     for left in (len(advice.continue_or_retreat) - 1, len(advice.specials) - 1):
         assert f"... {left} more situation" in result.stdout
 
