@@ -69,9 +69,30 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+MAX_TOML_BYTES = 16_000_000  # far above any scenario, deck or battle file: a larger one is a wrong path
+
+
+def check_readable(path: Path, what: str, limit: int, error: type[InputError] = InputError) -> None:
+    """Refuse, before reading, what would never end or fill the memory: a device or a pipe
+    (``/dev/zero``, a FIFO) and a file larger than ``limit`` bytes. Other errors (no such file,
+    a folder) are left to the read, which words them."""
+    try:
+        if not path.exists() or path.is_dir():
+            return
+        size = path.stat().st_size
+    except OSError:
+        return
+    if not path.is_file():
+        raise error(f"{path}: not a regular file (a device or a pipe?); give the path of a {what} file")
+    if size > limit:
+        raise error(f"{path}: {size:,} bytes, more than any {what} file holds ({limit:,} at most); "
+                    "check the path")
+
+
 def read_text(path: str | Path, what: str, error: type[InputError] = InputError) -> str:
     """The text of the ``what`` file at ``path`` (``what``: "scenario", "game definition")."""
     path = Path(path)
+    check_readable(path, what, MAX_TOML_BYTES, error)
     try:  # utf-8-sig: a byte-order mark some editors write at the start is not a TOML statement
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:

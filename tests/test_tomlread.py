@@ -61,3 +61,27 @@ def test_a_file_that_cannot_be_read_gets_the_advice_that_fits(tmp_path, monkeypa
     with pytest.raises(InputError) as err:
         read_text(notes, "scenario")
     assert str(err.value) == f"{notes}: cannot be read (Permission denied); check its permissions"
+
+
+def test_a_device_a_pipe_or_a_huge_file_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """`report /dev/zero` read without end and filled the memory (24 GB, then the kernel killed
+    it); a FIFO waited for ever. Both, and a file larger than any scenario, deck or battle file,
+    are one line before any read."""
+    import os
+
+    from montecarlo import tomlread
+
+    pipe = tmp_path / "pipe.toml"
+    os.mkfifo(pipe)
+    for path in (Path("/dev/zero"), pipe):
+        for read in (lambda p: read_text(p, "scenario"), lambda p: load_deck(str(p))):
+            with pytest.raises(InputError, match=r": not a regular file \(a device or a pipe\?\); give the path"):
+                read(path)
+    big = tmp_path / "big.toml"
+    big.write_text("x = 1\n" * 10)
+    monkeypatch.setattr(tomlread, "MAX_TOML_BYTES", 59)
+    with pytest.raises(InputError) as err:
+        read_text(big, "scenario")
+    assert str(err.value) == f"{big}: 60 bytes, more than any scenario file holds (59 at most); check the path"
+    monkeypatch.setattr(tomlread, "MAX_TOML_BYTES", 60)
+    assert read_text(big, "scenario") == "x = 1\n" * 10

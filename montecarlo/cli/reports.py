@@ -217,9 +217,11 @@ def _battle_file(scenario: Path) -> Optional[str]:
         return None
     import tomllib
 
+    from montecarlo.tomlread import read_text
+
     try:
-        data = tomllib.loads(scenario.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = tomllib.loads(read_text(scenario, "scenario"))
+    except (InputError, tomllib.TOMLDecodeError):
         return None  # the scenario loader says what is wrong with it
     return str(scenario) if "format" in data and "game" not in data else None
 

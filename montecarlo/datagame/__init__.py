@@ -16,7 +16,9 @@ import tomllib
 from pathlib import Path
 
 from montecarlo.datagame.spec import FORMAT, Definition, DefinitionError, parse_definition, read_definition
+from montecarlo.errors import InputError
 from montecarlo.games.base import Game
+from montecarlo.tomlread import read_text
 
 _CACHE: dict[tuple[str, int], object] = {}
 
@@ -51,8 +53,8 @@ def load_game(path: str | Path) -> Game:
 def is_definition(path: str | Path) -> bool:
     """True when ``path`` is a game definition (its top-level ``format`` is this format's)."""
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8-sig")).get("format") == FORMAT
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return tomllib.loads(read_text(path, "game definition")).get("format") == FORMAT
+    except (InputError, tomllib.TOMLDecodeError):
         return False
 
 

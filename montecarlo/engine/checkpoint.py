@@ -33,15 +33,17 @@ import os
 import re
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from montecarlo.errors import InputError
+from montecarlo.errors import Caution, InputError
 
 FORMAT = "montecarlo-checkpoint"
 FORMAT_VERSION = 2  # 2: the contents carry their digest
+MAX_BYTES = 1 << 30  # far above any run's checkpoint (a 10,000-point grid's is tens of MB)
 SAVE_EVERY = 1.0  # seconds between saves while a run goes on (and once more when it stops)
 
 
@@ -60,6 +62,12 @@ class Checkpoint:
         self._saved_at = float("-inf")
         self._saved_state: tuple | None = None
         self._facts: dict[str, Any] = {}
+        self._resumed = False  # a save that fails before the run is an error, after it a warning
+        self._warned = False
+
+    def damaged(self) -> InputError:
+        """The error of a file whose points cannot be this run's (checked by the runner too)."""
+        return self._fail("its points are damaged; give another file")
 
     def _fail(self, problem: str) -> InputError:
         return InputError(f"checkpoint {self.path.name or self.path}: {problem}")  # "" is "."
@@ -84,6 +92,11 @@ class Checkpoint:
             raise self._fail("a link that leads to no file (a loop of links); give another file")
         if not self.path.exists():
             return None
+        if not self.path.is_file():  # /dev/zero, a pipe: a read that never ends
+            raise self._fail("not a regular file (a device or a pipe?); give a file name")
+        if self.path.stat().st_size > MAX_BYTES:
+            raise self._fail(f"{self.path.stat().st_size:,} bytes, more than a checkpoint holds "
+                             f"({MAX_BYTES:,} at most): not a montecarlo checkpoint; give another file")
         text = self.path.read_text(encoding="utf-8", errors="replace")
         try:
             data = json.loads(text)
@@ -108,6 +121,7 @@ class Checkpoint:
         data = self.check()
         if data is None:
             self.save(states, final=True)  # an unwritable place fails now, not after hours
+            self._resumed = True
             return list(states)
         ours = {**self.work, **self._facts}
         work, facts = data.get("work", {}), data.get("run", {})
@@ -125,14 +139,17 @@ class Checkpoint:
         for fresh, point in zip(states, saved):
             try:
                 totals = np.asarray(point["totals"], dtype=np.float64)
-                counts = [int(point[key]) for key in ("done", "next_chunk", "target")]
+                counts = [point[key] for key in ("done", "next_chunk", "target")]
                 finished = point["finished"]
             except (KeyError, TypeError, ValueError):
-                raise self._fail("its points are damaged; give another file") from None
+                raise self.damaged() from None
             if totals.shape != fresh.totals.shape:
                 raise self._fail("its tallies do not match this run's")
-            out.append(type(fresh)(totals, *counts, bool(finished)))
+            if not _sound(totals, counts, finished, self._facts):
+                raise self.damaged()
+            out.append(type(fresh)(totals, *counts, finished))
         self._saved_state = _signature(out)
+        self._resumed = True
         return out
 
     def save(self, states: Sequence, final: bool) -> None:
@@ -154,7 +171,20 @@ class Checkpoint:
             ],
         }
         data["digest"] = _digest(data)
-        text = json.dumps(data, separators=(",", ":"))
+        try:
+            self._write(json.dumps(data, separators=(",", ":")))
+        except InputError as exc:
+            if not self._resumed:  # before the run: the user fixes it now, not after hours
+                raise
+            if not self._warned:  # during the run (a disk that filled up): its numbers still come
+                self._warned = True
+                warnings.warn(Caution(f"{exc}; the run goes on without saving its progress"), stacklevel=2)
+            return
+        self._saved_at, self._saved_state = now, signature
+
+    def _write(self, text: str) -> None:
+        """The file replaced atomically by ``text``, with the mode the file had (a new one: the
+        user's umask), not the temporary file's 0600; a failure is an InputError naming it."""
         try:
             handle, temporary = tempfile.mkstemp(
                 dir=self._target.parent, prefix=f".{self._target.name}.", suffix=".tmp"
@@ -163,17 +193,47 @@ class Checkpoint:
             raise self._fail(f"cannot be written ({exc.strerror})") from None
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as f:
+                os.fchmod(f.fileno(), _mode(self._target))
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
-            try:
-                os.replace(temporary, self._target)
-            except PermissionError as exc:  # an immutable file: named, not its hidden temporary one
-                raise self._fail(f"cannot be written ({exc.strerror or exc})") from None
+            os.replace(temporary, self._target)
+        except OSError as exc:  # a full disk, an immutable file: named, not the hidden temporary one
+            Path(temporary).unlink(missing_ok=True)
+            raise self._fail(f"cannot be written ({exc.strerror or exc})") from None
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        self._saved_at, self._saved_state = now, signature
+
+
+def _mode(path: Path) -> int:
+    """The permissions a saved checkpoint gets: those of the file it replaces, else the usual
+    ones of a new file under the process's umask."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _sound(totals: np.ndarray, counts: list, finished: Any, facts: Mapping[str, Any]) -> bool:
+    """Whether a saved point can be this run's: whole counts, 0 <= next chunk <= trials done <=
+    target, as many chunks as the trials done take (exactly so without a precision, whose
+    chunks are all full but a point's last), a yes/no ``finished`` and finite tallies, none
+    before any trial: a file whose digest was recomputed after an edit is not taken on trust."""
+    if not all(type(c) is int for c in counts) or not isinstance(finished, bool):
+        return False
+    done, next_chunk, target = counts
+    if not 0 <= next_chunk <= done <= target or not np.isfinite(totals).all():
+        return False
+    if not done and totals.any():
+        return False
+    size = facts.get("chunk_size")
+    if type(size) is not int or size < 1:
+        return True  # the run's own facts were compared before: not this run's otherwise
+    least = -(-done // size)  # chunks of at most ``size`` trials
+    return next_chunk == least if facts.get("precision") is None else next_chunk >= least
 
 
 def _digest(data: Mapping[str, Any]) -> str:

@@ -386,6 +386,8 @@ def run_grid(
     companions: list[Any] = [None] * len(points)
     if checkpoint is not None:
         states = checkpoint.resume(states, _checkpoint_facts(trials, seed, chunk_size, precision, max_trials))
+        if any(s.target > cap for s in states):  # more trials than this run would ever plan
+            raise checkpoint.damaged()
     started = time.perf_counter()
     done, total = sum(s.done for s in states), sum(s.target for s in states)
     report(done, total)

@@ -153,11 +153,11 @@ def edit_first_point(key, value):
     def edit(point):
         if value is KeyError:
             del point[key]
-        elif key == "totals" and value == "+1000":
+        elif key == "totals" and value in ("+1000", "nan"):
             row = point["totals"]
             while isinstance(row[0], list):
                 row = row[0]
-            row[0] += 1000
+            row[0] = row[0] + 1000 if value == "+1000" else float("nan")
         else:
             point[key] = value
     return edit
@@ -188,6 +188,11 @@ def test_tallies_edited_or_damaged_since_they_were_saved_are_refused(tmp_path, e
 @pytest.mark.parametrize("edit", [
     edit_first_point("totals", KeyError), edit_first_point("done", "abc"), edit_first_point("target", None),
     edit_first_point("totals", "many"),
+    # behind a digest recomputed after an edit: counts no run of this one could have saved
+    edit_first_point("next_chunk", -5), edit_first_point("next_chunk", 1000),
+    edit_first_point("next_chunk", 3),
+    edit_first_point("done", 0), edit_first_point("done", 3500.0), edit_first_point("finished", "no"),
+    edit_first_point("target", 10**15), edit_first_point("totals", "nan"),
 ])
 def test_points_damaged_behind_a_good_digest_are_one_line(tmp_path, edit):
     """A file whose digest matches but whose points cannot be read (a writer of its own): one
@@ -376,10 +381,77 @@ def test_a_save_that_fails_while_writing_removes_its_temporary_file_and_keeps_th
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(checkpoints.os, "fsync", full)
-    with pytest.raises(OSError, match="No space left"):  # the disk's error, not another one
+    with pytest.raises(InputError) as err:  # the disk's error, naming the file
         store.save([_PointState(np.ones(2), 5, 1, 10, False)], final=True)
+    assert str(err.value) == "checkpoint c.json: cannot be written (No space left on device)"
     assert [p.name for p in tmp_path.iterdir()] == ["c.json"]  # no temporary file left behind
     assert (tmp_path / "c.json").read_text() == before  # the last whole save is intact
+
+
+def test_a_device_a_pipe_or_a_huge_file_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """`--checkpoint /dev/zero` read without end (24 GB of memory); a FIFO waited for ever; a
+    file of 1 GB took 2 GB to be told it is no checkpoint."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    for path in (Path("/dev/zero"), pipe):
+        with pytest.raises(InputError) as err:
+            run(path)
+        refused = f"checkpoint {path.name}: not a regular file (a device or a pipe?); give a file name"
+        assert str(err.value) == refused
+    big = tmp_path / "big.json"
+    big.write_text("x" * 100)
+    monkeypatch.setattr(checkpoints, "MAX_BYTES", 99)
+    with pytest.raises(InputError) as err:
+        run(big)
+    assert str(err.value) == (
+        "checkpoint big.json: 100 bytes, more than a checkpoint holds (99 at most): not a montecarlo "
+        "checkpoint; give another file"
+    )
+
+
+def test_a_disk_that_fills_during_the_run_costs_the_saves_not_the_numbers(tmp_path, monkeypatch):
+    """The first save, before any trial, fails as an error; a save that fails later (the disk
+    filled up) is one warning, and the run ends with the numbers of a run without a checkpoint."""
+    from montecarlo.errors import Caution
+
+    saves = []
+
+    def full_after_the_first(fd):
+        saves.append(fd)
+        if len(saves) > 1:
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(checkpoints.os, "fsync", full_after_the_first)
+    monkeypatch.setattr(checkpoints, "SAVE_EVERY", 0.0)
+    with pytest.warns(Caution) as said:
+        got = run(tmp_path / "c.json")
+    assert [str(w.message) for w in said] == [
+        "checkpoint c.json: cannot be written (No space left on device); the run goes on without saving "
+        "its progress"
+    ]
+    want = runner.run_grid(grid(), 3_500, 7, **OPTIONS)
+    assert all(np.array_equal(a.totals, b.totals) for a, b in zip(got, want)) and len(saves) > 2
+    monkeypatch.setattr(checkpoints.os, "fsync", lambda fd: full_after_the_first(fd) or None)
+    refused = r"^checkpoint new.json: cannot be written \(No space left on device\)$"
+    with pytest.raises(InputError, match=refused):
+        run(tmp_path / "new.json")
+
+
+def test_a_save_keeps_the_files_permissions(tmp_path):
+    """Each save replaces the file by a temporary one, made 0600: the file keeps the mode it had,
+    and a new one gets the umask's usual mode."""
+    path = tmp_path / "c.json"
+    run(path)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+    path.chmod(0o640)
+    data = json.loads(path.read_text())
+    data["points"][0] = {**data["points"][0], "finished": False}  # one more save to come
+    path.write_text(json.dumps(restamped(data)))
+    path.chmod(0o640)
+    run(path)
+    assert path.stat().st_mode & 0o777 == 0o640
 
 
 def test_a_save_is_skipped_when_nothing_changed_or_too_soon_and_work_reads_as_it_reads_back(
