@@ -73,15 +73,18 @@ def test_a_device_a_pipe_or_a_huge_file_is_refused_before_it_is_read(tmp_path, m
 
     pipe = tmp_path / "pipe.toml"
     os.mkfifo(pipe)
+    refused = r": not a regular file \(a device or a pipe\?\); give the path"
     for path in (Path("/dev/zero"), pipe):
         for read in (lambda p: read_text(p, "scenario"), lambda p: load_deck(str(p))):
-            with pytest.raises(InputError, match=r": not a regular file \(a device or a pipe\?\); give the path"):
+            with pytest.raises(InputError, match=refused):
                 read(path)
     big = tmp_path / "big.toml"
     big.write_text("x = 1\n" * 10)
     monkeypatch.setattr(tomlread, "MAX_TOML_BYTES", 59)
     with pytest.raises(InputError) as err:
         read_text(big, "scenario")
-    assert str(err.value) == f"{big}: 60 bytes, more than any scenario file holds (59 at most); check the path"
+    assert str(err.value) == (
+        f"{big}: 60 bytes, more than any scenario file holds (59 at most); check the path"
+    )
     monkeypatch.setattr(tomlread, "MAX_TOML_BYTES", 60)
     assert read_text(big, "scenario") == "x = 1\n" * 10
