@@ -160,6 +160,7 @@ REFERENCE_CASES = [
         Rules(set_aside_die=True, fight_to_last=True, designation="strongest_first"),
         FightSetup((5, 4), (6, 2), ("gom_jabbar",)),
     ),
+    (Rules(set_aside_die=True, max_dice=2), DuelSetup(4, 1)),  # out of dice at Strength 2: rolls none
 ]
 
 
@@ -282,6 +283,58 @@ def test_set_aside_die_by_hand():
     assert exact(Rules(set_aside_die=True), FightSetup((4, 3), (5,)))["attacker_win"] == pytest.approx(
         0.562, abs=5e-4
     )
+
+
+def set_aside_duel(a: int, d: int, cap: int, gom: tuple[bool, bool]) -> float:
+    """P(attacker wins) of a duel under ``set_aside_die``, by recursion on the rounds each side
+    has lost: a side rolls max(min(cap, Strength) - rounds lost, 0) d6 (none: its highest is 0)
+    and its Gom Jabbar d8 beside them; ties are re-rolled (won by nobody)."""
+    from fractions import Fraction
+
+    def highest(n: int, extra: bool) -> list:  # P(highest = k), k = 0..8
+        def cdf(k):
+            return Fraction(min(k, 6), 6) ** n * (Fraction(min(k, 8), 8) if extra else 1)
+        return [cdf(k) - (cdf(k - 1) if k else 0) for k in range(9)]
+
+    @functools.lru_cache(maxsize=None)
+    def win(lost_a: int, lost_d: int) -> Fraction:
+        if lost_d == d:
+            return Fraction(1)
+        if lost_a == a:
+            return Fraction(0)
+        ha = highest(max(min(cap, a) - lost_a, 0), gom[0])
+        hd = highest(max(min(cap, d) - lost_d, 0), gom[1])
+        up = sum(p * q for i, p in enumerate(ha) for j, q in enumerate(hd) if i > j)
+        down = sum(p * q for i, p in enumerate(ha) for j, q in enumerate(hd) if i < j)
+        ahead = up * win(lost_a, lost_d + 1) if up else 0  # a round no side can win is never met
+        behind = down * win(lost_a + 1, lost_d) if down else 0
+        return (ahead + behind) / (up + down)
+
+    return float(win(0, 0))
+
+
+@pytest.mark.parametrize("cap", [1, 2, 3])
+def test_set_aside_die_with_fewer_dice_than_strength_runs_out_of_dice(cap):
+    """A house rule's max_dice below a Strength, under ``set_aside_die``: a side that has set
+    every die aside rolls none (it took -1 dice, read as the whole cap again: 4 vs 1 at
+    max_dice 2 gave 0.9533 for 0.8472), against a recursion of its own, Gom Jabbar or not."""
+    for a, d in itertools.product(STRENGTHS, STRENGTHS):
+        for gom in ((False, False), (True, False), (False, True)):
+            kit = tuple(("gom_jabbar",) if g else () for g in gom)
+            rules = Rules(set_aside_die=True, max_dice=cap)
+            got = exact(rules, DuelSetup(a, d, kit[0], kit[1]))["attacker_win"]
+            assert got == pytest.approx(set_aside_duel(a, d, cap, gom), abs=1e-12), (a, d, gom)
+
+
+def test_a_strength_cap_above_the_track_is_refused():
+    """max_strength 8 with a gain of 3 gave the winner Strengths 7..9, which the distribution of
+    the winner's Strength after the gain (over the track, 1..6) dropped: its values summed to
+    0.0015. The track has no place above 6, so neither has the rule."""
+    with pytest.raises(InputError, match=r"^max_strength must be an integer 1\.\.6, got 8$"):
+        Rules(max_strength=8, strength_gain=3)
+    rules = Rules(max_strength=6, strength_gain=3)
+    after = exact(rules, DuelSetup(6, 1))
+    assert sum(after[f"winner_strength_after={v}"] for v in STRENGTHS) == pytest.approx(1, abs=1e-12)
 
 
 def test_equipment_helps_the_weaker_side_as_the_rulebook_says():

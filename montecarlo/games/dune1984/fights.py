@@ -470,7 +470,8 @@ def _dice_after(ctx: _Context, state: FightState, target: int, side: tuple[int, 
     """
     if not ctx.rules.set_aside_die or side[state.designated[target]] == 0:
         return min(sum(side), ctx.dice[target][2])
-    return state.dice[target] - 1
+    # none left to set aside: a house rule's max_dice below the Strength runs out of dice first
+    return max(state.dice[target] - 1, 0)
 
 
 def _hit(ctx: _Context, state: FightState, target: int, poisoned: bool) -> FightState:
@@ -647,12 +648,12 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
     def cap(side):  # at most 6 Strength dice, 5 if the Gom Jabbar die counts toward the 6
         return rules.max_dice - (1 if "gom_jabbar" in kit[side] and rules.gom_counts_toward_cap else 0)
 
-    def roll(side):  # one die per point of summed Strength (capped), then the Gom Jabbar die
+    def roll(side):  # one die per point of summed Strength (capped), then the Gom Jabbar die; none: 0
         gom = "gom_jabbar" in kit[side]
         faces = rules.sword_faces if "sword" in kit[side] else rules.die_faces
         count = in_play[side] if rules.set_aside_die else min(sum(strength[side]), cap(side))
         dice = rng.integers(1, faces + 1, size=count).tolist()  # each die rolled
-        return max(dice + ([int(rng.integers(1, rules.gom_faces + 1))] if gom else []))
+        return max(dice + ([int(rng.integers(1, rules.gom_faces + 1))] if gom else []), default=0)
 
     def guile_check(g):
         if rules.guile_roll == "2d6":
@@ -686,7 +687,7 @@ def reference_duel(rules: Rules, setup: DuelSetup | FightSetup, rng: np.random.G
         decisive += 1
         victim = designated[loser]
         strength[loser][victim] -= 1
-        in_play[loser] -= 1  # "Set aside 1 die"
+        in_play[loser] = max(in_play[loser] - 1, 0)  # "Set aside 1 die" (if any is left)
         if poison[1 - loser]:
             poison[1 - loser] = False
             if strength[loser][victim] > 0 and not guile_check(guile[loser][victim]):

@@ -19,7 +19,10 @@ GUILE_ROLLS = ("d6", "d8", "2d6")
 
 
 RULE_BOUNDS = {  # the largest value of each numeric rule field (the least: 1, strength_gain 0)
-    "max_dice": 20, "die_faces": 100, "sword_faces": 100, "gom_faces": 100, "max_strength": 20,
+    "max_dice": 20, "die_faces": 100, "sword_faces": 100, "gom_faces": 100,
+    # the Strength track of a card runs 1..6: a higher cap has no place to mark (and the winner's
+    # Strength after the gain, a distribution over the track, would lose its values above 6)
+    "max_strength": 6,
     "spice_per_guile": 100, "strength_gain": 20,
 }
 
