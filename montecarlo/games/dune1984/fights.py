@@ -73,7 +73,7 @@ def equipment(value: Any, field: str) -> tuple[str, ...]:
     >>> equipment("Sword, gom-jabbar", "attacker_equipment")
     ('gom_jabbar', 'sword')
     """
-    if value is None:
+    if value is None or (isinstance(value, str) and not value.strip()):  # none
         return ()
     items = value.split(",") if isinstance(value, str) else value
     if not isinstance(items, (list, tuple, set, frozenset)):
@@ -81,13 +81,15 @@ def equipment(value: Any, field: str) -> tuple[str, ...]:
     names: set[str] = set()
     for item in items:
         key = "_".join(str(item).strip().lower().replace("-", " ").split())
-        if key not in EQUIPMENT and key:
+        if not key:  # "sword,,poison" or ",": a slip, as a fight's "4,,3" is
+            raise InputError(f"{field}: an empty item in {value!r}; separate the items by single commas")
+        if key not in EQUIPMENT:
             raise InputError(
                 f"{field}: unknown equipment {item!r}; known: sword, gom_jabbar (or gom-jabbar), poison"
             )
         if key in names:  # a side's equipment acts once on its pool: a second card would do nothing
             raise InputError(f"{field}: {key} is listed twice; a side holds each equipment card once")
-        names.update([key] if key else [])
+        names.add(key)
     return tuple(sorted(names))
 
 
