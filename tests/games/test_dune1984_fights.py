@@ -383,8 +383,8 @@ def test_setups_normalise_and_reject_bad_input():
         # were dropped without a word, where a fight's "4,,3" is refused
         ("duel", {"attacker": 4, "defender": 5, "attacker_equipment": "sword,,poison"},
          "attacker_equipment: an empty item in 'sword,,poison'; separate the items by single commas"),
-        ("duel", {"attacker": 4, "defender": 5, "attacker_equipment": ","}, "attacker_equipment: an empty item"),
-        ("duel", {"attacker": 4, "defender": 5, "defender_equipment": [""]}, "defender_equipment: an empty item"),
+        ("duel", {"attacker": 4, "defender": 5, "attacker_equipment": ","}, "an empty item in ','"),
+        ("duel", {"attacker": 4, "defender": 5, "defender_equipment": [""]}, "an empty item in \\[''\\]"),
         ("duel", {"attacker": 4}, "defender is required"),
         ("duel", {"attacker": 4, "defender": 5, "strength": 3}, "unknown field(s) strength"),
         ("fight", {"attacker": [4, 3, 2, 1], "defender": [5]}, "attacker must list 1..3 characters"),

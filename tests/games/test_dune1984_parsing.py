@@ -124,9 +124,11 @@ def test_accepted_setups():
     # one Guile for a whole side applies to each of its characters (Chani's own is 3)
     assert FightSetup((4, "Chani"), (5,), attacker_guile=6).attacker_guile == (6, 6)
     assert FightSetup((4,), (5,), defender_guile="5").defender_guile == (5,)
-    # an empty item of a comma-separated list is no equipment
-    assert equipment("sword, ", "attacker_equipment") == ("sword",)
-    assert equipment(", ,", "attacker_equipment") == ()
+    # an empty value is no equipment; an empty item among others is refused, as a fight's "4,,3"
+    assert equipment("  ", "attacker_equipment") == equipment(None, "attacker_equipment") == ()
+    for slip in ("sword, ", ", ,"):
+        with pytest.raises(InputError, match="an empty item"):
+            equipment(slip, "attacker_equipment")
 
 
 def test_sum_ways_is_zero_outside_two_to_twelve():
