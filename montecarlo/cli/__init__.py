@@ -580,10 +580,56 @@ def _forget_the_interrupted_eval() -> None:
 _NO_ARGS_IS_HELP = getattr(click_exceptions, "NoArgsIsHelpError", ())
 
 
+class _ClosedOutput:
+    """What stdout or stderr is when the command was started with it closed (``>&-``). Writing
+    to stdout says so (``error: standard output is closed``), as Unix tools do, where the output
+    vanished with exit code 0, or a worker's start failed on Python's None; what goes to a
+    closed stderr is dropped (nobody can be told), the exit code still saying how it went. The
+    descriptor itself is /dev/null meanwhile, so that no file the command opens takes its
+    number and the output of processes it starts."""
+
+    def __init__(self, fd: int, name: str) -> None:
+        self.fd, self.name = fd, name
+
+    def write(self, text: str) -> int:
+        import errno
+
+        if not text or self.name == "error":
+            return len(text)
+        raise OSError(errno.EBADF, f"standard {self.name} is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _standard_streams() -> None:
+    """Stand-ins for standard output and error that the command was started without."""
+    import os
+
+    for fd, attribute, name in ((1, "stdout", "output"), (2, "stderr", "error")):
+        if getattr(sys, attribute) is not None:
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:  # closed: /dev/null takes its number (the lowest free one, or moved there)
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        setattr(sys, attribute, _ClosedOutput(fd, name))
+
+
 def main() -> None:
     """Entry point: run the app, turning usage errors and domain errors into one line + exit 2."""
     global _stopping_since
     _stopping_since = None  # a new command: no stop under way (an earlier call in this process)
+    _standard_streams()
     command = typer.main.get_command(app)
     in_main_thread = threading.current_thread() is threading.main_thread()
     # Ctrl-C as Python's own handler would, unless it is ignored (a command started in the
@@ -609,6 +655,10 @@ def main() -> None:
     except MonteCarloError as exc:
         typer.echo(f"error: {readable(str(exc))}", err=True)
         sys.exit(2)
+    except OSError as exc:  # outside a command's own handling: its help or a listing to a full disk
+        from montecarlo.cli.common import say_os_error
+
+        sys.exit(say_os_error(exc))
     except (typer.Abort, KeyboardInterrupt):
         code = INTERRUPTED
     finally:  # the command is over: the process only exits now, joblib stopping its workers. A

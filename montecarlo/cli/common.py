@@ -465,11 +465,23 @@ def cli_errors(func: Callable) -> Callable:
                 _quiet_stdout()
             raise typer.Exit(1) from None
         except OSError as exc:
-            where = f"{exc.filename}: " if exc.filename is not None else ""
-            typer.echo(f"error: {readable(where + (exc.strerror or str(exc)))}", err=True)
-            raise typer.Exit(2 if exc.errno in PATH_ERRNOS else 1) from None
+            raise typer.Exit(say_os_error(exc)) from None
 
     return wrapper
+
+
+def say_os_error(exc: OSError) -> int:
+    """An OSError as one line on stderr (naming its file, if any); its exit code: 2 for a path
+    the user can fix, 1 for a failure of the machine (a full disk). A failed write to stdout
+    (``> /dev/full``) leaves stdout on /dev/null, where Python's flush at exit cannot fail again."""
+    where = f"{exc.filename}: " if exc.filename is not None else ""
+    try:
+        typer.echo(f"error: {readable(where + (exc.strerror or str(exc)))}", err=True)
+    except OSError:  # stderr cannot take it either
+        pass
+    if exc.filename is None:
+        _quiet_stdout()
+    return 2 if exc.errno in PATH_ERRNOS else 1
 
 
 def _quiet_stdout() -> None:

@@ -875,3 +875,28 @@ def test_a_house_rule_that_changes_nothing_here_is_noted_not_hidden():
     assert idle.stderr.startswith("note: -v defender_three_dice changes no exact value")
     busy = cli.invoke(app, [*risk, "--set", "defenders=3"])
     assert busy.exit_code == 0 and "note:" not in busy.stderr
+
+
+@pytest.mark.processes
+def test_a_closed_or_full_standard_output_is_one_line():
+    """`montecarlo odds ... >&-` ended with exit 0 and printed nothing (with workers: loky's
+    start flushed Python's None, a traceback); `montecarlo --help > /dev/full` and the listings
+    ended in a traceback. Each is one line now, exit 1; a report needs no stdout; a closed stderr
+    keeps the exit code."""
+    import os
+    import subprocess
+
+    def shell(command: str) -> subprocess.CompletedProcess:
+        env = {**os.environ, "COLUMNS": "120", "PYTHONPATH": str(ROOT)}
+        return subprocess.run(["sh", "-c", command], capture_output=True, text=True, env=env, cwd=ROOT,
+                              timeout=300)
+
+    mc = f"{sys.executable} -m montecarlo"
+    odds = f"{mc} odds dune1984 -a 4 -d 4 -n 2000"
+    for jobs in (1, 2):
+        done = shell(f"{odds} --jobs {jobs} >&-")
+        assert (done.returncode, done.stderr) == (1, "error: standard output is closed\n"), done.stderr
+    for command in ("--help", "games", "schema scenario", "odds dune1984 --help", "dune1984 characters"):
+        done = shell(f"{mc} {command} > /dev/full")
+        assert (done.returncode, done.stderr) == (1, "error: No space left on device\n"), command
+    assert shell(f"{mc} odds dune1984 -a 9 -d 4 2>&-").returncode == 2
