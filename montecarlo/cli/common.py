@@ -76,7 +76,7 @@ class RunOptions:
         reporter unless --quiet or --json; ``warn``: say now if --jobs exceeds the cores."""
         settings = self._checked()
         if warn and not self._warned:
-            self._warned = warn_excess_jobs(self.jobs)
+            self._warned = warn_excess_jobs(self.jobs, self.backend_name())
         if self.quiet or self.json:
             return settings
         reporter = ProgressReporter(label, settings.resolved_jobs(), self.precision is not None)
@@ -106,7 +106,7 @@ class RunOptions:
         mistake comes alone)."""
         check_report_checkpoint(None, self.checkpoint)  # no report folder here
         if not self._warned:
-            self._warned = warn_excess_jobs(self.jobs)
+            self._warned = warn_excess_jobs(self.jobs, self.backend_name())
 
     def start_workers(self) -> None:
         """Start the workers now if the run will use several, so that their start-up overlaps
@@ -428,9 +428,10 @@ def _options(trials: int, variants: Sequence[str] | None = None) -> dict[str, tu
 COMMON_OPTIONS = tuple(_options(DEFAULT_TRIALS))
 
 
-def warn_excess_jobs(jobs: Optional[int]) -> bool:
-    """Warn on stderr when --jobs asks for more workers than cores (the run uses the cores)."""
-    cores = excess_jobs(jobs)
+def warn_excess_jobs(jobs: Optional[int], backend: str = "loky") -> bool:
+    """Warn on stderr when --jobs asks for more workers than cores (the run uses the cores); not
+    for a Dask cluster, whose workers are the cluster's."""
+    cores = excess_jobs(jobs) if backend != "dask" else None
     if cores is not None:
         machine, workers = ("1 core", "1 worker") if cores == 1 else (f"{cores} cores", f"{cores} workers")
         warning = f"warning: --jobs {jobs} is more than the {machine} of this machine; running {workers}"

@@ -275,7 +275,7 @@ def report(
     start_scenario_workers(sc, jobs, backend_name)  # their start-up overlaps loading the report's modules
     folder = api.report_folder(sc, out, name=OUT_FLAG.get)  # before any simulation
     api.check_report_checkpoint(folder, checkpoint)
-    warn_excess_jobs(jobs)
+    warn_excess_jobs(jobs, backend_name)
     progress = _progress(sc, jobs, quiet or as_json)
     started = time.perf_counter()
     try:
@@ -385,7 +385,7 @@ def report_all(
             api.check_report_checkpoint(home / sc.name, checkpoints / f"{sc.name}.checkpoint")
     entries = []  # OUT is made with the first report (and removed with it if that is interrupted)
     started = time.perf_counter()
-    warn_excess_jobs(jobs)
+    warn_excess_jobs(jobs, backend_name)
     talk = not (quiet or as_json)
 
     for sc in scenarios:
@@ -539,7 +539,7 @@ def compare(
     if out is not None:
         check_out(out)  # before any simulation
     api.check_report_checkpoint(out, checkpoint)  # before the --jobs warning: a mistake comes alone
-    warn_excess_jobs(jobs)
+    warn_excess_jobs(jobs, backend_name)
     progress = _progress(sc, jobs, quiet or as_json, measured=True)
     try:
         compared = api.compare(

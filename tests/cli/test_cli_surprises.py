@@ -322,6 +322,10 @@ def test_the_excess_jobs_warning_is_given_once_per_command(capsys):
     fitting = options(jobs=1)
     fitting.settings()
     assert capsys.readouterr().err == ""
+    # a Dask cluster's workers are the cluster's, whatever the cores here
+    options(jobs=CORES + 98, scheduler="tcp://127.0.0.1:8786").settings()
+    options(jobs=CORES + 98, backend="dask").settings()
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize("args", [
