@@ -816,14 +816,20 @@ def _probe_scheduler(scheduler: str) -> None:
         except OSError:  # nothing within PROBE_SECONDS, or the connection dropped
             pass
     if len(first) < 8 or int.from_bytes(first, "little") > 65536:
-        raise _not_a_scheduler(scheduler)
+        raise _not_a_scheduler(scheduler, silent=not first)
 
 
-def _not_a_scheduler(scheduler: str) -> InputError:
+def _not_a_scheduler(scheduler: str, silent: bool = False) -> InputError:
     """Something other than a scheduler answers at ``scheduler`` (seen by the probe, or by dask
-    reading another service's first bytes as a frame's length)."""
+    reading another service's first bytes as a frame's length), or a connection opens there and
+    nothing comes (a web server waiting for a request, or a network that accepts for a host that
+    never answers)."""
+    what = (
+        f"a connection opens there but nothing answered within {PROBE_SECONDS:g} s, as a scheduler does "
+        "at once" if silent else "something else answered there"
+    )
     return InputError(
-        f"{scheduler!r} is not a dask scheduler: something else answered there "
+        f"{scheduler!r} is not a dask scheduler: {what} "
         "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
     )
 

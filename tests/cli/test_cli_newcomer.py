@@ -73,9 +73,9 @@ def test_a_scheduler_address_where_another_service_answers_is_one_line():
                 conn, _ = server.accept()
             except OSError:  # closed at the end of the test
                 return
-            with conn:
-                conn.recv(1000)
+            with conn:  # a service that speaks first, in its own protocol
                 conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 20)
+                conn.recv(1000)
 
     threading.Thread(target=answer, daemon=True).start()
     try:
@@ -107,8 +107,9 @@ def test_a_web_server_that_waits_for_a_request_is_no_scheduler_and_said_at_once(
     started = time.monotonic()
     try:
         assert refused([*ODDS, "--scheduler", address]) == (
-            f"error: {address!r} is not a dask scheduler: something else answered there "
-            "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
+            f"error: {address!r} is not a dask scheduler: a connection opens there but nothing answered "
+            "within 0.3 s, as a scheduler does at once (a scheduler listens on port 8786 by default; 8787 is "
+            "its dashboard)"
         )
         assert time.monotonic() - started < 5
     finally:
