@@ -36,7 +36,7 @@ import numpy as np
 from montecarlo.engine import memory, stats
 from montecarlo.engine.checkpoint import Checkpoint
 from montecarlo.engine.rng import chunk_generator
-from montecarlo.errors import InputError, MonteCarloError
+from montecarlo.errors import Caution, InputError, MonteCarloError
 from montecarlo.engine.metrics import Metric
 
 DEFAULT_CHUNK_SIZE = 1 << 17
@@ -783,7 +783,8 @@ def scheduler_address(address: object) -> str | None:
 
 
 PROBE_SECONDS = 5.0  # for a scheduler's address to answer as a scheduler does
-WORKERS_WAIT_SECONDS = 10.0  # for a scheduler to have a worker
+WORKERS_WAIT_SECONDS = 10.0  # for a scheduler to have a worker (at the start, and again during a run)
+WATCH_SECONDS = 1.0  # between two counts of a cluster's workers during a run
 
 
 def _probe_scheduler(scheduler: str) -> None:
@@ -867,11 +868,76 @@ def dask_cluster(scheduler: str | None):
                 f"the dask scheduler {scheduler!r} has no workers (after {WORKERS_WAIT_SECONDS:g} s): "
                 f"start some with: dask worker {scheduler}"
             ) from None
+    if scheduler and sum(client.ncores().values()) == 1:
+        warnings.warn(Caution(
+            f"the dask cluster at {scheduler} has 1 worker thread: joblib then runs the work in this "
+            "process, not on the cluster (start a worker with --nthreads 2, or more workers)"
+        ), stacklevel=3)
+    watch = _WorkersWatch(client) if scheduler else None
+    from concurrent.futures import CancelledError
+
+    from distributed.comm.core import CommClosedError
+
     try:
         with parallel_config(backend="dask"):
             yield
+    except (CancelledError, CommClosedError):  # the scheduler went away: its tasks were cancelled
+        _quiet_dask()
+        raise MonteCarloError(
+            f"lost the dask scheduler at {scheduler or 'the local cluster'} during the run (stopped or "
+            "killed?); start it again and run the command again (with --checkpoint it resumes)"
+        ) from None
     except KeyboardInterrupt:  # Ctrl-C: the cancelled tasks' warnings tell the user nothing
-        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        _quiet_dask()
+        if watch is not None and watch.lost.is_set():
+            raise MonteCarloError(
+                f"the dask cluster at {scheduler} has had no worker for {WORKERS_WAIT_SECONDS:g} s during "
+                "the run (killed or stopped?); restart its workers and run the command again (with "
+                "--checkpoint it resumes)"
+            ) from None
         raise
     finally:
+        if watch is not None:
+            watch.stop.set()
         client.close()
+
+
+def _quiet_dask() -> None:
+    """No more of dask's own log lines in this run (the cancelled tasks' warnings, the client's
+    failed reconnection): the command says in one line what happened. distributed gives some of
+    its loggers a level of their own, so each is set."""
+    loggers = [name for name in logging.root.manager.loggerDict if name.startswith("distributed")]
+    for name in ["distributed", *loggers]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+class _WorkersWatch:
+    """Watches a cluster's workers during a run: when it has had none for WORKERS_WAIT_SECONDS
+    (every worker killed, or the scheduler gone), the run would wait for ever for its tasks, so
+    the main thread is interrupted (as by Ctrl-C: a checkpoint keeps the chunks done) and
+    :func:`dask_cluster` says why. A Python that ignores Ctrl-C cannot be interrupted so."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.stop, self.lost = threading.Event(), threading.Event()
+        threading.Thread(target=self._run, name="montecarlo-dask-workers", daemon=True).start()
+
+    def _workers(self) -> int:
+        try:
+            return len(self.client.scheduler_info()["workers"])
+        except Exception:  # the scheduler gone, or the client closing: no worker to count on
+            return 0
+
+    def _run(self) -> None:
+        import _thread
+
+        since = None
+        while not self.stop.wait(WATCH_SECONDS):
+            if self._workers():
+                since = None
+                continue
+            since = time.monotonic() if since is None else since
+            if time.monotonic() - since >= WORKERS_WAIT_SECONDS and not self.stop.is_set():
+                self.lost.set()
+                _thread.interrupt_main()
+                return

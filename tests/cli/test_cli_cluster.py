@@ -144,3 +144,66 @@ def test_a_worker_killed_mid_run_leaves_the_numbers_unchanged_or_one_line(cluste
     else:
         lines = stderr.strip().splitlines()
         assert run.returncode == 2 and stdout == "" and len(lines) == 1 and lines[0].startswith("error: ")
+
+
+def test_a_cluster_of_one_thread_is_said_and_one_that_loses_every_worker_ends_in_one_line(tmp_path):
+    """A cluster of its own. With one worker thread joblib runs the work in the command's own
+    process, not on the cluster: said. With two, every worker killed mid-run left the command
+    waiting for ever (an audit stopped it after 56 s); it now ends after WORKERS_WAIT_SECONDS
+    without a worker, in one line, its checkpoint keeping the chunks done."""
+    import signal
+
+    from distributed import Client
+
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    scheduler = start("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
+    workers = []
+
+    def worker(name: str) -> None:  # in a group of its own: its nanny and its process die together
+        command = [sys.executable, "-m", "dask", "worker", address, "--nthreads", "1", "--no-dashboard"]
+        quiet = subprocess.DEVNULL
+        workers.append(subprocess.Popen(
+            [*command, "--name", name], cwd=ROOT, env=env, stdout=quiet, stderr=quiet, start_new_session=True,
+        ))
+
+    montecarlo = [sys.executable, "-m", "montecarlo", "odds", "dune1984", "-a", "5", "-d", "5", "--json",
+                  "--scheduler", address]
+    try:
+        worker("w1")
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(1, timeout=60)
+        one = subprocess.run([*montecarlo, "-n", "20000"], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert one.returncode == 0 and one.stderr.startswith(
+            f"warning: the dask cluster at {address} has 1 worker thread: joblib then runs the work in this "
+            "process"), one.stderr
+        worker("w2")
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+            checkpoint = tmp_path / "c.json"
+            long_run = [*montecarlo, "-n", "400000000", "--checkpoint", str(checkpoint)]
+            piped = subprocess.PIPE
+            run = subprocess.Popen(long_run, cwd=ROOT, env=env, stdout=piped, stderr=piped, text=True)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not any(client.processing().values()):
+                time.sleep(0.05)
+        assert run.poll() is None, "the run ended before its workers could be killed"
+        for process in workers:
+            os.killpg(process.pid, signal.SIGKILL)
+        stopped = time.monotonic()
+        stdout, stderr = run.communicate(timeout=120)
+        assert (run.returncode, stdout, stderr) == (2, "", (
+            f"error: the dask cluster at {address} has had no worker for 10 s during the run (killed or "
+            "stopped?); restart its workers and run the command again (with --checkpoint it resumes)\n"
+        ))
+        assert time.monotonic() - stopped < 60 and checkpoint.is_file()
+    finally:
+        for process in workers:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        scheduler.terminate()
+        scheduler.wait(timeout=10)
