@@ -34,6 +34,7 @@ import re
 import tempfile
 import time
 import warnings
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -45,6 +46,7 @@ FORMAT = "montecarlo-checkpoint"
 FORMAT_VERSION = 2  # 2: the contents carry their digest
 MAX_BYTES = 1 << 30  # far above any run's checkpoint (a 10,000-point grid's is tens of MB)
 SAVE_EVERY = 1.0  # seconds between saves while a run goes on (and once more when it stops)
+STALE_SECONDS = 3600.0  # a save's temporary file this old was left by a save that was killed
 
 
 class Checkpoint:
@@ -119,6 +121,7 @@ class Checkpoint:
         """``states`` (fresh) replaced by the file's, after checking that the file is this run's."""
         self._facts = json.loads(json.dumps(dict(facts)))
         data = self.check()
+        self._remove_stale_temporaries()
         if data is None:
             self.save(states, final=True)  # an unwritable place fails now, not after hours
             self._resumed = True
@@ -181,6 +184,18 @@ class Checkpoint:
                 warnings.warn(Caution(f"{exc}; the run goes on without saving its progress"), stacklevel=2)
             return
         self._saved_at, self._saved_state = now, signature
+
+    def _remove_stale_temporaries(self) -> None:
+        """The temporary files of saves killed (SIGKILL) between writing and renaming: hidden,
+        named after this checkpoint, and older than STALE_SECONDS (a run sharing the file saves
+        every SAVE_EVERY seconds, so never one of its own)."""
+        now = time.time()
+        try:
+            for path in self._target.parent.glob(f".{glob_escape(self._target.name)}.*.tmp"):
+                if now - path.stat().st_mtime > STALE_SECONDS:
+                    path.unlink(missing_ok=True)
+        except OSError:  # a folder that cannot be listed: the save says what is wrong
+            pass
 
     def _write(self, text: str) -> None:
         """The file replaced atomically by ``text``, with the mode the file had (a new one: the

@@ -437,6 +437,22 @@ def test_a_disk_that_fills_during_the_run_costs_the_saves_not_the_numbers(tmp_pa
         run(tmp_path / "new.json")
 
 
+def test_a_temporary_file_left_by_a_killed_save_goes_at_the_next_run(tmp_path):
+    """A kill between writing a save's temporary file and renaming it left the file for ever;
+    the next run with the checkpoint removes those over an hour old, never a recent one (a run
+    that shares the file may be saving it) nor another file's."""
+    import time
+
+    old, recent, other = (tmp_path / name for name in (".c.json.x1.tmp", ".c.json.x2.tmp", ".d.json.x3.tmp"))
+    for path in (old, recent, other):
+        path.write_text("{")
+    hour_ago = time.time() - 3700
+    os.utime(old, (hour_ago, hour_ago))
+    os.utime(other, (hour_ago, hour_ago))
+    run(tmp_path / "c.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".c.json.x2.tmp", ".d.json.x3.tmp", "c.json"]
+
+
 def test_a_save_keeps_the_files_permissions(tmp_path):
     """Each save replaces the file by a temporary one, made 0600: the file keeps the mode it had,
     and a new one gets the umask's usual mode."""
