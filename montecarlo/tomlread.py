@@ -72,29 +72,20 @@ def printable(text: str) -> str:
 MAX_TOML_BYTES = 16_000_000  # far above any scenario, deck or battle file: a larger one is a wrong path
 
 
-def check_readable(path: Path, what: str, limit: int, error: type[InputError] = InputError) -> None:
-    """Refuse, before reading, what would never end or fill the memory: a device or a pipe
-    (``/dev/zero``, a FIFO) and a file larger than ``limit`` bytes. Other errors (no such file,
-    a folder) are left to the read, which words them."""
-    try:
-        if not path.exists() or path.is_dir():
-            return
-        size = path.stat().st_size
-    except OSError:
-        return
-    if not path.is_file():
-        raise error(f"{path}: not a regular file (a device or a pipe?); give the path of a {what} file")
-    if size > limit:
-        raise error(f"{path}: {size:,} bytes, more than any {what} file holds ({limit:,} at most); "
-                    "check the path")
-
-
 def read_text(path: str | Path, what: str, error: type[InputError] = InputError) -> str:
-    """The text of the ``what`` file at ``path`` (``what``: "scenario", "game definition")."""
+    """The text of the ``what`` file at ``path`` (``what``: "scenario", "game definition").
+
+    At most MAX_TOML_BYTES are read: ``/dev/zero`` read without end and filled the memory, while
+    a pipe that ends (``<(cat file)``) is read as a file is."""
     path = Path(path)
-    check_readable(path, what, MAX_TOML_BYTES, error)
-    try:  # utf-8-sig: a byte-order mark some editors write at the start is not a TOML statement
-        return path.read_text(encoding="utf-8-sig")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_TOML_BYTES + 1)
+        if len(data) > MAX_TOML_BYTES:
+            raise error(f"{path}: more than {MAX_TOML_BYTES:,} bytes, more than any {what} file holds; "
+                        "check the path")
+        # utf-8-sig: a byte-order mark some editors write at the start is not a TOML statement
+        return data.decode("utf-8-sig")
     except FileNotFoundError:
         raise error(f"{path}: no such {what} file; check the path") from None
     except IsADirectoryError:

@@ -566,7 +566,7 @@ def _quiet_while_stopping(previous):
 
 
 def _forget_the_interrupted_eval() -> None:
-    """After a Ctrl-C or kill was caught: exit with 130 or 143, not killed by SIGINT.
+    """After a Ctrl-C or kill was caught: exit with 130, 143 or an error's code, not killed by SIGINT.
 
     CPython marks a KeyboardInterrupt that leaves an ``eval`` of a string as unhandled, even once
     caught further up, and at exit then kills the process with SIGINT (exit status -2, after
@@ -664,12 +664,11 @@ def main() -> None:
     finally:  # the command is over: the process only exits now, joblib stopping its workers. A
         # Ctrl-C or a kill is let be meanwhile: raised there, it printed a traceback and could
         # hang the exit; ending the process there left the workers running on without it
+        _forget_the_interrupted_eval()  # on every way out: an error may follow an interrupt too
         if in_main_thread:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if ctrl_c:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if _terminated or code == INTERRUPTED:
-        _forget_the_interrupted_eval()
     if _terminated:
         typer.echo("terminated", err=True)
         sys.exit(TERMINATED)

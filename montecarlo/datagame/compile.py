@@ -258,14 +258,14 @@ class CompiledGame:
         :meth:`outcomes` itself): under rules of the user's own (a variant, ``--rule``,
         ``montecarlo.odds(rules=...)``) those rules, else the file's definition."""
         changed = [
-            f"{name}={_shown(value)} (the file's: {_shown(self.d.rules[name])})"
+            f"{name}={_shown(value)} ([rules] has {_shown(self.d.rules[name])})"
             for name, value in _values(rules).items()
             if name in self.d.rules and value != self.d.rules[name]
         ]
         if changed:
             return InputError(
                 f"{self.d.source}: under the rules {', '.join(changed)} a battle cannot end ({exc}); "
-                "choose other values"
+                "the values of a variant, --rule or rules= must let every battle end"
             )
         return self.d.error(
             "round.update", f"{exc}; check round.update and end (every battle must be able to end)"

@@ -181,7 +181,7 @@ class Checkpoint:
                 raise
             if not self._warned:  # during the run (a disk that filled up): its numbers still come
                 self._warned = True
-                warnings.warn(Caution(f"{exc}; the run goes on without saving its progress"), stacklevel=2)
+                warnings.warn(Caution(f"{exc}; the run goes on, and saves again when it can"), stacklevel=2)
             return
         self._saved_at, self._saved_state = now, signature
 
@@ -190,9 +190,10 @@ class Checkpoint:
         named after this checkpoint, and older than STALE_SECONDS (a run sharing the file saves
         every SAVE_EVERY seconds, so never one of its own)."""
         now = time.time()
+        ours = re.compile(rf"\.{re.escape(self._target.name)}\.[a-z0-9_]{{8}}\.tmp")  # mkstemp's names
         try:
             for path in self._target.parent.glob(f".{glob_escape(self._target.name)}.*.tmp"):
-                if now - path.stat().st_mtime > STALE_SECONDS:
+                if ours.fullmatch(path.name) and now - path.stat().st_mtime > STALE_SECONDS:
                     path.unlink(missing_ok=True)
         except OSError:  # a folder that cannot be listed: the save says what is wrong
             pass
@@ -227,9 +228,22 @@ def _mode(path: Path) -> int:
     try:
         return path.stat().st_mode & 0o7777
     except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without setting it (setting it, even back, would give a file
+    another thread creates meanwhile the wrong mode): Linux shows it in /proc."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    umask = os.umask(0o022)  # elsewhere: the only way to read it
+    os.umask(umask)
+    return umask
 
 
 def _sound(totals: np.ndarray, counts: list, finished: Any, facts: Mapping[str, Any]) -> bool:

@@ -386,7 +386,8 @@ def run_grid(
     companions: list[Any] = [None] * len(points)
     if checkpoint is not None:
         states = checkpoint.resume(states, _checkpoint_facts(trials, seed, chunk_size, precision, max_trials))
-        if any(s.target > cap for s in states):  # more trials than this run would ever plan
+        # more trials than this run would ever plan; without a precision, exactly its trials
+        if any(s.target > cap or (precision is None and s.target != first) for s in states):
             raise checkpoint.damaged()
     started = time.perf_counter()
     done, total = sum(s.done for s in states), sum(s.target for s in states)
@@ -805,30 +806,35 @@ def _probe_scheduler(scheduler: str) -> None:
     except OSError as exc:
         why = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
         raise InputError(f"cannot reach the dask scheduler {scheduler!r}: {why}") from None
-    first = b""
+    first, ended = b"", "quiet"
     with conn:
         conn.settimeout(PROBE_SECONDS)
         try:
             while len(first) < 8:
                 got = conn.recv(8 - len(first))
                 if not got:
+                    ended = "closed"
                     break
                 first += got
-        except OSError:  # nothing within PROBE_SECONDS, or the connection dropped
+        except TimeoutError:  # nothing within PROBE_SECONDS
             pass
+        except OSError:  # the connection reset
+            ended = "closed"
     if len(first) < 8 or int.from_bytes(first, "little") > 65536:
-        raise _not_a_scheduler(scheduler, silent=not first)
+        raise _not_a_scheduler(scheduler, "answered" if first else ended)
 
 
-def _not_a_scheduler(scheduler: str, silent: bool = False) -> InputError:
-    """Something other than a scheduler answers at ``scheduler`` (seen by the probe, or by dask
-    reading another service's first bytes as a frame's length), or a connection opens there and
-    nothing comes (a web server waiting for a request, or a network that accepts for a host that
-    never answers)."""
-    what = (
-        f"a connection opens there but nothing answered within {PROBE_SECONDS:g} s, as a scheduler does "
-        "at once" if silent else "something else answered there"
-    )
+def _not_a_scheduler(scheduler: str, how: str = "answered") -> InputError:
+    """Something other than a scheduler at ``scheduler``: it ``answered`` otherwise (seen by the
+    probe, or by dask reading another service's first bytes as a frame's length), ``closed`` the
+    connection at once, or stayed ``quiet`` (a web server waiting for a request, or a network
+    that accepts for a host that never answers), where a scheduler speaks as soon as a
+    connection opens."""
+    what = {
+        "answered": "something else answered there",
+        "closed": "it closed the connection without a word, where a scheduler speaks first",
+        "quiet": f"nothing came within {PROBE_SECONDS:g} s of connecting, where a scheduler speaks first",
+    }[how]
     return InputError(
         f"{scheduler!r} is not a dask scheduler: {what} "
         "(a scheduler listens on port 8786 by default; 8787 is its dashboard)"
@@ -868,26 +874,22 @@ def dask_cluster(scheduler: str | None):
                 f"the dask scheduler {scheduler!r} has no workers (after {WORKERS_WAIT_SECONDS:g} s): "
                 f"start some with: dask worker {scheduler}"
             ) from None
-    if scheduler and sum(client.ncores().values()) == 1:
+    threads = sum(client.ncores().values()) if scheduler else 0
+    if threads == 1:
         warnings.warn(Caution(
             f"the dask cluster at {scheduler} has 1 worker thread: joblib then runs the work in this "
             "process, not on the cluster (start a worker with --nthreads 2, or more workers)"
         ), stacklevel=3)
-    watch = _WorkersWatch(client) if scheduler else None
+    watch = _WorkersWatch(client) if threads > 1 else None  # with one thread the work is here
     from concurrent.futures import CancelledError
 
     from distributed.comm.core import CommClosedError
 
+    levels = {name: logging.getLogger(name).level for name in _dask_loggers()}
     try:
         with parallel_config(backend="dask"):
             yield
-    except (CancelledError, CommClosedError):  # the scheduler went away: its tasks were cancelled
-        _quiet_dask()
-        raise MonteCarloError(
-            f"lost the dask scheduler at {scheduler or 'the local cluster'} during the run (stopped or "
-            "killed?); start it again and run the command again (with --checkpoint it resumes)"
-        ) from None
-    except KeyboardInterrupt:  # Ctrl-C: the cancelled tasks' warnings tell the user nothing
+    except (CancelledError, CommClosedError):  # the scheduler went away, or the watch closed the client:
         _quiet_dask()
         if watch is not None and watch.lost.is_set():
             raise MonteCarloError(
@@ -895,27 +897,40 @@ def dask_cluster(scheduler: str | None):
                 "the run (killed or stopped?); restart its workers and run the command again (with "
                 "--checkpoint it resumes)"
             ) from None
+        raise MonteCarloError(
+            f"lost the dask scheduler at {scheduler or 'the local cluster'} during the run (stopped or "
+            "killed?); start it again and run the command again (with --checkpoint it resumes)"
+        ) from None
+    except KeyboardInterrupt:  # Ctrl-C: the cancelled tasks' warnings tell the user nothing
+        _quiet_dask()
         raise
     finally:
         if watch is not None:
             watch.stop.set()
         client.close()
+        for name, level in levels.items():  # the process's loggers as they were (a library's caller)
+            logging.getLogger(name).setLevel(level)
+
+
+def _dask_loggers() -> list[str]:
+    """distributed's loggers (some have a level of their own)."""
+    known = logging.root.manager.loggerDict
+    return ["distributed", *(name for name in known if name.startswith("distributed."))]
 
 
 def _quiet_dask() -> None:
     """No more of dask's own log lines in this run (the cancelled tasks' warnings, the client's
-    failed reconnection): the command says in one line what happened. distributed gives some of
-    its loggers a level of their own, so each is set."""
-    loggers = [name for name in logging.root.manager.loggerDict if name.startswith("distributed")]
-    for name in ["distributed", *loggers]:
+    failed reconnection): the command says in one line what happened. Restored after the run."""
+    for name in _dask_loggers():
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 class _WorkersWatch:
     """Watches a cluster's workers during a run: when it has had none for WORKERS_WAIT_SECONDS
-    (every worker killed, or the scheduler gone), the run would wait for ever for its tasks, so
-    the main thread is interrupted (as by Ctrl-C: a checkpoint keeps the chunks done) and
-    :func:`dask_cluster` says why. A Python that ignores Ctrl-C cannot be interrupted so."""
+    (every worker killed), the run would wait for ever for its tasks, so the client is closed:
+    its tasks are cancelled, the run stops where it is (a checkpoint keeps the chunks done) and
+    :func:`dask_cluster` says why. No signal and no other thread is touched: the run may be a
+    library call in any thread of the caller's."""
 
     def __init__(self, client: Any) -> None:
         self.client = client
@@ -929,8 +944,6 @@ class _WorkersWatch:
             return 0
 
     def _run(self) -> None:
-        import _thread
-
         since = None
         while not self.stop.wait(WATCH_SECONDS):
             if self._workers():
@@ -939,5 +952,8 @@ class _WorkersWatch:
             since = time.monotonic() if since is None else since
             if time.monotonic() - since >= WORKERS_WAIT_SECONDS and not self.stop.is_set():
                 self.lost.set()
-                _thread.interrupt_main()
+                try:
+                    self.client.close()
+                except Exception:  # closing already, or the loop gone: the run ends either way
+                    pass
                 return

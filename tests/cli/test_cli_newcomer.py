@@ -108,9 +108,8 @@ def test_a_web_server_that_waits_for_a_request_is_no_scheduler_and_said_at_once(
     started = time.monotonic()
     try:
         assert refused([*ODDS, "--scheduler", address]) == (
-            f"error: {address!r} is not a dask scheduler: a connection opens there but nothing answered "
-            "within 0.3 s, as a scheduler does at once (a scheduler listens on port 8786 by default; 8787 is "
-            "its dashboard)"
+            f"error: {address!r} is not a dask scheduler: nothing came within 0.3 s of connecting, where a "
+            "scheduler speaks first (a scheduler listens on port 8786 by default; 8787 is its dashboard)"
         )
         assert time.monotonic() - started < 5
     finally:
