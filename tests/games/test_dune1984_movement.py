@@ -265,3 +265,16 @@ def test_the_banks_part_up_to_the_last_whole_float_is_accepted():
     """payout x stake below 2**53: every whole Spice count a float holds exactly."""
     setup = GAME.question("invest").setup({"sums": [3, 11], "payout": 2**53 - 1})
     assert setup.received() == 2**53
+
+
+def test_invest_sums_as_typed_on_the_command_line():
+    """docs/api.md: the API takes the values you would type; `--sums 3,11` was refused as
+    "sums must be a pair of target sums, got '3,11'" by montecarlo.odds."""
+    import montecarlo as mc
+
+    typed = mc.odds("dune1984", "invest", sums="3, 11", payout=2, trials=2000, seed=3)
+    listed = mc.odds("dune1984", "invest", sums=[3, 11], payout=2, trials=2000, seed=3)
+    assert typed.estimate == listed.estimate
+    for text in ("3,,11", "a,b", "3.5,11"):
+        with pytest.raises(InputError, match=r"^sums must be two target sums separated by a comma"):
+            mc.odds("dune1984", "invest", sums=text, payout=2, trials=100)

@@ -27,6 +27,7 @@ Interpretations:
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -233,6 +234,12 @@ def check_sums(sums: list[int], given: str) -> None:
 def parse_invest(values: Mapping[str, Any]) -> InvestSetup:
     """``{"sums": [3, 11], "payout": 4 | "4:1", "players": 4, "stake": 1}`` -> InvestSetup."""
     values = dict(values)
+    if isinstance(values.get("sums"), str):  # as typed on the command line: "3,11"
+        text = values["sums"]
+        items = [item.strip() for item in text.split(",")]
+        if not all(re.fullmatch(r"[+-]?\d+", item) for item in items):
+            raise InputError(f"sums must be two target sums separated by a comma (e.g. 3,11), got {text!r}")
+        values["sums"] = [int(item) for item in items]
     if isinstance(values.get("sums"), (list, tuple)):
         given = [whole("sums", s, 2, 12) for s in values["sums"]]
         check_sums(given, "sums " + ",".join(map(str, given)))
