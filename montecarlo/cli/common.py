@@ -459,12 +459,6 @@ def cli_errors(func: Callable) -> Callable:
         except MonteCarloError as exc:
             typer.echo(f"error: {readable(str(exc))}", err=True)
             raise typer.Exit(2) from None
-        except BrokenPipeError as exc:
-            if exc.filename is not None:  # a pipe the command writes as a file (a FIFO): say which
-                typer.echo(f"error: {readable(f'{exc.filename}: ' + (exc.strerror or str(exc)))}", err=True)
-            else:  # stdout's reader left (`| head`): nothing is wrong, and nobody reads on
-                _quiet_stdout()
-            raise typer.Exit(1) from None
         except OSError as exc:
             raise typer.Exit(say_os_error(exc)) from None
 
@@ -474,7 +468,12 @@ def cli_errors(func: Callable) -> Callable:
 def say_os_error(exc: OSError) -> int:
     """An OSError as one line on stderr (naming its file, if any); its exit code: 2 for a path
     the user can fix, 1 for a failure of the machine (a full disk). A failed write to stdout
-    (``> /dev/full``) leaves stdout on /dev/null, where Python's flush at exit cannot fail again."""
+    (``> /dev/full``) leaves stdout on /dev/null, where Python's flush at exit cannot fail again;
+    stdout's reader leaving (``| head``) is said by no line at all. For the commands
+    (:func:`cli_errors`) and for what fails outside them (help, listings) alike."""
+    if isinstance(exc, BrokenPipeError) and exc.filename is None:  # stdout's reader left (`| head`):
+        _quiet_stdout()  # nothing is wrong, and nobody reads on (a FIFO the command writes is named)
+        return 1
     where = f"{exc.filename}: " if exc.filename is not None else ""
     try:
         typer.echo(f"error: {readable(where + (exc.strerror or str(exc)))}", err=True)

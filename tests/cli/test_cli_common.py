@@ -447,3 +447,7 @@ def test_a_reader_that_leaves_is_no_error(monkeypatch, capsys):
     with pytest.raises(typer.Exit) as stop:
         writing_a_fifo()
     assert stop.value.exit_code == 1 and capsys.readouterr().err == "error: out.fifo: Broken pipe\n"
+    # outside a command (its help, a listing), main's one line for an OSError says the same
+    moved.clear()
+    assert common.say_os_error(BrokenPipeError(32, "Broken pipe")) == 1 and moved == [1]
+    assert capsys.readouterr().err == ""
