@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from montecarlo import __version__
@@ -267,6 +267,13 @@ class Answer:
             }),
             "metrics": {name: m.to_json() for name, m in self.metrics.items()},
         }
+
+    def applicable(self, game: str | Game) -> "Answer":
+        """The answer with only the metrics its question says apply to its setup (no seat 4 of a
+        3-player conflict, no objective nobody asked for): what ``montecarlo.odds`` and the CLI
+        show. ``game``: the answer's game, by name or object (a battle file has no name here)."""
+        keep = set(resolve(game, self.question)[1].applicable_names(self.setup))
+        return replace(self, metrics={k: m for k, m in self.metrics.items() if k in keep})
 
     def widest_half_width(self) -> float:
         """The widest 95% half-width among the probabilities (what ``precision`` bounds)."""

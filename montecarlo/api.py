@@ -446,15 +446,12 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
     label = "+".join(names) or BASELINE
     shown = {k: _show(v) for k, v in setup.items()}
-    from montecarlo.analysis import resolve
-
     # only the metrics that mean something for this setup (no seat 4 of a 3-player conflict, no
     # objective where none was asked), as the CLI and the reports show them
-    applies = set(resolve(_game_arg(game), answer.question)[1].applicable_names(answer.setup))
     rows = [
         {**shown, "variant": label, "metric": m.name, "estimate": m.estimate, "ci_low": m.ci_low,
          "ci_high": m.ci_high, "se": m.se, "exact": m.exact, "trials": answer.trials}
-        for m in answer.metrics.values() if m.name in applies
+        for m in answer.applicable(_game_arg(game)).metrics.values()
     ]
     from montecarlo.games.base import to_plain
 

@@ -833,16 +833,10 @@ def emit(
 def _applicable(answer: Answer, game: Any = None) -> Answer:
     """The answer without the metrics its question says do not apply to its setup (a worm's dice
     at a harvester alone, a seat a 3-player conflict lacks), as ``montecarlo.odds`` shows it."""
-    from montecarlo.registry import get_game
-
     try:
-        question = (get_game(answer.game) if game is None else game).question(answer.question)
+        return answer.applicable(answer.game if game is None else game)
     except Exception:  # noqa: BLE001 - a game not found shows every metric, as before
         return answer
-    if question.applicable is None:
-        return answer
-    keep = set(question.applicable_names(answer.setup))
-    return dataclasses.replace(answer, metrics={k: m for k, m in answer.metrics.items() if k in keep})
 
 
 def note_idle_variants(answer: Answer, game: Any = None) -> None:
