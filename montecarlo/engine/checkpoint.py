@@ -96,8 +96,9 @@ class Checkpoint:
             return None
         if not self.path.is_file():  # /dev/zero, a pipe: a read that never ends
             raise self._fail("not a regular file (a device or a pipe?); give a file name")
-        if self.path.stat().st_size > MAX_BYTES:
-            raise self._fail(f"{self.path.stat().st_size:,} bytes, more than a checkpoint holds "
+        size = self.path.stat().st_size
+        if size > MAX_BYTES:
+            raise self._fail(f"{size:,} bytes, more than a checkpoint holds "
                              f"({MAX_BYTES:,} at most): not a montecarlo checkpoint; give another file")
         text = self.path.read_text(encoding="utf-8", errors="replace")
         try:
@@ -214,11 +215,10 @@ class Checkpoint:
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(temporary, self._target)
-        except OSError as exc:  # a full disk, an immutable file: named, not the hidden temporary one
+        except BaseException as exc:
             Path(temporary).unlink(missing_ok=True)
-            raise self._fail(f"cannot be written ({exc.strerror or exc})") from None
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
+            if isinstance(exc, OSError):  # a full disk, an immutable file: named, not the temporary one
+                raise self._fail(f"cannot be written ({exc.strerror or exc})") from None
             raise
 
 
