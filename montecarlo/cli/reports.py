@@ -700,11 +700,11 @@ def _typed(text: str):
 MAX_RANGE = 10_000  # values of one --grid range (a grid of millions is refused later, but slowly)
 
 
-def _swept(text: str, field: str, notes: list[str] | None = None) -> list:
+def _swept(text: str, field: str, notes: list[str]) -> list:
     """--grid's values: A..B (whole numbers), else separated by ';' when one holds a comma (a
-    legion), else by ','.
+    legion), else by ','. A note for the user (legions split at their commas) goes to ``notes``.
 
-    >>> _swept("1..3", "a"), _swept("3 regular; 4 regular, bashar", "a"), _swept("0,1", "a")
+    >>> _swept("1..3", "a", []), _swept("3 regular; 4 regular, bashar", "a", []), _swept("0,1", "a", [])
     ([1, 2, 3], ['3 regular', '4 regular, bashar'], [0, 1])
     """
     ends = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", text)
@@ -723,7 +723,7 @@ def _swept(text: str, field: str, notes: list[str] | None = None) -> list:
     if ";" not in text and len(items) > 1 and counted:
         # "4 regular, 1 elite" is two legions here, where the user may have meant one of two kinds
         shown = ", ".join(repr(item) for item in items)
-        (notes if notes is not None else []).append(
+        notes.append(
             f"--grid {field} sweeps {len(items)} values, {shown}; to sweep values that hold commas, "
             f"separate them by ; (--grid \"{field}=4 regular, 1 elite; 5 regular\")"
         )
