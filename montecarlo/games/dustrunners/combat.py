@@ -291,10 +291,10 @@ def resolve_enemy(values: Mapping[str, Any]) -> Enemy:
     kind = values.get("enemy_kind", "raiders")
     if kind not in ENEMY_KINDS:
         raise InputError(f"enemy_kind must be one of {', '.join(ENEMY_KINDS)}, got {kind!r}")
-    stars = whole("enemy_stars", values.get("enemy_stars", 0 if kind == "mutant" else 1), 0, 20)
     mutant = kind == "mutant"  # 1 or 2 radiation skulls; another kind has none
+    stars = whole("enemy_stars", values.get("enemy_stars", 0 if mutant else 1), 0, 20)
     radiation = whole("enemy_radiation", values.get("enemy_radiation", 1 if mutant else 0), int(mutant), 2)
-    if radiation and kind != "mutant":  # it would be ignored: only a mutant's skulls irradiate
+    if radiation and not mutant:  # it would be ignored: only a mutant's skulls irradiate
         raise InputError(
             f"enemy_radiation: only a mutant has radiation skulls (enemy_kind mutant), not {kind}"
         )
