@@ -337,6 +337,13 @@ def _exact_companion(question: Question, rules: Sequence[Any], setup: Any) -> Ca
     return functools.partial(_exacts_of, question.exact, tuple(rules), setup)
 
 
+def _affinity(question: Question, rules: Sequence[Any], setup: Any) -> Any:
+    """What a grid point shares with others run in the same process (see ``Question.affinity``)."""
+    if question.affinity is None:
+        return None
+    return tuple(question.affinity(r, setup) for r in rules)
+
+
 def _exacts(question: Question, rules: Sequence[Any], setup: Any, result: runner.RunResult) -> list:
     """The exact values a run's companion brought back, else worked out here by the same code
     (its first chunk ran in an earlier, checkpointed run)."""
@@ -390,7 +397,8 @@ def ask_many(
     rules = g.rules(variants, overrides)
     setup_objs = [q.setup(s) if isinstance(s, Mapping) else s for s in setups]
     points = [
-        runner.Point((kernel_for(q, rules, s),), tuple(q.metrics), _exact_companion(q, [rules], s))
+        runner.Point((kernel_for(q, rules, s),), tuple(q.metrics), _exact_companion(q, [rules], s),
+                     _affinity(q, [rules], s))
         for s in setup_objs
     ]
     work = {"kind": "ask", "game": g.name, **_definition(g), "question": q.name, "variants": list(variants),
@@ -440,6 +448,7 @@ def compare_many(
         runner.Point(
             tuple(kernel_for(q, rules, s) for _, rules in arms), chosen,
             _exact_companion(q, [rules for _, rules in arms], s),
+            _affinity(q, [rules for _, rules in arms], s),
         )
         for s in setup_objs
     ]

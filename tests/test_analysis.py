@@ -384,3 +384,27 @@ def test_variants_that_change_no_exact_value_are_told_apart_from_those_that_do()
     missing = answer(("fight_to_last",), attacker=4, defender=5)
     missing.metrics["rounds"] = dataclasses.replace(missing.metrics["rounds"], exact=None)
     assert not variants_change_nothing(missing)  # not every value can be compared: nothing is said
+
+
+def test_a_grids_points_carry_the_affinity_of_their_chains(monkeypatch):
+    """A chain question's setups of one context (here a settlement rank) share an affinity, one
+    context per arm; a question without one gives none."""
+    from montecarlo.analysis import ask_many, compare_many
+    from montecarlo.games.war_for_arrakis import GAME as wfa
+
+    seen: list = []
+    real = runner.run_grid
+    monkeypatch.setattr(runner, "run_grid", lambda pts, *a, **k: seen.append(pts) or real(pts, *a, **k))
+    setups = [{"attacker": "2 regular", "defender": "1 regular", "settlement": s} for s in (0, 1, 0)]
+    compare_many(wfa, "battle", setups, [("a", wfa.rules()), ("b", wfa.rules(["continue_always_costs"]))],
+                 RunSettings(trials=500))
+    kin = [p.affinity for p in seen[-1]]
+    assert kin[0] == kin[2] != kin[1] and len(kin[0]) == 2 and kin[0][0] != kin[0][1]
+    ask_many(wfa, "battle", setups, settings=RunSettings(trials=500))
+    kin = [p.affinity for p in seen[-1]]
+    assert kin[0] == kin[2] != kin[1] and len(kin[0]) == 1
+    from montecarlo.analysis import resolve
+
+    game, question = resolve("dustrunners", None)
+    ask_many(game, None, [question.example], settings=RunSettings(trials=500))
+    assert seen[-1][0].affinity is None

@@ -76,6 +76,7 @@ class CompiledGame:
             simulate=self.chains.simulate,
             exact=self.chains.exact,
             why_no_exact=self.chains.why_no_exact,
+        affinity=self.chains.context_of,
             parse_setup=self.parse_setup,
             reference=self.reference,
             example={f.name: f.example for f in d.setup},

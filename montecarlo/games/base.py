@@ -20,7 +20,7 @@ import dataclasses
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Hashable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -109,6 +109,10 @@ class Question:
     advise_inputs: Mapping[str, str] = field(default_factory=dict)
     # setup values the advice assumes where none is given (a deck small enough to solve exactly)
     advise_defaults: Mapping[str, Any] = field(default_factory=dict)
+    # (rules, setup) -> a hashable value: setups of equal value reuse each other's work in one
+    # process (a chain question's context: the chain and its memos), so a grid's workers get them
+    # together; None: every setup stands alone
+    affinity: Callable[[Any, Any], Hashable] | None = None
 
     def setup(self, values: Mapping[str, Any]) -> Any:
         """A validated setup from plain values."""

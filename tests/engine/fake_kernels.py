@@ -36,3 +36,14 @@ def on_dask(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     out = coin(0.5, n, rng)
     out["value"] = np.full(n, inside)
     return out
+
+
+RAN_ON: dict[float, set[int]] = {}  # p -> the threads that ran coin_noting_thread(p, ...)
+
+
+def coin_noting_thread(p: float, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A coin that notes which thread ran it (a threading backend's worker) in RAN_ON."""
+    import threading
+
+    RAN_ON.setdefault(p, set()).add(threading.get_ident())
+    return coin(p, n, rng)

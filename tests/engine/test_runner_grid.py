@@ -417,3 +417,102 @@ def test_an_auto_run_with_a_pool_already_running_uses_it_and_the_numbers_are_the
     assert StandInPool.made[0] == (2, "loky", "generator")  # the backend named: nothing set up around the run
     one = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000, jobs=1)
     assert [np.array_equal(a.totals, b.totals) for a, b in zip(auto, one)] == [True] * len(PS)
+
+
+# --- bundles of points of one affinity -----------------------------------------------------------
+
+
+def kinship_grid(kin: int = 4, each: int = 6, make=None) -> list[Point]:
+    """``kin`` affinities of ``each`` one-chunk points, interleaved in the grid's order (as a
+    settlement rank is in the battle matrix's): point k has affinity k % kin."""
+    make = make or (lambda p: functools.partial(coin, p))
+    ps = [round(0.05 + 0.9 * k / (kin * each), 6) for k in range(kin * each)]
+    return [Point((make(p),), METRICS, affinity=("kin", k % kin)) for k, p in enumerate(ps)]
+
+
+@pytest.mark.parametrize("kin, each", [(4, 6), (6, 4)])
+def test_points_of_one_affinity_go_to_one_worker_as_a_bundle(monkeypatch, kin, each):
+    """Two threads, ``kin`` affinities of ``each`` points: each affinity is one bundle (a bundle may
+    hold a quarter of the run: 6 points of 24), so all its points ran on one thread; every
+    number is that of a one-job run."""
+    from tests.engine import fake_kernels
+
+    fake_kernels.RAN_ON.clear()
+    bundles: list = []
+    real = runner.run_bundle
+    monkeypatch.setattr(runner, "run_bundle", lambda tasks: bundles.append(tasks) or real(tasks))
+    points = kinship_grid(kin, each, make=lambda p: functools.partial(fake_kernels.coin_noting_thread, p))
+    bundled = runner.run_grid(points, 4_000, 5, chunk_size=4_000, jobs=2, backend="threading")
+    kin_of = {p.arms[0].args[0]: p.affinity for p in points}
+    assert sorted(len(b) for b in bundles) == [each] * kin
+    assert all(len({kin_of[task[0][0].args[0]] for task in b}) == 1 for b in bundles)
+    for k in range(kin):
+        threads = set().union(*(fake_kernels.RAN_ON[p.arms[0].args[0]] for p in points[k::kin]))
+        assert len(threads) == 1, k
+    one = runner.run_grid(kinship_grid(kin, each), 4_000, 5, chunk_size=4_000, jobs=1)
+    assert [np.array_equal(a.totals, b.totals) for a, b in zip(bundled, one)] == [True] * len(points)
+
+
+@pytest.mark.parametrize("kin, each, jobs, expected", [
+    (4, 6, 2, True),     # 4 affinities for 2 workers
+    (2, 6, 2, True),     # as many as workers
+    (1, 6, 2, False),    # fewer than workers: one task a chunk
+    (24, 1, 2, False),   # as many as points: a bundle would be a point
+    (3, 2, 4, False),
+])
+def test_bundles_are_made_only_for_enough_affinities_and_fewer_than_points(kin, each, jobs, expected):
+    points = kinship_grid(kin, each)
+    tasks = [(i, 0, runner.ChunkPlan(1_000, 1_000)) for i in range(len(points))]
+    assert runner._bundling(points, tasks, jobs) is expected
+    plain = [Point(p.arms, p.metrics) for p in points[:-1]] + points[-1:]
+    assert runner._bundling(plain, tasks, jobs) is False  # a point without an affinity: none
+
+
+def test_a_bundle_holds_at_most_16_chunks_and_a_share_of_the_run_for_each_worker():
+    many = [(i, 0, runner.ChunkPlan(100 * 1_000, 1_000)) for i in range(10)]  # 1,000 chunks
+    assert runner._bundle_cap(many, 2, chunk_size=1_000) == 16 * 1_000
+    few = [(i, 0, runner.ChunkPlan(1_000, 1_000)) for i in range(40)]  # 40 chunks
+    assert runner._bundle_cap(few, 2, chunk_size=1_000) == 10 * 1_000  # a quarter: 2 bundles a worker
+    assert runner._bundle_cap([(0, 0, runner.ChunkPlan(3, 1_000))], 2, chunk_size=1_000) == 1
+    assert runner._bundle_cap([(0, 0, runner.ChunkPlan(1_001, 1_000))], 2, chunk_size=1_000) == 251  # up
+    chunks = [(0, 0, 600), (0, 1, 600), (0, 2, 600), (1, 0, 2_000), (2, 0, 10)]
+    assert [[c[:2] for c in b] for b in runner._bundles(iter(chunks), lambda i: "one", 1_200)] == [
+        [(0, 0), (0, 1)], [(0, 2)], [(1, 0)], [(2, 0)]  # a chunk over the cap alone, never split
+    ]
+
+
+@pytest.mark.processes
+def test_a_bundled_grid_on_two_worker_processes_gives_the_numbers_of_one():
+    """Bundles of whole points and of points cut into several bundles (three chunks a point, a
+    cap of two), with precision rounds and the progress of the whole grid."""
+    for trials, precision in ((3_000, None), (1_000, 0.02)):
+        one = runner.run_grid(kinship_grid(), trials, 9, chunk_size=1_000, jobs=1, precision=precision)
+        calls: list = []
+        two = runner.run_grid(kinship_grid(), trials, 9, chunk_size=1_000, jobs=2, precision=precision,
+                              progress=lambda d, t, calls=calls: calls.append((d, t)))
+        assert [a.trials == b.trials and np.array_equal(a.totals, b.totals) for a, b in zip(one, two)] == [
+            True] * 24
+        assert calls[-1] == (sum(r.trials for r in one),) * 2 and all(d <= t for d, t in calls)
+        assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_a_bundled_run_stopped_between_bundles_resumes_to_the_same_numbers(tmp_path):
+    from montecarlo.engine.checkpoint import Checkpoint
+
+    class Stop(Exception):
+        pass
+
+    work = {"game": "kin", "setups": 24}
+    whole = runner.run_grid(kinship_grid(), 2_000, 3, chunk_size=1_000)
+
+    def stop_halfway(done, total):
+        if done >= total // 2:
+            raise Stop
+
+    path = tmp_path / "bundled.json"
+    with pytest.raises(Stop):
+        runner.run_grid(kinship_grid(), 2_000, 3, chunk_size=1_000, jobs=2, backend="threading",
+                        checkpoint=Checkpoint(path, work), progress=stop_halfway)
+    resumed = runner.run_grid(kinship_grid(), 2_000, 3, chunk_size=1_000, jobs=2, backend="threading",
+                              checkpoint=Checkpoint(path, work))
+    assert [np.array_equal(a.totals, b.totals) for a, b in zip(whole, resumed)] == [True] * 24

@@ -111,6 +111,7 @@ QUESTIONS = {
         simulate=DUEL.simulate,
         exact=DUEL.exact,
         why_no_exact=DUEL.why_no_exact,
+        affinity=DUEL.context_of,
         parse_setup=parse_duel,
         reference=reference_duel,
         example={"attacker": 3, "defender": 2},

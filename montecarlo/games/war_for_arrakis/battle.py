@@ -1602,6 +1602,7 @@ QUESTIONS = {
         simulate=BATTLE.simulate,
         exact=BATTLE.exact,
         why_no_exact=BATTLE.why_no_exact,
+        affinity=BATTLE.context_of,
         check_alone=check_best_alone,
         incomparable=objective_sides_differ,
         advise=advice_table,
