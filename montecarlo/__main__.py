@@ -1,5 +1,5 @@
 """``python -m montecarlo`` runs the command-line interface."""
 
-from montecarlo.cli import main
+from montecarlo._console import main
 
 main()

@@ -326,6 +326,36 @@ def test_a_ctrl_c_caught_after_an_eval_exits_130_not_killed_by_sigint(tmp_path):
     assert (done.returncode, done.stdout, done.stderr) == (130, "", "interrupted\n")
 
 
+INTERRUPTED_WHILE_IMPORTING = """
+import sys
+
+
+class CtrlC:  # Ctrl-C while the CLI is imported, inside an eval of a string (a namedtuple's)
+    def find_spec(self, name, path=None, target=None):
+        if name == "montecarlo.cli":
+            eval("(_ for _ in ()).throw(KeyboardInterrupt)")
+
+
+sys.meta_path.insert(0, CtrlC())
+from montecarlo._console import main
+
+main()
+"""
+
+
+def test_a_ctrl_c_while_the_command_is_imported_is_one_line_and_exit_130(tmp_path):
+    """In the first 0.08 s of a command (typer and the CLI being imported), a Ctrl-C printed a
+    KeyboardInterrupt traceback from inside an import; the entry point says "interrupted"."""
+    import os
+    import subprocess
+
+    (tmp_path / "interrupted_while_importing.py").write_text(INTERRUPTED_WHILE_IMPORTING)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    done = subprocess.run([sys.executable, "-m", "interrupted_while_importing"], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "interrupted\n")
+
+
 @pytest.mark.processes
 @pytest.mark.parametrize("delay", [0.6, 1.0])
 def test_a_real_ctrl_c_while_the_workers_start_prints_one_line_and_no_traceback(delay):
