@@ -172,6 +172,18 @@ workers started. A whole ``make bench`` later that evening (free parallelism 2.0
 after): the battle matrix 1.69x fresh and 1.55x with the workers started; the table at
 1,000,000 a cell 1.10x fresh and 1.61x started.
 
+Bundles of one affinity, 7 December 2026. One task a chunk, each worker built again the chains
+and memos of every settlement rank that the other had built too. A question may now name the
+affinity of a setup (a chain question's context: here the settlement rank, with each variant's
+rules) and the runner gives the workers bundles of one affinity (``runner._bundles``): the
+battle matrix's 144 points go as four bundles, one a rank. Per-task timestamps in the workers,
+workers started, 12 alternated runs on one host (1 job 1.19 s): the two workers' busy time
+1.25 s in all with one task a chunk against 1.15 s bundled, the run 0.709 s against 0.665 s
+(1.68x -> 1.80x); the two workers' loads then differ by 0.06 s (the ranks' battles differ in
+length). The same measure with the first ``bench_grid`` rows: 1.80x fresh, 1.52x with the
+workers started, whose 1-job medians (the same measure) were 1.17 s and 0.95 s: on this host
+the 1-job run alone varies from 0.83 to 1.19 s between runs.
+
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
 over those of the 1-job run: near 1 when the pool adds little work of its own (the workers'
