@@ -1,4 +1,5 @@
-"""The one progress bar of a run's trials, drawn by the CLI and for Python callers that ask for one.
+"""The one progress bar of a run's trials, drawn by the CLI and for Python callers that ask for one,
+and the spinner of a long exact solve.
 
 Rich is imported only when a bar is drawn (it is typer's dependency, and a script or a worker
 that draws nothing should not pay for it).
@@ -6,7 +7,9 @@ that draws nothing should not pay for it).
 
 from __future__ import annotations
 
-from typing import IO, Any
+import threading
+from contextlib import contextmanager
+from typing import IO, Any, Iterator
 
 
 def trial_bar(stream: IO[str]) -> Any:
@@ -26,3 +29,36 @@ def trial_bar(stream: IO[str]) -> Any:
     )
     bar.start()
     return bar
+
+
+@contextmanager
+def working(stream: IO[str], message: str, after: float = 1.0) -> Iterator[None]:
+    """Inside, work with no trials to count (an exact solve): if it lasts more than ``after``
+    seconds, a spinner with ``message`` on ``stream`` until it ends, then nothing left of it.
+
+    The caller decides whether ``stream`` is a terminal; a solve that ends sooner shows nothing.
+    """
+    lock = threading.Lock()
+    shown: list[Any] = []
+    over = False
+
+    def show() -> None:
+        from rich.console import Console
+
+        with lock:
+            if not over:
+                status = Console(file=stream, force_terminal=True).status(message)
+                status.start()
+                shown.append(status)
+
+    timer = threading.Timer(after, show)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            over = True
+            for status in shown:
+                status.stop()

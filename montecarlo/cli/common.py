@@ -29,9 +29,10 @@ import os
 import re
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional, Sequence
+from typing import Annotated, Any, Callable, Iterator, Optional, Sequence
 
 import typer
 
@@ -41,7 +42,7 @@ from montecarlo.api import answer_of, answers_of, check_report_checkpoint, check
 from montecarlo.engine import runner
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_TRIALS, scheduler_address
 from montecarlo.errors import InputError, MonteCarloError, readable
-from montecarlo.progress import trial_bar
+from montecarlo.progress import trial_bar, working
 from montecarlo.validate import first_repeated
 
 ESTIMATE_ABOVE_SECONDS = 60.0  # runs projected to last longer say so up front
@@ -270,6 +271,18 @@ class ProgressReporter:
         if self.progress is not None:
             self.progress.stop()
             self.progress = None
+
+
+@contextmanager
+def solving(message: str = "solving best play exactly (Ctrl-C stops it)") -> Iterator[None]:
+    """Inside, an exact solve: a spinner on stderr if it lasts more than a second and stderr is
+    a terminal (the largest take from 3 to 10 s, and a combat too long to solve is refused only
+    after its budget of draws is spent, 10 s and more)."""
+    if not _is_terminal(sys.stderr):
+        yield
+        return
+    with working(sys.stderr, message):
+        yield
 
 
 def _is_terminal(stream) -> bool:

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.cli.common import check_edges, cli_errors, decimals_apart, named_flags, say
+from montecarlo.cli.common import check_edges, cli_errors, decimals_apart, named_flags, say, solving
 from montecarlo.cli.dune1984_fights import Attackers, Defenders, Guiles, Kit, _title
 from montecarlo.errors import InputError
 
@@ -90,7 +90,8 @@ def advise(
         }
     )
     caution_about(same_house(setup))  # as montecarlo.advise: a warning line before the solve
-    advice = solve_advice(rules, setup, side)
+    with solving():
+        advice = solve_advice(rules, setup, side)
     key = advice.side
     if json_out:
         typer.echo(

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from montecarlo.cli.common import (
+    solving,
     RunOptions, check_edges, cli_errors, decimals_apart, emit, named_flags, not_blank, run_command, say
 )
 from montecarlo.errors import InputError
@@ -413,7 +414,8 @@ def advise(
     game = get_game("dustrunners")
     setup = game.question("combat").setup(values)
     rules = game.rules(variants)
-    advice = solve_advice(rules, setup, enemy_health, seen or "")
+    with solving():
+        advice = solve_advice(rules, setup, enemy_health, seen or "")
     what = "win" if advice.objective == "win" else f"expected {advice.objective}"
     if json_out:
         typer.echo(json.dumps({

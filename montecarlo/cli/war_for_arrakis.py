@@ -14,6 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from montecarlo.cli.common import (
+    solving,
     RunOptions,
     not_blank,
     check_edges,
@@ -529,7 +530,8 @@ def advise(
         }
     )
     check_best_alone(rules, setup)
-    advice = solve_advice(rules, setup)
+    with solving():
+        advice = solve_advice(rules, setup)
     if json_out:
         decision = lambda d: {k: v for k, v in d._asdict().items() if k != "leaves" or v}  # noqa: E731
         typer.echo(
