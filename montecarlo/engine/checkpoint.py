@@ -276,13 +276,18 @@ def _signature(states: Sequence) -> tuple:
 
 
 # the words a user knows for the facts a run records under another name
-FACT_WORDS = {"arms": "variants, their rules and the baseline"}  # the baseline is the first arm
+FACT_WORDS = {
+    "arms": "variants, their rules and the baseline",  # the baseline is the first arm
+    "max_trials": "max trials", "chunk_size": "chunk size",
+}
 
 
 def _difference(key: str, theirs: Any, ours: Any) -> str:
     """'seed 7 there, 8 here', or only what differs when the values are long ('not the same
-    setups')."""
-    a, b = json.dumps(theirs, default=str), json.dumps(ours, default=str)
+    setups'); a value not given reads "none" (JSON would say null)."""
+    a, b = (
+        "none" if value is None else json.dumps(value, default=str) for value in (theirs, ours)
+    )
     words = FACT_WORDS.get(key, key)
     if len(a) + len(b) > 60:
         return f"not the same {words}"

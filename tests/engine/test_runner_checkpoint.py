@@ -126,8 +126,8 @@ def test_progress_of_a_resumed_run_starts_where_the_file_stops(tmp_path):
         ({"seed": 8}, "seed 7 there, 8 here"),
         ({"work": {**WORK, "version": "9.9"}}, "version"),
         ({"work": {**WORK, "setups": [0.3]}}, "setups"),
-        ({"precision": 0.01}, "precision null there, 0.01 here"),
-        ({"precision": 0.01, "max_trials": 9_000}, "max_trials null there, 9000 here"),
+        ({"precision": 0.01}, "precision none there, 0.01 here"),
+        ({"precision": 0.01, "max_trials": 9_000}, "max trials none there, 9000 here"),
     ],
 )
 def test_a_checkpoint_of_another_run_is_refused_with_one_line(tmp_path, change, message):
@@ -228,7 +228,7 @@ def test_a_checkpoint_whose_points_were_edited_is_refused_in_one_line(tmp_path, 
     ("part", "value", "problem"),
     [
         ("work", None, "written by another run (game"),  # taken out: every fact of the work differs
-        ("run", None, "written by another run (chunk_size"),
+        ("run", None, "written by another run (chunk size"),
         ("work", ["coin"], "its run facts are damaged (not tables); give another file"),
         ("run", "seed 7", "its run facts are damaged (not tables); give another file"),
     ],
