@@ -44,10 +44,18 @@ def working(stream: IO[str], message: str, after: float = 1.0) -> Iterator[None]
 
     def show() -> None:
         from rich.console import Console
+        from rich.live import Live
+        from rich.spinner import Spinner
 
         with lock:
             if not over:
-                status = Console(file=stream, force_terminal=True).status(message)
+                # rich's own status would also take over sys.stdout and sys.stderr meanwhile,
+                # from this thread: what the command printed would go to the spinner's stream
+                console = Console(file=stream, force_terminal=True)
+                status = Live(
+                    Spinner("dots", message, style="green"), console=console, transient=True,
+                    redirect_stdout=False, redirect_stderr=False, refresh_per_second=12.5,
+                )
                 status.start()
                 shown.append(status)
 

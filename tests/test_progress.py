@@ -37,6 +37,14 @@ def test_a_long_solve_shows_its_spinner_and_a_short_one_nothing():
     assert "solving best play exactly" in long.getvalue() and short.getvalue() == ""
 
 
+def test_a_spinner_leaves_what_the_command_prints_where_it_goes(capsys):
+    spinner = io.StringIO()
+    with working(spinner, "solving", after=0.0):
+        time.sleep(0.2)
+        print("the advice")
+    assert capsys.readouterr().out == "the advice\n" and "the advice" not in spinner.getvalue()
+
+
 def test_the_cli_spins_only_where_stderr_is_a_terminal(monkeypatch):
     from montecarlo.cli import common
 

@@ -119,8 +119,8 @@ class StandInPool:
 
     made: list = []
 
-    def __init__(self, n_jobs, backend=None, return_as="list"):
-        self.made.append((n_jobs, backend, return_as))
+    def __init__(self, n_jobs, backend=None, return_as="list", **options):
+        self.made.append((n_jobs, backend, return_as, *options.items()))
 
     def __call__(self, tasks):
         self.made.append(signal.getsignal(signal.SIGINT))
@@ -454,11 +454,13 @@ def test_points_of_one_affinity_go_to_one_worker_as_a_bundle(monkeypatch, kin, e
 
 
 @pytest.mark.parametrize("kin, each, jobs, expected", [
-    (4, 6, 2, True),     # 4 affinities for 2 workers
-    (2, 6, 2, True),     # as many as workers
-    (1, 6, 2, False),    # fewer than workers: one task a chunk
+    (4, 6, 2, True),     # 2 affinities a worker
+    (6, 4, 2, True),
+    (3, 6, 2, False),    # fewer: the last bundles could leave a worker idle long
+    (1, 6, 2, False),
     (24, 1, 2, False),   # as many as points: a bundle would be a point
-    (3, 2, 4, False),
+    (8, 2, 4, True),
+    (7, 2, 4, False),
 ])
 def test_bundles_are_made_only_for_enough_affinities_and_fewer_than_points(kin, each, jobs, expected):
     points = kinship_grid(kin, each)
@@ -469,16 +471,35 @@ def test_bundles_are_made_only_for_enough_affinities_and_fewer_than_points(kin, 
 
 
 def test_a_bundle_holds_at_most_16_chunks_and_a_share_of_the_run_for_each_worker():
-    many = [(i, 0, runner.ChunkPlan(100 * 1_000, 1_000)) for i in range(10)]  # 1,000 chunks
-    assert runner._bundle_cap(many, 2, chunk_size=1_000) == 16 * 1_000
-    few = [(i, 0, runner.ChunkPlan(1_000, 1_000)) for i in range(40)]  # 40 chunks
-    assert runner._bundle_cap(few, 2, chunk_size=1_000) == 10 * 1_000  # a quarter: 2 bundles a worker
-    assert runner._bundle_cap([(0, 0, runner.ChunkPlan(3, 1_000))], 2, chunk_size=1_000) == 1
-    assert runner._bundle_cap([(0, 0, runner.ChunkPlan(1_001, 1_000))], 2, chunk_size=1_000) == 251  # up
+    assert runner._bundle_cap(100 * 1_000 * 10, 2, chunk_size=1_000) == 16 * 1_000  # 1,000 chunks
+    assert runner._bundle_cap(40 * 1_000, 2, chunk_size=1_000) == 10 * 1_000  # a quarter: 2 bundles a worker
+    assert runner._bundle_cap(3, 2, chunk_size=1_000) == 1
+    assert runner._bundle_cap(1_001, 2, chunk_size=1_000) == 251  # rounded up
     chunks = [(0, 0, 600), (0, 1, 600), (0, 2, 600), (1, 0, 2_000), (2, 0, 10)]
     assert [[c[:2] for c in b] for b in runner._bundles(iter(chunks), lambda i: "one", 1_200)] == [
         [(0, 0), (0, 1)], [(0, 2)], [(1, 0)], [(2, 0)]  # a chunk over the cap alone, never split
     ]
+
+
+def test_the_bundles_share_out_what_the_parent_left_while_the_workers_started(monkeypatch):
+    """The parent ran two affinities' 12 points while the workers started: the other 12 go as
+    four bundles of 3 (a quarter of what is left each), not two of 6 (a quarter of the grid)."""
+    import joblib
+
+    monkeypatch.setattr(joblib, "Parallel", StandInPool)
+    monkeypatch.setattr(StandInPool, "made", [])
+    monkeypatch.setattr(runner, "start_workers", lambda *args: None)
+    starts = iter([True] * 12)
+    monkeypatch.setattr(runner, "starting", lambda: next(starts, False))
+    monkeypatch.setattr(runner, "wait_for_workers", lambda: None)
+    bundles: list = []
+    real = runner.run_bundle
+    monkeypatch.setattr(runner, "run_bundle", lambda tasks: bundles.append(len(tasks)) or real(tasks))
+    results = runner.run_grid(kinship_grid(), 4_000, 5, chunk_size=4_000, jobs=2)
+    assert bundles == [3, 3, 3, 3]
+    assert StandInPool.made[0] == (2, "loky", "generator", ("batch_size", 1))
+    one = runner.run_grid(kinship_grid(), 4_000, 5, chunk_size=4_000, jobs=1)
+    assert [np.array_equal(a.totals, b.totals) for a, b in zip(results, one)] == [True] * 24
 
 
 @pytest.mark.processes
