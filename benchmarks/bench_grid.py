@@ -182,7 +182,12 @@ workers started, 12 alternated runs on one host (1 job 1.19 s): the two workers'
 (1.68x -> 1.80x); the two workers' loads then differ by 0.06 s (the ranks' battles differ in
 length). The same measure with the first ``bench_grid`` rows: 1.80x fresh, 1.52x with the
 workers started, whose 1-job medians (the same measure) were 1.17 s and 0.95 s: on this host
-the 1-job run alone varies from 0.83 to 1.19 s between runs.
+the 1-job run alone varies from 0.83 to 1.19 s between runs. Later that day (1 job 0.843 s,
+medians of 10): whole ranks 0.451 s (1.87x), one task a chunk 0.502 s (1.68x), and bundles that
+shrink as the run ends (each a quarter of what is left) 0.508 s: cut smaller, a rank's largest
+battles ran on a worker without its smaller battles' memos. Bundles are made only with at least
+two affinities a worker (4 ranks on 4 workers would leave workers idle at the end), and never on
+a dask cluster, whose size the runner does not know.
 
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
