@@ -187,7 +187,12 @@ medians of 10): whole ranks 0.451 s (1.87x), one task a chunk 0.502 s (1.68x), a
 shrink as the run ends (each a quarter of what is left) 0.508 s: cut smaller, a rank's largest
 battles ran on a worker without its smaller battles' memos. Bundles are made only with at least
 two affinities a worker (4 ranks on 4 workers would leave workers idle at the end), and never on
-a dask cluster, whose size the runner does not know.
+a dask cluster, whose size the runner does not know. The whole ``make bench`` after it (free
+parallelism 1.87 before, 2.04 after): 1.30x fresh (1 job 0.83 s, 2 jobs 0.63 s) and 1.79x with
+the workers started (0.89 s, 0.50 s). Right after, 8 alternated runs of each (1 job 1.075 s
+fresh, 1.021 s started): fresh, bundles 0.589 s (1.82x), whole ranks 0.623 s, a chunk a task
+0.618 s; started, 0.620 s, 0.629 s and 0.598 s. The wall times of 2 jobs differ by less than the
+runs' noise; the workers' busy time above is the steadier measure of what bundles save.
 
 First, what the machine gives two processes at the moment (2.0 when idle): a speed-up can only
 be read against it. Beside each speed-up, the CPU seconds of the 2-job run (parent and workers)
