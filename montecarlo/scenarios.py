@@ -234,14 +234,18 @@ def name_clashes(scenarios: Sequence[Scenario]) -> list[str]:
 
 
 def find_scenarios(directory: str | os.PathLike) -> list[Path]:
-    """Scenario files under ``directory``: ``<game>/*.toml`` and ``*.toml``, sorted."""
+    """Scenario files under ``directory``: ``<game>/*.toml`` and ``*.toml``, sorted; not a report
+    folder's copy of its scenario (``<report>/scenario.toml`` beside its ``report.json``), which
+    would clash by name with the scenario it copies."""
     root = Path(directory)
     with unusable_path(str(root), "give the folder of the scenarios"):
         if not root.is_dir():
             raise ScenarioError(f"{root}: not a directory of scenarios")
         from montecarlo.datagame import is_definition  # game definitions (rules as data) are not scenarios
 
-        return sorted(p for p in {*root.glob("*.toml"), *root.glob("*/*.toml")} if not is_definition(p))
+        copies = {p for p in root.glob("*/scenario.toml") if (p.parent / "report.json").is_file()}
+        found = {*root.glob("*.toml"), *root.glob("*/*.toml")} - copies
+        return sorted(p for p in found if not is_definition(p))
 
 
 def parse_scenario(

@@ -723,6 +723,16 @@ def test_scenarios_are_found_in_a_directory_only(tmp_path):
     for name in ("top.toml", "mine/inner.toml", "mine/notes.txt"):
         (tmp_path / name).write_text('game = "coin"\nseed = 1\n')
     assert find_scenarios(tmp_path) == [tmp_path / "mine" / "inner.toml", tmp_path / "top.toml"]
+    # a report written among the scenarios keeps a copy of its scenario beside its report.json:
+    # not a scenario of its own (its name would clash with the one it copies)
+    (tmp_path / "a-report").mkdir()
+    (tmp_path / "a-report" / "scenario.toml").write_text('game = "coin"\nseed = 1\n')
+    (tmp_path / "a-report" / "report.json").write_text("{}")
+    (tmp_path / "not-a-report").mkdir()
+    (tmp_path / "not-a-report" / "scenario.toml").write_text('game = "coin"\nseed = 1\n')
+    assert find_scenarios(tmp_path) == [
+        tmp_path / "mine" / "inner.toml", tmp_path / "not-a-report" / "scenario.toml", tmp_path / "top.toml"
+    ]
 
 
 def test_an_unknown_variant_names_the_flag_it_came_from_and_the_known_ones(coin_game):
