@@ -445,7 +445,7 @@ def games(
     files: Annotated[
         Optional[list[str]],
         typer.Argument(
-            metavar="[GAME|FILE.toml]...",
+            metavar="GAME|FILE.toml",
             help="Games to list alone (e.g. dune1984), or battle files (rules as data) to list as well.",
         ),
     ] = None,

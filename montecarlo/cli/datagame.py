@@ -69,7 +69,9 @@ def vars_of(setup) -> dict:
 @run_command
 def odds_command(
     run: RunOptions,
-    path: Annotated[Path, typer.Argument(help="Game definition file (.toml), see docs/rules-as-data.md.")],
+    path: Annotated[
+        Path, typer.Argument(metavar="FILE", help="Game definition file (.toml), see docs/rules-as-data.md.")
+    ],
     set_values: Annotated[
         Optional[list[str]],
         typer.Option("--set", help="A setup field as NAME=VALUE (repeatable), e.g. --set attackers=5."),

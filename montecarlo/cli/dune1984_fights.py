@@ -328,6 +328,7 @@ def duel_table(
                         "defender_equipment": list(answer.setup.defender_equipment),
                     },
                     "cells": [{"attacker": a, "defender": d, **m.to_json()} for a, d, m in cells],
+                    "version": answer.version,
                 }
             )
         )

@@ -302,6 +302,7 @@ def table_command(game_name: str) -> Callable:
                 "cells": [
                     {row_field: r, col_field: c, **a.metrics[chosen].to_json()} for (r, c), a in cells.items()
                 ],
+                "version": first.version,
             }
             typer.echo(json.dumps(payload, default=str))
             return

@@ -244,7 +244,9 @@ def _scenario_file(scenario: Path, command: str) -> Path:
 )
 @cli_errors
 def report(
-    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML), see docs/scenarios.md.")],
+    scenario: Annotated[
+        Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML), see docs/scenarios.md.")
+    ],
     out: Annotated[
         Optional[Path], typer.Option("--out", "-o", help="Report folder (default: reports/<scenario name>).")
     ] = None,
@@ -298,7 +300,9 @@ def report(
 @app.command("report-all", epilog="Example: montecarlo report-all scenarios --out reports")
 @cli_errors
 def report_all(
-    directory: Annotated[str, typer.Argument(help="Folder of scenarios: <game>/*.toml (e.g. scenarios).")],
+    directory: Annotated[
+        str, typer.Argument(metavar="DIRECTORY", help="Folder of scenarios: <game>/*.toml (e.g. scenarios).")
+    ],
     out: Annotated[
         str, typer.Option("--out", "-o", help="Folder for the reports and their index.html.")
     ] = str(DEFAULT_OUT),
@@ -428,7 +432,8 @@ def report_all(
 @cli_errors
 def compare(
     scenario: Annotated[
-        Path, typer.Argument(help="Scenario file (TOML) with two or more variants, or a game (or battle "
+        Path, typer.Argument(metavar="SCENARIO|GAME",
+                             help="Scenario file (TOML) with two or more variants, or a game (or battle "
                              "file) with -v VARIANT and --set/--grid.")
     ],
     baseline: Annotated[

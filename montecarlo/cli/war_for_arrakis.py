@@ -13,6 +13,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from montecarlo import __version__
+
 from montecarlo.cli.common import (
     solving,
     RunOptions,
@@ -791,6 +793,7 @@ def table(
                     "rules": dataclasses.asdict(rules),
                     "readings": _readings(rules, continuation=True, surprise=surprise),
                     "cells": [{"attacker": a, "defender": d, "exact": v} for (a, d), v in cells.items()],
+                    "version": __version__,
                 }
             )
         )

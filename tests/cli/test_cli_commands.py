@@ -368,5 +368,6 @@ def test_a_table_plays_the_variants_it_is_given():
     data = json.loads(table.stdout)
     assert data["variants"] == ["ties_favour_defender"] and data["rules"]["ties"] == "defender"
     cell = next(c for c in data["cells"] if (c["attacker"], c["defender"]) == (3, 3))
+    assert data["version"] == __import__("montecarlo").__version__
     assert cell["exact"] == pytest.approx(exact(Rules(ties="defender"), DuelSetup(3, 3))["attacker_win"])
     assert cell["exact"] != pytest.approx(exact(Rules(), DuelSetup(3, 3))["attacker_win"])

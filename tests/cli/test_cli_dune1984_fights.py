@@ -6,6 +6,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+import montecarlo as mc
 from montecarlo.cli import app
 from montecarlo.games.dune1984.fights import DuelSetup, FightSetup, exact
 from montecarlo.games.dune1984.rules import Rules
@@ -154,7 +155,7 @@ def test_table_prints_the_6x6_matrix_with_exact_values():
     data = json.loads(
         run("table", "dune1984", "-n", "5000", "--attacker-equipment", "sword", "--json").stdout
     )
-    assert data["metric"] == "attacker_win" and len(data["cells"]) == 36
+    assert data["metric"] == "attacker_win" and len(data["cells"]) == 36 and data["version"] == mc.__version__
     cell = next(c for c in data["cells"] if (c["attacker"], c["defender"]) == (2, 4))
     assert cell["exact"] == pytest.approx(exact(Rules(), DuelSetup(2, 4, ("sword",)))["attacker_win"])
     assert cell["ci_low"] <= cell["estimate"] <= cell["ci_high"]

@@ -9,7 +9,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from montecarlo import registry
+from montecarlo import __version__, registry
 from montecarlo.cli import app, main
 from montecarlo.cli.common import examples_of
 from montecarlo.cli.generated import field_docs, setup_options
@@ -92,7 +92,7 @@ def test_the_generated_table_sweeps_two_fields():
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [(c["attacker"], c["defender"]) for c in data["cells"]] == [(1, 1), (1, 3), (2, 1), (2, 3)]
-    assert data["trials"] == 4000 and data["metric"] == "attacker_win"
+    assert data["trials"] == 4000 and data["metric"] == "attacker_win" and data["version"] == __version__
     for cell in data["cells"]:
         se = (cell["ci_high"] - cell["ci_low"]) / (2 * 1.959963984540054)
         assert abs(cell["estimate"] - cell["exact"]) <= 4.5 * se
