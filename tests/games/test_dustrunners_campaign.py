@@ -142,6 +142,9 @@ def test_survived_distribution_sums_to_one_and_loot_is_capped():
     ({"health": 3, "enemies": []}, "enemies: no enemy named; give shipped enemy names"),
     # given but empty: once every enemy, as if not given
     ({"health": 3, "enemies": ""}, "enemies: no enemy named; give shipped enemy names"),
+    # an empty item among names: refused, as Dune 1984's '4,,3' is, not dropped without a word
+    ({"health": 3, "enemies": "road raiders,,war rig"}, "enemies: an empty item in 'road raiders,,war rig'"),
+    ({"health": 3, "enemies": "war rig,"}, "enemies: an empty item in 'war rig,'"),
     ({"health": 3, "enemies": " , "}, "or leave it out for all of them"),
     ({"health": 3, "enemies": ["zorg"]}, "enemies: unknown enemy 'zorg'"),
     ({"health": 3, "exploration": "bold"}, "exploration must be one of first, safer"),
@@ -330,7 +333,7 @@ SHIPPED_ENEMIES = ["Scavenger Buggy", "Road Raiders", "War Rig", "Spybot", "Muta
     # every value given over a vehicle's; enemies as comma-separated text
     ({"vehicle": "interceptor", "health": 3, "ammo": 1, "damage_bonus": 3, "vp": 7, "max_health": 9,
       "max_ammo": 5, "fights": 2, "policy": "just_enough", "redraw": "when_losing", "exploration": "safer",
-      "enemies": " spybot,war rig ,"},
+      "enemies": " spybot,war rig "},
      {"health": 3, "ammo": 1, "damage_bonus": 3, "vp": 7, "max_health": 9, "max_ammo": 5, "fights": 2,
       "policy": "just_enough", "redraw": "when_losing", "exploration": "safer", "vehicle": "Interceptor",
       "enemies": ["Spybot", "War Rig"]}),

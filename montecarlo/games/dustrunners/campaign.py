@@ -113,6 +113,8 @@ def parse_campaign(values: Mapping[str, Any]) -> CampaignSetup:
         names = [p.strip() for p in pool.split(",") if p.strip()] if isinstance(pool, str) else pool
         if not isinstance(names, (list, tuple)):
             raise InputError(f"enemies: expected a list of enemy names, got {pool!r}")
+        if isinstance(pool, str) and names and len(names) < len(pool.split(",")):  # 'a,,b', 'a,'
+            raise InputError(f"enemies: an empty item in {pool!r}; separate the names by single commas")
         if not names:  # given, but empty: a slip (an unset shell variable), not "every enemy"
             raise InputError(
                 f"enemies: no enemy named; give shipped enemy names ({', '.join(shipped_enemies())}), "
