@@ -763,6 +763,21 @@ def fits_whole(out, table) -> bool:
     return out.measure(table, options=out.options.update_width(10_000)).maximum <= out.width
 
 
+def print_whole(out, table) -> None:
+    """Print ``table`` on ``out``; piped, at least as wide as its natural width, so that a file or
+    grep gets every name whole on one line (a terminal's width is the terminal's)."""
+    if out.is_terminal:
+        out.print(table)
+        return
+    natural = out.measure(table, options=out.options.update_width(10_000)).maximum
+    width = out.width  # print's own width can only narrow the console's
+    out.width = max(width, natural)
+    try:
+        out.print(table)
+    finally:
+        out.width = width
+
+
 def explanations(answer: Answer) -> list[tuple[str, str]]:
     """(label, description) once per metric shown: 'winner_strength=v' for a distribution."""
     seen: dict[str, str] = {}

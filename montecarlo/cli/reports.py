@@ -26,6 +26,7 @@ from montecarlo.cli.common import (
     check_edges,
     cli_errors,
     fits_whole,
+    print_whole,
     flag_of,
     warn_excess_jobs,
     wrapped,
@@ -855,8 +856,8 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
             f"{row['variant']}, {row['metric']}: {counts[0]} significant, {counts[1]} identical, "
             f"{counts[2]} n/a; difference {low} to {high}, mean {mean}"
         )
-    if not console.is_terminal or fits_whole(console, summary):  # piped: 100 columns, names folded
-        console.print(summary)
+    if not console.is_terminal or fits_whole(console, summary):  # piped: names whole, however wide
+        print_whole(console, summary)
     else:  # a terminal narrower than the table: one row a line rather than a frame broken by folds
         text = "\n".join((str(summary.title), *(f"  {line}" for line in lines), caption))
         console.print(wrapped(text, console.width), markup=False, highlight=False)
@@ -901,7 +902,7 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
                 fmt(row["exact_difference"], 4, True),
                 p,
             )
-        console.print(detail)
+        print_whole(console, detail)
     notes = ["* significant after Holm"]
     if hidden:
         each = ", ".join(f"{n} of {v}" for v, n in hidden.items())

@@ -451,3 +451,22 @@ def test_a_reader_that_leaves_is_no_error(monkeypatch, capsys):
     moved.clear()
     assert common.say_os_error(BrokenPipeError(32, "Broken pipe")) == 1 and moved == [1]
     assert capsys.readouterr().err == ""
+
+
+def test_a_table_printed_whole_widens_the_console_for_itself_only():
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from montecarlo.cli.common import print_whole
+
+    out = Console(file=io.StringIO(), width=40)
+    table = Table()
+    table.add_column("variant", overflow="fold")
+    table.add_row("tiebreak_by_troops_then_seat_and_spice")
+    print_whole(out, table)
+    out.print("after " * 10)
+    lines = out.file.getvalue().splitlines()
+    assert any("tiebreak_by_troops_then_seat_and_spice" in line for line in lines)
+    assert out.width == 40 and max(map(len, lines[-2:])) <= 40  # what follows is 40 wide again

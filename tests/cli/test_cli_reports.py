@@ -325,22 +325,23 @@ def test_compare_prints_its_summary_even_when_the_report_cannot_be_written(tmp_p
     no_hidden_folders(tmp_path)
 
 
-def test_compare_summary_fits_100_columns_without_cutting_names(tmp_path):
+def test_a_piped_compare_summary_is_as_wide_as_its_names_and_cuts_none(tmp_path):
     text = (
         COIN.replace("[variants.loaded]", "[variants.tiebreak_by_troops_then_seat]")
         + '[variants.tiebreak_by_troops_then_spice]\nbuiltin = "loaded"\n'
     )
     path = scenario(tmp_path, text=text)
     out = runner.invoke(app, ["compare", str(path), "--all"]).stdout
-    assert max(map(len, out.splitlines())) <= 100 and "…" not in out
-    assert out.splitlines()[1].startswith("┏") and max(map(len, out.splitlines())) > 80  # a table, 100 wide
-    squeezed = out.replace("\n", "").replace("│", "").replace(" ", "")
-    assert "tiebreak_by_troops_then_seat" in squeezed and "tiebreak_by_troops_then_spice" in squeezed
+    assert "…" not in out and out.splitlines()[1].startswith("┏")
+    assert max(map(len, out.splitlines())) > 100  # wider than 100 columns: the names need it
+    rows = out.splitlines()
+    assert any("tiebreak_by_troops_then_seat" in line for line in rows)  # whole, on one line
+    assert any("tiebreak_by_troops_then_spice" in line for line in rows)
 
 
 def test_compare_on_an_80_column_terminal_keeps_within_it(tmp_path):
     """On a terminal every line fits it, since a longer line would wrap and break a table's frame:
-    a summary too wide for it becomes one row a line; piped, it is 100 columns wide (test above)."""
+    a summary too wide for it becomes one row a line; piped, it is as wide as its names (test above)."""
     import re
 
     text = (
@@ -714,3 +715,14 @@ def test_compare_and_scenarios_warn_of_one_house_on_both_sides_as_odds_does():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mc.table("dune1984", grid={"attacker": ["Feyd", 3]}, defender="Leto", trials=200)
+
+
+def test_a_compare_summary_written_to_a_pipe_keeps_every_name_whole():
+    """Piped (a file, grep), the tables are as wide as their names: a variant or metric cut over
+    two lines ('ties_favour_d' / 'efender') left grep with neither."""
+    args = ["compare", "dune1984", "-v", "ties_favour_defender", "--set", "attacker=4", "--set", "defender=5",
+            "-m", "winner_strength", "-n", "2000", "--all"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.stdout.splitlines() if "winner_strength=" in line]
+    assert len(rows) == 2 * 6 and all("ties_favour_defender" in line for line in rows[:6])  # summary, detail
