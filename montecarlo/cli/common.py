@@ -763,6 +763,21 @@ def fits_whole(out, table) -> bool:
     return out.measure(table, options=out.options.update_width(10_000)).maximum <= out.width
 
 
+def interval_note(values: Sequence[Any]) -> str:
+    """How wide the 95% intervals of a table's estimates are, for its caption (a cell shows the
+    estimate and the exact value only): a line of its own, '' with none.
+
+    >>> from types import SimpleNamespace as V
+    >>> print(interval_note([V(ci_low=0.49, ci_high=0.51), V(ci_low=0.0, ci_high=0.003),
+    ...                      V(ci_low=None, ci_high=None)]).strip())
+    every 95% interval within ±0.01 of its estimate
+    >>> interval_note([V(ci_low=None, ci_high=None)])
+    ''
+    """
+    halves = [(m.ci_high - m.ci_low) / 2 for m in values if m.ci_low is not None and m.ci_high is not None]
+    return f"\nevery 95% interval within ±{max(halves):.2g} of its estimate" if halves else ""
+
+
 def print_whole(out, table) -> None:
     """Print ``table`` on ``out``; piped, at least as wide as its natural width, so that a file or
     grep gets every name whole on one line (a terminal's width is the terminal's)."""

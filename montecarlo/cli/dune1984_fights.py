@@ -19,6 +19,7 @@ from montecarlo.cli.common import (
     console,
     emit,
     fits_whole,
+    interval_note,
     fmt_chance,
     fmt_prob,
     print_explanations,
@@ -343,7 +344,7 @@ def duel_table(
     kits = f"attacker{_kit(setup.attacker_equipment)} vs defender{_kit(setup.defender_equipment)}"
     caption = (
         f"rows: attacker, columns: defender Strength; {answer.trials:,} trials per cell, "
-        f"seed {answer.seed}, {rules}"
+        f"seed {answer.seed}, {rules}{interval_note([m for _, _, m in cells])}"
     )
 
     def matrix(shown: str, text, sections: bool = False, narrow: bool = False, last: bool = True):

@@ -34,7 +34,7 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, console, emit, fmt_chance, fmt_prob, run_command
+from montecarlo.cli.common import RunOptions, console, emit, fmt_chance, fmt_prob, interval_note, run_command
 from montecarlo.errors import InputError
 
 # short flags keep one meaning across games (tests/cli/test_cli_help.py)
@@ -311,7 +311,8 @@ def table_command(game_name: str) -> Callable:
         out = Table(
             title=f"{game.title}, {question.name}, {chosen}: estimate over (exact)",
             caption=f"rows: {row_field}, columns: {col_field}; {first.trials:,} trials per cell, "
-            f"seed {first.seed}, {', '.join(run.variant) or 'official rules'}",
+            f"seed {first.seed}, {', '.join(run.variant) or 'official rules'}"
+            f"{interval_note([a.metrics[chosen] for a in cells.values()])}",
         )
         out.add_column(f"{row_field} \\ {col_field}", justify="right", no_wrap=True)
         for c in col_values:
