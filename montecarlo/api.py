@@ -864,9 +864,11 @@ def check_comparable(
         )
     for m in metrics:
         if m not in sc.metrics:
-            raise InputError(
-                f"{name('metrics')}: {m!r} is not among the scenario's metrics ({', '.join(sc.metrics)})"
-            )
+            base = m.partition("=")[0]
+            hint = (f"; give {base!r}: a comparison shows every value of a distribution"
+                    if base != m and base in sc.metrics else "")
+            known = ", ".join(sc.metrics)
+            raise InputError(f"{name('metrics')}: {m!r} is not among the scenario's metrics ({known}){hint}")
 
 
 def compare(

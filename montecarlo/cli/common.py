@@ -763,6 +763,18 @@ def fits_whole(out, table) -> bool:
     return out.measure(table, options=out.options.update_width(10_000)).maximum <= out.width
 
 
+def unknown_metric(metric: str, names: Sequence[str], where: str) -> InputError:
+    """A table's metric that is none of ``names`` (the reported ones), with a hint where it names
+    a distribution whose values are reported one by one (compare takes the distribution whole).
+
+    >>> print(unknown_metric("n", ["n=1", "n=2"], "x"))
+    unknown metric 'n' for x: a table shows one value of a distribution, e.g. n=1; known: n=1, n=2
+    """
+    values = [n for n in names if n.startswith(f"{metric}=")]
+    hint = f": a table shows one value of a distribution, e.g. {values[0]}" if values else ""
+    return InputError(f"unknown metric {metric!r} for {where}{hint}; known: {', '.join(names)}")
+
+
 def interval_note(values: Sequence[Any]) -> str:
     """How wide the 95% intervals of a table's estimates are, for its caption (a cell shows the
     estimate and the exact value only): a line of its own, '' with none.

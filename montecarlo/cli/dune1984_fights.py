@@ -20,6 +20,7 @@ from montecarlo.cli.common import (
     emit,
     fits_whole,
     interval_note,
+    unknown_metric,
     fmt_chance,
     fmt_prob,
     print_explanations,
@@ -302,9 +303,7 @@ def duel_table(
     game = get_game("dune1984")
     question = game.question("duel")
     if metric not in question.reported_names():
-        raise InputError(
-            f"unknown metric {metric!r} for the duel; known: {', '.join(question.reported_names())}"
-        )
+        raise unknown_metric(metric, question.reported_names(), "the duel")
     pairs = [(a, d) for a in STRENGTHS for d in STRENGTHS]
     kit = {"attacker_equipment": attacker_equipment, "defender_equipment": defender_equipment}
     setups = [{"attacker": a, "defender": d, **kit} for a, d in pairs]

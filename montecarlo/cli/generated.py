@@ -34,7 +34,9 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, console, emit, fmt_chance, fmt_prob, interval_note, run_command
+from montecarlo.cli.common import (
+    RunOptions, console, emit, fmt_chance, fmt_prob, interval_note, run_command, unknown_metric,
+)
 from montecarlo.errors import InputError
 
 # short flags keep one meaning across games (tests/cli/test_cli_help.py)
@@ -275,8 +277,7 @@ def table_command(game_name: str) -> Callable:
             raise InputError(f"--rows and --cols sweep the same field {row_field!r}; choose two fields")
         chosen = metric or question.reported_names()[0]
         if chosen not in question.reported_names():
-            known = ", ".join(question.reported_names())
-            raise InputError(f"unknown metric {chosen!r} for {game.name} {question.name}; known: {known}")
+            raise unknown_metric(chosen, question.reported_names(), f"{game.name} {question.name}")
         fixed = {k: v for k, v in _setup_values(loose, given).items() if v is not None}
         fixed.pop(row_field, None)
         fixed.pop(col_field, None)

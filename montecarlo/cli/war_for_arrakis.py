@@ -17,6 +17,7 @@ from montecarlo import __version__
 
 from montecarlo.cli.common import (
     solving,
+    unknown_metric,
     RunOptions,
     not_blank,
     check_edges,
@@ -741,9 +742,7 @@ def table(
     game = get_game(GAME)
     question = game.question("battle")
     if metric not in question.reported_names():
-        raise InputError(
-            f"unknown metric {metric!r} for the battle; known: {', '.join(question.reported_names())}"
-        )
+        raise unknown_metric(metric, question.reported_names(), "the battle")
     rules = game.rules(tuple(variant or ()), _policies(policy), overrides_from="--policy")
     extra = [  # units each side's additions bring (a leader alone is checked beside one regular)
         parse_legion(f"1 regular, {text}", what).units - 1 if text else 0

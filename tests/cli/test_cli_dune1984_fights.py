@@ -345,3 +345,9 @@ def test_the_duel_table_refuses_best_play_as_the_duel_does(variant, side):
     table = run("table", "dune1984", "-v", variant, "-n", "100", "-q")
     assert duel.exit_code == table.exit_code == 2
     assert duel.output == table.output == message
+
+
+def test_a_table_of_a_distribution_by_its_name_points_to_one_of_its_values():
+    result = runner.invoke(app, ["table", "dune1984", "--metric", "winner_strength", "-n", "2000"])
+    assert result.exit_code == 2 and "a table shows one value of a distribution, e.g. winner_strength=1" in (
+        result.output)

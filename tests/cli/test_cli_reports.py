@@ -726,3 +726,11 @@ def test_a_compare_summary_written_to_a_pipe_keeps_every_name_whole():
     assert result.exit_code == 0, result.output
     rows = [line for line in result.stdout.splitlines() if "winner_strength=" in line]
     assert len(rows) == 2 * 6 and all("ties_favour_defender" in line for line in rows[:6])  # summary, detail
+
+
+def test_a_comparison_asked_for_one_value_of_a_distribution_names_the_distribution():
+    args = ["compare", "dune1984", "-v", "ties_favour_defender", "--set", "attacker=4", "--set", "defender=5",
+            "-m", "winner_strength=3", "-n", "2000"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert "give 'winner_strength': a comparison shows every value of a distribution" in result.output
