@@ -726,6 +726,8 @@ def table(
         bool, typer.Option("--quiet", "-q", help="Accepted as everywhere: an exact table has no bar.")
     ] = False,
     harkonnen: Harkonnen = "",
+    trials: Annotated[Optional[str], typer.Option("--trials", "-n", hidden=True)] = None,
+    seed: Annotated[Optional[str], typer.Option("--seed", "-s", hidden=True)] = None,
 ) -> None:
     """The exact 6 x 6 table of a battle metric: rows = attacking regulars, columns = defending regulars.
 
@@ -739,6 +741,10 @@ def table(
     from montecarlo.games.war_for_arrakis.battle import MAX_UNITS, exact_battle, parse_legion
 
     check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
+    if trials is not None or seed is not None:  # as table dune1984 takes them: say why not here
+        flag = "--trials" if trials is not None else "--seed"
+        raise InputError(f"{flag}: table war-for-arrakis runs no trials: every cell is the battle's exact "
+                         "value; leave it out (montecarlo odds war-for-arrakis simulates one battle)")
     game = get_game(GAME)
     question = game.question("battle")
     if metric not in question.reported_names():

@@ -132,7 +132,8 @@ def _has_trials(args: list[str]) -> bool:
             break
         words.append(arg)
     cmd = commands[" ".join(words)]
-    return any("--trials" in getattr(p, "opts", ()) for p in cmd.params)
+    # a hidden --trials is there to refuse one (an exact table), not to take it
+    return any("--trials" in getattr(p, "opts", ()) and not getattr(p, "hidden", False) for p in cmd.params)
 
 
 def run_line(line: str, tmp_path: Path):

@@ -348,3 +348,12 @@ def test_a_worm_at_a_harvester_alone_shows_only_the_harvesters_loss():
     result = run("worm", "-l", "none", "--terrain", "desert", "--harvester", "-n", "1000", "--json")
     assert result.exit_code == 0, result.output
     assert list(json.loads(result.stdout)["metrics"]) == ["harvester_lost"]
+
+
+@pytest.mark.parametrize("flag", [["-n", "2000"], ["--seed", "3"]])
+def test_the_exact_table_refuses_trials_and_a_seed_saying_why(flag):
+    """table dune1984 takes -n and --seed; this table is exact, and said only 'No such option'."""
+    from montecarlo.cli import app as montecarlo
+
+    result = runner.invoke(montecarlo, ["table", "war-for-arrakis", *flag])
+    assert result.exit_code == 2 and "runs no trials: every cell is the battle's exact value" in result.output
