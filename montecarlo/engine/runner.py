@@ -580,11 +580,11 @@ def _execute(points, tasks, seed, jobs, backend, auto) -> Iterator[tuple[int, tu
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
     wait_for_workers()
-    # a bundle is a batch already: joblib's automatic batching would join bundles of the end
-    batching: dict[str, Any] = {"batch_size": 1} if bundled else {}
-    if backend == "dask":  # the cluster's client lives in dask_cluster
-        parallel = Parallel(n_jobs=-1, return_as="generator", **batching)
+    if backend == "dask":  # the cluster's client lives in dask_cluster (and it gets no bundles)
+        parallel = Parallel(n_jobs=-1, return_as="generator")
     else:
+        # a bundle is a batch already: joblib's automatic batching would join bundles of the end
+        batching: dict[str, Any] = {"batch_size": 1} if bundled else {}
         parallel = Parallel(n_jobs=jobs, backend=backend, return_as="generator", **batching)
     order: deque[list[tuple[int, int]]] = deque()  # (point, size) of each task's chunks, in order
 
