@@ -758,9 +758,14 @@ def wrapped(text: str, width: Optional[int]) -> str:
     return "\n".join(shown).replace("\xa0", " ")
 
 
+def natural_width(out, table) -> int:
+    """The width ``table`` takes on ``out`` with room for every cell whole."""
+    return out.measure(table, options=out.options.update_width(10_000)).maximum
+
+
 def fits_whole(out, table) -> bool:
     """Whether ``table`` at its natural width fits the console ``out`` (else rich would cut cells)."""
-    return out.measure(table, options=out.options.update_width(10_000)).maximum <= out.width
+    return natural_width(out, table) <= out.width
 
 
 def unknown_metric(metric: str, names: Sequence[str], where: str) -> InputError:
@@ -796,9 +801,8 @@ def print_whole(out, table) -> None:
     if out.is_terminal:
         out.print(table)
         return
-    natural = out.measure(table, options=out.options.update_width(10_000)).maximum
     width = out.width  # print's own width can only narrow the console's
-    out.width = max(width, natural)
+    out.width = max(width, natural_width(out, table))
     try:
         out.print(table)
     finally:
