@@ -196,6 +196,19 @@ class RunSettings:
             runner.start_workers(self.resolved_jobs(), self.backend, modules)
 
 
+def first_batch_chunk_size(trials: Any, precision: Any) -> int:
+    """The chunk size of a run whose own is not given: a precision run's trials are its first
+    batch and it grows by whole chunks, so its chunks are the first batch (at most the default
+    chunk: 131,072-trial chunks ran 131,072 trials for 1,000 asked); otherwise the default.
+
+    >>> first_batch_chunk_size(1_000, 0.01), first_batch_chunk_size(1_000, None)
+    (1000, 131072)
+    """
+    if precision is not None and is_whole(trials) and trials > 0:
+        return min(int(trials), runner.DEFAULT_CHUNK_SIZE)
+    return runner.DEFAULT_CHUNK_SIZE
+
+
 def chosen_backend(backend: str | None, scheduler: str | None) -> str:
     """The backend when none is named: dask with a scheduler (its cluster), else loky.
 

@@ -41,11 +41,11 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from montecarlo.analysis import (
     DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, ask_many, chosen_backend,
+    first_batch_chunk_size,
 )
-from montecarlo.engine.runner import DEFAULT_CHUNK_SIZE
 from montecarlo.errors import InputError, MonteCarloError, ScenarioError
 from montecarlo.games.base import field_help
-from montecarlo.validate import first_repeated, is_whole
+from montecarlo.validate import first_repeated
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -290,10 +290,7 @@ def run_settings(
     ...
     montecarlo.errors.InputError: --max-trials must be a positive integer, got 0
     """
-    if precision is not None and "chunk_size" not in more and is_whole(trials) and 0 < trials:
-        # the trials are the first batch, and a run grows in whole chunks: chunks of the first
-        # batch's size, as a scenario's (131,072-trial chunks ran 131,072 trials for -n 1000)
-        more["chunk_size"] = min(int(trials), DEFAULT_CHUNK_SIZE)
+    more.setdefault("chunk_size", first_batch_chunk_size(trials, precision))
     try:
         return RunSettings(trials=trials, seed=seed, jobs=jobs, precision=precision, max_trials=max_trials,
                            **more)

@@ -27,9 +27,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, NoReturn, Sequence
 
-from montecarlo.validate import first_repeated, is_whole
+from montecarlo.validate import first_repeated
 from montecarlo import __version__, registry
-from montecarlo.analysis import DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_many
+from montecarlo.analysis import (
+    DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_many, first_batch_chunk_size,
+)
 from montecarlo.engine import memory, runner
 from montecarlo.errors import InputError, ScenarioError, unusable_path
 from montecarlo.games.base import Game, Question, apply_overrides, refuse_conflicts
@@ -393,8 +395,7 @@ class _Checker(TomlReader):
             problem = "set without precision, whose target it caps"
             self.fail("max_trials", problem, "add precision or remove max_trials")
         trials = data.get("trials", DEFAULT_PRECISION_BATCH if precision else DEFAULT_TRIALS)
-        first_batch = precision and is_whole(trials) and trials > 0
-        default_chunk = min(trials, runner.DEFAULT_CHUNK_SIZE) if first_batch else runner.DEFAULT_CHUNK_SIZE
+        default_chunk = first_batch_chunk_size(trials, precision)
         try:
             return RunSettings(
                 trials=trials,
