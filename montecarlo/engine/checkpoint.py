@@ -72,7 +72,7 @@ class Checkpoint:
         return self._fail("its points are damaged; give another file")
 
     def _fail(self, problem: str) -> InputError:
-        return InputError(f"checkpoint {self.path.name or self.path}: {problem}")  # "" is "."
+        return InputError(f"checkpoint {self.path}: {problem}")  # as the user gave it
 
     def check(self) -> dict[str, Any] | None:
         """The file's contents if it is a checkpoint (None if there is no file yet); InputError if

@@ -539,7 +539,7 @@ def test_report_all_checks_every_checkpoint_before_the_first_report(tmp_path, no
     out = tmp_path / "reports"
     one_error_line(
         runner.invoke(app, ["report-all", str(root), "--out", str(out), "--checkpoint", str(folder)]),
-        "checkpoint b-second.checkpoint: not a montecarlo checkpoint",
+        f"checkpoint {folder / 'b-second.checkpoint'}: not a montecarlo checkpoint",
     )
     assert not out.exists() and (folder / "b-second.checkpoint").read_text() == "my notes"
 

@@ -5,6 +5,7 @@ import functools
 import json
 import os
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -137,7 +138,7 @@ def test_a_checkpoint_of_another_run_is_refused_with_one_line(tmp_path, change, 
     with pytest.raises(InputError) as err:
         run(path, **change)
     text = str(err.value)
-    assert "\n" not in text and text.startswith("checkpoint c.json: written by another run")
+    assert "\n" not in text and text.startswith(f"checkpoint {tmp_path / 'c.json'}: written by another run")
     assert message in text
     assert path.read_bytes() == before
 
@@ -180,7 +181,7 @@ def test_tallies_edited_or_damaged_since_they_were_saved_are_refused(tmp_path, e
     with pytest.raises(InputError) as err:
         run(path)
     assert str(err.value) == (
-        "checkpoint c.json: its contents do not match their digest (edited or damaged since they were "
+        f"checkpoint {path}: its contents do not match their digest (edited or damaged since they were "
         "saved); give another file, or delete it to start afresh"
     )
 
@@ -206,7 +207,7 @@ def test_points_damaged_behind_a_good_digest_are_one_line(tmp_path, edit):
     path.write_text(json.dumps(restamped(data)))
     with pytest.raises(InputError) as err:
         run(path)
-    assert str(err.value) == "checkpoint c.json: its points are damaged; give another file"
+    assert str(err.value) == f"checkpoint {tmp_path / 'c.json'}: its points are damaged; give another file"
 
 
 @pytest.mark.parametrize(
@@ -221,7 +222,7 @@ def test_a_checkpoint_whose_points_were_edited_is_refused_in_one_line(tmp_path, 
     path.write_text(json.dumps(restamped(data)))
     with pytest.raises(InputError) as err:
         run(path)
-    assert str(err.value) == f"checkpoint c.json: {problem} this run's"
+    assert str(err.value) == f"checkpoint {tmp_path / 'c.json'}: {problem} this run's"
 
 
 @pytest.mark.parametrize(
@@ -245,7 +246,7 @@ def test_a_checkpoint_whose_run_facts_were_edited_is_refused_in_one_line(tmp_pat
     with pytest.raises(InputError) as err:
         run(path)
     text = str(err.value)
-    assert "\n" not in text and text.startswith(f"checkpoint c.json: {problem}"), text
+    assert "\n" not in text and text.startswith(f"checkpoint {tmp_path / 'c.json'}: {problem}"), text
 
 
 def test_a_fact_this_run_has_is_named_before_one_only_the_file_has(tmp_path):
@@ -259,7 +260,7 @@ def test_a_fact_this_run_has_is_named_before_one_only_the_file_has(tmp_path):
     with pytest.raises(InputError) as err:
         run(path)
     assert str(err.value) == (
-        "checkpoint c.json: written by another run (seed 8 there, 7 here); give another file"
+        f"checkpoint {tmp_path / 'c.json'}: written by another run (seed 8 there, 7 here); give another file"
     )
 
 
@@ -273,7 +274,7 @@ def test_a_folder_an_unknown_format_and_an_unwritable_place_are_refused_in_words
     path.write_text(json.dumps({**data, "format_version": 99}))
     with pytest.raises(InputError) as err:
         run(path)
-    assert str(err.value) == "checkpoint c.json: written in checkpoint format 99, not 2"
+    assert str(err.value) == f"checkpoint {tmp_path / 'c.json'}: written in checkpoint format 99, not 2"
 
     def refused(**kwargs):
         raise PermissionError(13, "Permission denied")
@@ -281,13 +282,13 @@ def test_a_folder_an_unknown_format_and_an_unwritable_place_are_refused_in_words
     monkeypatch.setattr(checkpoints.tempfile, "mkstemp", refused)
     with pytest.raises(InputError) as err:
         run(tmp_path / "new.json")
-    assert str(err.value) == "checkpoint new.json: cannot be written (Permission denied)"
+    assert str(err.value) == f"checkpoint {tmp_path / 'new.json'}: cannot be written (Permission denied)"
     # a checkpoint that cannot be replaced (immutable, say) is named, not its hidden temporary file
     monkeypatch.undo()
     monkeypatch.setattr(checkpoints.os, "replace", lambda *a: refused())
     with pytest.raises(InputError) as err:
         run(tmp_path / "kept.json")
-    assert str(err.value) == "checkpoint kept.json: cannot be written (Permission denied)"
+    assert str(err.value) == f"checkpoint {tmp_path / 'kept.json'}: cannot be written (Permission denied)"
     assert not list(tmp_path.glob(".*.tmp"))  # its temporary file removed
 
 
@@ -320,7 +321,7 @@ def test_a_file_that_is_not_a_checkpoint_is_never_overwritten(tmp_path):
         run(tmp_path)
     with pytest.raises(InputError) as err:  # a file where its folder should be
         run(mine / "c.json")
-    assert str(err.value) == f"checkpoint c.json: {mine} is not a folder"
+    assert str(err.value) == f"checkpoint {mine / 'c.json'}: {mine} is not a folder"
 
 
 def test_a_name_too_long_for_the_file_system_is_one_line(tmp_path):
@@ -340,7 +341,7 @@ def test_a_checkpoint_damaged_since_it_was_saved_says_so_and_is_left_as_it_is(tm
     with pytest.raises(InputError) as err:
         run(path)
     assert str(err.value) == (
-        "checkpoint c.json: its contents are damaged (edited since they were saved?); give another file, "
+        f"checkpoint {path}: its contents are damaged (edited since they were saved?); give another file, "
         "or delete it to start afresh"
     )
     assert path.read_text() == damaged
@@ -385,7 +386,7 @@ def test_a_save_that_fails_while_writing_removes_its_temporary_file_and_keeps_th
     monkeypatch.setattr(checkpoints.os, "fsync", full)
     with pytest.raises(InputError) as err:  # the disk's error, naming the file
         store.save([_PointState(np.ones(2), 5, 1, 10, False)], final=True)
-    assert str(err.value) == "checkpoint c.json: cannot be written (No space left on device)"
+    assert str(err.value) == f"checkpoint {tmp_path / 'c.json'}: cannot be written (No space left on device)"
     assert [p.name for p in tmp_path.iterdir()] == ["c.json"]  # no temporary file left behind
     assert (tmp_path / "c.json").read_text() == before  # the last whole save is intact
 
@@ -398,7 +399,7 @@ def test_a_device_a_pipe_or_a_huge_file_is_refused_before_it_is_read(tmp_path, m
     for path in (Path("/dev/zero"), pipe):
         with pytest.raises(InputError) as err:
             run(path)
-        refused = f"checkpoint {path.name}: not a regular file (a device or a pipe?); give a file name"
+        refused = f"checkpoint {path}: not a regular file (a device or a pipe?); give a file name"
         assert str(err.value) == refused
     big = tmp_path / "big.json"
     big.write_text("x" * 100)
@@ -406,7 +407,7 @@ def test_a_device_a_pipe_or_a_huge_file_is_refused_before_it_is_read(tmp_path, m
     with pytest.raises(InputError) as err:
         run(big)
     assert str(err.value) == (
-        "checkpoint big.json: 100 bytes, more than a checkpoint holds (99 at most): not a montecarlo "
+        f"checkpoint {big}: 100 bytes, more than a checkpoint holds (99 at most): not a montecarlo "
         "checkpoint; give another file"
     )
 
@@ -428,13 +429,14 @@ def test_a_disk_that_fills_during_the_run_costs_the_saves_not_the_numbers(tmp_pa
     with pytest.warns(Caution) as said:
         got = run(tmp_path / "c.json")
     assert [str(w.message) for w in said] == [
-        "checkpoint c.json: cannot be written (No space left on device); the run goes on, and saves again "
-        "when it can"
+        f"checkpoint {tmp_path / 'c.json'}: cannot be written (No space left on device); the run goes on, "
+        "and saves again when it can"
     ]
     want = runner.run_grid(grid(), 3_500, 7, **OPTIONS)
     assert all(np.array_equal(a.totals, b.totals) for a, b in zip(got, want)) and len(saves) > 2
     monkeypatch.setattr(checkpoints.os, "fsync", lambda fd: full_after_the_first(fd) or None)
-    refused = r"^checkpoint new.json: cannot be written \(No space left on device\)$"
+    new = re.escape(str(tmp_path / "new.json"))
+    refused = rf"^checkpoint {new}: cannot be written \(No space left on device\)$"
     with pytest.raises(InputError, match=refused):
         run(tmp_path / "new.json")
 
@@ -565,7 +567,7 @@ def test_a_loop_of_links_is_refused_and_left_as_it_is(tmp_path):
     with pytest.raises(InputError) as err:
         run(loop)
     assert str(err.value) == (
-        "checkpoint loop: a link that leads to no file (a loop of links); give another file"
+        f"checkpoint {loop}: a link that leads to no file (a loop of links); give another file"
     )
     assert loop.is_symlink() and os.readlink(loop) == str(loop)
 
