@@ -77,7 +77,9 @@ class Result:
     :func:`odds` answer), else by the tuple (setup values..., variant, metric). ``facts`` holds
     what reproduces the numbers (game, question, seed, trials, variants, rules, version);
     ``differences`` (from :func:`compare` and :func:`report` with two or more variants) is a
-    Result of paired differences variant − baseline; ``path`` is a report's folder.
+    Result of paired differences variant − baseline; ``path`` is a report's folder; ``notes``
+    are lines to read beside the numbers (the rule readings in force, made-up data, why there is
+    no exact value), shown under the caption.
     """
 
     def __init__(
@@ -94,8 +96,10 @@ class Result:
         differences: Result | None = None,
         path: Path | None = None,
         raw: Any = None,
+        notes: Sequence[str] = (),
     ) -> None:
         self.title = title
+        self.notes = tuple(notes)
         self.rows = [dict(r) for r in rows]
         self.setup_columns = tuple(setup_columns)
         self.columns = (*self.setup_columns, *value_columns)
@@ -205,7 +209,7 @@ class Result:
             shown = f"{ran[0]:,} trials" if len(ran) == 1 else f"{ran[0]:,}–{ran[-1]:,} trials a setup"
         else:
             shown = f"{f['trials']:,} trials" if isinstance(f.get("trials"), int) else "exact"
-        rules = ", ".join(f.get("variants") or ()) or BASELINE + " rules"
+        rules = _rules_said(f.get("variants"), f.get("overrides"))
         if f.get("precision_reached") is False:  # the trial cap came first: say so, as the CLI does
             shown += f" (precision ±{f['precision']:g} NOT reached: raise max_trials)"
         return f"{shown}, seed {f.get('seed')}, {rules}; 95% intervals; montecarlo {f.get('version')}"
@@ -224,6 +228,7 @@ class Result:
         if more:
             lines.append(f"... {more} more row{'s' if more > 1 else ''} (.to_pandas() has them all)")
         lines.append(self._caption())
+        lines += [f"note: {note}" for note in self.notes]
         if self.differences is not None:
             lines += ["", repr(self.differences)]
         if self.path is not None:
@@ -240,7 +245,8 @@ class Result:
         note = f"<p>... {more} more {rows} (<code>.to_pandas()</code> has them all)</p>" if more else ""
         parts = [
             f"<table><caption>{html.escape(self.title)}</caption><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table>{note}<p>{html.escape(self._caption())}</p>"
+            f"<tbody>{body}</tbody></table>{note}<p>{html.escape(self._caption())}</p>",
+            *(f"<p>note: {html.escape(n)}</p>" for n in self.notes),
         ]
         if self.differences is not None:
             parts.append(self.differences._repr_html_())
@@ -348,6 +354,28 @@ def _check_rules(rules: Any) -> None:
         raise InputError(f"rules must be a mapping of rule fields to values, got {rules!r}")
 
 
+def _overrides_said(rules: Mapping[str, Any]) -> str:
+    """Rule overrides in words: 'ties=defender, max_dice=2'."""
+    return ", ".join(f"{k}={_show(v)}" for k, v in rules.items())
+
+
+def _label(names: Sequence[str], rules: Mapping[str, Any] | None) -> str:
+    """A run's rules as a variant column shows them: its built-in variants (or 'official') and
+    the rule fields set beside them, so that frames with and without overrides are told apart.
+
+    >>> _label(("ties_favour_defender",), None), _label((), {"max_dice": 2})
+    ('ties_favour_defender', 'official with max_dice=2')
+    """
+    base = "+".join(names) or BASELINE
+    return f"{base} with {_overrides_said(rules)}" if rules else base
+
+
+def _rules_said(variants: Sequence[str] | None, overrides: Mapping[str, Any] | None) -> str:
+    """A caption's rules: 'official rules', the variants' names, and the overrides beside them."""
+    said = ", ".join(variants or ()) or BASELINE + " rules"
+    return f"{said} with {_overrides_said(overrides)}" if overrides else said
+
+
 def answers_of(
     game: Any,
     question: str | None,
@@ -446,7 +474,7 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     names = _names(variants)
     setup = _as_toml(setup)  # a notebook's numpy arrays and pandas Series as lists
     answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
-    label = "+".join(names) or BASELINE
+    label = _label(names, rules)
     shown = {k: _show(v) for k, v in setup.items()}
     # only the metrics that mean something for this setup (no seat 4 of a 3-player conflict, no
     # objective where none was asked), as the CLI and the reports show them
@@ -458,13 +486,35 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     from montecarlo.games.base import to_plain
 
     facts = {
-        "game": answer.game, "question": answer.question, "seed": answer.seed, "trials": answer.trials,
-        "variants": list(names), "rules": to_plain(answer.rules), "setup": to_plain(answer.setup),
-        "precision": precision, "precision_reached": answer.precision_reached(), "version": answer.version,
+        "game": answer.game, "question": answer.question, "seed": answer.seed, "trials": settings.trials,
+        "variants": list(names), "overrides": to_plain(dict(rules or {})), "rules": to_plain(answer.rules),
+        "setup": to_plain(answer.setup), "precision": precision, "max_trials": max_trials,
+        "precision_reached": answer.precision_reached(), "version": answer.version,
     }
     where = ", ".join(f"{k}={v}" for k, v in shown.items())
     title = f"{answer.game} {answer.question}" + (f": {where}" if where else "")
-    return Result(title, rows, tuple(shown), facts, raw=answer)
+    return Result(title, rows, tuple(shown), facts, raw=answer, notes=_answer_notes(game, question, answer))
+
+
+def _answer_notes(game: Any, question: str | None, answer: Answer) -> tuple[str, ...]:
+    """What to read beside one setup's numbers, as the CLI prints it: the question's rule readings
+    in force, the setup's made-up data (a value that says it is ``illustrative`` names itself by
+    its ``label``, as a Dustrunners deck does) and why no metric has an exact value."""
+    from montecarlo.analysis import resolve
+    _, q = resolve(_game_arg(game), question)
+    lines = list(q.notes(answer.rules, answer.setup)) if q.notes is not None else []
+    if dataclasses.is_dataclass(answer.setup):
+        for f in dataclasses.fields(answer.setup):
+            value = getattr(answer.setup, f.name)
+            label = getattr(value, "label", None)
+            label = label() if callable(label) else label
+            if getattr(value, "illustrative", False) is True and isinstance(label, str):
+                lines.append(f"{f.name}: {label}")
+    if q.why_no_exact is not None and all(m.exact is None for m in answer.metrics.values()):
+        why = q.why_no_exact(answer.rules, answer.setup)
+        if why:
+            lines.append(f"exact values: not computed — {why}")
+    return tuple(lines)
 
 
 # ---------------------------------------------------------------- advice
@@ -524,7 +574,7 @@ class Advice:
 
     def _summary(self) -> str:
         fixed = "".join(f", {v:.4f} under {name}" for name, v in self.fixed.items())
-        rules = ", ".join(self.facts.get("variants") or ()) or BASELINE + " rules"
+        rules = _rules_said(self.facts.get("variants"), self.facts.get("overrides"))
         return (f"{self.objective}, exact: {self.value:.4f} with best play{fixed}; {rules}; "
                 f"montecarlo {self.facts.get('version')}")
 
@@ -616,7 +666,7 @@ def advise(
     played = g.rules(names, rules)
     table = q.advise(played, checked, inputs)
     facts = {"game": g.name, "question": q.name, "variants": list(names),
-             "rules": to_plain(played), "setup": to_plain(checked),
+             "overrides": to_plain(dict(rules or {})), "rules": to_plain(played), "setup": to_plain(checked),
              "inputs": {k: _show(v) for k, v in inputs.items()}, "version": _version()}
     where = ", ".join(f"{k}={_show(v)}" for k, v in setup.items())
     return Advice(f"{g.name} {q.name} advice" + (f": {where}" if where else ""), table, facts)
@@ -762,7 +812,8 @@ def _scenario_result(result: ScenarioResult, title: str, path: Path | None = Non
         "game": sc.game.name, "question": sc.question.name, "seed": sc.seed, "trials": sc.trials,
         "variants": [v.name for v in result.variants], "baseline": result.baseline,
         "rules": {v.name: to_plain(v.rules) for v in result.variants}, "setup": dict(sc.setup),
-        "precision": sc.precision, **precision_facts(result, long), "version": result.version,
+        "precision": sc.precision, "max_trials": sc.max_trials, "precision_reached": None,
+        **precision_facts(result, long), "version": result.version,
         "scenario": sc.name,
     }
     diffs = comparison_table(result)
@@ -809,7 +860,8 @@ def table(
     from montecarlo.scenarios import run_scenario
 
     names = _names(variants)
-    spec = {"+".join(names): {"builtin": list(names)}} if names else None
+    _check_rules(rules)
+    spec = {_label(names, rules): {"builtin": list(names)}} if names or rules else None
     data = _scenario_data(game, question, "table", grid, setup, spec, trials, seed, precision, max_trials,
                           rules, metrics, None)
     sc = _parse(data, "table")

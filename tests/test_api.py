@@ -300,7 +300,7 @@ def test_precision_adds_trials_until_every_interval_is_narrow_enough():
     duel = mc.odds("dune1984", attacker=3, defender=3, trials=2_000, precision=0.01)
     widest = max((high - low) / 2 for name, (low, high) in duel.ci.items()
                  if duel.raw.metrics[name].kind != "mean")
-    assert widest <= 0.01 and duel.facts["trials"] > 2_000
+    assert widest <= 0.01 and duel.raw.trials > 2_000 and duel.facts["trials"] == 2_000  # the first batch
     answer = duel.raw
     assert answer.precision_reached() is True
     at_it = dataclasses.replace(answer, precision=answer.widest_half_width())  # exactly as wide as asked
@@ -533,5 +533,48 @@ def test_variants_none_is_no_variant_as_when_left_out():
 def test_a_precision_run_grows_in_steps_of_its_first_batch():
     """trials is the first batch: a run of -n 1,000 stopped after 131,072 trials (one whole chunk
     of the default size), 6.5 times what -n 20,000 needed for the same precision."""
-    small = mc.odds("dune1984", attacker=4, defender=5, trials=1_000, precision=0.02, seed=3).facts
-    assert small["trials"] % 1_000 == 0 and 1_000 < small["trials"] < 10_000 and small["precision_reached"]
+    small = mc.odds("dune1984", attacker=4, defender=5, trials=1_000, precision=0.02, seed=3)
+    ran = small.raw.trials
+    assert ran % 1_000 == 0 and 1_000 < ran < 10_000 and small.facts["precision_reached"]
+
+
+def test_facts_rerun_a_precision_run_to_the_same_numbers():
+    """facts hold what was asked (the first batch, the cap), not what ran: passed back, they give
+    the same numbers; before, trials was what ran and max_trials was missing (900,000 trials)."""
+    first = mc.odds("dune1984", attacker=4, defender=5, trials=2_000, precision=0.002, max_trials=20_000)
+    f = first.facts
+    again = mc.odds("dune1984", attacker=4, defender=5, trials=f["trials"], seed=f["seed"],
+                    precision=f["precision"], max_trials=f["max_trials"])
+    assert (f["trials"], f["max_trials"], first.raw.trials) == (2_000, 20_000, 20_000)
+    assert again.estimate == first.estimate and again.raw.trials == first.raw.trials
+
+
+def test_rule_overrides_are_named_in_the_variant_column_and_the_caption():
+    plain = mc.odds("dune1984", attacker=4, defender=5, trials=1_000)
+    house = mc.odds("dune1984", attacker=4, defender=5, trials=1_000, rules={"max_dice": 2, "ties": "defender"})
+    assert set(plain.to_pandas().variant) == {"official"} and plain.facts["overrides"] == {}
+    assert set(house.to_pandas().variant) == {"official with max_dice=2, ties=defender"}
+    assert "official rules with max_dice=2, ties=defender;" in repr(house).splitlines()[-1]
+    assert house.facts["overrides"] == {"max_dice": 2, "ties": "defender"}
+    grid = mc.table("dune1984", grid={"attacker": [3, 4]}, defender=5, trials=1_000, metrics="attacker_win",
+                    variants="no_strength_gain", rules={"ties": "defender"})
+    assert set(grid.to_pandas().variant) == {"no_strength_gain with ties=defender"}
+    advice = mc.advise("dune1984", attacker=[5, 1, 1], defender=4, rules={"ties": "defender"})
+    assert "; official rules with ties=defender;" in repr(advice).splitlines()[1]
+
+
+def test_a_scenario_runs_facts_say_whether_its_precision_was_reached():
+    compared = mc.compare("dune1984", variants="ties_favour_defender", attacker=4, defender=5, trials=1_000)
+    assert compared.facts["precision_reached"] is None and compared.facts["max_trials"] is None
+
+
+def test_an_odds_result_says_what_to_read_beside_its_numbers():
+    """The notes the CLI prints: a made-up deck, why there is no exact value, rule readings."""
+    road = mc.odds("dustrunners", enemy="war-rig", vehicle="scout", trials=1_000)
+    assert [n.split(":")[0] for n in road.notes] == ["deck", "exact values"]
+    assert "[ILLUSTRATIVE: not the published card list]" in road.notes[0]
+    assert "the deck has 30 cards" in road.notes[1] and f"note: {road.notes[1]}" in repr(road)
+    assert f"<p>note: {road.notes[0]}</p>" in road._repr_html_()
+    battle = mc.odds("war-for-arrakis", attacker="4 regular", defender="3 regular", trials=1_000)
+    assert battle.notes and all("exact" not in n for n in battle.notes)
+    assert mc.odds("dune1984", attacker=4, defender=5, trials=1_000).notes == ()
