@@ -551,7 +551,8 @@ def test_facts_rerun_a_precision_run_to_the_same_numbers():
 
 def test_rule_overrides_are_named_in_the_variant_column_and_the_caption():
     plain = mc.odds("dune1984", attacker=4, defender=5, trials=1_000)
-    house = mc.odds("dune1984", attacker=4, defender=5, trials=1_000, rules={"max_dice": 2, "ties": "defender"})
+    house = mc.odds("dune1984", attacker=4, defender=5, trials=1_000,
+                    rules={"max_dice": 2, "ties": "defender"})
     assert set(plain.to_pandas().variant) == {"official"} and plain.facts["overrides"] == {}
     assert set(house.to_pandas().variant) == {"official with max_dice=2, ties=defender"}
     assert "official rules with max_dice=2, ties=defender;" in repr(house).splitlines()[-1]
