@@ -306,16 +306,35 @@ def run_settings(
 
 def _names(variants: Any) -> tuple[str, ...]:
     """Built-in variant names: one name or a sequence of names (None: none, as when left out)."""
-    if variants is None:
+    return _listed(variants, "variants", "a variant name", "name each house rule once")
+
+
+def _metric_names(metrics: Any) -> tuple[str, ...]:
+    """Metric names: one name or a non-empty sequence of names.
+
+    >>> _metric_names([])
+    Traceback (most recent call last):
+    ...
+    montecarlo.errors.InputError: metrics must be a metric name or a list of names, got []
+    """
+    chosen = _listed(metrics, "metrics", "a metric name", "name each metric once")
+    if not chosen:
+        raise InputError(f"metrics must be a metric name or a list of names, got {metrics!r}")
+    return chosen
+
+
+def _listed(value: Any, what: str, one: str, once: str) -> tuple[str, ...]:
+    """Names given as one name or a list or tuple of names, none of them twice."""
+    if value is None:
         return ()
-    if isinstance(variants, str):
-        return (variants,)
-    if not isinstance(variants, (list, tuple)) or not all(isinstance(v, str) for v in variants):
-        raise InputError(f"variants must be a variant name or a list of names, got {variants!r}")
-    twice = first_repeated(variants)
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"{what} must be {one} or a list of names, got {value!r}")
+    twice = first_repeated(value)
     if twice is not None:
-        raise InputError(f"variants: {twice!r} is given twice; name each house rule once")
-    return tuple(variants)
+        raise InputError(f"{what}: {twice!r} is given twice; {once}")
+    return tuple(value)
 
 
 def path_arg(value: Any, what: str) -> str:
@@ -871,14 +890,16 @@ def table(
     return _scenario_result(result, title + (f" ({where})" if where else ""))
 
 
-def _scenario_arg(value: Any) -> Scenario | None:
-    """The scenario ``value`` names (a file, plain data or a Scenario), or None for a game."""
+def _scenario_arg(value: Any, *, trials: int | None = None, seed: int | None = None) -> Scenario | None:
+    """The scenario ``value`` names (a file, plain data or a Scenario), or None for a game;
+    ``trials`` and ``seed`` given complete plain data that leaves them out."""
     from montecarlo.scenarios import Scenario, load_scenario
 
     if isinstance(value, Scenario):
         return value
     if isinstance(value, Mapping):
-        return _parse(value, "scenario")
+        given = {k: v for k, v in (("trials", trials), ("seed", seed)) if v is not None}
+        return _parse({**value, **given}, "scenario")
     if isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(".toml"):
         from montecarlo.datagame import is_definition
 
@@ -958,7 +979,10 @@ def compare(
     >>> round(house.differences.exact["attacker_win"], 4)
     -0.3409
     """
-    sc = _scenario_arg(scenario_or_game)
+    if trials is not None or seed is not None:  # named as given, before a scenario is read
+        run_settings(DEFAULT_TRIALS if trials is None else trials, DEFAULT_SEED if seed is None else seed,
+                     None, None, jobs)
+    sc = _scenario_arg(scenario_or_game, trials=trials, seed=seed)
     if sc is not None:
         extra = {k: v for k, v in dict(setup, question=question, variants=variants, grid=grid,
                                        precision=precision, max_trials=max_trials, rules=rules).items()
@@ -969,8 +993,6 @@ def compare(
                 "trials, seed and jobs with a scenario"
             )
         if trials is not None or seed is not None:
-            run_settings(sc.trials if trials is None else trials, sc.seed if seed is None else seed,
-                      None, None, jobs)
             sc = dataclasses.replace(sc, trials=trials or sc.trials, seed=sc.seed if seed is None else seed)
     else:
         if variants is None:
@@ -979,7 +1001,7 @@ def compare(
                            precision=precision, max_trials=max_trials, rules=rules, metrics=metrics, **setup)
         metrics = None
     check_baseline(sc, baseline)
-    chosen = _names(metrics) if metrics is not None else sc.metrics
+    chosen = _metric_names(metrics) if metrics is not None else sc.metrics
     check_comparable(sc, chosen)
     sc = dataclasses.replace(sc, metrics=tuple(chosen))
     from montecarlo.scenarios import run_scenario

@@ -579,3 +579,33 @@ def test_an_odds_result_says_what_to_read_beside_its_numbers():
     battle = mc.odds("war-for-arrakis", attacker="4 regular", defender="3 regular", trials=1_000)
     assert battle.notes and all("exact" not in n for n in battle.notes)
     assert mc.odds("dune1984", attacker=4, defender=5, trials=1_000).notes == ()
+
+
+def test_compare_checks_a_scenarios_metrics_as_metrics():
+    """metrics= was checked by the variants' checker: 'name each house rule once', 'variants must
+    be ...', and an empty list ran the whole scenario for an empty Result."""
+    scenario = ROOT / "scenarios" / "imperium" / "tie-variants.toml"
+    twice = "metrics: 'tie_first' is given twice; name each metric once"
+    for metrics, said in ((["tie_first", "tie_first"], twice),
+                          (5, "metrics must be a metric name or a list of names, got 5"),
+                          ([], "metrics must be a metric name or a list of names, got []")):
+        with pytest.raises(InputError) as err:
+            mc.compare(scenario, metrics=metrics)
+        assert str(err.value) == said
+
+
+def test_seed_and_trials_complete_scenario_data_that_leaves_them_out():
+    data = {"name": "tiny", "game": "dune1984", "setup": {"defender": 4}, "grid": {"attacker": [3, 4]},
+            "variants": {"official": {}, "ties": {"builtin": ["ties_favour_defender"]}}}
+    got = mc.compare(data, seed=3, trials=1_000, metrics="attacker_win")
+    assert (got.facts["seed"], got.facts["trials"]) == (3, 1_000)
+    with pytest.raises(InputError, match="^seed must be a non-negative integer, got -3$"):
+        mc.compare({**data, "trials": 1_000}, seed=-3)
+
+
+def test_best_play_with_nothing_to_choose_is_refused_for_one_dustrunners_combat():
+    with pytest.raises(InputError, match="^best play: with no ammo there is no choice of ammo to make"):
+        mc.odds("dustrunners", enemy="war-rig", vehicle="scout", deck="illustrative-12", ammo=0,
+                policy="best", trials=1_000)
+    with pytest.raises(InputError, match="^best play unavailable because the deck has 30 cards"):
+        mc.odds("dustrunners", enemy="war-rig", vehicle="scout", ammo=2, policy="best", trials=1_000)

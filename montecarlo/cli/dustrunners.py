@@ -105,14 +105,13 @@ Exploration = _opt("--exploration", "Which exploration card to fight: first, or 
 def _checked_combat(values: dict, variants: Any) -> Any:
     """The combat setup, checked; under --policy best solved before any simulation (one line and
     exit 2 when there is nothing to decide or the combat is too large to solve)."""
-    from montecarlo.games.dustrunners.combat import redraw_uses, solved_best
+    from montecarlo.games.dustrunners.combat import check_something_to_choose, solved_best
     from montecarlo.registry import get_game
 
     game = get_game("dustrunners")
     setup = game.question("combat").setup(values)
     if setup.policy == "best":
-        if setup.ammo == 0 and "initiative" not in redraw_uses(setup.redraw):  # nothing to decide
-            raise InputError("best play: with no ammo there is no choice of ammo to make")
+        check_something_to_choose(game.rules(variants), setup)
         from montecarlo.games.dustrunners.combat import MAX_EXACT_CARDS
 
         shipped_large = str(values.get("deck", "illustrative")).lower() == "illustrative"

@@ -1771,6 +1771,22 @@ def _solved_best(rules: Rules, setup: CombatSetup) -> SolvedCombat | None:
     return solver
 
 
+def check_something_to_choose(rules: Rules, setup: CombatSetup) -> None:
+    """InputError under best play when the combat leaves nothing to decide: no ammo to spend and
+    no redraw for initiative (its odds would be a fixed policy's)."""
+    setup = with_rules_policy(rules, setup)
+    if setup.policy == "best" and setup.ammo == 0 and "initiative" not in redraw_uses(setup.redraw):
+        raise InputError("best play: with no ammo there is no choice of ammo to make")
+
+
+def check_best_alone(rules: Rules, setup: CombatSetup) -> None:
+    """One combat asked alone under best play (the CLI's and ``montecarlo.odds``): refused in one
+    line when there is nothing to decide or it is too large to solve exactly, before any trial."""
+    check_something_to_choose(rules, setup)
+    if with_rules_policy(rules, setup).policy == "best":
+        solved_best(rules, setup)
+
+
 def solved_best(rules: Rules, setup: CombatSetup) -> SolvedCombat:
     """Best play of a combat (policy ``best``), solved exactly; InputError in one line when the
     combat has no exact solve (best play needs it)."""
@@ -1938,6 +1954,7 @@ QUESTIONS = {
         simulate=simulate_combat,
         exact=exact_combat,
         why_no_exact=why_no_exact,
+        check_alone=check_best_alone,
         parse_setup=parse_combat,
         reference=reference_combat,
         example={"enemy": "road raiders", "vehicle": "interceptor", "policy": "all_in"},
