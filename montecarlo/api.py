@@ -296,6 +296,8 @@ def run_settings(
     ...
     montecarlo.errors.InputError: --max-trials must be a positive integer, got 0
     """
+    # a notebook's numpy numbers as Python's: np.float32(0.01) is no float, np.int64 no int
+    trials, seed, precision, max_trials, jobs = map(_as_toml, (trials, seed, precision, max_trials, jobs))
     more.setdefault("chunk_size", first_batch_chunk_size(trials, precision))
     try:
         return RunSettings(trials=trials, seed=seed, jobs=jobs, precision=precision, max_trials=max_trials,
@@ -507,7 +509,7 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     facts = {
         "game": answer.game, "question": answer.question, "seed": answer.seed, "trials": settings.trials,
         "variants": list(names), "overrides": to_plain(dict(rules or {})), "rules": to_plain(answer.rules),
-        "setup": to_plain(answer.setup), "precision": precision, "max_trials": max_trials,
+        "setup": to_plain(answer.setup), "precision": settings.precision, "max_trials": settings.max_trials,
         "precision_reached": answer.precision_reached(), "version": answer.version,
     }
     where = ", ".join(f"{k}={v}" for k, v in shown.items())
@@ -670,6 +672,9 @@ def advise(
         raise InputError(f"advice is exact: it takes no {' or '.join(run)} (no trials are run)")
     g, _ = resolve(_game_arg(game), None)
     advising = [q for q in g.questions.values() if q.advise is not None]
+    if question is not None and (not isinstance(question, str) or not question.strip()) and advising:
+        raise InputError(f"question must be a question's name (or None for {advising[0].name!r}), got "
+                         f"{question!r}; advice: {', '.join(a.name for a in advising)}")
     if question is None and advising:
         question = advising[0].name
     q = g.question(question)
@@ -757,6 +762,9 @@ def _scenario_data(
     run_settings(trials, seed, precision, max_trials, None)
     if grid is not None and not isinstance(grid, Mapping):
         raise InputError(f"grid must be a mapping of setup fields to lists of values, got {grid!r}")
+    for key in grid or {}:
+        if not isinstance(key, str):
+            raise InputError(f"grid: a swept field is named by its name (text), got {key!r}")
     data: dict[str, Any] = {
         "name": source, "game": _game_arg(game), "seed": seed, "trials": trials,
         "setup": dict(setup), "grid": {k: list(v) if isinstance(v, (range, tuple)) else v
@@ -1032,8 +1040,9 @@ def report_folder(sc: Scenario, out: str | os.PathLike | None = None, *,
         except (OSError, ValueError):
             written = None
         if isinstance(written, dict) and written.get("game") not in (None, sc.game.name):
+            source = written.get("file") or "a scenario without a file"  # built in Python
             raise InputError(
-                f"{sc.path}: name: {out} holds the {written['game']} report of {written.get('file')} "
+                f"{sc.path or 'scenario'}: name: {out} holds the {written['game']} report of {source} "
                 f"(scenario names are shared by every game); set name = \"{sc.game.name}-{sc.name}\" "
                 f"or give {name('out')}"
             )

@@ -124,7 +124,9 @@ class TomlReader:
         """Raise ``FILE: where: problem; fix`` (``problem`` may be an exception from other code)."""
         if isinstance(problem, Exception):
             problem = one_line(problem)
-        raise self.error(printable(f"{self.source}: {where}: {problem}" + (f"; {fix}" if fix else "")))
+        # from None: raised while handling another code's error, the user's mistake is the whole story
+        said = f"{self.source}: {where}: {problem}" + (f"; {fix}" if fix else "")
+        raise self.error(printable(said)) from None
 
     def expected(self, where: str, expected: str, got: Any = MISSING) -> NoReturn:
         """Raise ``FILE: where: expected EXPECTED, got VALUE``."""

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import montecarlo as mc
@@ -154,9 +155,13 @@ def test_report_default_folder_never_replaces_another_games_report(tmp_path, mon
     (theirs / "report.json").write_text('{"game": "imperium", "file": "x.toml"}')
     scenario = {"name": "shared-name", "game": "dune1984", "seed": 1, "trials": 100,
                 "setup": {"attacker": 3, "defender": 3}, "metrics": ["attacker_win"]}
-    with pytest.raises(InputError, match="holds the imperium report of x.toml.* or give out$"):
+    with pytest.raises(InputError, match="^scenario: name: reports/shared-name holds the imperium report of "
+                                         "x.toml.* or give out$"):
         mc.report(scenario)
     assert (theirs / "report.json").read_text() == '{"game": "imperium", "file": "x.toml"}'
+    (theirs / "report.json").write_text('{"game": "imperium", "file": null}')  # data, as mc.report writes it
+    with pytest.raises(InputError, match="holds the imperium report of a scenario without a file "):
+        mc.report(scenario)
 
 
 def test_display_forms():
@@ -609,3 +614,21 @@ def test_best_play_with_nothing_to_choose_is_refused_for_one_dustrunners_combat(
                 policy="best", trials=1_000)
     with pytest.raises(InputError, match="^best play unavailable because the deck has 30 cards"):
         mc.odds("dustrunners", enemy="war-rig", vehicle="scout", ammo=2, policy="best", trials=1_000)
+
+
+def test_advise_names_its_own_default_question_when_the_question_is_no_name():
+    said = r"^question must be a question's name \(or None for 'fight'\), got 5; advice: fight$"
+    with pytest.raises(InputError, match=said):
+        mc.advise("dune1984", 5, attacker=[5, 1], defender=4)
+
+
+def test_a_grid_field_that_is_no_name_is_refused_in_words():
+    """Before: 'grid point 1=1: sequence item 0: expected str instance, int found'."""
+    with pytest.raises(InputError, match=r"^grid: a swept field is named by its name \(text\), got 1$"):
+        mc.table("dune1984", grid={1: [1, 2]}, defender=5)
+
+
+def test_numpy_numbers_serve_as_run_settings():
+    """A notebook's np.float32 precision was refused ('must be a positive number'), np.float64 not."""
+    got = mc.odds("dune1984", attacker=4, defender=5, trials=np.int32(1_000), precision=np.float32(0.05))
+    assert type(got.facts["trials"]) is int and type(got.facts["precision"]) is float
