@@ -491,6 +491,8 @@ def odds(
     montecarlo.errors.InputError: battle setup: unknown field(s) colour; known: attacker, attacker_cards, \
 defender, defender_cards, harkonnen, objective, settlement, surprise
     """
+    if "metrics" in setup:
+        raise InputError("odds gives every metric of its setup; metrics= chooses those of table and compare")
     settings = run_settings(trials, seed, precision, max_trials, jobs)
     names = _names(variants)
     setup = _as_toml(setup)  # a notebook's numpy arrays and pandas Series as lists
@@ -1003,6 +1005,9 @@ def compare(
         if trials is not None or seed is not None:
             sc = dataclasses.replace(sc, trials=trials or sc.trials, seed=sc.seed if seed is None else seed)
     else:
+        from montecarlo.analysis import resolve
+
+        resolve(_game_arg(scenario_or_game), question)  # a path that is no file says so, not "give variants="
         if variants is None:
             raise InputError("compare: give variants= (house rules to compare with the official rules)")
         sc = game_scenario(scenario_or_game, question, variants=variants, grid=grid, trials=trials, seed=seed,

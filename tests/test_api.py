@@ -632,3 +632,10 @@ def test_numpy_numbers_serve_as_run_settings():
     """A notebook's np.float32 precision was refused ('must be a positive number'), np.float64 not."""
     got = mc.odds("dune1984", attacker=4, defender=5, trials=np.int32(1_000), precision=np.float32(0.05))
     assert type(got.facts["trials"]) is int and type(got.facts["precision"]) is float
+
+
+def test_odds_says_where_metrics_belong_and_compare_names_an_unknown_game_first():
+    with pytest.raises(InputError, match="^odds gives every metric of its setup; metrics= chooses those"):
+        mc.odds("dune1984", attacker=4, defender=5, metrics="attacker_win")
+    with pytest.raises(InputError, match="^unknown game '/path/nope'; known: dune1984"):
+        mc.compare("/path/nope")  # before: "compare: give variants=", as if it were a game
