@@ -21,8 +21,8 @@ than resumed into wrong numbers.
 >>> try:
 ...     Checkpoint(folder / "notes.txt", {"game": "dice"}).check()
 ... except InputError as exc:
-...     print(exc)
-checkpoint notes.txt: not a montecarlo checkpoint (left as it is); give another file
+...     print(str(exc).replace(str(folder), "FOLDER"))
+checkpoint FOLDER/notes.txt: not a montecarlo checkpoint (left as it is); give another file
 """
 
 from __future__ import annotations
