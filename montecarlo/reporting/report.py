@@ -516,12 +516,25 @@ def report_json(
 # ---------------------------------------------------------------- building the report
 
 
+def _write_table(df: pl.DataFrame, stem: Path) -> None:
+    """``stem``.csv and ``stem``.parquet; a failure to write either is an OSError with its errno
+    (polars says a full disk as its own ComputeError, which would otherwise end the command in a
+    traceback, or as an OSError whose text ends in "(os error 28)")."""
+    try:
+        df.write_csv(stem.parent / f"{stem.name}.csv")
+        df.write_parquet(stem.parent / f"{stem.name}.parquet")
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        code = re.search(r"os error (\d+)", str(exc))
+        if code is None or (isinstance(exc, OSError) and exc.errno is not None):
+            raise
+        raise OSError(int(code[1]), os.strerror(int(code[1]))) from exc
+
+
 def _write_contents(result: ScenarioResult, folder: Path, command: str, jobs: int) -> None:
     sc = result.scenario
     tables = all_tables(result)
     for name, df in tables.items():
-        df.write_csv(folder / f"{name}.csv")
-        df.write_parquet(folder / f"{name}.parquet")
+        _write_table(df, folder / name)
     figures = _draw_plots(sc, tables, folder, jobs)
     found = make_findings(result, tables)
     facts = header_facts(result, command, tables["results"])

@@ -322,6 +322,25 @@ def test_interrupted_write_keeps_the_old_report_and_leaves_no_temp_folder(report
     assert [p.name for p in report.parent.iterdir()] == [report.name]
 
 
+def test_a_full_disk_under_the_tables_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
+    """polars says a full disk as its own ComputeError: it ended the command in a traceback."""
+    import polars as pl
+
+    def full(self, path, *args, **kwargs):
+        raise pl.exceptions.ComputeError(
+            "parquet: File out of specification: underlying IO error: No space left on device (os error 28)"
+        )
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full)
+    with pytest.raises(InputError, match=r"^cannot write the report to \S+: No space left on device$"):
+        write_report(small_result(), tmp_path / "report")
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", lambda *a, **k: (_ for _ in ()).throw(
+        pl.exceptions.ComputeError("a polars error that is no failure to write")))
+    with pytest.raises(pl.exceptions.ComputeError):  # not said as a disk's failure
+        write_report(small_result(), tmp_path / "report")
+
+
 def small_result():
     from montecarlo.scenarios import parse_scenario
 
