@@ -287,7 +287,7 @@ class CompiledGame:
         final = {f: np.empty(n, dtype=np.int64) for f in self.fields}
         counts = {tag: np.zeros(n, dtype=np.int64) for tag in ("round", "decisive", "tie")}
         done_counts = {tag: np.empty(n, dtype=np.int64) for tag in counts}
-        for _ in range(d.max_rounds + 1):
+        for played in range(d.max_rounds + 1):
             env = {**env0, **cur}
             over = np.broadcast_to(np.asarray(d.end.vector(env)) != 0, where.shape)
             if over.any():
@@ -304,6 +304,14 @@ class CompiledGame:
             m = where.size
             if not m:
                 break
+            if played == d.max_rounds:  # battles still going after max_rounds rounds, none rolled again
+                state = ", ".join(f"{f}={int(cur[f][0])}" for f in self.fields)
+                raise d.error(
+                    "max_rounds",
+                    f"some battles were still going after {d.max_rounds:,} rounds (one at {state}); a "
+                    "battle that large may need more rounds (raise max_rounds), or it never ends (check "
+                    "end and round.update)",
+                )
             q = self._round_vector(env, faces, ties, m, rng)
             full = {**env, **q}
             new = dict(cur)
@@ -316,14 +324,6 @@ class CompiledGame:
             counts["decisive"] += changed
             counts["tie"] += ~changed
             cur = new
-        else:
-            state = ", ".join(f"{f}={int(cur[f][0])}" for f in self.fields)
-            raise d.error(
-                "max_rounds",
-                f"some battles were still going after {d.max_rounds:,} rounds (one at {state}); a "
-                "battle that large may need more rounds (raise max_rounds), or it never ends (check end "
-                "and round.update)",
-            )
         env = {**env0, **final}
         out = {}
         for m_ in d.metrics:

@@ -270,7 +270,8 @@ def battle_schema() -> dict[str, Any]:
         "question_description": _string("what the question asks"),
         "end": {**expr, "description": "the battle is over in a state where this is true"},
         "exact_max_states": _integer("the exact solver's limit on the number of states", 1),
-        "max_rounds": _integer("a battle still going after this many rounds is an error", 1),
+        "max_rounds": _integer("a battle simulated round by round (too large for the chain) and still going "
+                               "after this many rounds is an error; no limit on the chain's battles", 1),
         "setup": {"type": "object", "minProperties": 1, "propertyNames": ident,
                   "additionalProperties": setup_field, "description": "setup fields: whole numbers"},
         "state": {**expr_table, "description": "state fields and their start (default: the setup)"},

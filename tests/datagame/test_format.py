@@ -1082,7 +1082,9 @@ def test_a_battle_of_exactly_max_rounds_ends_and_every_tied_pair_counts():
             assert direct["rounds"].tolist() == [2] * 10
             assert compiled.reference(rules, setup, np.random.default_rng(1))["rounds"] == 2
             continue
-        with pytest.raises(DefinitionError, match="max_rounds: some battles were still going after 1 rounds"):
+        # the state after the first round, still going (it named the ended state after one more roll)
+        still = r"still going after 1 rounds \(one at attackers=1, defenders=2\)"
+        with pytest.raises(DefinitionError, match=still):
             compiled.simulate_direct(rules, setup, 10, np.random.default_rng(1))
         with pytest.raises(DefinitionError, match="max_rounds: a battle was still going after 1 rounds"):
             compiled.reference(rules, setup, np.random.default_rng(1))
@@ -1095,9 +1097,10 @@ def test_a_battle_past_max_rounds_is_an_error_naming_the_limit_in_both_kernels()
     setup = q.setup({"attackers": 5, "defenders": 5})
     with pytest.raises(DefinitionError) as info:
         compiled.simulate_direct(rules, setup, 100, np.random.default_rng(1))
-    assert str(info.value) == (  # where one battle stands: a large battle or one that never ends
-        "short.toml: max_rounds: some battles were still going after 1 rounds (one at attackers=3, "
-        "defenders=3); a battle that large may need more rounds (raise max_rounds), or it never ends "
+    # where one battle stands after its first round (the message showed it after one more roll)
+    assert str(info.value) == (
+        "short.toml: max_rounds: some battles were still going after 1 rounds (one at attackers=4, "
+        "defenders=4); a battle that large may need more rounds (raise max_rounds), or it never ends "
         "(check end and round.update)"
     )
     with pytest.raises(DefinitionError) as info:
