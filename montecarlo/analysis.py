@@ -409,6 +409,7 @@ def ask_many(
     g, q = resolve(game, question)
     rules = g.rules(variants, overrides)
     setup_objs = [q.setup(s) if isinstance(s, Mapping) else s for s in setups]
+    _check(q, [rules], setup_objs)
     points = [
         runner.Point((kernel_for(q, rules, s),), tuple(q.metrics), _exact_companion(q, [rules], s),
                      _affinity(q, [rules], s))
@@ -439,6 +440,14 @@ def compare_rules(
     return compare_many(game, question, [setup], arms, settings)[0]
 
 
+def _check(q: Question, rule_sets: Sequence[Any], setups: Sequence[Any]) -> None:
+    """The question's cheap check of every setup under every rule set, before any trial."""
+    if q.check is not None:
+        for rules in rule_sets:
+            for setup in setups:
+                q.check(rules, setup)
+
+
 def compare_many(
     game: str | Game,
     question: str | None,
@@ -457,6 +466,7 @@ def compare_many(
     g, q = resolve(game, question)
     chosen = tuple(q.metrics) if metrics is None else tuple(q.metric(name) for name in metrics)
     setup_objs = [q.setup(s) if isinstance(s, Mapping) else s for s in setups]
+    _check(q, [rules for _, rules in arms], setup_objs)
     points = [
         runner.Point(
             tuple(kernel_for(q, rules, s) for _, rules in arms), chosen,

@@ -337,6 +337,14 @@ def parse_scenario(
         from montecarlo.errors import caution_about
 
         caution_about((c for point in points for c in question.cautions(point.setup)), stacklevel=3)
+    if question.check is not None:  # every point under every variant, before any trial
+        for variant in variants:
+            for point in points:
+                try:
+                    question.check(variant.rules, point.setup)
+                except InputError as exc:
+                    where = ", ".join(f"{k}={show(v)}" for k, v in point.values.items())
+                    c.fail(f"variants.{variant.name}" + (f", grid point {where}" if where else ""), exc)
     if len(points) == 1 and question.check_alone is not None:  # one setup (a grid of one value too):
         for variant in variants:  # each variant as odds asks it; a grid's cell has the fixed policy's odds
             try:
@@ -428,6 +436,9 @@ class _Checker(TomlReader):
         out = []
         for name, spec in raw.items():
             key = f"variants.{name}"
+            if not name.strip() or not name.isprintable():  # it heads tables, CSV cells and plots
+                self.fail("variants", f"a variant's name must be one line of printable text, got {name!r}",
+                          "name it in words, e.g. [variants.no_gain]")
             self.keys(spec, VARIANT_KEYS, key)
             builtin = tuple(self.string_list(spec, "builtin", f"{key}.builtin", []))
             overrides = self.table(spec, "overrides", f"{key}.overrides")

@@ -1183,3 +1183,26 @@ def test_workers_started_early_import_the_scenario_s_game_and_bad_jobs_are_refus
     for jobs in (0, -2):
         with pytest.raises(InputError, match="jobs"):
             scenario_workers(sc, jobs)
+
+
+def test_every_grid_point_under_every_variant_is_checked_before_any_trial():
+    """A variant whose pools a battle file cannot roll at one grid point failed after 16-33 s of
+    the grid's run, when the run reached that point; it is now refused while the file is read."""
+    data = {
+        "game": str(ROOT / "scenarios" / "games" / "risk.toml"), "seed": 1, "trials": 3_000_000,
+        "metrics": ["attacker_win"], "grid": {"attackers": [2, 3, 50], "defenders": [1, 2]},
+        "variants": {"official": {}, "many": {"overrides": {"attack_dice": 50}}},
+    }
+    said = (r"^late.toml: variants.many, grid point attackers=50, defenders=1: "
+            r".*risk.toml: under the rules attack_dice=50 .*too many to enumerate")
+    with pytest.raises(ScenarioError, match=said):
+        parse_scenario(data, source="late.toml")
+    parse_scenario({**data, "grid": {"attackers": [2, 3], "defenders": [1, 2]}}, source="fine.toml")
+
+
+@pytest.mark.parametrize("name", ["", "  ", "a\nb", "tab\there"])
+def test_a_variant_name_is_one_line_of_printable_text(coin_game, name):
+    """A newline in a name ended up inside the CSV cells of every row of that variant."""
+    data = {"game": "coin", "seed": 1, "variants": {"official": {}, name: {}}}
+    with pytest.raises(ScenarioError, match=r"^v.toml: variants: a variant's name must be one line of"):
+        parse_scenario(data, source="v.toml")

@@ -360,6 +360,9 @@ class TableGroup(LazyGroup):
             game = _canonical(cmd_name, game_descriptions())
             having = ", ".join(self.lazy_commands(ctx)) or "none"
             problem = f"{game} has no table command" if game is not None else f"unknown game {cmd_name!r}"
+            if game is None and cmd_name.lower().endswith(".toml"):
+                problem = (f"{cmd_name}: a battle file has no table command; sweep its setup in a "
+                           "scenario's [grid] and run montecarlo report (docs/scenarios.md)")
             raise click_exceptions.UsageError(f"{problem}; games with one: {having}", ctx)
         return cmd
 

@@ -76,7 +76,8 @@ class CompiledGame:
             simulate=self.chains.simulate,
             exact=self.chains.exact,
             why_no_exact=self.chains.why_no_exact,
-        affinity=self.chains.context_of,
+            affinity=self.chains.context_of,
+            check=self.check_setup,
             parse_setup=self.parse_setup,
             reference=self.reference,
             example={f.name: f.example for f in d.setup},
@@ -91,6 +92,22 @@ class CompiledGame:
             variant_descriptions=d.variant_descriptions,
             definition=hashlib.sha256(d.text.encode()).hexdigest(),
         )
+        self._check_variants()
+
+    def _check_variants(self) -> None:
+        """Each of the file's variants plays the first round of the example setup (a variant's pool
+        of -1 dice is the file's mistake, said when the file is read, not when a run asks for it)."""
+        example = self.parse_setup({f.name: f.example for f in self.d.setup})
+        try:
+            self.check_setup(self.game.rules(), example)
+        except InputError:  # the file's own rules: said by a run's check, naming the key as written
+            return
+        for name in self.d.variants:
+            try:
+                self.check_setup(self.game.rules([name]), example)
+            except InputError as exc:
+                said = str(exc).removeprefix(f"{self.d.source}: ")
+                raise self.d.error(f"variants.{name}", said) from None
 
     def __reduce__(self):
         return compile_text, (self.d.text, self.d.source)
@@ -228,6 +245,41 @@ class CompiledGame:
                 self._rules_envs.pop(next(iter(self._rules_envs)))
         return got
 
+    def check_setup(self, rules: Any, setup: Any) -> None:
+        """The first round of ``setup`` under ``rules``, before any trial (a grid checks every
+        point under every variant): a pool size out of range or too large to enumerate is one line
+        then, where a run met it only once it reached that point. Later rounds are checked as the
+        chain or the round-by-round kernel reaches them."""
+        rules_env, faces, _ = self._rules_env(rules)
+        env = {**rules_env, **dict(zip(self.fields, self.start(rules, setup)))}
+        if self.d.end(env):
+            return
+        try:
+            pools = self._pools(env, faces)
+            enumerated = self.d.compare != "highest"  # the highest die needs no enumeration
+            if enumerated and any(math.comb(len(set(f)) + n - 1, n) > rounds.MAX_OUTCOMES
+                                  for pool in pools for f, n in pool):
+                raise self._too_many_outcomes(rounds.PoolTooLarge("", 0), pools, env)
+        except DefinitionError as exc:
+            raise self._under_rules(exc, rules) from None
+
+    def _changed(self, rules: Any) -> list[str]:
+        """The rules that differ from the file's [rules], as 'name=value ([rules] has value)'."""
+        return [
+            f"{name}={_shown(value)} ([rules] has {_shown(self.d.rules[name])})"
+            for name, value in _values(rules).items()
+            if name in self.d.rules and value != self.d.rules[name]
+        ]
+
+    def _under_rules(self, exc: DefinitionError, rules: Any) -> InputError:
+        """A round the file's keys cannot play under rules of the user's own (a variant, --rule,
+        rules=): the error says those rules first, since the key it names is right as written."""
+        changed = self._changed(rules)
+        if not changed:
+            return exc
+        said = str(exc).removeprefix(f"{self.d.source}: ")
+        return InputError(f"{self.d.source}: under the rules {', '.join(changed)}: {said}")
+
     def _transitions(self, rules: Any, state: Any) -> list:
         rules_env, faces, ties = self._rules_env(rules)
         env = {**rules_env, **state._asdict()}
@@ -235,7 +287,11 @@ class CompiledGame:
             return []
         steps: dict[tuple, float] = {}
         update = self.d.update
-        for p, q in self.outcomes(env, faces, ties):
+        try:
+            outcomes = self.outcomes(env, faces, ties)
+        except DefinitionError as exc:
+            raise self._under_rules(exc, rules) from None
+        for p, q in outcomes:
             full = {**env, **q}
             nxt = dict(zip(self.fields, state))
             for name, expr in update:
@@ -258,11 +314,7 @@ class CompiledGame:
         """A battle that cannot end as one line (a pool too large to enumerate is named by
         :meth:`outcomes` itself): under rules of the user's own (a variant, ``--rule``,
         ``montecarlo.odds(rules=...)``) those rules, else the file's definition."""
-        changed = [
-            f"{name}={_shown(value)} ([rules] has {_shown(self.d.rules[name])})"
-            for name, value in _values(rules).items()
-            if name in self.d.rules and value != self.d.rules[name]
-        ]
+        changed = self._changed(rules)
         if changed:
             return InputError(
                 f"{self.d.source}: under the rules {', '.join(changed)} a battle cannot end ({exc}); "
@@ -312,7 +364,10 @@ class CompiledGame:
                     "battle that large may need more rounds (raise max_rounds), or it never ends (check "
                     "end and round.update)",
                 )
-            q = self._round_vector(env, faces, ties, m, rng)
+            try:
+                q = self._round_vector(env, faces, ties, m, rng)
+            except DefinitionError as exc:
+                raise self._under_rules(exc, rules) from None
             full = {**env, **q}
             new = dict(cur)
             for name, expr in d.update:

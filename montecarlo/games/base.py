@@ -94,6 +94,10 @@ class Question:
     # and montecarlo.odds) ask it before the run, grids do not: a cell with nothing to choose
     # simply has the fixed policy's odds
     check_alone: Callable[[Any, Any], None] | None = None
+    # a cheap check of (rules, setup) before any trial, for every setup of a run and every grid
+    # point under every variant: InputError in one line for a setup these rules cannot play (a
+    # battle file's pool of -1 dice under a variant), which the run would meet only on reaching it
+    check: Callable[[Any, Any], None] | None = None
     # the metrics that mean different things under two rule sets of one setup, so that their
     # difference is no effect of the rules (War for Arrakis' objective: the attacker's under one,
     # the defender's where the defender plays best): a comparison marks them not applicable

@@ -163,6 +163,9 @@ def test_table_of_a_game_without_one_names_the_games_that_have_one():
     result = run("table", "imperium")
     assert result.exit_code == 2
     assert "imperium has no table command; games with one: dune1984" in result.output
+    battle = run("table", "scenarios/games/risk.toml")  # was "unknown game"
+    said = " ".join(battle.output.replace("│", " ").split())  # the usage error's panel wraps it
+    assert battle.exit_code == 2 and "risk.toml: a battle file has no table command; sweep its setup" in said
     listing = run("table", "--help")
     assert "dune1984" in listing.stdout and "imperium" not in listing.stdout
 

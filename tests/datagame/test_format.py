@@ -1170,3 +1170,36 @@ def test_the_format_shown_in_the_docs_is_a_whole_risk_battle():
             q = game.question()
             values.append(q.exact(game.rules(), q.setup(setup))["attacker_win"])
         assert values[0] == pytest.approx(values[1], abs=1e-12) and 0 < values[0] < 1
+
+
+def test_a_variant_of_the_file_that_cannot_play_its_example_is_refused_when_the_file_is_read():
+    """Before, `games FILE` and `odds FILE` passed and only `-v defender_three_dice` failed, naming
+    round.roll.defender.d6 as if the file's key were wrong."""
+    text = RISK.replace("overrides = { defend_dice = 3 }", "overrides = { defend_dice = -1 }", 1)
+    with pytest.raises(DefinitionError) as err:
+        compile_text(text, "neg.toml")
+    assert str(err.value) == (
+        "neg.toml: variants.defender_three_dice: under the rules defend_dice=-1 ([rules] has 2): "
+        "round.roll.defender.d6: gives -1 dice in state attackers=5, defenders=3; a pool size must be "
+        "a whole number >= 0 (use max(0, ...))"
+    )
+
+
+def test_rules_of_ones_own_that_cannot_play_a_setup_are_named_before_any_trial(monkeypatch):
+    """A --rule, rules= or a scenario's variant was met only when a run reached the setup (after
+    16-33 s of a grid) and named the file's key, which is right as written."""
+    compiled = compile_text(RISK, "risk.toml")
+    q = compiled.game.question()
+    setup = q.setup({"attackers": 50, "defenders": 1})
+    q.check(compiled.game.rules(), setup)  # the file's own rules play it
+    many = compiled.game.rules(overrides={"attack_dice": 50})
+    with pytest.raises(InputError, match=r"^risk.toml: under the rules attack_dice=50 \(\[rules\] has 3\): "
+                                         r"round.roll.attacker.d6: gives 50 dice of 6 faces in state "
+                                         r"attackers=50, defenders=1, too many to enumerate"):
+        q.check(many, setup)
+    q.check(many, q.setup({"attackers": 3, "defenders": 1}))  # 3 dice: within the enumeration
+    negative = compiled.game.rules(overrides={"defend_dice": -1})
+    with pytest.raises(InputError, match=r"^risk.toml: under the rules defend_dice=-1 \(\[rules\] has 2\): "):
+        q.check(negative, setup)
+    with pytest.raises(InputError, match=r"^risk.toml: under the rules defend_dice=-1 .*gives -1 dice"):
+        q.exact(negative, setup)  # met while the chain is built, said the same way
