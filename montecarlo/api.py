@@ -491,7 +491,7 @@ def odds(
     montecarlo.errors.InputError: battle setup: unknown field(s) colour; known: attacker, attacker_cards, \
 defender, defender_cards, harkonnen, objective, settlement, surprise
     """
-    if "metrics" in setup:
+    if "metrics" in setup and not _a_setup_field(game, question, "metrics"):
         raise InputError("odds gives every metric of its setup; metrics= chooses those of table and compare")
     settings = run_settings(trials, seed, precision, max_trials, jobs)
     names = _names(variants)
@@ -517,6 +517,15 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     where = ", ".join(f"{k}={v}" for k, v in shown.items())
     title = f"{answer.game} {answer.question}" + (f": {where}" if where else "")
     return Result(title, rows, tuple(shown), facts, raw=answer, notes=_answer_notes(game, question, answer))
+
+
+def _a_setup_field(game: Any, question: str | None, name: str) -> bool:
+    """Whether ``name`` is a setup field or input of the question (a battle file's may be any)."""
+    from montecarlo.analysis import resolve
+
+    _, q = resolve(_game_arg(game), question)
+    fields = dataclasses.fields(q.setup_type) if dataclasses.is_dataclass(q.setup_type) else ()
+    return name in {f.name for f in fields} or name in q.inputs
 
 
 def _answer_notes(game: Any, question: str | None, answer: Answer) -> tuple[str, ...]:
@@ -797,6 +806,8 @@ def game_scenario(
     sc = _parse(data, "compare")
     others = [name for name in specs if name != sc.baseline]
     title = f"{sc.game.title}, {sc.question.name}: {', '.join(others)} against {sc.baseline}"
+    if rules:  # every arm plays them: said once, in the title
+        title += f" (every arm with {_overrides_said(rules)})"
     return dataclasses.replace(sc, title=title)
 
 

@@ -343,8 +343,7 @@ def parse_scenario(
                 try:
                     question.check(variant.rules, point.setup)
                 except InputError as exc:
-                    where = ", ".join(f"{k}={show(v)}" for k, v in point.values.items())
-                    c.fail(f"variants.{variant.name}" + (f", grid point {where}" if where else ""), exc)
+                    c.fail(_blamed(question.check, base_rules, variant, point), exc)
     if len(points) == 1 and question.check_alone is not None:  # one setup (a grid of one value too):
         for variant in variants:  # each variant as odds asks it; a grid's cell has the fixed policy's odds
             try:
@@ -570,6 +569,20 @@ def start_scenario_workers(scenario: Scenario, jobs: int | None = None, backend:
     )
 
 
+def _blamed(check: Callable[[Any, Any], None], base_rules: Any, variant: Variant, point: GridPoint) -> str:
+    """Where a setup the rules cannot play is the scenario's mistake: the grid point alone when
+    the scenario's own rules (the game's and [rules]) fail there too, else the variant's."""
+    where = ", ".join(f"{k}={show(v)}" for k, v in point.values.items())
+    point_said = f"grid point {where}" if where else "setup"
+    try:
+        if variant.rules != base_rules:
+            check(base_rules, point.setup)
+            return f"variants.{variant.name}, {point_said}"
+    except InputError:
+        pass
+    return point_said
+
+
 def too_few_trials(scenario: Scenario) -> str | None:
     """Why ``scenario`` cannot run as it stands (variants to compare on one trial a setup), or None."""
     if len(scenario.variants) > 1 and scenario.trials < 2:
@@ -629,7 +642,7 @@ def run_scenario(
     with _grid_progress(progress, f"{scenario.name}") as report:
         comparisons = compare_many(
             scenario.game, scenario.question.name, [p.setup for p in scenario.points], arms,
-            dataclasses.replace(settings, progress=report), scenario.metrics,
+            dataclasses.replace(settings, progress=report), scenario.metrics, checked=True,
         )
     if measured:
         workers = settings.resolved_jobs() if runner.pool_started() else 1

@@ -639,3 +639,16 @@ def test_odds_says_where_metrics_belong_and_compare_names_an_unknown_game_first(
         mc.odds("dune1984", attacker=4, defender=5, metrics="attacker_win")
     with pytest.raises(InputError, match="^unknown game '/path/nope'; known: dune1984"):
         mc.compare("/path/nope")  # before: "compare: give variants=", as if it were a game
+
+
+def test_a_battle_files_setup_field_called_metrics_is_a_setup_field(tmp_path):
+    battle = tmp_path / "m.toml"
+    risk = (ROOT / "scenarios" / "games" / "risk.toml").read_text()
+    battle.write_text(risk.replace("defenders", "metrics"))
+    assert mc.odds(battle, attackers=3, metrics=2, trials=1_000).estimate["attacker_win"] > 0
+
+
+def test_compare_with_rules_says_in_its_title_that_every_arm_plays_them():
+    got = mc.compare("dune1984", variants="ties_favour_defender", rules={"max_dice": 4}, attacker=4,
+                     defender=5, trials=1_000, metrics="attacker_win")
+    assert got.title.endswith("ties_favour_defender against official (every arm with max_dice=4)")

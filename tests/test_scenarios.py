@@ -1206,3 +1206,22 @@ def test_a_variant_name_is_one_line_of_printable_text(coin_game, name):
     data = {"game": "coin", "seed": 1, "variants": {"official": {}, name: {}}}
     with pytest.raises(ScenarioError, match=r"^v.toml: variants: a variant's name must be one line of"):
         parse_scenario(data, source="v.toml")
+
+
+def test_a_point_the_scenarios_own_rules_cannot_play_is_named_without_a_variant(tmp_path):
+    """With no [variants] the message named 'variants.official', which the file does not have, and
+    it blamed a variant for a point that the rules without it cannot play either."""
+    risk = (ROOT / "scenarios" / "games" / "risk.toml").read_text()
+    battle = tmp_path / "many.toml"
+    battle.write_text(risk.replace('d6 = "min(attack_dice, attackers)"', 'd6 = "attackers"'))
+    data = {"game": str(battle), "seed": 1, "metrics": ["attacker_win"],
+            "grid": {"attackers": [3, 45], "defenders": [1]}}
+    said = r"^s.toml: grid point attackers=45, defenders=1: .*many.toml: round.roll.attacker.d6: gives 45"
+    with pytest.raises(ScenarioError, match=said):
+        parse_scenario(data, source="s.toml")
+    alone = {**data, "grid": {}, "setup": {"attackers": 45, "defenders": 1}}
+    with pytest.raises(ScenarioError, match=r"^s.toml: setup: .*many.toml: round.roll.attacker.d6: gives 45"):
+        parse_scenario(alone, source="s.toml")  # no grid: the setup is named
+    ties = {**data, "variants": {"ties": {"overrides": {"ties": "attacker"}}}}
+    with pytest.raises(ScenarioError, match=r"^s.toml: grid point attackers=45, defenders=1: .*under the"):
+        parse_scenario(ties, source="s.toml")

@@ -18,6 +18,7 @@ import ast
 import functools
 import importlib
 import importlib.util
+import os
 import signal
 import sys
 import threading
@@ -345,6 +346,18 @@ class OddsGroup(LazyGroup):
         return _single(odds, name)
 
 
+def _toml_has_no_table(path: str) -> str:
+    """Why ``table FILE.toml`` has no table: a battle file's, a scenario's or a missing file's words."""
+    if not os.path.isfile(path):
+        return f"{path}: no such file; table takes a game's name (a battle file has no table command)"
+    from montecarlo.datagame import is_definition
+
+    if is_definition(path):
+        return (f"{path}: a battle file has no table command; sweep its setup in a scenario's [grid] "
+                "and run montecarlo report (docs/scenarios.md)")
+    return f"{path}: a scenario file, which montecarlo report runs (its grid is its table)"
+
+
 class TableGroup(LazyGroup):
     def lazy_commands(self, ctx) -> dict[str, str]:
         clis = game_cli_modules()
@@ -361,8 +374,7 @@ class TableGroup(LazyGroup):
             having = ", ".join(self.lazy_commands(ctx)) or "none"
             problem = f"{game} has no table command" if game is not None else f"unknown game {cmd_name!r}"
             if game is None and cmd_name.lower().endswith(".toml"):
-                problem = (f"{cmd_name}: a battle file has no table command; sweep its setup in a "
-                           "scenario's [grid] and run montecarlo report (docs/scenarios.md)")
+                problem = _toml_has_no_table(cmd_name)
             raise click_exceptions.UsageError(f"{problem}; games with one: {having}", ctx)
         return cmd
 

@@ -95,9 +95,10 @@ class CompiledGame:
         self._check_variants()
 
     def _check_variants(self) -> None:
-        """Each of the file's variants plays the first round of the example setup (a variant's pool
-        of -1 dice is the file's mistake, said when the file is read, not when a run asks for it)."""
-        example = self.parse_setup({f.name: f.example for f in self.d.setup})
+        """Each of the file's variants plays the first round of the smallest setup (a variant's pool
+        of -1 dice is the file's mistake, said when the file is read, not when a run asks for it;
+        a pool too large for a larger setup is the setup's, refused when a run asks for it)."""
+        example = self.parse_setup({f.name: f.low for f in self.d.setup})
         try:
             self.check_setup(self.game.rules(), example)
         except InputError:  # the file's own rules: said by a run's check, naming the key as written
@@ -181,6 +182,12 @@ class CompiledGame:
     def _too_many_outcomes(self, exc: rounds.PoolTooLarge, pools: tuple, env: Mapping[str, Any]) -> Exception:
         """The pool group that cannot be enumerated exactly, as a one-line error naming its key in
         round.roll (the first group of that size: the pools are enumerated in order)."""
+        return self._too_large_group(pools, env) or self.d.error(
+            "round.roll", f"{exc} (at most {rounds.MAX_OUTCOMES:,} outcomes a kind of die)"
+        )
+
+    def _too_large_group(self, pools: tuple, env: Mapping[str, Any]) -> Exception | None:
+        """The error of the first pool group too large to enumerate exactly, or None."""
         for side, groups, pool in zip(self.d.sides, self.d.roll, pools):
             for (die, _), (faces, n) in zip(groups, pool):
                 if math.comb(len(set(faces)) + n - 1, n) > rounds.MAX_OUTCOMES:
@@ -190,7 +197,7 @@ class CompiledGame:
                         f"enumerate exactly (at most {rounds.MAX_OUTCOMES:,} outcomes a kind of die); roll "
                         f"fewer dice, or give dice.{die} fewer faces",
                     )
-        return self.d.error("round.roll", f"{exc} (at most {rounds.MAX_OUTCOMES:,} outcomes a kind of die)")
+        return None
 
     def outcomes(self, env: Mapping[str, Any], faces, ties: str) -> list[tuple[float, dict[str, Any]]]:
         """Every outcome of one round from the state in ``env``: (probability, round quantities)."""
@@ -256,10 +263,9 @@ class CompiledGame:
             return
         try:
             pools = self._pools(env, faces)
-            enumerated = self.d.compare != "highest"  # the highest die needs no enumeration
-            if enumerated and any(math.comb(len(set(f)) + n - 1, n) > rounds.MAX_OUTCOMES
-                                  for pool in pools for f, n in pool):
-                raise self._too_many_outcomes(rounds.PoolTooLarge("", 0), pools, env)
+            too_large = self._too_large_group(pools, env) if self.d.compare != "highest" else None
+            if too_large is not None:  # (the highest die needs no enumeration)
+                raise too_large
         except DefinitionError as exc:
             raise self._under_rules(exc, rules) from None
 

@@ -166,6 +166,11 @@ def test_table_of_a_game_without_one_names_the_games_that_have_one():
     battle = run("table", "scenarios/games/risk.toml")  # was "unknown game"
     said = " ".join(battle.output.replace("│", " ").split())  # the usage error's panel wraps it
     assert battle.exit_code == 2 and "risk.toml: a battle file has no table command; sweep its setup" in said
+    scenario = run("table", "scenarios/risk/house-rules.toml")
+    said = " ".join(scenario.output.replace("│", " ").split())
+    assert scenario.exit_code == 2 and "house-rules.toml: a scenario file, which montecarlo report" in said
+    missing = run("table", "nope.toml")
+    assert missing.exit_code == 2 and "nope.toml: no such file" in " ".join(missing.output.split())
     listing = run("table", "--help")
     assert "dune1984" in listing.stdout and "imperium" not in listing.stdout
 

@@ -1172,7 +1172,7 @@ def test_the_format_shown_in_the_docs_is_a_whole_risk_battle():
         assert values[0] == pytest.approx(values[1], abs=1e-12) and 0 < values[0] < 1
 
 
-def test_a_variant_of_the_file_that_cannot_play_its_example_is_refused_when_the_file_is_read():
+def test_a_variant_of_the_file_that_cannot_play_its_smallest_setup_is_refused_when_the_file_is_read():
     """Before, `games FILE` and `odds FILE` passed and only `-v defender_three_dice` failed, naming
     round.roll.defender.d6 as if the file's key were wrong."""
     text = RISK.replace("overrides = { defend_dice = 3 }", "overrides = { defend_dice = -1 }", 1)
@@ -1180,9 +1180,39 @@ def test_a_variant_of_the_file_that_cannot_play_its_example_is_refused_when_the_
         compile_text(text, "neg.toml")
     assert str(err.value) == (
         "neg.toml: variants.defender_three_dice: under the rules defend_dice=-1 ([rules] has 2): "
-        "round.roll.defender.d6: gives -1 dice in state attackers=5, defenders=3; a pool size must be "
+        "round.roll.defender.d6: gives -1 dice in state attackers=1, defenders=1; a pool size must be "
         "a whole number >= 0 (use max(0, ...))"
     )
+
+
+def test_a_variant_too_large_for_large_setups_only_leaves_the_file_and_its_small_setups_alone():
+    """A variant of ten-faced dice cannot enumerate 20 dice a side, but plays 3 against 3: the file
+    loads, the small setup runs, and the large one is refused when it is asked for."""
+    text = (RISK.replace("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = \"die_faces\"")
+            .replace("defend_dice = 2 ", "defend_dice = 2\ndie_faces = 6 ", 1)
+            .replace("overrides = { defend_dice = 3 }", "overrides = { die_faces = 10 }", 1)
+            .replace('d6 = "min(attack_dice, attackers)"', 'd6 = "attackers"')
+            .replace('d6 = "min(defend_dice, defenders)"', 'd6 = "defenders"'))
+    compiled = compile_text(text, "big.toml")
+    q, game = compiled.game.question(), compiled.game
+    q.check(game.rules(["defender_three_dice"]), q.setup({"attackers": 3, "defenders": 3}))
+    with pytest.raises(InputError, match=r"^big.toml: under the rules die_faces=10 \(\[rules\] has 6\): "
+                                         r"round.roll.attacker.d6: gives 20 dice of 10 faces"):
+        q.check(game.rules(["defender_three_dice"]), q.setup({"attackers": 20, "defenders": 20}))
+
+
+def test_the_check_enumerates_up_to_its_limit_and_never_for_the_highest_die():
+    """44 six-sided dice have 1,906,884 outcomes (within 2,000,000), 45 have 2,118,760; a battle of
+    the highest die enumerates none, so any pool passes."""
+    text = RISK.replace('d6 = "min(attack_dice, attackers)"', 'd6 = "attackers"')
+    compiled = compile_text(text, "many.toml")
+    q, rules = compiled.game.question(), compiled.game.rules()
+    q.check(rules, q.setup({"attackers": 44, "defenders": 3}))
+    with pytest.raises(InputError, match="gives 45 dice of 6 faces in state attackers=45"):
+        q.check(rules, q.setup({"attackers": 45, "defenders": 3}))
+    highest = compile_text(text.replace('compare = "pairs"', 'compare = "highest"'), "highest.toml")
+    hq = highest.game.question()
+    hq.check(highest.game.rules(), hq.setup({"attackers": 100, "defenders": 3}))
 
 
 def test_rules_of_ones_own_that_cannot_play_a_setup_are_named_before_any_trial(monkeypatch):
@@ -1198,6 +1228,10 @@ def test_rules_of_ones_own_that_cannot_play_a_setup_are_named_before_any_trial(m
                                          r"attackers=50, defenders=1, too many to enumerate"):
         q.check(many, setup)
     q.check(many, q.setup({"attackers": 3, "defenders": 1}))  # 3 dice: within the enumeration
+    two = compiled.game.rules(overrides={"attack_dice": 50, "ties": "attacker"})
+    with pytest.raises(InputError, match=r"^risk.toml: under the rules attack_dice=50 \(\[rules\] has 3\), "
+                                         r"ties=attacker \(\[rules\] has defender\): round.roll"):
+        q.check(two, setup)
     negative = compiled.game.rules(overrides={"defend_dice": -1})
     with pytest.raises(InputError, match=r"^risk.toml: under the rules defend_dice=-1 \(\[rules\] has 2\): "):
         q.check(negative, setup)
