@@ -435,9 +435,6 @@ class _Checker(TomlReader):
         out = []
         for name, spec in raw.items():
             key = f"variants.{name}"
-            if not name.strip() or not name.isprintable():  # it heads tables, CSV cells and plots
-                self.fail("variants", f"a variant's name must be one line of printable text, got {name!r}",
-                          "name it in words, e.g. [variants.no_gain]")
             self.keys(spec, VARIANT_KEYS, key)
             builtin = tuple(self.string_list(spec, "builtin", f"{key}.builtin", []))
             overrides = self.table(spec, "overrides", f"{key}.overrides")
@@ -463,6 +460,9 @@ class _Checker(TomlReader):
                 rules = apply_overrides(rules, overrides, what="rule override")
             except InputError as exc:
                 self.fail(f"{key}.overrides", exc)
+            if not name.strip() or not name.isprintable():  # it heads tables, CSV cells and plots
+                self.fail("variants", f"a variant's name must be one line of printable text, got {name!r}",
+                          "name it in words, e.g. [variants.no_gain]")
             default_desc = ", ".join(
                 [game.variant_descriptions.get(b, b) for b in builtin]
                 + [f"{k} = {show(v)}" for k, v in overrides.items()]
