@@ -606,6 +606,8 @@ def test_seed_and_trials_complete_scenario_data_that_leaves_them_out():
     assert (got.facts["seed"], got.facts["trials"]) == (3, 1_000)
     with pytest.raises(InputError, match="^seed must be a non-negative integer, got -3$"):
         mc.compare({**data, "trials": 1_000}, seed=-3)
+    with pytest.raises(ScenarioError, match=r"^scenario: seed: missing; add seed = <an integer>"):
+        mc.compare(data, trials=1_000)  # data is named as such
 
 
 def test_best_play_with_nothing_to_choose_is_refused_for_one_dustrunners_combat():
@@ -652,3 +654,23 @@ def test_compare_with_rules_says_in_its_title_that_every_arm_plays_them():
     got = mc.compare("dune1984", variants="ties_favour_defender", rules={"max_dice": 4}, attacker=4,
                      defender=5, trials=1_000, metrics="attacker_win")
     assert got.title.endswith("ties_favour_defender against official (every arm with max_dice=4)")
+
+
+def test_two_variants_and_rules_are_named_together():
+    got = mc.odds("dune1984", attacker=4, defender=5, trials=1_000,
+                  variants=["ties_favour_defender", "no_strength_gain"], rules={"max_dice": 2})
+    assert set(got.to_pandas().variant) == {"ties_favour_defender+no_strength_gain with max_dice=2"}
+    assert "ties_favour_defender, no_strength_gain with max_dice=2;" in repr(got).splitlines()[-1]
+
+
+def test_notes_are_those_of_the_question_asked_and_only_made_up_data_is_named(tmp_path):
+    storm = mc.odds("war-for-arrakis", "storm", legion="2 regular, 1 sardaukar", terrain="deep_desert",
+                    settlement=True, trials=500)
+    assert len(storm.notes) == 1 and "storm" in storm.notes[0]  # the storm question's reading
+    deck = (ROOT / "montecarlo" / "games" / "dustrunners" / "data" / "illustrative-deck-12.toml").read_text()
+    mine = tmp_path / "mine.toml"
+    mine.write_text(deck.replace("illustrative = true", "illustrative = false"))
+    own = mc.odds("dustrunners", enemy="war-rig", vehicle="scout", deck=str(mine), trials=500)
+    assert own.notes == ()  # a deck of one's own is no made-up data, and it is small enough to solve
+    road = mc.odds("dustrunners", "road", vehicle="scout", trials=300)  # no exact solver, no reason asked
+    assert [n.split(":")[0] for n in road.notes] == ["deck", "exploration_deck"]
