@@ -661,7 +661,16 @@ def _in_options(message: str) -> str:
     '-v best_play: best play: ...'
     >>> _in_options("compare: grid point defender=9: defender must be ...")
     '--grid defender=9: defender must be ...'
+    >>> _in_options("compare: variants.house, grid point attackers=45: risk.toml: under the rules ...")
+    '--rule at --grid attackers=45: risk.toml: under the rules ...'
+    >>> _in_options("compare: variants.flat, setup: risk.toml: under the rules ...")
+    '-v flat: risk.toml: under the rules ...'
     """
+    where = re.match(r"^compare: variants\.(.+?), (grid point [^:]*|setup): ", message)
+    if where:  # rules of a variant (or --rule) that one setup cannot be played under
+        name, at = where.groups()
+        at = "" if at == "setup" else " at --grid " + at.removeprefix("grid point ")
+        return ("--rule" if name == HOUSE else f"-v {name}") + f"{at}: " + message[where.end():]
     message = re.sub(rf"^compare: variants\.{HOUSE}(\.overrides)?: ", "--rule: ", message)
     message = re.sub(r"^compare: variants\.(.*?)(\.builtin)?: ", r"-v \1: ", message)
     message = re.sub(r"^compare: grid point ", "--grid ", message)
