@@ -330,8 +330,7 @@ def parse_scenario(
         try:
             built = question.setup({**setup, **values})
         except (TypeError, ValueError) as exc:  # InputError is a ValueError
-            where = ", ".join(f"{k}={show(v)}" for k, v in values.items())
-            c.fail(f"grid point {where}" if where else "setup", exc)
+            c.fail(_point_said(values), exc)
         points.append(GridPoint(values, built))
     if question.cautions is not None:  # what a player may not mean, said as odds says it (once each)
         from montecarlo.errors import caution_about
@@ -569,11 +568,17 @@ def start_scenario_workers(scenario: Scenario, jobs: int | None = None, backend:
     )
 
 
+def _point_said(values: Mapping[str, Any]) -> str:
+    """Where in a scenario a setup's mistake is: 'grid point attackers=45, defenders=1', or
+    'setup' for a scenario without a grid."""
+    where = ", ".join(f"{k}={show(v)}" for k, v in values.items())
+    return f"grid point {where}" if where else "setup"
+
+
 def _blamed(check: Callable[[Any, Any], None], base_rules: Any, variant: Variant, point: GridPoint) -> str:
     """Where a setup the rules cannot play is the scenario's mistake: the grid point alone when
     the scenario's own rules (the game's and [rules]) fail there too, else the variant's."""
-    where = ", ".join(f"{k}={show(v)}" for k, v in point.values.items())
-    point_said = f"grid point {where}" if where else "setup"
+    point_said = _point_said(point.values)
     try:
         if variant.rules != base_rules:
             check(base_rules, point.setup)

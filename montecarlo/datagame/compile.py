@@ -98,14 +98,14 @@ class CompiledGame:
         """Each of the file's variants plays the first round of the smallest setup (a variant's pool
         of -1 dice is the file's mistake, said when the file is read, not when a run asks for it;
         a pool too large for a larger setup is the setup's, refused when a run asks for it)."""
-        example = self.parse_setup({f.name: f.low for f in self.d.setup})
+        smallest = self.parse_setup({f.name: f.low for f in self.d.setup})
         try:
-            self.check_setup(self.game.rules(), example)
+            self.check_setup(self.game.rules(), smallest)
         except InputError:  # the file's own rules: said by a run's check, naming the key as written
             return
         for name in self.d.variants:
             try:
-                self.check_setup(self.game.rules([name]), example)
+                self.check_setup(self.game.rules([name]), smallest)
             except InputError as exc:
                 said = str(exc).removeprefix(f"{self.d.source}: ")
                 raise self.d.error(f"variants.{name}", said) from None
