@@ -46,6 +46,7 @@ from montecarlo.analysis import (
 from montecarlo.errors import InputError, MonteCarloError, ScenarioError
 from montecarlo.games.base import field_help
 from montecarlo.validate import first_repeated
+from montecarlo.registry import names_a_file
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -921,7 +922,7 @@ def _scenario_arg(value: Any, *, trials: int | None = None, seed: int | None = N
     if isinstance(value, Mapping):
         given = {k: v for k, v in (("trials", trials), ("seed", seed)) if v is not None}
         return _parse({**value, **given}, "scenario")
-    if isinstance(value, (str, os.PathLike)) and os.fspath(value).endswith(".toml"):
+    if isinstance(value, (str, os.PathLike)) and names_a_file(os.fspath(value)):
         from montecarlo.datagame import is_definition
 
         if not is_definition(os.fspath(value)):

@@ -80,9 +80,19 @@ def module_name(name: str) -> str:
     return _modules()[canonical_name(name)]
 
 
+def names_a_file(name: object) -> bool:
+    """Whether ``name`` is the path of a ``.toml`` file rather than a game's name (in any case:
+    ``RISK.TOML`` too, as a file system that ignores case would give it).
+
+    >>> names_a_file("scenarios/games/risk.toml"), names_a_file("RISK.TOML"), names_a_file("dune1984")
+    (True, True, False)
+    """
+    return str(name).lower().endswith(".toml")
+
+
 def get_game(name: str) -> Game:
     """The game registered as ``name`` (or defined by a ``.toml`` file); InputError otherwise."""
-    if str(name).endswith(".toml"):  # rules as data: docs/rules-as-data.md
+    if names_a_file(name):  # rules as data: docs/rules-as-data.md
         from montecarlo.datagame import load_game
 
         return load_game(name)

@@ -264,7 +264,7 @@ def parse_scenario(
         c.expected("name", "letters, digits, '.', '_' or '-', starting with a letter or digit, and not "
                    "index.html (it names the report folder)", name)
     raw_game = data.get("game")
-    if isinstance(raw_game, str) and raw_game.endswith(".toml") and path is not None:
+    if isinstance(raw_game, str) and registry.names_a_file(raw_game) and path is not None:
         raw_game = str(path.parent / raw_game)  # a game definition file, relative to the scenario
     game = c.game(raw_game)
     asked = c.string(data, "question", "question", None)  # its own one-line error, not wrapped again

@@ -39,6 +39,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
 
 from montecarlo import __version__
 from montecarlo.errors import MonteCarloError, readable
+from montecarlo.registry import names_a_file
 
 # Scenario commands live in montecarlo.cli.reports (polars, matplotlib): loaded when run.
 SCENARIO_COMMANDS = {
@@ -323,7 +324,7 @@ class OddsGroup(LazyGroup):
         return game_descriptions()
 
     def get_command(self, ctx, cmd_name: str):
-        if cmd_name.endswith(".toml"):  # a battle defined in a file: docs/rules-as-data.md
+        if names_a_file(cmd_name):  # a battle defined in a file: docs/rules-as-data.md
             return importlib.import_module(f"{__name__}.datagame").command_for(cmd_name)
         cmd = super().get_command(ctx, cmd_name)
         if cmd is None and not self._listing and not ctx.resilient_parsing:
@@ -373,7 +374,7 @@ class TableGroup(LazyGroup):
             game = _canonical(cmd_name, game_descriptions())
             having = ", ".join(self.lazy_commands(ctx)) or "none"
             problem = f"{game} has no table command" if game is not None else f"unknown game {cmd_name!r}"
-            if game is None and cmd_name.lower().endswith(".toml"):
+            if game is None and names_a_file(cmd_name):
                 problem = _toml_has_no_table(cmd_name)
             raise click_exceptions.UsageError(f"{problem}; games with one: {having}", ctx)
         return cmd

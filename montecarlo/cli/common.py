@@ -74,11 +74,12 @@ class RunOptions:
 
     def settings(self, label: str = "simulating", warn: bool = True) -> RunSettings:
         """Run settings (checked as the API checks them, errors naming the flag), with a progress
-        reporter unless --quiet or --json; ``warn``: say now if --jobs exceeds the cores."""
+        reporter unless --quiet (with --json too: the bar and the estimate of a long run go to
+        stderr, the JSON to stdout); ``warn``: say now if --jobs exceeds the cores."""
         settings = self._checked()
         if warn and not self._warned:
             self._warned = warn_excess_jobs(self.jobs, self.backend_name())
-        if self.quiet or self.json:
+        if self.quiet:
             return settings
         reporter = ProgressReporter(label, settings.resolved_jobs(), self.precision is not None)
         self._reporters.append(reporter)

@@ -20,6 +20,7 @@ import typer
 
 from montecarlo.cli.common import RunOptions, emit, run_command, say
 from montecarlo.errors import InputError
+from montecarlo.registry import names_a_file
 
 
 def parse_set(values: Sequence[str]) -> dict[str, str]:
@@ -43,7 +44,7 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
     """Simulate the battle a definition file describes and print estimates beside exact values."""
     from montecarlo.datagame import load_compiled
 
-    if not str(path).endswith(".toml"):
+    if not names_a_file(path):
         raise InputError(f"{path}: a game definition is a .toml file (see docs/rules-as-data.md)")
     compiled = load_compiled(path)
     game = compiled.game

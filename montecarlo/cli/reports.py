@@ -33,6 +33,7 @@ from montecarlo.cli.common import (
 )
 from montecarlo.cli.common import console as stdout_console
 from montecarlo.errors import InputError, MonteCarloError, ScenarioError, unusable_path
+from montecarlo.registry import names_a_file
 
 # The root (montecarlo.cli) loads these commands from this app when one of them is run.
 app = typer.Typer()
@@ -204,7 +205,7 @@ def _game_named(scenario: Path, folders: bool = False) -> Optional[str]:
     from montecarlo.registry import canonical_name
 
     text = str(scenario)
-    if (scenario.is_file() if folders else scenario.exists()) or text.endswith(".toml") or "/" in text:
+    if (scenario.is_file() if folders else scenario.exists()) or names_a_file(text) or "/" in text:
         return None
     try:
         return canonical_name(text)
@@ -214,7 +215,7 @@ def _game_named(scenario: Path, folders: bool = False) -> Optional[str]:
 
 def _battle_file(scenario: Path) -> Optional[str]:
     """``scenario`` when it is a battle file (rules as data: a game of its own), else None."""
-    if scenario.suffix != ".toml" or not scenario.is_file():
+    if not names_a_file(scenario) or not scenario.is_file():
         return None
     import tomllib
 
@@ -279,7 +280,7 @@ def report(
     folder = api.report_folder(sc, out, name=OUT_FLAG.get)  # before any simulation
     api.check_report_checkpoint(folder, checkpoint)
     warn_excess_jobs(jobs, backend_name)
-    progress = _progress(sc, jobs, quiet or as_json)
+    progress = _progress(sc, jobs, quiet)
     started = time.perf_counter()
     try:
         result = api.report(
@@ -394,7 +395,7 @@ def report_all(
     talk = not (quiet or as_json)
 
     for sc in scenarios:
-        progress = _progress(sc, jobs, not talk)
+        progress = _progress(sc, jobs, quiet)
         try:
             written = api.report(
                 sc, home / sc.name, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
@@ -546,7 +547,7 @@ def compare(
         check_out(out)  # before any simulation
     api.check_report_checkpoint(out, checkpoint)  # before the --jobs warning: a mistake comes alone
     warn_excess_jobs(jobs, backend_name)
-    progress = _progress(sc, jobs, quiet or as_json, measured=True)
+    progress = _progress(sc, jobs, quiet, measured=True)
     try:
         compared = api.compare(
             sc, baseline=baseline, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,

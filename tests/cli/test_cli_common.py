@@ -152,7 +152,7 @@ def test_a_scheduler_address_pasted_with_spaces_reaches_dask_without_them(monkey
     assert result.exit_code == 2 and set(seen) == {"tcp://10.0.0.1:8786"}, (result.output, seen)
 
 
-def test_run_options_give_a_reporter_that_knows_a_precision_run_unless_quiet_or_json():
+def test_run_options_give_a_reporter_that_knows_a_precision_run_unless_quiet():
     from montecarlo.cli.common import ProgressReporter
     from tests.cli.test_cli_surprises import options
 
@@ -165,7 +165,9 @@ def test_run_options_give_a_reporter_that_knows_a_precision_run_unless_quiet_or_
     assert shown().settings().progress.label == "simulating"  # the bar's default words
     # the workers an estimate of the time names ("on 2 worker(s)")
     assert (fixed.progress.workers, shown(jobs=2).settings().progress.workers) == (1, 2)
-    assert shown(quiet=True).settings().progress is None and shown(json=True).settings().progress is None
+    assert shown(quiet=True).settings().progress is None
+    # --json: the JSON goes to stdout, the bar and a long run's estimate to stderr as without it
+    assert isinstance(shown(json=True).settings().progress, ProgressReporter)
 
 
 def test_ask_many_asks_its_question_of_every_setup_in_one_pool_under_its_label(monkeypatch):

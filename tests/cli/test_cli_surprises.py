@@ -240,7 +240,8 @@ def test_short_runs_print_no_estimate():
     assert stream.getvalue() == ""
 
 
-def test_cli_prints_an_estimate_within_seconds_for_a_trillion_trials():
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_cli_prints_an_estimate_within_seconds_for_a_trillion_trials(output):
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -256,6 +257,7 @@ def test_cli_prints_an_estimate_within_seconds_for_a_trillion_trials():
             "1000000000000",
             "-j",
             "1",
+            *output,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
