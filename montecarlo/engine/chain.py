@@ -54,6 +54,7 @@ and adds the weights up at the end.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass
@@ -143,6 +144,26 @@ class ChainTooLarge(MonteCarloError):
     """The chain has more states than the limit: simulate it another way, or raise the limit."""
 
 
+def state_said(state: Any) -> str:
+    """A state as a message shows it: a ``NamedTuple``'s or a dataclass's fields in parentheses,
+    without the type's name (which means nothing to the reader of a battle file); others by repr.
+
+    >>> from typing import NamedTuple
+    >>> class State(NamedTuple):
+    ...     attackers: int
+    ...     defenders: int
+    >>> state_said(State(5, 3)), state_said((5, 3)), state_said("end")
+    ('(attackers=5, defenders=3)', '(5, 3)', "'end'")
+    """
+    fields = getattr(state, "_fields", None)
+    if isinstance(state, tuple) and fields:
+        return "(" + ", ".join(f"{name}={value!r}" for name, value in zip(fields, state)) + ")"
+    if dataclasses.is_dataclass(state) and not isinstance(state, type):
+        said = (f"{f.name}={getattr(state, f.name)!r}" for f in dataclasses.fields(state))
+        return "(" + ", ".join(said) + ")"
+    return repr(state)
+
+
 @dataclass(frozen=True)
 class _Table:
     """A chain compiled for :meth:`Chain.sample` from one start state."""
@@ -216,9 +237,11 @@ class Chain(Generic[S]):
             got = tuple(step for step in self.transitions(state) if step[0] > 0)
             total = sum(p for p, _, _ in got)
             if got and abs(total - 1.0) > 1e-9:
-                raise ValueError(f"the steps from {state!r} have total probability {total}, not 1")
+                raise ValueError(f"the steps from {state_said(state)} have total probability {total}, not 1")
             if got and all(nxt == state for _, nxt, _ in got):
-                raise MonteCarloError(f"state {state!r} only leads back to itself: the process never ends")
+                raise MonteCarloError(
+                    f"state {state_said(state)} only leads back to itself: the process never ends"
+                )
             self._steps[state] = got
         return got
 
@@ -359,7 +382,7 @@ class Chain(Generic[S]):
                     terms[m.name] = float(values[m.name])
                 continue
             if m.name not in values:
-                raise KeyError(f"outcome of {state!r} has no value for metric {m.name!r}")
+                raise KeyError(f"outcome of {state_said(state)} has no value for metric {m.name!r}")
             v = values[m.name]
             if m.kind == "distribution":
                 if v in m.support:
@@ -468,7 +491,7 @@ class Chain(Generic[S]):
                 bound = self._step_bound(start)
                 if walked > bound:
                     raise MonteCarloError(
-                        f"the sampler's walks from {start!r} ran {walked:,} steps, past the "
+                        f"the sampler's walks from {state_said(start)} ran {walked:,} steps, past the "
                         f"{bound:,} that no walk of this chain reaches: its compiled table is wrong"
                     )
             gap = next(gaps)
@@ -566,7 +589,9 @@ class Chain(Generic[S]):
         reached[order] = True
         if not reached.all():
             stuck = live[int(np.flatnonzero(~reached)[0])]
-            raise MonteCarloError(f"state {stuck!r} has no way to a final state: the process may never end")
+            raise MonteCarloError(
+                f"state {state_said(stuck)} has no way to a final state: the process may never end"
+            )
 
     def _compile(self, start: S) -> _Table:
         order = self.states(start)

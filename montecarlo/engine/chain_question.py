@@ -58,7 +58,7 @@ from typing import Any, Callable, Generic, Hashable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
-from montecarlo.engine.chain import DEFAULT_MAX_STATES, Chain, ChainTooLarge, Step
+from montecarlo.engine.chain import DEFAULT_MAX_STATES, Chain, ChainTooLarge, Step, state_said
 from montecarlo.engine.decisions import Choice, Objective, Solution, solve, with_objective
 from montecarlo.engine.metrics import Metric
 from montecarlo.errors import InputError, MonteCarloError
@@ -202,7 +202,8 @@ class ChainQuestion(Generic[C, S]):
             got = transitions(context, state)
             if isinstance(got, Choice):
                 raise MonteCarloError(
-                    f"{self.name} offers a choice at {state!r} but the question asks for no best play"
+                    f"{self.name} offers a choice at {state_said(state)} but the question asks for no "
+                    "best play"
                 )
             return got
 

@@ -63,7 +63,7 @@ from typing import Any, Callable, Generic, Hashable, Iterable, Mapping, NoReturn
 
 import numpy as np
 
-from montecarlo.engine.chain import DEFAULT_MAX_STATES, ChainTooLarge, Step
+from montecarlo.engine.chain import DEFAULT_MAX_STATES, ChainTooLarge, Step, state_said
 from montecarlo.engine.metrics import Metric
 from montecarlo.errors import InputError, MonteCarloError
 
@@ -154,7 +154,9 @@ class Objective(Generic[S]):
         if isinstance(got, (bool, np.bool_)):
             got = float(got)
         if not isinstance(got, (int, float, np.integer, np.floating)) or not math.isfinite(got):
-            raise MonteCarloError(f"the objective of final state {state!r} is {got!r}, not a finite number")
+            raise MonteCarloError(
+                f"the objective of final state {state_said(state)} is {got!r}, not a finite number"
+            )
         return float(got)
 
     def metric(self) -> Metric:
@@ -214,7 +216,7 @@ class Solution(Generic[S]):
         can only stay put or the play may never end. Best play's own option is worth its value.
         """
         if self._known(state) not in self._options:
-            raise MonteCarloError(f"{state!r} is not a decision state")
+            raise MonteCarloError(f"{state_said(state)} is not a decision state")
         return dict(self._options[state])
 
     def transitions(self, state: S) -> tuple[Step[S], ...]:
@@ -266,7 +268,9 @@ class Solution(Generic[S]):
 
     def _known(self, state: S) -> S:
         if state not in self._steps:
-            raise MonteCarloError(f"{state!r} cannot be reached from the solved start {self.start!r}")
+            raise MonteCarloError(
+                f"{state_said(state)} cannot be reached from the solved start {state_said(self.start)}"
+            )
         return state
 
 
@@ -287,7 +291,7 @@ def follow(
         elif state in policy:
             name = policy[state]
         else:
-            raise MonteCarloError(f"the policy has no option for decision state {state!r}")
+            raise MonteCarloError(f"the policy has no option for decision state {state_said(state)}")
         return got.steps(name)
 
     return rule
@@ -404,7 +408,8 @@ class _Solver(Generic[S]):
 
     def _bad_total(self, state: S, k: int, total: float) -> NoReturn:
         names = self.names.get(state)
-        where = f"option {names[k]!r} of {state!r}" if names else f"the steps from {state!r}"
+        said = state_said(state)
+        where = f"option {names[k]!r} of {said}" if names else f"the steps from {said}"
         raise MonteCarloError(f"{where} have total probability {total}, not 1")
 
     def folded(self, state: S, k: int, values: Mapping[S, float]) -> float:
@@ -454,7 +459,7 @@ class _Solver(Generic[S]):
                         on_stack.difference_update(component)
                         self.solve_cycle(component)
         if self.value[start] == NEVER_ENDS:
-            raise MonteCarloError(f"from {start!r} the play may never end, whatever the choices")
+            raise MonteCarloError(f"from {state_said(start)} the play may never end, whatever the choices")
         return self.solution(start)
 
     # --- states on no cycle: backward recursion ---------------------------------------------------
@@ -604,9 +609,9 @@ class _Solver(Generic[S]):
                 for _, nxt, tags in steps:
                     if nxt in member and nxt != s and rewards[tags] > 0:
                         raise MonteCarloError(
-                            f"the step from {s!r} to {nxt!r} earns {rewards[tags]} inside a cycle where "
-                            "a player decides: best play could collect it for ever (rewards in such a cycle "
-                            "must not be positive)"
+                            f"the step from {state_said(s)} to {state_said(nxt)} earns {rewards[tags]} "
+                            "inside a cycle where a player decides: best play could collect it for ever "
+                            "(rewards in such a cycle must not be positive)"
                         )
 
     # --- the answer -------------------------------------------------------------------------------

@@ -112,7 +112,7 @@ def test_a_battle_that_cannot_end_names_the_file_or_the_rules_that_make_it(tmp_p
     assert result.exit_code == 2
     assert result.output.strip() == (
         f"error: {path}: under the rules attack_dice=0 ([rules] has 3) a battle cannot end (state "
-        "State(attackers=3, defenders=2) only leads back to itself: the process never ends); "
+        "(attackers=3, defenders=2) only leads back to itself: the process never ends); "
         "the values of a variant, --rule or rules= must let every battle end"
     )
     path.write_text(text.replace("attack_dice = 3 ", "attack_dice = 0 "))

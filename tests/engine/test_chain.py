@@ -234,8 +234,30 @@ def test_probabilities_must_sum_to_one():
     chain = Chain(
         lambda s: [(0.5, 1, ())] if s == 0 else [], lambda s: {"x": True}, (Metric("x", "probability", ""),)
     )
-    with pytest.raises(ValueError, match="total probability"):
+    with pytest.raises(ValueError, match="^the steps from 0 have total probability 0.5, not 1$"):
         chain.exact(0)
+
+
+class Spot(NamedTuple):
+    x: int
+    label: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Place:
+    x: int
+    label: str
+
+
+def test_messages_name_a_state_by_its_fields_not_its_type():
+    """A reader of a battle file knows its fields, not the engine's name for the state's type."""
+    assert chain_module.state_said(Spot(1, "a")) == "(x=1, label='a')"
+    assert chain_module.state_said(Place(2, "b")) == "(x=2, label='b')"
+    assert chain_module.state_said((1, 2)) == "(1, 2)" and chain_module.state_said(3) == "3"
+    assert chain_module.state_said(Place) == repr(Place)  # the class itself is no state
+    stuck = Chain(lambda s: [(1.0, s, ())], lambda s: {"x": True}, (Metric("x", "probability", ""),))
+    with pytest.raises(MonteCarloError, match=r"^state \(x=1, label='a'\) only leads back to itself: "):
+        stuck.exact(Spot(1, "a"))
 
 
 def test_a_state_that_only_loops_never_ends():
@@ -310,7 +332,7 @@ def test_two_self_loops_of_one_state_add_up():
 
 def test_an_outcome_without_a_metric_is_named():
     chain = Chain(lambda s: [] if s else [(1.0, 1, ())], lambda s: {}, (Metric("x", "probability", ""),))
-    with pytest.raises(KeyError, match="has no value for metric 'x'"):
+    with pytest.raises(KeyError, match="outcome of 1 has no value for metric 'x'"):
         chain.exact(0)
 
 
@@ -398,7 +420,7 @@ def test_a_compiled_table_whose_walks_never_end_fails_at_the_first_check(monkeyp
         chain.sample(Duel(2, 2), 50, Guarded(1, 20_000))
     taken = first_check_past(chain, Duel(2, 2), 12_288)
     assert str(err.value) == (
-        f"the sampler's walks from Duel(a=2, b=2) ran {taken:,} steps, past the 12,288 that no walk of "
+        f"the sampler's walks from (a=2, b=2) ran {taken:,} steps, past the 12,288 that no walk of "
         "this chain reaches: its compiled table is wrong"
     )
 
