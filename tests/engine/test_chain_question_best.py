@@ -230,7 +230,7 @@ def test_too_large_by_the_size_bound_is_never_walked():
 
 def test_a_choice_where_no_best_play_is_asked_is_an_error():
     question = ChainQuestion(lambda rules, setup: 0, ladder, lambda limit, s: {}, ())
-    with pytest.raises(MonteCarloError, match=" offers a choice at 0 but the question asks for no best play$"):
+    with pytest.raises(MonteCarloError, match="offers a choice at 0 but the question asks for no best play$"):
         question.exact(None, None)
 
 
