@@ -78,6 +78,21 @@ def test_battle_mistakes_are_schema_errors():
         assert list(v.iter_errors(broken))
 
 
+@pytest.mark.parametrize("old, new", [
+    ("faces = 6", "faces = 10_001"),  # more faces than a die has
+    ("faces = 6", f"faces = {list(range(1, 10_002))}"),
+    ("faces = 6", "faces = [1, 4611686018427387904]"),  # numbers below 2**62 in size
+    ("max = 100", "max = 4611686018427387904"),
+])
+def test_numbers_the_battle_loader_refuses_are_schema_errors_too(old, new):
+    from montecarlo.datagame import DefinitionError, parse_definition
+
+    text = (ROOT / "scenarios/games/risk.toml").read_text(encoding="utf-8").replace(old, new, 1)
+    assert list(validator("battle").iter_errors(tomllib.loads(text)))
+    with pytest.raises(DefinitionError):
+        parse_definition(text)
+
+
 def test_a_loader_key_the_schema_does_not_describe_fails_generation(monkeypatch):
     from montecarlo import scenarios
 

@@ -210,15 +210,19 @@ def _game_names(game: Any) -> dict[str, Any]:
 def battle_schema() -> dict[str, Any]:
     """Battle (game definition) files (docs/rules-as-data.md)."""
     from montecarlo.datagame import spec
+    from montecarlo.datagame.expr import LIMIT
 
     ident = {"type": "string", "pattern": spec._IDENT.pattern}
+    # the loader's bound on every number of the file (a whole number written 6.0 is a TOML float
+    # the loader refuses, but JSON Schema's "integer" takes it: no schema can tell them apart)
+    whole = {"type": "integer", "exclusiveMinimum": -LIMIT, "exclusiveMaximum": LIMIT}
     expr = {"description": "an expression (docs/rules-as-data.md)",
             "anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}
     expr_table = {"type": "object", "propertyNames": ident, "additionalProperties": expr}
     setup_field = _table(spec.SETUP_KEYS, {
-        "min": {"type": "integer", "description": "smallest allowed value"},
-        "max": {"type": "integer", "description": "largest allowed value"},
-        "example": {"type": "integer", "description": "the example setup's value (default: min)"},
+        "min": {**whole, "description": "smallest allowed value"},
+        "max": {**whole, "description": "largest allowed value"},
+        "example": {**whole, "description": "the example setup's value (default: min)"},
         "description": _string("what the field means"),
     }, "setup.NAME", required=["min", "max"])
     variant = _table(spec.VARIANT_KEYS, {
@@ -230,10 +234,10 @@ def battle_schema() -> dict[str, Any]:
         "faces": {
             "description": "a number of faces, a rule's name, or the list of faces (numbers or names)",
             "anyOf": [
-                {"type": "integer", "minimum": 1},
+                {"type": "integer", "minimum": 1, "maximum": spec.MAX_FACES},
                 {"type": "string", "minLength": 1},
-                {"type": "array", "minItems": 1, "items": {"type": "integer"}},
-                {"type": "array", "minItems": 1, "items": ident},
+                {"type": "array", "minItems": 1, "maxItems": spec.MAX_FACES, "items": whole},
+                {"type": "array", "minItems": 1, "maxItems": spec.MAX_FACES, "items": ident},
             ],
         },
     }, "dice.NAME", required=["faces"])
