@@ -471,7 +471,8 @@ def compare(
     setting: Annotated[
         Optional[list[str]],
         typer.Option("--set", metavar="FIELD=VALUE", help="With a GAME: a setup field, in the game's "
-                     "own terms (repeatable), e.g. --set attacker=4 --set defender=5."),
+                     "own terms (repeatable), e.g. --set attacker=4 --set defender=5; a battle file's "
+                     "fields not given take its example values."),
     ] = None,
     sweep: Annotated[
         Optional[list[str]],
@@ -615,6 +616,8 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
     both = sorted(set(setup) & set(grid))
     if both:
         raise InputError(f"--set and --grid both give {both[0]}: fix it with --set or sweep it with --grid")
+    if names_a_file(game):  # as `odds FILE.toml`: a field neither set nor swept takes the file's example
+        setup = {**{k: v for k, v in _example(game, question).items() if k not in grid}, **setup}
     try:
         chosen = arms if rules else list(variants)
         built = api.game_scenario(game, question, variants=chosen, grid=grid or None, **setup)
@@ -626,6 +629,17 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
     for note in notes:
         typer.echo(f"note: {note}", err=True)
     return built
+
+
+def _example(game: str, question: Optional[str]) -> dict:
+    """The example setup of a battle file's question, {} where the file or the question is
+    wrong (the scenario built next says what is wrong, in the words of the options)."""
+    from montecarlo.analysis import resolve
+
+    try:
+        return dict(resolve(game, question)[1].example)
+    except InputError:
+        return {}
 
 
 def _other_question(game: str, setup: dict, grid: dict) -> str:

@@ -700,6 +700,24 @@ def test_compare_inline_takes_battle_files_list_values_and_a_game_beside_its_fol
     assert json.loads(result.stdout)["fixed_setup"] == {"troops": [2, 2]}
 
 
+def test_compare_a_battle_file_takes_its_example_for_a_field_not_given_as_odds_does():
+    """`odds risk.toml` plays the file's example battle (5 attackers, 3 defenders); `compare`
+    refused the same file without --set, field by field."""
+    risk = str(ROOT / "scenarios" / "games" / "risk.toml")
+    for given, fixed in (
+        ([], {"attackers": 5, "defenders": 3}),
+        (["--set", "defenders=2"], {"attackers": 5, "defenders": 2}),
+        (["--grid", "attackers=1..2"], {"defenders": 3}),
+    ):
+        args = ["compare", risk, "-v", "ties_to_attacker", *given, "-n", "1000", "--json"]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, (given, result.output)
+        assert json.loads(result.stdout)["fixed_setup"] == fixed
+    wrong = runner.invoke(app, ["compare", risk, "--question", "nope", "-v", "ties_to_attacker"])
+    said = "error: --question: unknown question 'nope' for risk; known: battle\n"
+    assert (wrong.exit_code, wrong.stderr) == (2, said)
+
+
 def test_compare_and_scenarios_warn_of_one_house_on_both_sides_as_odds_does():
     """`compare dune1984 --set attacker=Paul --set defender=Leto` said nothing (odds warns): a
     scenario's setups give the game's cautions, once each, which the CLI prints as its warnings."""
