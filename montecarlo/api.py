@@ -454,7 +454,7 @@ def answer_of(
     g, q = resolve(_game_arg(game), question)
     if q.cautions is not None or q.check_alone is not None:
         setup = q.setup(setup) if isinstance(setup, Mapping) else setup
-        _caution(q, setup, stacklevel=5)  # the caller of montecarlo.odds
+        _caution(q, setup)
     if q.check_alone is not None:
         q.check_alone(g.rules(_names(variants), rules), setup)
     return answers_of(g, q.name, [setup], variants=variants, rules=rules, settings=settings)[0]
@@ -708,13 +708,13 @@ def advise(
     return Advice(f"{g.name} {q.name} advice" + (f": {where}" if where else ""), table, facts)
 
 
-def _caution(question: Any, setup: Any, stacklevel: int = 4) -> None:
+def _caution(question: Any, setup: Any) -> None:
     """The question's cautions about a setup (characters of one house on opposite sides) as
     Python warnings, which the CLI prints as its own warning lines."""
     from montecarlo.errors import caution_about
 
     if question.cautions is not None:
-        caution_about(question.cautions(setup), stacklevel=stacklevel)
+        caution_about(question.cautions(setup))
 
 
 def _advising_questions() -> str:

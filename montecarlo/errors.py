@@ -4,6 +4,8 @@ Library code raises these; only :mod:`montecarlo.cli` turns them into a one-line
 exit code 2, so a user never sees a traceback for a mistake of theirs.
 """
 
+import os
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
@@ -25,12 +27,26 @@ class Caution(UserWarning):
     sides): a Python warning of the API, which the CLI prints as its own "warning:" line."""
 
 
-def caution_about(cautions: Iterable[str], stacklevel: int = 3) -> None:
-    """Each caution once, as a :class:`Caution` warning."""
+def caution_about(cautions: Iterable[str]) -> None:
+    """Each caution once, as a :class:`Caution` warning that points at the caller's own line
+    (the first one outside this package), however deep in it the setup was checked."""
     import warnings
 
     for text in dict.fromkeys(cautions):
-        warnings.warn(text, Caution, stacklevel=stacklevel)
+        warnings.warn(text, Caution, stacklevel=outside_level())
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def outside_level() -> int:
+    """The ``stacklevel`` that makes a warning raised by this function's caller name the first
+    frame outside the package: the user's line, not the package's, whichever function of the
+    API (``odds``, ``table``, ``compare``) led there."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 @contextmanager

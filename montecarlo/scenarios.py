@@ -335,7 +335,7 @@ def parse_scenario(
     if question.cautions is not None:  # what a player may not mean, said as odds says it (once each)
         from montecarlo.errors import caution_about
 
-        caution_about((c for point in points for c in question.cautions(point.setup)), stacklevel=3)
+        caution_about(c for point in points for c in question.cautions(point.setup))
     if question.check is not None:  # every point under every variant, before any trial
         for variant in variants:
             for point in points:

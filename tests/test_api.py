@@ -674,3 +674,27 @@ def test_notes_are_those_of_the_question_asked_and_only_made_up_data_is_named(tm
     assert own.notes == ()  # a deck of one's own is no made-up data, and it is small enough to solve
     road = mc.odds("dustrunners", "road", vehicle="scout", trials=300)  # no exact solver, no reason asked
     assert [n.split(":")[0] for n in road.notes] == ["deck", "exploration_deck"]
+
+
+def test_a_caution_points_at_the_callers_line_whichever_function_gave_it():
+    """`mc.table` and `mc.compare` check their setups deeper in the package than `mc.odds`: their
+    Caution named a line of montecarlo/api.py, where the user looks for their own."""
+    import warnings
+
+    from montecarlo.errors import Caution
+
+    same_house = {"attacker": "Paul Atreides", "defender": "Duke Leto Atreides"}
+    calls = {
+        "odds": lambda: mc.odds("dune1984", trials=500, **same_house),
+        "table": lambda: mc.table("dune1984", grid={"attacker": [same_house["attacker"]]},
+                                  defender=same_house["defender"], trials=500),
+        "compare": lambda: mc.compare("dune1984", variants="ties_favour_defender", trials=500, **same_house),
+    }
+    for name, call in calls.items():
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            call()
+        cautions = [(w.filename, w.lineno, str(w.message))
+                    for w in seen if issubclass(w.category, Caution)]
+        assert cautions == [(__file__, call.__code__.co_firstlineno, "Paul Atreides and Duke Leto Atreides are both Red characters "
+                                       "(one player's) on opposite sides")], name

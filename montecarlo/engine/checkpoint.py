@@ -40,7 +40,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from montecarlo.errors import Caution, InputError
+from montecarlo.errors import Caution, InputError, outside_level
 
 FORMAT = "montecarlo-checkpoint"
 FORMAT_VERSION = 2  # 2: the contents carry their digest
@@ -182,7 +182,8 @@ class Checkpoint:
                 raise
             if not self._warned:  # during the run (a disk that filled up): its numbers still come
                 self._warned = True
-                warnings.warn(Caution(f"{exc}; the run goes on, and saves again when it can"), stacklevel=2)
+                said = f"{exc}; the run goes on, and saves again when it can"
+                warnings.warn(Caution(said), stacklevel=outside_level())
             return
         self._saved_at, self._saved_state = now, signature
 

@@ -36,7 +36,7 @@ import numpy as np
 from montecarlo.engine import memory, stats
 from montecarlo.engine.checkpoint import Checkpoint
 from montecarlo.engine.rng import chunk_generator
-from montecarlo.errors import Caution, InputError, MonteCarloError
+from montecarlo.errors import Caution, InputError, MonteCarloError, outside_level
 from montecarlo.engine.metrics import Metric
 
 DEFAULT_CHUNK_SIZE = 1 << 17
@@ -967,7 +967,7 @@ def dask_cluster(scheduler: str | None):
         warnings.warn(Caution(
             f"the dask cluster at {scheduler} has 1 worker thread: joblib then runs the work in this "
             "process, not on the cluster (start a worker with --nthreads 2, or more workers)"
-        ), stacklevel=3)
+        ), stacklevel=outside_level())
     watch = _WorkersWatch(client) if threads > 1 else None  # with one thread the work is here
     from concurrent.futures import CancelledError
 
