@@ -696,5 +696,5 @@ def test_a_caution_points_at_the_callers_line_whichever_function_gave_it():
             call()
         cautions = [(w.filename, w.lineno, str(w.message))
                     for w in seen if issubclass(w.category, Caution)]
-        assert cautions == [(__file__, call.__code__.co_firstlineno, "Paul Atreides and Duke Leto Atreides are both Red characters "
-                                       "(one player's) on opposite sides")], name
+        said = "Paul Atreides and Duke Leto Atreides are both Red characters (one player's) on opposite sides"
+        assert cautions == [(__file__, call.__code__.co_firstlineno, said)], name
