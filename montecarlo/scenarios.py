@@ -588,12 +588,14 @@ def _blamed(check: Callable[[Any, Any], None], base_rules: Any, variant: Variant
     return point_said
 
 
-def too_few_trials(scenario: Scenario) -> str | None:
-    """Why ``scenario`` cannot run as it stands (variants to compare on one trial a setup), or None."""
+def too_few_trials(scenario: Scenario, said: str | None = None) -> str | None:
+    """Why ``scenario`` cannot run as it stands (variants to compare on one trial a setup), or None.
+    ``said``: where its trials were given (``--trials 1``), else its file's key."""
     if len(scenario.variants) > 1 and scenario.trials < 2:
+        where = f"{scenario.path}: " if scenario.path is not None else ""
         return (
-            f"trials = {scenario.trials}: comparing variants needs at least 2 trials a setup (one trial "
-            "has no spread to test a difference against)"
+            f"{said or f'{where}trials = {scenario.trials}'}: comparing variants needs at least 2 trials a "
+            "setup (one trial has no spread to test a difference against)"
         )
     return None
 

@@ -152,7 +152,14 @@ class Overrides:
                 )
                 # the file's plots all left out with their variants: the defaults, not none at all
                 changes["plots"] = kept if kept or not sc.plots else None
-        return dataclasses.replace(sc, **changes)
+        applied = dataclasses.replace(sc, **changes)
+        from montecarlo.scenarios import too_few_trials
+
+        flag = f"--trials {self.trials} for {sc.path or sc.name}"
+        too_few = self.trials is not None and too_few_trials(applied, said=flag)
+        if too_few:  # in the flag's words, not as the file's key
+            raise InputError(too_few)
+        return applied
 
     def args(self) -> list[str]:
         """The options to rerun with the same values."""
@@ -367,7 +374,7 @@ def report_all(
             continue
         too_few = too_few_trials(scenarios[-1])
         if too_few:  # refused here, not after the reports before it were written
-            errors.append(f"{path}: {too_few}")
+            errors.append(too_few)
     errors += name_clashes(scenarios)
     if errors:
         for line in errors[:-1]:

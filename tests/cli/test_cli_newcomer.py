@@ -831,11 +831,17 @@ def test_a_scenario_given_to_odds_says_what_it_is_and_what_runs_it():
 def test_a_comparison_of_one_trial_is_refused_before_it_runs(tmp_path):
     """One trial has no spread: its differences have no interval, and the report's forest plot
     crashed on them (a TypeError traceback, exit 1)."""
-    said = "error: trials = 1: comparing variants needs at least 2 trials a setup"
+    said = f"error: --trials 1 for {TIES}: comparing variants needs at least 2 trials a setup"
     assert refused(["compare", TIES, "--trials", "1"]).startswith(said)
     out = tmp_path / "one"
     assert refused(["report", TIES, "--trials", "1", "--out", str(out)]).startswith(said)
     assert not out.exists()
+    # the file's own trials = 1: named as the file's key, with the file
+    one = tmp_path / "one-trial.toml"
+    text = Path(TIES).read_text(encoding="utf-8")
+    one.write_text(text.replace("trials = ", "trials = 1 #", 1), encoding="utf-8")
+    said = f"error: {one}: trials = 1: comparing variants needs at least 2 trials a setup"
+    assert refused(["compare", str(one)]).startswith(said)
 
 
 def test_compare_says_whether_its_precision_was_reached():

@@ -513,7 +513,7 @@ def test_report_all_refuses_one_trial_before_writing_any_report(tmp_path, no_sim
     out = tmp_path / "reports"
     one_error_line(
         runner.invoke(app, ["report-all", str(root), "--out", str(out), "-n", "1"]),
-        f"error: {root}/coin/b-variants.toml: trials = 1: comparing variants needs at least 2 trials",
+        f"error: --trials 1 for {root}/coin/b-variants.toml: comparing variants needs at least 2 trials",
     )
     assert not out.exists()
 
