@@ -647,10 +647,14 @@ def run_scenario(
         start_scenario_workers(scenario, jobs, backend)
     started = time.perf_counter()
     with _grid_progress(progress, f"{scenario.name}") as report:
-        comparisons = compare_many(
-            scenario.game, scenario.question.name, [p.setup for p in scenario.points], arms,
-            dataclasses.replace(settings, progress=report), scenario.metrics, checked=True,
-        )
+        try:
+            comparisons = compare_many(
+                scenario.game, scenario.question.name, [p.setup for p in scenario.points], arms,
+                dataclasses.replace(settings, progress=report), scenario.metrics, checked=True,
+            )
+        except runner.ChunkTooLarge as exc:  # refused before any trial: the file's chunk_size is why
+            where = f"{scenario.path}: " if scenario.path is not None else ""
+            raise InputError(f"{where}chunk_size = {scenario.chunk_size:,}: {exc}") from None
     if measured:
         workers = settings.resolved_jobs() if runner.pool_started() else 1
     return ScenarioResult(

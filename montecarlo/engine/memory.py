@@ -46,13 +46,16 @@ def fmt_bytes(n: float) -> str:
     raise AssertionError("unreachable")
 
 
-def check_fits(needed: float, what: str, available: int | None = None, hint: str = "") -> None:
-    """Raise InputError (one line, with the estimate) if ``needed`` bytes exceed what is available."""
+def check_fits(
+    needed: float, what: str, available: int | None = None, hint: str = "",
+    error: type[InputError] = InputError,
+) -> None:
+    """Raise ``error`` (one line, with the estimate) if ``needed`` bytes exceed what is available."""
     if available is None:
         available = available_bytes()
     if available is None or needed <= available:
         return
-    raise InputError(
+    raise error(
         f"{what} would need about {fmt_bytes(needed)} of memory; {fmt_bytes(available)} are available"
         + (f": {hint}" if hint else "")
     )

@@ -40,6 +40,10 @@ from montecarlo.errors import Caution, InputError, MonteCarloError, outside_leve
 from montecarlo.engine.metrics import Metric
 
 DEFAULT_CHUNK_SIZE = 1 << 17
+
+
+class ChunkTooLarge(InputError):
+    """A chunk of the run's size cannot fit in memory: refused before any trial runs."""
 DEFAULT_MAX_TRIALS = 10_000_000  # a precision run's cap without max_trials (its first batch if larger)
 # With ``auto``, a run starts worker processes only once its chunks so far project more than this
 # many seconds of work left in one process. Two loky workers (and loky's resource tracker) take
@@ -532,7 +536,8 @@ def _execute(points, tasks, seed, jobs, backend, auto) -> Iterator[tuple[int, tu
             values = len(columns_of(point.metrics)) * (2 * arms if arms > 1 else 1)
             per_trial = max(per_trial, CHUNK_BYTES_PER_VALUE * values)
     memory.check_fits(
-        largest * per_trial * at_once, f"a chunk of {largest:,} trials", hint="use a smaller chunk size"
+        largest * per_trial * at_once, f"a chunk of {largest:,} trials", hint="use a smaller chunk size",
+        error=ChunkTooLarge,
     )
     # (a dask cluster's size is not known here: its chunks go one a task)
     bundled = not serial and backend != "dask" and _bundling(points, tasks, at_once)
