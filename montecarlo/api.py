@@ -1016,6 +1016,11 @@ def compare(
             )
         if trials is not None or seed is not None:
             sc = dataclasses.replace(sc, trials=trials or sc.trials, seed=sc.seed if seed is None else seed)
+        from montecarlo.scenarios import too_few_trials
+
+        too_few = trials is not None and too_few_trials(sc, said=f"trials={trials} for {sc.path or sc.name}")
+        if too_few:  # the caller's trials, not the file's
+            raise InputError(too_few)
     else:
         from montecarlo.analysis import resolve
 

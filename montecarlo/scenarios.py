@@ -652,9 +652,10 @@ def run_scenario(
                 scenario.game, scenario.question.name, [p.setup for p in scenario.points], arms,
                 dataclasses.replace(settings, progress=report), scenario.metrics, checked=True,
             )
-        except runner.ChunkTooLarge as exc:  # refused before any trial: the file's chunk_size is why
-            where = f"{scenario.path}: " if scenario.path is not None else ""
-            raise InputError(f"{where}chunk_size = {scenario.chunk_size:,}: {exc}") from None
+        except runner.ChunkTooLarge as exc:  # refused before any trial: named with its file
+            if scenario.path is None:
+                raise
+            raise InputError(f"{scenario.path}: {exc}") from None
     if measured:
         workers = settings.resolved_jobs() if runner.pool_started() else 1
     return ScenarioResult(

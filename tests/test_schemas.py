@@ -83,6 +83,9 @@ def test_battle_mistakes_are_schema_errors():
     ("faces = 6", f"faces = {list(range(1, 10_002))}"),
     ("faces = 6", "faces = [1, 4611686018427387904]"),  # numbers below 2**62 in size
     ("max = 100", "max = 4611686018427387904"),
+    ("attack_dice = 3", "attack_dice = 5000000000000000000"),  # a rule
+    ("overrides = { defend_dice = 3 }", "overrides = { defend_dice = 5000000000000000000 }"),
+    ('attackers = "attackers - attacker_lost"', "attackers = 5000000000000000000"),  # an expression
 ])
 def test_numbers_the_battle_loader_refuses_are_schema_errors_too(old, new):
     from montecarlo.datagame import DefinitionError, parse_definition

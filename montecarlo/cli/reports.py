@@ -155,10 +155,10 @@ class Overrides:
         applied = dataclasses.replace(sc, **changes)
         from montecarlo.scenarios import too_few_trials
 
-        flag = f"--trials {self.trials} for {sc.path or sc.name}"
+        flag = f"--trials {self.trials}" + (f" for {sc.path}" if sc.path is not None else "")
         too_few = self.trials is not None and too_few_trials(applied, said=flag)
-        if too_few:  # in the flag's words, not as the file's key
-            raise InputError(too_few)
+        if too_few:  # in the flag's words, not as the file's key (a ScenarioError: report-all lists each)
+            raise ScenarioError(too_few)
         return applied
 
     def args(self) -> list[str]:

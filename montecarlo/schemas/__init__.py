@@ -217,7 +217,7 @@ def battle_schema() -> dict[str, Any]:
     # the loader refuses, but JSON Schema's "integer" takes it: no schema can tell them apart)
     whole = {"type": "integer", "exclusiveMinimum": -LIMIT, "exclusiveMaximum": LIMIT}
     expr = {"description": "an expression (docs/rules-as-data.md)",
-            "anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}
+            "anyOf": [{"type": "string", "minLength": 1}, whole]}
     expr_table = {"type": "object", "propertyNames": ident, "additionalProperties": expr}
     setup_field = _table(spec.SETUP_KEYS, {
         "min": {**whole, "description": "smallest allowed value"},
@@ -228,7 +228,7 @@ def battle_schema() -> dict[str, Any]:
     variant = _table(spec.VARIANT_KEYS, {
         "description": _string("one line describing the variant"),
         "overrides": {"type": "object", "description": "rules of this file and their new values",
-                      "additionalProperties": {"type": ["integer", "boolean", "string"]}},
+                      "additionalProperties": {"anyOf": [whole, {"type": ["boolean", "string"]}]}},
     }, "variants.NAME")
     die = _table(spec.DIE_KEYS, {
         "faces": {
@@ -280,7 +280,7 @@ def battle_schema() -> dict[str, Any]:
                   "additionalProperties": setup_field, "description": "setup fields: whole numbers"},
         "state": {**expr_table, "description": "state fields and their start (default: the setup)"},
         "rules": {"type": "object", "propertyNames": ident,
-                  "additionalProperties": {"type": ["integer", "boolean", "string"]},
+                  "additionalProperties": {"anyOf": [whole, {"type": ["boolean", "string"]}]},
                   "description": "named rules and their official values"},
         "variants": {"type": "object", "propertyNames": {"pattern": r"^[A-Za-z0-9][A-Za-z0-9_-]*$"},
                      "additionalProperties": variant, "description": "named house rules"},

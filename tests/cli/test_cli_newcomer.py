@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from montecarlo import scenarios
+from montecarlo import api, scenarios
 from montecarlo.cli import app, main
 from montecarlo.cli.common import check_scheduler, shorten
 from montecarlo.errors import InputError
@@ -842,6 +842,12 @@ def test_a_comparison_of_one_trial_is_refused_before_it_runs(tmp_path):
     one.write_text(text.replace("trials = ", "trials = 1 #", 1), encoding="utf-8")
     said = f"error: {one}: trials = 1: comparing variants needs at least 2 trials a setup"
     assert refused(["compare", str(one)]).startswith(said)
+    # a game's comparison has no file: the flag alone (it named the scenario built, "compare")
+    game = ["compare", "dune1984", "-v", "ties_favour_defender", "--set", "attacker=3", "--set", "defender=4"]
+    assert refused([*game, "-n", "1"]).startswith("error: --trials 1: comparing variants needs at least 2")
+    # the Python API's trials= over a file's: the caller's value, not the file's key
+    with pytest.raises(InputError, match=f"^trials=1 for {TIES}: comparing variants needs at least 2"):
+        api.compare(TIES, trials=1)
 
 
 def test_compare_says_whether_its_precision_was_reached():

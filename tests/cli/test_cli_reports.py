@@ -516,6 +516,15 @@ def test_report_all_refuses_one_trial_before_writing_any_report(tmp_path, no_sim
         f"error: --trials 1 for {root}/coin/b-variants.toml: comparing variants needs at least 2 trials",
     )
     assert not out.exists()
+    # two such files: each named, as report-all names every invalid file (it stopped at the first)
+    scenario(root / "coin", "c-variants", "Variants")
+    result = runner.invoke(app, ["report-all", str(root), "--out", str(out), "-n", "1"])
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr.splitlines() == [
+        f"error: --trials 1 for {root}/coin/{name}-variants.toml: comparing variants needs at least 2 "
+        "trials a setup (one trial has no spread to test a difference against)" + end
+        for name, end in (("b", ""), ("c", " (2 invalid scenario files)"))
+    ]
 
 
 def test_a_checkpoint_inside_the_report_folder_is_refused_before_any_work(tmp_path, no_simulation):
