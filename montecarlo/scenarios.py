@@ -246,7 +246,7 @@ def find_scenarios(directory: str | os.PathLike) -> list[Path]:
         from montecarlo.datagame import is_definition  # game definitions (rules as data) are not scenarios
 
         copies = {p for p in root.glob("*/scenario.toml") if (p.parent / "report.json").is_file()}
-        found = {*root.glob("*.toml"), *root.glob("*/*.toml")} - copies
+        found = {p for p in (*root.glob("*"), *root.glob("*/*")) if registry.names_a_file(p.name)} - copies
         return sorted(p for p in found if not is_definition(p))
 
 

@@ -719,10 +719,18 @@ def test_scenarios_are_found_in_a_directory_only(tmp_path):
     with pytest.raises(ScenarioError) as info:
         find_scenarios(tmp_path / "nope")
     assert str(info.value) == f"{tmp_path / 'nope'}: not a directory of scenarios"
+    long = tmp_path / ("x" * 300)  # a name longer than the file system takes
+    with pytest.raises(InputError) as info:
+        find_scenarios(long)
+    assert str(info.value) == f"{long}: cannot be used (File name too long); give the folder of the scenarios"
     (tmp_path / "mine").mkdir()
-    for name in ("top.toml", "mine/inner.toml", "mine/notes.txt"):
+    for name in ("top.toml", "mine/inner.toml", "mine/notes.txt", "mine/LOUD.TOML"):
         (tmp_path / name).write_text('game = "coin"\nseed = 1\n')
-    assert find_scenarios(tmp_path) == [tmp_path / "mine" / "inner.toml", tmp_path / "top.toml"]
+    # a file's suffix in any case, as `montecarlo report LOUD.TOML` reads it
+    assert find_scenarios(tmp_path) == [
+        tmp_path / "mine" / "LOUD.TOML", tmp_path / "mine" / "inner.toml", tmp_path / "top.toml"
+    ]
+    (tmp_path / "mine" / "LOUD.TOML").unlink()
     # a report written among the scenarios keeps a copy of its scenario beside its report.json:
     # not a scenario of its own (its name would clash with the one it copies)
     (tmp_path / "a-report").mkdir()

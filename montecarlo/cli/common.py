@@ -891,7 +891,7 @@ def emit(
         highlight=False,
     )
     if unseen:
-        out.print(f"not listed, as they cannot happen here (exact 0, never drawn): {_values_said(unseen)}",
+        out.print(f"left out, as this setup cannot reach them (exact 0, none drawn): {_values_said(unseen)}",
                   highlight=False)
     print_explanations(out, explanations(answer))
 

@@ -624,7 +624,11 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
     if both:
         raise InputError(f"--set and --grid both give {both[0]}: fix it with --set or sweep it with --grid")
     if names_a_file(game):  # as `odds FILE.toml`: a field neither set nor swept takes the file's example
-        setup = {**{k: v for k, v in _example(game, question).items() if k not in grid}, **setup}
+        taken = {k: v for k, v in _example(game, question).items() if k not in grid and k not in setup}
+        if taken:
+            said = ", ".join(f"{k}={v}" for k, v in taken.items())
+            notes.append(f"{said}: the example of {game} (--set FIELD=VALUE to change)")
+        setup = {**taken, **setup}
     try:
         chosen = arms if rules else list(variants)
         built = api.game_scenario(game, question, variants=chosen, grid=grid or None, **setup)

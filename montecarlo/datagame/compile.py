@@ -168,13 +168,13 @@ class CompiledGame:
         if n < 0:  # a comparison counts as 1 or 0
             raise self.d.error(
                 f"round.roll.{side}.{die}",
-                f"gives {n!r} dice in state {state}; "
+                f"gives {n!r} dice in state ({state}); "
                 "a pool size must be a whole number >= 0 (use max(0, ...))",
             )
         if n > MAX_DICE:
             raise self.d.error(
                 f"round.roll.{side}.{die}",
-                f"gives {int(n):,} dice in state {state}; a side rolls at most {MAX_DICE:,} dice of a kind "
+                f"gives {int(n):,} dice in state ({state}); a side rolls at most {MAX_DICE:,} dice of a kind "
                 f"(cap it, e.g. min({MAX_DICE}, ...))",
             )
         return int(n)
@@ -193,9 +193,9 @@ class CompiledGame:
                 if math.comb(len(set(faces)) + n - 1, n) > rounds.MAX_OUTCOMES:
                     return self.d.error(
                         f"round.roll.{side}.{die}",
-                        f"gives {n} dice of {len(set(faces))} faces in state {self._show(env)}, too many to "
-                        f"enumerate exactly (at most {rounds.MAX_OUTCOMES:,} outcomes a kind of die); roll "
-                        f"fewer dice, or give dice.{die} fewer faces",
+                        f"gives {n} dice of {len(set(faces))} faces in state ({self._show(env)}), too many "
+                        f"to enumerate exactly (at most {rounds.MAX_OUTCOMES:,} outcomes a kind of die); "
+                        f"roll fewer dice, or give dice.{die} fewer faces",
                     )
         return None
 

@@ -159,7 +159,7 @@ def state_said(state: Any) -> str:
     if isinstance(state, tuple) and fields:
         return "(" + ", ".join(f"{name}={value!r}" for name, value in zip(fields, state)) + ")"
     if dataclasses.is_dataclass(state) and not isinstance(state, type):
-        said = (f"{f.name}={getattr(state, f.name)!r}" for f in dataclasses.fields(state))
+        said = (f"{f.name}={getattr(state, f.name)!r}" for f in dataclasses.fields(state) if f.repr)
         return "(" + ", ".join(said) + ")"
     return repr(state)
 

@@ -304,7 +304,7 @@ def test_the_readable_answer_says_trials_seed_rules_and_precision_under_its_tabl
     assert re.search(r"│\s+\d+\.\d{3} │\s+\d+\.\d{3} – \d+\.\d{3} │\s+\d+\.\d{3} │$", mean)  # means: 3 places
     assert rows["attacker_win"][3] == pytest.approx(exact(Rules(), DuelSetup(4, 5))["attacker_win"], abs=5e-5)
     # a Strength 5 at most wins with 5 (6 after the gain): the values no duel of 4 and 5 reaches
-    unseen = ("not listed, as they cannot happen here (exact 0, never drawn): "
+    unseen = ("left out, as this setup cannot reach them (exact 0, none drawn): "
               "winner_strength=6, winner_strength_after=1")
     assert lines[lines.index(footer) + 1] == unseen and "winner_strength=6" not in rows
     explained = [line.split()[0] for line in lines[lines.index(footer) + 2 :]]

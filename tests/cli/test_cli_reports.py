@@ -722,6 +722,9 @@ def test_compare_a_battle_file_takes_its_example_for_a_field_not_given_as_odds_d
         result = runner.invoke(app, args)
         assert result.exit_code == 0, (given, result.output)
         assert json.loads(result.stdout)["fixed_setup"] == fixed
+        taken = {k: v for k, v in {"attackers": 5, "defenders": 3}.items() if f"{k}=" not in " ".join(given)}
+        said = ", ".join(f"{k}={v}" for k, v in taken.items())
+        assert result.stderr == f"note: {said}: the example of {risk} (--set FIELD=VALUE to change)\n"
     wrong = runner.invoke(app, ["compare", risk, "--question", "nope", "-v", "ties_to_attacker"])
     said = "error: --question: unknown question 'nope' for risk; known: battle\n"
     assert (wrong.exit_code, wrong.stderr) == (2, said)

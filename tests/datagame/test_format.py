@@ -654,7 +654,7 @@ def test_a_negative_pool_size_names_the_key_and_the_state(tmp_path):
     with pytest.raises(ValueError) as info:
         q.exact(game.rules(), q.setup({"attackers": 1, "defenders": 1}))
     assert str(info.value).endswith(
-        "neg.toml: round.roll.defender.d6: gives -1 dice in state attackers=1, defenders=1; "
+        "neg.toml: round.roll.defender.d6: gives -1 dice in state (attackers=1, defenders=1); "
         "a pool size must be a whole number >= 0 (use max(0, ...))"
     )
     compiled = compile_text(path.read_text(), str(path))
@@ -663,7 +663,7 @@ def test_a_negative_pool_size_names_the_key_and_the_state(tmp_path):
         with pytest.raises(DefinitionError) as info:
             compiled.simulate_direct(compiled.game.rules(), setup, trials, np.random.default_rng(1))
         assert str(info.value) == (
-            f"{path}: round.roll.defender.d6: gives -1 dice in state attackers=3, defenders=1; "
+            f"{path}: round.roll.defender.d6: gives -1 dice in state (attackers=3, defenders=1); "
             "a pool size must be a whole number >= 0 (use max(0, ...))"
         )
 
@@ -743,8 +743,8 @@ def test_a_pool_too_large_to_enumerate_names_its_key_in_the_round_and_the_fixes(
     with pytest.raises(DefinitionError) as info:
         q.exact(compiled.game.rules(), q.setup({"attackers": state[0], "defenders": state[1]}))
     assert str(info.value) == (
-        f"big.toml: {key}: gives {dice} dice of {faces} faces in state attackers={state[0]}, "
-        f"defenders={state[1]}, too many to enumerate exactly (at most 2,000,000 outcomes a kind of die); "
+        f"big.toml: {key}: gives {dice} dice of {faces} faces in state (attackers={state[0]}, "
+        f"defenders={state[1]}), too many to enumerate exactly (at most 2,000,000 outcomes a kind of die); "
         f"roll fewer dice, or give dice.d6 fewer faces"
     )
     assert q.example == {"attackers": 5, "defenders": 3}  # the file's examples
@@ -1180,7 +1180,7 @@ def test_a_variant_of_the_file_that_cannot_play_its_smallest_setup_is_refused_wh
         compile_text(text, "neg.toml")
     assert str(err.value) == (
         "neg.toml: variants.defender_three_dice: under the rules defend_dice=-1 ([rules] has 2): "
-        "round.roll.defender.d6: gives -1 dice in state attackers=1, defenders=1; a pool size must be "
+        "round.roll.defender.d6: gives -1 dice in state (attackers=1, defenders=1); a pool size must be "
         "a whole number >= 0 (use max(0, ...))"
     )
 
@@ -1208,7 +1208,7 @@ def test_the_check_enumerates_up_to_its_limit_and_never_for_the_highest_die():
     compiled = compile_text(text, "many.toml")
     q, rules = compiled.game.question(), compiled.game.rules()
     q.check(rules, q.setup({"attackers": 44, "defenders": 3}))
-    with pytest.raises(InputError, match="gives 45 dice of 6 faces in state attackers=45"):
+    with pytest.raises(InputError, match=r"gives 45 dice of 6 faces in state \(attackers=45"):
         q.check(rules, q.setup({"attackers": 45, "defenders": 3}))
     highest = compile_text(text.replace('compare = "pairs"', 'compare = "highest"'), "highest.toml")
     hq = highest.game.question()
@@ -1225,7 +1225,7 @@ def test_rules_of_ones_own_that_cannot_play_a_setup_are_named_before_any_trial(m
     many = compiled.game.rules(overrides={"attack_dice": 50})
     with pytest.raises(InputError, match=r"^risk.toml: under the rules attack_dice=50 \(\[rules\] has 3\): "
                                          r"round.roll.attacker.d6: gives 50 dice of 6 faces in state "
-                                         r"attackers=50, defenders=1, too many to enumerate"):
+                                         r"\(attackers=50, defenders=1\), too many to enumerate"):
         q.check(many, setup)
     q.check(many, q.setup({"attackers": 3, "defenders": 1}))  # 3 dice: within the enumeration
     two = compiled.game.rules(overrides={"attack_dice": 50, "ties": "attacker"})

@@ -192,8 +192,8 @@ def test_a_pool_beyond_the_most_dice_is_refused_in_every_kernel(kernel):
     with pytest.raises(DefinitionError) as info:
         kernels(compile_text(text, "huge.toml"), {"attackers": 3, "defenders": 2})[kernel]()
     assert str(info.value) == (
-        "huge.toml: round.roll.attacker.d6: gives 3,000,000,000,000 dice in state attackers=3, defenders=2; "
-        "a side rolls at most 1,000 dice of a kind (cap it, e.g. min(1000, ...))"
+        "huge.toml: round.roll.attacker.d6: gives 3,000,000,000,000 dice in state (attackers=3, "
+        "defenders=2); a side rolls at most 1,000 dice of a kind (cap it, e.g. min(1000, ...))"
     )
 
 
@@ -204,7 +204,7 @@ def test_the_most_dice_are_rolled_and_one_more_is_refused(kernel):
     )
     compiled = compile_text(text, "most.toml")
     assert kernels(compiled, {"attackers": 1, "defenders": 1})[kernel]()["attacker_win"] is not None
-    with pytest.raises(DefinitionError, match=r"gives 1,001 dice in state attackers=2, defenders=1; "):
+    with pytest.raises(DefinitionError, match=r"gives 1,001 dice in state \(attackers=2, defenders=1\); "):
         kernels(compiled, {"attackers": 2, "defenders": 1})[kernel]()
 
 
@@ -358,7 +358,7 @@ def test_the_first_battle_with_too_many_dice_is_named_whatever_the_others_roll(c
     compiled = compile_text(text.replace("[dice.d6]", "[dice.coin]\nfaces = 2\n\n[dice.d6]"), "coins.toml")
     q, rules = compiled.game.question(), compiled.game.rules()
     setup = q.setup({"attackers": 3, "defenders": 2})
-    with pytest.raises(DefinitionError, match=r"gives 1,001 dice in state attackers=3, defenders=1; "):
+    with pytest.raises(DefinitionError, match=r"gives 1,001 dice in state \(attackers=3, defenders=1\); "):
         compiled.simulate_direct(rules, setup, 20, np.random.default_rng(seed))
 
 

@@ -247,6 +247,7 @@ class Spot(NamedTuple):
 class Place:
     x: int
     label: str
+    memo: int = dataclasses.field(default=0, repr=False)  # not part of what the state is said to be
 
 
 def test_messages_name_a_state_by_its_fields_not_its_type():
