@@ -690,6 +690,13 @@ def _defender_not_best(game, overrides: dict[str, str], variants: tuple[str, ...
             f"{asked[0]}: advise already plays the attacker's best, and both sides playing best is not "
             "solved; the defender's policy here can only be never (default) or when_outnumbered"
         )
+    fixed = [name for name in variants if game.variants.get(name, {}).get("attack", "best") != "best"]
+    if fixed:  # a fixed attack policy (while_ahead, one_round): advise chooses the attacker's play
+        policy = game.variants[fixed[0]]["attack"]
+        raise InputError(
+            f"-v {fixed[0]}: sets the attacker's policy ({policy}), and advise chooses the attacker's "
+            "play itself; leave the variant out (odds --policy compares a fixed policy)"
+        )
 
 
 def _units(text: str) -> str:

@@ -183,6 +183,11 @@ ADVISE_DEFENDER = (
             f"--policy defender:best: {ADVISE_DEFENDER}",
         ),
         (["-v", "defender_best_play"], f"-v defender_best_play: {ADVISE_DEFENDER}"),
+        (  # said "advise (attack policy best) or --policy sets attack = 'best'", with no --policy given
+            ["-v", "one_round"],
+            "-v one_round: sets the attacker's policy (max_rounds:1), and advise chooses the attacker's play "
+            "itself; leave the variant out (odds --policy compares a fixed policy)",
+        ),
     ],
 )
 def test_advise_refuses_what_it_cannot_honour_in_its_own_words(args, message):

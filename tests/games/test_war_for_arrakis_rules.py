@@ -102,6 +102,11 @@ def test_policy_overrides(names, want):
         (["retreat"], f"unknown policy 'retreat'; {POLICY_HELP}"),
         ("while_ahead, max_rounds:2", "two attack policies given (while_ahead, max_rounds:2); choose one"),
         ("never, when_outnumbered", "two retreat policies given (never, when_outnumbered); choose one"),
+        # as written: "best" alone is the attacker's
+        ("Defender:Best, when_outnumbered", "two retreat policies given (Defender:Best, when_outnumbered); "
+         "choose one"),
+        ("attacker: best, while_ahead",
+         "two attack policies given (attacker: best, while_ahead); choose one"),
     ],
 )
 def test_policy_override_errors(names, message):

@@ -434,6 +434,7 @@ def policy_overrides(names: Any) -> dict[str, str]:
     """
     items = names.split(",") if isinstance(names, str) else list(names or ())
     out: dict[str, str] = {}
+    given: dict[str, str] = {}  # field -> the policy as written (defender:best, not best)
     for item in items:
         name = str(item).strip().lower().replace("-", "_")
         if not name:
@@ -455,6 +456,7 @@ def policy_overrides(names: Any) -> dict[str, str]:
                                  "first round is always fought)")
             raise InputError(f"unknown policy {item!r}; {POLICY_HELP}")
         if field in out and out[field] != name:
-            raise InputError(f"two {field} policies given ({out[field]}, {name}); choose one")
+            raise InputError(f"two {field} policies given ({given[field]}, {str(item).strip()}); choose one")
         out[field] = name
+        given.setdefault(field, str(item).strip())
     return out
