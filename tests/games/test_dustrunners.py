@@ -25,7 +25,7 @@ from montecarlo.games.dustrunners.combat import (
     METRIC_NAMES, CombatSetup, ExactCombat, ammo_to_spend, check_ammo_policy, exact_combat,
     parse_card_counts, parse_combat, reference_combat, simulate_combat,
 )
-from montecarlo.games.dustrunners.deck import Enemy, load_deck, parse_deck
+from montecarlo.games.dustrunners.deck import DATA, Enemy, load_deck, parse_deck
 from montecarlo.games.dustrunners.rules import Rules
 
 
@@ -963,3 +963,11 @@ def test_card_counts_name_cards_without_regard_to_case_and_once_each():
         deck.with_counts({"nope": 1})
     said = str(err.value)
     assert said.startswith("card_counts: no card named 'nope' in the illustrative deck (made up); known:")
+
+
+def test_a_shipped_deck_is_titled_by_its_name_not_by_where_the_package_is_installed(tmp_path):
+    """Titles said deck /usr/.../site-packages/montecarlo/games/dustrunners/data/illustrative-deck-12.toml."""
+    assert load_deck("illustrative-12").short_label() == "illustrative-12 (12 cards, ILLUSTRATIVE)"
+    own = tmp_path / "mine.toml"
+    own.write_text((DATA / "illustrative-deck-12.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    assert load_deck(str(own)).short_label().startswith(f"{own} (12 cards")  # a file of one's own as given

@@ -85,11 +85,13 @@ class Deck:
         return text + (" [ILLUSTRATIVE: not the published card list]" if self.illustrative else "")
 
     def short_label(self) -> str:
-        """The deck file and size, for titles."""
+        """The deck file and size, for titles: a shipped deck by the name --deck takes
+        (``illustrative-12``), not by where the package is installed."""
         tag = ", ILLUSTRATIVE" if self.illustrative else ""
         changed = ", ".join(f"{n} x{k}" for n, k in self.overrides)
         mods = f", counts changed: {changed}" if self.overrides else ""
-        return f"{self.file} ({self.size} cards{tag}{mods})"
+        shipped = {str(DATA / file): name for name, file in SHIPPED_DECKS.items()}
+        return f"{shipped.get(self.file, self.file)} ({self.size} cards{tag}{mods})"
 
     def with_counts(self, counts: Mapping[str, Any]) -> "Deck":
         """The deck with some cards' copy counts replaced (by card name); 0 removes a card."""
