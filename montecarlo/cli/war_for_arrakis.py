@@ -556,7 +556,7 @@ def advise(
         return
     what = objective_words(advice.objective)
     where = f" in a rank-{setup.settlement} settlement" if setup.settlement else ""
-    say(f"Best play for {setup.attacker} attacking {setup.defender}{where} (exact, {what})")
+    say(f"Best play for {_units(setup.attacker)} attacking {_units(setup.defender)}{where} (exact, {what})")
     places = decimals_apart([advice.value, advice.fixed])
     say(
         f"worth {advice.value:.{places}f} with best play, {advice.fixed:.{places}f} always continuing with "
@@ -700,13 +700,18 @@ def _defender_not_best(game, overrides: dict[str, str], variants: tuple[str, ...
 
 
 def _units(text: str) -> str:
-    """'3 regular' -> '3 regulars' (not "3 units", which read as any units beside "1 elite");
-    mixed legions keep their kinds."""
-    parts = text.split(", ")
-    if len(parts) == 1 and parts[0].endswith(" regular"):
-        count = int(parts[0].split()[0])
-        return f"{count} regular" + ("s" if count != 1 else "")
-    return text
+    """A legion's units as a player says them, each kind in the plural but one (the legion
+    options take either spelling).
+
+    >>> _units("3 regular"), _units("2 regular, 1 elite"), _units("1 regular, 2 elite, Beast Rabban")
+    ('3 regulars', '2 regulars, 1 elite', '1 regular, 2 elites, Beast Rabban')
+    """
+    def said(part: str) -> str:
+        count, _, kind = part.partition(" ")
+        plural = count.isdigit() and count != "1" and kind in ("regular", "elite")
+        return part + "s" if plural else part
+
+    return ", ".join(said(part) for part in text.split(", "))
 
 
 @cli_errors

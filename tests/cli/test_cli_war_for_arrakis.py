@@ -204,7 +204,8 @@ def test_need_shows_the_next_smaller_legion():
         (["worm", "--legion", "1 regular, 1 fedaykin", "--terrain", "desert"], "Fedaykin (Atreides)"),
         (["battle", "-a", "3 regular", "-d", "2 regular", "-v", "one_round", "--policy", "while_ahead"],
          "--policy sets attack = 'while_ahead', but variant 'one_round' sets it to 'max_rounds:1'"),
-        (["advise", "-a", "3 regular, bashar", "-d", "2 regular", "-v", "one_round"], "variant 'one_round'"),
+        (["advise", "-a", "3 regular, bashar", "-d", "2 regular", "-v", "one_round"],
+         "-v one_round: sets the attacker's policy (max_rounds:1)"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, fix):
