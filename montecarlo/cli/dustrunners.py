@@ -379,11 +379,12 @@ def advise(
 ) -> None:
     """How much ammo to spend on your attack now: the value of each choice, best first, exactly.
 
-    The draw pile is the deck less the --seen cards (the others are in the discard pile); best
-    play follows whatever you choose now, for --objective (default win), and the combat's turn
-    limit counts from this attack. The enemy attacks with
-    the rules of the combat command (a shipped --enemy, or --enemy-die/--enemy-stars for its
-    attacks; --enemy-health is its health now).
+    The choices are 0 to min(ammo, 4): an attack spends at most 4 ammo, and 0 deals the damage
+    bonus alone. The draw pile is the deck less the --seen cards (the others are in the discard
+    pile); best play follows whatever you choose now, for --objective (default win), and the
+    combat's turn limit counts from this attack. The enemy attacks with the rules of the combat
+    command (a shipped --enemy, or --enemy-die/--enemy-stars for its attacks; --enemy-health is
+    its health now).
 
     Examples:
     montecarlo dustrunners advise --enemy war-rig --health 3 --ammo 3 --enemy-health 5 --seen "double tap"
