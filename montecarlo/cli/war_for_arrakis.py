@@ -827,7 +827,8 @@ def table(
     shown.add_column("A \\ D", justify="right")
     for d in counts:
         shown.add_column(str(d), justify="right")
-    chance = question.metric(metric.partition("=")[0]).kind != "mean"  # a probability, or one value's
+    # a probability, or one value's; the objective too, as the table has no --objective: it is win
+    chance = metric == "objective" or question.metric(metric.partition("=")[0]).kind != "mean"
     digits = 3 if chance else 2
 
     def cell(v: Optional[float]) -> str:  # a chance never printed as 0 or 1 when it is neither

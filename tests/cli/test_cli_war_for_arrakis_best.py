@@ -263,3 +263,22 @@ def test_advise_takes_harkonnen_as_the_battle_command_does():
     five = BattleSetup("5 regular", "3 regular", harkonnen="attacker", objective="win")
     assert data["setup"]["harkonnen"] == "attacker"
     assert data["best_value"] == pytest.approx(advise(Rules(choam_ban=True), five).value, abs=1e-12)
+
+
+@pytest.mark.parametrize("policy", [[], ["--policy", "best"]])
+def test_the_tables_objective_is_the_chance_to_win_and_shown_as_one(policy):
+    """The table has no --objective: its objective is win, a probability, which it printed with
+    2 decimals (0.01 and 0.00 for 0.008 and 1.3e-4) where attacker_win has 3."""
+    from montecarlo.cli import app as root
+
+    table = ["table", "war-for-arrakis", "--attacker-with", "Rabban, Baron", "--settlement", "2", *policy]
+    cells = {}
+    for metric in ("objective", "attacker_win"):
+        result = runner.invoke(root, [*table, "-m", metric, "--json"])
+        assert result.exit_code == 0, result.output
+        cells[metric] = [c["exact"] for c in json.loads(result.stdout)["cells"]]
+        shown = runner.invoke(root, [*table, "-m", metric], env={"COLUMNS": "200"})
+        rows = [line for line in shown.stdout.splitlines() if "│" in line]
+        cells[metric + " shown"] = [row.split("│")[2:-1] for row in rows]
+    assert cells["objective"] == pytest.approx(cells["attacker_win"], abs=1e-12)
+    assert cells["objective shown"] == cells["attacker_win shown"]
