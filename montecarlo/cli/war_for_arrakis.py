@@ -480,7 +480,8 @@ def advise(
     objective: AdviseObjective = None,
     policy: Annotated[
         Optional[list[str]],
-        typer.Option("--policy", help="The defender's policy: never (default) or when_outnumbered."),
+        typer.Option("--policy", help="The defender's policy: never (default) or when_outnumbered "
+                     "(the attacker's is best play, which advise solves; best or attacker:best says so)."),
     ] = None,
     variant: ExactVariants = None,
     limit: Annotated[
