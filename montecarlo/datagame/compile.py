@@ -168,13 +168,13 @@ class CompiledGame:
         if n < 0:  # a comparison counts as 1 or 0
             raise self.d.error(
                 f"round.roll.{side}.{die}",
-                f"gives {n!r} dice in state ({state}); "
+                f"gives {n!r} dice in state {state}; "
                 "a pool size must be a whole number >= 0 (use max(0, ...))",
             )
         if n > MAX_DICE:
             raise self.d.error(
                 f"round.roll.{side}.{die}",
-                f"gives {int(n):,} dice in state ({state}); a side rolls at most {MAX_DICE:,} dice of a kind "
+                f"gives {int(n):,} dice in state {state}; a side rolls at most {MAX_DICE:,} dice of a kind "
                 f"(cap it, e.g. min({MAX_DICE}, ...))",
             )
         return int(n)
@@ -193,7 +193,7 @@ class CompiledGame:
                 if math.comb(len(set(faces)) + n - 1, n) > rounds.MAX_OUTCOMES:
                     return self.d.error(
                         f"round.roll.{side}.{die}",
-                        f"gives {n} dice of {len(set(faces))} faces in state ({self._show(env)}), too many "
+                        f"gives {n} dice of {len(set(faces))} faces in state {self._show(env)}, too many "
                         f"to enumerate exactly (at most {rounds.MAX_OUTCOMES:,} outcomes a kind of die); "
                         f"roll fewer dice, or give dice.{die} fewer faces",
                     )
@@ -238,7 +238,8 @@ class CompiledGame:
         return [(p, {**sizes, f"{a}_lost": la, f"{b}_lost": lb, "tied": t}) for p, la, lb, t in table]
 
     def _show(self, env: Mapping[str, Any]) -> str:
-        return ", ".join(f"{f}={env[f]}" for f in self.fields)
+        """A state as the messages show it: ``(attackers=5, defenders=3)``."""
+        return "(" + ", ".join(f"{f}={env[f]}" for f in self.fields) + ")"
 
     # --- the chain -------------------------------------------------------------------------------------
 
@@ -363,7 +364,7 @@ class CompiledGame:
             if not m:
                 break
             if played == d.max_rounds:  # battles still going after max_rounds rounds, none rolled again
-                state = ", ".join(f"{f}={int(cur[f][0])}" for f in self.fields)
+                state = self._show({f: int(cur[f][0]) for f in self.fields})[1:-1]  # inside the line's own ()
                 raise d.error(
                     "max_rounds",
                     f"some battles were still going after {d.max_rounds:,} rounds (one at {state}); a "
@@ -406,7 +407,7 @@ class CompiledGame:
                 outside = np.flatnonzero((n < 0) | (n > MAX_DICE))
                 if outside.size:
                     bad = int(outside[0])
-                    state = ", ".join(f"{f}={int(env[f][bad])}" for f in self.fields)
+                    state = self._show({f: int(env[f][bad]) for f in self.fields})
                     self._pool_size(side, die, int(n[bad]), state)  # raises, naming the key and state
                 width = int(n.max())  # m >= 1: simulate_direct stops when no battle is left
                 if m * width > 1 << 24:  # several arrays of m x width whole numbers are made below

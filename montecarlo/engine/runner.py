@@ -40,10 +40,6 @@ from montecarlo.errors import Caution, InputError, MonteCarloError, outside_leve
 from montecarlo.engine.metrics import Metric
 
 DEFAULT_CHUNK_SIZE = 1 << 17
-
-
-class ChunkTooLarge(InputError):
-    """A chunk of the run's size cannot fit in memory: refused before any trial runs."""
 DEFAULT_MAX_TRIALS = 10_000_000  # a precision run's cap without max_trials (its first batch if larger)
 # With ``auto``, a run starts worker processes only once its chunks so far project more than this
 # many seconds of work left in one process. Two loky workers (and loky's resource tracker) take
@@ -68,6 +64,10 @@ ArmKernel = Callable[[int, np.random.Generator], dict[str, np.ndarray]]
 # stderr. Nothing is lost (the numbers are those of an uninterrupted run: a War for Arrakis grid of
 # 3,600 setups x 3 variants showed it, December 2026), so a command does not alarm its user with it.
 warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor")
+
+
+class ChunkTooLarge(InputError):
+    """A chunk of the run's size cannot fit in memory: refused before any trial runs."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -216,6 +216,7 @@ def battle_schema() -> dict[str, Any]:
     # the loader's bound on every number of the file (a whole number written 6.0 is a TOML float
     # the loader refuses, but JSON Schema's "integer" takes it: no schema can tell them apart)
     whole = {"type": "integer", "exclusiveMinimum": -LIMIT, "exclusiveMaximum": LIMIT}
+    rule_value = {"anyOf": [whole, {"type": ["boolean", "string"]}]}  # a rule's value, as [rules] holds it
     expr = {"description": "an expression (docs/rules-as-data.md)",
             "anyOf": [{"type": "string", "minLength": 1}, whole]}
     expr_table = {"type": "object", "propertyNames": ident, "additionalProperties": expr}
@@ -228,7 +229,7 @@ def battle_schema() -> dict[str, Any]:
     variant = _table(spec.VARIANT_KEYS, {
         "description": _string("one line describing the variant"),
         "overrides": {"type": "object", "description": "rules of this file and their new values",
-                      "additionalProperties": {"anyOf": [whole, {"type": ["boolean", "string"]}]}},
+                      "additionalProperties": rule_value},
     }, "variants.NAME")
     die = _table(spec.DIE_KEYS, {
         "faces": {
@@ -280,7 +281,7 @@ def battle_schema() -> dict[str, Any]:
                   "additionalProperties": setup_field, "description": "setup fields: whole numbers"},
         "state": {**expr_table, "description": "state fields and their start (default: the setup)"},
         "rules": {"type": "object", "propertyNames": ident,
-                  "additionalProperties": {"anyOf": [whole, {"type": ["boolean", "string"]}]},
+                  "additionalProperties": rule_value,
                   "description": "named rules and their official values"},
         "variants": {"type": "object", "propertyNames": {"pattern": r"^[A-Za-z0-9][A-Za-z0-9_-]*$"},
                      "additionalProperties": variant, "description": "named house rules"},

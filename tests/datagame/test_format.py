@@ -872,7 +872,7 @@ def test_a_negative_number_of_pairs_is_refused_by_the_vector_kernel_too():
     with pytest.raises(DefinitionError) as info:
         compiled.game.question().exact(compiled.game.rules(), setup)
     assert str(info.value) == (
-        "neg.toml: round.pairs: gives -2 in state attackers=1, defenders=1; pairs must be >= 0"
+        "neg.toml: round.pairs: gives -2 in state (attackers=1, defenders=1); pairs must be >= 0"
     )
 
 
@@ -1103,6 +1103,8 @@ def test_a_battle_past_max_rounds_is_an_error_naming_the_limit_in_both_kernels()
         "defenders=4); a battle that large may need more rounds (raise max_rounds), or it never ends "
         "(check end and round.update)"
     )
+    with pytest.raises(DefinitionError, match=r"\(one at attackers=\d, defenders=\d\); "):
+        compiled.simulate_direct(rules, setup, 1, np.random.default_rng(1))  # one battle, still named
     with pytest.raises(DefinitionError) as info:
         compiled.reference(rules, setup, np.random.default_rng(1))
     assert str(info.value) == "short.toml: max_rounds: a battle was still going after 1 rounds"
