@@ -642,6 +642,40 @@ def parse_int_list(text: str, option: str) -> list[int]:
         raise InputError(f"{option} expects comma-separated integers, got {text!r}") from None
 
 
+def field_value(text: str, flag: str, example: str) -> tuple[str, str]:
+    """One FIELD=VALUE option (``--set``, ``--grid``, ``--rule``, ``--rows``, ...) -> its two
+    sides, stripped, the field's dashes read as underscores (fields are identifiers); a one-line
+    InputError naming the option, with an ``example`` of it, when a side is missing.
+
+    >>> field_value(" max-dice = 4", "--rule", "--rule max_dice=4")
+    ('max_dice', '4')
+    """
+    field, equals, value = text.partition("=")
+    field = field.strip().replace("-", "_")
+    if not equals or not field or not value.strip():
+        raise InputError(f"{flag} {text!r}: give FIELD=VALUE, e.g. {example}")
+    return field, value.strip()
+
+
+def whole_range(text: str, where: str, most: int) -> Optional[list[int]]:
+    """``'1..6'`` -> [1, 2, 3, 4, 5, 6]; None when ``text`` is not LOW..HIGH; a one-line
+    InputError, naming ``where`` (``--grid defender``), for a range that runs down or holds more
+    than ``most`` values.
+
+    >>> whole_range(" -1 .. 2", "--grid a", 10), whole_range("1,2", "--grid a", 10)
+    ([-1, 0, 1, 2], None)
+    """
+    ends = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", text)
+    if ends is None:
+        return None
+    low, high = int(ends.group(1)), int(ends.group(2))
+    if high < low:
+        raise InputError(f"{where}={text.strip()}: the range runs down from {low}; give {high}..{low}")
+    if high - low >= most:
+        raise InputError(f"{where}={text.strip()}: {high - low + 1:,} values; a range holds at most {most:,}")
+    return list(range(low, high + 1))
+
+
 def parse_name_list(text: Optional[str]) -> list[str]:
     """'sword, gom-jabbar' -> ['sword', 'gom-jabbar'] (empty for None or '')."""
     if not text:

@@ -18,7 +18,7 @@ from typing import Annotated, Optional, Sequence
 
 import typer
 
-from montecarlo.cli.common import RunOptions, emit, run_command, say
+from montecarlo.cli.common import RunOptions, emit, field_value, run_command, say
 from montecarlo.errors import InputError
 from montecarlo.registry import names_a_file
 
@@ -31,12 +31,10 @@ def parse_set(values: Sequence[str]) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     for item in values:
-        name, sep, value = str(item).partition("=")
-        if not sep or not name.strip() or not value.strip():
-            raise InputError(f"--set expects NAME=VALUE (e.g. --set attackers=5), got {item!r}")
-        if name.strip() in out:
-            raise InputError(f"--set {name.strip()} is given twice; give each setup field once")
-        out[name.strip()] = value.strip()
+        name, value = field_value(str(item), "--set", "--set attackers=5")
+        if name in out:
+            raise InputError(f"--set {name} is given twice; give each setup field once")
+        out[name] = value
     return out
 
 

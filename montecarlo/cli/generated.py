@@ -35,7 +35,8 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 
 from montecarlo.cli.common import (
-    RunOptions, console, emit, fmt_chance, fmt_prob, interval_note, run_command, unknown_metric,
+    RunOptions, console, emit, field_value, fmt_chance, fmt_prob, interval_note, run_command, unknown_metric,
+    whole_range,
 )
 from montecarlo.errors import InputError
 
@@ -244,17 +245,13 @@ def game_app(game_name: str) -> typer.Typer:
 
 def _table_axis(text: str, option: str, options: dict[str, SetupOption]) -> tuple[str, list[Any]]:
     """``attacker=1..6`` or ``attacker=1,3,5`` -> ("attacker", [1, ...]), one-line errors."""
-    name, sep, values = text.partition("=")
-    name = name.strip().replace("-", "_")
-    if not sep or name not in options:
+    name, values = field_value(text, option, f"{option} {next(iter(options), 'attacker')}=1..6")
+    if name not in options:
         known = ", ".join(options)
-        raise InputError(f"{option} expects FIELD=VALUES with a setup field ({known}), got {text!r}")
-    span = re.match(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*$", values)
-    if span:
-        low, high = int(span.group(1)), int(span.group(2))
-        if not low <= high <= low + 99:
-            raise InputError(f"{option}: {values.strip()!r} must be LOW..HIGH with at most 100 values")
-        return name, list(range(low, high + 1))
+        raise InputError(f"{option} {text!r}: {name} is not a setup field ({known})")
+    span = whole_range(values, f"{option} {name}", 100)
+    if span is not None:
+        return name, span
     parts = [_plain(p.strip()) for p in values.split(",") if p.strip()]
     if not parts:
         raise InputError(f"{option} expects values after '=', e.g. {name}=1..6, got {text!r}")

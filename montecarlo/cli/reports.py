@@ -25,10 +25,12 @@ from montecarlo.cli.common import (
     backend_for,
     check_edges,
     cli_errors,
+    field_value,
     fits_whole,
     print_whole,
     flag_of,
     warn_excess_jobs,
+    whole_range,
     wrapped,
 )
 from montecarlo.cli.common import console as stdout_console
@@ -604,7 +606,7 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
     rules: dict = {}
     notes: list[str] = []  # said once the scenario is built (an error comes alone)
     for text in house:
-        field, value = _field_value(text, "--rule")
+        field, value = field_value(text, "--rule", "--rule max_dice=4 (a rule field and its value)")
         if field in rules:
             raise InputError(f"--rule {field} is given twice; give each rule once")
         rules[field] = _typed(value)
@@ -616,7 +618,7 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
         arms[HOUSE] = {"overrides": rules, "description": f"house rule: {said}"}
     for flag, texts, into in (("--set", settings, setup), ("--grid", sweeps, grid)):
         for text in texts:
-            field, value = _field_value(text, flag)
+            field, value = field_value(text, flag, f"{flag} attacker=4")
             if field in into:
                 raise InputError(f"{flag} {field} is given twice; give each field once")
             into[field] = _typed(value) if flag == "--set" else _swept(value, field, notes)
@@ -706,18 +708,6 @@ def _in_options(message: str) -> str:
     return message
 
 
-def _field_value(text: str, flag: str) -> tuple[str, str]:
-    """'attacker=4' -> ('attacker', '4'); a field's dashes read as underscores."""
-    field, equals, value = text.partition("=")
-    field = field.strip().replace("-", "_")
-    if not equals or not field or not value.strip():
-        example = f"e.g. {flag} attacker=4"
-        if flag == "--rule":
-            example = "a rule field and its value, e.g. --rule max_dice=4"
-        raise InputError(f"{flag} {text!r}: give FIELD=VALUE, {example}")
-    return field, value.strip()
-
-
 def _typed(text: str):
     """A value typed on the command line as a scenario file would hold it: a whole number, a
     number, true or false, whole numbers separated by commas as a list (a fight's Strengths, the
@@ -748,14 +738,9 @@ def _swept(text: str, field: str, notes: list[str]) -> list:
     >>> _swept("1..3", "a", []), _swept("3 regular; 4 regular, bashar", "a", []), _swept("0,1", "a", [])
     ([1, 2, 3], ['3 regular', '4 regular, bashar'], [0, 1])
     """
-    ends = re.fullmatch(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*", text)
-    if ends:
-        low, high = int(ends.group(1)), int(ends.group(2))
-        if high < low:
-            raise InputError(f"--grid {field}={text}: the range runs down from {low}; give {high}..{low}")
-        if high - low >= MAX_RANGE:
-            raise InputError(f"--grid {field}={text}: {high - low + 1:,} values; a range holds {MAX_RANGE:,}")
-        return list(range(low, high + 1))
+    span = whole_range(text, f"--grid {field}", MAX_RANGE)
+    if span is not None:
+        return span
     items = [item.strip() for item in text.split(";" if ";" in text else ",")]
     if not all(items):
         raise InputError(f"--grid {field}={text}: an empty value; separate values by single commas (or ;)")

@@ -12,6 +12,7 @@ from montecarlo.cli.common import (
     backend_for,
     check_edges,
     check_scheduler,
+    field_value,
     flag_of,
     flags_of,
     fmt_prob,
@@ -20,6 +21,7 @@ from montecarlo.cli.common import (
     parse_int_list,
     parse_name_list,
     say,
+    whole_range,
     wrapped,
 )
 from montecarlo.errors import InputError
@@ -79,6 +81,35 @@ def test_lists_of_numbers_and_of_names_skip_empty_items_and_name_the_option():
     assert str(info.value) == "--sums expects comma-separated integers, got '3,x'"
     assert parse_name_list(" sword, ,gom-jabbar ") == ["sword", "gom-jabbar"]
     assert parse_name_list(None) == parse_name_list("") == parse_name_list(" , ") == []
+
+
+@pytest.mark.parametrize("text", ["max-dice=4", " max_dice =  4 ", "max-dice=4 "])
+def test_a_field_and_its_value_are_stripped_and_the_fields_dashes_read_as_underscores(text):
+    assert field_value(text, "--rule", "--rule max_dice=4") == ("max_dice", "4")
+    assert field_value("legion=4 regular, 1 elite", "--set", "") == ("legion", "4 regular, 1 elite")
+    assert field_value("a=b=c", "--set", "") == ("a", "b=c")
+
+
+@pytest.mark.parametrize("text", ["attacker", "=4", " =4", "attacker=", "attacker= "])
+def test_a_field_or_value_missing_is_refused_naming_the_option_and_its_example(text):
+    with pytest.raises(InputError) as info:
+        field_value(text, "--grid", "--grid defender=1..6")
+    assert str(info.value) == f"--grid {text!r}: give FIELD=VALUE, e.g. --grid defender=1..6"
+
+
+def test_a_whole_range_runs_up_and_holds_at_most_its_count():
+    assert whole_range("2..2", "--grid a", 1) == [2]
+    assert whole_range(" -2 ..1 ", "--grid a", 4) == [-2, -1, 0, 1]
+    for text in ("1,2", "1..", "a..b", "1...3", "1..2..3", "1.5..2"):
+        assert whole_range(text, "--grid a", 10) is None
+    with pytest.raises(InputError) as info:
+        whole_range(" 3..1", "--rows a", 10)
+    assert str(info.value) == "--rows a=3..1: the range runs down from 3; give 1..3"
+    with pytest.raises(InputError) as info:
+        whole_range("1..5", "--grid a", 4)
+    assert str(info.value) == "--grid a=1..5: 5 values; a range holds at most 4"
+    with pytest.raises(InputError, match=r"^--grid a=1\.\.1000: 1,000 values; a range holds at most 999$"):
+        whole_range("1..1000", "--grid a", 999)
 
 
 def test_a_probability_is_shown_to_its_digits_and_a_missing_one_as_a_dash():

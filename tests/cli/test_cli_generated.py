@@ -123,7 +123,23 @@ def test_the_generated_table_plays_the_variants_it_is_given():
         ),
         (
             ["table", "template", "--rows", "atk=1..3", "--cols", "defender=1..3"],
-            "error: --rows expects FIELD=VALUES with a setup field (attacker, defender), got 'atk=1..3'",
+            "error: --rows 'atk=1..3': atk is not a setup field (attacker, defender)",
+        ),
+        (
+            ["table", "template", "--rows", "attacker", "--cols", "defender=1..3"],
+            "error: --rows 'attacker': give FIELD=VALUE, e.g. --rows attacker=1..6",
+        ),
+        (
+            ["table", "template", "--rows", "attacker=3..1", "--cols", "defender=1..3"],
+            "error: --rows attacker=3..1: the range runs down from 3; give 1..3",
+        ),
+        (
+            ["table", "template", "--rows", "attacker=1..100", "--cols", "defender=-99..1"],
+            "error: --cols defender=-99..1: 101 values; a range holds at most 100",
+        ),
+        (
+            ["table", "template", "--rows", "attacker=,", "--cols", "defender=1..3"],
+            "error: --rows expects values after '=', e.g. attacker=1..6, got 'attacker=,'",
         ),
         (
             ["table", "template", "--rows", "attacker=1..3", "--cols", "attacker=1..3"],

@@ -79,7 +79,7 @@ def test_odds_says_when_there_are_no_exact_values(tmp_path):
     "args,message",
     [
         (["--set", "attackers=5", "--set", "defenders=0"], "defenders must be an integer 1..100"),
-        (["--set", "attackers5"], "--set expects NAME=VALUE"),
+        (["--set", "attackers5"], "--set 'attackers5': give FIELD=VALUE, e.g. --set attackers=5"),
         (["--set", "attackers=5", "--set", "defenders=3", "-v", "nope"], "unknown variant 'nope'"),
     ],
 )
