@@ -418,9 +418,14 @@ def advise(
         advice = solve_advice(rules, setup, enemy_health, seen or "")
     what = "win" if advice.objective == "win" else f"expected {advice.objective}"
     if json_out:
+        from montecarlo.games.base import to_plain
+
+        best_value = dict(advice.options)[advice.best]
         typer.echo(json.dumps({
             "game": "dustrunners", "question": "advise", "variants": list(variants),
-            "objective": advice.objective,
+            # setup, rules and best_value as the other games' advice has them; the flat keys after
+            "setup": {k: v for k, v in to_plain(setup).items() if k not in ("policy", "objective")},
+            "rules": to_plain(rules), "objective": advice.objective, "best_value": best_value,
             "deck_file": setup.deck.file, "enemy": setup.enemy.name, "enemy_health": enemy_health,
             "health": setup.health, "ammo": setup.ammo, "damage_bonus": setup.damage_bonus, "vp": setup.vp,
             "redraw": setup.redraw, "draw_pile": dict(advice.pile), "best_ammo": advice.best,

@@ -223,6 +223,13 @@ def test_advise_in_words_and_json():
     values = [o["value"] for o in data["options"]]
     assert values == sorted(values, reverse=True) and data["best_ammo"] == data["options"][0]["ammo"]
     assert {o["ammo"] for o in data["options"]} == {0, 1, 2, 3, 4}
+    # as the other games' advice: the setup, the rules and the best choice's value
+    assert data["best_value"] == data["options"][0]["value"] == max(values)
+    assert data["rules"]["redraw_cost"] == 2 and data["rules"]["max_ammo_per_attack"] == 4
+    assert data["setup"]["vehicle"] == "Interceptor" and data["setup"]["enemy"]["name"] == "War Rig"
+    assert "policy" not in data["setup"] and data["setup"]["health"] == data["health"]
+    three = as_json(runner.invoke(cli.app, [*args, "--json", "-v", "redraw_cost_3"]))
+    assert three["rules"]["redraw_cost"] == 3 and three["variants"] == ["redraw_cost_3"]
     bad = runner.invoke(cli.app, [*args[:-1], "sandworm"])
     assert bad.exit_code == 2 and "no card named 'sandworm'" in bad.output
 
