@@ -145,13 +145,30 @@ def _you(s) -> str:
     return f"{car}health {s.health}, ammo {s.ammo}, damage bonus {s.damage_bonus}, VP {s.vp}"
 
 
-def vp_source(s, given: Optional[int]) -> str:
-    """Where the starting VP came from (the rulebook: the stars on your vehicle cards)."""
+def vp_source(s, given: Optional[int], rules=None) -> str:
+    """Where the starting VP came from (the rulebook: the stars on your vehicle cards); with a
+    combat's ``rules``, which redraw uses they cannot pay for (a combat wins VP only at its end,
+    where the loot and steps uses may spend them)."""
     if given is not None:
-        return f"starting VP {s.vp}: given (--vp)"
-    if s.vehicle:
-        return f"starting VP {s.vp}: the stars on the {s.vehicle}'s vehicle cards"
-    return "starting VP 0: no vehicle and no --vp (nothing spends VP under redraw never)"
+        said = f"starting VP {s.vp}: given (--vp)"
+    elif s.vehicle:
+        said = f"starting VP {s.vp}: the stars on the {s.vehicle}'s vehicle cards"
+    else:
+        said = "starting VP 0: no vehicle and no --vp"
+        if s.redraw == "never":
+            return said + " (nothing spends VP under redraw never)"
+    if rules is None or s.redraw == "never":
+        return said
+    uses = s.redraw.split(",")
+    cost = rules.redraw_cost
+    unpaid = [u for u in uses if s.vp + (rules.win_vp if u in ("loot", "steps") else 0) < cost]
+    if unpaid == uses:
+        return said + f"; a redraw costs {cost} VP, so none is made"
+    if unpaid:
+        verb = "makes" if len(unpaid) == 1 else "make"
+        return said + (f"; a redraw costs {cost} VP, so {', '.join(unpaid)} {verb} none "
+                       f"(loot and steps may spend the {rules.win_vp} VP of a win)")
+    return said
 
 
 def _exact_note(answer) -> str:
@@ -228,10 +245,10 @@ def combat(
     note = _exact_note(answer)
     emit(answer, run, title, extra={"deck": s.deck.label(), "deck_file": s.deck.file,
                                     "deck_illustrative": s.deck.illustrative, "exact": note,
-                                    "starting_vp": vp_source(s, vp)})
+                                    "starting_vp": vp_source(s, vp, answer.rules)})
     if not run.json:
         say(f"deck: {s.deck.label()}")
-        say(vp_source(s, vp))
+        say(vp_source(s, vp, answer.rules))
         say(note)
 
 

@@ -130,6 +130,42 @@ def test_road_names_both_illustrative_decks_and_the_starting_vp():
     assert bad.exit_code == 2 and "starting VP" in bad.stderr
 
 
+WIN_PAYS = "(loot and steps may spend the 2 VP of a win)"
+
+
+@pytest.mark.parametrize("args,said", [
+    (["--vp", "0", "--redraw", "when_losing"],
+     "starting VP 0: given (--vp); a redraw costs 2 VP, so none is made\n"),
+    (["--vp", "1", "--redraw", "all"],
+     f"starting VP 1: given (--vp); a redraw costs 2 VP, so initiative, finish, when_losing make none "
+     f"{WIN_PAYS}"),
+    (["--vp", "0", "--redraw", "finish,loot"],
+     f"starting VP 0: given (--vp); a redraw costs 2 VP, so finish makes none {WIN_PAYS}"),
+    (["--vp", "0", "--redraw", "loot,steps"], "starting VP 0: given (--vp)\n"),
+    (["--vp", "2", "--redraw", "all"], "starting VP 2: given (--vp)\n"),
+    (["--vp", "1", "--redraw", "loot", "-v", "redraw_cost_3"], "starting VP 1: given (--vp)\n"),
+    (["--vp", "0", "--redraw", "loot", "-v", "redraw_cost_3"], "a redraw costs 3 VP, so none is made\n"),
+    (["--vp", "0"], "starting VP 0: given (--vp)\n"),
+    ([], "starting VP 0: no vehicle and no --vp (nothing spends VP under redraw never)\n"),
+    (["--vehicle", "scout", "--redraw", "finish"],
+     "starting VP 1: the stars on the Scout's vehicle cards; a redraw costs 2 VP, so none is made\n"),
+])
+def test_a_combat_says_when_its_vp_pay_for_no_redraw(args, said):
+    """A combat wins VP only at its end, where the loot and steps redraws may spend them: a redraw
+    policy with fewer VP than its redraws cost changes nothing, which the run once left the user
+    to find out from identical numbers."""
+    combat = ("--enemy", "war-rig", "--health", "5", "--ammo", "3", *args, "-n", "1000", "-q")
+    result = odds(*combat)
+    assert result.exit_code == 0, result.stderr
+    assert said in result.stdout
+    data = as_json(odds(*combat, "--json"))
+    shown = data["extra"]["starting_vp"]
+    assert said.strip() in shown and shown + "\n" in result.stdout
+    if "none is made" in said:  # and indeed no trial spent a VP: each gained the win's 2 or none
+        gained, won = (data["metrics"][k]["estimate"] for k in ("vp_gained", "player_win"))
+        assert gained == pytest.approx(2 * won, abs=1e-12)
+
+
 SMALL = ("--deck", "illustrative-12", "--enemy", "war-rig", "--vehicle", "interceptor")
 
 
