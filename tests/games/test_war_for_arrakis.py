@@ -544,6 +544,18 @@ LEADER_LIST = (
             "defender: \"muad'dib\" and 'Paul Atreides' are one person: Paul Atreides becomes "
             "Paul-Muad'Dib during the game, and only one of the two is in play; give one of them",
         ),
+        (  # Feyd-Rautha's entering removes Beast Rabban from the game
+            "2 regular, feyd, rabban",
+            "attacker",
+            "attacker: 'feyd' and 'rabban' are never in play together: Beast Rabban leaves the game as "
+            "Feyd-Rautha enters it; give one of them",
+        ),
+        (  # the one removed first, with a leader between: Mohiam enters as Thufir Hawat leaves
+            "hawat, 1 regular, Baron, Gaius Helen Mohiam",
+            "defender",
+            "defender: 'hawat' and 'Gaius Helen Mohiam' are never in play together: Thufir Hawat leaves "
+            "the game as Gaius Helen Mohiam enters it; give one of them",
+        ),
         (
             "2 sardaukar, naib",
             None,

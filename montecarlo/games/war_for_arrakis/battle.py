@@ -174,8 +174,10 @@ special_name='sardaukar')
 
 def _one_person(typed: dict[str, str], name: str, key: str, what: str) -> None:
     """Refuse a named leader given twice, by one name or by both forms of one person (Paul Atreides
-    and Paul-Muad'Dib, Lady Jessica and Reverend Mother Jessica: one figure, one card at a time);
-    ``typed`` (person -> the name typed) fills as the legion is read.
+    and Paul-Muad'Dib, Lady Jessica and Reverend Mother Jessica: one figure, one card at a time),
+    and two leaders of whom one leaves the game as the other enters it (Beast Rabban as
+    Feyd-Rautha enters, Thufir Hawat as Gaius Helen Mohiam does); ``typed`` (person -> the name
+    typed) fills as the legion is read.
 
     >>> typed = {}
     >>> _one_person(typed, "jessica", "lady jessica", "attacker")
@@ -189,6 +191,13 @@ give one of them
     found = LEADERS[key]
     if found.generic:
         return
+    for person, earlier in typed.items():  # one that the other's entering removes from the game
+        gone, staying = (person, found.person) if found.replaces == person else (found.person, person)
+        if LEADERS[staying].replaces == gone:
+            raise InputError(
+                f"{what}: {earlier!r} and {name!r} are never in play together: {LEADERS[gone].name} "
+                f"leaves the game as {LEADERS[staying].name} enters it; give one of them"
+            )
     if found.person not in typed:
         typed[found.person] = name
         return

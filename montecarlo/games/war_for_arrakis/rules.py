@@ -57,6 +57,7 @@ class Leader(NamedTuple):
     shields: int
     generic: bool
     person: str = ""  # table key of the person: one key for the two forms of Paul, of Jessica
+    replaces: str = ""  # table key of the leader who leaves the game as this one enters it
 
 
 def _key(text: str) -> str:
@@ -76,6 +77,7 @@ def _leaders() -> tuple[dict[str, Leader], dict[str, str]]:
             int(row["shields"]),
             bool(row.get("generic")),
             _key(row.get("same_person", row["name"])),
+            _key(row.get("replaces", "")),
         )
         table[_key(found.name)] = found
         for alias in (found.name, *row.get("aliases", ())):
@@ -83,6 +85,8 @@ def _leaders() -> tuple[dict[str, Leader], dict[str, str]]:
     for found in table.values():  # the other form is a leader of the table, of the same faction
         if found.person not in table or table[found.person].faction != found.faction:
             raise ValueError(f"leaders.toml: {found.name}'s same_person is not a leader of its faction")
+        if found.replaces and (found.replaces not in table or table[found.replaces].faction != found.faction):
+            raise ValueError(f"leaders.toml: {found.name}'s replaces is not a leader of its faction")
     return table, names
 
 
