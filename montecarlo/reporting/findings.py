@@ -172,13 +172,15 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
         seats = {m: names for names in _seat_groups(result).values() for m in names}
         # in the scenario's order; seat 1, seat 2, ... said once ("each seat")
         verbs: dict[str, set[bool | None]] = {}
-        seat_words = {_seat_words(result, names, code=False) for names in seats.values()}
+        seat_words = set()
         for m in (m for m in sc.metrics if m in signs):
-            name = (
-                _seat_words(result, seats[m], code=False)
-                if m in seats
-                else metric_words(sc, m, code=False)
-            )
+            changed = [n for n in seats.get(m, ()) if n in signs]
+            if len(changed) > 1:  # "each seat", or "each seat but seat 4" where seat 4's did not change
+                unchanged = [n for n in seats[m] if n not in signs]
+                name = _seat_words(result, seats[m], code=False, but=unchanged)
+                seat_words.add(name)
+            else:
+                name = metric_words(sc, m, code=False)
             verbs.setdefault(name, set()).update(signs[m])
         count = f"changes in {_setups(sig, sc)} of {len(sc.points)} setups"  # any metric named or not
         parts.append(f"{_variant(result, variant)} {_moves(verbs, seats=seat_words)} ({count})")
@@ -920,11 +922,18 @@ def _seat(name: str) -> str:
     return match.group(1) if match else name
 
 
-def _seat_words(result: ScenarioResult, names: Sequence[str], code: bool = True) -> str:
+def _seat_words(
+    result: ScenarioResult, names: Sequence[str], code: bool = True, but: Sequence[str] = ()
+) -> str:
     """``seat1_first``, ``seat2_first``, ... in words: "the chance that each seat takes the first
-    reward (`seat*_first`)"."""
+    reward (`seat*_first`)"; with ``but`` (some of ``names``), "each seat but seat 4"."""
     text = metric_words(result.scenario, names[0], code=False)
-    words = re.sub(r"\bseat \d+(\b|'s)", lambda m: "each seat" + m.group(1), text)
+    if but:
+        numbers = [_SEAT.sub(r"\1", n) for n in but]
+        everyone = f"each seat but seat{'s' * (len(numbers) > 1)} {_join(numbers)}"
+    else:
+        everyone = "each seat"
+    words = re.sub(r"\bseat \d+(\b|'s)", lambda m: everyone + m.group(1), text)
     name = _SEAT.sub(r"seat*_\2", names[0])  # every name of a seat group matches _SEAT
     return f"{words} (`{name}`)" if code else words
 

@@ -696,6 +696,31 @@ def test_each_rule_set_is_said_how_fair_it_is_to_the_seats():
     ), text
 
 
+def test_the_headline_names_the_seats_a_variant_leaves_alone():
+    """tiebreak_by_seat raised the first-reward chance of seats 1 to 3 and left seat 4's the same
+    in every setup; the headline said it raised "the chance that each seat takes the first reward".
+    A seat alone is named as itself."""
+
+    def simulate(rules, setup, n, rng):
+        draws = [rng.random(n) for _ in range(4)]
+        edge = [rules.edge * (seat < setup.size) for seat in range(4)]  # the first `size` seats gain
+        return {f"seat{i + 1}_win": d < 0.3 + e for i, (d, e) in enumerate(zip(draws, edge))}
+
+    seats = {f"seat{i}_win": f"seat {i} wins" for i in range(1, 5)}
+    game = toss_game(simulate, seats, {"up": {"edge": 0.3}, "same": {"edge": 0.0}})
+    variants = {"official": {}, "up": {"builtin": "up"}, "same": {"builtin": "same"}}
+    three_and_four = "each seat but seats 3 and 4"
+    for sizes, but in (([2], three_and_four), ([1], "seat 1"), ([1, 2], three_and_four),
+                       ([3], "each seat but seat 4"), ([4], "each seat")):
+        spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": sizes}, "variants": variants}
+        result = run_scenario(parse_scenario(spec), jobs=1)
+        said = findings(result, all_tables(result))
+        assert said[0] == (
+            f"Against “the official rules” (`official`): `up` raises the chance that {but} wins (changes in "
+            f"{len(sizes)} of {len(sizes)} setups); `same` changes nothing."
+        )
+
+
 def test_seats_over_a_grid_are_said_once_in_the_headline_and_their_gap_where_it_is():
     """Two variants that favour seat 1 at size 2 only: the headline says "each seat" once, in
     words (no metric names in a sentence about every variant), and each seat gap names its setup."""
