@@ -852,7 +852,9 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
         widest = facts["widest_half_width"]
         caption += f"; precision ±{sc.precision:g} {verdict}, widest half-width {widest:.2g}"
     summary = Table(title=f"{sc.title}: variants − {result.baseline}", caption=caption)
-    for col in ("variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff"):
+    caption += "; the diffs are exact where every setup has an exact value (from), else the trials'"
+    columns = ("variant", "metric", "significant", "identical", "n/a")
+    for col in (*columns, "min diff", "mean diff", "max diff", "from"):
         left = col in ("variant", "metric")
         # a terminal too narrow for the whole table folds the names onto a second line rather
         # than cutting them into look-alikes; a wide one shows them whole
@@ -871,10 +873,11 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
         low, mean, high = (fmt(row[f"{k}_difference"], 4, signed=True) for k in ("min", "mean", "max"))
         counts = (f"{row['significant']} of {row['tests']}", str(row["identical"]),
                   str(row["not_applicable"]))
-        summary.add_row(row["variant"], row["metric"], *counts, low, mean, high)
+        source = "exact" if row["exact"] else "trials"
+        summary.add_row(row["variant"], row["metric"], *counts, low, mean, high, source)
         lines.append(
             f"{row['variant']}, {row['metric']}: {counts[0]} significant, {counts[1]} identical, "
-            f"{counts[2]} n/a; difference {low} to {high}, mean {mean}"
+            f"{counts[2]} n/a; difference {low} to {high}, mean {mean} ({source})"
         )
     if not console.is_terminal or fits_whole(console, summary):  # piped: names whole, however wide
         print_whole(console, summary)

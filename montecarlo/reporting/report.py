@@ -668,7 +668,9 @@ def _blocks(
                 "Significance: Holm correction over the real tests at 5% — "
                 f"{holm_line(comp)}. A row whose two "
                 'arms agree on every trial (difference 0, standard error 0) is "identical", not a test; a '
-                "metric that does not apply to a setup is n/a.",
+                "metric that does not apply to a setup is n/a. The min, mean and max differences are the "
+                "exact ones where every setup has an exact value (from: exact), else the trials' "
+                "(from: trials).",
             ),
             ("table", _summary_display(comp, sc)),
         ]
@@ -1024,6 +1026,7 @@ def _summary_display(comp: pl.DataFrame, sc) -> pl.DataFrame:
                     ("max diff", "max_difference"),
                 )
             },
+            "from": ["exact" if e else "trials" for e in s["exact"]],
         }
     )
 

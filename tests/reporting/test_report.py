@@ -94,6 +94,23 @@ def test_a_plot_keeps_the_variant_it_names(result):
     assert [p.variant for p in result.scenario.plots] == [None, None, "loaded", None, None]
 
 
+def test_the_summary_says_where_its_differences_come_from(result):
+    """exact where every applicable setup of a variant's metric has an exact difference; the
+    trials' where one lacks it (here the exact values of `heads` taken away)."""
+    from montecarlo.reporting.report import _summary_display
+
+    comp = all_tables(result)["comparison"]
+    shown = _summary_display(comp, result.scenario)
+    assert set(shown["from"]) == {"exact"}
+    heads = pl.col("metric") == "heads"
+    exact = pl.when(heads).then(None).otherwise(pl.col("exact_difference"))
+    partly = comp.with_columns(exact.alias("exact_difference"))
+    shown = _summary_display(partly, result.scenario)
+    for metric, source in zip(shown["metric"], shown["from"]):
+        assert source == ("trials" if metric.endswith("(heads)") else "exact"), (metric, source)
+    assert "trials" in set(shown["from"])
+
+
 def test_files_and_documented_columns(report, result):
     names = {p.name for p in report.iterdir()}
     assert {"index.html", "report.md", "report.json", "scenario.toml"} <= names

@@ -219,12 +219,13 @@ def test_the_outline_of_a_comparison_report(pages):
     spans = [[float(x) for x in row[5:8]]
              for row in summary if all(re.fullmatch(signed, x) for x in row[5:8])]
     assert len(spans) == len(summary) and all(low <= mean <= high for low, mean, high in spans), summary
+    assert {row[8] for row in summary} == {"exact"}  # the fake game's exact solver answers every setup
     # the long form: estimates, interval ends, standard errors and exact values to 4 decimals
     numbers = [cell for row in page.table_rows[12] for cell in row[5:10]]
     assert numbers and all(re.fullmatch(r"\d\.\d{4}", cell) for cell in numbers), numbers
     matrix, setup = ["tags", "variant", "flips", "1", "2"], ["flips", "need", "tags", "variant"]
     assert page.table_heads == [
-        ["variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff"],
+        ["variant", "metric", "significant", "identical", "n/a", "min diff", "mean diff", "max diff", "from"],
         [*setup, "metric", "baseline → variant", "difference [95% CI]", "exact", "Holm p"],
         *[matrix] * 8,  # two metrics: differences and their exact values, then estimates and exact values
         [*setup, "0", "1", "2", "3", "4", "5"],
@@ -308,7 +309,8 @@ def test_the_words_of_every_paragraph_and_note(pages):
         f"Differences are variant − official, with N% paired intervals ({crn}). Significance: Holm "
         f"correction over the real tests at N% — {counted}. A row whose two arms agree on every trial "
         '(difference N, standard error N) is "identical", not a test; a metric that does not apply to a '
-        "setup is n/a.",
+        "setup is n/a. The min, mean and max differences are the exact ones where every setup has an exact "
+        "value (from: exact), else the trials' (from: trials).",
         f"_columns: `need`; {unadjusted}; {shown} (difference-win.csv)_",
         "_difference-win-exact.csv_",
         f"_columns: `need`; {unadjusted}; {shown} (difference-heads.csv)_",

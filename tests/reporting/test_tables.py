@@ -13,7 +13,10 @@ import pytest
 from montecarlo.engine import stats
 from montecarlo.reporting.tables import (
     COMPARISON_COLUMNS,
+    IDENTICAL,
+    NOT_APPLICABLE,
     RESULT_COLUMNS,
+    TESTED,
     all_tables,
     comparison_summary,
     comparison_table,
@@ -167,6 +170,35 @@ def test_no_grid_and_single_field_layouts():
         jobs=1,
     )
     assert all_tables(line)["matrix-win"].columns == ["flips", "official"]
+
+
+def test_the_summary_takes_exact_differences_where_every_applicable_row_has_one():
+    """Best play's objective, never below a fixed policy's, showed a minimum difference of -5.5e-4
+    in the summary: the trials' noise. Where every applicable row of a variant's metric has an
+    exact difference the summary's range is the exact one (rounding read as 0); else the trials'."""
+    rows = {
+        "variant": ["best"] * 5 + ["half"] * 2 + ["none"] + ["one"],
+        "metric": ["win"] * 9,
+        "status": [TESTED, TESTED, IDENTICAL, IDENTICAL, NOT_APPLICABLE]
+        + [TESTED, TESTED, NOT_APPLICABLE, TESTED],
+        "significant": [True, False, None, None, None, True, True, None, True],
+        "difference": [0.30, -5.5e-4, 0.0, 0.0, None, 0.2, 0.4, None, 0.1],
+        "exact_difference": [0.31, -1.1e-16, 2e-9, 1e-9, None, 0.25, None, None, 0.125],
+    }
+    summary = comparison_summary(pl.DataFrame(rows))
+    assert summary["exact"].to_list() == [True, False, False, True]
+    best, half, none, one = summary.iter_rows(named=True)
+    assert (best["min_difference"], best["max_difference"]) == (0.0, 0.31)
+    # 2e-9 is a difference, 1e-9 (EXACT_NOISE itself) rounding
+    assert best["mean_difference"] == pytest.approx((0.31 + 0 + 2e-9 + 0) / 4, abs=1e-15)
+    assert one["min_difference"] == one["max_difference"] == 0.125
+    assert (half["min_difference"], half["mean_difference"], half["max_difference"]) == (
+        0.2, pytest.approx(0.3), 0.4
+    )
+    assert none["min_difference"] is None and (none["tests"], none["not_applicable"]) == (0, 1)
+    names = [f"v{499 - i}" for i in range(500)]
+    many = pl.DataFrame({**{k: v[-1:] * 500 for k, v in rows.items()}, "variant": names})
+    assert comparison_summary(many)["variant"].to_list() == many["variant"].to_list()  # the scenario's order
 
 
 def test_summaries(result, tables):
