@@ -76,6 +76,10 @@ BAD_SETUPS = [
     ({"troops": "2,many"}, SEAT2 + "expected a troop count, a range 'a-b', 'v:p|v:p' or "
                                    "'deploy:R+G[:policy]', got 'many'"),
     ({"troops": "2,3-1"}, SEAT2 + "empty range '3-1'"),
+    # "1 1" was read as 11 troops: a typo for two seats, not a number
+    ({"troops": "1 1,2"}, "troops: seat 1: '1 1' has a space inside a number; separate seats by commas"),
+    ({"troops": ["2", " 0: 1/2 | 1 2: 1/2"]},
+     SEAT2 + "'0: 1/2 | 1 2: 1/2' has a space inside a number; separate seats by commas"),
     ({"troops": "2,13-14"}, SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
     ({"troops": "2,1-13"}, SEAT2 + "troops at most 12 (a player has 12 troop cubes), got 13"),
     ({"troops": "2,deploy:2+x"}, SEAT2 + "expected deploy:R+G or deploy:R+G:POLICY, got 'deploy:2+x'"),

@@ -223,6 +223,9 @@ def _int_per_seat(value: Any, name: str, players: int) -> tuple[int, ...]:
 def parse_troops(entry: Any, where: str = "troops") -> Troops:
     """One seat's :class:`Troops` from an int, a spec string, a mapping or a list of pairs."""
     if isinstance(entry, str):
+        if re.search(r"\d\s+\d", entry):  # "1 1" was read as 11: a typo, not a number
+            raise InputError(
+                f"{where}: {entry.strip()!r} has a space inside a number; separate seats by commas")
         text = entry.strip().lower().replace(" ", "")
         if re.fullmatch(r"[+-]?\d+", text):
             return _fixed(int(text), where)
