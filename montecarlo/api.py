@@ -794,10 +794,12 @@ def game_scenario(
     game: Any, question: str | None = None, *, variants: Any, grid: Mapping[str, Sequence[Any]] | None = None,
     trials: int | None = None, seed: int | None = None, precision: float | None = None,
     max_trials: int | None = None, rules: Mapping[str, Any] | None = None,
-    metrics: str | Sequence[str] | None = None, **setup: Any,
+    metrics: str | Sequence[str] | None = None, baseline: str | None = None, **setup: Any,
 ) -> Scenario:
     """A scenario built from a game, its variants (as :func:`compare` takes them) and a setup (a
-    ``grid`` sweeps fields): what :func:`compare` runs for a game, and ``montecarlo compare GAME``."""
+    ``grid`` sweeps fields): what :func:`compare` runs for a game, and ``montecarlo compare GAME``;
+    its title names ``baseline`` (one of the variants; by default the first) as what the others
+    are compared with."""
     specs = _variant_specs(variants)
     data = _scenario_data(
         game, question, "compare", grid, setup, specs,
@@ -805,8 +807,9 @@ def game_scenario(
         precision, max_trials, rules, metrics, None,
     )
     sc = _parse(data, "compare")
-    others = [name for name in specs if name != sc.baseline]
-    title = f"{sc.game.title}, {sc.question.name}: {', '.join(others)} against {sc.baseline}"
+    against = baseline if baseline in specs else sc.baseline  # an unknown one is refused by the caller
+    others = [name for name in specs if name != against]
+    title = f"{sc.game.title}, {sc.question.name}: {', '.join(others)} against {against}"
     if rules:  # every arm plays them: said once, in the title
         title += f" (every arm with {_overrides_said(rules)})"
     return dataclasses.replace(sc, title=title)
@@ -1028,7 +1031,8 @@ def compare(
         if variants is None:
             raise InputError("compare: give variants= (house rules to compare with the official rules)")
         sc = game_scenario(scenario_or_game, question, variants=variants, grid=grid, trials=trials, seed=seed,
-                           precision=precision, max_trials=max_trials, rules=rules, metrics=metrics, **setup)
+                           precision=precision, max_trials=max_trials, rules=rules, metrics=metrics,
+                           baseline=baseline, **setup)
         metrics = None
     check_baseline(sc, baseline)
     chosen = _metric_names(metrics) if metrics is not None else sc.metrics

@@ -656,6 +656,18 @@ def test_compare_with_rules_says_in_its_title_that_every_arm_plays_them():
     assert got.title.endswith("ties_favour_defender against official (every arm with max_dice=4)")
 
 
+def test_compare_names_the_baseline_it_was_given_in_its_title():
+    """The title said "... against official" while the differences were taken against
+    no_strength_gain (the baseline given)."""
+    two = ["ties_favour_defender", "no_strength_gain"]
+    got = mc.compare("dune1984", variants=two, baseline="no_strength_gain", attacker=4, defender=5,
+                     trials=1_000, metrics="attacker_win")
+    assert got.title.endswith(": official, ties_favour_defender against no_strength_gain")
+    assert got.facts["baseline"] == "no_strength_gain"
+    usual = mc.compare("dune1984", variants=two, attacker=4, defender=5, trials=1_000, metrics="attacker_win")
+    assert usual.title.endswith(": ties_favour_defender, no_strength_gain against official")
+
+
 def test_two_variants_and_rules_are_named_together():
     got = mc.odds("dune1984", attacker=4, defender=5, trials=1_000,
                   variants=["ties_favour_defender", "no_strength_gain"], rules={"max_dice": 2})
