@@ -248,6 +248,13 @@ def test_errors_are_one_line_input_errors(call, message):
     assert isinstance(err.value, MonteCarloError)
 
 
+def test_the_errors_are_the_packages_own_under_mc():
+    """docs/api.md names ScenarioError beside InputError, and mc had only the two others."""
+    assert mc.InputError is InputError and mc.MonteCarloError is MonteCarloError
+    assert mc.ScenarioError is ScenarioError
+    assert {"InputError", "MonteCarloError", "ScenarioError"} <= set(dir(mc))
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(game="dune1984", attacker=1, defender=1, variants=["best_play"]),
      "best play: the attacker fights with one character, so there is no choice of who takes the damage"),
