@@ -35,9 +35,11 @@ import dataclasses
 import html
 import math
 import os
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from montecarlo.analysis import (
     DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, ask_many, chosen_backend,
@@ -471,6 +473,7 @@ def odds(
     variants: str | Sequence[str] = (),
     rules: Mapping[str, Any] | None = None,
     jobs: int | None = None,
+    progress: bool | Callable[[int, int], None] = False,
     **setup: Any,
 ) -> Result:
     """Odds of one setup: every metric's estimate, 95% interval and exact value (where known).
@@ -480,6 +483,9 @@ def odds(
     keyword arguments in the CLI's terms (``attacker="4 regular, bashar"``). ``variants`` are
     built-in house rules, ``rules`` rule-field overrides applied after them (as ``[rules]`` of a
     scenario; War for Arrakis policies are the rule fields ``attack`` and ``retreat``).
+    ``progress``: True for a bar on a terminal, a function ``progress(done, total)``, False (the
+    default) for neither; with True or False a run projected to last over a minute warns once
+    (:class:`~montecarlo.errors.Caution`, within a second), as the CLI prints its estimate.
 
     >>> import montecarlo as mc
     >>> battle = mc.odds("war-for-arrakis", attacker="4 regular, bashar", defender="3 regular",
@@ -494,10 +500,12 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     """
     if "metrics" in setup and not _a_setup_field(game, question, "metrics"):
         raise InputError("odds gives every metric of its setup; metrics= chooses those of table and compare")
-    settings = run_settings(trials, seed, precision, max_trials, jobs)
+    run_settings(trials, seed, precision, max_trials, jobs)  # a bad setting refused before a bar is drawn
     names = _names(variants)
     setup = _as_toml(setup)  # a notebook's numpy arrays and pandas Series as lists
-    answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
+    with _paced(progress, f"odds {os.fspath(game)}") as report:
+        settings = run_settings(trials, seed, precision, max_trials, jobs, progress=report)
+        answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
     label = _label(names, rules)
     shown = {k: _show(v) for k, v in setup.items()}
     # only the metrics that mean something for this setup (no seat 4 of a 3-player conflict, no
@@ -518,6 +526,41 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     where = ", ".join(f"{k}={v}" for k, v in shown.items())
     title = f"{answer.game} {answer.question}" + (f": {where}" if where else "")
     return Result(title, rows, tuple(shown), facts, raw=answer, notes=_answer_notes(game, question, answer))
+
+
+@contextmanager
+def _paced(progress: Any, label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """``progress`` as the runner takes it: a function of the caller's as it is, None as nothing,
+    and True (a bar on a terminal) or False (nothing shown) with the CLI's up-front estimate as a
+    :class:`~montecarlo.errors.Caution`: a run projected to last over a minute says so within a
+    second, where a trial count mistyped by a zero or three looked like a hang in a notebook."""
+    import time
+
+    from montecarlo.analysis import duration
+    from montecarlo.engine import runner
+    from montecarlo.engine.pace import Projection
+    from montecarlo.errors import Caution, outside_level
+    from montecarlo.scenarios import check_progress, grid_progress
+
+    check_progress(progress)
+    if progress is None or not isinstance(progress, bool):
+        yield progress
+        return
+    projection = Projection(runner.starting)
+    with grid_progress(progress, label) as shown:
+
+        def report(done: int, total: int) -> None:
+            if shown is not None:
+                shown(done, total)
+            seconds = projection(done, total, time.perf_counter())
+            if seconds is not None:
+                warnings.warn(
+                    f"{label}: about {duration(seconds)} for {total:,} trials at this pace; precision=0.001 "
+                    "stops as soon as every probability is known to ±0.001, or give fewer trials",
+                    Caution, stacklevel=outside_level(),
+                )
+
+        yield report
 
 
 def _a_setup_field(game: Any, question: str | None, name: str) -> bool:
@@ -885,12 +928,16 @@ def table(
     rules: Mapping[str, Any] | None = None,
     metrics: str | Sequence[str] | None = None,
     jobs: int | None = None,
+    progress: bool | Callable[[int, int], None] = False,
     **setup: Any,
 ) -> Result:
     """A question over a grid of setups: ``grid`` maps swept fields to values, ``setup`` the rest.
 
     Every grid point uses ``seed`` (as a scenario's points do). ``.pivot(metric)`` turns two swept
     fields into the two-way table of ``montecarlo table``.
+    ``progress``: True for a bar on a terminal, a function ``progress(done, total)``, False (the
+    default) for neither; with True or False a run projected to last over a minute warns once
+    (:class:`~montecarlo.errors.Caution`, within a second), as the CLI prints its estimate.
 
     >>> import montecarlo as mc
     >>> t = mc.table("dune1984", grid={"attacker": [3, 4], "defender": [4, 5]}, trials=2_000,
@@ -909,7 +956,8 @@ def table(
     data = _scenario_data(game, question, "table", grid, setup, spec, trials, seed, precision, max_trials,
                           rules, metrics, None)
     sc = _parse(data, "table")
-    result = run_scenario(sc, jobs=jobs)
+    with _paced(progress, f"table {sc.game.name}") as report:
+        result = run_scenario(sc, jobs=jobs, progress=report)
     where = ", ".join(f"{k}={_show(v)}" for k, v in setup.items())
     title = f"{sc.game.name} {sc.question.name} over {' × '.join(sc.grid) or 'one setup'}"
     return _scenario_result(result, title + (f" ({where})" if where else ""))
@@ -994,8 +1042,9 @@ def compare(
     official rules) or a mapping name -> built-in names, rule overrides, or a scenario's
     ``{"builtin": ..., "overrides": ...}``. ``trials`` and ``seed`` override a scenario's.
     ``backend``, ``scheduler``, ``checkpoint`` and ``progress`` are those of
-    :func:`montecarlo.scenarios.run_scenario` (a Dask cluster, a file to resume from, a bar);
-    the backend is dask when a ``scheduler`` is given, else loky.
+    :func:`montecarlo.scenarios.run_scenario` (a Dask cluster, a file to resume from, a bar; with
+    True or False a run projected over a minute warns once, a Caution); the backend is dask when a
+    ``scheduler`` is given, else loky.
 
     >>> import montecarlo as mc
     >>> house = mc.compare("war-for-arrakis", variants="continue_always_costs",
@@ -1042,8 +1091,9 @@ def compare(
 
     backend = chosen_backend(backend, scheduler)
     # by default the workers start once the run proves long enough: nothing else waits for them
-    result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
-                          scheduler=scheduler, checkpoint=checkpoint, measured_start=True)
+    with _paced(progress, f"compare {sc.name if sc.path is not None else sc.game.name}") as report:
+        result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=report, backend=backend,
+                              scheduler=scheduler, checkpoint=checkpoint, measured_start=True)
     return _scenario_result(result, sc.title if sc.title != sc.name else f"{sc.game.name} {sc.question.name}")
 
 
@@ -1092,7 +1142,8 @@ def report(
     ``out`` defaults to ``reports/<scenario name>`` like ``montecarlo report``; it is checked
     before any simulation (:func:`report_folder`) and never replaces a folder montecarlo did not
     write. ``backend`` (dask with a ``scheduler``, else loky), ``scheduler``, ``checkpoint``
-    and ``progress`` are those of :func:`montecarlo.scenarios.run_scenario`; ``command`` is what
+    and ``progress`` are those of :func:`montecarlo.scenarios.run_scenario` (with True or False a
+    run projected over a minute warns once, a Caution); ``command`` is what
     the report records as the way to rerun it (default: this call). The Result holds the
     numbers and ``path``, the folder.
     """
@@ -1108,8 +1159,9 @@ def report(
     folder = report_folder(sc, out)
     check_report_checkpoint(folder, checkpoint)
     backend = chosen_backend(backend, scheduler)
-    result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=progress, backend=backend,
-                          scheduler=scheduler, checkpoint=checkpoint)
+    with _paced(progress, f"report {sc.name}") as report:
+        result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=report, backend=backend,
+                              scheduler=scheduler, checkpoint=checkpoint)
     if command is None and isinstance(scenario, (str, os.PathLike)):
         command = f"mc.report({os.fspath(scenario)!r}, out={os.fspath(folder)!r})"
     written = write_report(result, folder, command=command, jobs=local_workers(sc, jobs, backend))

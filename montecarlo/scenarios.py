@@ -628,10 +628,7 @@ def run_scenario(
     plots). The result's ``jobs`` is then what the run used: every core if it started workers
     or found them started, else 1.
     """
-    if not (progress is None or isinstance(progress, bool) or callable(progress)):
-        raise InputError(
-            f"progress must be True (a bar), False or a function progress(done, total), got {progress!r}"
-        )
+    check_progress(progress)
     variants = scenario.ordered_variants(baseline)
     too_few = too_few_trials(scenario)
     if too_few:
@@ -646,7 +643,7 @@ def run_scenario(
     if not measured:
         start_scenario_workers(scenario, jobs, backend)
     started = time.perf_counter()
-    with _grid_progress(progress, f"{scenario.name}") as report:
+    with grid_progress(progress, f"{scenario.name}") as report:
         try:
             comparisons = compare_many(
                 scenario.game, scenario.question.name, [p.setup for p in scenario.points], arms,
@@ -687,8 +684,16 @@ def local_workers(scenario: Scenario, jobs: int | None, backend: str = "loky") -
     return scenario_workers(scenario, jobs) if backend == "loky" else 1
 
 
+def check_progress(progress: Any) -> None:
+    """One line for a ``progress`` that is neither True, False, None nor a function."""
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise InputError(
+            f"progress must be True (a bar), False or a function progress(done, total), got {progress!r}"
+        )
+
+
 @contextmanager
-def _grid_progress(enabled: bool | Callable[[int, int], None], label: str):
+def grid_progress(enabled: bool | Callable[[int, int], None] | None, label: str):
     """``progress(done, total)`` over the whole grid's trials: the caller's, or (True) a rich bar
     on stderr, only for a terminal."""
     if callable(enabled):

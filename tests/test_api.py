@@ -3,6 +3,8 @@
 import dataclasses
 import subprocess
 import sys
+import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -655,6 +657,49 @@ def test_a_battle_files_setup_field_called_metrics_is_a_setup_field(tmp_path):
     risk = (ROOT / "scenarios" / "games" / "risk.toml").read_text()
     battle.write_text(risk.replace("defenders", "metrics"))
     assert mc.odds(battle, attackers=3, metrics=2, trials=1_000).estimate["attacker_win"] > 0
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda **k: mc.odds("dune1984", attacker=4, defender=5, trials=10**13, **k),
+     r"odds dune1984: about [\d.]+ (days|h) for 10,000,000,000,000 trials at this pace; "
+     r"precision=0\.001 stops"),
+    (lambda **k: mc.table("dune1984", grid={"attacker": [3, 4]}, defender=5, trials=10**12, **k),
+     r"table dune1984: about [\d.]+ (days|h) for 2,000,000,000,000 trials at this pace"),
+    (lambda **k: mc.compare("dune1984", variants="ties_favour_defender", attacker=4, defender=5,
+                            trials=10**12, **k),
+     r"compare dune1984: about [\d.]+ (days|h) for 1,000,000,000,000 trials at this pace"),
+])
+def test_a_run_of_days_warns_within_a_second_as_the_cli_estimates_it(call, said):
+    """A trial count mistyped by a few zeros ran for days in a notebook with no word: the CLI's
+    up-front estimate is now a Caution (turned into an error here, which stops the run)."""
+    from montecarlo.errors import Caution
+
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Caution)
+        with pytest.raises(Caution, match=said):
+            call(jobs=1)
+    assert time.perf_counter() - started < 30  # half a second of trials, then the projection
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Caution)
+        with pytest.raises(Enough):  # a function of one's own gets the numbers, and no warning
+            call(jobs=1, progress=lambda done, total: seen.append(done) or (len(seen) > 3 and enough()))
+    assert len(seen) == 4
+
+
+class Enough(Exception):
+    """What a progress function of the test's raises to stop a long run."""
+
+
+def enough():
+    raise Enough
+
+
+def test_progress_is_checked_before_any_trial():
+    with pytest.raises(InputError, match=r"^progress must be True \(a bar\), False or a function"):
+        mc.odds("dune1984", attacker=4, defender=5, progress="yes")
+    assert mc.odds("dune1984", attacker=4, defender=5, trials=1_000, progress=None).facts["trials"] == 1_000
 
 
 def test_compare_with_rules_says_in_its_title_that_every_arm_plays_them():

@@ -40,14 +40,12 @@ from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSetting
 from montecarlo.analysis import duration as _duration
 from montecarlo.api import answer_of, answers_of, check_report_checkpoint, checked_setups, run_settings
 from montecarlo.engine import runner
+from montecarlo.engine.pace import Projection
 from montecarlo.engine.runner import BACKENDS, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_TRIALS, scheduler_address
 from montecarlo.errors import InputError, MonteCarloError, readable
 from montecarlo.progress import trial_bar, working
 from montecarlo.validate import first_repeated
 
-ESTIMATE_ABOVE_SECONDS = 60.0  # runs projected to last longer say so up front
-ESTIMATE_AGAIN_SECONDS = 3.0  # a shorter projection is looked at again after this long ...
-ESTIMATE_UNTIL_SHARE = 0.25  # ... until this share of the trials is done
 
 
 @dataclass
@@ -220,37 +218,29 @@ class ProgressReporter:
         self.bar_enabled = _is_terminal(self.stream)
         self.progress = None
         self.task = None
-        self.first: Optional[tuple[float, int]] = None  # (time, done) at the first finished chunk
-        self.estimated = False
-        self.next_look = 0.0  # when the projection is looked at next
+        # while workers start, chunks run here alone: the clock starts again once they run
+        self.projection = Projection(lambda: runner.starting())
         self.messages: list[str] = []
+
+    @property
+    def estimated(self) -> bool:
+        return self.projection.estimated
+
+    @property
+    def next_look(self) -> float:
+        return self.projection.next_look
 
     def __call__(self, done: int, total: int) -> None:
         now = time.perf_counter()
         if self.bar_enabled:
             self._bar(done, total)
-        if done > 0 and (self.first is None or runner.starting()):
-            # while workers start, chunks run here alone: the clock starts again once they run
-            self.first = (now, done)
-        elif (
-            self.first is not None
-            and not self.estimated
-            and now - self.first[0] >= 0.5
-            and now >= self.next_look
-            and done > self.first[1]
-        ):
-            # a grid runs its setups in order, often the small ones first: a short projection is
-            # looked at again every few seconds until a quarter of the trials are done
-            self.next_look = now + ESTIMATE_AGAIN_SECONDS
-            self.estimated = done >= total * ESTIMATE_UNTIL_SHARE
-            seconds = (total - done) * (now - self.first[0]) / (done - self.first[1])
-            if seconds > ESTIMATE_ABOVE_SECONDS:
-                self.estimated = True
-                self._say(
-                    f"estimated time: about {_duration(seconds)} for {total:,} trials on {self.workers} "
-                    f"worker(s); --precision 0.001 stops as soon as every probability is known to "
-                    f"±0.001, or lower --trials"
-                )
+        seconds = self.projection(done, total, now)
+        if seconds is not None:
+            self._say(
+                f"estimated time: about {_duration(seconds)} for {total:,} trials on {self.workers} "
+                f"worker(s); --precision 0.001 stops as soon as every probability is known to "
+                f"±0.001, or lower --trials"
+            )
 
     def _bar(self, done: int, total: int) -> None:
         if self.progress is None and done < total:

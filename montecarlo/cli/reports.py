@@ -200,7 +200,7 @@ def _progress(sc, jobs: Optional[int], quiet: bool, measured: bool = False):
     minute) runs on every core whatever the scenario's size.
     """
     if quiet:
-        return False
+        return None  # no bar and no estimate (False would have the API warn of a long run)
     from montecarlo.cli.common import ProgressReporter
     from montecarlo.scenarios import scenario_workers
 
@@ -851,8 +851,8 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
         verdict = "reached" if facts["precision_reached"] else capped
         widest = facts["widest_half_width"]
         caption += f"; precision ±{sc.precision:g} {verdict}, widest half-width {widest:.2g}"
-    summary = Table(title=f"{sc.title}: variants − {result.baseline}", caption=caption)
     caption += "; the diffs are exact where every setup has an exact value (from), else the trials'"
+    summary = Table(title=f"{sc.title}: variants − {result.baseline}", caption=caption)
     columns = ("variant", "metric", "significant", "identical", "n/a")
     for col in (*columns, "min diff", "mean diff", "max diff", "from"):
         left = col in ("variant", "metric")

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from montecarlo.analysis import RunSettings, ask
 from montecarlo.cli import app
 from montecarlo.cli import common
+from montecarlo.engine.pace import ESTIMATE_AGAIN_SECONDS
 from montecarlo.cli.common import ProgressReporter, RunOptions
 from montecarlo.engine import runner as engine
 from montecarlo.errors import InputError
@@ -142,7 +143,7 @@ def test_the_estimate_comes_half_a_second_after_the_first_chunk_for_runs_over_a_
     for done in (0, 100_000, 200_000):
         reporter(done, total)
     # the estimate was made at exactly 0.5 s; a minute or less is looked at again a little later
-    assert reporter.estimated == said and reporter.next_look == 0.75 + common.ESTIMATE_AGAIN_SECONDS
+    assert reporter.estimated == said and reporter.next_look == 0.75 + ESTIMATE_AGAIN_SECONDS
     assert stream.getvalue().startswith("estimated time: about 60 s for 12,200,001 trials") == said
     assert said or stream.getvalue() == ""
 
