@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -548,6 +549,27 @@ def _finite(x: float) -> float | None:
 
 def _maybe_float(x: Any) -> float | None:
     return None if x is None else float(x)
+
+
+def values_said(names: Sequence[str]) -> str:
+    """Distribution values, a run of consecutive whole numbers of one metric as ``x=4–10``.
+
+    >>> values_said(["a=4", "a=5", "a=6", "a=9", "b=3", "c=x", "d=-2", "d=-1"])
+    'a=4–6, a=9, b=3, c=x, d=-2–-1'
+    """
+    runs: list[list] = []  # [metric, first, last] or [metric, text, None]
+    for name in names:
+        base, _, value = name.partition("=")
+        number = int(value) if re.fullmatch(r"-?[0-9]+", value) else None
+        last = runs[-1] if runs else None
+        if number is not None and last and last[0] == base and last[2] is not None and last[2] + 1 == number:
+            last[2] = number
+        else:
+            runs.append([base, number, number] if number is not None else [base, value, None])
+    return ", ".join(
+        f"{base}={first}" if last is None or first == last else f"{base}={first}–{last}"
+        for base, first, last in runs
+    )
 
 
 def duration(seconds: float) -> str:

@@ -38,6 +38,7 @@ import typer
 
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, chosen_backend, excess_jobs
 from montecarlo.analysis import duration as _duration
+from montecarlo.analysis import values_said as _values_said
 from montecarlo.api import answer_of, answers_of, check_report_checkpoint, checked_setups, run_settings
 from montecarlo.engine import runner
 from montecarlo.engine.pace import Projection
@@ -925,27 +926,6 @@ def _cannot_happen(answer: Answer) -> list[str]:
     battle file's ``attackers_left=6`` for 5 attackers), which a table need not list."""
     return [m.name for m in answer.metrics.values()
             if m.kind == "distribution" and m.exact == 0 and m.estimate == 0]
-
-
-def _values_said(names: Sequence[str]) -> str:
-    """Distribution values, a run of consecutive whole numbers of one metric as ``x=4–10``.
-
-    >>> _values_said(["a=4", "a=5", "a=6", "a=9", "b=3", "c=x", "d=-2", "d=-1"])
-    'a=4–6, a=9, b=3, c=x, d=-2–-1'
-    """
-    runs: list[list] = []  # [metric, first, last] or [metric, text, None]
-    for name in names:
-        base, _, value = name.partition("=")
-        number = int(value) if re.fullmatch(r"-?[0-9]+", value) else None
-        last = runs[-1] if runs else None
-        if number is not None and last and last[0] == base and last[2] is not None and last[2] + 1 == number:
-            last[2] = number
-        else:
-            runs.append([base, number, number] if number is not None else [base, value, None])
-    return ", ".join(
-        f"{base}={first}" if last is None or first == last else f"{base}={first}–{last}"
-        for base, first, last in runs
-    )
 
 
 def _applicable(answer: Answer, game: Any = None) -> Answer:

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Sequence
 
 import polars as pl
 
+from montecarlo.analysis import values_said
 from montecarlo.engine.runner import process_runs as _running
 from montecarlo.errors import InputError, unusable_path
 from montecarlo.games.base import to_plain
@@ -322,9 +323,10 @@ def write_index(
     out: str | os.PathLike, entries: Sequence[dict[str, str]], title: str = "montecarlo reports"
 ) -> Path:
     """``out/index.html`` linking every report: entries of ``href``, ``title``, ``game`` and
-    ``headline`` (the report's first finding; ``summary``, if given, is shown below it)."""
+    ``headline`` (the report's first finding; ``summary``, if given, is shown below it), under a
+    heading per game, the games in the order of their first entry."""
     out = Path(out)
-    items = []
+    by_game: dict[str, list[str]] = {}
     for e in entries:
         lead = e.get("headline") or e.get("summary", "")
         extra = (
@@ -332,12 +334,15 @@ def write_index(
             if e.get("headline") and e.get("summary")
             else ""
         )
-        items.append(
-            f'<li><a href="{html.escape(e["href"])}">{html.escape(e["title"])}</a> '
-            f'<span class="game">{html.escape(e["game"])}</span><br>'
+        by_game.setdefault(e["game"], []).append(
+            f'<li><a href="{html.escape(e["href"])}">{html.escape(e["title"])}</a><br>'
             f'<span class="headline">{_inline(lead)}</span>{extra}</li>'
         )
-    page = _page(title, f'<h1>{html.escape(title)}</h1>\n<ul class="index">\n' + "\n".join(items) + "\n</ul>")
+    sections = [
+        f'<h2>{html.escape(game)}</h2>\n<ul class="index">\n' + "\n".join(items) + "\n</ul>"
+        for game, items in by_game.items()
+    ]
+    page = _page(title, f"<h1>{html.escape(title)}</h1>\n" + "\n".join(sections))
     tmp = out / f".index.html.tmp-{secrets.token_hex(4)}"
     try:
         tmp.write_text(page, encoding="utf-8")
@@ -390,7 +395,9 @@ def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None
         "common random numbers": "yes" if len(result.variants) > 1 else "n/a (one variant)",
         "version": f"montecarlo {result.version}",
         "date": result.date,
-        "run time": f"{result.seconds:.1f} s on {result.jobs} worker{'s' * (result.jobs != 1)}",
+        # a run under 0.05 s read "0.0 s", as if it had taken no time
+        "run time": (f"{result.seconds:.1f} s" if result.seconds >= 0.05 else "under 0.1 s")
+        + f" on {result.jobs} worker{'s' * (result.jobs != 1)}",
         "rerun": command,
     }
 
@@ -709,15 +716,19 @@ def _blocks(
             note = f"{columns}estimate [95% interval]; n/a: does not apply to the setup ({name}.csv)"
             chance = sc.question.metric(metric).kind == "probability"
         else:  # a distribution: a column per value
-            note = f"probability of each value of `{metric}` (columns): estimate [95% interval] ({name}.csv)"
+            note = f"probability of each value of `{metric}` (columns): estimate [95% interval]"
             chance = True
-        b += [
-            ("h3", _heading(result, name)),
-            ("note", note),
-            ("table", _one_variant(_matrix_display(tables, name, grid, chance=chance), result), name),
-        ]
+        unreachable = _unreachable(tables, name, grid) if kind == "distribution" else []
+        if unreachable:  # the files keep them
+            note += f"; not shown: {values_said(unreachable)}, which no setup can reach (exact 0, none drawn)"
+        if kind == "distribution":
+            note += f" ({name}.csv)"
+        parts = (name, f"{name}-ci_low", f"{name}-ci_high", f"{name}-exact")
+        own = {**tables, **{k: tables[k].drop(unreachable) for k in parts if k in tables}}
+        shown = _one_variant(_matrix_display(own, name, grid, chance=chance), result)
+        b += [("h3", _heading(result, name)), ("note", note), ("table", shown, name)]
         if f"{name}-exact" in tables:
-            exact = _exact_display(tables[f"{name}-exact"], grid, estimates=tables[name], chance=chance)
+            exact = _exact_display(own[f"{name}-exact"], grid, estimates=own[name], chance=chance)
             b += [
                 ("h3", _heading(result, f"{name}-exact")),
                 ("note", f"{name}-exact.csv"),
@@ -726,6 +737,24 @@ def _blocks(
     b += [("h3", "All estimates (long form)"), ("table", tables["results"], "results")]
     b += _about(result, facts, figures, tables)
     return b
+
+
+def _unreachable(tables: dict[str, pl.DataFrame], stem: str, grid: Sequence[str]) -> list[str]:
+    """A distribution's values that no setup reaches: exact 0 and drawn by no trial wherever the
+    metric applies (a storm's 12 hits for a legion of 4 units); none without exact values."""
+    if f"{stem}-exact" not in tables:
+        return []
+    est, exact = tables[stem], tables[f"{stem}-exact"]
+    index = matrix_index(est, grid)
+
+    def unreached(value: str) -> bool:
+        applies = est[value].is_not_null()  # n/a rows: no estimate, no exact value
+        if not applies.any():
+            return False
+        drawn, known = est[value].filter(applies), exact[value].filter(applies)
+        return bool((drawn == 0).all()) and known.null_count() == 0 and bool((known == 0).all())
+
+    return [c for c in est.columns if c not in index and c in exact.columns and unreached(c)]
 
 
 def _heading(result: ScenarioResult, stem: str) -> str:
@@ -1223,7 +1252,7 @@ def _page(title: str, body: str) -> str:
         'figure::before{content:"\\2194  scroll sideways for the whole plot";display:block;'
         "position:sticky;left:0;font-size:11px;color:#666;margin-bottom:.2em}}"
         "pre{background:#f6f6f6;padding:.6em;white-space:pre-wrap;word-break:break-all}"
-        ".game{color:#666;font-size:90%}.summary,.note{color:#555;font-size:90%}ul.index li{margin:.8em 0}"
+        ".summary,.note{color:#555;font-size:90%}ul.index li{margin:.8em 0}"
         "ul.findings li{margin:.4em 0;line-height:1.4}"
         "code{background:#f1f1f1;padding:0 .2em;border-radius:3px}"
         "details{margin:2em 0;border-top:1px solid #ddd}"

@@ -74,8 +74,17 @@ def test_each_report_is_one_item_and_one_without_headline_or_summary_leads_with_
     bare = {"href": "b/index.html", "title": "B", "game": "coin"}
     page = write_index(tmp_path, [ENTRY, bare]).read_text()
     assert (
-        '<li><a href="a/index.html">A</a> <span class="game">coin</span><br>'
-        '<span class="headline">2 setups</span></li>\n'
-        '<li><a href="b/index.html">B</a> <span class="game">coin</span><br>'
-        '<span class="headline"></span></li>\n</ul>'
+        '<h2>coin</h2>\n<ul class="index">\n'
+        '<li><a href="a/index.html">A</a><br><span class="headline">2 setups</span></li>\n'
+        '<li><a href="b/index.html">B</a><br><span class="headline"></span></li>\n</ul>'
     ) in page
+
+
+def test_the_reports_are_listed_under_a_heading_per_game_in_the_order_games_first_come(tmp_path):
+    entries = [{"href": f"{n}/index.html", "title": n, "game": game, "headline": ""}
+               for n, game in (("a", "Risk"), ("b", "Dune"), ("c", "Risk"))]
+    page = write_index(tmp_path, entries).read_text()
+    assert page.count('<ul class="index">') == 2
+    risk, dune = page.index("<h2>Risk</h2>"), page.index("<h2>Dune</h2>")
+    a, b, c = (page.index(f'"{n}/index.html"') for n in "abc")
+    assert risk < a < c < dune < b

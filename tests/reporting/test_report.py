@@ -111,6 +111,21 @@ def test_the_summary_says_where_its_differences_come_from(result):
     assert "trials" in set(shown["from"])
 
 
+def test_a_distributions_values_that_no_setup_reaches_are_left_off_the_page():
+    """exact 0 and never drawn wherever the metric applies (n/a rows aside); a value drawn, one with
+    an exact value above 0 or none known, and every value without exact values, stay."""
+    from montecarlo.reporting.report import _unreachable
+
+    est = pl.DataFrame({"size": [1, 2, 3], "x=0": [0.5, 0.2, None], "x=1": [0.5, 0.0, None],
+                        "x=2": [0.0, 0.0, None], "x=3": [0.0, 0.0, None], "x=4": [0.0, 0.0, None],
+                        "x=5": [None, None, None]})
+    exact = est.with_columns(pl.Series("x=1", [0.5, 0.0, None]), pl.Series("x=3", [0.0, 1e-9, None]),
+                             pl.Series("x=4", [None, 0.0, None]))
+    tables = {"distribution-x": est, "distribution-x-exact": exact}
+    assert _unreachable(tables, "distribution-x", ["size"]) == ["x=2"]
+    assert _unreachable({"distribution-x": est}, "distribution-x", ["size"]) == []
+
+
 def test_files_and_documented_columns(report, result):
     names = {p.name for p in report.iterdir()}
     assert {"index.html", "report.md", "report.json", "scenario.toml"} <= names
@@ -534,7 +549,9 @@ def test_default_plots_and_single_variant(tmp_path):
     # one variant: the page's matrices have no variant column (it said "official" on every row);
     # the files keep it
     heads = [line for line in (out / "report.md").read_text().splitlines() if line.startswith("| flips |")]
-    assert "| flips | none | red |" in heads and "| flips | tags | 0 | 1 | 2 | 3 | 4 | 5 |" in heads, heads
+    # (the totals 4 and 5, which no setup reaches, are left out of the page's distribution)
+    assert "| flips | none | red |" in heads and "| flips | tags | 0 | 1 | 2 | 3 |" in heads, heads
+    assert pl.read_csv(out / "distribution-total.csv").columns[-1] == "total=5"  # the file keeps them
     assert [line for line in heads if "variant" in line] == [  # the long form alone: it is the data
         "| flips | tags | variant | metric | estimate | ci_low | ci_high | se | exact | trials |"]
     assert "variant" in pl.read_csv(out / "matrix-win.csv").columns
@@ -1064,11 +1081,15 @@ def test_the_run_time_counts_its_workers():
 
     from montecarlo.reporting.report import header_facts
 
-    one = small_result()
-    assert re.fullmatch(r"\d+\.\d s on 1 worker", header_facts(one, "cmd")["run time"])
+    one = dataclasses.replace(small_result(), seconds=1.26)
+    assert header_facts(one, "cmd")["run time"] == "1.3 s on 1 worker"
     for jobs in (2, 3):
         many = dataclasses.replace(one, jobs=jobs)
-        assert re.fullmatch(rf"\d+\.\d s on {jobs} workers", header_facts(many, "cmd")["run time"])
+        assert header_facts(many, "cmd")["run time"] == f"1.3 s on {jobs} workers"
+    # a run of hundredths read "0.0 s", as if it had taken no time
+    for seconds, said in ((0.049, "under 0.1 s"), (0.05, "0.1 s"), (0.0, "under 0.1 s")):
+        quick = dataclasses.replace(one, seconds=seconds)
+        assert header_facts(quick, "cmd")["run time"] == f"{said} on 1 worker"
 
 
 def test_a_long_table_in_report_md_says_how_many_rows_its_files_hold_beyond_the_page():
