@@ -198,12 +198,27 @@ class Result:
     # -- display
 
     def _shown(self, limit: int) -> tuple[list[str], list[list[str]], int]:
-        """Columns and cells to display (the run facts go into the caption), and the rows left out."""
+        """Columns and cells to display (the run facts go into the caption), and the rows left out
+        beyond ``limit``; a distribution's values that their setup cannot reach are not shown."""
         columns = [c for c in self.columns if c not in HIDDEN]
         if len({r.get("variant") for r in self.rows}) <= 1 and "variant" in columns:
             columns.remove("variant")
-        cells = [[_cell(r.get(c)) for c in columns] for r in self.rows[:limit]]
-        return columns, cells, max(0, len(self.rows) - limit)
+        rows = [r for r in self.rows if not _unreached(r)]
+        cells = [[_cell(r.get(c)) for c in columns] for r in rows[:limit]]
+        return columns, cells, max(0, len(rows) - limit)
+
+    def _unreached_said(self) -> str | None:
+        """The line under a display that names the distribution values it left out."""
+        from montecarlo.analysis import values_said
+
+        left = [r["metric"] for r in self.rows if _unreached(r)]
+        if not left:
+            return None
+        names = list(dict.fromkeys(left))
+        names.sort(key=lambda n: (n.partition("=")[0], _number_or_text(n.partition("=")[2])))
+        single = len({tuple(r.get(c) for c in (*self.setup_columns, "variant")) for r in self.rows}) == 1
+        where = "as this setup cannot" if single else "where a setup cannot"
+        return f"left out, {where} reach them (exact 0, none drawn): {values_said(names)}"
 
     def _caption(self) -> str:
         f = self.facts
@@ -230,6 +245,9 @@ class Result:
         lines = [self.title, line(columns), *(line(row) for row in cells)]
         if more:
             lines.append(f"... {more} more row{'s' if more > 1 else ''} (.to_pandas() has them all)")
+        unreached = self._unreached_said()
+        if unreached:
+            lines.append(unreached)
         lines.append(self._caption())
         lines += [f"note: {note}" for note in self.notes]
         if self.differences is not None:
@@ -246,6 +264,8 @@ class Result:
         )
         rows = "rows" if more > 1 else "row"
         note = f"<p>... {more} more {rows} (<code>.to_pandas()</code> has them all)</p>" if more else ""
+        unreached = self._unreached_said()
+        note += f"<p>{html.escape(unreached)}</p>" if unreached else ""
         parts = [
             f"<table><caption>{html.escape(self.title)}</caption><thead><tr>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table>{note}<p>{html.escape(self._caption())}</p>",
@@ -259,6 +279,19 @@ class Result:
 
     def __len__(self) -> int:
         return len(self.rows)
+
+
+def _unreached(row: Mapping[str, Any]) -> bool:
+    """A distribution's value that the row's setup cannot reach: exact 0 and drawn by no trial
+    (a storm's 12 hits on a legion of 4), which a display need not list (the frames keep it)."""
+    return "=" in str(row.get("metric", "")) and row.get("exact") == 0 and row.get("estimate") == 0
+
+
+def _number_or_text(text: str) -> tuple[int, Any]:
+    try:
+        return (0, int(text))
+    except ValueError:
+        return (1, text)
 
 
 def _cell(value: Any) -> str:

@@ -250,6 +250,26 @@ def test_errors_are_one_line_input_errors(call, message):
     assert isinstance(err.value, MonteCarloError)
 
 
+def test_a_display_leaves_out_the_values_a_setup_cannot_reach_and_names_them():
+    """A storm on 3 units listed hits=5..12 and survivors=4..6 as rows of 0.0000, pushing real rows
+    off the display; the frames keep every row."""
+    storm = mc.odds("war-for-arrakis", "storm", legion="2 regular, 1 sardaukar", terrain="deep_desert",
+                    trials=2_000)
+    text = repr(storm)
+    assert "hits=5 " not in text and "hits=4 " in text and "survivors=3 " in text
+    said = "left out, as this setup cannot reach them (exact 0, none drawn): hits=5–12, survivors=4–6"
+    assert said in text
+    assert "hits=12" in set(storm.to_pandas().metric)
+    assert "<p>left out, as this setup cannot reach them" in storm._repr_html_()
+    legions = {"legion": ["1 regular", "4 regular"]}
+    grid = mc.table("war-for-arrakis", "storm", grid=legions, terrain="deep_desert", trials=1_000)
+    said = "left out, where a setup cannot reach them (exact 0, none drawn): hits=5–12, survivors=2–6"
+    assert said in repr(grid) and "4 regular  survivors=2 " in repr(grid)
+    duel = mc.odds("dune1984", attacker=4, defender=5, trials=1_000)
+    assert repr(duel).splitlines()[-2].endswith(": winner_strength=6, winner_strength_after=1")
+    assert "left out" not in repr(mc.odds("imperium", troops="2,1", trials=1_000))  # no distribution
+
+
 def test_the_errors_are_the_packages_own_under_mc():
     """docs/api.md names ScenarioError beside InputError, and mc had only the two others."""
     assert mc.InputError is InputError and mc.MonteCarloError is MonteCarloError

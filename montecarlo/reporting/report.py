@@ -718,7 +718,7 @@ def _blocks(
         else:  # a distribution: a column per value
             note = f"probability of each value of `{metric}` (columns): estimate [95% interval]"
             chance = True
-        unreachable = _unreachable(tables, name, grid) if kind == "distribution" else []
+        unreachable = _unreachable(tables, name, grid)
         if unreachable:  # the files keep them
             note += f"; not shown: {values_said(unreachable)}, which no setup can reach (exact 0, none drawn)"
         if kind == "distribution":
@@ -741,8 +741,9 @@ def _blocks(
 
 def _unreachable(tables: dict[str, pl.DataFrame], stem: str, grid: Sequence[str]) -> list[str]:
     """A distribution's values that no setup reaches: exact 0 and drawn by no trial wherever the
-    metric applies (a storm's 12 hits for a legion of 4 units); none without exact values."""
-    if f"{stem}-exact" not in tables:
+    metric applies (a storm's 12 hits for a legion of 4 units); none without exact values, and
+    none of a matrix (a chance of 0 in every setup of a column is a finding, not a value)."""
+    if not stem.startswith("distribution-") or f"{stem}-exact" not in tables:
         return []
     est, exact = tables[stem], tables[f"{stem}-exact"]
     index = matrix_index(est, grid)

@@ -124,6 +124,8 @@ def test_a_distributions_values_that_no_setup_reaches_are_left_off_the_page():
     tables = {"distribution-x": est, "distribution-x-exact": exact}
     assert _unreachable(tables, "distribution-x", ["size"]) == ["x=2"]
     assert _unreachable({"distribution-x": est}, "distribution-x", ["size"]) == []
+    matrix = {"matrix-x": est, "matrix-x-exact": exact}
+    assert _unreachable(matrix, "matrix-x", ["size"]) == []
 
 
 def test_files_and_documented_columns(report, result):
