@@ -1225,7 +1225,10 @@ def check_report_checkpoint(folder: str | os.PathLike | None, checkpoint: str | 
 
 @dataclass(frozen=True)
 class SetupField:
-    """One setup field of a question: its name, type, default and what it means."""
+    """One setup field of a question: its name, type, default and what it means. ``required``:
+    no setup can leave it out (its question's example cannot); a field that another stands in
+    for (a Dustrunners vehicle's health) or that its parser fills (Imperium's ``revealed``, 3 a
+    seat) is not."""
 
     name: str
     type: str
@@ -1282,15 +1285,30 @@ def _question_info(q: Any) -> QuestionInfo:
     for f in dataclasses.fields(q.setup_type):
         if not f.metadata.get("input", True):  # a field the parser fills in, not a value to give
             continue
-        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        no_default = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         factory: Any = f.default_factory
-        default = None if required else (f.default if f.default is not dataclasses.MISSING else factory())
-        fields.append(SetupField(f.name, str(f.type), default, helps.get(f.name, ""), required))
+        default = None if no_default else (f.default if f.default is not dataclasses.MISSING else factory())
+        # the parser fills some fields the dataclass leaves without a default (Imperium's revealed,
+        # a Dustrunners deck): required are those the question's example cannot do without
+        required = no_default and not _parses_without(q, f.name)
+        kind = f.type.__name__ if isinstance(f.type, type) else str(f.type)  # a battle file's: int
+        fields.append(SetupField(f.name, kind, default, helps.get(f.name, ""), required))
     fields += [SetupField(name, "Any", None, text, False) for name, text in q.inputs.items()]
     return QuestionInfo(
         q.name, q.description, tuple(fields), {m.name: m.description for m in q.metrics}, dict(q.example),
         dict(q.advise_inputs), q.advise is not None,
     )
+
+
+def _parses_without(q: Any, name: str) -> bool:
+    """Whether the question's example setup parses without the field ``name`` (a field its
+    parser fills, or one another field stands in for, as a Dustrunners vehicle's health)."""
+    example = {k: v for k, v in q.example.items() if k != name}
+    try:
+        q.setup(example)
+    except (MonteCarloError, TypeError, ValueError):
+        return False
+    return True
 
 
 def games(*files: str | os.PathLike) -> Catalogue:

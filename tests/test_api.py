@@ -212,6 +212,34 @@ def test_games_lists_exactly_the_values_each_question_accepts():
     assert three.raw.setup.players == 3 and three.estimate["seat3_first"] > 0
 
 
+def test_games_says_which_fields_a_setup_needs_and_what_each_means(tmp_path):
+    """Imperium's revealed and intrigue were listed as required (3 and 0 by default), so were a
+    Dustrunners deck (the 12-card one by default) and health (a vehicle's); Imperium's fields
+    had no help, two Dustrunners fields each other's, some read ":class:`DuelSetup`", and a
+    battle file's fields said "<class 'int'>" and nothing."""
+    catalogue = mc.games(ROOT / "scenarios" / "games" / "risk.toml")
+    conflict = {f.name: f for f in catalogue["imperium"].questions["conflict"].setup}
+    assert [n for n, f in conflict.items() if f.required] == ["troops"]
+    assert "one entry per seat" in conflict["troops"].help and "default 3" in conflict["revealed"].help
+    combat = {f.name: f for f in catalogue["dustrunners"].questions["combat"].setup}
+    assert not combat["deck"].required and not combat["health"].required and combat["enemy"].required
+    campaign = {f.name: f for f in catalogue["dustrunners"].questions["campaign"].setup}
+    assert campaign["policy"].help == "as in a single combat." and "first" in campaign["exploration"].help
+    duel = {f.name: f for f in catalogue["dune1984"].questions["duel"].setup}
+    assert duel["attacker"].required and duel["defender"].required
+    assert not duel["attacker_equipment"].required
+    every = [(g, q, f) for g, game in catalogue.items() for q, info in game.questions.items()
+             for f in info.setup]
+    assert not [f.name for _, _, f in every if ":class:" in f.help or ":attr:" in f.help]
+    assert not [f.name for _, _, f in every if "<class" in f.type]
+    assert not [(g, q, f.name) for g, q, f in every if not f.help]
+    battle = catalogue[str(ROOT / "scenarios" / "games" / "risk.toml")].questions["battle"]
+    risk = {f.name: f for f in battle.setup}
+    assert risk["defenders"].type == "int"
+    assert risk["defenders"].help == "armies defending the territory (1..100)"
+    assert risk["attackers"].required and risk["defenders"].required
+
+
 def test_odds_shows_only_the_metrics_that_apply():
     """A 3-player conflict has no seat 4 and, without a conflict card, no points; a combat with
     no objective has no objective metric: the CLI leaves them out, and so does the API (it showed

@@ -607,6 +607,11 @@ def _setup_type(d: Definition) -> type:
         "Setup", [(f.name, int) for f in d.setup], frozen=True, namespace={"__reduce__": reduce}
     )
     cls.__doc__ = f"Setup of {d.name}: " + ", ".join(f"{f.name} {f.low}..{f.high}" for f in d.setup) + "."
+    # the file's descriptions as the Attributes that mc.games() and the schema read (base.field_help)
+    described = [f"        {f.name}: {' '.join(f.description.split())} ({f.low}..{f.high})"
+                 for f in d.setup if f.description]
+    if described:
+        cls.__doc__ += "\n\n    Attributes:\n" + "\n".join(described) + "\n"
     return cls
 
 

@@ -315,6 +315,14 @@ def field_help(cls: type) -> dict[str, str]:
     ...     '''
     >>> field_help(S)
     {'a': 'the sides, two of them.', 'b': 'the sides, two of them.', 'c': 'a count.'}
+    >>> class T:
+    ...     '''Another.
+    ...
+    ...     Attributes:
+    ...         d: as in :class:`DuelSetup`, see :func:`~montecarlo.odds`.
+    ...     '''
+    >>> field_help(T)
+    {'d': 'as in DuelSetup, see montecarlo.odds.'}
     """
     doc = inspect.getdoc(cls) or ""
     _, mark, section = doc.partition("Attributes:")
@@ -335,7 +343,8 @@ def field_help(cls: type) -> dict[str, str]:
                 out[n] = f"{out[n]} {line.strip()}".strip()
         else:
             break
-    return out
+    # the docstring's Sphinx roles read as plain names: "as in :class:`DuelSetup`" -> "as in DuelSetup"
+    return {n: re.sub(r":\w+:`~?([^`]+)`", r"\1", text) for n, text in out.items()}
 
 
 def parse_weighted_objective(text: Any, weighted: str, example: str) -> tuple[str, float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import doctest
 import math
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from montecarlo.datagame.spec import TOP_KEYS, read_definition
 from montecarlo.datagame.compile import SAMPLER_MAX_STATES, compile_text
 from montecarlo.datagame.expr import Expr, ExprError
 from montecarlo.errors import InputError
+from montecarlo.games.base import field_help
 
 ROOT = Path(__file__).resolve().parents[2]
 RISK = (ROOT / "scenarios" / "games" / "risk.toml").read_text()
@@ -990,7 +992,12 @@ def test_a_definitions_rules_and_setup_types_say_what_they_hold():
     game = compile_text(RISK, "risk.toml").game
     assert game.rules_type.__doc__ == "Rules of risk (risk.toml): attack_dice, defend_dice, ties."
     question = game.question()
-    assert question.setup_type.__doc__ == "Setup of risk: attackers 1..100, defenders 1..100."
+    assert inspect.getdoc(question.setup_type) == (  # the Attributes mc.games() reads its help from
+        "Setup of risk: attackers 1..100, defenders 1..100.\n\nAttributes:\n"
+        "    attackers: armies that can attack (the army left behind not counted) (1..100)\n"
+        "    defenders: armies defending the territory (1..100)"
+    )
+    assert field_help(question.setup_type)["defenders"] == "armies defending the territory (1..100)"
     setup = question.setup({"attackers": 5, "defenders": 5})
     assert question.setup_type.__name__ == "Setup" and repr(setup) == "Setup(attackers=5, defenders=5)"
     start = compile_text(RISK, "risk.toml").start(game.rules(), setup)

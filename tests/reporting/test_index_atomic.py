@@ -87,4 +87,4 @@ def test_the_reports_are_listed_under_a_heading_per_game_in_the_order_games_firs
     assert page.count('<ul class="index">') == 2
     risk, dune = page.index("<h2>Risk</h2>"), page.index("<h2>Dune</h2>")
     a, b, c = (page.index(f'"{n}/index.html"') for n in "abc")
-    assert risk < a < c < dune < b
+    assert risk < a < c < dune < b and "</ul>\n<h2>Dune</h2>\n" in page

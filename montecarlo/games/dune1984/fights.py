@@ -153,7 +153,8 @@ class FightSetup:
     Attributes:
         attacker, defender: lists of Strengths 1..6 or character names (or a comma-separated
             string), normalised to tuples.
-        attacker_equipment, defender_equipment: the side's equipment, as in :class:`DuelSetup`.
+        attacker_equipment, defender_equipment: the side's equipment, names among sword,
+            gom_jabbar, poison (a list or a comma-separated string), as in a duel.
         attacker_guile, defender_guile: one Guile per character (an int applies to all); default
             each character's own, or 3 for a plain Strength.
         objective: ``"win"`` reports the metric ``objective`` (the deciding side's chance to win:

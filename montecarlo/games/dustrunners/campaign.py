@@ -51,8 +51,11 @@ class CampaignSetup:
         deck: the resolution deck, carried over between fights.
         enemies: the exploration pool (each card an enemy, drawn uniformly at random).
         fights: combats in the campaign, 1..12.
-        health, ammo, damage_bonus, vp: starting values; max_health and max_ammo cap loot.
-        policy, redraw: as in a single combat; exploration: ``first`` or ``safer``.
+        health, ammo, damage_bonus, vp: starting values.
+        max_health, max_ammo: the caps of loot (by default the starting health and ammo).
+        policy, redraw: as in a single combat.
+        exploration: which exploration card to fight, ``first`` or ``safer``.
+        vehicle: the shipped vehicle whose values these are, if any (its name in the results).
     """
 
     deck: Deck

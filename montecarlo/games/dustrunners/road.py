@@ -176,11 +176,15 @@ class RoadSetup:
         deck: the resolution deck (carried over the whole road).
         exploration_deck: the exploration and radiation decks.
         health, ammo, fuel, damage_bonus, vp: starting values (a shipped vehicle's by default;
-            VP = its stars); max_health, max_ammo, max_fuel cap the loot and events.
+            VP = its stars).
+        max_health, max_ammo, max_fuel: the caps of the loot and events (by default the starting
+            values).
         rounds: rounds to drive (1..6).
         raider_gap: spaces between the raider and you at the start: it catches you when its
             steps reach this.
-        policy, redraw: as in a combat; exploration: ``first`` or ``safer`` (as in a campaign).
+        policy, redraw: as in a combat.
+        exploration: which exploration card to fight, ``first`` or ``safer`` (as in a campaign).
+        vehicle: the shipped vehicle whose values these are, if any (its name in the results).
     """
 
     deck: Deck

@@ -65,7 +65,19 @@ class Troops:
 
 @dataclass(frozen=True, slots=True)
 class ConflictSetup:
-    """One conflict: per seat, troops committed, cards revealed and intrigue strength."""
+    """One conflict: per seat, troops committed, cards revealed and intrigue strength.
+
+    Attributes:
+        troops: troops in the conflict, one entry per seat: a count (3), an equally likely range
+            (1-3), a distribution ('0:1/4|2:3/4') or the deployment rule 'deploy:R+G[:policy]'.
+        revealed: cards revealed from the deck, one value or one per seat (default 3).
+        intrigue: combat intrigue strength, one value or one per seat (default 0; counts only
+            with troops in the conflict).
+        deck: the deck every seat reveals from: starting, starting+sword1 or starting+sword2.
+        conflict: the conflict card, for expected victory points (none by default).
+        hagal: the seats (from 1) that are House Hagal, the rival of a two-player game, ranked
+            but its rewards counted for nobody.
+    """
 
     troops: tuple[Troops, ...]
     revealed: tuple[int, ...]
