@@ -1259,7 +1259,14 @@ class GameInfo:
 
 
 class Catalogue(dict):
-    """Game name -> :class:`GameInfo`, printed as a readable listing."""
+    """Game name -> :class:`GameInfo`, printed as a readable listing; a battle file is listed by
+    the path it was given by, and found by its game's name too (``mc.games("risk.toml")["risk"]``)."""
+
+    def __missing__(self, key: Any) -> GameInfo:
+        named = [g for g in self.values() if g.name == key]
+        if len(named) == 1:
+            return named[0]
+        raise KeyError(f"{key!r}: no such game in this catalogue; it holds {', '.join(map(str, self))}")
 
     def __repr__(self) -> str:
         lines = []
@@ -1270,6 +1277,7 @@ class Catalogue(dict):
                 lines.append(f"  question {q.name}{main}: {q.description}")
                 for f in q.setup:
                     default = "required" if f.required else f"default {f.default!r}"
+                    default = "optional" if f.default is None and not f.required else default
                     lines.append(f"    {f.name} ({default}){': ' + f.help if f.help else ''}")
             for v, desc in g.variants.items():
                 lines.append(f"  variant {v}" + (f": {desc}" if desc else ""))

@@ -238,6 +238,11 @@ def test_games_says_which_fields_a_setup_needs_and_what_each_means(tmp_path):
     assert risk["defenders"].type == "int"
     assert risk["defenders"].help == "armies defending the territory (1..100)"
     assert risk["attackers"].required and risk["defenders"].required
+    assert catalogue["risk"] is catalogue[str(ROOT / "scenarios" / "games" / "risk.toml")]  # by its name too
+    with pytest.raises(KeyError, match="'nope': no such game in this catalogue; it holds dune1984, "):
+        catalogue["nope"]
+    listing = repr(catalogue)
+    assert "    revealed (optional): cards revealed" in listing and "    troops (required): " in listing
 
 
 def test_odds_shows_only_the_metrics_that_apply():
