@@ -535,6 +535,9 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
         count = f"{len(labels)} of {len(all_labels)}" if len(labels) < len(all_labels) else (
             "the one" if len(labels) == 1 else f"all {len(labels)}")
         what = f"{count} {'row shows' if len(labels) == 1 else 'rows show'} a significant difference"
+        others = len(all_labels) - len(labels)
+        if others:  # filled or not, a drawn row has a significant difference somewhere
+            what += f"; the other {others} {'is' if others == 1 else 'are'} not drawn"
     step = 1.0 / (len(variants) + 1)
     # long setups (lists of areas) wrap over a few lines beside their row, not across the page
     wrapped = [_wrap_parts(lab, FOREST_LABEL_CHARS) for lab in labels]

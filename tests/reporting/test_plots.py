@@ -427,7 +427,9 @@ def test_forest_rows_say_how_many_are_significant_and_rank_the_largest(compared,
     assert 0 < significant.height < rows.height
     fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, comparison)
     title = " ".join(fig.get_suptitle().split())
-    assert f"{significant.height} of {rows.height} rows show a significant difference" in title, title
+    others = rows.height - significant.height
+    said = f"{significant.height} of {rows.height} rows show a significant difference; the other {others} "
+    assert said + ("is not drawn" if others == 1 else "are not drawn") in title, title
     monkeypatch.setattr(plots, "MAX_FOREST_ROWS", 3)
     fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, comparison)
     assert "largest first" in " ".join(fig.get_suptitle().split())
