@@ -668,7 +668,8 @@ def _asymmetry(
             if sided:  # the two sides are not alike: the gap is the setup's, not a seat's
                 verdict = f"{_join(sided)} is one side's only: this is its effect, not a seat advantage"
             equal = f"at equal {_field(row)} and {_field(col)}, {metric_words(sc, metric, code=False)}"
-            parts.append(f"{equal} is {span} ({verdict})")
+            exact = all(cells[k]["exact"] is not None for k in diagonal)  # not the heat map's estimates
+            parts.append(f"{equal} is {span} ({'exact; ' if exact else ''}{verdict})")
         if pairs and not sided:
             size, a, b, pair_noise = max(pairs, key=lambda t: abs(t[0]))
             if abs(size) <= max(pair_noise, 1e-9):

@@ -272,18 +272,23 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
         "defender ≥ 1, even (50%) when it is 0."
     )
     assert (
-        "At equal attacker and defender, the chance that the attacker wins is 0.500 (even); swapping the two "
-        "sides changes nothing beyond noise."
+        "At equal attacker and defender, the chance that the attacker wins is 0.500 (exact; even); swapping "
+        "the two sides changes nothing beyond noise."
     ) in text
+    # the numbers at equal sides are exact where the solver gives them (the heat map shows estimates)
+    estimated = all_tables(fair)
+    estimated["results"] = estimated["results"].with_columns(pl.lit(None, dtype=pl.Float64).alias("exact"))
+    assert "At equal attacker and defender, the chance that the attacker wins is 0.508 (even); " in " ".join(
+        findings(fair, estimated))
     text = said(variants={"edge": {"builtin": "edge"}})
-    assert "the chance that the attacker wins is 0.600 (favouring the attacker side)" in text
+    assert "the chance that the attacker wins is 0.600 (exact; favouring the attacker side)" in text
     assert "sum to 1.200 instead of 1, the attacker side favoured by 20.0 points" in text
     a, b = re.search(r"the largest asymmetry is attacker (\d) against defender (\d)", text).groups()
     assert a < b  # a pair of setups swapped, not one setup against itself (its gap is the line above)
     # exact values carry no noise: an edge of 1 point, far inside the estimates' intervals, is named
     assert "sum to 1.020 instead of 1, the attacker side favoured by 2.0 points" in said(rules={"edge": 0.01})
     text = said(rules={"grow": 0.05})
-    assert "the chance that the attacker wins is 0.550–0.650 (favouring the attacker side)" in text
+    assert "the chance that the attacker wins is 0.550–0.650 (exact; favouring the attacker side)" in text
     # an edge to the defender that grows with the attacker: the largest gap is the most negative sum
     assert (
         "the largest asymmetry is attacker 2 against defender 3: with the sides swapped the two chances "
@@ -294,7 +299,8 @@ def test_seat_advantage_and_asymmetry_of_two_sides():
     bonus = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
     text = findings(bonus, all_tables(bonus))
     with_bonus = next(s for s in text if s.startswith("With attacker bonus = 0.1: at equal"))
-    assert "(attacker bonus = 0.1 is one side's only: this is its effect, not a seat advantage)" in with_bonus
+    own = "(exact; attacker bonus = 0.1 is one side's only: this is its effect, not a seat advantage)"
+    assert own in with_bonus
     assert "favoured by" not in with_bonus and "favouring" not in with_bonus
     assert "swapping the two sides changes nothing beyond noise" in next(
         s for s in text if s.startswith("With attacker bonus = 0.0: at equal")
@@ -872,16 +878,16 @@ def test_a_variant_identical_in_every_trial_but_not_exactly_says_so():
     ("rules", "equal", "largest"),
     [
         # the same gap for every pair: the first pair, in the grid's order, is named
-        ({"edge": -0.1}, "0.400 (favouring the defender side)",
+        ({"edge": -0.1}, "0.400 (exact; favouring the defender side)",
          "1 against defender 2: 0.800 / defender / 20.0"),
         # even at 1, then above
-        ({"edge": -0.05, "grow": 0.05}, "0.500–0.600 (favouring the attacker side)",
+        ({"edge": -0.05, "grow": 0.05}, "0.500–0.600 (exact; favouring the attacker side)",
          "2 against defender 3: 1.150 / attacker / 15.0"),
         # below, even at 1
-        ({"edge": 0.05, "grow": -0.05}, "0.400–0.500 (favouring the defender side)",
+        ({"edge": 0.05, "grow": -0.05}, "0.400–0.500 (exact; favouring the defender side)",
          "2 against defender 3: 0.850 / defender / 15.0"),
         # below at 1, even at 2, above at 3
-        ({"edge": -0.1, "grow": 0.05}, "0.450–0.550 (either side)",
+        ({"edge": -0.1, "grow": 0.05}, "0.450–0.550 (exact; either side)",
          "1 against defender 2: 0.950 / defender / 5.0"),
     ],
 )
@@ -928,9 +934,9 @@ def test_the_swap_findings_go_by_the_other_fields_in_grid_order_three_at_most():
     result = run_scenario(parse_scenario({"game": game, "seed": 1, "trials": 2000, "grid": grid}), jobs=1)
     assert [s for s in findings(result, all_tables(result)) if "at equal" in s] == [
         "With attacker bonus = 0.0: at equal attacker and defender, the chance that the attacker wins is "
-        "0.500 (even).",
+        "0.500 (exact; even).",
         "With attacker bonus = 0.1: at equal attacker and defender, the chance that the attacker wins is "
-        "0.600 (attacker bonus = 0.1 is one side's only: this is its effect, not a seat advantage).",
+        "0.600 (exact; attacker bonus = 0.1 is one side's only: this is its effect, not a seat advantage).",
     ]
     # without two fields of the same values there is no pair of sides to swap
     table = all_tables(result)["results"]
