@@ -285,13 +285,13 @@ def holm_line(comparison: pl.DataFrame) -> str:
 
 
 def summary_line(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> str:
-    """One line saying what a report holds (sizes and tests)."""
+    """One line saying what a report holds (sizes, seed and tests): the index shows it too."""
     sc = result.scenario
     trials = tables["results"]["trials"]
     span = f"{trials.min():,}" if trials.min() == trials.max() else f"{trials.min():,}–{trials.max():,}"
     text = (
         f"{len(sc.points)} setup{'s' * (len(sc.points) != 1)} × {len(sc.variants)} "
-        f"variant{'s' * (len(sc.variants) != 1)}, {span} trials each"
+        f"variant{'s' * (len(sc.variants) != 1)}, {span} trials each, seed {sc.seed}"
     )
     if "comparison" in tables:
         text += "; " + holm_line(tables["comparison"])

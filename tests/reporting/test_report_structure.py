@@ -307,7 +307,7 @@ def test_the_words_of_every_paragraph_and_note(pages):
     unadjusted = "N% paired intervals, each on its own (not adjusted)"
     assert said == [
         "A fake game for the report tests.",
-        f"_N setups × N variants, N trials each; {counted}_",
+        f"_N setups × N variants, N trials each, seed N; {counted}_",
         f"Differences are variant − official, with N% paired intervals ({crn}). Significance: Holm "
         f"correction over the real tests at N% — {counted}. A row whose two arms agree on every trial "
         '(difference N, standard error N) is "identical", not a test; a metric that does not apply to a '

@@ -206,7 +206,7 @@ def test_summaries(result, tables):
     same = summary.filter(pl.col("variant") == "same")
     assert (same["significant"] == 0).all() and (same["tests"] == 0).all() and (same["identical"] == 12).all()
     line = summary_line(result, tables)
-    assert line.startswith("12 setups × 3 variants, 3,000 trials each; ")
+    assert line.startswith(f"12 setups × 3 variants, 3,000 trials each, seed {result.scenario.seed}; ")
     comp = tables["comparison"]
     tests = int((comp["status"] == "tested").sum())
     assert f"{int(comp['significant'].sum())} of {tests} tests significant (Holm)" in line
@@ -364,7 +364,7 @@ def test_number_columns_keep_their_types_when_every_value_is_missing(where):
         cells = tables[name].select(pl.exclude("flips", "variant"))
         assert set(cells.dtypes) == {pl.Float64} and cells.null_count().sum_horizontal()[0] == cells.width
     assert summary_line(result, tables) == (
-        "1 setup × 2 variants, 200 trials each; 0 of 0 tests significant (Holm); 1 not applicable"
+        "1 setup × 2 variants, 200 trials each, seed 4; 0 of 0 tests significant (Holm); 1 not applicable"
     )
 
 
@@ -378,7 +378,7 @@ def test_summary_line_gives_the_span_of_trials_a_precision_target_took():
     tables = all_tables(result)
     low, high = tables["results"]["trials"].min(), tables["results"]["trials"].max()
     assert low < high  # one flip is a fair coin (p = 1/2), the widest interval
-    assert summary_line(result, tables) == f"2 setups × 1 variant, {low:,}–{high:,} trials each"
+    assert summary_line(result, tables) == f"2 setups × 1 variant, {low:,}–{high:,} trials each, seed 1"
 
 
 def test_a_certain_difference_is_tested_not_identical():
