@@ -26,13 +26,13 @@ from montecarlo.games.war_for_arrakis.rules import Rules
 
 CASES = [  # (attacker, defender, settlement rank, objective)
     ("6 regular, Baron Harkonnen, Beast Rabban", "4 regular, 2 fedaykin, Stilgar", 3, "trade:2"),
-    ("5 regular, 1 elite, Feyd-Rautha, Beast Rabban", "4 regular, 2 fedaykin, Stilgar, naib", 2, "trade:2"),
+    ("5 regular, 1 elite, Feyd-Rautha, Shaddam IV", "4 regular, 2 fedaykin, Stilgar, naib", 2, "trade:2"),
     ("4 regular, 2 sardaukar, Baron Harkonnen, Beast Rabban", "6 regular, naib", 1, "win"),
     ("4 regular, 2 sardaukar, Baron Harkonnen, Beast Rabban, Thufir Hawat",
      "3 regular, 3 fedaykin, Stilgar, naib", 3, "win"),
 ]
 FREE = [  # free continuation: a round that changes nothing can come back through a Specials choice
-    ("6 elite, Baron Harkonnen, Beast Rabban, Thufir Hawat, Feyd-Rautha",
+    ("6 elite, Baron Harkonnen, Shaddam IV, Thufir Hawat, Feyd-Rautha",
      "6 fedaykin, Stilgar, naib, Chani", 0, "trade:1"),
 ]
 ADVISE = [

@@ -572,6 +572,15 @@ def values_said(names: Sequence[str]) -> str:
     )
 
 
+def seconds_said(seconds: float) -> str:
+    """A run's time to a tenth of a second, and "under 0.1 s" for less, where "0.0 s" read as none.
+
+    >>> seconds_said(1.26), seconds_said(0.05), seconds_said(0.049)
+    ('1.3 s', '0.1 s', 'under 0.1 s')
+    """
+    return f"{seconds:.1f} s" if seconds >= 0.05 else "under 0.1 s"
+
+
 def duration(seconds: float) -> str:
     """A time as people say it, for estimates: '45 s', '12 min', '3.5 h', '2.1 days'.
 

@@ -536,7 +536,8 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     run_settings(trials, seed, precision, max_trials, jobs)  # a bad setting refused before a bar is drawn
     names = _names(variants)
     setup = _as_toml(setup)  # a notebook's numpy arrays and pandas Series as lists
-    with _paced(progress, f"odds {os.fspath(game)}") as report:
+    named = _game_arg(game)  # a game that is no name or file refused here, in one line
+    with _paced(progress, f"odds {getattr(named, 'name', named)}", precision) as report:
         settings = run_settings(trials, seed, precision, max_trials, jobs, progress=report)
         answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
     label = _label(names, rules)
@@ -562,7 +563,9 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
 
 
 @contextmanager
-def _paced(progress: Any, label: str) -> Iterator[Callable[[int, int], None] | None]:
+def _paced(
+    progress: Any, label: str, precision: Any = None
+) -> Iterator[Callable[[int, int], None] | None]:
     """``progress`` as the runner takes it: a function of the caller's as it is, None as nothing,
     and True (a bar on a terminal) or False (nothing shown) with the CLI's up-front estimate as a
     :class:`~montecarlo.errors.Caution`: a run projected to last over a minute says so within a
@@ -587,11 +590,12 @@ def _paced(progress: Any, label: str) -> Iterator[Callable[[int, int], None] | N
                 shown(done, total)
             seconds = projection(done, total, time.perf_counter())
             if seconds is not None:
-                warnings.warn(
-                    f"{label}: about {duration(seconds)} for {total:,} trials at this pace; precision=0.001 "
-                    "stops as soon as every probability is known to ±0.001, or give fewer trials",
-                    Caution, stacklevel=outside_level(),
+                hint = "a coarser precision or a lower max_trials ends it sooner" if precision else (
+                    "precision=0.001 stops as soon as every probability is known to ±0.001, or give fewer "
+                    "trials"
                 )
+                warnings.warn(f"{label}: about {duration(seconds)} for {total:,} trials at this pace; {hint}",
+                              Caution, stacklevel=outside_level())
 
         yield report
 
@@ -989,7 +993,7 @@ def table(
     data = _scenario_data(game, question, "table", grid, setup, spec, trials, seed, precision, max_trials,
                           rules, metrics, None)
     sc = _parse(data, "table")
-    with _paced(progress, f"table {sc.game.name}") as report:
+    with _paced(progress, f"table {sc.game.name}", sc.precision) as report:
         result = run_scenario(sc, jobs=jobs, progress=report)
     where = ", ".join(f"{k}={_show(v)}" for k, v in setup.items())
     title = f"{sc.game.name} {sc.question.name} over {' × '.join(sc.grid) or 'one setup'}"
@@ -1012,6 +1016,20 @@ def _scenario_arg(value: Any, *, trials: int | None = None, seed: int | None = N
         if not is_definition(os.fspath(value)):
             return load_scenario(value)
     return None
+
+
+def _with_run(sc: Scenario, trials: int | None, seed: int | None) -> Scenario:
+    """The scenario with the caller's ``trials`` and ``seed`` (checked already) in place of its
+    own; one trial, which gives no interval, refused in the caller's words."""
+    if trials is None and seed is None:
+        return sc
+    from montecarlo.scenarios import too_few_trials
+
+    sc = dataclasses.replace(sc, trials=trials or sc.trials, seed=sc.seed if seed is None else seed)
+    too_few = trials is not None and too_few_trials(sc, said=f"trials={trials} for {sc.path or sc.name}")
+    if too_few:  # the caller's trials, not the file's
+        raise InputError(too_few)
+    return sc
 
 
 def check_baseline(sc: Scenario, baseline: str | None, *, name: Callable[[str], str] = str) -> None:
@@ -1099,13 +1117,7 @@ def compare(
                 f"compare: {', '.join(extra)} belong in the scenario file; give only baseline, metrics, "
                 "trials, seed and jobs with a scenario"
             )
-        if trials is not None or seed is not None:
-            sc = dataclasses.replace(sc, trials=trials or sc.trials, seed=sc.seed if seed is None else seed)
-        from montecarlo.scenarios import too_few_trials
-
-        too_few = trials is not None and too_few_trials(sc, said=f"trials={trials} for {sc.path or sc.name}")
-        if too_few:  # the caller's trials, not the file's
-            raise InputError(too_few)
+        sc = _with_run(sc, trials, seed)
     else:
         from montecarlo.analysis import resolve
 
@@ -1124,7 +1136,8 @@ def compare(
 
     backend = chosen_backend(backend, scheduler)
     # by default the workers start once the run proves long enough: nothing else waits for them
-    with _paced(progress, f"compare {sc.name if sc.path is not None else sc.game.name}") as report:
+    label = f"compare {sc.name if sc.path is not None else sc.game.name}"
+    with _paced(progress, label, sc.precision) as report:
         result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=report, backend=backend,
                               scheduler=scheduler, checkpoint=checkpoint, measured_start=True)
     return _scenario_result(result, sc.title if sc.title != sc.name else f"{sc.game.name} {sc.question.name}")
@@ -1169,6 +1182,8 @@ def report(
     checkpoint: str | os.PathLike | None = None,
     progress: bool | Callable[[int, int], None] = False,
     command: str | None = None,
+    trials: int | None = None,
+    seed: int | None = None,
 ) -> Result:
     """Run a scenario and write its report folder (index.html, report.md, tables, plots).
 
@@ -1177,22 +1192,27 @@ def report(
     write. ``backend`` (dask with a ``scheduler``, else loky), ``scheduler``, ``checkpoint``
     and ``progress`` are those of :func:`montecarlo.scenarios.run_scenario` (with True or False a
     run projected over a minute warns once, a Caution); ``command`` is what
-    the report records as the way to rerun it (default: this call). The Result holds the
-    numbers and ``path``, the folder.
+    the report records as the way to rerun it (default: this call). ``trials`` and ``seed``
+    override the scenario's, as ``montecarlo report -n/-s`` do. The Result holds the numbers and
+    ``path``, the folder.
     """
     from montecarlo.reporting import write_report
     from montecarlo.scenarios import local_workers, run_scenario
 
-    sc = _scenario_arg(scenario)
+    if trials is not None or seed is not None:  # named as given, before a scenario is read
+        run_settings(DEFAULT_TRIALS if trials is None else trials, DEFAULT_SEED if seed is None else seed,
+                     None, None, jobs)
+    sc = _scenario_arg(scenario, trials=trials, seed=seed)
     if sc is None:
         raise InputError(f"report: expected a scenario file (.toml) or scenario data, got {scenario!r}")
+    sc = _with_run(sc, trials, seed)
     if command is not None and not isinstance(command, str):
         raise InputError(f"report: command must be the text that reruns the report, got {command!r}")
     check_baseline(sc, baseline)
     folder = report_folder(sc, out)
     check_report_checkpoint(folder, checkpoint)
     backend = chosen_backend(backend, scheduler)
-    with _paced(progress, f"report {sc.name}") as report:
+    with _paced(progress, f"report {sc.name}", sc.precision) as report:
         result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=report, backend=backend,
                               scheduler=scheduler, checkpoint=checkpoint)
     if command is None and isinstance(scenario, (str, os.PathLike)):

@@ -741,6 +741,16 @@ def test_a_run_of_days_warns_within_a_second_as_the_cli_estimates_it(call, said)
     assert len(seen) == 4
 
 
+def test_a_long_precision_run_warns_with_what_ends_it_sooner():
+    from montecarlo.errors import Caution
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Caution)
+        with pytest.raises(Caution, match=r"at this pace; a coarser precision or a lower max_trials ends"):
+            mc.odds("dune1984", attacker=4, defender=5, trials=200_000, precision=0.00002, max_trials=10**11,
+                    jobs=1)
+
+
 class Enough(Exception):
     """What a progress function of the test's raises to stop a long run."""
 
@@ -752,6 +762,9 @@ def enough():
 def test_progress_is_checked_before_any_trial():
     with pytest.raises(InputError, match=r"^progress must be True \(a bar\), False or a function"):
         mc.odds("dune1984", attacker=4, defender=5, progress="yes")
+    for game in (123, None, ["dune1984"]):  # the progress label once read the game first: a TypeError
+        with pytest.raises(InputError, match=r"^game must be a game name or a \.toml battle file, got "):
+            mc.odds(game, attacker=4, defender=5)
     assert mc.odds("dune1984", attacker=4, defender=5, trials=1_000, progress=None).facts["trials"] == 1_000
 
 

@@ -237,10 +237,12 @@ class ProgressReporter:
             self._bar(done, total)
         seconds = self.projection(done, total, now)
         if seconds is not None:
+            hint = "a coarser --precision or a lower --max-trials ends it sooner" if self.precision else (
+                "--precision 0.001 stops as soon as every probability is known to ±0.001, or lower --trials"
+            )
             self._say(
                 f"estimated time: about {_duration(seconds)} for {total:,} trials on {self.workers} "
-                f"worker(s); --precision 0.001 stops as soon as every probability is known to "
-                f"±0.001, or lower --trials"
+                f"worker(s); {hint}"
             )
 
     def _bar(self, done: int, total: int) -> None:

@@ -19,7 +19,7 @@ from typing import Annotated, Optional
 import polars as pl
 import typer
 
-from montecarlo.analysis import DEFAULT_TRIALS
+from montecarlo.analysis import DEFAULT_TRIALS, seconds_said
 from montecarlo.cli.common import (
     _options,
     backend_for,
@@ -305,7 +305,7 @@ def report(
     elif not quiet:  # the simulation's time and the whole report's (most of the rest is plots)
         whole = time.perf_counter() - started
         typer.echo(f"wrote {folder}/index.html ({len(sc.points)} setups, simulated in "
-                   f"{result.seconds:.1f} s, report written in {whole:.1f} s)", err=True)
+                   f"{seconds_said(result.seconds)}, report written in {seconds_said(whole)})", err=True)
 
 
 @app.command("report-all", epilog="Example: montecarlo report-all scenarios --out reports")
@@ -426,7 +426,7 @@ def report_all(
             }
         )
         if talk:
-            typer.echo(f"wrote {folder}/index.html ({result.seconds:.1f} s)", err=True)
+            typer.echo(f"wrote {folder}/index.html ({seconds_said(result.seconds)})", err=True)
     write_index(home, entries)
     if as_json:
         typer.echo(json.dumps({"index": str(home / "index.html"), "reports": entries}))

@@ -21,19 +21,28 @@ class Projection:
     The clock starts at the first finished chunk, and again while ``restarting()`` (a run that
     starts its workers part way runs its chunks here meanwhile, at one process's pace, shared with
     their start). The pace is read half a second later, and again every few seconds until a
-    quarter of the trials are done: a grid often runs its small setups first.
+    quarter of the trials are done: a grid often runs its small setups first. A total that grows
+    after that (a precision run adding trials) is looked at again.
     """
 
     def __init__(self, restarting: Callable[[], bool] = lambda: False) -> None:
         self.restarting = restarting
         self.first: Optional[tuple[float, int]] = None  # (time, done) at the first finished chunk
-        self.estimated = False
+        self.said = False
+        self.settled = 0  # the total of which a quarter was done with no long projection (0: none)
         self.next_look = 0.0  # when the projection is looked at next
+
+    @property
+    def estimated(self) -> bool:
+        """Whether the projection is over: said, or settled for the present total."""
+        return self.said or self.settled > 0
 
     def __call__(self, done: int, total: int, now: float) -> Optional[float]:
         if done > 0 and (self.first is None or self.restarting()):
             self.first = (now, done)
             return None
+        if self.settled and total > self.settled:  # more trials than when it settled: look again
+            self.settled = 0
         if (
             self.first is None
             or self.estimated
@@ -43,9 +52,10 @@ class Projection:
         ):
             return None
         self.next_look = now + ESTIMATE_AGAIN_SECONDS
-        self.estimated = done >= total * ESTIMATE_UNTIL_SHARE
         seconds = (total - done) * (now - self.first[0]) / (done - self.first[1])
-        if seconds <= ESTIMATE_ABOVE_SECONDS:
-            return None
-        self.estimated = True
-        return seconds
+        if seconds > ESTIMATE_ABOVE_SECONDS:
+            self.said = True
+            return seconds
+        if done >= total * ESTIMATE_UNTIL_SHARE:
+            self.settled = total
+        return None

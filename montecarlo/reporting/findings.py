@@ -173,10 +173,11 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
         # in the scenario's order; seat 1, seat 2, ... said once ("each seat")
         verbs: dict[str, set[bool | None]] = {}
         seat_words = set()
+        applies = set(rows["metric"])  # a seat no setup has (4 seats in 2-player conflicts) is no seat here
         for m in (m for m in sc.metrics if m in signs):
             changed = [n for n in seats.get(m, ()) if n in signs]
             if len(changed) > 1:  # "each seat", or "each seat but seat 4" where seat 4's did not change
-                unchanged = [n for n in seats[m] if n not in signs]
+                unchanged = [n for n in seats[m] if n not in signs and n in applies]
                 name = _seat_words(result, seats[m], code=False, but=unchanged)
                 seat_words.add(name)
             else:

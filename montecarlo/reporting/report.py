@@ -33,7 +33,7 @@ from typing import Any, Iterable, Sequence
 
 import polars as pl
 
-from montecarlo.analysis import values_said
+from montecarlo.analysis import seconds_said, values_said
 from montecarlo.engine.runner import process_runs as _running
 from montecarlo.errors import InputError, unusable_path
 from montecarlo.games.base import to_plain
@@ -396,8 +396,7 @@ def header_facts(result: ScenarioResult, command: str, long: pl.DataFrame | None
         "version": f"montecarlo {result.version}",
         "date": result.date,
         # a run under 0.05 s read "0.0 s", as if it had taken no time
-        "run time": (f"{result.seconds:.1f} s" if result.seconds >= 0.05 else "under 0.1 s")
-        + f" on {result.jobs} worker{'s' * (result.jobs != 1)}",
+        "run time": f"{seconds_said(result.seconds)} on {result.jobs} worker{'s' * (result.jobs != 1)}",
         "rerun": command,
     }
 
@@ -712,17 +711,16 @@ def _blocks(
         kind, _, metric = name.partition("-")
         if kind not in ("matrix", "distribution") or name.endswith(("-ci_low", "-ci_high", "-exact")):
             continue
+        unreachable = _unreachable(tables, name, grid)  # the files keep them
         if kind == "matrix":
             note = f"{columns}estimate [95% interval]; n/a: does not apply to the setup ({name}.csv)"
             chance = sc.question.metric(metric).kind == "probability"
         else:  # a distribution: a column per value
-            note = f"probability of each value of `{metric}` (columns): estimate [95% interval]"
-            chance = True
-        unreachable = _unreachable(tables, name, grid)
-        if unreachable:  # the files keep them
-            note += f"; not shown: {values_said(unreachable)}, which no setup can reach (exact 0, none drawn)"
-        if kind == "distribution":
+            but = (f", but {values_said(unreachable)}, which no setup can reach (exact 0, none drawn)"
+                   if unreachable else "")
+            note = f"probability of each value of `{metric}` (columns){but}: estimate [95% interval]"
             note += f" ({name}.csv)"
+            chance = True
         parts = (name, f"{name}-ci_low", f"{name}-ci_high", f"{name}-exact")
         own = {**tables, **{k: tables[k].drop(unreachable) for k in parts if k in tables}}
         shown = _one_variant(_matrix_display(own, name, grid, chance=chance), result)

@@ -54,3 +54,17 @@ def test_no_rate_from_no_more_trials_and_the_clock_starts_again_while_workers_st
     assert later.first == (0.6, 150_000)
     assert later(1_150_000, 10**9, 1.1) == pytest.approx((10**9 - 1_150_000) * 0.5 / 1_000_000)
     assert not starting
+
+
+def test_a_precision_run_whose_total_grows_after_its_first_quarter_is_looked_at_again():
+    """A first batch of 20,000,000 trials passed a quarter by the first look, and the precision
+    run then added billions of trials with no word (the CLI and the API alike)."""
+    seen = Projection()
+    seen(1_000_000, 20_000_000, 0.0)
+    assert seen(10_000_000, 20_000_000, 1.0) is None and seen.settled == 20_000_000  # 1 s left
+    assert seen(15_000_000, 20_000_000, 2.0) is None  # the same total: settled
+    assert not seen.said and seen.estimated
+    grown = 2_000_000_000
+    assert seen(21_000_000, grown, 2.5) is None and seen.settled == 0  # too soon after the last look
+    assert seen(22_000_000, grown, 4.0) == pytest.approx((grown - 22_000_000) * 4.0 / 21_000_000)
+    assert seen.said and seen(23_000_000, 2 * grown, 10.0) is None  # said once, whatever grows

@@ -725,6 +725,15 @@ def test_the_headline_names_the_seats_a_variant_leaves_alone():
             f"Against “the official rules” (`official`): `up` raises the chance that {but} wins (changes in "
             f"{len(sizes)} of {len(sizes)} setups); `same` changes nothing."
         )
+    # seats that no setup has are no seats left alone: two seats of two, "each seat"
+    seats = [f"seat{i}_win" for i in (1, 2)]
+    two = dataclasses.replace(game.questions["toss"], applicable=lambda setup: seats)
+    game = dataclasses.replace(game, questions={"toss": two})
+    spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [2]}, "variants": variants}
+    result = run_scenario(parse_scenario(spec), jobs=1)
+    assert findings(result, all_tables(result))[0].startswith(
+        "Against “the official rules” (`official`): `up` raises the chance that each seat wins (changes in 1 "
+    )
 
 
 def test_seats_over_a_grid_are_said_once_in_the_headline_and_their_gap_where_it_is():

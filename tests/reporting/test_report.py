@@ -128,6 +128,18 @@ def test_a_distributions_values_that_no_setup_reaches_are_left_off_the_page():
     assert _unreachable(matrix, "matrix-x", ["size"]) == []
 
 
+def test_a_distribution_whose_every_value_some_setup_reaches_shows_them_all(tmp_path):
+    from montecarlo.scenarios import parse_scenario
+
+    spec = {"game": GAME, "seed": 3, "trials": 300, "metrics": ["total"], "grid": {"flips": [1, 3]},
+            "variants": {"official": {}, "two": {"overrides": {"bonus": 2}}}, "plots": []}
+    out = write_report(run_scenario(parse_scenario(spec), jobs=1), tmp_path / "all")
+    text = (out / "report.md").read_text()
+    note = "_probability of each value of `total` (columns): estimate [95% interval] (distribution-total.csv)"
+    assert note in text
+    assert "| 0 | 1 | 2 | 3 | 4 | 5 |" in text  # totals 0..5: 3 flips and a bonus of 2 reach 5
+
+
 def test_files_and_documented_columns(report, result):
     names = {p.name for p in report.iterdir()}
     assert {"index.html", "report.md", "report.json", "scenario.toml"} <= names

@@ -321,8 +321,8 @@ def test_the_words_of_every_paragraph_and_note(pages):
         "_matrix-win-exact.csv_",
         "_columns: `need`; estimate [N% interval]; n/a: does not apply to the setup (matrix-heads.csv)_",
         "_matrix-heads-exact.csv_",
-        "_probability of each value of `total` (columns): estimate [N% interval]; not shown: total=N–N, "
-        "which no setup can reach (exact N, none drawn) (distribution-total.csv)_",
+        "_probability of each value of `total` (columns), but total=N–N, which no setup can reach (exact N, "
+        "none drawn): estimate [N% interval] (distribution-total.csv)_",
         "_distribution-total-exact.csv_",
         "N more rows in [results.csv](results.csv) / [results.parquet](results.parquet)",
         "Rerun with:",
