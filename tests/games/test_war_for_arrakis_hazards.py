@@ -426,6 +426,16 @@ def test_pool_note_whole_text():
             "area 1: an area of the deployment needs a legion or a harvester",
         ),
         (lambda: HazardsSetup(("desert: harvester",) * 11), "areas: give 1..10 areas, got 11"),
+        (  # one figure, one area; generic leaders (Bashars) may stand anywhere
+            lambda: HazardsSetup(("desert: 2 regular, feyd, bashar", "plateau: 1 regular, bashar",
+                                  "deep desert: 1 regular, Feyd-Rautha")),
+            "areas 1 and 3 both hold Feyd-Rautha: a named leader is one figure, in one area",
+        ),
+        (  # Beast Rabban leaves the game as Feyd-Rautha enters it, whatever their areas
+            lambda: HazardsSetup(("desert: 2 regular, rabban", "desert: 2 regular, feyd")),
+            "areas: 'Beast Rabban' and 'Feyd-Rautha' are never in play together: Beast Rabban leaves the "
+            "game as Feyd-Rautha enters it; give one of them",
+        ),
         (  # counted once before: an area holds one harvester
             lambda: HazardsSetup(("desert: 1 regular", "desert: 3 regular, harvester, harvester")),
             "area 2: 'harvester' is given twice; an area holds at most one harvester",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -27,13 +27,14 @@ from montecarlo.games.base import Metric, Question, build_dataclass
 from montecarlo.games.war_for_arrakis import dice
 from montecarlo.games.war_for_arrakis.battle import (
     Legion,
+    _one_person,
     capacity,
     faction,
     legion_text,
     parse_legion,
     take_hits,
 )
-from montecarlo.games.war_for_arrakis.rules import DESERTS, EXPOSED, TERRAINS, Rules, readings
+from montecarlo.games.war_for_arrakis.rules import DESERTS, EXPOSED, LEADERS, TERRAINS, Rules, readings
 
 MAX_AREAS = 10
 POOL_NOTE = (
@@ -384,6 +385,23 @@ special_name='sardaukar'), harvester=True, carryall=False, settlement=False)
     return Area(place, legion, flags["harvester"], flags["carryall"], flags["settlement"])
 
 
+def _one_figure_each(areas: Sequence[Area]) -> None:
+    """A named leader is one figure, in one area; and of Feyd-Rautha and Beast Rabban (Thufir
+    Hawat and Gaius Helen Mohiam) one leaves the game as the other enters it, whatever their
+    areas. An InputError naming the areas otherwise."""
+    where: dict[str, int] = {}  # a named leader -> the area (from 1) that holds it
+    typed: dict[str, str] = {}
+    for number, area in enumerate(areas, 1):
+        for key in dict.fromkeys(area.legion.leaders):
+            if LEADERS[key].generic:
+                continue
+            if key in where:
+                raise InputError(f"areas {where[key]} and {number} both hold {LEADERS[key].name}: a named "
+                                 "leader is one figure, in one area")
+            where[key] = number
+            _one_person(typed, LEADERS[key].name, key, "areas")
+
+
 def area_text(area: Area) -> str:
     """The canonical text of an area."""
     parts = [legion_text(area.legion)] if area.legion.units else []
@@ -412,6 +430,7 @@ class HazardsSetup:
         if not 1 <= len(items) <= MAX_AREAS:
             raise InputError(f"areas: give 1..{MAX_AREAS} areas, got {len(items)}")
         parsed = [parse_area(str(i).strip(), f"area {n + 1}") for n, i in enumerate(items)]
+        _one_figure_each(parsed)
         object.__setattr__(self, "areas", tuple(area_text(a) for a in parsed))
         if not isinstance(self.wild_maker, bool):
             raise InputError(f"wild_maker must be true or false, got {self.wild_maker!r}")
