@@ -1288,6 +1288,12 @@ class Catalogue(dict):
             return named[0]
         raise KeyError(f"{key!r}: no such game in this catalogue; it holds {', '.join(map(str, self))}")
 
+    def __contains__(self, key: Any) -> bool:
+        return dict.__contains__(self, key) or sum(g.name == key for g in self.values()) == 1
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
     def __repr__(self) -> str:
         lines = []
         for g in self.values():

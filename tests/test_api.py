@@ -239,6 +239,8 @@ def test_games_says_which_fields_a_setup_needs_and_what_each_means(tmp_path):
     assert risk["defenders"].help == "armies defending the territory (1..100)"
     assert risk["attackers"].required and risk["defenders"].required
     assert catalogue["risk"] is catalogue[str(ROOT / "scenarios" / "games" / "risk.toml")]  # by its name too
+    assert "risk" in catalogue and catalogue.get("risk") is catalogue["risk"] and "nope" not in catalogue
+    assert catalogue.get("nope") is None and catalogue.get("nope", 1) == 1
     with pytest.raises(KeyError, match="'nope': no such game in this catalogue; it holds dune1984, "):
         catalogue["nope"]
     listing = repr(catalogue)

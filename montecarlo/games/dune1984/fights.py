@@ -128,7 +128,7 @@ class DuelSetup:
         attacker_equipment, defender_equipment: names among sword, gom_jabbar, poison (a list or
             a comma-separated string; normalised to a sorted tuple).
         attacker_guile, defender_guile: Guile 0..10 for Poison checks; default the character's,
-            or ``DEFAULT_GUILE`` (3) for a plain Strength.
+            or 3 (the commonest printed Guile) for a plain Strength.
     """
 
     attacker: int | str
