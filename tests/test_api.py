@@ -1,6 +1,7 @@
 """The Python API (``import montecarlo as mc``): numbers against exact solvers, frames, errors."""
 
 import dataclasses
+import json
 import subprocess
 import sys
 import time
@@ -147,6 +148,20 @@ def test_report_writes_a_folder_and_never_overwrites_a_users_one(tmp_path):
     with pytest.raises(InputError, match="^out: "):
         mc.report(scenario, out=mine)
     assert (mine / "notes.txt").read_text() == "keep me"
+
+
+def test_report_takes_trials_and_seed_as_the_cli_does(tmp_path):
+    """mc.report(FILE, trials=...) was a TypeError where `montecarlo report FILE -n` works."""
+    path = ROOT / "scenarios" / "dune1984" / "duel-matrix.toml"
+    got = mc.report(path, out=tmp_path / "few", trials=2_000, seed=7)
+    facts = json.loads((tmp_path / "few" / "report.json").read_text())
+    assert (facts["trials"], facts["seed"]) == (2_000, 7) and got.facts["seed"] == 7
+    ties = ROOT / "scenarios" / "imperium" / "tie-variants.toml"  # variants to compare: one trial is refused
+    with pytest.raises(InputError, match=r"^trials=1 for .*tie-variants\.toml: comparing variants needs"):
+        mc.report(ties, out=tmp_path / "one", trials=1)
+    with pytest.raises(InputError, match="^trials must be a positive integer, got -5$"):
+        mc.report(path, out=tmp_path / "neg", trials=-5)
+    assert not (tmp_path / "one").exists() and not (tmp_path / "neg").exists()
 
 
 def test_report_default_folder_never_replaces_another_games_report(tmp_path, monkeypatch):
