@@ -216,6 +216,9 @@ class Result:
             return None
         names = list(dict.fromkeys(left))
         names.sort(key=lambda n: (n.partition("=")[0], _number_or_text(n.partition("=")[2])))
+        if "exact_difference" in self.rows[0]:
+            said = values_said(names)
+            return f"left out, as neither arm drew them and their exact difference is 0: {said}"
         single = len({tuple(r.get(c) for c in (*self.setup_columns, "variant")) for r in self.rows}) == 1
         where = "as this setup cannot" if single else "where a setup cannot"
         return f"left out, {where} reach them (exact 0, none drawn): {values_said(names)}"
@@ -283,8 +286,14 @@ class Result:
 
 def _unreached(row: Mapping[str, Any]) -> bool:
     """A distribution's value that the row's setup cannot reach: exact 0 and drawn by no trial
-    (a storm's 12 hits on a legion of 4), which a display need not list (the frames keep it)."""
-    return "=" in str(row.get("metric", "")) and row.get("exact") == 0 and row.get("estimate") == 0
+    (a storm's 12 hits on a legion of 4), which a display need not list (the frames keep it); in
+    a row of differences, a value neither arm drew whose exact difference is 0."""
+    if "=" not in str(row.get("metric", "")):
+        return False
+    if "exact_difference" in row:
+        drawn = (row.get("baseline_estimate"), row.get("variant_estimate"))
+        return row["exact_difference"] == 0 and drawn == (0, 0)
+    return row.get("exact") == 0 and row.get("estimate") == 0
 
 
 def _number_or_text(text: str) -> tuple[int, Any]:

@@ -318,6 +318,12 @@ def test_a_display_leaves_out_the_values_a_setup_cannot_reach_and_names_them():
     duel = mc.odds("dune1984", attacker=4, defender=5, trials=1_000)
     assert repr(duel).splitlines()[-2].endswith(": winner_strength=6, winner_strength_after=1")
     assert "left out" not in repr(mc.odds("imperium", troops="2,1", trials=1_000))  # no distribution
+    both = mc.compare("war-for-arrakis", "storm", variants="rulebook_storm_dice", legion="2 regular",
+                      terrain="deep_desert", trials=1_000)
+    said = repr(both.differences)
+    neither = "left out, as neither arm drew them and their exact difference is 0: hits=5–12, survivors=3–6"
+    assert neither in said
+    assert "hits=4 " in said and "hits=5 " not in said and len(both.differences.to_pandas()) > 20
 
 
 def test_the_errors_are_the_packages_own_under_mc():
