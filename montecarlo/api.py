@@ -1334,6 +1334,8 @@ def _question_info(q: Any) -> QuestionInfo:
         # the parser fills some fields the dataclass leaves without a default (Imperium's revealed,
         # a Dustrunners deck): required are those the question's example cannot do without
         required = no_default and not _parses_without(q, f.name)
+        if not no_default and _filled(q, f.name, default):  # the parser's own default (the start's
+            default = None  # health for max_health): "optional", its help says what it becomes
         kind = f.type.__name__ if isinstance(f.type, type) else str(f.type)  # a battle file's: int
         fields.append(SetupField(f.name, kind, default, helps.get(f.name, ""), required))
     fields += [SetupField(name, "Any", None, text, False) for name, text in q.inputs.items()]
@@ -1341,6 +1343,17 @@ def _question_info(q: Any) -> QuestionInfo:
         q.name, q.description, tuple(fields), {m.name: m.description for m in q.metrics}, dict(q.example),
         dict(q.advise_inputs), q.advise is not None,
     )
+
+
+def _filled(q: Any, name: str, default: Any) -> bool:
+    """Whether the question's parser fills ``name``, left out of its example, with another value
+    than the dataclass's ``default`` (Dustrunners' max_health: the starting health, not 0)."""
+    example = {k: v for k, v in q.example.items() if k != name}
+    try:
+        parsed = q.setup(example)
+    except (MonteCarloError, TypeError, ValueError):
+        return False
+    return getattr(parsed, name, default) != default
 
 
 def _parses_without(q: Any, name: str) -> bool:

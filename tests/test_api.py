@@ -240,6 +240,9 @@ def test_games_says_which_fields_a_setup_needs_and_what_each_means(tmp_path):
     assert not combat["deck"].required and not combat["health"].required and combat["enemy"].required
     campaign = {f.name: f for f in catalogue["dustrunners"].questions["campaign"].setup}
     assert campaign["policy"].help == "as in a single combat." and "first" in campaign["exploration"].help
+    # its default is the starting health, which the parser fills: no "default 0" beside that help
+    assert campaign["max_health"].default is None and "starting health" in campaign["max_health"].help
+    assert campaign["policy"].default == "all_in" and campaign["fights"].default == 5
     duel = {f.name: f for f in catalogue["dune1984"].questions["duel"].setup}
     assert duel["attacker"].required and duel["defender"].required
     assert not duel["attacker_equipment"].required
