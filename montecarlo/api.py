@@ -542,12 +542,12 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     """
     if "metrics" in setup and not _a_setup_field(game, question, "metrics"):
         raise InputError("odds gives every metric of its setup; metrics= chooses those of table and compare")
-    run_settings(trials, seed, precision, max_trials, jobs)  # a bad setting refused before a bar is drawn
+    settings = run_settings(trials, seed, precision, max_trials, jobs)  # refused before a bar is drawn
     names = _names(variants)
     setup = _as_toml(setup)  # a notebook's numpy arrays and pandas Series as lists
     named = _game_arg(game)  # a game that is no name or file refused here, in one line
     with _paced(progress, f"odds {getattr(named, 'name', named)}", precision) as report:
-        settings = run_settings(trials, seed, precision, max_trials, jobs, progress=report)
+        settings = dataclasses.replace(settings, progress=report)
         answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
     label = _label(names, rules)
     shown = {k: _show(v) for k, v in setup.items()}
@@ -1027,6 +1027,13 @@ def _scenario_arg(value: Any, *, trials: int | None = None, seed: int | None = N
     return None
 
 
+def _check_given_run(trials: int | None, seed: int | None, jobs: int | None) -> None:
+    """The ``trials``, ``seed`` and ``jobs`` a caller gives beside a scenario, checked alone."""
+    if trials is not None or seed is not None:
+        run_settings(DEFAULT_TRIALS if trials is None else trials, DEFAULT_SEED if seed is None else seed,
+                     None, None, jobs)
+
+
 def _with_run(sc: Scenario, trials: int | None, seed: int | None) -> Scenario:
     """The scenario with the caller's ``trials`` and ``seed`` (checked already) in place of its
     own; one trial, which gives no interval, refused in the caller's words."""
@@ -1113,9 +1120,7 @@ def compare(
     >>> round(house.differences.exact["attacker_win"], 4)
     -0.3409
     """
-    if trials is not None or seed is not None:  # named as given, before a scenario is read
-        run_settings(DEFAULT_TRIALS if trials is None else trials, DEFAULT_SEED if seed is None else seed,
-                     None, None, jobs)
+    _check_given_run(trials, seed, jobs)  # named as given, before a scenario is read
     sc = _scenario_arg(scenario_or_game, trials=trials, seed=seed)
     if sc is not None:
         extra = {k: v for k, v in dict(setup, question=question, variants=variants, grid=grid,
@@ -1208,9 +1213,7 @@ def report(
     from montecarlo.reporting import write_report
     from montecarlo.scenarios import local_workers, run_scenario
 
-    if trials is not None or seed is not None:  # named as given, before a scenario is read
-        run_settings(DEFAULT_TRIALS if trials is None else trials, DEFAULT_SEED if seed is None else seed,
-                     None, None, jobs)
+    _check_given_run(trials, seed, jobs)  # named as given, before a scenario is read
     sc = _scenario_arg(scenario, trials=trials, seed=seed)
     if sc is None:
         raise InputError(f"report: expected a scenario file (.toml) or scenario data, got {scenario!r}")
@@ -1291,14 +1294,17 @@ class Catalogue(dict):
     """Game name -> :class:`GameInfo`, printed as a readable listing; a battle file is listed by
     the path it was given by, and found by its game's name too (``mc.games("risk.toml")["risk"]``)."""
 
+    def _named(self, key: Any) -> list[GameInfo]:
+        return [g for g in self.values() if g.name == key]
+
     def __missing__(self, key: Any) -> GameInfo:
-        named = [g for g in self.values() if g.name == key]
+        named = self._named(key)
         if len(named) == 1:
             return named[0]
         raise KeyError(f"{key!r}: no such game in this catalogue; it holds {', '.join(map(str, self))}")
 
     def __contains__(self, key: Any) -> bool:
-        return dict.__contains__(self, key) or sum(g.name == key for g in self.values()) == 1
+        return dict.__contains__(self, key) or len(self._named(key)) == 1
 
     def get(self, key: Any, default: Any = None) -> Any:
         return self[key] if key in self else default
@@ -1333,9 +1339,10 @@ def _question_info(q: Any) -> QuestionInfo:
         default = None if no_default else (f.default if f.default is not dataclasses.MISSING else factory())
         # the parser fills some fields the dataclass leaves without a default (Imperium's revealed,
         # a Dustrunners deck): required are those the question's example cannot do without
-        required = no_default and not _parses_without(q, f.name)
-        if not no_default and _filled(q, f.name, default):  # the parser's own default (the start's
-            default = None  # health for max_health): "optional", its help says what it becomes
+        parsed = _parsed_without(q, f.name)
+        required = no_default and parsed is None
+        if not no_default and parsed is not None and getattr(parsed, f.name, default) != default:
+            default = None  # the parser's own (max_health: the start's health): "optional", as its help says
         kind = f.type.__name__ if isinstance(f.type, type) else str(f.type)  # a battle file's: int
         fields.append(SetupField(f.name, kind, default, helps.get(f.name, ""), required))
     fields += [SetupField(name, "Any", None, text, False) for name, text in q.inputs.items()]
@@ -1345,26 +1352,16 @@ def _question_info(q: Any) -> QuestionInfo:
     )
 
 
-def _filled(q: Any, name: str, default: Any) -> bool:
-    """Whether the question's parser fills ``name``, left out of its example, with another value
-    than the dataclass's ``default`` (Dustrunners' max_health: the starting health, not 0)."""
+def _parsed_without(q: Any, name: str) -> Any:
+    """The question's example setup parsed without the field ``name``, or None where it cannot
+    do without it; where it can, the parser fills the field (Imperium's revealed) or another
+    stands in for it (a Dustrunners vehicle's health), maybe with another value than the
+    dataclass's default (max_health: the starting health, not 0)."""
     example = {k: v for k, v in q.example.items() if k != name}
     try:
-        parsed = q.setup(example)
+        return q.setup(example)
     except (MonteCarloError, TypeError, ValueError):
-        return False
-    return getattr(parsed, name, default) != default
-
-
-def _parses_without(q: Any, name: str) -> bool:
-    """Whether the question's example setup parses without the field ``name`` (a field its
-    parser fills, or one another field stands in for, as a Dustrunners vehicle's health)."""
-    example = {k: v for k, v in q.example.items() if k != name}
-    try:
-        q.setup(example)
-    except (MonteCarloError, TypeError, ValueError):
-        return False
-    return True
+        return None
 
 
 def games(*files: str | os.PathLike) -> Catalogue:

@@ -223,14 +223,6 @@ class ProgressReporter:
         self.projection = Projection(lambda: runner.starting())
         self.messages: list[str] = []
 
-    @property
-    def estimated(self) -> bool:
-        return self.projection.estimated
-
-    @property
-    def next_look(self) -> float:
-        return self.projection.next_look
-
     def __call__(self, done: int, total: int) -> None:
         now = time.perf_counter()
         if self.bar_enabled:

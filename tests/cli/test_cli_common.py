@@ -319,7 +319,7 @@ def test_a_grid_whose_first_setups_are_quick_is_estimated_again_once_and_said_on
     quick(300, total)  # a quarter done, under a minute: never looked at again
     clock[0] = 100.0
     quick(301, total)
-    assert quick.stream.getvalue() == "" and quick.estimated
+    assert quick.stream.getvalue() == "" and quick.projection.estimated
 
 
 @pytest.mark.parametrize("columns", [120, 50])  # the table, and two lines a metric on a narrow screen

@@ -143,7 +143,8 @@ def test_the_estimate_comes_half_a_second_after_the_first_chunk_for_runs_over_a_
     for done in (0, 100_000, 200_000):
         reporter(done, total)
     # the estimate was made at exactly 0.5 s; a minute or less is looked at again a little later
-    assert reporter.estimated == said and reporter.next_look == 0.75 + ESTIMATE_AGAIN_SECONDS
+    assert reporter.projection.estimated == said
+    assert reporter.projection.next_look == 0.75 + ESTIMATE_AGAIN_SECONDS
     assert stream.getvalue().startswith("estimated time: about 60 s for 12,200,001 trials") == said
     assert said or stream.getvalue() == ""
 
