@@ -572,6 +572,17 @@ def values_said(names: Sequence[str]) -> str:
     )
 
 
+def unreached_said(names: Sequence[str], single: bool = True) -> str:
+    """The line under a table that leaves out distribution values a setup cannot reach.
+
+    >>> unreached_said(["hits=5", "hits=6"]), unreached_said(["x=2"], single=False)
+    ('left out, as this setup cannot reach them (exact 0, none drawn): hits=5–6', \
+'left out, where a setup cannot reach them (exact 0, none drawn): x=2')
+    """
+    where = "as this setup cannot" if single else "where a setup cannot"
+    return f"left out, {where} reach them (exact 0, none drawn): {values_said(names)}"
+
+
 def seconds_said(seconds: float) -> str:
     """A run's time to a tenth of a second, and "under 0.1 s" for less, where "0.0 s" read as none.
 

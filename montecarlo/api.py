@@ -209,7 +209,7 @@ class Result:
 
     def _unreached_said(self) -> str | None:
         """The line under a display that names the distribution values it left out."""
-        from montecarlo.analysis import values_said
+        from montecarlo.analysis import unreached_said, values_said
 
         left = [r["metric"] for r in self.rows if _unreached(r)]
         if not left:
@@ -220,8 +220,7 @@ class Result:
             said = values_said(names)
             return f"left out, as neither arm drew them and their exact difference is 0: {said}"
         single = len({tuple(r.get(c) for c in (*self.setup_columns, "variant")) for r in self.rows}) == 1
-        where = "as this setup cannot" if single else "where a setup cannot"
-        return f"left out, {where} reach them (exact 0, none drawn): {values_said(names)}"
+        return unreached_said(names, single)
 
     def _caption(self) -> str:
         f = self.facts

@@ -38,7 +38,7 @@ import typer
 
 from montecarlo.analysis import DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, chosen_backend, excess_jobs
 from montecarlo.analysis import duration as _duration
-from montecarlo.analysis import values_said as _values_said
+from montecarlo.analysis import unreached_said
 from montecarlo.api import answer_of, answers_of, check_report_checkpoint, checked_setups, run_settings
 from montecarlo.engine import runner
 from montecarlo.engine.pace import Projection
@@ -910,8 +910,7 @@ def emit(
         highlight=False,
     )
     if unseen:
-        out.print(f"left out, as this setup cannot reach them (exact 0, none drawn): {_values_said(unseen)}",
-                  highlight=False)
+        out.print(unreached_said(unseen), highlight=False)
     print_explanations(out, explanations(answer))
 
 
