@@ -514,6 +514,9 @@ def odds(
     variants: str | Sequence[str] = (),
     rules: Mapping[str, Any] | None = None,
     jobs: int | None = None,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    checkpoint: str | os.PathLike | None = None,
     progress: bool | Callable[[int, int], None] = False,
     **setup: Any,
 ) -> Result:
@@ -524,6 +527,9 @@ def odds(
     keyword arguments in the CLI's terms (``attacker="4 regular, bashar"``). ``variants`` are
     built-in house rules, ``rules`` rule-field overrides applied after them (as ``[rules]`` of a
     scenario; War for Arrakis policies are the rule fields ``attack`` and ``retreat``).
+    ``backend`` (loky, threading, or dask, the default with a ``scheduler``: a Dask cluster's
+    address) and ``checkpoint`` (a file that saves finished chunks, so that the same call resumes
+    after an interruption) are those of ``montecarlo odds``; none changes a number.
     ``progress``: True for a bar on a terminal, a function ``progress(done, total)``, False (the
     default) for neither; with True or False a run projected to last over a minute warns once
     (:class:`~montecarlo.errors.Caution`, within a second), as the CLI prints its estimate.
@@ -541,7 +547,10 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     """
     if "metrics" in setup and not _a_setup_field(game, question, "metrics"):
         raise InputError("odds gives every metric of its setup; metrics= chooses those of table and compare")
-    settings = run_settings(trials, seed, precision, max_trials, jobs)  # refused before a bar is drawn
+    check_report_checkpoint(None, checkpoint)  # refused before a bar is drawn, as the run settings
+    backend = chosen_backend(backend, scheduler)
+    settings = run_settings(trials, seed, precision, max_trials, jobs, backend=backend,
+                            scheduler=scheduler, checkpoint=checkpoint)
     names = _names(variants)
     setup = _as_toml(setup)  # a notebook's numpy arrays and pandas Series as lists
     named = _game_arg(game)  # a game that is no name or file refused here, in one line
@@ -973,13 +982,17 @@ def table(
     rules: Mapping[str, Any] | None = None,
     metrics: str | Sequence[str] | None = None,
     jobs: int | None = None,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    checkpoint: str | os.PathLike | None = None,
     progress: bool | Callable[[int, int], None] = False,
     **setup: Any,
 ) -> Result:
     """A question over a grid of setups: ``grid`` maps swept fields to values, ``setup`` the rest.
 
     Every grid point uses ``seed`` (as a scenario's points do). ``.pivot(metric)`` turns two swept
-    fields into the two-way table of ``montecarlo table``.
+    fields into the two-way table of ``montecarlo table``. ``backend``, ``scheduler`` and
+    ``checkpoint`` are those of :func:`odds`.
     ``progress``: True for a bar on a terminal, a function ``progress(done, total)``, False (the
     default) for neither; with True or False a run projected to last over a minute warns once
     (:class:`~montecarlo.errors.Caution`, within a second), as the CLI prints its estimate.
@@ -1001,8 +1014,11 @@ def table(
     data = _scenario_data(game, question, "table", grid, setup, spec, trials, seed, precision, max_trials,
                           rules, metrics, None)
     sc = _parse(data, "table")
+    check_report_checkpoint(None, checkpoint)
+    backend = chosen_backend(backend, scheduler)
     with _paced(progress, f"table {sc.game.name}", sc.precision) as report:
-        result = run_scenario(sc, jobs=jobs, progress=report)
+        result = run_scenario(sc, jobs=jobs, progress=report, backend=backend, scheduler=scheduler,
+                              checkpoint=checkpoint)
     where = ", ".join(f"{k}={_show(v)}" for k, v in setup.items())
     title = f"{sc.game.name} {sc.question.name} over {' × '.join(sc.grid) or 'one setup'}"
     return _scenario_result(result, title + (f" ({where})" if where else ""))

@@ -854,3 +854,50 @@ def test_a_caution_points_at_the_callers_line_whichever_function_gave_it():
                     for w in seen if issubclass(w.category, Caution)]
         said = "Paul Atreides and Duke Leto Atreides are both Red characters (one player's) on opposite sides"
         assert cautions == [(__file__, call.__code__.co_firstlineno, said)], name
+
+
+@pytest.mark.parametrize("ask", [
+    lambda **kw: mc.odds("dune1984", attacker=4, defender=5, **kw),
+    lambda **kw: mc.table("dune1984", grid={"attacker": [3, 4]}, defender=5, **kw),
+])
+def test_odds_and_table_resume_from_a_checkpoint_to_the_numbers_of_an_uninterrupted_run(tmp_path, ask):
+    """As ``montecarlo odds --checkpoint`` and ``table --checkpoint``: a run stopped after its first
+    chunk, called again with the same file, ends with the numbers of a run never stopped."""
+    file = tmp_path / "run.checkpoint"
+    run = dict(trials=300_000, jobs=1, backend="threading")  # three chunks a setup
+    whole = ask(**run)
+
+    def stop(done: int, total: int) -> None:
+        if 0 < done < total:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ask(**run, checkpoint=file, progress=stop)
+    assert file.is_file()
+    seen = []
+    resumed = ask(**run, checkpoint=file, progress=lambda done, total: seen.append(done))
+    assert resumed.estimate == whole.estimate and resumed.se == whole.se
+    assert seen[0] > 0  # the finished chunks came from the file, not run again
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(backend="x"), "^backend must be one of loky, threading, dask, got 'x'$"),
+    (dict(scheduler="tcp://x:1:2"), "^scheduler must be a Dask scheduler address"),
+    (dict(backend="threading", scheduler="tcp://10.0.0.1:8786"), "^backend must be dask with a scheduler"),
+    (dict(checkpoint=3), r"^checkpoint must be a path \(a str or pathlib.Path\), got 3$"),
+    (dict(checkpoint="missing-folder/run.checkpoint"), "^checkpoint missing-folder/run.checkpoint: "
+                                                       ".*/missing-folder does not exist$"),
+    (dict(checkpoint="."), "^checkpoint .: is a folder; give a file name$"),
+])
+@pytest.mark.parametrize("ask", [
+    lambda **kw: mc.odds("dune1984", attacker=4, defender=5, **kw),
+    lambda **kw: mc.table("dune1984", grid={"attacker": [3, 4]}, defender=5, **kw),
+])
+def test_odds_and_table_refuse_a_bad_backend_or_checkpoint_before_any_work(
+    monkeypatch, tmp_path, ask, kwargs, message
+):
+    monkeypatch.chdir(tmp_path)
+    _no_work(monkeypatch)
+    with pytest.raises(InputError, match=message):
+        ask(**kwargs)
+    assert list(tmp_path.iterdir()) == []
