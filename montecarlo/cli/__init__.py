@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 import warnings
+from pathlib import Path
 from difflib import get_close_matches
 from typing import Annotated, Optional
 
@@ -96,7 +97,7 @@ def _source_facts(module: str) -> tuple[str, bool]:
     """(first docstring line, defines TABLE) of a CLI module, read from its source cheaply."""
     spec = importlib.util.find_spec(module)
     try:
-        tree = ast.parse(open(spec.origin, encoding="utf-8").read())
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, TypeError):  # pragma: no cover - unusual loaders
         loaded = importlib.import_module(module)
         return (loaded.__doc__ or "").strip().split("\n")[0], hasattr(loaded, "TABLE")
@@ -452,8 +453,13 @@ def _root(
     ),
 ) -> None:
     """Balance questions about board-game rules, answered by simulation and exact computation."""
+    from montecarlo.errors import Caution
+
     if not getattr(warnings.showwarning, "caution_lines", False):  # the API's cautions as CLI lines
         warnings.showwarning = _caution_lines(warnings.showwarning)
+    # the command's own warning lines, not Python warnings: PYTHONWARNINGS=error turned one into a
+    # traceback (a library's warnings still follow it); the same filter again replaces the first
+    warnings.filterwarnings("default", category=Caution)
 
 
 @app.command("games")

@@ -705,6 +705,19 @@ def test_two_characters_of_one_house_on_opposite_sides_warn_before_the_run():
     assert plain.exit_code == 0 and plain.stderr == ""
 
 
+def test_a_warning_line_stays_a_line_when_python_warnings_are_errors():
+    """PYTHONWARNINGS=error turned the line above into a traceback and exit code 1."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = cli.invoke(app, ["dune1984", "duel", "-a", "Paul", "-d", "Gurney", "-n", "100", "-q"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        "warning: Paul Atreides and Gurney Halleck are both Red characters (one player's) on opposite sides\n"
+    )
+
+
 # --- errors in the user's words ---------------------------------------------------------------------
 
 
@@ -943,3 +956,18 @@ def test_a_closed_or_full_standard_output_is_one_line():
         done = shell(f"{mc} {command} > /dev/full")
         assert (done.returncode, done.stderr) == (1, "error: No space left on device\n"), command
     assert shell(f"{mc} odds dune1984 -a 9 -d 4 2>&-").returncode == 2
+
+
+def test_the_listing_of_commands_leaves_no_file_open():
+    """Reading each command module's docstring left its file to the garbage collector: with
+    PYTHONWARNINGS=error, 'Exception ignored ... ResourceWarning: unclosed file' for each module."""
+    import gc
+    import warnings
+
+    from montecarlo.cli import _source_facts
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", ResourceWarning)
+        _source_facts.__wrapped__("montecarlo.cli.dune1984")
+        gc.collect()
+    assert [w for w in seen if issubclass(w.category, ResourceWarning)] == []
