@@ -343,6 +343,16 @@ def test_the_errors_are_the_packages_own_under_mc():
      "best play: the defender fights with one character, so there is no choice of who takes the damage"),
     (dict(game="war-for-arrakis", attacker="3 regular", defender="", settlement=1, rules={"attack": "best"}),
      "best play: an undefended settlement falls without a roll, so there is no decision to make"),
+    # one regular each in a settlement: the attacker loses its only unit or wins in the first round,
+    # or pays it for the next; no leader either (best play ran, as the fixed policy's odds)
+    (dict(game="war-for-arrakis", attacker="1 regular", defender="1 regular", settlement=1,
+          rules={"attack": "best"}),
+     "best play: every battle ends in its first round or cannot go on, and which leaders turn the "
+     "Specials is never a choice, so there is no decision to make"),
+    (dict(game="war-for-arrakis", attacker="1 regular", defender="1 regular", settlement=1,
+          rules={"retreat": "best"}),
+     "best play: every battle ends in its first round or cannot go on, and which leaders turn the "
+     "Specials is never a choice, so there is no decision to make"),
 ])
 def test_best_play_with_nothing_to_choose_is_refused_for_one_setup_as_the_cli_refuses_it(kwargs, message):
     """``odds`` of one setup under best play where the deciding side has no choice: the CLI's line,
@@ -357,6 +367,10 @@ def test_best_play_with_nothing_to_choose_is_refused_for_one_setup_as_the_cli_re
     assert str(err.value).startswith("compare: variants.") and str(err.value).endswith(f": {message}")
     fight = mc.odds("dune1984", "fight", attacker=[3, 2], defender=[4], variants=["best_play"], trials=100)
     assert fight.facts["variants"] == ["best_play"]
+    for small in ("2 regular", "1 regular, Shaddam IV, Thufir"):  # a second round, or a choice of leaders
+        battle = mc.odds("war-for-arrakis", attacker=small, defender="1 regular", settlement=1,
+                         rules={"attack": "best"}, trials=100)
+        assert 0 < battle.exact["attacker_win"] < 1
     table = mc.table("dune1984", grid={"attacker": [1, 2]}, defender=1, variants=["best_play"], trials=100)
     assert {row["attacker"] for row in table.rows} == {1, 2}
 
@@ -704,6 +718,13 @@ def test_best_play_with_nothing_to_choose_is_refused_for_one_dustrunners_combat(
                 policy="best", trials=1_000)
     with pytest.raises(InputError, match="^best play unavailable because the deck has 30 cards"):
         mc.odds("dustrunners", enemy="war-rig", vehicle="scout", ammo=2, policy="best", trials=1_000)
+    with pytest.raises(InputError, match="^best play: with no ammo and 1 VP, short of the 2 VP an initiati"):
+        mc.odds("dustrunners", enemy="war-rig", vehicle="scout", deck="illustrative-12", ammo=0,
+                redraw="initiative", vp=1, policy="best", trials=1_000)
+    # one ammo to spend or not, or just the VP for one redraw: something to decide
+    for more in (dict(ammo=1), dict(ammo=0, redraw="initiative", vp=2)):
+        mc.odds("dustrunners", enemy="war-rig", vehicle="scout", deck="illustrative-12", policy="best",
+                trials=1_000, **more)
 
 
 def test_advise_names_its_own_default_question_when_the_question_is_no_name():

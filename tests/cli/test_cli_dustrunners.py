@@ -191,6 +191,11 @@ def test_best_play_reports_every_metric_and_the_objective_with_its_optimum():
     (("--objective", "keep:-1"), "objective must be win or keep:W"),
     (("--policy", "best", "--objective", "trade:2"), "objective must be win or keep:W"),
     (("--policy", "best", "--ammo", "0"), "no choice of ammo"),
+    # an initiative redraw it cannot pay for is no choice either (best play ran as a fixed policy)
+    (("--policy", "best", "--ammo", "0", "--redraw", "initiative", "--vp", "1"),
+     "best play: with no ammo and 1 VP, short of the 2 VP an initiative redraw costs, there is no choice"),
+    (("--policy", "best", "--ammo", "0", "--redraw", "initiative", "--vp", "2", "-v", "redraw_cost_3"),
+     "short of the 3 VP an initiative redraw costs"),
 ])
 def test_bad_best_play_input_is_one_line_and_exit_2(args, message):
     result = odds(*SMALL, *args)

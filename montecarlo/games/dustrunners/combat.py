@@ -1773,10 +1773,18 @@ def _solved_best(rules: Rules, setup: CombatSetup) -> SolvedCombat | None:
 
 def check_something_to_choose(rules: Rules, setup: CombatSetup) -> None:
     """InputError under best play when the combat leaves nothing to decide: no ammo to spend and
-    no redraw for initiative (its odds would be a fixed policy's)."""
+    no redraw for initiative that its VP can pay (its odds would be a fixed policy's; no VP comes
+    in before the combat's first card)."""
     setup = with_rules_policy(rules, setup)
-    if setup.policy == "best" and setup.ammo == 0 and "initiative" not in redraw_uses(setup.redraw):
+    if setup.policy != "best" or setup.ammo > 0:
+        return
+    if "initiative" not in redraw_uses(setup.redraw):
         raise InputError("best play: with no ammo there is no choice of ammo to make")
+    if setup.vp < rules.redraw_cost:
+        raise InputError(
+            f"best play: with no ammo and {setup.vp} VP, short of the {rules.redraw_cost} VP an initiative "
+            "redraw costs, there is no choice to make"
+        )
 
 
 def check_best_alone(rules: Rules, setup: CombatSetup) -> None:

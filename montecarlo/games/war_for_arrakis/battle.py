@@ -1589,15 +1589,19 @@ def battle_readings(rules: Rules, setup: BattleSetup) -> list[str]:
 
 def check_best_alone(rules: Rules, setup: BattleSetup) -> None:
     """One battle under best play: refused when there is nothing to decide (an undefended
-    settlement falls without a roll) or too much to solve, before the run (the solve is kept
-    for it)."""
+    settlement falls without a roll; every battle ends in its first round or cannot go on, as
+    advice says) or too much to solve, before the run (the solve is kept for it)."""
     if "best" not in (rules.attack, rules.retreat):
         return
     if not setup.legions[1].units:
         raise InputError(
             "best play: an undefended settlement falls without a roll, so there is no decision to make"
         )
-    BATTLE.solution(rules, setup)
+    if not BATTLE.solution(rules, setup).policy:
+        raise InputError(
+            "best play: every battle ends in its first round or cannot go on, and which leaders turn the "
+            "Specials is never a choice, so there is no decision to make"
+        )
 
 
 QUESTIONS = {
