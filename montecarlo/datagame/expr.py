@@ -43,6 +43,8 @@ import numpy as np
 FUNCTIONS = ("min", "max")
 RESERVED = frozenset(FUNCTIONS) | {"True", "False", "and", "or", "not", "if", "else"}
 MAX_LENGTH = 500
+MAX_DEPTH = 200  # operations inside one another: each is a call when built and when evaluated
+TOO_DEEP = f"expression too deeply nested (more than {MAX_DEPTH} operations inside one another)"
 LIMIT = 2**62  # every number written or computed is below this in size (numpy's int64 holds 2**63 - 1)
 
 Env = Mapping[str, Any]
@@ -93,6 +95,8 @@ class Expr:
             tree = ast.parse(self.text.strip(), mode="eval").body
         except SyntaxError as exc:
             raise ExprError(f"cannot parse {self.text!r}: {exc.msg}") from None
+        if _depth(tree) > MAX_DEPTH:  # 490 minus signs in a row ended in a RecursionError traceback
+            raise ExprError(TOO_DEEP)
         allowed = frozenset(allowed)
         names: set[str] = set()
         self._scalar = _build(tree, allowed, names, vector=False, error=error)
@@ -110,6 +114,16 @@ class Expr:
 
     def __repr__(self) -> str:
         return f"Expr({self.text!r})"
+
+
+def _depth(tree: ast.AST) -> int:
+    """How deep ``tree``'s nodes nest (1 for a lone number or name), counted without recursion."""
+    deepest, todo = 0, [(tree, 1)]
+    while todo:
+        node, level = todo.pop()
+        deepest = max(deepest, level)
+        todo.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def _build(
