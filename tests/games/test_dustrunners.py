@@ -237,6 +237,24 @@ def test_bad_deck_files_one_line_naming_file_and_card(tmp_path, body, message):
     assert message in text and path in text and "\n" not in text
 
 
+@pytest.mark.parametrize("first, second, said", [
+    ("a", "a", "card 2: the name 'a' is used twice"),
+    # --card-counts "a=0" changed card "A" alone, with no word: card "a" could never be named
+    ("a", "A ", "card 2: the name 'A' is used twice ('a': names are read regardless of case)"),
+])
+def test_two_cards_of_one_name_whatever_its_case_are_refused(tmp_path, first, second, said):
+    path = write(tmp_path, f'[[card]]\nname = "{first}"\n{CARD}[[card]]\nname = "{second}"\n{CARD}')
+    with pytest.raises(InputError) as err:
+        load_deck(path)
+    assert str(err.value) == f"{path}: {said}"
+
+
+def test_names_that_differ_in_lower_case_are_two_cards_each_counted_by_its_own_name(tmp_path):
+    path = write(tmp_path, f'[[card]]\nname = "Straße"\n{CARD}[[card]]\nname = "STRASSE"\n{CARD}')
+    deck = load_deck(path)
+    assert deck.with_counts({"strasse": 0}).cards == (deck.cards[0],)
+
+
 def test_missing_deck_file_and_good_user_deck(tmp_path):
     with pytest.raises(InputError, match="deck file not found"):
         load_deck(str(tmp_path / "nope.toml"))

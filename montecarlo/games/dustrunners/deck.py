@@ -178,12 +178,15 @@ def parse_deck(data: Mapping[str, Any], file: str, illustrative_default: bool = 
     illustrative = data.get("illustrative", illustrative_default)
     if not isinstance(illustrative, bool):
         raise InputError(f"{file}: illustrative must be true or false, got {illustrative!r}")
-    cards, counts, names = [], [], set()
+    cards, counts = [], []
+    names: dict[str, str] = {}  # as --card-counts and --seen find a card: "Double Tap" is "double tap"
     for number, raw in enumerate(raw_cards, 1):
         card, count = parse_card(raw, file, number)
-        if card.name in names:
-            raise InputError(f"{file}: card {number}: the name {card.name!r} is used twice")
-        names.add(card.name)
+        key = card.name.strip().lower()
+        if key in names:
+            same = "" if names[key] == card.name else f" ({names[key]!r}: names are read regardless of case)"
+            raise InputError(f"{file}: card {number}: the name {card.name!r} is used twice{same}")
+        names[key] = card.name
         if count:
             cards.append(card)
             counts.append(count)
