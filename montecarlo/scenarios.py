@@ -328,7 +328,7 @@ def parse_scenario(
     for combo in itertools.product(*grid.values()):
         values = dict(zip(grid, combo))
         try:
-            built = question.setup({**setup, **values})
+            built = question.setup(_files_beside(path, {**setup, **values}))
         except (TypeError, ValueError) as exc:  # InputError is a ValueError
             c.fail(_point_said(values), exc)
         points.append(GridPoint(values, built))
@@ -566,6 +566,16 @@ def start_scenario_workers(scenario: Scenario, jobs: int | None = None, backend:
     dataclasses.replace(scenario.settings(jobs=workers), backend=backend).start_workers(
         list(dict.fromkeys([scenario.question.simulate.__module__, scenario.game.rules_type.__module__]))
     )
+
+
+def _files_beside(path: Path | None, values: dict[str, Any]) -> dict[str, Any]:
+    """Setup values that name a ``.toml`` file (a Dustrunners deck) found beside the scenario
+    file, as its ``game`` is, wherever the command runs (they were found from the current folder,
+    so a scenario worked from one folder alone); the values as written stay the grid's labels."""
+    if path is None:
+        return values
+    return {k: str(path.parent / v) if isinstance(v, str) and registry.names_a_file(v) else v
+            for k, v in values.items()}
 
 
 def _point_said(values: Mapping[str, Any]) -> str:

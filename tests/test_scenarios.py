@@ -1249,3 +1249,25 @@ def test_a_chunk_too_large_for_memory_names_the_file(tmp_path):
                            "setup": {"attacker": 4, "defender": 5}})
     with pytest.raises(InputError, match="^a chunk of 50,000,000,000 trials"):
         run_scenario(data, jobs=1)  # scenario data: no file to name
+
+
+def test_a_deck_file_a_scenario_names_is_found_beside_the_scenario_wherever_it_runs(tmp_path, monkeypatch):
+    """As the scenario's ``game`` file is: a deck named from the scenario's folder was looked for
+    in the current one, so the scenario (and report-all) worked from one folder alone."""
+    deck = (ROOT / "montecarlo/games/dustrunners/data/illustrative-deck-12.toml").read_text()
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "decks" / "mine.toml").write_text(deck)
+    (tmp_path / "scenarios" / "dustrunners").mkdir(parents=True)
+    file = tmp_path / "scenarios" / "dustrunners" / "mine.toml"
+    file.write_text(
+        'name = "mine"\ngame = "dustrunners"\nquestion = "combat"\nseed = 1\ntrials = 1000\n'
+        '[setup]\nenemy = "spybot"\nvehicle = "scout"\n'
+        '[grid]\ndeck = ["../../decks/mine.toml", "illustrative-12"]\n'
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    sc = load_scenario(file)
+    assert [p.values["deck"] for p in sc.points] == ["../../decks/mine.toml", "illustrative-12"]  # the labels
+    assert sc.points[0].setup.deck.cards == sc.points[1].setup.deck.cards
+    assert Path(sc.points[0].setup.deck.file).resolve() == tmp_path / "decks" / "mine.toml"
