@@ -93,7 +93,7 @@ def check_out(out: str | os.PathLike, option: str = "--out") -> Path:
             "give a new folder, e.g. reports/my-report"
         )
     with unusable_path(f"{option} {path}", "give another folder"):
-        _check_name_lengths(path, option)
+        _check_name_lengths(path, option, hidden=True)
         if path.is_symlink() or path.exists():
             if not path.is_dir():
                 raise InputError(f"{option}: {path} is a file, not a folder; give a new folder name")
@@ -188,10 +188,11 @@ def _is_index_folder(path: Path) -> bool:
     return _LEGACY_INDEX in head and (INDEX_MARK in head or "<title>montecarlo reports</title>" in head)
 
 
-def _check_name_lengths(path: Path, option: str) -> None:
+def _check_name_lengths(path: Path, option: str, hidden: bool = False) -> None:
     """Every name along ``path`` fits the file system (255 bytes on Linux). Under a folder that
     does not exist yet, looking at the path says only "no such file": a name too long in the
-    middle was found when the report was written, after the whole run."""
+    middle was found when the report was written, after the whole run. ``hidden``: the report's
+    temporary folder beside ``path`` (``.NAME.tmp-1a2b3c4d``) must fit too."""
     here = path
     while not here.exists() and here.parent != here:
         here = here.parent
@@ -205,6 +206,13 @@ def _check_name_lengths(path: Path, option: str) -> None:
                 f"{option}: a name in {path} is {len(os.fsencode(part)):,} bytes, longer than the "
                 f"{longest} this file system takes; give a shorter path"
             )
+    room = longest - len(os.fsencode(_HIDDEN.format(name="", kind="tmp", token="0" * 8)))
+    if hidden and len(os.fsencode(path.name)) > room:  # 242-255 bytes: refused after the whole run
+        size = len(os.fsencode(path.name))
+        raise InputError(
+            f"{option}: the folder name {path.name[:20]}... is {size:,} bytes; a report is written beside it "
+            f"under a longer temporary name first, so it takes at most {room}; give a shorter name"
+        )
 
 
 def _check_writable(parent: Path, option: str) -> None:
@@ -239,10 +247,13 @@ def _few(names: Sequence[str], n: int = 3) -> str:
     return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
 
 
+_HIDDEN = ".{name}.{kind}-{token}"  # a report's temporary folder (tmp) or the one it replaces (old)
+
+
 def _hidden_folder(parent: Path, name: str, kind: str, create: bool = True) -> Path:
     """A new hidden folder name beside the target (created with the umask's permissions)."""
     for _ in range(100):
-        path = parent / f".{name}.{kind}-{secrets.token_hex(4)}"
+        path = parent / _HIDDEN.format(name=name, kind=kind, token=secrets.token_hex(4))
         if path.exists():
             continue
         if create:

@@ -971,3 +971,18 @@ def test_the_listing_of_commands_leaves_no_file_open():
         _source_facts.__wrapped__("montecarlo.cli.dune1984")
         gc.collect()
     assert [w for w in seen if issubclass(w.category, ResourceWarning)] == []
+
+
+def test_a_report_folder_name_too_long_for_its_temporary_folder_is_refused_before_the_run(tmp_path):
+    """A name of 242-255 bytes fits the file system, but the report is first written beside it
+    as .NAME.tmp-1a2b3c4d: it was refused with 'File name too long' after the whole run."""
+    for command in (["report", TIES], ["compare", TIES]):
+        line = refused([*command, "--out", str(tmp_path / ("y" * 242))])
+        assert line == (
+            "error: --out: the folder name yyyyyyyyyyyyyyyyyyyy... is 242 bytes; a report is written beside "
+            "it under a longer temporary name first, so it takes at most 241; give a shorter name"
+        )
+    assert not list(tmp_path.iterdir())
+    done = cli.invoke(app, ["report", TIES, "--out", str(tmp_path / ("y" * 241)), "-n", "500", "-q"])
+    assert done.exit_code == 0, done.output
+    assert [p.name for p in tmp_path.iterdir()] == ["y" * 241]

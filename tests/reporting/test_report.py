@@ -1576,3 +1576,12 @@ def test_report_md_shows_markdown_signs_in_labels_and_variant_names_as_themselve
     assert f"not shown: {names[2]}" in text and ", ".join(names) in text
     assert all(f"\n{name}\n" in text for name in names), text
     assert f'alt="odds ({names[0]}) [by attacker]"' in html.unescape(page)
+
+
+def test_a_long_folder_name_needs_room_for_a_reports_temporary_folder_and_not_for_an_index(tmp_path):
+    """A report is written beside its folder first (.NAME.tmp-1a2b3c4d); report-all's index is
+    written inside its folder, so a name of up to 255 bytes serves it."""
+    name = "i" * 245
+    assert check_index_out(tmp_path / name) == tmp_path / name
+    with pytest.raises(InputError, match="is 245 bytes; a report is written beside it"):
+        check_out(tmp_path / name)
