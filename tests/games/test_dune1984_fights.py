@@ -412,6 +412,40 @@ def test_rules_that_never_end_a_round_are_an_input_error():
     assert str(caught.value) == "under these rules every roll is a tie, so the fight never ends"
 
 
+@pytest.mark.parametrize("rules, attacker_kit, defender_kit, fields", [
+    (Rules(die_faces=1), (), (), "die_faces"),
+    (Rules(die_faces=1, sword_faces=1), ("sword",), (), "sword_faces and die_faces"),
+    (Rules(die_faces=1, gom_faces=1), (), ("gom_jabbar",), "die_faces and gom_faces"),
+])
+def test_rules_under_which_every_roll_ties_are_refused_before_any_trial(
+    rules, attacker_kit, defender_kit, fields
+):
+    """The duel's and the fight's check, which a scenario runs under every variant (and names the
+    variant): the solver met it inside its first round, and its line named no rule."""
+    for question, setup in (("duel", DuelSetup(2, 3, attacker_kit, defender_kit)),
+                            ("fight", QUESTIONS["fight"].setup({"attacker": [2], "defender": [3],
+                                                                "attacker_equipment": list(attacker_kit),
+                                                                "defender_equipment": list(defender_kit)}))):
+        with pytest.raises(InputError) as caught:
+            QUESTIONS[question].check(rules, setup)
+        assert str(caught.value) == (
+            f"under these rules every roll is a tie ({fields} = 1: each side's highest die always shows 1) "
+            "and ties are re-rolled, so the fight never ends; give the dice 2 faces or more"
+        )
+
+
+@pytest.mark.parametrize("rules, attacker_kit", [
+    (Rules(die_faces=1), ("sword",)),  # a d8 against a d1: the attacker wins every roll
+    (Rules(die_faces=1, ties="defender"), ()),  # every roll a tie, won by the defender
+    (Rules(die_faces=2, sword_faces=1), ("sword",)),
+    (Rules(die_faces=1, gom_faces=2), ("gom_jabbar",)),
+])
+def test_rules_under_which_a_roll_can_be_won_pass_the_check(rules, attacker_kit):
+    setup = DuelSetup(2, 3, attacker_kit, ())
+    QUESTIONS["duel"].check(rules, setup)
+    assert 0 <= exact(rules, setup)["attacker_win"] <= 1
+
+
 def one_die_wins(n: int) -> float:
     """P(a lone d6 beats the highest of ``n`` d6 in a decisive roll), ties re-rolled.
 

@@ -289,6 +289,25 @@ def _dice(rules: Rules, kit: tuple[str, ...]) -> tuple[int, int, int]:
     return (rules.sword_faces if "sword" in kit else rules.die_faces), gom, cap
 
 
+def check_rolls_can_differ(rules: Rules, setup: "DuelSetup | FightSetup") -> None:
+    """InputError before any trial (and naming the variant in a scenario) when no roll can be won
+    under ``rules``: every die of both sides has one face and ties are re-rolled, so the fight
+    would never end (the solver met it only inside its first round)."""
+    if rules.ties != "reroll":
+        return
+    used = []
+    for kit in (setup.attacker_equipment, setup.defender_equipment):
+        faces, gom, _ = _dice(rules, kit)
+        if faces > 1 or gom > 1:
+            return
+        used += ["sword_faces" if "sword" in kit else "die_faces"] + (["gom_faces"] if gom else [])
+    fields = " and ".join(dict.fromkeys(used))
+    raise InputError(
+        f"under these rules every roll is a tie ({fields} = 1: each side's highest die always shows 1) and "
+        "ties are re-rolled, so the fight never ends; give the dice 2 faces or more"
+    )
+
+
 @functools.lru_cache(maxsize=None)
 def _highest(faces: int, gom: int, max_dice: int, width: int) -> np.ndarray:
     """``rows[n]`` = distribution of the highest of ``n`` d``faces`` (plus the d``gom``), n = 0..max_dice.
@@ -779,6 +798,7 @@ QUESTIONS = {
         exact=DUEL.exact,
         why_no_exact=DUEL.why_no_exact,
         affinity=DUEL.context_of,
+        check=check_rolls_can_differ,
         check_alone=check_best_alone,
         cautions=same_house,
         parse_setup=parse_duel,
@@ -797,6 +817,7 @@ QUESTIONS = {
         exact=FIGHT.exact,
         why_no_exact=FIGHT.why_no_exact,
         affinity=FIGHT.context_of,
+        check=check_rolls_can_differ,
         check_alone=check_best_alone,
         cautions=same_house,
         parse_setup=parse_fight,
