@@ -261,6 +261,12 @@ def parse_scenario(
     c.keys(data, TOP_KEYS, "")
     name = c.string(data, "name", "name", default_name)
     if not _NAME.match(name) or name.lower() == "index.html":  # report-all's index beside the reports
+        if "name" not in data:  # the file's name stands in for the key: say so, and what to write
+            fitting = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-._")
+            if not _NAME.match(fitting) or fitting.lower() == "index.html":
+                fitting = "my-scenario"
+            c.fail("name", f"the file name {name!r} names the report folder unless the file sets a name, and "
+                   "a folder name takes letters, digits, '.', '_' or '-'", f'add name = "{fitting}"')
         c.expected("name", "letters, digits, '.', '_' or '-', starting with a letter or digit, and not "
                    "index.html (it names the report folder)", name)
     raw_game = data.get("game")
@@ -325,12 +331,17 @@ def parse_scenario(
     except InputError as exc:
         c.fail("grid", exc)
     points = []
+    seen: dict[Any, dict[str, Any]] = {}  # each setup built -> the grid values that gave it first
     for combo in itertools.product(*grid.values()):
         values = dict(zip(grid, combo))
         try:
             built = question.setup(_files_beside(path, {**setup, **values}))
         except (TypeError, ValueError) as exc:  # InputError is a ValueError
             c.fail(_point_said(values), exc)
+        first = seen.setdefault(built, values)  # setups are frozen dataclasses, hashed by their fields
+        if first is not values:  # "Paul Atreides" and "paul", 2 and "02": one setup run twice
+            c.fail("grid", f"{_point_said(first)} and {_point_said(values)} are the same setup",
+                   "give each value once")
         points.append(GridPoint(values, built))
     if question.cautions is not None:  # what a player may not mean, said as odds says it (once each)
         from montecarlo.errors import caution_about

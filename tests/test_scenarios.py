@@ -1271,3 +1271,36 @@ def test_a_deck_file_a_scenario_names_is_found_beside_the_scenario_wherever_it_r
     assert [p.values["deck"] for p in sc.points] == ["../../decks/mine.toml", "illustrative-12"]  # the labels
     assert sc.points[0].setup.deck.cards == sc.points[1].setup.deck.cards
     assert Path(sc.points[0].setup.deck.file).resolve() == tmp_path / "decks" / "mine.toml"
+
+
+@pytest.mark.parametrize("stem, fitting", [
+    ("my duel", "my-duel"), ("  My  Duel!", "My-Duel"), ("X duel", "X-duel"), ("__", "my-scenario"),
+    ("index.html", "my-scenario"),
+])
+def test_a_file_name_that_cannot_name_the_report_says_what_name_to_write(tmp_path, stem, fitting):
+    """The file's name stands in for a missing ``name`` key: the error blamed a key the file does
+    not have, and gave no name that would do."""
+    file = tmp_path / f"{stem}.toml"
+    file.write_text('game = "dune1984"\nseed = 1\n[setup]\nattacker = 4\ndefender = 5\n')
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(file)
+    assert str(err.value) == (
+        f"{file}: name: the file name {stem!r} names the report folder unless the file sets a name, and a "
+        f"folder name takes letters, digits, '.', '_' or '-'; add name = \"{fitting}\""
+    )
+
+
+@pytest.mark.parametrize("grid, said", [
+    ('attacker = ["Paul Atreides", "paul"]\ndefender = [3]',
+     "grid point attacker='Paul Atreides', defender=3 and grid point attacker='paul', defender=3"),
+    ('attacker = [4]\ndefender = [3]\nattacker_equipment = ["sword", "Sword "]',
+     "grid point attacker=4, defender=3, attacker_equipment='sword' and grid point attacker=4, defender=3, "
+     "attacker_equipment='Sword '"),
+])
+def test_two_grid_values_that_make_one_setup_are_refused(tmp_path, grid, said):
+    """Both ran the same setup twice, under two labels."""
+    file = tmp_path / "dup.toml"
+    file.write_text(f'game = "dune1984"\nseed = 1\n[grid]\n{grid}\n')
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(file)
+    assert str(err.value) == f"{file}: grid: {said} are the same setup; give each value once"
