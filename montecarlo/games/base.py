@@ -244,9 +244,8 @@ def apply_overrides(obj: Any, overrides: Mapping[str, Any], what: str = "overrid
         raise InputError(f"{what}: expected a mapping of rule fields to values, got {overrides!r}")
     unknown = sorted(map(str, set(overrides) - names))
     if unknown:
-        raise InputError(
-            f"{what}: unknown rule field(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}"
-        )
+        known = f"known: {', '.join(sorted(names))}" if names else "these rules have no fields to override"
+        raise InputError(f"{what}: unknown rule field(s) {', '.join(unknown)}; {known}")
     try:
         replaced = dataclasses.replace(obj, **dict(overrides))
     except (TypeError, ValueError) as exc:

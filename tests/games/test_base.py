@@ -64,3 +64,28 @@ def test_a_yes_no_rule_takes_true_or_false_only(value):
     assert apply_overrides(Rules(), {"gom_counts_toward_cap": np.bool_(False)}).gom_counts_toward_cap is False
     with pytest.raises(InputError, match="must be true or false, got array"):  # not a numpy error
         apply_overrides(Rules(), {"gom_counts_toward_cap": np.array([1, 0])})
+
+
+def test_an_override_of_rules_that_have_no_fields_says_so():
+    """A battle file without [rules]: the line ended in 'known: ' and nothing."""
+    import dataclasses
+
+    from montecarlo.games.base import apply_overrides
+
+    @dataclasses.dataclass(frozen=True)
+    class NoRules:
+        pass
+
+    @dataclasses.dataclass(frozen=True)
+    class TwoRules:
+        ties: str = "defender"
+        dice: int = 2
+
+    with pytest.raises(InputError) as err:
+        apply_overrides(NoRules(), {"ties": "attacker"}, what="variants.x.overrides")
+    assert str(err.value) == (
+        "variants.x.overrides: unknown rule field(s) ties; these rules have no fields to override"
+    )
+    with pytest.raises(InputError) as err:
+        apply_overrides(TwoRules(), {"tie": "attacker", "die": 3})
+    assert str(err.value) == "override: unknown rule field(s) die, tie; known: dice, ties"
