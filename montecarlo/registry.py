@@ -95,7 +95,13 @@ def get_game(name: str) -> Game:
     if names_a_file(name):  # rules as data: docs/rules-as-data.md
         from montecarlo.datagame import load_game
 
-        return load_game(name)
+        game = load_game(name)
+        if game.name.lower().replace("_", "-") in _modules():  # its reports and the index's heading
+            raise InputError(
+                f"{name}: name: {game.name!r} is the name of a built-in game, which the reports would "
+                f'confuse with it; give the battle another name (e.g. name = "{game.name}-battle")'
+            )
+        return game
     from montecarlo.games.base import Game  # here, so that listing games imports no numpy
 
     module = importlib.import_module(module_name(name))

@@ -377,3 +377,20 @@ def test_the_name_suggested_for_a_file_without_one_is_usable(tmp_path, stem, sug
         read_definition(path)
     renamed = RISK.replace('name = "risk"', f'name = "{suggested}"')
     assert parse_definition(renamed, str(path)).name == suggested
+
+
+@pytest.mark.parametrize("name", ["dune1984", "War_For_Arrakis", "IMPERIUM"])
+def test_a_battle_named_as_a_built_in_game_is_refused_wherever_it_is_read(tmp_path, name):
+    """Its reports said game 'dune1984', and report-all's index had two 'dune1984' headings."""
+    import montecarlo as mc
+    from montecarlo.registry import get_game
+
+    risk = Path(__file__).resolve().parents[2] / "scenarios" / "games" / "risk.toml"
+    file = tmp_path / "battle.toml"
+    file.write_text(risk.read_text().replace('name = "risk"', f'name = "{name}"'))
+    said = (f"{file}: name: {name!r} is the name of a built-in game, which the reports would confuse with "
+            f'it; give the battle another name (e.g. name = "{name}-battle")')
+    for read in (lambda: get_game(str(file)), lambda: mc.odds(file, trials=100)):
+        with pytest.raises(InputError) as err:
+            read()
+        assert str(err.value) == said
