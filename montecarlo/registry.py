@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import pkgutil
 from typing import TYPE_CHECKING
 
@@ -71,6 +72,11 @@ def canonical_name(name: str) -> str:
         return name
     key = str(name).strip().lower().replace("_", "-")
     if key not in _modules():
+        if os.path.isdir(str(name)):  # "unknown game '/tmp/bf'" for a folder of battle files
+            known = ", ".join(list_games())
+            raise InputError(
+                f"{name!r} is a folder, not a game: give a game's name ({known}) or a battle file (FILE.toml)"
+            )
         raise InputError(f"unknown game {name!r}; known: {', '.join(list_games())}")
     return key
 

@@ -320,6 +320,11 @@ class RootGroup(LazyGroup):
         return group
 
 
+def _not_a_game(name: str) -> str:
+    """What is wrong with a game's name no game has: a folder said as one (a folder of battle files)."""
+    return f"{name!r} is a folder, not a game" if os.path.isdir(name) else f"unknown game {name!r}"
+
+
 class OddsGroup(LazyGroup):
     def lazy_commands(self, ctx) -> dict[str, str]:
         return game_descriptions()
@@ -332,7 +337,8 @@ class OddsGroup(LazyGroup):
             known = ", ".join(self.lazy_commands(ctx))
             # a path given where a game goes: what the odds command takes from files
             as_file = " (or a battle file, FILE.toml)" if "/" in cmd_name or cmd_name.startswith(".") else ""
-            raise click_exceptions.UsageError(f"unknown game {cmd_name!r}; known: {known}{as_file}", ctx)
+            problem = _not_a_game(cmd_name)
+            raise click_exceptions.UsageError(f"{problem}; known: {known}{as_file}", ctx)
         return cmd
 
     def load_command(self, ctx, name: str):
@@ -374,7 +380,7 @@ class TableGroup(LazyGroup):
         if cmd is None and not self._listing and not ctx.resilient_parsing:
             game = _canonical(cmd_name, game_descriptions())
             having = ", ".join(self.lazy_commands(ctx)) or "none"
-            problem = f"{game} has no table command" if game is not None else f"unknown game {cmd_name!r}"
+            problem = f"{game} has no table command" if game is not None else _not_a_game(cmd_name)
             if game is None and names_a_file(cmd_name):
                 problem = _toml_has_no_table(cmd_name)
             raise click_exceptions.UsageError(f"{problem}; games with one: {having}", ctx)

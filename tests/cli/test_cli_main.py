@@ -146,9 +146,15 @@ def test_games_lists_a_games_commands_beside_its_questions_so_the_advice_is_foun
 
 
 def test_a_path_where_a_game_goes_is_told_that_battle_files_end_in_toml():
-    proc = run_main("odds", "/tmp")
+    proc = run_main("odds", "/tmp")  # a folder (of battle files, say) was an 'unknown game'
     assert proc.returncode == 2
     assert proc.stderr.startswith(
-        "error: unknown game '/tmp'; known: dune1984, dustrunners, imperium, war-for-arrakis (or a battle "
-        "file, FILE.toml)"
+        "error: '/tmp' is a folder, not a game; known: dune1984, dustrunners, imperium, war-for-arrakis "
+        "(or a battle file, FILE.toml)"
     )
+    proc = run_main("odds", "./nope")
+    assert proc.stderr.startswith("error: unknown game './nope'; known: dune1984, dustrunners, imperium, "
+                                  "war-for-arrakis (or a battle file, FILE.toml)")
+    proc = run_main("table", "/tmp")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: '/tmp' is a folder, not a game; games with one: dune1984")

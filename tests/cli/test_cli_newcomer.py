@@ -986,3 +986,13 @@ def test_a_report_folder_name_too_long_for_its_temporary_folder_is_refused_befor
     done = cli.invoke(app, ["report", TIES, "--out", str(tmp_path / ("y" * 241)), "-n", "500", "-q"])
     assert done.exit_code == 0, done.output
     assert [p.name for p in tmp_path.iterdir()] == ["y" * 241]
+
+
+def test_a_folder_given_as_a_game_is_called_a_folder(tmp_path):
+    """A folder of battle files given where a game goes was an 'unknown game' (odds and table: in
+    tests/cli/test_cli_main.py, whose main turns their usage errors into this line)."""
+    folder = str(tmp_path)
+    assert refused(["games", folder]) == (
+        f"error: {folder!r} is a folder, not a game: give a game's name (dune1984, dustrunners, imperium, "
+        "war-for-arrakis) or a battle file (FILE.toml)"
+    )
