@@ -95,6 +95,9 @@ def check_out(out: str | os.PathLike, option: str = "--out") -> Path:
     with unusable_path(f"{option} {path}", "give another folder"):
         _check_name_lengths(path, option, hidden=True)
         if path.is_symlink() or path.exists():
+            if path.is_symlink() and not path.exists():  # not "a file": a link to nothing
+                raise InputError(f"{option}: {path} is a link to {os.readlink(path)}, which does not exist; "
+                                 "give a new folder name")
             if not path.is_dir():
                 raise InputError(f"{option}: {path} is a file, not a folder; give a new folder name")
             try:

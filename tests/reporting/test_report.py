@@ -1585,3 +1585,15 @@ def test_a_long_folder_name_needs_room_for_a_reports_temporary_folder_and_not_fo
     assert check_index_out(tmp_path / name) == tmp_path / name
     with pytest.raises(InputError, match="is 245 bytes; a report is written beside it"):
         check_out(tmp_path / name)
+
+
+def test_a_link_to_nothing_as_the_report_folder_is_called_a_link(tmp_path):
+    """It was 'a file, not a folder'; the link stays as it was."""
+    link = tmp_path / "out"
+    link.symlink_to(tmp_path / "gone")
+    with pytest.raises(InputError) as caught:
+        check_out(link)
+    assert str(caught.value) == (
+        f"--out: {link} is a link to {tmp_path / 'gone'}, which does not exist; give a new folder name"
+    )
+    assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
