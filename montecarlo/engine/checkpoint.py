@@ -112,7 +112,8 @@ class Checkpoint:
             raise self._fail("not a montecarlo checkpoint (left as it is); give another file")
         if data.get("format_version") != FORMAT_VERSION:
             found = data.get("format_version")
-            raise self._fail(f"written in checkpoint format {found!r}, not {FORMAT_VERSION}")
+            raise self._fail(f"written in checkpoint format {found!r}, not {FORMAT_VERSION} (by another "
+                             "version of montecarlo); give another file, or delete it to start afresh")
         if data.get("digest") != _digest(data):
             raise self._fail("its contents do not match their digest (edited or damaged since they were "
                              "saved); give another file, or delete it to start afresh")
@@ -280,6 +281,8 @@ def _signature(states: Sequence) -> tuple:
 FACT_WORDS = {
     "arms": "variants, their rules and the baseline",  # the baseline is the first arm
     "max_trials": "max trials", "chunk_size": "chunk size",
+    # a battle file's whole text: a comment changed is a change, as the text is what was run
+    "definition": "battle file, whose text changed since the checkpoint was saved (a comment counts)",
 }
 
 

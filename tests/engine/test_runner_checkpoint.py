@@ -274,7 +274,10 @@ def test_a_folder_an_unknown_format_and_an_unwritable_place_are_refused_in_words
     path.write_text(json.dumps({**data, "format_version": 99}))
     with pytest.raises(InputError) as err:
         run(path)
-    assert str(err.value) == f"checkpoint {tmp_path / 'c.json'}: written in checkpoint format 99, not 2"
+    assert str(err.value) == (
+        f"checkpoint {tmp_path / 'c.json'}: written in checkpoint format 99, not 2 (by another version of "
+        "montecarlo); give another file, or delete it to start afresh"
+    )
 
     def refused(**kwargs):
         raise PermissionError(13, "Permission denied")
