@@ -310,8 +310,11 @@ def test_a_file_that_is_not_a_checkpoint_is_never_overwritten(tmp_path):
     mine = tmp_path / "notes.json"
     for text in ('{"my": "notes"}', "not json at all", ""):
         mine.write_text(text)
-        with pytest.raises(InputError, match="not a montecarlo checkpoint"):
+        with pytest.raises(InputError) as err:
             run(mine)
+        assert str(err.value) == (
+            f"checkpoint {mine}: not a montecarlo checkpoint (left as it is); give another file"
+        )
         assert mine.read_text() == text
     photo = tmp_path / "photo.jpg"  # not even UTF-8 text
     photo.write_bytes(b"\xff\xd8\xff\xe0 not text \x80\x81")
