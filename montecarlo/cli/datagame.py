@@ -13,18 +13,14 @@ odds group's ``get_command(ctx, name)`` returns ``command_for(name)`` when ``nam
 ``.toml``.
 """
 
-import threading
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Iterator, Optional, Sequence
+from typing import Annotated, Optional, Sequence
 
 import typer
 
-from montecarlo.cli.common import RunOptions, emit, field_value, run_command, say
+from montecarlo.cli.common import RunOptions, emit, field_value, run_command, say, solving
 from montecarlo.errors import InputError
 from montecarlo.registry import get_game, names_a_file
-
-SLOW_SECONDS = 3.0  # work before the trials that lasts longer is said, so that it is not taken for a hang
 
 
 def parse_set(values: Sequence[str]) -> dict[str, str]:
@@ -57,31 +53,15 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
     setup = question.setup(values)  # every input checked before any trial
     rules = game.rules(run.variant)
     limit = compiled.d.exact_max_states
-    slow = (f"working out the exact chain of {path} before the trials (up to {limit:,} states; a lower "
-            "exact_max_states in the file gives up sooner)...")
-    with said_if_slow(slow, quiet=run.quiet):  # a large battle's chain took minutes, with no word
+    slow = (f"working out the exact chain of {path} (up to {limit:,} states; a lower exact_max_states in "
+            "the file gives up sooner)")
+    with solving(slow):  # a battle far above the limit walked its chain for minutes with no word
         note = question.why_no_exact(rules, setup) if question.why_no_exact is not None else None
     answer = run.ask(game, None, setup)
     shown = ", ".join(f"{k} {v}" for k, v in vars_of(setup).items())
     emit(answer, run, f"{game.title}: {shown}", extra={"exact_note": note} if note else None, game=game)
     if note and not run.json:
         say(f"note: {note}")
-
-
-@contextmanager
-def said_if_slow(text: str, quiet: bool = False, after: float | None = None) -> Iterator[None]:
-    """Say ``text`` on stderr if the work inside takes more than ``after`` seconds (default
-    SLOW_SECONDS), unless quiet."""
-    wait = SLOW_SECONDS if after is None else after
-    timer = None if quiet else threading.Timer(wait, lambda: typer.echo(text, err=True))
-    if timer is not None:
-        timer.daemon = True
-        timer.start()
-    try:
-        yield
-    finally:
-        if timer is not None:
-            timer.cancel()
 
 
 def vars_of(setup) -> dict:

@@ -183,19 +183,3 @@ def test_the_generated_commands_pass_the_checks_every_command_passes():
         "montecarlo template duel",
     ]
 
-
-def test_work_before_the_trials_that_lasts_is_said_on_stderr_once(capsys):
-    """A large battle file's exact chain took minutes before the first trial, with no word."""
-    import time
-
-    from montecarlo.cli.datagame import said_if_slow
-
-    with said_if_slow("working it out...", after=0.05):
-        time.sleep(0.5)
-    with said_if_slow("not said: quick", after=5):
-        pass
-    with said_if_slow("not said: quiet", quiet=True, after=0.0):
-        time.sleep(0.2)
-    time.sleep(0.1)
-    seen = capsys.readouterr()
-    assert (seen.out, seen.err) == ("", "working it out...\n")
