@@ -43,8 +43,10 @@ import numpy as np
 FUNCTIONS = ("min", "max")
 RESERVED = frozenset(FUNCTIONS) | {"True", "False", "and", "or", "not", "if", "else"}
 MAX_LENGTH = 500
-MAX_DEPTH = 200  # operations inside one another: each is a call when built and when evaluated
-TOO_DEEP = f"expression too deeply nested (more than {MAX_DEPTH} operations inside one another)"
+# levels of the expression's tree, each a call when built and when evaluated: above any sum or
+# product that fits in MAX_LENGTH (at most 250 operations), far below the ~485 that overflowed
+MAX_DEPTH = 260
+TOO_DEEP = f"expression too deeply nested (more than {MAX_DEPTH} levels of operations inside one another)"
 LIMIT = 2**62  # every number written or computed is below this in size (numpy's int64 holds 2**63 - 1)
 
 Env = Mapping[str, Any]

@@ -97,7 +97,7 @@ def test_a_refused_expression_names_its_kind_and_the_language():
         ("x if", "cannot parse 'x if': invalid syntax"),
         ("y", "unknown name 'y'; the names known here are: x"),
         # 490 minus signs fit in 500 characters and ended in a RecursionError traceback
-        ("-" * 490 + "x", "expression too deeply nested (more than 200 operations inside one another)"),
+        ("-" * 490 + "x", "too deeply nested (more than 260 levels of operations inside one another)"),
         ("(" * 240 + "x" + ")" * 240, "too many nested parentheses"),
     ],
 )
@@ -112,10 +112,12 @@ def test_the_largest_expressions_and_numbers_allowed_are_read():
     assert Expr(f"-{2**62 - 1}", {"x"})({"x": 0}) == 1 - 2**62
     longest = "x + " + "0 + " * 123 + "   1"
     assert len(longest) == 500 and Expr(longest, {"x"})({"x": 2}) == 3
-    deepest = "-" * 198 + "x"  # 198 signs, the name and its context: 200 levels of the tree
+    deepest = "-" * 258 + "x"  # 258 signs, the name and its context: 260 levels of the tree
     assert Expr(deepest, {"x"})({"x": 2}) == 2 and Expr(deepest, {"x"}).vector({"x": np.array([2])}) == [2]
     with pytest.raises(ExprError, match="too deeply nested"):
         Expr("-" + deepest, {"x"})
+    flat = "+".join(["x"] * 250)  # the longest sum that fits in 500 characters: no nesting to speak of
+    assert len(flat) == 499 and Expr(flat, {"x"})({"x": 1}) == 250
     seven = Expr(7, {"x"})
     assert (seven.text, seven.constant, repr(seven)) == ("7", True, "Expr('7')")
     assert repr(Expr("x+1", {"x"})) == "Expr('x+1')"
