@@ -240,7 +240,11 @@ def test_bad_deck_files_one_line_naming_file_and_card(tmp_path, body, message):
 @pytest.mark.parametrize("first, second, said", [
     ("a", "a", "card 2: the name 'a' is used twice"),
     # --card-counts "a=0" changed card "A" alone, with no word: card "a" could never be named
-    ("a", "A ", "card 2: the name 'A' is used twice ('a': names are read regardless of case)"),
+    ("a", "A ", "card 2: the name 'A' is used twice ('a': names are read regardless of case, hyphens and "
+                "spaces)"),
+    # --seen "empty road" counted card "empty-road": the other could never be named
+    ("empty road", "Empty-Road", "card 2: the name 'Empty-Road' is used twice ('empty road': names are read "
+                                 "regardless of case, hyphens and spaces)"),
 ])
 def test_two_cards_of_one_name_whatever_its_case_are_refused(tmp_path, first, second, said):
     path = write(tmp_path, f'[[card]]\nname = "{first}"\n{CARD}[[card]]\nname = "{second}"\n{CARD}')
@@ -989,3 +993,14 @@ def test_a_shipped_deck_is_titled_by_its_name_not_by_where_the_package_is_instal
     own = tmp_path / "mine.toml"
     own.write_text((DATA / "illustrative-deck-12.toml").read_text(encoding="utf-8"), encoding="utf-8")
     assert load_deck(str(own)).short_label().startswith(f"{own} (12 cards")  # a file of one's own as given
+
+
+def test_card_counts_and_seen_read_a_name_as_the_deck_checks_it():
+    """One reading of a card's name for the three (regardless of case, hyphens and spaces):
+    --card-counts read 'Head-on Crash' only as written up to case."""
+    from montecarlo.games.dustrunners.combat import parse_seen
+
+    deck = load_deck("illustrative-12")
+    fewer = deck.with_counts({"HEAD ON  crash": 0})
+    assert "head-on crash" not in [c.name for c in fewer.cards] and fewer.size == deck.size - 2
+    assert parse_seen(deck, "Head On Crash") == parse_seen(deck, "head-on crash")

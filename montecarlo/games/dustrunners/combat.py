@@ -55,7 +55,8 @@ from montecarlo.games.base import (
     AdviceRow, AdviceTable, Metric, Question, parse_weighted_objective, weighted_objective_text,
 )
 from montecarlo.games.dustrunners.deck import (
-    ENEMY_KINDS, LOOTS, Card, Deck, Enemy, enemy as named_enemy, load_deck, vehicle as named_vehicle,
+    ENEMY_KINDS, LOOTS, Card, Deck, Enemy, card_key, enemy as named_enemy, load_deck,
+    vehicle as named_vehicle,
 )
 from montecarlo.games.dustrunners.rules import Rules
 from montecarlo.validate import check_known, whole
@@ -1833,7 +1834,7 @@ def parse_seen(deck: Deck, seen: Any) -> tuple[int, ...]:
     >>> parse_seen(deck, "double tap, double tap") == parse_seen(deck, {"Double Tap": 2})
     True
     """
-    names = {" ".join(c.name.lower().replace("-", " ").split()): i for i, c in enumerate(deck.cards)}
+    names = {card_key(c.name): i for i, c in enumerate(deck.cards)}
     counts = [0] * len(deck.cards)
     if isinstance(seen, str):
         items = [(item, 1) for item in seen.split(",")]
@@ -1850,7 +1851,7 @@ def parse_seen(deck: Deck, seen: Any) -> tuple[int, ...]:
         if not isinstance(item, str):
             raise InputError(f"seen: a card is named by text, got {item!r}")
         whole("seen copies", copies, 0, MAX_SEEN_COPIES)
-        name = " ".join(item.lower().replace("-", " ").split())
+        name = card_key(item)
         if not name:
             continue
         if name not in names:

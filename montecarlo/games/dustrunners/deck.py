@@ -96,11 +96,11 @@ class Deck:
     def with_counts(self, counts: Mapping[str, Any]) -> "Deck":
         """The deck with some cards' copy counts replaced (by card name); 0 removes a card."""
         names = [c.name for c in self.cards]
-        by_key = {n.strip().lower(): n for n in names}  # "Double Tap" is the card "double tap"
+        by_key = {card_key(n): n for n in names}  # "Double-Tap" is the card "double tap"
         new = list(self.counts)
         given: dict[str, int] = {}  # card name as in the deck -> its new count
         for name, k in counts.items():
-            card = by_key.get(str(name).strip().lower())
+            card = by_key.get(card_key(str(name)))
             if card is None:
                 known = ", ".join(names)
                 raise InputError(f"card_counts: no card named {name!r} in the {self.name}; known: {known}")
@@ -119,6 +119,16 @@ class Deck:
     def card_list(self) -> list[Card]:
         """One entry per physical card (copies repeated), in file order."""
         return [c for c, k in zip(self.cards, self.counts) for _ in range(k)]
+
+
+def card_key(name: str) -> str:
+    """How --card-counts, --seen and a deck's own check of its names read a card's name:
+    regardless of case, hyphens and spaces.
+
+    >>> card_key(" Head-on  Crash "), card_key("head on crash")
+    ('head on crash', 'head on crash')
+    """
+    return " ".join(name.lower().replace("-", " ").split())
 
 
 def _read_toml(path: pathlib.Path, what: str) -> dict:
@@ -179,12 +189,14 @@ def parse_deck(data: Mapping[str, Any], file: str, illustrative_default: bool = 
     if not isinstance(illustrative, bool):
         raise InputError(f"{file}: illustrative must be true or false, got {illustrative!r}")
     cards, counts = [], []
-    names: dict[str, str] = {}  # as --card-counts and --seen find a card: "Double Tap" is "double tap"
+    names: dict[str, str] = {}  # as --card-counts and --seen find a card: "Double-Tap" is "double tap"
     for number, raw in enumerate(raw_cards, 1):
         card, count = parse_card(raw, file, number)
-        key = card.name.strip().lower()
+        key = card_key(card.name)
         if key in names:
-            same = "" if names[key] == card.name else f" ({names[key]!r}: names are read regardless of case)"
+            same = "" if names[key] == card.name else (
+                f" ({names[key]!r}: names are read regardless of case, hyphens and spaces)"
+            )
             raise InputError(f"{file}: card {number}: the name {card.name!r} is used twice{same}")
         names[key] = card.name
         if count:
