@@ -271,7 +271,7 @@ def parse_scenario(
                    "index.html (it names the report folder)", name)
     raw_game = data.get("game")
     if isinstance(raw_game, str) and registry.names_a_file(raw_game) and path is not None:
-        raw_game = str(path.parent / raw_game)  # a game definition file, relative to the scenario
+        raw_game = _beside(path, raw_game)  # a game definition file, relative to the scenario
     game = c.game(raw_game)
     asked = c.string(data, "question", "question", None)  # its own one-line error, not wrapped again
     try:
@@ -579,13 +579,22 @@ def start_scenario_workers(scenario: Scenario, jobs: int | None = None, backend:
     )
 
 
+def _beside(path: Path, name: str) -> str:
+    """A file a scenario names, found beside the scenario file wherever the command runs; a path
+    from the home folder (``~/...``) or an absolute one as it is, and one found only from the
+    current folder from there (as scenarios written before found their decks)."""
+    given = Path(name.strip()).expanduser()
+    near = path.parent / given
+    return str(given if given.is_absolute() or (not near.exists() and given.exists()) else near)
+
+
 def _files_beside(path: Path | None, values: dict[str, Any]) -> dict[str, Any]:
-    """Setup values that name a ``.toml`` file (a Dustrunners deck) found beside the scenario
-    file, as its ``game`` is, wherever the command runs (they were found from the current folder,
-    so a scenario worked from one folder alone); the values as written stay the grid's labels."""
+    """Setup values that name a ``.toml`` file (a Dustrunners deck) found as the scenario's
+    ``game`` is (:func:`_beside`: they were found from the current folder alone, so a scenario
+    worked from one folder); the values as written stay the grid's labels."""
     if path is None:
         return values
-    return {k: str(path.parent / v) if isinstance(v, str) and registry.names_a_file(v) else v
+    return {k: _beside(path, v) if isinstance(v, str) and registry.names_a_file(v) else v
             for k, v in values.items()}
 
 

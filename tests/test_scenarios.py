@@ -1304,3 +1304,31 @@ def test_two_grid_values_that_make_one_setup_are_refused(tmp_path, grid, said):
     with pytest.raises(ScenarioError) as err:
         load_scenario(file)
     assert str(err.value) == f"{file}: grid: {said} are the same setup; give each value once"
+
+
+def test_a_deck_from_the_home_folder_or_only_from_the_current_one_is_found_as_before(tmp_path, monkeypatch):
+    """'~/decks/mine.toml' was joined to the scenario's folder ('sc/~/decks/...'); a deck named
+    from the folder the command runs in, as scenarios written before named theirs, is still found
+    when nothing of that name is beside the scenario."""
+    deck = (ROOT / "montecarlo/games/dustrunners/data/illustrative-deck-12.toml").read_text()
+    home = tmp_path / "home"
+    (home / "decks").mkdir(parents=True)
+    (home / "decks" / "mine.toml").write_text(deck)
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "work" / "decks").mkdir(parents=True)
+    (tmp_path / "work" / "decks" / "ours.toml").write_text(deck)
+    (tmp_path / "work" / "decks" / "twice.toml").write_text(deck)
+    (tmp_path / "work" / "sc" / "decks").mkdir(parents=True)
+    (tmp_path / "work" / "sc" / "decks" / "twice.toml").write_text(deck)
+    file = tmp_path / "work" / "sc" / "both.toml"
+    file.write_text(
+        'name = "both"\ngame = "dustrunners"\nquestion = "combat"\nseed = 1\ntrials = 1000\n'
+        '[setup]\nenemy = "spybot"\nvehicle = "scout"\n'
+        '[grid]\ndeck = ["~/decks/mine.toml", "decks/ours.toml", "decks/twice.toml"]\n'
+    )
+    monkeypatch.chdir(tmp_path / "work")
+    sc = load_scenario(file)
+    assert [Path(p.setup.deck.file).resolve() for p in sc.points] == [
+        home / "decks" / "mine.toml", tmp_path / "work" / "decks" / "ours.toml",
+        tmp_path / "work" / "sc" / "decks" / "twice.toml",  # in both places: the one beside the scenario
+    ]
