@@ -103,9 +103,16 @@ def get_game(name: str) -> Game:
 
         game = load_game(name)
         if game.name.lower().replace("_", "-") in _modules():  # its reports and the index's heading
+            import tomllib
+
+            from montecarlo.tomlread import read_text
+
+            named = "name" in tomllib.loads(read_text(name, "game definition"))  # else its file's name
+            where = "name: " if named else "the file has no name key, and its file name "
             raise InputError(
-                f"{name}: name: {game.name!r} is the name of a built-in game, which the reports would "
-                f'confuse with it; give the battle another name (e.g. name = "{game.name}-battle")'
+                f"{name}: {where}{game.name!r} is the name of a game montecarlo has, which the reports would "
+                f'confuse with it; {"give the battle another name" if named else "add a name"} '
+                f'(e.g. name = "{game.name}-battle")'
             )
         return game
     from montecarlo.games.base import Game  # here, so that listing games imports no numpy

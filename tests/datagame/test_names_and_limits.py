@@ -388,9 +388,17 @@ def test_a_battle_named_as_a_built_in_game_is_refused_wherever_it_is_read(tmp_pa
     risk = Path(__file__).resolve().parents[2] / "scenarios" / "games" / "risk.toml"
     file = tmp_path / "battle.toml"
     file.write_text(risk.read_text().replace('name = "risk"', f'name = "{name}"'))
-    said = (f"{file}: name: {name!r} is the name of a built-in game, which the reports would confuse with "
-            f'it; give the battle another name (e.g. name = "{name}-battle")')
+    said = (f"{file}: name: {name!r} is the name of a game montecarlo has, which the reports would confuse "
+            f'with it; give the battle another name (e.g. name = "{name}-battle")')
     for read in (lambda: get_game(str(file)), lambda: mc.odds(file, trials=100)):
         with pytest.raises(InputError) as err:
             read()
         assert str(err.value) == said
+    unnamed = tmp_path / f"{name}.toml"  # no name key: the file's name stands in, and is said as such
+    unnamed.write_text(risk.read_text().replace('name = "risk"\n', ""))
+    with pytest.raises(InputError) as err:
+        get_game(str(unnamed))
+    assert str(err.value) == (
+        f"{unnamed}: the file has no name key, and its file name {name!r} is the name of a game montecarlo "
+        f'has, which the reports would confuse with it; add a name (e.g. name = "{name}-battle")'
+    )
