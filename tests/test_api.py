@@ -922,3 +922,25 @@ def test_odds_and_table_refuse_a_bad_backend_or_checkpoint_before_any_work(
     with pytest.raises(InputError, match=message):
         ask(**kwargs)
     assert list(tmp_path.iterdir()) == []
+
+
+NO_INITIATIVE = ("best play: with no ammo, and no first card of this deck that gives the raiders the "
+                 "initiative with another card left to draw, an initiative redraw is never a choice")
+ALL_OUT = "glancing hit=0, side swipe=0, double tap=0, head-on crash=0"
+
+
+@pytest.mark.parametrize("counts, refused", [
+    (f"empty road=1, dust cloud=0, {ALL_OUT}", True),  # one card: nothing to draw instead
+    (f"dust cloud=1, empty road=0, {ALL_OUT}", True),  # one raiders' card alone
+    ("dust cloud=0, side swipe=0, head-on crash=0", True),  # you lead whatever comes first
+    (f"dust cloud=1, empty road=1, {ALL_OUT}", False),  # a raiders' card and another: a choice
+])
+def test_an_initiative_redraw_the_deck_never_offers_is_no_choice(counts, refused):
+    ask = dict(enemy="war-rig", vehicle="scout", deck="illustrative-12", ammo=0, redraw="initiative", vp=2,
+               policy="best", card_counts=counts, trials=1_000)
+    if refused:
+        with pytest.raises(InputError) as err:
+            mc.odds("dustrunners", **ask)
+        assert str(err.value) == NO_INITIATIVE
+    else:
+        assert 0 <= mc.odds("dustrunners", **ask).exact["player_win"] <= 1

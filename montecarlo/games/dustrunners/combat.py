@@ -1774,8 +1774,9 @@ def _solved_best(rules: Rules, setup: CombatSetup) -> SolvedCombat | None:
 
 def check_something_to_choose(rules: Rules, setup: CombatSetup) -> None:
     """InputError under best play when the combat leaves nothing to decide: no ammo to spend and
-    no redraw for initiative that its VP can pay (its odds would be a fixed policy's; no VP comes
-    in before the combat's first card)."""
+    no redraw for initiative that its VP can pay (no VP comes in before the combat's first card)
+    and its deck can offer (a raiders' card first, and another to draw): its odds would be a fixed
+    policy's."""
     setup = with_rules_policy(rules, setup)
     if setup.policy != "best" or setup.ammo > 0:
         return
@@ -1785,6 +1786,11 @@ def check_something_to_choose(rules: Rules, setup: CombatSetup) -> None:
         raise InputError(
             f"best play: with no ammo and {setup.vp} VP, short of the {rules.redraw_cost} VP an initiative "
             "redraw costs, there is no choice to make"
+        )
+    if setup.deck.size < 2 or all(card.driver == "you" for card in setup.deck.cards):
+        raise InputError(
+            "best play: with no ammo, and no first card of this deck that gives the raiders the initiative "
+            "with another card left to draw, an initiative redraw is never a choice"
         )
 
 
