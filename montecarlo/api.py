@@ -1011,11 +1011,11 @@ def table(
     names = _names(variants)
     _check_rules(rules)
     spec = {_label(names, rules): {"builtin": list(names)}} if names or rules else None
+    check_report_checkpoint(None, checkpoint)  # before the grid is read: its best play may be solved there
+    backend = chosen_backend(backend, scheduler)
     data = _scenario_data(game, question, "table", grid, setup, spec, trials, seed, precision, max_trials,
                           rules, metrics, None)
     sc = _parse(data, "table")
-    check_report_checkpoint(None, checkpoint)
-    backend = chosen_backend(backend, scheduler)
     with _paced(progress, f"table {sc.game.name}", sc.precision) as report:
         result = run_scenario(sc, jobs=jobs, progress=report, backend=backend, scheduler=scheduler,
                               checkpoint=checkpoint)

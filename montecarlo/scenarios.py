@@ -266,7 +266,8 @@ def parse_scenario(
             if not _NAME.match(fitting) or fitting.lower() == "index.html":
                 fitting = "my-scenario"
             c.fail("name", f"the file name {name!r} names the report folder unless the file sets a name, and "
-                   "a folder name takes letters, digits, '.', '_' or '-'", f'add name = "{fitting}"')
+                   "that takes letters, digits, '.', '_' or '-', starting with a letter or digit, and not "
+                   "index.html", f'add name = "{fitting}"')
         c.expected("name", "letters, digits, '.', '_' or '-', starting with a letter or digit, and not "
                    "index.html (it names the report folder)", name)
     raw_game = data.get("game")
@@ -340,8 +341,9 @@ def parse_scenario(
             c.fail(_point_said(values), exc)
         first = seen.setdefault(built, values)  # setups are frozen dataclasses, hashed by their fields
         if first is not values:  # "Paul Atreides" and "paul", 2 and "02": one setup run twice
-            c.fail("grid", f"{_point_said(first)} and {_point_said(values)} are the same setup",
-                   "give each value once")
+            key = next(k for k in grid if first[k] != values[k])  # the values differ in one field alone
+            said = f"{show_value(first[key])!r} and {show_value(values[key])!r}"
+            c.fail(f"grid.{key}", f"{said} make the same setup", "keep one")
         points.append(GridPoint(values, built))
     if question.cautions is not None:  # what a player may not mean, said as odds says it (once each)
         from montecarlo.errors import caution_about

@@ -1285,17 +1285,16 @@ def test_a_file_name_that_cannot_name_the_report_says_what_name_to_write(tmp_pat
     with pytest.raises(ScenarioError) as err:
         load_scenario(file)
     assert str(err.value) == (
-        f"{file}: name: the file name {stem!r} names the report folder unless the file sets a name, and a "
-        f"folder name takes letters, digits, '.', '_' or '-'; add name = \"{fitting}\""
+        f"{file}: name: the file name {stem!r} names the report folder unless the file sets a name, and that "
+        f"takes letters, digits, '.', '_' or '-', starting with a letter or digit, and not index.html; add "
+        f"name = \"{fitting}\""
     )
 
 
 @pytest.mark.parametrize("grid, said", [
-    ('attacker = ["Paul Atreides", "paul"]\ndefender = [3]',
-     "grid point attacker='Paul Atreides', defender=3 and grid point attacker='paul', defender=3"),
+    ('attacker = ["Paul Atreides", "paul"]\ndefender = [3]', "grid.attacker: 'Paul Atreides' and 'paul'"),
     ('attacker = [4]\ndefender = [3]\nattacker_equipment = ["sword", "Sword "]',
-     "grid point attacker=4, defender=3, attacker_equipment='sword' and grid point attacker=4, defender=3, "
-     "attacker_equipment='Sword '"),
+     "grid.attacker_equipment: 'sword' and 'Sword '"),
 ])
 def test_two_grid_values_that_make_one_setup_are_refused(tmp_path, grid, said):
     """Both ran the same setup twice, under two labels."""
@@ -1303,7 +1302,7 @@ def test_two_grid_values_that_make_one_setup_are_refused(tmp_path, grid, said):
     file.write_text(f'game = "dune1984"\nseed = 1\n[grid]\n{grid}\n')
     with pytest.raises(ScenarioError) as err:
         load_scenario(file)
-    assert str(err.value) == f"{file}: grid: {said} are the same setup; give each value once"
+    assert str(err.value) == f"{file}: {said} make the same setup; keep one"
 
 
 def test_a_deck_from_the_home_folder_or_only_from_the_current_one_is_found_as_before(tmp_path, monkeypatch):

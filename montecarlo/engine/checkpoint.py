@@ -282,7 +282,8 @@ FACT_WORDS = {
     "arms": "variants, their rules and the baseline",  # the baseline is the first arm
     "max_trials": "max trials", "chunk_size": "chunk size",
     # a battle file's whole text: a comment changed is a change, as the text is what was run
-    "definition": "battle file, whose text changed since the checkpoint was saved (a comment counts)",
+    "definition": "battle file: its text differs from the one the checkpoint was saved for, if only in a "
+                  "comment",
 }
 
 

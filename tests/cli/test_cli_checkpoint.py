@@ -130,8 +130,8 @@ def test_a_battle_file_edited_since_its_checkpoint_is_refused(tmp_path):
     assert runner.invoke(app, ask).exit_code == 0
     assert "faces = 6" in battle.read_text()
     battle.write_text(battle.read_text().replace("faces = 6", "faces = 8"))
-    one_error_line(runner.invoke(app, ask), "written by another run (not the same battle file, whose text "
-                   "changed since the checkpoint was saved (a comment counts))")
+    one_error_line(runner.invoke(app, ask), "written by another run (not the same battle file: its text "
+                   "differs from the one the checkpoint was saved for, if only in a comment)")
 
 
 def test_a_scenario_whose_metrics_changed_since_its_checkpoint_is_refused(tmp_path):
