@@ -341,7 +341,8 @@ def parse_scenario(
             c.fail(_point_said(values), exc)
         first = seen.setdefault(built, values)  # setups are frozen dataclasses, hashed by their fields
         if first is not values:  # "Paul Atreides" and "paul", 2 and "02": one setup run twice
-            key = next(k for k in grid if first[k] != values[k])  # the values differ in one field alone
+            # the field whose values are shown apart (as the grid's distinct values are checked)
+            key = next(k for k in grid if str(show_value(first[k])) != str(show_value(values[k])))
             said = f"{show_value(first[key])!r} and {show_value(values[key])!r}"
             c.fail(f"grid.{key}", f"{said} make the same setup", "keep one")
         points.append(GridPoint(values, built))
