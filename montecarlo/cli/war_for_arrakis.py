@@ -565,7 +565,10 @@ def advise(
     )
     cost = "paying 1 Hit, " if setup.settlement or rules.continue_always_costs else ""
     counted = "" if advice.objective == "win" else " counted from the start of the battle"
-    say(f"\nAfter a round ({what} of each choice{counted}; continuing means {cost}another round):")
+    then = "another round"
+    if rules.retreat == "when_outnumbered":  # continuing can end the battle at once
+        then += ", or the defender's retreat where the attacker then outnumbers it"
+    say(f"\nAfter a round ({what} of each choice{counted}; continuing means {cost}{then}):")
     if not advice.continue_or_retreat:
         say("  no decision: every battle ends in the first round or cannot go on")
     shown = len(advice.continue_or_retreat) if limit is None else limit

@@ -282,3 +282,16 @@ def test_the_tables_objective_is_the_chance_to_win_and_shown_as_one(policy):
         cells[metric + " shown"] = [row.split("│")[2:-1] for row in rows]
     assert cells["objective"] == pytest.approx(cells["attacker_win"], abs=1e-12)
     assert cells["objective shown"] == cells["attacker_win shown"]
+
+
+def test_advise_says_that_continuing_can_end_the_battle_against_a_defender_that_retreats():
+    """Against when_outnumbered, 'continue: 2.0000' is the win by the defender's retreat, and the
+    header said continuing means another round."""
+    header = "continuing means another round, or the defender's retreat where the attacker then outnumbers " \
+        "it):"
+    result = runner.invoke(app, ["advise", "-a", "2 elite, Beast Rabban", "-d", "2 regular", "--objective",
+                                 "trade:1", "--policy", "when_outnumbered"])
+    assert result.exit_code == 0, result.output
+    assert header in result.stdout
+    plain = runner.invoke(app, ["advise", "-a", "2 elite, Beast Rabban", "-d", "2 regular"])
+    assert "continuing means another round):" in plain.stdout
