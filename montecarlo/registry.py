@@ -96,24 +96,31 @@ def names_a_file(name: object) -> bool:
     return str(name).lower().endswith(".toml")
 
 
+def check_battle_name(game: Game, path: str) -> None:
+    """InputError when the battle file ``path`` defines ``game`` under the name of a game
+    montecarlo has: its reports, and the index's heading, would take it for that game."""
+    if game.name.lower().replace("_", "-") not in _modules():
+        return
+    import tomllib
+
+    from montecarlo.tomlread import read_text
+
+    named = "name" in tomllib.loads(read_text(path, "game definition"))  # else its file's name
+    where = "name: " if named else "the file has no name key, and its file name "
+    raise InputError(
+        f"{path}: {where}{game.name!r} is the name of a game montecarlo has, which the reports would "
+        f'confuse with it; {"give the battle another name" if named else "add a name"} '
+        f'(e.g. name = "{game.name}-battle")'
+    )
+
+
 def get_game(name: str) -> Game:
     """The game registered as ``name`` (or defined by a ``.toml`` file); InputError otherwise."""
     if names_a_file(name):  # rules as data: docs/rules-as-data.md
         from montecarlo.datagame import load_game
 
         game = load_game(name)
-        if game.name.lower().replace("_", "-") in _modules():  # its reports and the index's heading
-            import tomllib
-
-            from montecarlo.tomlread import read_text
-
-            named = "name" in tomllib.loads(read_text(name, "game definition"))  # else its file's name
-            where = "name: " if named else "the file has no name key, and its file name "
-            raise InputError(
-                f"{name}: {where}{game.name!r} is the name of a game montecarlo has, which the reports would "
-                f'confuse with it; {"give the battle another name" if named else "add a name"} '
-                f'(e.g. name = "{game.name}-battle")'
-            )
+        check_battle_name(game, name)
         return game
     from montecarlo.games.base import Game  # here, so that listing games imports no numpy
 

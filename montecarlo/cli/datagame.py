@@ -20,7 +20,7 @@ import typer
 
 from montecarlo.cli.common import RunOptions, emit, field_value, run_command, say, solving
 from montecarlo.errors import InputError
-from montecarlo.registry import get_game, names_a_file
+from montecarlo.registry import check_battle_name, names_a_file
 
 
 def parse_set(values: Sequence[str]) -> dict[str, str]:
@@ -44,9 +44,9 @@ def odds_file(path: str | Path, set_values: Sequence[str], run: RunOptions) -> N
 
     if not names_a_file(path):
         raise InputError(f"{path}: a game definition is a .toml file (see docs/rules-as-data.md)")
-    get_game(str(path))  # the registry's checks of a battle file: a name a built-in game has is refused
     compiled = load_compiled(path)
     game = compiled.game
+    check_battle_name(game, str(path))  # as the registry refuses it: a name a game montecarlo has
     question = game.question()
     # a field not set takes the file's example value; the title shows every value used
     values = {**{name: str(v) for name, v in question.example.items()}, **parse_set(set_values)}

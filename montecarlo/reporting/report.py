@@ -210,8 +210,8 @@ def _check_name_lengths(path: Path, option: str, hidden: bool = False) -> None:
                 f"{longest} this file system takes; give a shorter path"
             )
     room = longest - len(os.fsencode(_HIDDEN.format(name="", kind="tmp", token="0" * 8)))
-    if hidden and len(os.fsencode(path.name)) > room:  # 242-255 bytes: refused after the whole run
-        size = len(os.fsencode(path.name))
+    size = len(os.fsencode(path.name))
+    if hidden and size > room:  # 242-255 bytes: refused after the whole run
         raise InputError(
             f"{option}: the folder name {path.name[:20]}... is {size:,} bytes; a report is written beside it "
             f"under a longer temporary name first, so it takes at most {room}; give a shorter name"
@@ -639,7 +639,7 @@ def _remove_stale_partials(out: Path) -> None:
     """Remove the half-written folders of reports to ``out`` killed while writing (hidden, named
     after ``out``, and marked by montecarlo with the id of a process of this host that no longer
     runs: a folder shared with other hosts keeps what their processes are writing)."""
-    for folder in sorted(out.parent.glob(f".{glob.escape(out.name)}.tmp-*")):
+    for folder in sorted(out.parent.glob(_HIDDEN.format(name=glob.escape(out.name), kind="tmp", token="*"))):
         mark = folder / PARTIAL
         if folder.is_symlink() or not mark.is_file():
             continue
