@@ -506,15 +506,16 @@ def test_a_save_is_skipped_when_nothing_changed_or_too_soon_and_work_reads_as_it
 
 
 def test_a_resumed_run_brings_back_no_companion_for_a_point_whose_first_chunk_ran_before(tmp_path):
-    """Chunk 0 of the first point finished before the interruption: its companion is not run
-    again (the caller computes it); the points that start after the resume bring theirs."""
+    """Chunk 0 of the first and the last point finished before the interruption (the points run
+    in the order 0, 2, 1: see runner._spread): their companions are not run again (the caller
+    computes them); the point that starts after the resume brings its own."""
     path = tmp_path / "companion.json"
     with pytest.raises(Interrupt):
-        run(path, Stops(10))  # 5 chunks of two arms: the first point's 4 and one of the second
+        run(path, Stops(10))  # 5 chunks of two arms: the first point's 4 and one of the last
     companions = [functools.partial(str, p) for p in WORK["setups"]]
     points = [Point(point.arms, point.metrics, c) for point, c in zip(grid(), companions)]
     resumed = runner.run_grid(points, 3_500, 7, checkpoint=Checkpoint(path, WORK), **OPTIONS)
-    assert [r.companion for r in resumed] == [None, None, "0.8"]
+    assert [r.companion for r in resumed] == [None, "0.5", None]
 
 
 def test_a_checkpoint_is_written_beside_itself_then_renamed(tmp_path, monkeypatch):

@@ -307,7 +307,7 @@ def test_a_points_companion_runs_once_beside_its_first_chunk():
     a point without one has None."""
     calls: list = []
     results = runner.run_grid(with_companions(calls), 25_000, 7, chunk_size=10_000)
-    assert calls == list(PS)  # once per point, though each point runs 3 chunks
+    assert sorted(calls) == list(PS)  # once per point, though each point runs 3 chunks
     assert [r.companion for r in results] == [(p, os.getpid()) for p in PS]
     plain = runner.run_grid(grid(), 25_000, 7, chunk_size=10_000)
     assert all(np.array_equal(a.totals, b.totals) for a, b in zip(results, plain))
@@ -540,3 +540,20 @@ def test_a_bundled_run_stopped_between_bundles_resumes_to_the_same_numbers(tmp_p
     resumed = runner.run_grid(kinship_grid(), 2_000, 3, chunk_size=1_000, jobs=2, backend="threading",
                               checkpoint=Checkpoint(path, work))
     assert [np.array_equal(a.totals, b.totals) for a, b in zip(whole, resumed)] == [True] * 24
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7, 64, 100, 1_000])
+def test_a_grid_runs_its_points_spread_over_it_from_the_start(count):
+    """Every task once, the first first; the first m of a grid of 2**k tasks fall one in each
+    m-th of it, for every m, so the pace of the first chunks is that of the whole grid."""
+    tasks = [(i, 0, None) for i in range(count)]
+    order = [i for i, _, _ in runner._spread(tasks)]
+    assert sorted(order) == list(range(count)) and order[0] == 0
+    if count & (count - 1) == 0:
+        for m in (1 << k for k in range(count.bit_length())):
+            assert sorted(i * m // count for i in order[:m]) == list(range(m))
+    if count == 3:
+        assert order == [0, 2, 1]
+    if count == 1_000:  # 1,024 slots: the first 500 tasks are every other one, then the rest
+        assert order[:4] == [0, 512, 256, 768]
+        assert sorted(order[:500]) == list(range(0, 1_000, 2))

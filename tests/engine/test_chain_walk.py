@@ -1,0 +1,213 @@
+"""The chain's step-by-step walk (``Chain._walk``): a chunk of a few trials walks the memoised
+steps instead of compiling a table of every reachable state.
+
+It is checked against exact answers (the fundamental matrix of random chains, with cycles and
+self-loops; weighted counters), within Z standard errors at fixed seeds; its choice against
+the table is a function of the seed alone (never of what the process compiled before); a walk
+past its budget gives back the generator untouched, so the table's trials are those of a
+table-only run.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from montecarlo.engine import chain as chain_module
+from montecarlo.engine.chain import Chain, ChainTooLarge
+from montecarlo.engine.metrics import Metric
+from tests.engine.test_chain import (
+    COUNTERS,
+    METRICS,
+    Duel,
+    countdown,
+    fundamental,
+    many_tag_sets,
+    random_chain,
+    walk,
+)
+
+Z = 4.5
+
+
+@pytest.fixture
+def no_table(monkeypatch):
+    """Compiling a table fails the test: what runs is the walk."""
+
+    def refused(self, start):
+        raise AssertionError("compiled a table")
+
+    monkeypatch.setattr(Chain, "_compile", refused)
+
+
+def compiles_spied(monkeypatch) -> list:
+    """The starts whose tables are compiled from now on, in order."""
+    compiled: list = []
+    compile_table = Chain._compile
+
+    def spied(self, start):
+        compiled.append(start)
+        return compile_table(self, start)
+
+    monkeypatch.setattr(Chain, "_compile", spied)
+    return compiled
+
+
+def table_only(monkeypatch) -> None:
+    monkeypatch.setattr(chain_module, "WALK_MOST_TRIALS", 0)
+
+
+def chunks(chain: Chain, start, count: int, size: int, seed: int) -> dict[str, np.ndarray]:
+    """``count`` chunks of ``size`` trials from one generator, joined."""
+    rng = np.random.default_rng(seed)
+    parts = [chain.sample(start, size, rng) for _ in range(count)]
+    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("cyclic", [False, True])
+def test_the_walk_matches_the_fundamental_matrix(no_table, seed, cyclic):
+    """Every final state's probability, the mean steps and self-loops, from two starts: 30 chunks
+    of 1,000 trials (all walked)."""
+    transitions, P, live = random_chain(seed, cyclic=cyclic)
+    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
+    absorbed, steps, loops = fundamental(P, live)
+    n = 30_000
+    for start in (0, 2):
+        out = chunks(chain, start, 30, 1_000, seed)
+        for k, end in enumerate((6, 7, 8)):
+            p = absorbed[start, k]
+            assert abs(np.mean(out["end"] == end) - p) <= Z * math.sqrt(p * (1 - p) / n) + 1e-9
+        for name, expected in (("steps", steps[start]), ("loops", loops[start])):
+            values = out[name].astype(float)
+            assert abs(values.mean() - expected) <= Z * values.std(ddof=1) / math.sqrt(n) + 1e-12
+
+
+def test_the_walk_counts_ties_and_decisive_rounds(no_table):
+    chain = countdown(0.35, 0.3)
+    exact = chain.exact(Duel(3, 4))
+    out = chunks(chain, Duel(3, 4), 20, 1_000, 5)
+    n = 20_000
+    assert out["a_wins"].dtype == bool
+    p = exact["a_wins"]
+    assert abs(out["a_wins"].mean() - p) <= Z * math.sqrt(p * (1 - p) / n)
+    for name in chain.counters:
+        values = out[name].astype(float)
+        assert abs(values.mean() - exact[name]) <= Z * values.std(ddof=1) / math.sqrt(n)
+
+
+@pytest.mark.parametrize("bonus", [100.0, None])
+def test_a_walked_weighted_counter_is_the_outcome_plus_its_weighted_counts(no_table, bonus):
+    """Trial by trial: the outcome's value (0 where it gives none) plus the weights times the
+    plain counts; on average, the exact value."""
+    base = countdown(0.35, 0.3)
+    weights = {"decisive": 2.0, "tie": -0.5}
+    metrics = base.metrics + (Metric("score", "mean", ""), Metric("n_decisive", "mean", ""),
+                              Metric("n_tie", "mean", ""))
+    counters = {**base.counters, "score": weights, "n_decisive": "decisive", "n_tie": "tie"}
+    given = {} if bonus is None else {"score": bonus}
+    chain = Chain(base.transitions, lambda s: {**base.outcome(s), **(given if s.b == 0 else {})},
+                  metrics, counters)
+    out = chunks(chain, Duel(3, 4), 20, 1_000, 3)
+    by_hand = (bonus or 0.0) * out["a_wins"] + 2.0 * out["n_decisive"] - 0.5 * out["n_tie"]
+    assert out["score"].dtype == np.float64 and np.array_equal(out["score"], by_hand)
+    exact = chain.exact(Duel(3, 4))
+    assert abs(out["score"].mean() - exact["score"]) <= Z * out["score"].std(ddof=1) / math.sqrt(20_000)
+
+
+def test_the_walk_counts_any_number_of_tag_sets(no_table):
+    """The table counts at most 255 tag sets step by step; a walk has no such bound."""
+    out = many_tag_sets(256).sample("start", 1_000, np.random.default_rng(6))
+    share = 256 / 257
+    assert abs(out["c"].mean() - share) <= Z * math.sqrt(share * (1 - share) / 1_000)
+
+
+def test_the_most_trials_walked(monkeypatch):
+    """WALK_MOST_TRIALS trials are walked; one more compile a table."""
+    compiled = compiles_spied(monkeypatch)
+    chain = walk(5)
+    chain.sample(0, chain_module.WALK_MOST_TRIALS, np.random.default_rng(1))
+    assert compiled == []
+    chain.sample(0, chain_module.WALK_MOST_TRIALS + 1, np.random.default_rng(1))
+    assert compiled == [0]
+
+
+def test_a_walk_past_its_budget_leaves_the_generator_to_the_table(monkeypatch):
+    """Trials that would take more steps than the budget run through the table, from the
+    generator as it was: the same trials, and the same generator after, as a table-only run."""
+    monkeypatch.setattr(chain_module, "WALK_MOST_STEPS", 40)  # walk(40) takes 53 steps on average
+    rng = np.random.default_rng(9)
+    got = walk(40).sample(0, 20, rng)
+    after = rng.random()
+    table_only(monkeypatch)
+    rng = np.random.default_rng(9)
+    expected = walk(40).sample(0, 20, rng)
+    assert all(np.array_equal(got[k], expected[k]) for k in expected) and rng.random() == after
+    monkeypatch.setattr(chain_module, "WALK_MOST_TRIALS", 1024)
+    monkeypatch.setattr(chain_module, "WALK_MOST_STEPS", 65_536)
+    walked = walk(40).sample(0, 20, np.random.default_rng(9))
+    assert not all(np.array_equal(walked[k], expected[k]) for k in expected)
+
+
+def test_the_walk_does_not_depend_on_what_the_chain_did_before():
+    """The same trials from a new chain, and from one that has compiled this start's table and
+    filled its memo up to the limit with other starts (the walk forgets and walks again)."""
+    expected = walk(30).sample(0, 50, np.random.default_rng(4))
+    used = walk(30)
+    used.sample(0, 5_000, np.random.default_rng(1))  # a compiled table for start 0
+    got = used.sample(0, 50, np.random.default_rng(4))
+    assert all(np.array_equal(got[k], expected[k]) for k in expected)
+
+    def step_from(s: int):
+        return [] if s in (30, 1_030) else [(0.75, s + 1, ("step",)), (0.25, s, ("step", "loop"))]
+
+    def fresh() -> Chain:
+        return Chain(step_from, lambda s: {"end": True}, (Metric("end", "probability", ""),
+                                                          Metric("steps", "mean", "")), {"steps": "step"},
+                     max_states=40)
+
+    expected = fresh().sample(0, 50, np.random.default_rng(4))
+    full = fresh()
+    full.exact(1_000)  # 31 states of another walk: start 0's 31 do not fit beside them
+    with pytest.raises(ChainTooLarge):
+        full.states(0)  # the memo is full: the walk's first new state does not fit
+    got = full.sample(0, 50, np.random.default_rng(4))
+    assert all(np.array_equal(got[k], expected[k]) for k in expected)
+
+
+def coin() -> Chain:
+    """One step from the start: heads with probability 0.3."""
+    return Chain(lambda s: [(0.3, "heads", ()), (0.7, "tails", ())] if s == "start" else [],
+                 lambda s: {"heads": s == "heads"}, (Metric("heads", "probability", ""),))
+
+
+def test_a_walk_takes_one_uniform_number_a_step_in_order(no_table):
+    """Step i is taken when the number falls in its share of [0, 1): heads below 0.3."""
+    got = coin().sample("start", 1_000, np.random.default_rng(2))["heads"]
+    assert np.array_equal(got, np.random.default_rng(2).random(1_000) < 0.3)
+    one = coin().sample("start", 1, np.random.default_rng(2))["heads"]  # a single trial is walked too
+    assert one.tolist() == [np.random.default_rng(2).random() < 0.3]
+
+
+def test_no_trial_is_no_walk():
+    """Zero trials: the table's empty columns, in their types."""
+    out = coin().sample("start", 0, np.random.default_rng(2))
+    assert out["heads"].dtype == bool and out["heads"].shape == (0,)
+
+
+def straight(length: int) -> Chain:
+    return Chain(lambda s: [] if s == length else [(1.0, s + 1, ("step",))], lambda s: {"end": True},
+                 (Metric("end", "probability", ""), Metric("steps", "mean", "")), {"steps": "step"})
+
+
+@pytest.mark.parametrize("length,walked", [(100, True), (101, False)])
+def test_a_walk_stops_at_its_budget_of_steps(monkeypatch, length, walked):
+    """100 steps in all are walked, 101 are not (the numbers are drawn 64 a trial, then more, up
+    to the budget and never past it)."""
+    monkeypatch.setattr(chain_module, "WALK_MOST_STEPS", 100)
+    compiled = compiles_spied(monkeypatch)
+    out = straight(length).sample(0, 1, np.random.default_rng(1))
+    assert out["steps"].tolist() == [length] and compiled == ([] if walked else [0])
+    assert out["steps"].dtype.kind == "u"  # a count, as the table's counts
