@@ -908,7 +908,8 @@ def test_odds_and_table_resume_from_a_checkpoint_to_the_numbers_of_an_uninterrup
     (dict(checkpoint=3), r"^checkpoint must be a path \(a str or pathlib.Path\), got 3$"),
     (dict(checkpoint="missing-folder/run.checkpoint"), "^checkpoint missing-folder/run.checkpoint: "
                                                        ".*/missing-folder does not exist$"),
-    (dict(checkpoint="."), "^checkpoint .: is a folder; give a file name$"),
+    (dict(checkpoint="."), r"^checkpoint \.: is a folder \(an empty path, or the current or parent folder\); "
+                           "give a file name$"),
 ])
 @pytest.mark.parametrize("ask", [
     lambda **kw: mc.odds("dune1984", attacker=4, defender=5, **kw),

@@ -89,7 +89,8 @@ class Checkpoint:
             missing = "is not a folder" if folder.exists() else "does not exist"
             raise self._fail(f"{folder} {missing}")
         if self.path.is_dir():  # its whole path: "checkpoint tmp" would not say which folder
-            raise InputError(f"checkpoint {self.path}: is a folder; give a file name")
+            how = " (an empty path, or the current or parent folder)" if self.path.name in ("", "..") else ""
+            raise InputError(f"checkpoint {self.path}: is a folder{how}; give a file name")
         if self._target.is_symlink():  # a loop of links: writing would replace the link itself
             raise self._fail("a link that leads to no file (a loop of links); give another file")
         if not self.path.exists():

@@ -268,6 +268,14 @@ def test_a_folder_an_unknown_format_and_an_unwritable_place_are_refused_in_words
     with pytest.raises(InputError) as err:
         run(tmp_path)
     assert str(err.value) == f"checkpoint {tmp_path}: is a folder; give a file name"  # which folder
+    for given, shown in (("", "."), ("..", "..")):  # typer reads an empty path as "."
+        monkeypatch.chdir(tmp_path)
+        with pytest.raises(InputError) as err:
+            run(Path(given))
+        assert str(err.value) == (
+            f"checkpoint {shown}: is a folder (an empty path, or the current or parent folder); "
+            "give a file name"
+        )
     path = tmp_path / "c.json"
     run(path)
     data = json.loads(path.read_text())
