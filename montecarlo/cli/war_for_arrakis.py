@@ -506,7 +506,7 @@ def advise(
     """
     from montecarlo.engine.decisions import as_good
     from montecarlo.games.war_for_arrakis.battle import (
-        advise as solve_advice, check_best_alone, objective_words,
+        advise as solve_advice, ban_notes, check_best_alone, objective_words,
     )
     from montecarlo.registry import get_game
 
@@ -536,6 +536,7 @@ def advise(
     check_best_alone(rules, setup)
     with solving():
         advice = solve_advice(rules, setup)
+    bans = ban_notes(rules, setup)  # the CHOAM Ban's removed units are in every trade:W value
     if json_out:
         decision = lambda d: {k: v for k, v in d._asdict().items() if k != "leaves" or v}  # noqa: E731
         typer.echo(
@@ -548,6 +549,7 @@ def advise(
                     "objective": advice.objective,
                     "best_value": advice.value,
                     "until_destroyed_value": advice.fixed,
+                    **({"bans": bans} if bans else {}),
                     "continue_or_retreat": [decision(d) for d in advice.continue_or_retreat],
                     "specials": [decision(d) for d in advice.specials],
                     "specials_in_short": _specials_counts(advice.specials),
@@ -563,6 +565,8 @@ def advise(
         f"worth {advice.value:.{places}f} with best play, {advice.fixed:.{places}f} always continuing with "
         f"the best leaders first (until_destroyed); defender retreats {rules.retreat}"
     )
+    for note in bans:
+        say(note)
     cost = "paying 1 Hit, " if setup.settlement or rules.continue_always_costs else ""
     counted = "" if advice.objective == "win" else " counted from the start of the battle"
     then = "another round"

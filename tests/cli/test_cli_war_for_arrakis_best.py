@@ -265,6 +265,24 @@ def test_advise_takes_harkonnen_as_the_battle_command_does():
     assert data["best_value"] == pytest.approx(advise(Rules(choam_ban=True), five).value, abs=1e-12)
 
 
+def test_advise_says_what_the_bans_do_to_the_battle():
+    """Under the CHOAM Ban every trade:W value counts the removed unit as lost (a retreat at 5
+    against 3 is worth -1): the header says so, as the battle command does, and so does --json."""
+    note = ("CHOAM Ban: the Harkonnen attacker fights with 5 units (1 removed at once, regulars first; "
+            "counted as lost)")
+    args = ["advise", "-a", "6 regular, bashar", "-d", "3 regular", "-v", "choam_ban",
+            "--objective", "trade:1"]
+    shown = run(*args)
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines()[2] == note
+    retreat = "With 5 regulars against 3 regulars, continue: 2.4171 against -1.0000 for retreating."
+    assert retreat in shown.stdout
+    assert json.loads(run(*args, "--json").stdout)["bans"] == [note]
+    plain = run("advise", "-a", "5 regular, bashar", "-d", "3 regular", "-v", "choam_ban", "--json")
+    assert "bans" not in json.loads(plain.stdout)
+    assert "Ban" not in run("advise", "-a", "5 regular, bashar", "-d", "3 regular", "-v", "choam_ban").stdout
+
+
 @pytest.mark.parametrize("policy", [[], ["--policy", "best"]])
 def test_the_tables_objective_is_the_chance_to_win_and_shown_as_one(policy):
     """The table has no --objective: its objective is win, a probability, which it printed with
