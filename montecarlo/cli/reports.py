@@ -239,7 +239,13 @@ def _battle_file(scenario: Path) -> Optional[str]:
 
 def _scenario_file(scenario: Path, command: str) -> Path:
     """``scenario``, unless it names a game rather than a file: then one line that says what
-    the command reads and where a game's variants are ("no such scenario file" did not)."""
+    the command reads and where a game's variants are ("no such scenario file" did not); or a
+    folder: then where its scenarios' reports come from (report-all)."""
+    if scenario.is_dir():
+        raise InputError(
+            f"{scenario}: is a folder; {command} reads one .toml scenario file "
+            f"(`montecarlo report-all {scenario}` reports every scenario under the folder)"
+        )
     game = _game_named(scenario)
     if game is None:
         return scenario

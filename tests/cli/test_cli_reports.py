@@ -292,6 +292,17 @@ def test_a_game_name_where_a_scenario_file_goes_says_what_the_command_reads(comm
     assert "no such scenario file" in runner.invoke(app, [command, "nonesuch"]).stderr
 
 
+@pytest.mark.parametrize("command", ["compare", "report"])
+def test_a_folder_where_a_scenario_file_goes_points_to_report_all(command, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine").mkdir()
+    result = runner.invoke(app, [command, "mine"])
+    assert result.exit_code == 2 and result.stderr.strip() == (
+        f"error: mine: is a folder; {command} reads one .toml scenario file "
+        "(`montecarlo report-all mine` reports every scenario under the folder)"
+    )
+
+
 def test_compare_prints_every_variants_significant_rows_each_within_its_share(tmp_path, monkeypatch):
     """The rows printed were one budget for all variants: the first used it up and the others
     got no table (the README's tie-variants example showed two of its four). Each variant now
