@@ -80,9 +80,10 @@ DEFAULT_MAX_STATES = 250_000
 # (Markov's inequality), so it outlives 2h * TAIL_HALVINGS steps with probability at most
 # 2**-TAIL_HALVINGS; a chain step takes at most SCALE_BITS / 8 table steps (a byte a step), and
 # ROUNDING_MARGIN covers the table's rounding of step probabilities.
-# A chunk of at most WALK_MOST_TRIALS trials is walked step by step, not through a compiled
-# table, unless its trials take more than WALK_MOST_STEPS steps in all (see Chain._walk).
-WALK_MOST_TRIALS, WALK_MOST_STEPS = 1024, 65_536
+# A chunk of at most WALK_MOST_TRIALS trials is walked step by step instead of through a
+# compiled table when its expected steps are at most WALK_MOST_STEPS and fewer than
+# WALK_STEPS_A_STATE times the states its start reaches (see Chain._walk_pays).
+WALK_MOST_TRIALS, WALK_MOST_STEPS, WALK_STEPS_A_STATE = 1024, 65_536, 64
 FIRST_STEP_CHECK = 12_288
 TAIL_HALVINGS, ROUNDING_MARGIN = 64, 2
 TABLE_STEPS_PER_STEP = SCALE_BITS // 8
@@ -229,6 +230,7 @@ class Chain(Generic[S]):
         self._values: dict[S, tuple[float, ...]] = {}
         self._tag_positions: dict[tuple[str, ...], tuple[tuple[int, float], ...]] = {}
         self._tables: dict[S, _Table] = {}
+        self._steps_left: dict[S, float] = {}  # expected steps to a final state, per state
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -295,6 +297,7 @@ class Chain(Generic[S]):
         self._steps.clear()
         self._values.clear()
         self._tables.clear()
+        self._steps_left.clear()
 
     def _solve(self, start: S) -> tuple[float, ...]:
         try:
@@ -465,23 +468,20 @@ class Chain(Generic[S]):
     def sample(self, start: S, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         """``n`` independent walks from ``start``: one value per trial for every metric.
 
-        Trials stay in order (paired runs under common random numbers line up). A few trials
-        (at most ``WALK_MOST_TRIALS``) are walked step by step (:meth:`_walk`), unless they take
-        more than ``WALK_MOST_STEPS`` steps in all: then the generator is put back as it was and
-        the compiled table runs them, so the choice is a function of the seed, never of what
+        Trials stay in order (paired runs under common random numbers line up). A few trials are
+        walked step by step (:meth:`_walk`) where that costs less than compiling the start's
+        table (:meth:`_walk_pays`): a choice made before any random number is drawn, from the
+        chain, the start and ``n`` alone, so it neither biases the trials nor depends on what
         this process compiled before.
         """
         if 0 < n <= WALK_MOST_TRIALS:
-            before = rng.bit_generator.state
             try:
-                stepped = self._walk(start, n, rng)
+                walking = self._walk_pays(start, n)
             except ChainTooLarge:  # the memo of earlier starts filled the limit: once more from scratch
                 self.forget()
-                rng.bit_generator.state = before
-                stepped = self._walk(start, n, rng)
-            if stepped is not None:
-                return stepped
-            rng.bit_generator.state = before
+                walking = self._walk_pays(start, n)
+            if walking:
+                return self._walk(start, n, rng)
         k = self._tables.get(start)
         if k is None:
             if len(self._tables) >= 64:
@@ -558,43 +558,101 @@ class Chain(Generic[S]):
             result[name] = total
         return {m.name: result[m.name] for m in self.metrics}
 
-    def _walk(self, start: S, n: int, rng: np.random.Generator) -> dict[str, np.ndarray] | None:
-        """``n`` trials walked one after the other through the memoised steps, one uniform number a
-        step (exact step probabilities); None once they have taken ``WALK_MOST_STEPS`` steps.
+    def _walk_pays(self, start: S, n: int) -> bool:
+        """Whether ``n`` trials from ``start`` are walked step by step: their expected steps are at
+        most ``WALK_MOST_STEPS`` and fewer than ``WALK_STEPS_A_STATE`` times the states the start
+        reaches (a table costs about 0.1 ms a state to compile, a step about 1 us to walk).
 
-        Why: the compiled table costs work for every state the start can reach (about 0.1 ms a
-        state: a second for a Risk battle of 100 against 100 armies), which a grid of many setups
-        at a few trials each pays at every setup, while its trials visit a few hundred states.
+        Why: a grid of many setups at a few trials each compiled a table at every setup (a Risk
+        battle of 100 against 100 armies: 10,000 states, a second), while its trials visit a few
+        hundred states. A start of few states keeps its table: it is compiled once and reused
+        by every later chunk (a precision run's, say).
         """
-        rows: dict[Any, tuple[list[float], list[Any], list[tuple[tuple[int, float], ...]]]] = {}
-        finals: list[Any] = []
+        expected = n * self._mean_steps(start)
+        return expected <= WALK_MOST_STEPS and self._reaches_more_than(start, expected / WALK_STEPS_A_STATE)
+
+    def _reaches_more_than(self, start: S, count: float) -> bool:
+        """Whether more than ``count`` states are reachable from ``start`` (walked until it knows)."""
+        order, seen = [start], {start}
+        for state in order:  # the list grows while we walk it
+            if len(order) > count:
+                return True
+            for _, nxt, _ in self.steps(state):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    order.append(nxt)
+        return len(order) > count
+
+    def _mean_steps(self, start: S) -> float:
+        """The expected number of steps from ``start`` to a final state, memoised per state:
+        worked backwards as :meth:`value` is, or by a sparse solve where states form cycles."""
+        got = self._steps_left.get(start)
+        if got is not None:
+            return got
+        try:
+            return self._steps_down(start, set())
+        except (_Cycle, RecursionError):
+            pass
+        live = [s for s in self.states(start) if self.steps(s)]
+        self._steps_left.update(zip(live, self._expected_steps(start).tolist()))
+        return self._steps_left[start]
+
+    def _steps_down(self, state: S, on_path: set) -> float:
+        """Expected steps from ``state`` by depth-first recursion; _Cycle if a state leads back."""
+        steps = self.steps(state)
+        total, stay = 1.0, 0.0
+        if not steps:
+            total = 0.0
+        on_path.add(state)
+        for p, nxt, _ in steps:
+            if nxt == state:
+                stay += p
+                continue
+            below = self._steps_left.get(nxt)
+            if below is None:
+                if nxt in on_path:
+                    raise _Cycle
+                below = self._steps_down(nxt, on_path)
+            total += p * below
+        on_path.discard(state)
+        got = self._steps_left[state] = total / (1.0 - stay)
+        return got
+
+    def _walk(self, start: S, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """``n`` trials walked through the memoised steps (exact step probabilities), all of them
+        a step at a time: each step draws ``n`` uniform numbers and trial i takes the i-th, so
+        that two arms run from one seed meet the same numbers, trial by trial (common random
+        numbers), however long their walks.
+
+        Why: the compiled table costs work for every state the start can reach, which a grid of
+        many setups at a few trials each pays at every setup (see :meth:`_walk_pays`).
+        """
+        rows: dict[Any, tuple[list[float], list[Any], list[tuple[tuple[int, float], ...]], list[bool]]] = {}
+        states: list[Any] = [start] * n
         counted = {position: [0.0] * n for position in self._counter_at}
-        uniforms, used, budget = rng.random(min(WALK_MOST_STEPS, 64 * n)).tolist(), 0, WALK_MOST_STEPS
-        for trial in range(n):
-            state = start
-            while True:
+        active = [i for i in range(n) if self.steps(start)]
+        while active:
+            uniforms = rng.random(n).tolist()
+            going = []
+            for trial in active:
+                state = states[trial]
                 row = rows.get(state)
                 if row is None:
                     steps = self.steps(state)
-                    if not steps:
-                        break
                     cums = list(itertools.accumulate(p for p, _, _ in steps))
                     cums[-1] = math.inf  # the last step takes what rounding leaves
-                    row = rows[state] = (
-                        cums, [nxt for _, nxt, _ in steps], [self._counted(t) for _, _, t in steps]
-                    )
-                if used == len(uniforms):
-                    if used >= budget:
-                        return None
-                    uniforms += rng.random(min(budget - used, used)).tolist()
-                cums, nexts, adds = row
-                step = bisect.bisect_right(cums, uniforms[used])
-                used += 1
+                    nexts = [nxt for _, nxt, _ in steps]
+                    adds = [self._counted(t) for _, _, t in steps]
+                    row = rows[state] = (cums, nexts, adds, [bool(self.steps(s)) for s in nexts])
+                cums, nexts, adds, live = row
+                step = bisect.bisect_right(cums, uniforms[trial])
                 for position, amount in adds[step]:
                     counted[position][trial] += amount
-                state = nexts[step]
-            finals.append(state)
-        outcomes = [self.outcome(state) for state in finals]
+                states[trial] = nexts[step]
+                if live[step]:
+                    going.append(trial)
+            active = going
+        outcomes = [self.outcome(state) for state in states]
         result: dict[str, np.ndarray] = {}
         for m in self.metrics:
             if m.name in self.counters:

@@ -362,8 +362,11 @@ def test_sampled_outcomes_keep_their_values_whatever_their_range():
 def test_a_chain_without_a_final_state_cannot_be_sampled():
     chain = Chain(lambda s: [(1.0, 1 - s, ())], lambda s: {"x": True}, (Metric("x", "probability", ""),))
     with pytest.raises(MonteCarloError) as err:
-        chain.sample(0, 10, np.random.default_rng(1))
+        chain.sample(0, 2_000, np.random.default_rng(1))
     assert str(err.value) == "the chain has no final state"
+    with pytest.raises(MonteCarloError) as err:  # a few trials: refused by the walk's choice
+        chain.sample(0, 10, np.random.default_rng(1))
+    assert str(err.value) == "state 0 has no way to a final state: the process may never end"
 
 
 def test_a_cycle_with_no_way_out_is_refused_not_walked_for_ever():

@@ -2,10 +2,10 @@
 steps instead of compiling a table of every reachable state.
 
 It is checked against exact answers (the fundamental matrix of random chains, with cycles and
-self-loops; weighted counters), within Z standard errors at fixed seeds; its choice against
-the table is a function of the seed alone (never of what the process compiled before); a walk
-past its budget gives back the generator untouched, so the table's trials are those of a
-table-only run.
+self-loops; weighted counters), within Z standard errors at fixed seeds. Its choice against the
+table is made before any random number is drawn, from the chain, the start and the number of
+trials alone (never from the trials, which would bias them, nor from what the process compiled
+before); two arms on one seed meet the same numbers trial by trial.
 """
 
 from __future__ import annotations
@@ -32,14 +32,20 @@ from tests.engine.test_chain import (
 Z = 4.5
 
 
+def always_walk(monkeypatch) -> None:
+    """Every chunk within the budget of steps is walked, however few states its start reaches."""
+    monkeypatch.setattr(chain_module, "WALK_STEPS_A_STATE", math.inf)
+
+
 @pytest.fixture
 def no_table(monkeypatch):
-    """Compiling a table fails the test: what runs is the walk."""
+    """Chunks are walked, and compiling a table fails the test."""
 
     def refused(self, start):
         raise AssertionError("compiled a table")
 
     monkeypatch.setattr(Chain, "_compile", refused)
+    always_walk(monkeypatch)
 
 
 def compiles_spied(monkeypatch) -> list:
@@ -126,6 +132,7 @@ def test_the_walk_counts_any_number_of_tag_sets(no_table):
 
 def test_the_most_trials_walked(monkeypatch):
     """WALK_MOST_TRIALS trials are walked; one more compile a table."""
+    always_walk(monkeypatch)
     compiled = compiles_spied(monkeypatch)
     chain = walk(5)
     chain.sample(0, chain_module.WALK_MOST_TRIALS, np.random.default_rng(1))
@@ -134,26 +141,74 @@ def test_the_most_trials_walked(monkeypatch):
     assert compiled == [0]
 
 
-def test_a_walk_past_its_budget_leaves_the_generator_to_the_table(monkeypatch):
-    """Trials that would take more steps than the budget run through the table, from the
-    generator as it was: the same trials, and the same generator after, as a table-only run."""
-    monkeypatch.setattr(chain_module, "WALK_MOST_STEPS", 40)  # walk(40) takes 53 steps on average
-    rng = np.random.default_rng(9)
-    got = walk(40).sample(0, 20, rng)
-    after = rng.random()
-    table_only(monkeypatch)
-    rng = np.random.default_rng(9)
-    expected = walk(40).sample(0, 20, rng)
-    assert all(np.array_equal(got[k], expected[k]) for k in expected) and rng.random() == after
-    monkeypatch.setattr(chain_module, "WALK_MOST_TRIALS", 1024)
-    monkeypatch.setattr(chain_module, "WALK_MOST_STEPS", 65_536)
-    walked = walk(40).sample(0, 20, np.random.default_rng(9))
-    assert not all(np.array_equal(walked[k], expected[k]) for k in expected)
+def test_a_start_of_many_states_is_walked_and_one_of_few_keeps_its_table(monkeypatch):
+    """40 duels from 100 against 100 points take about 40 x 240 steps, against 10,000 states to
+    compile: walked. 1,000 duels from 3 against 3 take about 1,000 x 7 steps, 109 states' worth
+    against the start's 16: its table is compiled (once, and reused by every later chunk, such
+    as a precision run's)."""
+    compiled = compiles_spied(monkeypatch)
+    chain = countdown(0.35, 0.3)
+    assert 40 * chain._mean_steps(Duel(100, 100)) < 65_536 / 6
+    chain.sample(Duel(100, 100), 40, np.random.default_rng(1))
+    assert compiled == []
+    assert 1_000 * chain._mean_steps(Duel(3, 3)) > 64 * 16
+    chain.sample(Duel(3, 3), 1_000, np.random.default_rng(1))
+    assert compiled == [Duel(3, 3)]
 
 
-def test_the_walk_does_not_depend_on_what_the_chain_did_before():
+@pytest.mark.parametrize("n,walked", [(127, True), (128, False)])
+def test_a_walk_must_cost_less_than_the_states_its_table_would_compile(monkeypatch, n, walked):
+    """straight(1) takes 1 step and reaches 2 states: 127 trials are 1.98 states' worth of
+    steps (64 a state), fewer than 2: walked; 128 are 2, not fewer: the table."""
+    compiled = compiles_spied(monkeypatch)
+    straight(1).sample(0, n, np.random.default_rng(1))
+    assert compiled == ([] if walked else [0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("cyclic", [False, True])
+def test_the_expected_steps_the_choice_reads_are_the_fundamental_matrixs(seed, cyclic):
+    """From every live state, in any order of asking (the memo of one start serves the next)."""
+    transitions, P, live = random_chain(seed, cyclic=cyclic)
+    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
+    _, steps, _ = fundamental(P, live)
+    for start in (3, 0, 5, 1, 2, 4):
+        assert chain._mean_steps(start) == pytest.approx(steps[start], rel=1e-12)
+    assert chain._mean_steps(live) == 0.0  # a final state
+    def looping(s):
+        return [(0.2, s, ("a",)), (0.3, s, ("b",)), (0.5, "end", ())] if s == "start" else []
+
+    two_loops = Chain(looping, lambda s: {"end": True}, (Metric("end", "probability", ""),))
+    assert two_loops._mean_steps("start") == pytest.approx(2.0, rel=1e-12)  # both self-loops stay
+    deep = walk(5_000)  # deeper than Python's recursion: worked out by a sparse solve
+    assert deep._mean_steps(0) == pytest.approx(5_000 / 0.75, rel=1e-9)
+    assert deep._mean_steps(4_000) == pytest.approx(1_000 / 0.75, rel=1e-9)
+
+
+@pytest.mark.parametrize("length,walked", [(100, True), (101, False)])
+def test_the_choice_is_made_before_any_number_is_drawn(monkeypatch, length, walked):
+    """A straight walk takes exactly its length in steps: at a budget of 100, one trial of 100
+    steps is walked, one of 101 runs through the table from the generator as it was given (the
+    trials and the generator after are those of a table-only run). A walk that gave up part way
+    would leave only the short trials to the walk, and bias them."""
+    monkeypatch.setattr(chain_module, "WALK_MOST_STEPS", 100)
+    compiled = compiles_spied(monkeypatch)
+    rng = np.random.default_rng(9)
+    got = straight(length).sample(0, 1, rng)
+    assert got["steps"].tolist() == [length] and compiled == ([] if walked else [0])
+    assert got["steps"].dtype.kind == "u"  # a count, as the table's counts
+    if not walked:
+        after = rng.random()
+        table_only(monkeypatch)
+        rng = np.random.default_rng(9)
+        expected = straight(length).sample(0, 1, rng)
+        assert all(np.array_equal(got[k], expected[k]) for k in expected) and rng.random() == after
+
+
+def test_the_walk_does_not_depend_on_what_the_chain_did_before(monkeypatch):
     """The same trials from a new chain, and from one that has compiled this start's table and
-    filled its memo up to the limit with other starts (the walk forgets and walks again)."""
+    filled its memo up to the limit with other starts (the choice forgets and works again)."""
+    always_walk(monkeypatch)
     expected = walk(30).sample(0, 50, np.random.default_rng(4))
     used = walk(30)
     used.sample(0, 5_000, np.random.default_rng(1))  # a compiled table for start 0
@@ -168,13 +223,38 @@ def test_the_walk_does_not_depend_on_what_the_chain_did_before():
                                                           Metric("steps", "mean", "")), {"steps": "step"},
                      max_states=40)
 
+    compiled = compiles_spied(monkeypatch)
     expected = fresh().sample(0, 50, np.random.default_rng(4))
     full = fresh()
     full.exact(1_000)  # 31 states of another walk: start 0's 31 do not fit beside them
     with pytest.raises(ChainTooLarge):
-        full.states(0)  # the memo is full: the walk's first new state does not fit
+        full.states(0)  # the memo is full
     got = full.sample(0, 50, np.random.default_rng(4))
-    assert all(np.array_equal(got[k], expected[k]) for k in expected)
+    assert all(np.array_equal(got[k], expected[k]) for k in expected) and compiled == []
+
+
+def test_two_arms_on_one_seed_meet_the_same_numbers_trial_by_trial(no_table):
+    """Two chains that differ only in where the first step's slice [0.69, 0.70) goes (a walk of
+    1 more step, or the end; else a walk of 1 to 20 more steps, or the end): each trial takes the
+    i-th number of every step, so the arms part only where the first number falls in that slice,
+    however long the walks of the trials before it."""
+
+    def arm(slice_to) -> Chain:
+        def transitions(s):
+            if s == "start":
+                walks = [(0.69 / 20, k, ("step",)) for k in range(1, 21)]
+                return walks + [(0.01, slice_to, ("step",)), (0.30, "end", ("step",))]
+            if s == "end":
+                return []
+            return [(1.0, s - 1 if s > 1 else "end", ("step",))]
+
+        return Chain(transitions, lambda s: {"end": True}, (Metric("end", "probability", ""),
+                                                             Metric("steps", "mean", "")), {"steps": "step"})
+
+    first = np.random.default_rng(5).random(1_000)
+    a, b = (arm(to).sample("start", 1_000, np.random.default_rng(5))["steps"] for to in (1, "end"))
+    apart = a != b
+    assert np.array_equal(apart, (first >= 0.69) & (first < 0.70)) and 0 < apart.sum() < 30
 
 
 def coin() -> Chain:
@@ -200,14 +280,3 @@ def test_no_trial_is_no_walk():
 def straight(length: int) -> Chain:
     return Chain(lambda s: [] if s == length else [(1.0, s + 1, ("step",))], lambda s: {"end": True},
                  (Metric("end", "probability", ""), Metric("steps", "mean", "")), {"steps": "step"})
-
-
-@pytest.mark.parametrize("length,walked", [(100, True), (101, False)])
-def test_a_walk_stops_at_its_budget_of_steps(monkeypatch, length, walked):
-    """100 steps in all are walked, 101 are not (the numbers are drawn 64 a trial, then more, up
-    to the budget and never past it)."""
-    monkeypatch.setattr(chain_module, "WALK_MOST_STEPS", 100)
-    compiled = compiles_spied(monkeypatch)
-    out = straight(length).sample(0, 1, np.random.default_rng(1))
-    assert out["steps"].tolist() == [length] and compiled == ([] if walked else [0])
-    assert out["steps"].dtype.kind == "u"  # a count, as the table's counts
