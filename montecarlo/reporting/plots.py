@@ -68,6 +68,9 @@ PAGE_WIDTH = 12.3
 # inches of panels side by side: with the legend or colour bar beside them, the page's width
 MAX_LINE_WIDTH = PAGE_WIDTH - 1.8
 CELL_TEXT_PX = 11  # heat-map cell numbers as shown on the page (pixels), whatever the figure's size
+# A heat map of more columns prints no number in its cells: they would overlap (a Risk grid of
+# 100 x 100 setups printed 10,000 numbers over each other); the report's tables hold them.
+MOST_COLUMNS_NUMBERED = 24
 # Okabe & Ito (2008), told apart with any colour vision; black is kept for exact values, so a
 # neutral grey stands in for it; yellow last (weak on white)
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#666666", "#F0E442")
@@ -289,13 +292,14 @@ def _heatmap(
     else:  # panels left out: the others in reading order, wrapped to the page
         fig, axes = _figure(1, len(panels), width, height)
     cell_pt = _points_on_page(fig, CELL_TEXT_PX)
+    numbered = len(xs) <= MOST_COLUMNS_NUMBERED
     image = None
     for (variant, facet), ax in zip(panels, (ax for row in axes for ax in row)):
         sub = _where(df, {"variant": variant, spec.facet: facet})
         cells = {(row[spec.y], row[spec.x]): row for row in sub.iter_rows(named=True)}
         grid = np.array([[_num(cells.get((y, x), {}).get("estimate")) for x in xs] for y in ys])
         image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto")
-        for (i, j), v in np.ndenumerate(grid):
+        for (i, j), v in np.ndenumerate(grid if numbered else np.empty((0, 0))):
             if math.isnan(v):
                 ax.text(j, i, "n/a", ha="center", va="center", fontsize=cell_pt, color="#555555")
                 continue
@@ -326,7 +330,8 @@ def _heatmap(
         left_out = "" if every else "; panels with no difference left out"
         what = (f"{_cap(words(sc, spec.metric))}: difference from {baseline}\nby {field_words(spec.y)} and "
                 f"{field_words(spec.x)}\n* significant after Holm; = identical in every trial{left_out}")
-    fig.suptitle(_title(spec, sc, what, fixed))
+    unnumbered = f"\n(no numbers in the cells: {len(xs)} columns; the report's tables give them)"
+    fig.suptitle(_title(spec, sc, what, fixed) + ("" if numbered else unnumbered))
     return fig
 
 

@@ -537,3 +537,18 @@ def test_no_figure_is_wider_than_the_page(compared):
         assert fig.get_figwidth() <= plots.PAGE_WIDTH, (spec.kind, fig.get_figwidth())
     fig = plots.difference_heatmap(wide[0], sc, tables["comparison"])
     assert fig.get_figwidth() <= plots.PAGE_WIDTH
+
+
+@pytest.mark.parametrize("most,numbered", [(4, True), (3, False)])
+def test_a_heat_map_of_many_columns_prints_no_numbers_and_says_so(compared, monkeypatch, most, numbered):
+    """A Risk grid of 100 x 100 setups printed 10,000 numbers over each other; past
+    MOST_COLUMNS_NUMBERED columns the cells hold colour only, and the title says where the
+    numbers are. The grid here has 4 columns."""
+    sc, tables = compared
+    monkeypatch.setattr(plots, "MOST_COLUMNS_NUMBERED", most)
+    spec = PlotSpec("heatmap", "win", x="need", y="flips", where={"tags": "none"}, variant="official")
+    fig = plots.draw(spec, sc, tables["results"], None)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    note = "(no numbers in the cells: 4 columns; the report's tables give them)"
+    assert (len(texts) == 16) == numbered and (texts == []) != numbered
+    assert fig.get_suptitle().endswith(note) != numbered
