@@ -58,8 +58,10 @@ import bisect
 import dataclasses
 import itertools
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Hashable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Generic, Hashable, Iterator, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -84,6 +86,24 @@ DEFAULT_MAX_STATES = 250_000
 # compiled table when its expected steps are at most WALK_MOST_STEPS and fewer than
 # WALK_STEPS_A_STATE times the states its start reaches (see Chain._walk_pays).
 WALK_MOST_TRIALS, WALK_MOST_STEPS, WALK_STEPS_A_STATE = 1024, 65_536, 64
+# Only a point's first chunk is walked (see first_chunk): its later ones reuse the table.
+_FIRST_CHUNK: ContextVar[bool] = ContextVar("montecarlo_first_chunk", default=True)
+
+
+@contextmanager
+def first_chunk(first: bool) -> Iterator[None]:
+    """Inside, :meth:`Chain.sample` knows whether it draws a point's first chunk (the runner says
+    so): a later chunk never walks, as a table compiled for it is reused by every chunk after.
+
+    Why: a precision run of 1,000-trial chunks on Risk 30 against 30 walked its 228 chunks in
+    3.9 s, against 1.0 s with one table. Which chunk is first is part of the run's plan, so the
+    choice stays a function of the seed.
+    """
+    token = _FIRST_CHUNK.set(first)
+    try:
+        yield
+    finally:
+        _FIRST_CHUNK.reset(token)
 FIRST_STEP_CHECK = 12_288
 TAIL_HALVINGS, ROUNDING_MARGIN = 64, 2
 TABLE_STEPS_PER_STEP = SCALE_BITS // 8
@@ -470,11 +490,12 @@ class Chain(Generic[S]):
 
         Trials stay in order (paired runs under common random numbers line up). A few trials are
         walked step by step (:meth:`_walk`) where that costs less than compiling the start's
-        table (:meth:`_walk_pays`): a choice made before any random number is drawn, from the
-        chain, the start and ``n`` alone, so it neither biases the trials nor depends on what
-        this process compiled before.
+        table (:meth:`_walk_pays`), in a point's first chunk only (:func:`first_chunk`): a choice
+        made before any random number is drawn, from the chain, the start, ``n`` and the run's
+        plan alone, so it neither biases the trials nor depends on what this process compiled
+        before.
         """
-        if 0 < n <= WALK_MOST_TRIALS:
+        if 0 < n <= WALK_MOST_TRIALS and _FIRST_CHUNK.get():
             try:
                 walking = self._walk_pays(start, n)
             except ChainTooLarge:  # the memo of earlier starts filled the limit: once more from scratch

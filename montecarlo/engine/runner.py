@@ -34,6 +34,7 @@ from typing import Any, Callable, Hashable, Iterator, Sequence
 import numpy as np
 
 from montecarlo.engine import memory, stats
+from montecarlo.engine.chain import first_chunk
 from montecarlo.engine.checkpoint import Checkpoint
 from montecarlo.engine.rng import chunk_generator
 from montecarlo.errors import Caution, InputError, MonteCarloError, outside_level
@@ -173,7 +174,8 @@ def run_task(
 ) -> tuple[np.ndarray, Any]:
     """One chunk's tallies (:func:`run_chunk`), and then ``companion()`` if given (else None)."""
     _set_up_process()  # once per process, workers included: every chunk comes here
-    tallies = run_chunk(arms, metrics, size, seed, index)
+    with first_chunk(index == 0):  # only a point's first chunk may walk its chains
+        tallies = run_chunk(arms, metrics, size, seed, index)
     return tallies, None if companion is None else companion()
 
 

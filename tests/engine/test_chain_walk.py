@@ -280,3 +280,36 @@ def test_no_trial_is_no_walk():
 def straight(length: int) -> Chain:
     return Chain(lambda s: [] if s == length else [(1.0, s + 1, ("step",))], lambda s: {"end": True},
                  (Metric("end", "probability", ""), Metric("steps", "mean", "")), {"steps": "step"})
+
+
+def test_only_a_points_first_chunk_walks(monkeypatch):
+    """A later chunk of the same start uses the table (compiled once for all of them), and the
+    runner says which chunk is first: a precision run of small chunks walked every one of them,
+    four times slower than one table. Outside a run every call counts as a first chunk."""
+    compiled = compiles_spied(monkeypatch)
+    chain = countdown(0.35, 0.3)
+    with chain_module.first_chunk(False):
+        chain.sample(Duel(100, 100), 40, np.random.default_rng(1))
+    assert compiled == [Duel(100, 100)]
+    with chain_module.first_chunk(True):
+        chain.sample(Duel(90, 90), 40, np.random.default_rng(1))
+    chain.sample(Duel(80, 80), 40, np.random.default_rng(1))
+    assert compiled == [Duel(100, 100)]
+
+
+def test_a_run_walks_each_points_first_chunk_and_tables_the_rest(monkeypatch):
+    """Through the runner, one job: 3 chunks of 40 trials of one large start compile one table
+    (for chunks 1 and 2), and the tallies are those of the same run again."""
+    from montecarlo.engine import runner
+    from montecarlo.engine.runner import Point
+
+    compiled = compiles_spied(monkeypatch)
+    events: list = []
+    walk_trials = Chain._walk
+    monkeypatch.setattr(Chain, "_walk", lambda self, *args: events.append("walk") or walk_trials(self, *args))
+    chain = countdown(0.35, 0.3)
+    arm = lambda n, rng: events.append("chunk") or chain.sample(Duel(100, 100), n, rng)  # noqa: E731
+    first = runner.run_grid([Point((arm,), chain.metrics)], 120, 5, chunk_size=40)
+    assert compiled == [Duel(100, 100)] and events == ["chunk", "walk", "chunk", "chunk"]
+    again = runner.run_grid([Point((arm,), chain.metrics)], 120, 5, chunk_size=40)
+    assert np.array_equal(first[0].totals, again[0].totals)
