@@ -82,6 +82,10 @@ DEFAULT_MAX_STATES = 250_000
 # (Markov's inequality), so it outlives 2h * TAIL_HALVINGS steps with probability at most
 # 2**-TAIL_HALVINGS; a chain step takes at most SCALE_BITS / 8 table steps (a byte a step), and
 # ROUNDING_MARGIN covers the table's rounding of step probabilities.
+FIRST_STEP_CHECK = 12_288
+TAIL_HALVINGS, ROUNDING_MARGIN = 64, 2
+TABLE_STEPS_PER_STEP = SCALE_BITS // 8
+
 # A chunk of at most WALK_MOST_TRIALS trials is walked step by step instead of through a
 # compiled table when its expected steps are at most WALK_MOST_STEPS and fewer than
 # WALK_STEPS_A_STATE times the states its start reaches (see Chain._walk_pays).
@@ -104,9 +108,6 @@ def first_chunk(first: bool) -> Iterator[None]:
         yield
     finally:
         _FIRST_CHUNK.reset(token)
-FIRST_STEP_CHECK = 12_288
-TAIL_HALVINGS, ROUNDING_MARGIN = 64, 2
-TABLE_STEPS_PER_STEP = SCALE_BITS // 8
 
 
 def _byte_rows(cums, targets, flags, block: int = 2048) -> tuple[np.ndarray, np.ndarray]:
@@ -273,15 +274,24 @@ class Chain(Generic[S]):
 
     def states(self, start: S) -> list[S]:
         """Every state reachable from ``start``, breadth first (start first)."""
+        order = []
+        for state in self._found(start):
+            order.append(state)
+            if len(order) > self.max_states:
+                raise ChainTooLarge(f"more than {self.max_states:,} states")
+        return order
+
+    def _found(self, start: S) -> Iterator[S]:
+        """The states reachable from ``start``, breadth first (start first), each as it is found:
+        a caller that has seen enough stops the walk there."""
         order, seen = [start], {start}
+        yield start
         for state in order:  # the list grows while we walk it
             for _, nxt, _ in self.steps(state):
                 if nxt not in seen:
                     seen.add(nxt)
                     order.append(nxt)
-                    if len(order) > self.max_states:
-                        raise ChainTooLarge(f"more than {self.max_states:,} states")
-        return order
+                    yield nxt
 
     def size(self, start: S) -> int:
         """The number of states reachable from ``start`` (ChainTooLarge beyond the limit)."""
@@ -594,15 +604,7 @@ class Chain(Generic[S]):
 
     def _reaches_more_than(self, start: S, count: float) -> bool:
         """Whether more than ``count`` states are reachable from ``start`` (walked until it knows)."""
-        order, seen = [start], {start}
-        for state in order:  # the list grows while we walk it
-            if len(order) > count:
-                return True
-            for _, nxt, _ in self.steps(state):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    order.append(nxt)
-        return len(order) > count
+        return any(found > count for found, _ in enumerate(self._found(start), 1))
 
     def _mean_steps(self, start: S) -> float:
         """The expected number of steps from ``start`` to a final state, memoised per state:
@@ -614,8 +616,7 @@ class Chain(Generic[S]):
             return self._steps_down(start, set())
         except (_Cycle, RecursionError):
             pass
-        live = [s for s in self.states(start) if self.steps(s)]
-        self._steps_left.update(zip(live, self._expected_steps(start).tolist()))
+        self._steps_left.update(self._expected_steps(start))
         return self._steps_left[start]
 
     def _steps_down(self, state: S, on_path: set) -> float:
@@ -651,7 +652,7 @@ class Chain(Generic[S]):
         rows: dict[Any, tuple[list[float], list[Any], list[tuple[tuple[int, float], ...]], list[bool]]] = {}
         states: list[Any] = [start] * n
         counted = {position: [0.0] * n for position in self._counter_at}
-        active = [i for i in range(n) if self.steps(start)]
+        active = list(range(n)) if self.steps(start) else []  # a final start takes no step
         while active:
             uniforms = rng.random(n).tolist()
             going = []
@@ -693,19 +694,20 @@ class Chain(Generic[S]):
         FIRST_STEP_CHECK); an error if some reachable state cannot reach a final state. Worked
         out only for walks that pass FIRST_STEP_CHECK, so it is not memoised.
         """
-        longest = float(self._expected_steps(start).max())
+        longest = max(self._expected_steps(start).values())
         table_steps = 2 * longest * TAIL_HALVINGS * TABLE_STEPS_PER_STEP * ROUNDING_MARGIN
         return max(FIRST_STEP_CHECK, math.ceil(table_steps))
 
-    def _expected_steps(self, start: S) -> np.ndarray:
+    def _expected_steps(self, start: S) -> dict[S, float]:
         """The expected number of steps to a final state from each live state reachable from
-        ``start`` (which must be live)."""
+        ``start`` (which must be live), by state."""
         from scipy.sparse.linalg import spsolve
 
         live = [s for s in self.states(start) if self.steps(s)]
         self._require_ends(live)
         index = {s: i for i, s in enumerate(live)}
-        return np.atleast_1d(spsolve(self._minus_steps(live, index), np.ones(len(live))))
+        solved = np.atleast_1d(spsolve(self._minus_steps(live, index), np.ones(len(live))))
+        return dict(zip(live, solved.tolist()))
 
     def _minus_steps(self, states: list[S], index: Mapping[S, int]) -> Any:
         """``I - P`` over ``states`` (numbered by ``index``), in CSC form for a sparse solve: P holds

@@ -313,3 +313,8 @@ def test_a_run_walks_each_points_first_chunk_and_tables_the_rest(monkeypatch):
     assert compiled == [Duel(100, 100)] and events == ["chunk", "walk", "chunk", "chunk"]
     again = runner.run_grid([Point((arm,), chain.metrics)], 120, 5, chunk_size=40)
     assert np.array_equal(first[0].totals, again[0].totals)
+
+
+def test_a_walk_from_a_final_state_takes_no_step(no_table):
+    out = straight(0).sample(0, 3, np.random.default_rng(1))
+    assert out["steps"].tolist() == [0, 0, 0] and out["end"].all()
