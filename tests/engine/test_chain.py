@@ -75,12 +75,18 @@ METRICS = (
 COUNTERS = {"steps": "step", "loops": "loop"}
 
 
+def random_case(seed: int, cyclic: bool = False):
+    """A random chain reporting its final state, steps and self-loops, beside the fundamental
+    matrix's answers: (chain, live states, absorption probabilities, steps, self-loops)."""
+    transitions, P, live = random_chain(seed, cyclic=cyclic)
+    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
+    return (chain, live, *fundamental(P, live))
+
+
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("cyclic", [False, True])
 def test_exact_matches_the_fundamental_matrix(seed, cyclic):
-    transitions, P, live = random_chain(seed, cyclic=cyclic)
-    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
-    absorbed, steps, loops = fundamental(P, live)
+    chain, live, absorbed, steps, loops = random_case(seed, cyclic)
     for start in range(live):
         exact = chain.exact(start)
         for k, end in enumerate((6, 7, 8)):
@@ -91,9 +97,7 @@ def test_exact_matches_the_fundamental_matrix(seed, cyclic):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_absorption_matches_the_fundamental_matrix(seed):
-    transitions, P, live = random_chain(seed)
-    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
-    absorbed, _, _ = fundamental(P, live)
+    chain, _, absorbed, _, _ = random_case(seed)
     got = chain.absorption(0)
     for k, end in enumerate((6, 7, 8)):
         assert got.get(end, 0.0) == pytest.approx(absorbed[0, k], abs=1e-12)
@@ -102,8 +106,7 @@ def test_absorption_matches_the_fundamental_matrix(seed):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("cyclic", [False, True])
 def test_sampler_matches_exact(seed, cyclic):
-    transitions, P, live = random_chain(seed, cyclic=cyclic)
-    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
+    chain = random_case(seed, cyclic)[0]
     n = 40_000
     out = chain.sample(0, n, np.random.default_rng(seed))
     exact = chain.exact(0)

@@ -18,16 +18,7 @@ import pytest
 from montecarlo.engine import chain as chain_module
 from montecarlo.engine.chain import Chain, ChainTooLarge
 from montecarlo.engine.metrics import Metric
-from tests.engine.test_chain import (
-    COUNTERS,
-    METRICS,
-    Duel,
-    countdown,
-    fundamental,
-    many_tag_sets,
-    random_chain,
-    walk,
-)
+from tests.engine.test_chain import Duel, countdown, many_tag_sets, random_case, walk
 
 Z = 4.5
 
@@ -77,9 +68,7 @@ def chunks(chain: Chain, start, count: int, size: int, seed: int) -> dict[str, n
 def test_the_walk_matches_the_fundamental_matrix(no_table, seed, cyclic):
     """Every final state's probability, the mean steps and self-loops, from two starts: 30 chunks
     of 1,000 trials (all walked)."""
-    transitions, P, live = random_chain(seed, cyclic=cyclic)
-    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
-    absorbed, steps, loops = fundamental(P, live)
+    chain, _, absorbed, steps, loops = random_case(seed, cyclic)
     n = 30_000
     for start in (0, 2):
         out = chunks(chain, start, 30, 1_000, seed)
@@ -169,9 +158,7 @@ def test_a_walk_must_cost_less_than_the_states_its_table_would_compile(monkeypat
 @pytest.mark.parametrize("cyclic", [False, True])
 def test_the_expected_steps_the_choice_reads_are_the_fundamental_matrixs(seed, cyclic):
     """From every live state, in any order of asking (the memo of one start serves the next)."""
-    transitions, P, live = random_chain(seed, cyclic=cyclic)
-    chain = Chain(transitions, lambda s: {"end": s}, METRICS, COUNTERS)
-    _, steps, _ = fundamental(P, live)
+    chain, live, _, steps, _ = random_case(seed, cyclic)
     for start in (3, 0, 5, 1, 2, 4):
         assert chain._mean_steps(start) == pytest.approx(steps[start], rel=1e-12)
     assert chain._mean_steps(live) == 0.0  # a final state
