@@ -72,13 +72,20 @@ def canonical_name(name: str) -> str:
         return name
     key = str(name).strip().lower().replace("_", "-")
     if key not in _modules():
+        known = ", ".join(list_games())
         if os.path.isdir(str(name)):  # "unknown game '/tmp/bf'" for a folder of battle files
-            known = ", ".join(list_games())
-            raise InputError(
-                f"{name!r} is a folder, not a game: give a game's name ({known}) or a battle file (FILE.toml)"
-            )
-        raise InputError(f"unknown game {name!r}; known: {', '.join(list_games())}")
+            raise InputError(f"{not_a_game(name)}: give a game's name ({known}) or a battle file (FILE.toml)")
+        raise InputError(f"{not_a_game(name)}; known: {known}")
     return key
+
+
+def not_a_game(name: str) -> str:
+    """What is wrong with a name no game has: a folder is said to be one (a folder of battle files).
+
+    >>> not_a_game("chess")
+    "unknown game 'chess'"
+    """
+    return f"{name!r} is a folder, not a game" if os.path.isdir(str(name)) else f"unknown game {name!r}"
 
 
 def module_name(name: str) -> str:

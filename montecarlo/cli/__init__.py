@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
 
 from montecarlo import __version__
 from montecarlo.errors import MonteCarloError, readable
-from montecarlo.registry import names_a_file
+from montecarlo.registry import names_a_file, not_a_game
 
 # Scenario commands live in montecarlo.cli.reports (polars, matplotlib): loaded when run.
 SCENARIO_COMMANDS = {
@@ -320,11 +320,6 @@ class RootGroup(LazyGroup):
         return group
 
 
-def _not_a_game(name: str) -> str:
-    """What is wrong with a game's name no game has: a folder said as one (a folder of battle files)."""
-    return f"{name!r} is a folder, not a game" if os.path.isdir(name) else f"unknown game {name!r}"
-
-
 class OddsGroup(LazyGroup):
     def lazy_commands(self, ctx) -> dict[str, str]:
         return game_descriptions()
@@ -337,7 +332,7 @@ class OddsGroup(LazyGroup):
             known = ", ".join(self.lazy_commands(ctx))
             # a path given where a game goes: what the odds command takes from files
             as_file = " (or a battle file, FILE.toml)" if "/" in cmd_name or cmd_name.startswith(".") else ""
-            problem = _not_a_game(cmd_name)
+            problem = not_a_game(cmd_name)
             raise click_exceptions.UsageError(f"{problem}; known: {known}{as_file}", ctx)
         return cmd
 
@@ -380,7 +375,7 @@ class TableGroup(LazyGroup):
         if cmd is None and not self._listing and not ctx.resilient_parsing:
             game = _canonical(cmd_name, game_descriptions())
             having = ", ".join(self.lazy_commands(ctx)) or "none"
-            problem = f"{game} has no table command" if game is not None else _not_a_game(cmd_name)
+            problem = f"{game} has no table command" if game is not None else not_a_game(cmd_name)
             if game is None and names_a_file(cmd_name):
                 problem = _toml_has_no_table(cmd_name)
             raise click_exceptions.UsageError(f"{problem}; games with one: {having}", ctx)
