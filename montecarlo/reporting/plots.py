@@ -299,7 +299,7 @@ def _heatmap(
         cells = {(row[spec.y], row[spec.x]): row for row in sub.iter_rows(named=True)}
         grid = np.array([[_num(cells.get((y, x), {}).get("estimate")) for x in xs] for y in ys])
         image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto")
-        for (i, j), v in np.ndenumerate(grid if numbered else np.empty((0, 0))):
+        for (i, j), v in np.ndenumerate(grid) if numbered else ():
             if math.isnan(v):
                 ax.text(j, i, "n/a", ha="center", va="center", fontsize=cell_pt, color="#555555")
                 continue
