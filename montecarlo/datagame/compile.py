@@ -7,10 +7,11 @@
   :class:`montecarlo.engine.chain_question.ChainQuestion`: the state is the file's ``[state]``;
   one step is one round, whose outcome distribution is enumerated once per pair of pools
   (:mod:`montecarlo.datagame.rounds`) and looked up.
-- When the chain is too large for the exact solver (more than ``exact_max_states`` states) the
-  exact values are ``None`` and the battle is simulated round by round on numpy arrays
-  (:meth:`CompiledGame.simulate_direct`, also used above ``SAMPLER_MAX_STATES`` states); the
-  question's ``why_no_exact`` says so.
+- When the chain is too large for the exact solver (more than ``exact_max_states`` states, or a
+  counted round of more than ``MAX_JOINT`` joint results) the exact values are ``None`` and the
+  battle is simulated round by round on numpy arrays (:meth:`CompiledGame.simulate_direct`, also
+  used above ``SAMPLER_MAX_STATES`` states or a sampler's table of too many rows); the question's
+  ``why_no_exact`` says so.
 - ``reference``: one battle in plain Python, each die rolled on its own.
 
 A compiled game pickles as its file's text, so worker processes rebuild it from the text.
@@ -31,6 +32,7 @@ import numpy as np
 from montecarlo.datagame import rounds
 from montecarlo.datagame.expr import LIMIT
 from montecarlo.datagame.spec import COUNTS, MAX_FACES, REROLL, Definition, DefinitionError, parse_definition
+from montecarlo.engine.chain import ChainTooLarge
 from montecarlo.engine.chain_question import ChainQuestion
 from montecarlo.engine.memory import check_fits
 from montecarlo.errors import InputError, MonteCarloError
@@ -39,6 +41,7 @@ from montecarlo.validate import whole
 
 SAMPLER_MAX_STATES = 20_000  # above this many states the byte-table sampler's table gets too big
 DECISIVE, TIE = ("round", "decisive"), ("round", "tie")  # a round that changed the state, or not
+MAX_JOINT = 250_000  # results of both sides' dice listed for one round of a counted battle, at most
 MAX_DICE = 1_000  # dice of one kind a side rolls in a round, at most (the vector kernel holds them all)
 _WHOLE = re.compile(r"\s*[+-]?[0-9]+\s*")  # a whole number as text: one sign at most, ASCII digits
 
@@ -213,16 +216,6 @@ class CompiledGame:
         d, (a, b) = self.d, self.d.sides
         pool_a, pool_d = pools
         sizes = {f"{a}_dice": sum(n for _, n in pool_a), f"{b}_dice": sum(n for _, n in pool_d)}
-        if d.compare == "count":
-            out = []
-            for p, ca, cd in rounds.count_outcomes(pool_a, pool_d, d.symbols):
-                q = dict(sizes)
-                q.update(zip((f"{a}_{s}" for s in d.symbols[0]), ca))
-                q.update(zip((f"{b}_{s}" for s in d.symbols[1]), cd))
-                full = {**env, **q}
-                q[f"{a}_lost"], q[f"{b}_lost"] = d.lost[0](full), d.lost[1](full)
-                out.append((p, q))
-            return out
         if d.compare == "highest":
             table = rounds.highest_outcomes(pool_a, pool_d, ties, d.sides)
         else:
@@ -264,8 +257,9 @@ class CompiledGame:
             return
         try:
             pools = self._pools(env, faces)
-            too_large = self._too_large_group(pools, env) if self.d.compare != "highest" else None
-            if too_large is not None:  # (the highest die needs no enumeration)
+            too_large = self._too_large_group(pools, env) if self.d.compare == "pairs" else None
+            if too_large is not None:  # (the highest die needs no enumeration; a counted round too
+                # many results to list is simulated: ChainTooLarge from _counted_steps)
                 raise too_large
         except DefinitionError as exc:
             raise self._under_rules(exc, rules) from None
@@ -292,20 +286,64 @@ class CompiledGame:
         env = {**rules_env, **state._asdict()}
         if self.d.end(env):
             return []
-        steps: dict[tuple, float] = {}
-        update = self.d.update
         try:
-            outcomes = self.outcomes(env, faces, ties)
+            if self.d.compare == "count":
+                steps = self._counted_steps(env, faces)
+            else:
+                steps = self._listed_steps(env, state, faces, ties)
         except DefinitionError as exc:
             raise self._under_rules(exc, rules) from None
-        for p, q in outcomes:
+        return [(p, self.State(*key), TIE if key == state else DECISIVE) for key, p in steps.items()]
+
+    def _listed_steps(self, env: Mapping[str, Any], state: Any, faces, ties: str) -> dict[tuple, float]:
+        """``{next state: p}`` from the round's outcomes, one at a time (compare = highest, pairs)."""
+        steps: dict[tuple, float] = {}
+        for p, q in self.outcomes(env, faces, ties):
             full = {**env, **q}
             nxt = dict(zip(self.fields, state))
-            for name, expr in update:
+            for name, expr in self.d.update:
                 nxt[name] = int(expr(full))
             key = tuple(nxt.values())
             steps[key] = steps.get(key, 0.0) + p
-        return [(p, self.State(*key), TIE if key == state else DECISIVE) for key, p in steps.items()]
+        return steps
+
+    def _counted_steps(self, env: Mapping[str, Any], faces) -> dict[tuple, float]:
+        """``{next state: p}`` for compare = "count", every joint result of both pools at once on
+        arrays: the attacker's results down, the defender's across (the order, and so the sums,
+        of one result at a time). A round of more than MAX_JOINT joint results makes the chain too
+        large for the exact solver (:class:`ChainTooLarge`): such a battle is simulated."""
+        d, (a, b) = self.d, self.d.sides
+        pool_a, pool_d = self._pools(env, faces)
+        joint = rounds.count_bound(pool_a, d.symbols[0]) * rounds.count_bound(pool_d, d.symbols[1])
+        if joint > MAX_JOINT:
+            at = self._show(env)
+            raise ChainTooLarge(
+                f"a round at {at} has up to {joint:,} joint results",
+                f"a round of the battle at {at} has up to {joint:,} results of both sides' dice, more "
+                f"than the exact solver lists in a round (at most {MAX_JOINT:,})",
+            )
+        (counts_a, p_a), (counts_d, p_d) = (rounds.count_table(pool_a, d.symbols[0]),
+                                            rounds.count_table(pool_d, d.symbols[1]))
+        shape = (len(p_a), len(p_d))
+        q: dict[str, Any] = {f"{a}_dice": sum(n for _, n in pool_a), f"{b}_dice": sum(n for _, n in pool_d)}
+        q.update((f"{a}_{s}", counts_a[:, i, None]) for i, s in enumerate(d.symbols[0]))
+        q.update((f"{b}_{s}", counts_d[None, :, i]) for i, s in enumerate(d.symbols[1]))
+        full = {**env, **q}
+        q[f"{a}_lost"], q[f"{b}_lost"] = d.lost[0].vector(full), d.lost[1].vector(full)
+        full = {**env, **q}
+        columns = {name: np.asarray(env[name], dtype=np.int64) for name in self.fields}
+        for name, expr in d.update:
+            columns[name] = np.asarray(expr.vector(full), dtype=np.int64)
+        flat = [np.broadcast_to(columns[name], shape).ravel() for name in self.fields]
+        key = _one_number(flat)
+        if key is None:  # next states too far apart for one whole number: compared as rows
+            rows = np.stack(flat, axis=1)
+            found, first, where = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        else:
+            found, first, where = np.unique(key, return_index=True, return_inverse=True)
+        sums = np.bincount(where.ravel(), weights=np.outer(p_a, p_d).ravel(), minlength=len(found))
+        order = np.argsort(first, kind="stable")
+        return {tuple(int(c[first[i]]) for c in flat): float(sums[i]) for i in order}
 
     def _outcome(self, rules: Any, state: Any) -> dict[str, Any]:
         env = {**self._rules_env(rules)[0], **state._asdict()}
@@ -536,6 +574,21 @@ class CompiledGame:
                 v = m.value(env)
                 out[m.name] = bool(v) if m.kind == "probability" else int(v)
         return out
+
+
+def _one_number(columns: list[np.ndarray]) -> np.ndarray | None:
+    """Each row of ``columns`` (whole numbers) as one whole number, in the same order as the rows
+    compare (mixed radix over each column's range); None when they would not fit in 62 bits."""
+    key = np.zeros(columns[0].size, dtype=np.int64)
+    width = 1
+    for column in columns:
+        low = int(column.min())
+        span = int(column.max()) - low + 1
+        width *= span
+        if width >= 1 << 62:
+            return None
+        key = key * span + (column - low)
+    return key
 
 
 def _shown(value: Any) -> str:

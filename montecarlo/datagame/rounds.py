@@ -19,6 +19,8 @@ import itertools
 import math
 from collections import Counter
 
+import numpy as np
+
 from montecarlo.errors import MonteCarloError
 
 EMPTY = -(2**62)  # the "value" of a pool without dice: below every face
@@ -145,7 +147,6 @@ def pair_outcomes(pool_a: Pool, pool_d: Pool, pairs: int, tie: str, sides: tuple
     return tuple((p, *key) for key, p in sorted(out.items()))
 
 
-@functools.lru_cache(maxsize=4096)
 def symbol_counts(pool: Pool, symbols: tuple[str, ...]) -> tuple[tuple[tuple[int, ...], float], ...]:
     """Distribution of how many dice of a pool show each of ``symbols``."""
     index = {s: i for i, s in enumerate(symbols)}
@@ -168,14 +169,29 @@ def symbol_counts(pool: Pool, symbols: tuple[str, ...]) -> tuple[tuple[tuple[int
     return tuple(dist.items())
 
 
-@functools.lru_cache(maxsize=4096)
-def count_outcomes(pool_a: Pool, pool_d: Pool, symbols: tuple[tuple[str, ...], tuple[str, ...]]):
-    """``((p, counts_a, counts_d), ...)``: every joint result of counting both pools' faces."""
-    da, dd = symbol_counts(pool_a, symbols[0]), symbol_counts(pool_d, symbols[1])
-    return tuple((pa * pd, ca, cd) for ca, pa in da for cd, pd in dd)
+def count_bound(pool: Pool, symbols: tuple[str, ...]) -> int:
+    """An upper bound on the results :func:`count_table` lists for ``pool``, without enumerating:
+    the multisets of each kind of die multiplied, and at most the multisets of all its dice over
+    ``symbols`` (exact for one kind of die, or dice that show the same names)."""
+    kinds, dice = 1, 0
+    for faces, count in pool:
+        kinds *= math.comb(len(set(faces)) + count - 1, count)
+        dice += count
+    return min(kinds, math.comb(max(len(symbols), 1) + dice - 1, dice))
+
+
+@functools.lru_cache(maxsize=256)
+def count_table(pool: Pool, symbols: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`symbol_counts` as arrays, in its order: ``(counts, p)``, one row of ``counts`` (a
+    column per symbol) and one ``p`` per result; read-only, as they are cached."""
+    dist = symbol_counts(pool, symbols)
+    counts = np.array([vec for vec, _ in dist], dtype=np.int64).reshape(len(dist), len(symbols))
+    p = np.array([q for _, q in dist], dtype=np.float64)
+    counts.flags.writeable = p.flags.writeable = False
+    return counts, p
 
 
 def clear_caches() -> None:
     """Forget every cached distribution (for cold timings)."""
-    for cached in (top_values, highest, highest_outcomes, pair_outcomes, symbol_counts, count_outcomes):
+    for cached in (top_values, highest, highest_outcomes, pair_outcomes, count_table):
         cached.cache_clear()

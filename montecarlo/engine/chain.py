@@ -90,6 +90,10 @@ TABLE_STEPS_PER_STEP = SCALE_BITS // 8
 # compiled table when its expected steps are at most WALK_MOST_STEPS and fewer than
 # WALK_STEPS_A_STATE times the states its start reaches (see Chain._walk_pays).
 WALK_MOST_TRIALS, WALK_MOST_STEPS, WALK_STEPS_A_STATE = 1024, 65_536, 64
+# A start whose compiled table would have more rows than this is walked (a row is 256 entries;
+# compiling one took about 13 KB a row at its peak: a counted battle of 30 dice a side, 86,000
+# rows, 1.1 GB and 8 s). The largest of the default reports has 1,870; Risk 100 v 100 25,096.
+TABLE_MOST_ROWS = 1 << 16
 # Only a point's first chunk is walked (see first_chunk): its later ones reuse the table.
 _FIRST_CHUNK: ContextVar[bool] = ContextVar("montecarlo_first_chunk", default=True)
 
@@ -167,7 +171,16 @@ class _Cycle(Exception):
 
 
 class ChainTooLarge(MonteCarloError):
-    """The chain has more states than the limit: simulate it another way, or raise the limit."""
+    """The chain is too large to solve: more states than the limit (``why`` None), or what
+    ``why`` says, as the end of "exact value unavailable because ..." (a rule's own limit, such
+    as a state whose steps would take too long to list). Simulate it another way."""
+
+    def __init__(self, message: str, why: str | None = None) -> None:
+        super().__init__(message)
+        self.why = why
+
+    def __reduce__(self) -> Any:
+        return type(self), (str(self), self.why)
 
 
 def state_said(state: Any) -> str:
@@ -252,6 +265,7 @@ class Chain(Generic[S]):
         self._tag_positions: dict[tuple[str, ...], tuple[tuple[int, float], ...]] = {}
         self._tables: dict[S, _Table] = {}
         self._steps_left: dict[S, float] = {}  # expected steps to a final state, per state
+        self._table_rows: dict[S, int] = {}  # rows of a start's compiled table, at most
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -328,6 +342,7 @@ class Chain(Generic[S]):
         self._values.clear()
         self._tables.clear()
         self._steps_left.clear()
+        self._table_rows.clear()
 
     def _solve(self, start: S) -> tuple[float, ...]:
         try:
@@ -515,6 +530,8 @@ class Chain(Generic[S]):
                 return self._walk(start, n, rng)
         k = self._tables.get(start)
         if k is None:
+            if not self.table_fits(start):
+                return self._walk(start, n, rng)
             if len(self._tables) >= 64:
                 self._tables.pop(next(iter(self._tables)))
             try:
@@ -588,6 +605,25 @@ class Chain(Generic[S]):
                 total += weight * result[_hidden(name, tag)]
             result[name] = total
         return {m.name: result[m.name] for m in self.metrics}
+
+    def table_fits(self, start: S) -> bool:
+        """Whether ``start``'s compiled table has at most ``TABLE_MOST_ROWS`` rows; :meth:`sample`
+        walks the trials of a start whose table is larger (a choice from the chain and the start
+        alone). An upper bound from the steps, memoised: a row per live state, and at most
+        ``_LEVELS - 1`` more for each boundary between two of its steps."""
+        got = self._table_rows.get(start)
+        if got is None:
+            try:
+                got = self._rows_at_most(start)
+            except ChainTooLarge:  # the memo of earlier starts filled the limit: once more from scratch
+                self.forget()
+                got = self._rows_at_most(start)
+            self._table_rows[start] = got
+        return got <= TABLE_MOST_ROWS
+
+    def _rows_at_most(self, start: S) -> int:
+        live = [len(steps) for steps in map(self.steps, self.states(start)) if steps]
+        return len(live) + (_LEVELS - 1) * (sum(live) - len(live))
 
     def _walk_pays(self, start: S, n: int) -> bool:
         """Whether ``n`` trials from ``start`` are walked step by step: their expected steps are at

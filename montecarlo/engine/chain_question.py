@@ -84,7 +84,8 @@ class ChainQuestion(Generic[C, S]):
             :class:`ChainTooLarge`.
         max_states: the exact solver's limit (and the sampler's, unless ``sampler_max_states``).
         sampler_max_states: above this many states trials are simulated by ``direct`` (a large
-            chain's byte table costs more than it saves); needs ``direct``.
+            chain's byte table costs more than it saves), as they are when the table would have
+            more than ``TABLE_MOST_ROWS`` rows (:meth:`Chain.table_fits`); needs ``direct``.
         size_bound: ``(rules, setup) -> int | None``, an upper bound on the states known without
             walking the chain (None: no bound known, walk it); a setup whose bound exceeds
             ``max_states`` is never walked.
@@ -149,8 +150,9 @@ class ChainQuestion(Generic[C, S]):
         self.cache_size = cache_size
         self.home = home
         self._chains: OrderedDict[tuple[C, Hashable], Chain[S]] = OrderedDict()
-        self._sizes: dict[tuple[C, S], int] = {}  # (context, start) -> states, TOO_LARGE above the limit
-        self._solutions: OrderedDict[tuple[C, S], Solution[S] | int] = OrderedDict()  # or TOO_LARGE
+        # (context, start) -> states; TOO_LARGE above the limit, or why it is too large to solve
+        self._sizes: dict[tuple[C, S], int | str] = {}
+        self._solutions: OrderedDict[tuple[C, S], Solution[S] | int | str] = OrderedDict()  # or as above
 
     def __reduce__(self) -> Any:
         if self.home is not None:
@@ -242,8 +244,9 @@ class ChainQuestion(Generic[C, S]):
         bound = self._bound(rules, setup)
         return bound is None or bound <= self.max_states
 
-    def _solution(self, context: C, start: S) -> Solution[S] | int:
-        """The solved policy of ``(context, start)``, or TOO_LARGE; memoised (bounded LRU)."""
+    def _solution(self, context: C, start: S) -> Solution[S] | int | str:
+        """The solved policy of ``(context, start)``, or TOO_LARGE, or why it is too large to
+        solve (:attr:`ChainTooLarge.why`); memoised (bounded LRU)."""
         key = (context, start)
         got = self._solutions.get(key)
         if got is None:
@@ -257,8 +260,8 @@ class ChainQuestion(Generic[C, S]):
 
             try:
                 got = self._run(lambda: solve(rule, start, objective, max_states=limit), context)
-            except ChainTooLarge:
-                got = TOO_LARGE
+            except ChainTooLarge as exc:
+                got = TOO_LARGE if exc.why is None else exc.why
             self._solutions[key] = got
             if len(self._solutions) > self.cache_size:
                 self._solutions.popitem(last=False)
@@ -294,12 +297,12 @@ class ChainQuestion(Generic[C, S]):
         if got is None:
             try:
                 got = self._run(lambda: self.chain(context).size(start), context)
-            except ChainTooLarge:
-                got = TOO_LARGE
+            except ChainTooLarge as exc:
+                got = TOO_LARGE if exc.why is None else exc.why
             if len(self._sizes) >= 4096:
                 self._sizes.pop(next(iter(self._sizes)))
             self._sizes[key] = got
-        return None if got == TOO_LARGE else got
+        return got if isinstance(got, int) and got != TOO_LARGE else None
 
     def _run(self, work: Callable[[], Any], context: C) -> Any:
         """Chain work for ``context``, with the engine's errors about its chain put in the
@@ -353,7 +356,10 @@ class ChainQuestion(Generic[C, S]):
             self.solution(rules, setup)  # InputError when it cannot be solved
         else:
             limit = self.sampler_max_states
-            if self.direct is not None and not self._within(rules, setup, context, start, limit):
+            if self.direct is not None and not (
+                self._within(rules, setup, context, start, limit)
+                and self._run(lambda: self.chain(context).table_fits(start), context)
+            ):  # a chain too large for the sampler's table: the direct kernel beats the walk
                 return self.direct(rules, setup, n, rng)
         out = self._run(lambda: self._chain_for(context, start).sample(start, n, rng), context)
         if self.finish is not None:
@@ -373,7 +379,11 @@ class ChainQuestion(Generic[C, S]):
                 f"too large for the exact solver (at most {self.max_states:,})"
             )
         elif self.size(rules, setup) is None:
-            why = f"exact value unavailable because {self.name} has more than {self.max_states:,} states"
+            context, start = self.context_of(rules, setup), self.start(rules, setup)
+            said = (self._solutions if best else self._sizes).get((context, start))
+            if not isinstance(said, str):
+                said = f"{self.name} has more than {self.max_states:,} states"
+            why = f"exact value unavailable because {said}"
         else:
             return None
         if best:

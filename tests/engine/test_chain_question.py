@@ -186,3 +186,46 @@ def test_pickles_as_its_home_or_as_its_description():
     a = again.simulate(1, (1, 3), 500, np.random.default_rng(4))
     b = q.simulate(1, (1, 3), 500, np.random.default_rng(4))
     assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_a_rule_that_says_why_its_chain_is_too_large_is_simulated_with_its_reason():
+    """A transition may raise ChainTooLarge with a ``why`` of its own (a battle file's round with
+    too many results to list): no exact value, the direct kernel simulates, and the note gives
+    that reason, not the count of states; a pickle keeps it (workers send errors back)."""
+    why = "the walk at 3 would list too many steps"
+
+    def listed(rules, s):
+        if s.money == 3 < s.goal:
+            raise ChainTooLarge("too many steps at 3", why)
+        return step(rules, s)
+
+    DIRECT_CALLS.clear()
+    q = ChainQuestion(start, listed, outcome, METRICS, {"flips": "flip"}, direct=direct)
+    assert q.exact(1, (1, 3)) is not None  # 3 is final there: its steps are never listed
+    assert q.exact(1, (1, 5)) is None and q.size(1, (1, 5)) is None
+    said = q.why_no_exact(1, (1, 5))
+    assert said == f"exact value unavailable because {why}; the trials are simulated without it"
+    q.simulate(1, (1, 5), 10, np.random.default_rng(1))
+    assert DIRECT_CALLS == [(1, 5)]
+    again = pickle.loads(pickle.dumps(ChainTooLarge("too many steps at 3", why)))
+    assert (str(again), again.why) == ("too many steps at 3", why)
+
+
+def test_a_chain_whose_table_would_be_too_large_is_simulated_by_the_direct_kernel(monkeypatch):
+    """Within the sampler's limit on states, a table of too many rows (each 256 entries) goes to
+    the direct kernel too: a counted battle's states have hundreds of steps each."""
+    from montecarlo.engine import chain as chain_module
+
+    DIRECT_CALLS.clear()
+    q = walk(direct=direct)
+    rows = q.chain(1)._rows_at_most(Walk(2, 8))  # 7 live states of 2 steps: 7 + 2 x 7 rows
+    assert rows == 21
+    monkeypatch.setattr(chain_module, "TABLE_MOST_ROWS", rows)
+    q.simulate(1, (2, 8), 10, np.random.default_rng(1))
+    assert DIRECT_CALLS == []  # at the limit: the table
+    monkeypatch.setattr(chain_module, "TABLE_MOST_ROWS", rows - 1)
+    q.chain(1)._table_rows.clear()
+    q.chain(1)._tables.clear()
+    q.simulate(1, (2, 8), 10, np.random.default_rng(1))
+    assert DIRECT_CALLS == [(2, 8)]
+    assert q.exact(1, (2, 8)) is not None and q.why_no_exact(1, (2, 8)) is None  # exact all the same

@@ -305,3 +305,32 @@ def test_a_run_walks_each_points_first_chunk_and_tables_the_rest(monkeypatch):
 def test_a_walk_from_a_final_state_takes_no_step(no_table):
     out = straight(0).sample(0, 3, np.random.default_rng(1))
     assert out["steps"].tolist() == [0, 0, 0] and out["end"].all()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_tables_rows_are_at_most_their_bound(seed):
+    """``_rows_at_most`` bounds the rows ``_compile`` makes (it decides which starts compile)."""
+    chain = random_case(seed, cyclic=seed % 2 == 1)[0]
+    for start in range(3):
+        assert chain._compile(start).done >> 8 <= chain._rows_at_most(start)
+    duel = countdown(0.35, 0.3)
+    assert duel._compile(Duel(4, 3)).done >> 8 <= duel._rows_at_most(Duel(4, 3)) == 12 + 2 * 24
+
+
+def test_a_start_whose_table_would_be_too_large_is_walked(monkeypatch):
+    """Beyond TABLE_MOST_ROWS rows the trials are walked, whatever their number and chunk:
+    compiling a counted battle's table of 86,000 rows took 8 s and 1.1 GB."""
+    compiled = compiles_spied(monkeypatch)
+    chain = countdown(0.35, 0.3)
+    rows = chain._rows_at_most(Duel(6, 5))
+    monkeypatch.setattr(chain_module, "TABLE_MOST_ROWS", rows - 1)
+    with chain_module.first_chunk(False):
+        got = chain.sample(Duel(6, 5), 3000, np.random.default_rng(4))
+    assert compiled == []
+    walked = chain._walk(Duel(6, 5), 3000, np.random.default_rng(4))
+    assert all(np.array_equal(got[name], walked[name]) for name in walked)
+    monkeypatch.setattr(chain_module, "TABLE_MOST_ROWS", rows)
+    chain.forget()
+    with chain_module.first_chunk(False):
+        chain.sample(Duel(6, 5), 3000, np.random.default_rng(4))
+    assert compiled == [Duel(6, 5)]

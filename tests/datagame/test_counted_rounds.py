@@ -1,0 +1,143 @@
+"""A counted round (compare = "count") listed on arrays, and the limit on its joint results.
+
+Every joint result of both sides' dice is worked out at once on numpy arrays; the steps must be
+those of working the results out one at a time (same next states, same order, same sums to the
+last bit), and a round of more than MAX_JOINT joint results sends the battle to simulation,
+with a note saying why.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from montecarlo.datagame import compile as compile_module
+from montecarlo.datagame import load_compiled, rounds
+from tests.datagame.test_count_and_size import SHIELDS, red_wins, write
+
+TWO_KINDS = (
+    SHIELDS.replace(
+        '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]',
+        '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]\n'
+        '[dice.sword]\nfaces = ["hit", "special", "blank"]',
+    )
+    .replace(
+        'red = { battle = "min(red, max_dice)" }',
+        'red = { battle = "min(red, max_dice)", sword = "red - 1" }',
+    )
+    .replace("max = 8", "max = 5")
+)
+
+
+def one_at_a_time(compiled, rules, state) -> list:
+    """The steps from ``state`` as they were listed before the arrays: every joint result of the
+    two pools in turn (the attacker's outer), its losses and next state by the scalar
+    expressions, the probabilities summed in that order."""
+    d, (a, b) = compiled.d, compiled.d.sides
+    env0, faces, _ = compiled._rules_env(rules)
+    env = {**env0, **state._asdict()}
+    pool_a, pool_d = compiled._pools(env, faces)
+    steps: dict[tuple, float] = {}
+    da, dd = rounds.symbol_counts(pool_a, d.symbols[0]), rounds.symbol_counts(pool_d, d.symbols[1])
+    for (ca, pa), (cd, pd) in itertools.product(da, dd):
+        q = {f"{a}_dice": sum(n for _, n in pool_a), f"{b}_dice": sum(n for _, n in pool_d)}
+        q.update(zip((f"{a}_{s}" for s in d.symbols[0]), ca))
+        q.update(zip((f"{b}_{s}" for s in d.symbols[1]), cd))
+        full = {**env, **q}
+        q[f"{a}_lost"], q[f"{b}_lost"] = d.lost[0](full), d.lost[1](full)
+        full = {**env, **q}
+        nxt = dict(zip(compiled.fields, state))
+        for name, expr in d.update:
+            nxt[name] = int(expr(full))
+        key = tuple(nxt.values())
+        steps[key] = steps.get(key, 0.0) + pa * pd
+    return [(p, key) for key, p in steps.items()]
+
+
+@pytest.mark.parametrize("text", [SHIELDS, TWO_KINDS], ids=["one kind", "two kinds"])
+@pytest.mark.parametrize("variant", [None, "special_blank"])
+def test_counted_steps_are_those_of_one_result_at_a_time(tmp_path, text, variant):
+    compiled = load_compiled(write(tmp_path, text))
+    rules = compiled.game.rules([variant] if variant else [])
+    for red, blue in itertools.product(range(1, 6), range(1, 5)):
+        state = compiled.State(red, blue)
+        got = [(p, tuple(nxt)) for p, nxt, _ in compiled._transitions(rules, state)]
+        assert got == one_at_a_time(compiled, rules, state), (red, blue)  # to the last bit, in order
+
+
+def test_next_states_too_far_apart_for_one_number_are_compared_as_rows(tmp_path, monkeypatch):
+    compiled = load_compiled(write(tmp_path, TWO_KINDS))
+    rules, state = compiled.game.rules(), compiled.State(5, 4)
+    as_numbers = compiled._transitions(rules, state)
+    monkeypatch.setattr(compile_module, "_one_number", lambda columns: None)
+    assert compiled._transitions(rules, state) == as_numbers
+
+
+def test_one_number_keeps_rows_apart_and_in_order_and_gives_up_past_62_bits():
+    columns = [np.array([3, 3, -2, 3, -2]), np.array([7, 9, 9, 7, 8])]
+    key = compile_module._one_number(columns)
+    rows = list(zip(*(c.tolist() for c in columns)))
+    assert len(set(key.tolist())) == len(set(rows))
+    assert sorted(rows, key=lambda r: key[rows.index(r)]) == sorted(rows)
+    wide = [np.array([0, 1 << 31]), np.array([0, 1 << 31])]  # spans (2**31 + 1) ** 2 > 2**62
+    assert compile_module._one_number(wide) is None
+    assert compile_module._one_number([np.array([0, (1 << 62) - 2])]).tolist() == [0, (1 << 62) - 2]
+
+
+@pytest.mark.parametrize(
+    ("faces", "n"), [(("a", "b", "b", "c"), 4), (("a", "b", "c"), 5), (("x",), 3), (("a", "b"), 0)]
+)
+def test_count_bound_is_exact_for_one_kind_of_die(faces, n):
+    pool = ((faces, n),)
+    symbols = tuple(sorted(set(faces)))
+    assert rounds.count_bound(pool, symbols) == len(rounds.count_table(pool, symbols)[1])
+
+
+def test_count_bound_bounds_mixed_pools():
+    hit = ("hit", "hit", "shield", "blank")
+    sword = ("hit", "special")
+    symbols = ("hit", "shield", "blank", "special")
+    for n, m in itertools.product(range(4), range(4)):
+        pool = ((hit, n), (sword, m))
+        listed = len(rounds.count_table(pool, symbols)[1])
+        assert listed <= rounds.count_bound(pool, symbols)
+        assert rounds.count_bound(pool, symbols) <= math.comb(3 + n - 1, n) * math.comb(2 + m - 1, m)
+    assert rounds.count_bound((), ()) == 1  # a side that rolls nothing: one result
+
+
+def test_a_round_of_too_many_joint_results_is_simulated_and_said(tmp_path, monkeypatch):
+    """Four named faces: one die a side has 4 x 4 = 16 joint results, two dice a side 10 x 10."""
+    monkeypatch.setattr(compile_module, "MAX_JOINT", 16)
+    compiled = load_compiled(write(tmp_path, SHIELDS, "joint.toml"))
+    q, rules = compiled.game.question(), compiled.game.rules()
+    one_each = q.exact(rules, q.setup({"red": 1, "blue": 1}))
+    assert one_each["red_win"] == pytest.approx(red_wins(1, 1), abs=1e-12)
+    setup = q.setup({"red": 2, "blue": 1})
+    assert q.exact(rules, setup) is None
+    assert q.why_no_exact(rules, setup) == (
+        "exact value unavailable because a round of the battle at (red=2, blue=1) has up to 40 results "
+        "of both sides' dice, more than the exact solver lists in a round (at most 16); the trials are "
+        "simulated without it"
+    )
+    out = q.simulate(rules, setup, 20_000, np.random.default_rng(3))  # round by round
+    p = red_wins(2, 1)
+    assert abs(out["red_win"].mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / 20_000)
+
+
+def test_a_counted_pool_past_the_most_multisets_is_simulated_not_refused(tmp_path, monkeypatch):
+    """45 dice of four named faces a side: C(48, 3) = 17,296 multisets a pool, 17,296 ** 2 joint
+    results, more than MAX_JOINT: simulated. With a limit on one pool of 1,000 (below 17,296) the
+    first round was refused as an error; the joint limit now sends it to simulation first."""
+    monkeypatch.setattr(rounds, "MAX_OUTCOMES", 1_000)
+    text = SHIELDS.replace("max = 8", "max = 60").replace("max_dice = 3", "max_dice = 60")
+    compiled = load_compiled(write(tmp_path, text, "many.toml"))
+    q, rules = compiled.game.question(), compiled.game.rules()
+    setup = q.setup({"red": 45, "blue": 45})
+    q.check(rules, setup)  # no error: a first round too large to list is simulated
+    assert q.exact(rules, setup) is None
+    assert "at (red=45, blue=45) has up to 299,151,616 results" in q.why_no_exact(rules, setup)
+    out = q.simulate(rules, setup, 2_000, np.random.default_rng(1))
+    assert 0.4 < out["red_win"].mean() < 0.6  # an even fight
