@@ -16,6 +16,7 @@ import pytest
 
 from montecarlo.datagame import compile as compile_module
 from montecarlo.datagame import load_compiled, rounds
+from montecarlo.engine.chain import ChainTooLarge
 from tests.datagame.test_count_and_size import SHIELDS, red_wins, write
 
 TWO_KINDS = (
@@ -77,14 +78,17 @@ def test_next_states_too_far_apart_for_one_number_are_compared_as_rows(tmp_path,
 
 
 def test_one_number_keeps_rows_apart_and_in_order_and_gives_up_past_62_bits():
-    columns = [np.array([3, 3, -2, 3, -2]), np.array([7, 9, 9, 7, 8])]
+    columns = [np.array([3, 3, -2, 3, -2, 3]), np.array([7, 9, 9, 7, 8, 8]), np.array([0, -4, 1, 0, -4, 0])]
     key = compile_module._one_number(columns)
     rows = list(zip(*(c.tolist() for c in columns)))
     assert len(set(key.tolist())) == len(set(rows))
     assert sorted(rows, key=lambda r: key[rows.index(r)]) == sorted(rows)
+    spans = compile_module._one_number([np.array([3, -2]), np.array([7, 9])])  # spans 6 and 3
+    assert spans.tolist() == [5 * 3 + 0, 0 * 3 + 2]
     wide = [np.array([0, 1 << 31]), np.array([0, 1 << 31])]  # spans (2**31 + 1) ** 2 > 2**62
     assert compile_module._one_number(wide) is None
     assert compile_module._one_number([np.array([0, (1 << 62) - 2])]).tolist() == [0, (1 << 62) - 2]
+    assert compile_module._one_number([np.array([0, (1 << 62) - 1])]) is None  # 2**62 values
 
 
 @pytest.mark.parametrize(
@@ -106,6 +110,8 @@ def test_count_bound_bounds_mixed_pools():
         assert listed <= rounds.count_bound(pool, symbols)
         assert rounds.count_bound(pool, symbols) <= math.comb(3 + n - 1, n) * math.comb(2 + m - 1, m)
     assert rounds.count_bound((), ()) == 1  # a side that rolls nothing: one result
+    twice = ((("a", "b"), 3), (("b", "a"), 3))  # two kinds of dice of the same names: 0..6 a's
+    assert rounds.count_bound(twice, ("a", "b")) == len(rounds.count_table(twice, ("a", "b"))[1]) == 7
 
 
 def test_a_round_of_too_many_joint_results_is_simulated_and_said(tmp_path, monkeypatch):
@@ -116,6 +122,8 @@ def test_a_round_of_too_many_joint_results_is_simulated_and_said(tmp_path, monke
     one_each = q.exact(rules, q.setup({"red": 1, "blue": 1}))
     assert one_each["red_win"] == pytest.approx(red_wins(1, 1), abs=1e-12)
     setup = q.setup({"red": 2, "blue": 1})
+    with pytest.raises(ChainTooLarge, match=r"^a round at \(red=2, blue=1\) has up to 40 joint results$"):
+        compiled._transitions(rules, compiled.State(2, 1))
     assert q.exact(rules, setup) is None
     assert q.why_no_exact(rules, setup) == (
         "exact value unavailable because a round of the battle at (red=2, blue=1) has up to 40 results "
@@ -141,3 +149,24 @@ def test_a_counted_pool_past_the_most_multisets_is_simulated_not_refused(tmp_pat
     assert "at (red=45, blue=45) has up to 299,151,616 results" in q.why_no_exact(rules, setup)
     out = q.simulate(rules, setup, 2_000, np.random.default_rng(1))
     assert 0.4 < out["red_win"].mean() < 0.6  # an even fight
+
+
+def test_each_sides_bound_counts_its_own_faces(tmp_path, monkeypatch):
+    """Red rolls a die of four names, blue a die of one: red's two dice have C(5, 2) = 10 results
+    and blue's one die 1, so 10 joint results: above a limit of 5, though blue's one name would
+    bound red's dice at one result."""
+    monkeypatch.setattr(compile_module, "MAX_JOINT", 5)
+    text = (
+        SHIELDS.replace(
+            '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]',
+            '[dice.battle]\nfaces = ["hit", "shield", "special", "blank"]\n[dice.wall]\nfaces = ["shield"]',
+        )
+        .replace('blue = { battle = "min(blue, max_dice)" }', 'blue = { wall = "1" }')
+        .replace('red = "max(0, blue_hit + (blue_special if special_hits else 0) - red_shield)"', 'red = "1"')
+        .replace('blue = "max(0, red_hit + (red_special if special_hits else 0) - blue_shield)"',
+                 'blue = "max(0, red_hit - blue_shield)"')
+    )
+    compiled = load_compiled(write(tmp_path, text, "walls.toml"))
+    q, rules = compiled.game.question(), compiled.game.rules()
+    assert q.exact(rules, q.setup({"red": 1, "blue": 1})) is not None  # 4 x 1 joint results
+    assert "has up to 10 results of both sides' dice" in q.why_no_exact(rules, q.setup({"red": 2, "blue": 1}))

@@ -191,24 +191,38 @@ def test_pickles_as_its_home_or_as_its_description():
 def test_a_rule_that_says_why_its_chain_is_too_large_is_simulated_with_its_reason():
     """A transition may raise ChainTooLarge with a ``why`` of its own (a battle file's round with
     too many results to list): no exact value, the direct kernel simulates, and the note gives
-    that reason, not the count of states; a pickle keeps it (workers send errors back)."""
-    why = "the walk at 3 would list too many steps"
+    that reason, not the count of states; a pickle keeps it (workers send errors back). The
+    reason is the one of the setup's own chain: its context (here the goal) and its start (here
+    moved by the rules)."""
 
-    def listed(rules, s):
+    def listed(context, s):
         if s.money == 3 < s.goal:
+            why = f"the walk to {context[1]} would list too many steps at 3"
             raise ChainTooLarge("too many steps at 3", why)
-        return step(rules, s)
+        return step(context[0], s)
 
-    DIRECT_CALLS.clear()
-    q = ChainQuestion(start, listed, outcome, METRICS, {"flips": "flip"}, direct=direct)
+    calls = []
+    q = ChainQuestion(
+        lambda rules, setup: Walk(setup[0] + rules - 1, setup[1]),
+        listed,
+        lambda context, s: outcome(context[0], s),
+        METRICS,
+        {"flips": "flip"},
+        context=lambda rules, setup: (rules, setup[1]),
+        direct=lambda *args: calls.append(args) or direct(*args),
+    )
     assert q.exact(1, (1, 3)) is not None  # 3 is final there: its steps are never listed
     assert q.exact(1, (1, 5)) is None and q.size(1, (1, 5)) is None
-    said = q.why_no_exact(1, (1, 5))
-    assert said == f"exact value unavailable because {why}; the trials are simulated without it"
-    q.simulate(1, (1, 5), 10, np.random.default_rng(1))
-    assert DIRECT_CALLS == [(1, 5)]
-    again = pickle.loads(pickle.dumps(ChainTooLarge("too many steps at 3", why)))
-    assert (str(again), again.why) == ("too many steps at 3", why)
+    assert q.exact(2, (4, 5)) is not None  # starts at 5: final
+    said = q.why_no_exact(2, (1, 5))  # starts at 2, walks to 3
+    assert said == "exact value unavailable because the walk to 5 would list too many steps at 3; " + (
+        "the trials are simulated without it"
+    )
+    rng = np.random.default_rng(1)
+    q.simulate(2, (1, 5), 10, rng)
+    assert calls == [(2, (1, 5), 10, rng)]
+    again = pickle.loads(pickle.dumps(ChainTooLarge("too many steps at 3", "a reason")))
+    assert (str(again), again.why) == ("too many steps at 3", "a reason")
 
 
 def test_a_chain_whose_table_would_be_too_large_is_simulated_by_the_direct_kernel(monkeypatch):
@@ -216,16 +230,36 @@ def test_a_chain_whose_table_would_be_too_large_is_simulated_by_the_direct_kerne
     the direct kernel too: a counted battle's states have hundreds of steps each."""
     from montecarlo.engine import chain as chain_module
 
-    DIRECT_CALLS.clear()
-    q = walk(direct=direct)
+    calls = []
+    q = walk(direct=lambda *args: calls.append(args) or direct(*args))
     rows = q.chain(1)._rows_at_most(Walk(2, 8))  # 7 live states of 2 steps: 7 + 2 x 7 rows
     assert rows == 21
     monkeypatch.setattr(chain_module, "TABLE_MOST_ROWS", rows)
     q.simulate(1, (2, 8), 10, np.random.default_rng(1))
-    assert DIRECT_CALLS == []  # at the limit: the table
+    assert calls == []  # at the limit: the table
     monkeypatch.setattr(chain_module, "TABLE_MOST_ROWS", rows - 1)
     q.chain(1)._table_rows.clear()
     q.chain(1)._tables.clear()
-    q.simulate(1, (2, 8), 10, np.random.default_rng(1))
-    assert DIRECT_CALLS == [(2, 8)]
+    rng = np.random.default_rng(1)
+    q.simulate(1, (2, 8), 10, rng)
+    assert calls == [(1, (2, 8), 10, rng)]
     assert q.exact(1, (2, 8)) is not None and q.why_no_exact(1, (2, 8)) is None  # exact all the same
+
+
+def test_the_tables_size_is_checked_in_the_words_of_the_rules(monkeypatch):
+    """With a size bound the chain is first walked for its table's rows: an error found there is
+    put in the caller's words, naming the rules, like any other walk of the chain."""
+
+    def stuck(rules, s):
+        return [] if s.money == 0 else [(1.0, s, ("flip",))]
+
+    q = ChainQuestion(
+        start, stuck, outcome, METRICS, {"flips": "flip"}, direct=direct,
+        size_bound=lambda rules, setup: rules * setup[1], max_states=30_000,  # the bound reads both
+        explain=lambda exc, context: InputError(f"x.toml, rules {context}: {exc}"),
+    )
+    with pytest.raises(InputError, match="x.toml, rules 1: state .* only leads back to itself"):
+        q.simulate(1, (1, 2), 10, np.random.default_rng(1))
+    DIRECT_CALLS.clear()
+    q.simulate(2, (1, 20_000), 10, np.random.default_rng(1))  # bound 40,000 > 30,000: never walked
+    assert DIRECT_CALLS == [(1, 20_000)]

@@ -210,6 +210,28 @@ def test_too_large_to_solve_is_said_in_one_line():
         wrong.solution(None, None)
 
 
+def test_a_rule_that_says_why_it_cannot_be_solved_is_said_with_its_reason():
+    """A transition that raises ChainTooLarge with a ``why`` of its own: best play gives that reason."""
+    from montecarlo.engine.chain import ChainTooLarge
+
+    def rung(limit, s):
+        if s == 3:
+            raise ChainTooLarge("too many steps at 3", "the third rung lists too many steps")
+        return ladder(limit, s)
+
+    question = ChainQuestion(
+        lambda rules, setup: 0, rung, lambda limit, s: {}, (), objective=lambda c: Objective(float),
+        best_play=lambda c: True, max_states=20,
+    )
+    assert question.exact(None, None) is None
+    assert question.why_no_exact(None, None) == (
+        "best play unavailable because the third rung lists too many steps, and best play needs the "
+        "exact solve of every decision"
+    )
+    with pytest.raises(InputError, match="^best play unavailable because the third rung lists too many"):
+        question.solution(None, None)
+
+
 def test_too_large_by_the_size_bound_is_never_walked():
     def refuse(limit, s):
         raise AssertionError("walked")

@@ -334,3 +334,17 @@ def test_a_start_whose_table_would_be_too_large_is_walked(monkeypatch):
     with chain_module.first_chunk(False):
         chain.sample(Duel(6, 5), 3000, np.random.default_rng(4))
     assert compiled == [Duel(6, 5)]
+
+
+def test_the_tables_size_is_worked_out_again_when_the_memo_of_other_starts_is_full():
+    """Counting a start's rows walks its states; a memo full of another start's states is
+    dropped and the count made again, as the sampler and the exact values do."""
+
+    def step_from(s: int):
+        return [] if s in (30, 1_030) else [(0.75, s + 1, ("step",)), (0.25, s, ("step",))]
+
+    full = Chain(step_from, lambda s: {"end": True}, (Metric("end", "probability", ""),), max_states=40)
+    full.exact(1_000)  # 31 states of another walk: start 0's 31 do not fit beside them
+    with pytest.raises(ChainTooLarge):
+        full.states(0)
+    assert full.table_fits(0) and full._table_rows == {0: 30 + 2 * 30}
