@@ -830,12 +830,13 @@ def print_whole(out, table) -> None:
 
 
 def explanations(answer: Answer) -> list[tuple[str, str]]:
-    """(label, description) once per metric shown: 'winner_strength=v' for a distribution."""
+    """(label, description) once per metric shown: 'winner_strength=v' for a distribution. A
+    description that only repeats the name (a battle file's metric without one) is left out."""
     seen: dict[str, str] = {}
     for name, m in answer.metrics.items():
         base, _, value = name.partition("=")
         label = f"{base}=v" if value else base
-        if label not in seen and m.description:
+        if label not in seen and m.description and m.description.strip() != base:
             seen[label] = m.description
     return list(seen.items())
 

@@ -385,6 +385,7 @@ def test_a_table_exactly_as_wide_as_the_terminal_fits_it_and_each_metric_is_expl
             ("left=2", "distribution", "units left"),
             ("won", "probability", "the attacker wins"),
             ("quiet", "mean", ""),  # nothing to say: no line
+            ("rounds", "mean", "rounds"),  # a battle file's metric without a description: its name
         )
     }
     answer = Answer("g", "q", None, (), None, 10, 1, 0.0, values)
