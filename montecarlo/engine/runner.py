@@ -34,7 +34,7 @@ from typing import Any, Callable, Hashable, Iterator, Sequence
 import numpy as np
 
 from montecarlo.engine import memory, stats
-from montecarlo.engine.chain import first_chunk
+from montecarlo.engine.chain import first_chunk, one_arm
 from montecarlo.engine.checkpoint import Checkpoint
 from montecarlo.engine.rng import chunk_generator
 from montecarlo.errors import Caution, InputError, MonteCarloError, outside_level
@@ -152,12 +152,15 @@ def run_chunk(
     """Tallies of one chunk: array (n_arms + n_arms - 1, 2, n_columns).
 
     Rows 0..k-1 are each arm's (sums, squares); rows k.. are the paired differences of arms
-    1..k-1 from arm 0. Every arm draws from the same chunk seed (common random numbers).
+    1..k-1 from arm 0. Every arm draws from the same chunk seed (common random numbers), and
+    its chains walk or compile as arm 0's did (:func:`~montecarlo.engine.chain.one_arm`).
     """
     per_arm = []
     raw = []
+    choices: list[bool] = []  # the first arm's walk-or-table choices, followed by the others
     for kernel in arms:
-        outcome = kernel(size, chunk_generator(seed, index))
+        with one_arm(choices):
+            outcome = kernel(size, chunk_generator(seed, index))
         per_arm.append(np.stack(tally(metrics, outcome, size)))
         if len(arms) > 1:
             raw.append(per_trial_columns(metrics, outcome, size))

@@ -348,3 +348,34 @@ def test_the_tables_size_is_worked_out_again_when_the_memo_of_other_starts_is_fu
     with pytest.raises(ChainTooLarge):
         full.states(0)
     assert full.table_fits(0) and full._table_rows == {0: 30 + 2 * 30}
+
+
+def slow_coin() -> Chain:
+    """Two states, a hundred steps a trial on average: a few trials cost less with its table."""
+    return Chain(lambda s: [] if s else [(0.01, 1, ("step",)), (0.99, 0, ("step",))], lambda s: {},
+                 (Metric("steps", "mean", ""),), {"steps": "step"})
+
+
+@pytest.mark.parametrize("walking_first", [True, False])
+def test_every_arm_of_a_chunk_walks_or_compiles_as_its_first_arm_did(monkeypatch, walking_first):
+    """Arm 0's choice holds for every arm of the chunk, so their numbers stay paired: alone, the
+    large duel walks 40 trials and the slow coin compiles its table."""
+    from montecarlo.engine import runner
+
+    compiled = compiles_spied(monkeypatch)
+    walked: list = []
+    walk_trials = Chain._walk
+    monkeypatch.setattr(Chain, "_walk", lambda self, s, *a: walked.append(s) or walk_trials(self, s, *a))
+    duel, coin = countdown(0.35, 0.3), slow_coin()
+    assert duel._walk_pays(Duel(60, 60), 40) and not coin._walk_pays(0, 40)
+    duel_arm = lambda n, rng: {"steps": duel.sample(Duel(60, 60), n, rng)["rounds"]}  # noqa: E731
+    coin_arm = lambda n, rng: {"steps": coin.sample(0, n, rng)["steps"]}  # noqa: E731
+    arms = (duel_arm, coin_arm) if walking_first else (coin_arm, duel_arm)
+    runner.run_chunk(arms, (Metric("steps", "mean", ""),), 40, 7, 0)
+    if walking_first:
+        assert walked == [Duel(60, 60), 0] and compiled == []
+    else:
+        assert walked == [] and compiled == [0, Duel(60, 60)]
+    walked.clear()
+    coin_arm(40, np.random.default_rng(1))  # outside a chunk of arms: its own choice again
+    assert walked == []
