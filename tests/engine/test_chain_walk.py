@@ -379,3 +379,23 @@ def test_every_arm_of_a_chunk_walks_or_compiles_as_its_first_arm_did(monkeypatch
     walked.clear()
     coin_arm(40, np.random.default_rng(1))  # outside a chunk of arms: its own choice again
     assert walked == []
+
+
+def test_each_call_of_a_later_arm_follows_the_first_arms_call_of_the_same_rank(monkeypatch):
+    """Arm 0 samples a duel (walked), the slow coin (compiled) and a smaller duel (walked); arm 1
+    samples them in another order, and walks or compiles as arm 0 did at each rank."""
+    from montecarlo.engine import runner
+
+    compiled = compiles_spied(monkeypatch)
+    walked: list = []
+    walk_trials = Chain._walk
+    monkeypatch.setattr(Chain, "_walk", lambda self, s, *a: walked.append(s) or walk_trials(self, s, *a))
+    duel, coin = countdown(0.35, 0.3), slow_coin()
+
+    def steps(*samples):
+        return lambda n, rng: {"steps": sum(chain.sample(at, n, rng)[name] for chain, at, name in samples)}
+
+    first = steps((duel, Duel(60, 60), "rounds"), (coin, 0, "steps"), (duel, Duel(50, 50), "rounds"))
+    second = steps((coin, 0, "steps"), (duel, Duel(60, 60), "rounds"), (coin, 0, "steps"))
+    runner.run_chunk((first, second), (Metric("steps", "mean", ""),), 40, 7, 0)
+    assert walked == [Duel(60, 60), Duel(50, 50), 0, 0] and compiled == [0, Duel(60, 60)]
