@@ -105,8 +105,10 @@ def setup_fields_help(path: str) -> str:
         fields = load_compiled(path).d.setup
     except Exception:  # a file that does not load: its error comes when the command runs
         return generic
-    listed = "; ".join(
-        f"{f.name} ({f.low}..{f.high}, default {f.example}): {f.description}" for f in fields
+    listed = "; ".join(  # a description that only repeats the name (none given) is left out
+        f"{f.name} ({f.low}..{f.high}, default {f.example})"
+        + (f": {f.description}" if f.description.strip() != f.name else "")
+        for f in fields
     )
     return f"A setup field as NAME=VALUE (repeatable). Fields: {listed}."
 

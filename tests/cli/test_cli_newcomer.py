@@ -789,6 +789,9 @@ def test_a_toml_battle_takes_its_example_values_as_defaults_and_lists_its_fields
     shown = cli.invoke(app, ["odds", str(path), "--help"], env={"COLUMNS": "200"})
     assert "red_pool (1..5, default 3): dice of the red side" in shown.stdout
     assert "blue_pool (1..5, default 2): dice of the blue side" in shown.stdout
+    path.write_text(D10.replace('description = "dice of the blue side"\n', ""))  # none: not its name again
+    shown = cli.invoke(app, ["odds", str(path), "--help"], env={"COLUMNS": "200"})
+    assert "blue_pool (1..5, default 2)." in shown.stdout and "blue_pool: blue_pool" not in shown.stdout
 
 
 def test_a_die_too_large_to_enumerate_is_blamed_on_its_roll_with_both_fixes(tmp_path):
