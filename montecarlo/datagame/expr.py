@@ -248,7 +248,10 @@ def _vector_arithmetic(op: Callable, symbol: str, x: Any, y: Any, error: Callabl
 
 
 def _int(value: Any) -> Any:
-    """Bool arrays as ints before arithmetic (numpy would add booleans as logical or)."""
-    if isinstance(value, np.ndarray) and value.dtype == bool:
+    """Numpy bools, arrays or scalars, as ints before arithmetic (numpy would add booleans as
+    logical or, and refuses to negate or subtract them): ``and``, ``or`` and chained comparisons
+    give a numpy bool scalar where every name they read is a scalar (the rules, or a state in the
+    exact solver's rounds)."""
+    if isinstance(value, (np.ndarray, np.bool_)) and value.dtype == bool:
         return value.astype(np.int64)
     return value

@@ -32,6 +32,12 @@ TWO_KINDS = (
     .replace("max = 8", "max = 5")
 )
 
+BONUS = SHIELDS.replace(  # and/or and chained comparisons of scalars in arithmetic (numpy bools)
+    'blue = "max(0, red_hit + (red_special if special_hits else 0) - blue_shield)"',
+    'blue = "max(0, red_hit - blue_shield) + ((red > 1 and blue > 1) + (0 < red < 3 or blue > 2)) '
+    '- (red > 3 and blue > 3)"',
+)
+
 
 def one_at_a_time(compiled, rules, state) -> list:
     """The steps from ``state`` as they were listed before the arrays: every joint result of the
@@ -58,7 +64,7 @@ def one_at_a_time(compiled, rules, state) -> list:
     return [(p, key) for key, p in steps.items()]
 
 
-@pytest.mark.parametrize("text", [SHIELDS, TWO_KINDS], ids=["one kind", "two kinds"])
+@pytest.mark.parametrize("text", [SHIELDS, TWO_KINDS, BONUS], ids=["one kind", "two kinds", "bools"])
 @pytest.mark.parametrize("variant", [None, "special_blank"])
 def test_counted_steps_are_those_of_one_result_at_a_time(tmp_path, text, variant):
     compiled = load_compiled(write(tmp_path, text))
