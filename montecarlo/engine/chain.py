@@ -207,6 +207,11 @@ class ChainTooLarge(MonteCarloError):
         return type(self), (str(self), self.why)
 
 
+class _MemoFull(ChainTooLarge):
+    """The memo of steps holds ``max_states`` states, some maybe of other starts: forget them
+    and walk again before calling the start too large."""
+
+
 def state_said(state: Any) -> str:
     """A state as a message shows it: a ``NamedTuple``'s or a dataclass's fields in parentheses,
     without the type's name (which means nothing to the reader of a battle file); others by repr.
@@ -298,7 +303,7 @@ class Chain(Generic[S]):
         got = self._steps.get(state)
         if got is None:
             if len(self._steps) >= self.max_states:
-                raise ChainTooLarge(f"more than {self.max_states:,} states")
+                raise _MemoFull(f"more than {self.max_states:,} states")
             got = tuple(step for step in self.transitions(state) if step[0] > 0)
             total = sum(p for p, _, _ in got)
             if got and abs(total - 1.0) > 1e-9:
@@ -332,7 +337,16 @@ class Chain(Generic[S]):
                     yield nxt
 
     def size(self, start: S) -> int:
-        """The number of states reachable from ``start`` (ChainTooLarge beyond the limit)."""
+        """The number of states reachable from ``start`` (ChainTooLarge beyond the limit).
+
+        A memo filled up to the limit by earlier starts is forgotten and the states counted again:
+        else a start's size, and whether it has exact values, would depend on what the process
+        walked before, and so on the number of worker processes (found by review).
+        """
+        try:
+            return len(self.states(start))
+        except _MemoFull:
+            self.forget()
         return len(self.states(start))
 
     # --- exact values -------------------------------------------------------------------------
@@ -552,7 +566,7 @@ class Chain(Generic[S]):
             else:
                 try:
                     walking = self._walk_pays(start, n)
-                except ChainTooLarge:  # the memo of earlier starts filled the limit: once more from scratch
+                except _MemoFull:  # the memo of earlier starts filled the limit: once more from scratch
                     self.forget()
                     walking = self._walk_pays(start, n)
                 if arm is not None:
@@ -569,7 +583,7 @@ class Chain(Generic[S]):
                 self._tables.pop(next(iter(self._tables)))
             try:
                 k = self._compile(start)
-            except ChainTooLarge:  # the memo of earlier starts filled the limit: once more from scratch
+            except _MemoFull:  # the memo of earlier starts filled the limit: once more from scratch
                 self.forget()
                 k = self._compile(start)
             self._tables[start] = k
@@ -648,7 +662,7 @@ class Chain(Generic[S]):
         if got is None:
             try:
                 got = self._rows_at_most(start)
-            except ChainTooLarge:  # the memo of earlier starts filled the limit: once more from scratch
+            except _MemoFull:  # the memo of earlier starts filled the limit: once more from scratch
                 self.forget()
                 got = self._rows_at_most(start)
             self._table_rows[start] = got

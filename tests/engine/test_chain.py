@@ -516,6 +516,29 @@ def test_a_memo_full_of_earlier_starts_is_dropped_rather_than_refusing():
     chain = two_walks(max_states=8)
     chain.sample(("a", 0), 10, np.random.default_rng(1))
     assert (chain.sample(("b", 0), 10, np.random.default_rng(2))["steps"] == 5).all()
+    chain = two_walks(max_states=8)
+    assert chain.size(("a", 0)) == 6 and chain.size(("b", 0)) == 6  # counted, as alone
+    with pytest.raises(ChainTooLarge):
+        two_walks(max_states=5).size(("a", 0))  # too large alone: too large after the retry
+
+
+def test_a_questions_exact_values_do_not_depend_on_the_starts_sized_before():
+    """Whether a setup has exact values is a function of its chain alone, not of the setups
+    the process (one worker of several, say) sized before: a memo full of another start's
+    states is forgotten, and the start counted again."""
+    from montecarlo.engine.chain_question import ChainQuestion
+
+    def question():
+        return ChainQuestion(
+            lambda rules, setup: (setup, 0), lambda rules, s: two_walks(8).transitions(s),
+            lambda rules, s: {"end": True}, (Metric("end", "probability", ""),), max_states=8,
+            direct=lambda rules, setup, n, rng: {"end": np.ones(n, dtype=bool)},  # sized before solved
+        )
+
+    alone, after = question(), question()
+    after.exact(None, "a")
+    assert after.exact(None, "b") == alone.exact(None, "b") == {"end": 1.0}
+    assert after.size(None, "b") == alone.size(None, "b") == 6
 
 
 def test_one_chain_sampled_from_more_starts_than_its_table_cache_holds():
