@@ -288,17 +288,18 @@ class CompiledGame:
             return []
         try:
             if self.d.compare == "count":
-                steps = self._counted_steps(env, faces)
+                steps = self._counted_steps(env, state, faces)
             else:
-                steps = self._listed_steps(env, state, faces, ties)
+                steps = self._listed_steps(env, state, self.outcomes(env, faces, ties))
         except DefinitionError as exc:
             raise self._under_rules(exc, rules) from None
         return [(p, self.State(*key), TIE if key == state else DECISIVE) for key, p in steps.items()]
 
-    def _listed_steps(self, env: Mapping[str, Any], state: Any, faces, ties: str) -> dict[tuple, float]:
-        """``{next state: p}`` from the round's outcomes, one at a time (compare = highest, pairs)."""
+    def _listed_steps(self, env: Mapping[str, Any], state: Any, outcomes) -> dict[tuple, float]:
+        """``{next state: p}`` from the round's ``outcomes``, ``(p, round quantities)`` one at a
+        time (compare = highest, pairs; a counted round whose arrays meet an error)."""
         steps: dict[tuple, float] = {}
-        for p, q in self.outcomes(env, faces, ties):
+        for p, q in outcomes:
             full = {**env, **q}
             nxt = dict(zip(self.fields, state))
             for name, expr in self.d.update:
@@ -307,11 +308,16 @@ class CompiledGame:
             steps[key] = steps.get(key, 0.0) + p
         return steps
 
-    def _counted_steps(self, env: Mapping[str, Any], faces) -> dict[tuple, float]:
+    def _counted_steps(self, env: Mapping[str, Any], state: Any, faces) -> dict[tuple, float]:
         """``{next state: p}`` for compare = "count", every joint result of both pools at once on
         arrays: the attacker's results down, the defender's across (the order, and so the sums,
         of one result at a time). A round of more than MAX_JOINT joint results makes the chain too
-        large for the exact solver (:class:`ChainTooLarge`): such a battle is simulated."""
+        large for the exact solver (:class:`ChainTooLarge`): such a battle is simulated.
+
+        Arrays work out both branches of ``a if c else b`` (and every part of ``and``, ``or``): a
+        value too large in a part not taken stops them, so such a round is listed one result at a
+        time instead, with the plain expressions (which say the error if the value is used).
+        """
         d, (a, b) = self.d, self.d.sides
         pool_a, pool_d = self._pools(env, faces)
         joint = rounds.count_bound(pool_a, d.symbols[0]) * rounds.count_bound(pool_d, d.symbols[1])
@@ -328,12 +334,16 @@ class CompiledGame:
         q: dict[str, Any] = {f"{a}_dice": sum(n for _, n in pool_a), f"{b}_dice": sum(n for _, n in pool_d)}
         q.update((f"{a}_{s}", counts_a[:, i, None]) for i, s in enumerate(d.symbols[0]))
         q.update((f"{b}_{s}", counts_d[None, :, i]) for i, s in enumerate(d.symbols[1]))
-        full = {**env, **q}
-        q[f"{a}_lost"], q[f"{b}_lost"] = d.lost[0].vector(full), d.lost[1].vector(full)
-        full = {**env, **q}
         columns = {name: np.asarray(env[name], dtype=np.int64) for name in self.fields}
-        for name, expr in d.update:
-            columns[name] = np.asarray(expr.vector(full), dtype=np.int64)
+        try:
+            full = {**env, **q}
+            q[f"{a}_lost"], q[f"{b}_lost"] = d.lost[0].vector(full), d.lost[1].vector(full)
+            full = {**env, **q}
+            for name, expr in d.update:
+                columns[name] = np.asarray(expr.vector(full), dtype=np.int64)
+        except DefinitionError:
+            counted = self._counted_outcomes(env, (counts_a, p_a), (counts_d, p_d), q)
+            return self._listed_steps(env, state, counted)
         flat = [np.broadcast_to(columns[name], shape).ravel() for name in self.fields]
         key = _one_number(flat)
         if key is None:  # next states too far apart for one whole number: compared as rows
@@ -344,6 +354,21 @@ class CompiledGame:
         sums = np.bincount(where.ravel(), weights=np.outer(p_a, p_d).ravel(), minlength=len(found))
         order = np.argsort(first, kind="stable")
         return {tuple(int(c[first[i]]) for c in flat): float(sums[i]) for i in order}
+
+    def _counted_outcomes(self, env: Mapping[str, Any], table_a: tuple, table_d: tuple,
+                          sizes: Mapping[str, Any]):
+        """A counted round's outcomes one at a time, ``(p, round quantities)``, by the plain
+        expressions, in :meth:`_counted_steps`'s order."""
+        d, (a, b) = self.d, self.d.sides
+        (counts_a, p_a), (counts_d, p_d) = table_a, table_d
+        for ca, pa in zip(counts_a.tolist(), p_a.tolist()):
+            for cd, pd in zip(counts_d.tolist(), p_d.tolist()):
+                q = {f"{a}_dice": sizes[f"{a}_dice"], f"{b}_dice": sizes[f"{b}_dice"]}
+                q.update(zip((f"{a}_{s}" for s in d.symbols[0]), ca))
+                q.update(zip((f"{b}_{s}" for s in d.symbols[1]), cd))
+                full = {**env, **q}
+                q[f"{a}_lost"], q[f"{b}_lost"] = d.lost[0](full), d.lost[1](full)
+                yield pa * pd, q
 
     def _outcome(self, rules: Any, state: Any) -> dict[str, Any]:
         env = {**self._rules_env(rules)[0], **state._asdict()}

@@ -16,6 +16,7 @@ import pytest
 
 from montecarlo.datagame import compile as compile_module
 from montecarlo.datagame import load_compiled, rounds
+from montecarlo.datagame.spec import DefinitionError
 from montecarlo.engine.chain import ChainTooLarge
 from tests.datagame.test_count_and_size import SHIELDS, red_wins, write
 
@@ -36,6 +37,11 @@ BONUS = SHIELDS.replace(  # and/or and chained comparisons of scalars in arithme
     'blue = "max(0, red_hit + (red_special if special_hits else 0) - blue_shield)"',
     'blue = "max(0, red_hit - blue_shield) + ((red > 1 and blue > 1) + (0 < red < 3 or blue > 2)) '
     '- (red > 3 and blue > 3)"',
+)
+
+HUGE = SHIELDS.replace(  # 2 x 4e18 is too large, in a branch never taken: arrays work it out
+    'blue = "max(0, red_hit + (red_special if special_hits else 0) - blue_shield)"',
+    'blue = "red_hit * 4000000000000000000 if red_hit < 2 else 1"',
 )
 
 
@@ -64,7 +70,9 @@ def one_at_a_time(compiled, rules, state) -> list:
     return [(p, key) for key, p in steps.items()]
 
 
-@pytest.mark.parametrize("text", [SHIELDS, TWO_KINDS, BONUS], ids=["one kind", "two kinds", "bools"])
+@pytest.mark.parametrize(
+    "text", [SHIELDS, TWO_KINDS, BONUS, HUGE], ids=["one kind", "two kinds", "bools", "huge branch not taken"]
+)
 @pytest.mark.parametrize("variant", [None, "special_blank"])
 def test_counted_steps_are_those_of_one_result_at_a_time(tmp_path, text, variant):
     compiled = load_compiled(write(tmp_path, text))
@@ -176,3 +184,13 @@ def test_each_sides_bound_counts_its_own_faces(tmp_path, monkeypatch):
     q, rules = compiled.game.question(), compiled.game.rules()
     assert q.exact(rules, q.setup({"red": 1, "blue": 1})) is not None  # 4 x 1 joint results
     assert "has up to 10 results of both sides' dice" in q.why_no_exact(rules, q.setup({"red": 2, "blue": 1}))
+
+
+def test_a_value_too_large_where_it_is_used_is_still_an_error(tmp_path):
+    """Listed one at a time after the arrays met the value, a value the round uses is refused
+    as before, naming its key."""
+    text = HUGE.replace("if red_hit < 2 else 1", "if red_hit < 3 else 1")  # 2 hits: 8e18
+    compiled = load_compiled(write(tmp_path, text, "huge.toml"))
+    q = compiled.game.question()
+    with pytest.raises(DefinitionError, match=r"huge\.toml: round\.lost\.blue: 2 \* 4000000000000000000 = "):
+        q.exact(compiled.game.rules(), q.setup({"red": 3, "blue": 3}))
