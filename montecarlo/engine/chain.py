@@ -91,9 +91,9 @@ TABLE_STEPS_PER_STEP = SCALE_BITS // 8
 # WALK_STEPS_A_STATE times the states its start reaches (see Chain._walk_pays).
 WALK_MOST_TRIALS, WALK_MOST_STEPS, WALK_STEPS_A_STATE = 1024, 65_536, 64
 # A start whose compiled table would have more rows than this is walked (a row is 256 entries;
-# compiling one took about 13 KB a row at its peak: a counted battle of 30 dice a side, 86,000
-# rows, 1.1 GB and 8 s). The largest of the default reports has 1,870; Risk 100 v 100 25,096.
-TABLE_MOST_ROWS = 1 << 16
+# compiling took about 13 KB a row at its peak: a counted battle of 30 dice a side, 86,000
+# rows, 1.1 GB and 8 s). The largest of the default reports has 1,870; Risk 100 v 100 25,300.
+TABLE_MOST_ROWS = 1 << 15
 # Only a point's first chunk is walked (see first_chunk): its later ones reuse the table.
 _FIRST_CHUNK: ContextVar[bool] = ContextVar("montecarlo_first_chunk", default=True)
 
@@ -188,6 +188,14 @@ def _byte_rows(cums, targets, flags, block: int = 2048) -> tuple[np.ndarray, np.
     if origin.size:  # a slice of one value cannot hold a boundary: a broken edit, not a chain
         raise RuntimeError("internal error: the sampler's rows go deeper than its scale")
     return np.concatenate(level_next), np.concatenate(level_flag)
+
+
+def _scaled_bounds(steps: Sequence[Step[Any]]) -> np.ndarray:
+    """A live state's step boundaries as the sampler's table cuts them: cumulative, in units of
+    2**-SCALE_BITS, the last exactly 2**SCALE_BITS."""
+    cum = np.rint(np.cumsum([p for p, _, _ in steps]) * (1 << SCALE_BITS)).astype(np.int64)
+    cum[-1] = 1 << SCALE_BITS
+    return cum
 
 
 class _Cycle(Exception):
@@ -294,7 +302,7 @@ class Chain(Generic[S]):
         self._tag_positions: dict[tuple[str, ...], tuple[tuple[int, float], ...]] = {}
         self._tables: dict[S, _Table] = {}
         self._steps_left: dict[S, float] = {}  # expected steps to a final state, per state
-        self._table_rows: dict[S, int] = {}  # rows of a start's compiled table, at most
+        self._table_rows: dict[S, int] = {}  # rows of a start's compiled table
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -656,21 +664,31 @@ class Chain(Generic[S]):
     def table_fits(self, start: S) -> bool:
         """Whether ``start``'s compiled table has at most ``TABLE_MOST_ROWS`` rows; :meth:`sample`
         walks the trials of a start whose table is larger (a choice from the chain and the start
-        alone). An upper bound from the steps, memoised: a row per live state, and at most
-        ``_LEVELS - 1`` more for each boundary between two of its steps."""
+        alone). Counted from the steps' scaled boundaries without building the rows, memoised."""
         got = self._table_rows.get(start)
         if got is None:
             try:
-                got = self._rows_at_most(start)
+                got = self._rows_of_table(start)
             except _MemoFull:  # the memo of earlier starts filled the limit: once more from scratch
                 self.forget()
-                got = self._rows_at_most(start)
+                got = self._rows_of_table(start)
             self._table_rows[start] = got
         return got <= TABLE_MOST_ROWS
 
-    def _rows_at_most(self, start: S) -> int:
-        live = [len(steps) for steps in map(self.steps, self.states(start)) if steps]
-        return len(live) + (_LEVELS - 1) * (sum(live) - len(live))
+    def _rows_of_table(self, start: S) -> int:
+        """The rows of ``start``'s compiled table (see :func:`_byte_rows`), final states' included:
+        a row per state; for each of a live state's 256 slices that holds a step boundary inside
+        it, one more; and for each of their 256 sub-slices that holds one inside, one more."""
+        rows = 0
+        for state in self.states(start):
+            steps = self.steps(state)
+            rows += 1
+            if steps:
+                inside = _scaled_bounds(steps)[:-1]
+                for level in range(1, _LEVELS):  # slices 2**shift wide, split by a boundary inside
+                    shift = SCALE_BITS - 8 * level
+                    rows += np.unique(inside[(inside & ((1 << shift) - 1)) != 0] >> shift).size
+        return rows
 
     def _walk_pays(self, start: S, n: int) -> bool:
         """Whether ``n`` trials from ``start`` are walked step by step: their expected steps are at
@@ -840,9 +858,7 @@ class Chain(Generic[S]):
         cums, targets, flags = [], [], []
         for state in live:
             steps = self.steps(state)
-            cum = np.rint(np.cumsum([p for p, _, _ in steps]) * (1 << SCALE_BITS)).astype(np.int64)
-            cum[-1] = 1 << SCALE_BITS
-            cums.append(cum)
+            cums.append(_scaled_bounds(steps))
             targets.append([code[n] for _, n, _ in steps])
             flags.append([tag_ids.get((nxt == state, tags), 0) for _, nxt, tags in steps])
         rows_next, rows_flag = _byte_rows(cums, targets, flags)

@@ -232,8 +232,8 @@ def test_a_chain_whose_table_would_be_too_large_is_simulated_by_the_direct_kerne
 
     calls = []
     q = walk(direct=lambda *args: calls.append(args) or direct(*args))
-    rows = q.chain(1)._rows_at_most(Walk(2, 8))  # 7 live states of 2 steps: 7 + 2 x 7 rows
-    assert rows == 21
+    rows = q.chain(1)._rows_of_table(Walk(2, 8))  # 9 states; even odds split no slice: a row each
+    assert rows == 9
     monkeypatch.setattr(chain_module, "TABLE_MOST_ROWS", rows)
     q.simulate(1, (2, 8), 10, np.random.default_rng(1))
     assert calls == []  # at the limit: the table

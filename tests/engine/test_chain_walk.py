@@ -276,12 +276,12 @@ def test_only_a_points_first_chunk_walks(monkeypatch):
     compiled = compiles_spied(monkeypatch)
     chain = countdown(0.35, 0.3)
     with chain_module.first_chunk(False):
-        chain.sample(Duel(100, 100), 40, np.random.default_rng(1))
-    assert compiled == [Duel(100, 100)]
+        chain.sample(Duel(70, 70), 40, np.random.default_rng(1))
+    assert compiled == [Duel(70, 70)]
     with chain_module.first_chunk(True):
-        chain.sample(Duel(90, 90), 40, np.random.default_rng(1))
-    chain.sample(Duel(80, 80), 40, np.random.default_rng(1))
-    assert compiled == [Duel(100, 100)]
+        chain.sample(Duel(65, 65), 40, np.random.default_rng(1))
+    chain.sample(Duel(60, 60), 40, np.random.default_rng(1))
+    assert compiled == [Duel(70, 70)]
 
 
 def test_a_run_walks_each_points_first_chunk_and_tables_the_rest(monkeypatch):
@@ -295,9 +295,9 @@ def test_a_run_walks_each_points_first_chunk_and_tables_the_rest(monkeypatch):
     walk_trials = Chain._walk
     monkeypatch.setattr(Chain, "_walk", lambda self, *args: events.append("walk") or walk_trials(self, *args))
     chain = countdown(0.35, 0.3)
-    arm = lambda n, rng: events.append("chunk") or chain.sample(Duel(100, 100), n, rng)  # noqa: E731
+    arm = lambda n, rng: events.append("chunk") or chain.sample(Duel(70, 70), n, rng)  # noqa: E731
     first = runner.run_grid([Point((arm,), chain.metrics)], 120, 5, chunk_size=40)
-    assert compiled == [Duel(100, 100)] and events == ["chunk", "walk", "chunk", "chunk"]
+    assert compiled == [Duel(70, 70)] and events == ["chunk", "walk", "chunk", "chunk"]
     again = runner.run_grid([Point((arm,), chain.metrics)], 120, 5, chunk_size=40)
     assert np.array_equal(first[0].totals, again[0].totals)
 
@@ -308,13 +308,18 @@ def test_a_walk_from_a_final_state_takes_no_step(no_table):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_tables_rows_are_at_most_their_bound(seed):
-    """``_rows_at_most`` bounds the rows ``_compile`` makes (it decides which starts compile)."""
+def test_the_tables_rows_are_counted_without_building_them(seed):
+    """``_rows_of_table`` counts the rows ``_compile`` makes, final states' included (it decides which
+    starts compile): random chains, a duel, and a state of 900 steps."""
     chain = random_case(seed, cyclic=seed % 2 == 1)[0]
     for start in range(3):
-        assert chain._compile(start).done >> 8 <= chain._rows_at_most(start)
+        assert chain._rows_of_table(start) == len(chain._compile(start).table) // 256
     duel = countdown(0.35, 0.3)
-    assert duel._compile(Duel(4, 3)).done >> 8 <= duel._rows_at_most(Duel(4, 3)) == 12 + 2 * 24
+    assert duel._rows_of_table(Duel(4, 3)) == len(duel._compile(Duel(4, 3)).table) // 256
+    odds = np.random.default_rng(seed).dirichlet(np.ones(900))
+    wide = Chain(lambda s: [] if s else [(p, i + 1, ()) for i, p in enumerate(odds)], lambda s: {},
+                 (Metric("end", "mean", ""),), {"end": "x"})
+    assert wide._rows_of_table(0) == len(wide._compile(0).table) // 256 > 900
 
 
 def test_a_start_whose_table_would_be_too_large_is_walked(monkeypatch):
@@ -322,7 +327,7 @@ def test_a_start_whose_table_would_be_too_large_is_walked(monkeypatch):
     compiling a counted battle's table of 86,000 rows took 8 s and 1.1 GB."""
     compiled = compiles_spied(monkeypatch)
     chain = countdown(0.35, 0.3)
-    rows = chain._rows_at_most(Duel(6, 5))
+    rows = chain._rows_of_table(Duel(6, 5))
     monkeypatch.setattr(chain_module, "TABLE_MOST_ROWS", rows - 1)
     with chain_module.first_chunk(False):
         got = chain.sample(Duel(6, 5), 3000, np.random.default_rng(4))
@@ -347,7 +352,7 @@ def test_the_tables_size_is_worked_out_again_when_the_memo_of_other_starts_is_fu
     full.exact(1_000)  # 31 states of another walk: start 0's 31 do not fit beside them
     with pytest.raises(ChainTooLarge):
         full.states(0)
-    assert full.table_fits(0) and full._table_rows == {0: 30 + 2 * 30}
+    assert full.table_fits(0) and full._table_rows == {0: 31}  # 3/4 splits no slice: a row a state
 
 
 def slow_coin() -> Chain:
