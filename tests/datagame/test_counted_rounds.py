@@ -44,6 +44,20 @@ HUGE = SHIELDS.replace(  # 2 x 4e18 is too large, in a branch never taken: array
     'blue = "red_hit * 4000000000000000000 if red_hit < 2 else 1"',
 )
 
+WALLS = (  # red rolls a die of four names, blue a die of one
+    SHIELDS.replace(
+        '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]',
+        '[dice.battle]\nfaces = ["hit", "shield", "special", "blank"]\n[dice.wall]\nfaces = ["shield"]',
+    )
+    .replace('blue = { battle = "min(blue, max_dice)" }', 'blue = { wall = "1" }')
+    .replace('red = "max(0, blue_hit + (blue_special if special_hits else 0) - red_shield)"', 'red = "1"')
+    .replace('blue = "max(0, red_hit + (red_special if special_hits else 0) - blue_shield)"',
+             'blue = "max(0, red_hit - blue_shield)"')
+)
+HUGE_WALLS = WALLS.replace(
+    'blue = "max(0, red_hit - blue_shield)"', 'blue = "red_hit * 4000000000000000000 if red_hit < 2 else 1"'
+)
+
 
 def one_at_a_time(compiled, rules, state) -> list:
     """The steps from ``state`` as they were listed before the arrays: every joint result of the
@@ -71,7 +85,9 @@ def one_at_a_time(compiled, rules, state) -> list:
 
 
 @pytest.mark.parametrize(
-    "text", [SHIELDS, TWO_KINDS, BONUS, HUGE], ids=["one kind", "two kinds", "bools", "huge branch not taken"]
+    "text",
+    [SHIELDS, TWO_KINDS, BONUS, HUGE, HUGE_WALLS],
+    ids=["one kind", "two kinds", "bools", "huge branch not taken", "and sides of other names"],
 )
 @pytest.mark.parametrize("variant", [None, "special_blank"])
 def test_counted_steps_are_those_of_one_result_at_a_time(tmp_path, text, variant):
@@ -170,17 +186,7 @@ def test_each_sides_bound_counts_its_own_faces(tmp_path, monkeypatch):
     and blue's one die 1, so 10 joint results: above a limit of 5, though blue's one name would
     bound red's dice at one result."""
     monkeypatch.setattr(compile_module, "MAX_JOINT", 5)
-    text = (
-        SHIELDS.replace(
-            '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]',
-            '[dice.battle]\nfaces = ["hit", "shield", "special", "blank"]\n[dice.wall]\nfaces = ["shield"]',
-        )
-        .replace('blue = { battle = "min(blue, max_dice)" }', 'blue = { wall = "1" }')
-        .replace('red = "max(0, blue_hit + (blue_special if special_hits else 0) - red_shield)"', 'red = "1"')
-        .replace('blue = "max(0, red_hit + (red_special if special_hits else 0) - blue_shield)"',
-                 'blue = "max(0, red_hit - blue_shield)"')
-    )
-    compiled = load_compiled(write(tmp_path, text, "walls.toml"))
+    compiled = load_compiled(write(tmp_path, WALLS, "walls.toml"))
     q, rules = compiled.game.question(), compiled.game.rules()
     assert q.exact(rules, q.setup({"red": 1, "blue": 1})) is not None  # 4 x 1 joint results
     assert "has up to 10 results of both sides' dice" in q.why_no_exact(rules, q.setup({"red": 2, "blue": 1}))
