@@ -41,7 +41,7 @@ from montecarlo.validate import whole
 
 SAMPLER_MAX_STATES = 20_000  # above this many states the byte-table sampler's table gets too big
 DECISIVE, TIE = ("round", "decisive"), ("round", "tie")  # a round that changed the state, or not
-MAX_JOINT = 250_000  # results of both sides' dice listed for one round of a counted battle, at most
+MAX_JOINT = 250_000  # results of both sides' dice listed for one round (count, pairs), at most
 MAX_DICE = 1_000  # dice of one kind a side rolls in a round, at most (the vector kernel holds them all)
 _WHOLE = re.compile(r"\s*[+-]?[0-9]+\s*")  # a whole number as text: one sign at most, ASCII digits
 
@@ -227,6 +227,9 @@ class CompiledGame:
                         "round.pairs", f"gives {k!r} in state {self._show(env)}; pairs must be >= 0"
                     )
                 k = int(min(k, *sizes.values()))
+            joint = rounds.top_bound(pool_a, k) * rounds.top_bound(pool_d, k)
+            if joint > MAX_JOINT:  # the pairs are compared one joint result at a time
+                raise self._too_large_group(pools, env) or self._too_many_joint(joint, env)
             table = rounds.pair_outcomes(pool_a, pool_d, k, ties, d.sides)
         return [(p, {**sizes, f"{a}_lost": la, f"{b}_lost": lb, "tied": t}) for p, la, lb, t in table]
 
@@ -322,12 +325,7 @@ class CompiledGame:
         pool_a, pool_d = self._pools(env, faces)
         joint = rounds.count_bound(pool_a, d.symbols[0]) * rounds.count_bound(pool_d, d.symbols[1])
         if joint > MAX_JOINT:
-            at = self._show(env)
-            raise ChainTooLarge(
-                f"a round at {at} has up to {joint:,} joint results",
-                f"a round of the battle at {at} has up to {joint:,} results of both sides' dice, more "
-                f"than the exact solver lists in a round (at most {MAX_JOINT:,})",
-            )
+            raise self._too_many_joint(joint, env)
         (counts_a, p_a), (counts_d, p_d) = (rounds.count_table(pool_a, d.symbols[0]),
                                             rounds.count_table(pool_d, d.symbols[1]))
         shape = (len(p_a), len(p_d))
@@ -354,6 +352,16 @@ class CompiledGame:
         sums = np.bincount(where.ravel(), weights=np.outer(p_a, p_d).ravel(), minlength=len(found))
         order = np.argsort(first, kind="stable")
         return {tuple(int(c[first[i]]) for c in flat): float(sums[i]) for i in order}
+
+    def _too_many_joint(self, joint: int, env: Mapping[str, Any]) -> ChainTooLarge:
+        """A round of more than MAX_JOINT joint results: the chain is too large for the exact
+        solver, and the battle is simulated round by round, with a note saying why."""
+        at = self._show(env)
+        return ChainTooLarge(
+            f"a round at {at} has up to {joint:,} joint results",
+            f"a round of the battle at {at} has up to {joint:,} results of both sides' dice, more "
+            f"than the exact solver lists in a round (at most {MAX_JOINT:,})",
+        )
 
     def _counted_outcomes(self, env: Mapping[str, Any], table_a: tuple, table_d: tuple,
                           sizes: Mapping[str, Any]):

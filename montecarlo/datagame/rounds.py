@@ -77,6 +77,17 @@ def top_values(pool: Pool, keep: int) -> tuple[tuple[tuple[int, ...], float], ..
     return tuple(dist.items())
 
 
+def top_bound(pool: Pool, keep: int) -> int:
+    """An upper bound on the results :func:`top_values` lists for ``pool`` and ``keep``, without
+    enumerating: the multisets of ``keep`` of the pool's distinct values, and at most the
+    multisets of each kind of die multiplied (exact for one kind of die)."""
+    groups = [(len(set(faces)), count) for faces, count in pool if count > 0]
+    keep = min(keep, sum(count for _, count in groups))
+    values = len({v for faces, count in pool if count > 0 for v in faces})
+    kinds = math.prod(math.comb(f + n - 1, n) for f, n in groups)
+    return min(kinds, math.comb(max(values, 1) + keep - 1, keep))
+
+
 @functools.lru_cache(maxsize=4096)
 def highest(pool: Pool) -> tuple[tuple[int, float], ...]:
     """Distribution of the highest die of a numeric pool (``EMPTY`` when it has no dice).
