@@ -211,6 +211,11 @@ def test_top_bound_is_exact_for_one_kind_of_die(faces, n, keep):
 
 def test_top_bound_bounds_mixed_pools():
     d6, d8 = tuple(range(1, 7)), tuple(range(1, 9))
+    for pool, keep, exact in [
+        ((((1, 2), 1), ((3, 4), 1)), 2, 4),  # two dice of values apart: 2 x 2, not C(4 + 1, 2)
+        (((d6, 2), (d6, 2), (d8, 0)), 2, 21),  # the two highest of 4 d6: no d8 is rolled
+    ]:
+        assert rounds.top_bound(pool, keep) == len(rounds.top_values(pool, keep)) == exact
     for n, m, keep in itertools.product(range(3), range(3), range(1, 5)):
         pool = ((d6, n), (d8, m))
         assert len(rounds.top_values(pool, keep)) <= rounds.top_bound(pool, keep)
