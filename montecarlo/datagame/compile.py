@@ -42,6 +42,7 @@ from montecarlo.validate import whole
 SAMPLER_MAX_STATES = 20_000  # above this many states the byte-table sampler's table gets too big
 DECISIVE, TIE = ("round", "decisive"), ("round", "tie")  # a round that changed the state, or not
 MAX_JOINT = 250_000  # results of both sides' dice listed for one round (count, pairs), at most
+MAX_COMBINED = 1_000_000  # steps combining a side's kinds of dice in a counted round, at most
 MAX_DICE = 1_000  # dice of one kind a side rolls in a round, at most (the vector kernel holds them all)
 _WHOLE = re.compile(r"\s*[+-]?[0-9]+\s*")  # a whole number as text: one sign at most, ASCII digits
 
@@ -326,6 +327,14 @@ class CompiledGame:
         joint = rounds.count_bound(pool_a, d.symbols[0]) * rounds.count_bound(pool_d, d.symbols[1])
         if joint > MAX_JOINT:
             raise self._too_many_joint(joint, env)
+        work = max(rounds.count_work(pool_a, d.symbols[0]), rounds.count_work(pool_d, d.symbols[1]))
+        if work > MAX_COMBINED:
+            at = self._show(env)
+            raise ChainTooLarge(
+                f"a round at {at} takes up to {work:,} steps to combine a side's kinds of dice",
+                f"a round of the battle at {at} takes up to {work:,} steps to combine a side's kinds of "
+                f"dice, more than the exact solver takes (at most {MAX_COMBINED:,})",
+            )
         (counts_a, p_a), (counts_d, p_d) = (rounds.count_table(pool_a, d.symbols[0]),
                                             rounds.count_table(pool_d, d.symbols[1]))
         shape = (len(p_a), len(p_d))

@@ -191,6 +191,23 @@ def count_bound(pool: Pool, symbols: tuple[str, ...]) -> int:
     return min(kinds, math.comb(max(len(symbols), 1) + dice - 1, dice))
 
 
+def count_work(pool: Pool, symbols: tuple[str, ...]) -> int:
+    """An upper bound on the steps :func:`symbol_counts` takes to combine the pool's kinds of dice:
+    each kind's results times those of the kinds before it (one kind of die: none)."""
+    work, before, dice = 0, 0, 0  # before: a bound on the results of the kinds combined so far
+    for faces, count in pool:
+        if count == 0:
+            continue
+        kind = math.comb(len(set(faces)) + count - 1, count)
+        dice += count
+        if before:
+            work += before * kind
+            before = min(before * kind, math.comb(max(len(symbols), 1) + dice - 1, dice))
+        else:
+            before = kind
+    return work
+
+
 @functools.lru_cache(maxsize=256)
 def count_table(pool: Pool, symbols: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`symbol_counts` as arrays, in its order: ``(counts, p)``, one row of ``counts`` (a

@@ -266,3 +266,45 @@ value = "blue == 0"
     exact = load_compiled(write(tmp_path, text, "pairs-exact.toml")).game.question().exact(rules, setup)
     p = exact["red_win"]
     assert abs(out.mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / out.size)
+
+
+def test_count_work_bounds_the_steps_that_combine_kinds_of_dice():
+    """Combining kinds of dice takes, for each kind after the first, the results so far times the
+    kind's own; count_work bounds that without enumerating (one kind: nothing to combine)."""
+    hit, sword, wall = ("hit", "hit", "shield", "blank"), ("hit", "special"), ("shield", "blank", "wall")
+    symbols = ("hit", "shield", "blank", "special", "wall")
+    assert rounds.count_work(((hit, 9),), symbols) == 0
+    for n, m, k in itertools.product(range(4), range(4), range(3)):
+        pool = ((hit, n), (sword, m), (wall, k))
+        steps, so_far = 0, None
+        for faces, count in pool:
+            if count:
+                kind = len(rounds.symbol_counts(((faces, count),), symbols))
+                if so_far is not None:
+                    steps += so_far * kind
+                so_far = len(rounds.symbol_counts(pool[: pool.index((faces, count)) + 1], symbols))
+        assert steps <= rounds.count_work(pool, symbols), pool
+    assert rounds.count_work(((hit, 2), (sword, 3)), symbols) == math.comb(4, 2) * math.comb(4, 3)
+
+
+def test_a_side_whose_kinds_of_dice_take_too_long_to_combine_is_simulated(tmp_path, monkeypatch):
+    """Three kinds of dice for each red unit (3 red: 20 x 4 steps, then 80 x 10): over a limit of
+    100 steps to combine them, the battle is simulated, and the note says why."""
+    monkeypatch.setattr(compile_module, "MAX_COMBINED", 100)
+    text = SHIELDS.replace(
+        '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]',
+        '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]\n'
+        '[dice.sword]\nfaces = ["hit", "blank"]\n[dice.guard]\nfaces = ["shield", "special", "blank"]',
+    ).replace(
+        'red = { battle = "min(red, max_dice)" }', 'red = { battle = "red", sword = "red", guard = "red" }'
+    )
+    compiled = load_compiled(write(tmp_path, text, "kinds.toml"))
+    q, rules = compiled.game.question(), compiled.game.rules()
+    assert q.exact(rules, q.setup({"red": 1, "blue": 1})) is not None  # 4 x 2 + 8 x 3 = 32 steps
+    setup = q.setup({"red": 3, "blue": 1})
+    assert q.exact(rules, setup) is None
+    said = q.why_no_exact(rules, setup)
+    assert "at (red=3, blue=1) takes up to 880 steps to combine a side's kinds of dice" in said
+    with pytest.raises(ChainTooLarge, match=r"^a round at \(red=3, blue=1\) takes up to 880 steps to"):
+        compiled._transitions(rules, compiled.State(3, 1))
+    assert q.simulate(rules, setup, 1_000, np.random.default_rng(1))["red_win"].size == 1_000
