@@ -285,23 +285,30 @@ def test_count_work_bounds_the_steps_that_combine_kinds_of_dice():
                 so_far = len(rounds.symbol_counts(pool[: pool.index((faces, count)) + 1], symbols))
         assert steps <= rounds.count_work(pool, symbols), pool
     assert rounds.count_work(((hit, 2), (sword, 3)), symbols) == math.comb(4, 2) * math.comb(4, 3)
+    coin = ("a", "b")  # three kinds of the same two names: 4 x 4, then 7 results (0..6 a's) x 4
+    assert rounds.count_work(((coin, 3), (coin[::-1], 3), (coin, 3)), coin) == 4 * 4 + 7 * 4
 
 
 def test_a_side_whose_kinds_of_dice_take_too_long_to_combine_is_simulated(tmp_path, monkeypatch):
     """Three kinds of dice for each red unit (3 red: 20 x 4 steps, then 80 x 10): over a limit of
-    100 steps to combine them, the battle is simulated, and the note says why."""
-    monkeypatch.setattr(compile_module, "MAX_COMBINED", 100)
-    text = SHIELDS.replace(
-        '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]',
-        '[dice.battle]\nfaces = ["hit", "hit", "shield", "shield", "special", "blank"]\n'
+    100 steps to combine them, the battle is simulated, and the note says why. Blue rolls two
+    kinds of its own names (2 steps); each side's work is bounded with its own names."""
+    text = WALLS.replace(
+        '[dice.wall]\nfaces = ["shield"]',
+        '[dice.wall]\nfaces = ["shield"]\n[dice.ward]\nfaces = ["shield", "blank"]\n'
         '[dice.sword]\nfaces = ["hit", "blank"]\n[dice.guard]\nfaces = ["shield", "special", "blank"]',
-    ).replace(
+    ).replace('blue = { wall = "1" }', 'blue = { wall = "1", ward = "1" }').replace(
         'red = { battle = "min(red, max_dice)" }', 'red = { battle = "red", sword = "red", guard = "red" }'
     )
     compiled = load_compiled(write(tmp_path, text, "kinds.toml"))
     q, rules = compiled.game.question(), compiled.game.rules()
-    assert q.exact(rules, q.setup({"red": 1, "blue": 1})) is not None  # 4 x 2 + 8 x 3 = 32 steps
     setup = q.setup({"red": 3, "blue": 1})
+    monkeypatch.setattr(compile_module, "MAX_COMBINED", 880)
+    assert q.exact(rules, setup) is not None  # at the limit
+    monkeypatch.setattr(compile_module, "MAX_COMBINED", 879)
+    compiled = load_compiled(write(tmp_path, text, "kinds-879.toml"))
+    q, rules = compiled.game.question(), compiled.game.rules()
+    assert q.exact(rules, q.setup({"red": 1, "blue": 1})) is not None  # 4 x 2 + 8 x 3 = 32 steps
     assert q.exact(rules, setup) is None
     said = q.why_no_exact(rules, setup)
     assert "at (red=3, blue=1) takes up to 880 steps to combine a side's kinds of dice" in said
