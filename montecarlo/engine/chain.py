@@ -70,6 +70,7 @@ from montecarlo.errors import MonteCarloError
 
 State = Hashable
 S = TypeVar("S", bound=Hashable)  # a chain's state type (its rule's argument)
+T = TypeVar("T")
 Step = tuple[float, S, tuple[str, ...]]  # generic alias: Step[S]; a bare Step is Step[Any]
 
 SCALE_BITS = 24  # step probabilities are quantised to multiples of 2**-24
@@ -351,11 +352,16 @@ class Chain(Generic[S]):
         else a start's size, and whether it has exact values, would depend on what the process
         walked before, and so on the number of worker processes (found by review).
         """
+        return self._afresh(lambda: len(self.states(start)))
+
+    def _afresh(self, work: Callable[[], T]) -> T:
+        """``work()``; if the memo of steps fills up (with earlier starts' states, maybe), the
+        memo forgotten and ``work()`` once more: its answer then depends on the start alone."""
         try:
-            return len(self.states(start))
+            return work()
         except _MemoFull:
             self.forget()
-        return len(self.states(start))
+        return work()
 
     # --- exact values -------------------------------------------------------------------------
 
@@ -572,11 +578,7 @@ class Chain(Generic[S]):
             if arm is not None and arm[1][0] < len(arm[0]):  # a later arm: as the first one chose
                 walking = arm[0][arm[1][0]]
             else:
-                try:
-                    walking = self._walk_pays(start, n)
-                except _MemoFull:  # the memo of earlier starts filled the limit: once more from scratch
-                    self.forget()
-                    walking = self._walk_pays(start, n)
+                walking = self._afresh(lambda: self._walk_pays(start, n))
                 if arm is not None:
                     arm[0].append(walking)
             if arm is not None:
@@ -589,12 +591,7 @@ class Chain(Generic[S]):
                 return self._walk(start, n, rng)
             if len(self._tables) >= 64:
                 self._tables.pop(next(iter(self._tables)))
-            try:
-                k = self._compile(start)
-            except _MemoFull:  # the memo of earlier starts filled the limit: once more from scratch
-                self.forget()
-                k = self._compile(start)
-            self._tables[start] = k
+            k = self._tables[start] = self._afresh(lambda: self._compile(start))
         table, done, bits = k.table, k.done, rng.bit_generator
         state = np.zeros(n, dtype=table.dtype)  # every trial at the start state (code 0)
         loops = np.zeros(n, dtype=table.dtype) if k.loop_counters else None
@@ -667,12 +664,7 @@ class Chain(Generic[S]):
         alone). Counted from the steps' scaled boundaries without building the rows, memoised."""
         got = self._table_rows.get(start)
         if got is None:
-            try:
-                got = self._rows_of_table(start)
-            except _MemoFull:  # the memo of earlier starts filled the limit: once more from scratch
-                self.forget()
-                got = self._rows_of_table(start)
-            self._table_rows[start] = got
+            got = self._table_rows[start] = self._afresh(lambda: self._rows_of_table(start))
         return got <= TABLE_MOST_ROWS
 
     def _rows_of_table(self, start: S) -> int:
