@@ -7,8 +7,9 @@
   :class:`montecarlo.engine.chain_question.ChainQuestion`: the state is the file's ``[state]``;
   one step is one round, whose outcome distribution is enumerated once per pair of pools
   (:mod:`montecarlo.datagame.rounds`) and looked up.
-- When the chain is too large for the exact solver (more than ``exact_max_states`` states, or a
-  counted round of more than ``MAX_JOINT`` joint results) the exact values are ``None`` and the
+- When the chain is too large for the exact solver (more than ``exact_max_states`` states, a
+  round of more than ``MAX_JOINT`` joint results to list or pair, or a counted round whose kinds
+  of dice take more than ``MAX_COMBINED`` steps to combine) the exact values are ``None`` and the
   battle is simulated round by round on numpy arrays (:meth:`CompiledGame.simulate_direct`, also
   used above ``SAMPLER_MAX_STATES`` states or a sampler's table of too many rows); the question's
   ``why_no_exact`` says so.
@@ -315,8 +316,9 @@ class CompiledGame:
     def _counted_steps(self, env: Mapping[str, Any], state: Any, faces) -> dict[tuple, float]:
         """``{next state: p}`` for compare = "count", every joint result of both pools at once on
         arrays: the attacker's results down, the defender's across (the order, and so the sums,
-        of one result at a time). A round of more than MAX_JOINT joint results makes the chain too
-        large for the exact solver (:class:`ChainTooLarge`): such a battle is simulated.
+        of one result at a time). A round of more than MAX_JOINT joint results, or whose kinds of
+        dice take more than MAX_COMBINED steps to combine, makes the chain too large for the exact
+        solver (:class:`ChainTooLarge`): such a battle is simulated.
 
         Arrays work out both branches of ``a if c else b`` (and every part of ``and``, ``or``): a
         value too large in a part not taken stops them, so such a round is listed one result at a
