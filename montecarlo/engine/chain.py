@@ -741,7 +741,14 @@ class Chain(Generic[S]):
 
         Why: the compiled table costs work for every state the start can reach, which a grid of
         many setups at a few trials each pays at every setup (see :meth:`_walk_pays`).
+
+        First the expected steps are worked out (memoised): they check that every state the start
+        reaches can end (else a trial would walk for ever), and leave those states in the memo,
+        so the walk cannot fill it. A later arm walking as arm 0 chose, or a start whose table is
+        too large, comes here without :meth:`_walk_pays` (a review found the first one walking
+        for ever under a variant whose battles cannot end).
         """
+        self._afresh(lambda: self._mean_steps(start))
         rows: dict[Any, tuple[list[float], list[Any], list[tuple[tuple[int, float], ...]], list[bool]]] = {}
         states: list[Any] = [start] * n
         counted = {position: [0.0] * n for position in self._counter_at}

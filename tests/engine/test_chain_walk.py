@@ -18,6 +18,7 @@ import pytest
 from montecarlo.engine import chain as chain_module
 from montecarlo.engine.chain import Chain, ChainTooLarge
 from montecarlo.engine.metrics import Metric
+from montecarlo.errors import MonteCarloError
 from tests.engine.test_chain import Duel, countdown, many_tag_sets, random_case, walk
 
 Z = 4.5
@@ -404,3 +405,55 @@ def test_each_call_of_a_later_arm_follows_the_first_arms_call_of_the_same_rank(m
     second = steps((coin, 0, "steps"), (duel, Duel(60, 60), "rounds"), (coin, 0, "steps"))
     runner.run_chunk((first, second), (Metric("steps", "mean", ""),), 40, 7, 0)
     assert walked == [Duel(60, 60), Duel(50, 50), 0, 0] and compiled == [0, Duel(60, 60)]
+
+
+def loops_for_ever() -> Chain:
+    """Half the trials reach a two-state loop that never ends: no walk may start."""
+
+    def step(s):
+        return {"start": [(0.5, "A", ("step",)), (0.5, "end", ("step",))], "A": [(1.0, "B", ("step",))],
+                "B": [(1.0, "A", ("step",))]}.get(s, [])
+
+    return Chain(step, lambda s: {}, (Metric("steps", "mean", ""),), {"steps": "step"})
+
+
+@pytest.fixture
+def give_up_after_20_s():
+    """A walk that never ends fails the test instead of hanging it."""
+    import signal
+
+    def stop(*_):
+        raise TimeoutError("the walk did not end")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_later_arm_told_to_walk_still_refuses_a_chain_that_cannot_end(give_up_after_20_s):
+    """Arm 0 walked, so arm 1 walks without choosing: it still checks that its chain can end (a
+    review found `report` walking for ever under a variant whose battles cannot end)."""
+    with chain_module.first_chunk(True), chain_module.one_arm([True]):
+        with pytest.raises(MonteCarloError, match="has no way to a final state"):
+            loops_for_ever().sample("start", 5, np.random.default_rng(1))
+
+
+def test_a_start_whose_table_is_too_large_still_refuses_a_chain_that_cannot_end(
+    monkeypatch, give_up_after_20_s
+):
+    monkeypatch.setattr(chain_module, "TABLE_MOST_ROWS", 0)
+    with chain_module.first_chunk(False), pytest.raises(MonteCarloError, match="has no way to a final state"):
+        loops_for_ever().sample("start", 5, np.random.default_rng(1))
+
+
+def test_a_later_arm_told_to_walk_forgets_a_memo_full_of_other_starts():
+    """Its walk must not fill the memo: the states of a start sized before leave room for 6 of
+    its own 19, which a walk would meet one by one (found by review)."""
+    chain = countdown(0.6, 0.0)
+    chain.max_states = 30
+    chain.size(Duel(4, 4))  # 24 states memoised
+    with chain_module.first_chunk(True), chain_module.one_arm([True]):
+        out = chain.sample(Duel(1, 9), 100, np.random.default_rng(1))
+    assert out["a_wins"].size == 100
