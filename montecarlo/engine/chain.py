@@ -380,13 +380,7 @@ class Chain(Generic[S]):
         got = self._values.get(start)
         if got is not None:
             return got
-        try:
-            return self._solve(start)
-        except ChainTooLarge:
-            if not self._steps:
-                raise
-        self.forget()  # the memo of earlier starts filled the limit: try once more from scratch
-        return self._solve(start)
+        return self._afresh(lambda: self._solve(start))
 
     def forget(self) -> None:
         """Drop every memoised step, value and compiled table."""
