@@ -369,7 +369,8 @@ class ChainQuestion(Generic[C, S]):
     def why_no_exact(self, rules: Any, setup: Any) -> str | None:
         """Why ``exact`` gives no value for this setup ("exact value unavailable because ..."); None
         when it gives one."""
-        best = self.asks_best(self.context_of(rules, setup))
+        context = self.context_of(rules, setup)
+        best = self.asks_best(context)
         bound = self._bound(rules, setup)
         if bound is not None:
             if bound <= self.max_states:
@@ -379,8 +380,7 @@ class ChainQuestion(Generic[C, S]):
                 f"too large for the exact solver (at most {self.max_states:,})"
             )
         elif self.size(rules, setup) is None:
-            context, start = self.context_of(rules, setup), self.start(rules, setup)
-            said = (self._solutions if best else self._sizes).get((context, start))
+            said = (self._solutions if best else self._sizes).get((context, self.start(rules, setup)))
             if not isinstance(said, str):
                 said = f"{self.name} has more than {self.max_states:,} states"
             why = f"exact value unavailable because {said}"
