@@ -240,8 +240,8 @@ def test_a_worker_getting_ready_signs_in_and_waits_for_the_others(monkeypatch, t
     other = tmp_path / "other"
     other.mkdir()
     later = threading.Timer(0.1, lambda: (other / "67890").touch())
+    started = time.monotonic()  # before the timer starts: a busy machine may delay this thread
     later.start()
-    started = time.monotonic()
     runner._ready((), str(other), 2)  # the other signs in a moment later
     assert 0.1 <= time.monotonic() - started < 5
     started = time.monotonic()
