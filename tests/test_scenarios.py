@@ -1193,16 +1193,19 @@ def test_workers_started_early_import_the_scenario_s_game_and_bad_jobs_are_refus
             scenario_workers(sc, jobs)
 
 
-def test_every_grid_point_under_every_variant_is_checked_before_any_trial():
+def test_every_grid_point_under_every_variant_is_checked_before_any_trial(tmp_path):
     """A variant whose pools a battle file cannot roll at one grid point failed after 16-33 s of
     the grid's run, when the run reached that point; it is now refused while the file is read."""
+    risk = (ROOT / "scenarios" / "games" / "risk.toml").read_text()
+    battle = tmp_path / "risk.toml"  # attacking armies up to 2,000, each rolling up to attack_dice
+    battle.write_text(risk.replace("max = 100", "max = 2000"))
     data = {
-        "game": str(ROOT / "scenarios" / "games" / "risk.toml"), "seed": 1, "trials": 3_000_000,
-        "metrics": ["attacker_win"], "grid": {"attackers": [2, 3, 50], "defenders": [1, 2]},
-        "variants": {"official": {}, "many": {"overrides": {"attack_dice": 50}}},
+        "game": str(battle), "seed": 1, "trials": 3_000_000,
+        "metrics": ["attacker_win"], "grid": {"attackers": [2, 3, 1500], "defenders": [1, 2]},
+        "variants": {"official": {}, "many": {"overrides": {"attack_dice": 1500}}},
     }
-    said = (r"^late.toml: variants.many, grid point attackers=50, defenders=1: "
-            r".*risk.toml: under the rules attack_dice=50 .*too many to enumerate")
+    said = (r"^late.toml: variants.many, grid point attackers=1500, defenders=1: "
+            r".*risk.toml: under the rules attack_dice=1500 .*gives 1,500 dice .* at most 1,000 dice")
     with pytest.raises(ScenarioError, match=said):
         parse_scenario(data, source="late.toml")
     parse_scenario({**data, "grid": {"attackers": [2, 3], "defenders": [1, 2]}}, source="fine.toml")
@@ -1221,14 +1224,14 @@ def test_a_point_the_scenarios_own_rules_cannot_play_is_named_without_a_variant(
     it blamed a variant for a point that the rules without it cannot play either."""
     risk = (ROOT / "scenarios" / "games" / "risk.toml").read_text()
     battle = tmp_path / "many.toml"
-    battle.write_text(risk.replace('d6 = "min(attack_dice, attackers)"', 'd6 = "attackers"'))
+    battle.write_text(risk.replace('d6 = "min(attack_dice, attackers)"', 'd6 = "attackers * 25"'))
     data = {"game": str(battle), "seed": 1, "metrics": ["attacker_win"],
             "grid": {"attackers": [3, 45], "defenders": [1]}}
-    said = r"^s.toml: grid point attackers=45, defenders=1: .*many.toml: round.roll.attacker.d6: gives 45"
+    said = r"^s.toml: grid point attackers=45, defenders=1: .*many.toml: round.roll.attacker.d6: gives 1,125"
     with pytest.raises(ScenarioError, match=said):
         parse_scenario(data, source="s.toml")
     alone = {**data, "grid": {}, "setup": {"attackers": 45, "defenders": 1}}
-    with pytest.raises(ScenarioError, match=r"^s.toml: setup: .*many.toml: round.roll.attacker.d6: gives 45"):
+    with pytest.raises(ScenarioError, match=r"^s.toml: setup: .*many.toml: round.roll.attacker.d6: gives 1,"):
         parse_scenario(alone, source="s.toml")  # no grid: the setup is named
     ties = {**data, "variants": {"ties": {"overrides": {"ties": "attacker"}}}}
     with pytest.raises(ScenarioError, match=r"^s.toml: grid point attackers=45, defenders=1: .*under the"):

@@ -24,7 +24,6 @@ import collections
 import dataclasses
 import functools
 import hashlib
-import math
 import re
 from typing import Any, Callable, Mapping
 
@@ -184,39 +183,10 @@ class CompiledGame:
             )
         return int(n)
 
-    def _too_many_outcomes(self, exc: rounds.PoolTooLarge, pools: tuple, env: Mapping[str, Any]) -> Exception:
-        """The pool group that cannot be enumerated exactly, as a one-line error naming its key in
-        round.roll (the first group of that size: the pools are enumerated in order)."""
-        return self._too_large_group(pools, env) or self.d.error(
-            "round.roll", f"{exc} (at most {rounds.MAX_OUTCOMES:,} outcomes a kind of die)"
-        )
-
-    def _too_large_group(self, pools: tuple, env: Mapping[str, Any]) -> Exception | None:
-        """The error of the first pool group too large to enumerate exactly, or None."""
-        for side, groups, pool in zip(self.d.sides, self.d.roll, pools):
-            for (die, _), (faces, n) in zip(groups, pool):
-                if math.comb(len(set(faces)) + n - 1, n) > rounds.MAX_OUTCOMES:
-                    return self.d.error(
-                        f"round.roll.{side}.{die}",
-                        f"gives {n} dice of {len(set(faces))} faces in state {self._show(env)}, too many "
-                        f"to enumerate exactly (at most {rounds.MAX_OUTCOMES:,} outcomes a kind of die); "
-                        f"roll fewer dice, or give dice.{die} fewer faces",
-                    )
-        return None
-
     def outcomes(self, env: Mapping[str, Any], faces, ties: str) -> list[tuple[float, dict[str, Any]]]:
         """Every outcome of one round from the state in ``env``: (probability, round quantities)."""
-        pools = self._pools(env, faces)
-        try:
-            return self._outcomes(env, pools, ties)
-        except rounds.PoolTooLarge as exc:
-            raise self._too_many_outcomes(exc, pools, env) from None
-
-    def _outcomes(
-        self, env: Mapping[str, Any], pools: tuple, ties: str
-    ) -> list[tuple[float, dict[str, Any]]]:
         d, (a, b) = self.d, self.d.sides
-        pool_a, pool_d = pools
+        pool_a, pool_d = self._pools(env, faces)
         sizes = {f"{a}_dice": sum(n for _, n in pool_a), f"{b}_dice": sum(n for _, n in pool_d)}
         if d.compare == "highest":
             table = rounds.highest_outcomes(pool_a, pool_d, ties, d.sides)
@@ -231,7 +201,10 @@ class CompiledGame:
                 k = int(min(k, *sizes.values()))
             joint = rounds.top_bound(pool_a, k) * rounds.top_bound(pool_d, k)
             if joint > MAX_JOINT:  # the pairs are compared one joint result at a time
-                raise self._too_large_group(pools, env) or self._too_many_joint(joint, env)
+                raise self._too_many_joint(joint, env)
+            work = max(rounds.top_work(pool_a, k), rounds.top_work(pool_d, k))
+            if work > MAX_COMBINED:
+                raise self._too_much_work(work, env)
             table = rounds.pair_outcomes(pool_a, pool_d, k, ties, d.sides)
         return [(p, {**sizes, f"{a}_lost": la, f"{b}_lost": lb, "tied": t}) for p, la, lb, t in table]
 
@@ -253,19 +226,15 @@ class CompiledGame:
 
     def check_setup(self, rules: Any, setup: Any) -> None:
         """The first round of ``setup`` under ``rules``, before any trial (a grid checks every
-        point under every variant): a pool size out of range or too large to enumerate is one line
-        then, where a run met it only once it reached that point. Later rounds are checked as the
-        chain or the round-by-round kernel reaches them."""
+        point under every variant): a pool size out of range is one line then, where a run met it
+        only once it reached that point. Later rounds are checked as the chain or the
+        round-by-round kernel reaches them."""
         rules_env, faces, _ = self._rules_env(rules)
         env = {**rules_env, **dict(zip(self.fields, self.start(rules, setup)))}
         if self.d.end(env):
             return
         try:
-            pools = self._pools(env, faces)
-            too_large = self._too_large_group(pools, env) if self.d.compare == "pairs" else None
-            if too_large is not None:  # (the highest die needs no enumeration; a counted round too
-                # many results to list is simulated: ChainTooLarge from _counted_steps)
-                raise too_large
+            self._pools(env, faces)  # (a round too large to solve exactly is simulated: ChainTooLarge)
         except DefinitionError as exc:
             raise self._under_rules(exc, rules) from None
 
@@ -331,12 +300,7 @@ class CompiledGame:
             raise self._too_many_joint(joint, env)
         work = max(rounds.count_work(pool_a, d.symbols[0]), rounds.count_work(pool_d, d.symbols[1]))
         if work > MAX_COMBINED:
-            at = self._show(env)
-            raise ChainTooLarge(
-                f"a round at {at} takes up to {work:,} steps to combine a side's kinds of dice",
-                f"a round of the battle at {at} takes up to {work:,} steps to combine a side's kinds of "
-                f"dice, more than the exact solver takes (at most {MAX_COMBINED:,})",
-            )
+            raise self._too_much_work(work, env)
         (counts_a, p_a), (counts_d, p_d) = (rounds.count_table(pool_a, d.symbols[0]),
                                             rounds.count_table(pool_d, d.symbols[1]))
         shape = (len(p_a), len(p_d))
@@ -374,6 +338,16 @@ class CompiledGame:
             f"than the exact solver lists in a round (at most {MAX_JOINT:,})",
         )
 
+    def _too_much_work(self, work: int, env: Mapping[str, Any]) -> ChainTooLarge:
+        """A round whose kinds of dice take more than MAX_COMBINED steps to combine: the chain is
+        too large for the exact solver, and the battle is simulated, with a note saying why."""
+        at = self._show(env)
+        return ChainTooLarge(
+            f"a round at {at} takes up to {work:,} steps to combine a side's kinds of dice",
+            f"a round of the battle at {at} takes up to {work:,} steps to combine a side's kinds of "
+            f"dice, more than the exact solver takes (at most {MAX_COMBINED:,})",
+        )
+
     def _counted_outcomes(self, env: Mapping[str, Any], table_a: tuple, table_d: tuple,
                           sizes: Mapping[str, Any]):
         """A counted round's outcomes one at a time, ``(p, round quantities)``, by the plain
@@ -400,8 +374,7 @@ class CompiledGame:
         return out
 
     def _explain(self, exc: MonteCarloError, rules: Any) -> Exception:
-        """A battle that cannot end as one line (a pool too large to enumerate is named by
-        :meth:`outcomes` itself): under rules of the user's own (a variant, ``--rule``,
+        """A battle that cannot end as one line: under rules of the user's own (a variant, ``--rule``,
         ``montecarlo.odds(rules=...)``) those rules, else the file's definition."""
         changed = self._changed(rules)
         if changed:

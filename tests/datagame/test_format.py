@@ -731,42 +731,52 @@ def test_a_setup_missing_a_field_names_it_its_range_and_an_example():
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "key", "dice", "faces", "state"),
+    ("old", "new", "state", "solved"),
     [
-        ("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 10000", "round.roll.attacker.d6", 3, 10000, (3, 2)),
-        (  # both sides roll every army: the attacker's pool is enumerated (and refused) first
-            '{ d6 = "min(defend_dice, defenders)" }', '{ d6 = "defenders" }', "round.roll.attacker.d6", 60, 6,
-            (60, 60),
+        ("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 10000", (3, 2), False),  # 50,005,000 results a side
+        (  # both sides pair every army: C(65, 60) = 8,259,888 sorted results a side
+            '{ d6 = "min(defend_dice, defenders)" }', '{ d6 = "defenders" }', (60, 60), False,
         ),
-        (  # only the defender's pool is too large, the attacker's is not: the defender's key
-            '{ d6 = "min(defend_dice, defenders)" }', '{ d6 = "defenders" }', "round.roll.defender.d6", 45, 6,
-            (3, 45),
+        (  # the defender's 45 d6 (2,118,760 multisets, once refused): their 3 highest are 56 results
+            '{ d6 = "min(defend_dice, defenders)" }', '{ d6 = "defenders" }', (3, 45), True,
         ),
-        (  # a side rolling two kinds of dice: the kind that is too many
-            '{ d6 = "min(defend_dice, defenders)" }', '{ coin = "1", d6 = "defenders" }',
-            "round.roll.defender.d6", 50, 6, (3, 50),
+        (  # a side rolling two kinds of dice: 1 coin and 49 d6, their 3 highest
+            '{ d6 = "min(defend_dice, defenders)" }', '{ coin = "1", d6 = "defenders - 1" }', (3, 50), True,
+        ),
+        (  # 1,000 coins and 3 d6 against 45 d6 (refused before, naming the 45 d6), 3 pairs
+            '{ d6 = "min(defend_dice, defenders)" }', '{ d6 = "defenders" }', (3, 45), "coins",
         ),
     ],
 )
-def test_a_pool_too_large_to_enumerate_names_its_key_in_the_round_and_the_fixes(
-    old, new, key, dice, faces, state
-):
-    """The cause is how many dice a side rolls (the round.roll key) as much as the die's faces."""
+def test_a_pool_of_many_dice_is_solved_from_its_highest_dice_or_simulated(old, new, state, solved):
+    """A pool is not enumerated whole: only its highest dice, the pairs compared, are worked out.
+    Pools once refused as "too many to enumerate" are solved when their highest dice are few
+    results, and simulated round by round, with the note naming the round, when both sides'
+    sorted results are more than the exact solver lists; never an error."""
     text = bad(old, new).replace("[dice.d6]", "[dice.coin]\nfaces = 2\n\n[dice.d6]")
     if state == (60, 60):
         text = text.replace('{ d6 = "min(attack_dice, attackers)" }', '{ d6 = "attackers" }')
+    if solved == "coins":
+        text = text.replace('{ d6 = "min(attack_dice, attackers)" }',
+                            '{ coin = "1000", d6 = "min(attack_dice, attackers)" }')
+        text = text.replace('compare = "pairs"', 'compare = "pairs"\npairs = "min(attackers, defenders)"')
     compiled = compile_text(text, "big.toml")
-    q = compiled.game.question()
-    with pytest.raises(DefinitionError) as info:
-        q.exact(compiled.game.rules(), q.setup({"attackers": state[0], "defenders": state[1]}))
-    assert str(info.value) == (
-        f"big.toml: {key}: gives {dice} dice of {faces} faces in state (attackers={state[0]}, "
-        f"defenders={state[1]}), too many to enumerate exactly (at most 2,000,000 outcomes a kind of die); "
-        f"roll fewer dice, or give dice.d6 fewer faces"
-    )
-    assert q.example == {"attackers": 5, "defenders": 3}  # the file's examples
-    if faces == 6:  # 44 dice of 6 faces are 1,906,884 outcomes: the most enumerated
-        assert math.comb(6 + 44 - 1, 44) <= 2_000_000 < math.comb(6 + 45 - 1, 45)
+    q, rules = compiled.game.question(), compiled.game.rules()
+    setup = q.setup({"attackers": state[0], "defenders": state[1]})
+    q.check(rules, setup)  # nothing to refuse before the trials
+    exact = q.exact(rules, setup)
+    if solved:
+        assert exact is not None and q.why_no_exact(rules, setup) is None
+        assert exact["attacker_win"] < 1e-6  # 3 armies against 45 or 50 dice a round
+    else:
+        assert exact is None
+        said = q.why_no_exact(rules, setup)
+        assert said.startswith(f"exact value unavailable because a round of the battle at "
+                               f"(attackers={state[0]}, defenders={state[1]}) has up to")
+        assert "results of both sides' dice, more than the exact solver lists in a round" in said
+    out = q.simulate(rules, setup, 200, np.random.default_rng(1))
+    assert len(out["attacker_win"]) == 200
+    text = text.replace('\npairs = "min(attackers, defenders)"', "")
     highest = compile_text(text.replace('compare = "pairs"', 'compare = "highest"'), "highest.toml")
     hq = highest.game.question()  # the highest die needs no enumeration: any pool is exact
     assert hq.exact(highest.game.rules(), hq.setup({"attackers": state[0], "defenders": state[1]}))
@@ -1138,20 +1148,6 @@ def test_a_battle_past_max_rounds_is_an_error_naming_the_limit_in_both_kernels()
     assert compiled.simulate_direct(rules, one_roll, 100, np.random.default_rng(1))["rounds"].max() == 1
 
 
-def test_the_pool_named_is_the_one_too_large_not_an_earlier_one_that_is_not():
-    """1,000 two-faced coins are 1,001 outcomes (enumerated); 45 d6 of the defender are too many:
-    the key named is the defender's, never the coins that come first."""
-    coins = '{ coin = "1000", d6 = "min(attack_dice, attackers)" }'
-    text = bad('{ d6 = "min(attack_dice, attackers)" }', coins)
-    text = text.replace('{ d6 = "min(defend_dice, defenders)" }', '{ d6 = "defenders" }')
-    text = text.replace("[dice.d6]", "[dice.coin]\nfaces = 2\n\n[dice.d6]")
-    compiled = compile_text(text, "coins.toml")
-    q = compiled.game.question()
-    named = r"^coins\.toml: round\.roll\.defender\.d6: gives 45 dice of 6 faces"
-    with pytest.raises(DefinitionError, match=named):
-        q.exact(compiled.game.rules(), q.setup({"attackers": 3, "defenders": 45}))
-
-
 def test_a_scenario_read_as_a_battle_file_says_what_it_is():
     """The reader, not only the CLI: `mc.odds` on a scenario said "game: unknown key" too."""
     scenario = (ROOT / "scenarios" / "risk" / "house-rules.toml").read_text()
@@ -1209,9 +1205,10 @@ def test_a_variant_of_the_file_that_cannot_play_its_smallest_setup_is_refused_wh
     )
 
 
-def test_a_variant_too_large_for_large_setups_only_leaves_the_file_and_its_small_setups_alone():
-    """A variant of ten-faced dice cannot enumerate 20 dice a side, but plays 3 against 3: the file
-    loads, the small setup runs, and the large one is refused when it is asked for."""
+def test_a_variant_too_large_to_solve_for_large_setups_only_leaves_the_file_and_its_small_setups_alone():
+    """A variant of ten-faced dice pairing every die cannot be solved at 20 dice a side (once
+    refused as too many to enumerate), but is at 3 against 3: the file loads, the small setup is
+    solved, and the large one is simulated, with the note saying why."""
     text = (RISK.replace("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = \"die_faces\"")
             .replace("defend_dice = 2 ", "defend_dice = 2\ndie_faces = 6 ", 1)
             .replace("overrides = { defend_dice = 3 }", "overrides = { die_faces = 10 }", 1)
@@ -1219,21 +1216,22 @@ def test_a_variant_too_large_for_large_setups_only_leaves_the_file_and_its_small
             .replace('d6 = "min(defend_dice, defenders)"', 'd6 = "defenders"'))
     compiled = compile_text(text, "big.toml")
     q, game = compiled.game.question(), compiled.game
-    q.check(game.rules(["defender_three_dice"]), q.setup({"attackers": 3, "defenders": 3}))
-    with pytest.raises(InputError, match=r"^big.toml: under the rules die_faces=10 \(\[rules\] has 6\): "
-                                         r"round.roll.attacker.d6: gives 20 dice of 10 faces"):
-        q.check(game.rules(["defender_three_dice"]), q.setup({"attackers": 20, "defenders": 20}))
+    ten = game.rules(["defender_three_dice"])
+    assert q.exact(ten, q.setup({"attackers": 3, "defenders": 3})) is not None
+    large = q.setup({"attackers": 20, "defenders": 20})
+    q.check(ten, large)
+    assert q.exact(ten, large) is None
+    assert "a round of the battle at (attackers=20, defenders=20) has up to" in q.why_no_exact(ten, large)
 
 
-def test_the_check_enumerates_up_to_its_limit_and_never_for_the_highest_die():
-    """44 six-sided dice have 1,906,884 outcomes (within 2,000,000), 45 have 2,118,760; a battle of
-    the highest die enumerates none, so any pool passes."""
+def test_the_check_enumerates_no_pool_of_either_comparison():
+    """The check before the trials reads each pool's size, nothing more: 45 d6 (refused before,
+    2,118,760 multisets past a limit of 2,000,000) and 100 d6 pass, paired or the highest die."""
     text = RISK.replace('d6 = "min(attack_dice, attackers)"', 'd6 = "attackers"')
     compiled = compile_text(text, "many.toml")
     q, rules = compiled.game.question(), compiled.game.rules()
-    q.check(rules, q.setup({"attackers": 44, "defenders": 3}))
-    with pytest.raises(InputError, match=r"gives 45 dice of 6 faces in state \(attackers=45"):
-        q.check(rules, q.setup({"attackers": 45, "defenders": 3}))
+    for attackers in (44, 45, 100):
+        q.check(rules, q.setup({"attackers": attackers, "defenders": 3}))
     highest = compile_text(text.replace('compare = "pairs"', 'compare = "highest"'), "highest.toml")
     hq = highest.game.question()
     hq.check(highest.game.rules(), hq.setup({"attackers": 100, "defenders": 3}))
@@ -1242,18 +1240,18 @@ def test_the_check_enumerates_up_to_its_limit_and_never_for_the_highest_die():
 def test_rules_of_ones_own_that_cannot_play_a_setup_are_named_before_any_trial(monkeypatch):
     """A --rule, rules= or a scenario's variant was met only when a run reached the setup (after
     16-33 s of a grid) and named the file's key, which is right as written."""
-    compiled = compile_text(RISK, "risk.toml")
+    compiled = compile_text(RISK.replace("max = 100", "max = 2000"), "risk.toml")
     q = compiled.game.question()
-    setup = q.setup({"attackers": 50, "defenders": 1})
+    setup = q.setup({"attackers": 1500, "defenders": 1})
     q.check(compiled.game.rules(), setup)  # the file's own rules play it
-    many = compiled.game.rules(overrides={"attack_dice": 50})
-    with pytest.raises(InputError, match=r"^risk.toml: under the rules attack_dice=50 \(\[rules\] has 3\): "
-                                         r"round.roll.attacker.d6: gives 50 dice of 6 faces in state "
-                                         r"\(attackers=50, defenders=1\), too many to enumerate"):
+    many = compiled.game.rules(overrides={"attack_dice": 1500})
+    with pytest.raises(InputError, match=r"^risk.toml: under the rules attack_dice=1500 \(\[rules\] has 3\): "
+                                         r"round.roll.attacker.d6: gives 1,500 dice in state "
+                                         r"\(attackers=1500, defenders=1\); a side rolls at most 1,000"):
         q.check(many, setup)
-    q.check(many, q.setup({"attackers": 3, "defenders": 1}))  # 3 dice: within the enumeration
-    two = compiled.game.rules(overrides={"attack_dice": 50, "ties": "attacker"})
-    with pytest.raises(InputError, match=r"^risk.toml: under the rules attack_dice=50 \(\[rules\] has 3\), "
+    q.check(many, q.setup({"attackers": 3, "defenders": 1}))  # 3 dice: within the limit
+    two = compiled.game.rules(overrides={"attack_dice": 1500, "ties": "attacker"})
+    with pytest.raises(InputError, match=r"^risk.toml: under the rules attack_dice=1500 \(\[rules\] has 3\), "
                                          r"ties=attacker \(\[rules\] has defender\): round.roll"):
         q.check(two, setup)
     negative = compiled.game.rules(overrides={"defend_dice": -1})
