@@ -72,14 +72,12 @@ def top_of_one_kind(faces: tuple, count: int, keep: int) -> dict[tuple[int, ...]
     The values are taken from the highest down. An open result holds fewer than ``keep`` dice,
     all those at the values so far, with the weight ``count! / (c_1! ... c_j! r!) p_1^c_1 ...
     p_j^c_j`` (``r`` dice left, all below); it takes 0, 1, ... of them at the next value, and once
-    ``keep`` are known, the other dice are anywhere at or below it (the binomial tail, as its
-    complement: at most ``keep`` terms). The work grows with the results, C(f + keep - 1, keep),
-    not with the multisets of all the dice: the 3 highest of 44 d6 are 56 results, against
-    1,906,884 multisets to enumerate.
+    ``keep`` are known, the other dice are anywhere at or below it (the binomial tail, summed
+    itself or as what it is not, whichever has fewer terms). The work grows with the results,
+    C(f + keep - 1, keep), not with the multisets of all the dice: the 3 highest of 44 d6 are 56
+    results, against 1,906,884 multisets to enumerate.
     """
     keep = min(keep, count)
-    if keep <= 0:
-        return {(): 1.0}
     freq = Counter(faces)
     total = len(faces)
     done: dict[tuple[int, ...], float] = {}
@@ -101,10 +99,8 @@ def top_of_one_kind(faces: tuple, count: int, keep: int) -> dict[tuple[int, ...]
             known = len(prefix)
             r, need = count - known, keep - known
             for c in range(0 if lowest else need):  # (below the lowest value, no die is left)
-                key = prefix + (value,) * c
-                opened[key] = opened.get(key, 0.0) + weight * math.comb(r, c) * p**c
-            key = prefix + (value,) * need
-            done[key] = done.get(key, 0.0) + weight * tails[known]
+                opened[prefix + (value,) * c] = weight * math.comb(r, c) * p**c  # (each key once)
+            done[prefix + (value,) * need] = weight * tails[known]
         open_ = opened
     return done
 

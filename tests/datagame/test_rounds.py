@@ -66,6 +66,9 @@ def test_many_dice_are_not_enumerated(monkeypatch):
     assert len(coins) == 1_001 and sum(coins.values()) == pytest.approx(1.0)
     heads = {top.count(1): p for top, p in coins.items()}
     assert heads[500] == pytest.approx(math.comb(1_000, 500) / 2**1_000, rel=1e-9)
+    # all heads, 2 ** -1000: the tail summed itself (as 1 minus the rest it would be lost to rounding)
+    assert heads[1_000] == pytest.approx(2.0**-1_000, rel=1e-9, abs=0)
+    assert heads[0] == pytest.approx(2.0**-1_000, rel=1e-9, abs=0)
 
 
 def test_top_work_bounds_the_steps_that_combine_kinds_of_dice():
@@ -74,6 +77,8 @@ def test_top_work_bounds_the_steps_that_combine_kinds_of_dice():
     d6, d8, coin = tuple(range(1, 7)), tuple(range(1, 9)), (1, 2)
     assert rounds.top_work(((d6, 9),), 3) == 0
     assert rounds.top_work(((d6, 2), (d8, 3)), 2) == math.comb(7, 2) * math.comb(9, 2)
+    # three kinds of 3 coins, all kept: 4 x 4 steps, then the 7 sorted results of 6 coins x 4
+    assert rounds.top_work(((coin, 3), (coin, 3), (coin, 3)), 9) == 4 * 4 + 7 * 4
     for n, m, k, keep in itertools.product(range(4), range(4), range(3), range(1, 4)):
         pool = ((d6, n), (coin, m), (d8, k))
         steps, before = 0, 0
@@ -133,3 +138,34 @@ def test_a_battle_of_many_dice_two_pairs_a_round_is_solved_and_agrees_with_its_d
     assert abs(out["red_win"].mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / n)
     rounds_played = out["rounds"]
     assert abs(rounds_played.mean() - exact["rounds"]) <= 4.5 * rounds_played.std() / math.sqrt(n)
+
+
+def test_a_paired_round_whose_kinds_of_dice_take_too_long_to_combine_is_simulated(tmp_path, monkeypatch):
+    """Each side rolls d6 and d8 (one each per army) and two pairs are compared: combining the
+    kinds' highest dice takes 21 x 36 = 756 steps a side at 2 armies, past a limit of 500, so
+    the battle is simulated round by round, with the note; it agrees with the exact values
+    worked out without the limit."""
+    from montecarlo.datagame import compile as compile_module
+
+    text = PAIRS.replace("[dice.d6]\nfaces = 6", "[dice.d6]\nfaces = 6\n[dice.d8]\nfaces = 8")
+    text = text.replace('red = { d6 = "red" }', 'red = { d6 = "red", d8 = "red" }')
+    text = text.replace('blue = { d6 = "blue" }', 'blue = { d6 = "blue", d8 = "blue" }')
+    text = text.replace('pairs = "2"', 'pairs = "min(2, red, blue)"')  # no side loses more than it has
+    assert rounds.top_work(((tuple(range(1, 7)), 2), (tuple(range(1, 9)), 2)), 2) == 21 * 36
+    monkeypatch.setattr(compile_module, "MAX_COMBINED", 500)
+    compiled = load_compiled(write(tmp_path, text, "kinds.toml"))
+    q, rules = compiled.game.question(), compiled.game.rules()
+    assert q.exact(rules, q.setup({"red": 1, "blue": 1})) is not None  # 1 pair: 6 x 8 steps
+    setup = q.setup({"red": 2, "blue": 2})
+    assert q.exact(rules, setup) is None
+    assert q.why_no_exact(rules, setup) == (
+        "exact value unavailable because a round of the battle at (red=2, blue=2) takes up to 756 steps "
+        "to combine a side's kinds of dice, more than the exact solver takes (at most 500); the trials "
+        "are simulated without it"
+    )
+    n = 20_000
+    out = q.simulate(rules, setup, n, np.random.default_rng(4))["red_win"]
+    monkeypatch.setattr(compile_module, "MAX_COMBINED", 1_000_000)
+    exact = load_compiled(write(tmp_path, text, "kinds-exact.toml")).game.question().exact(rules, setup)
+    p = exact["red_win"]
+    assert abs(out.mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / n)
