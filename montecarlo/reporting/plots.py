@@ -279,7 +279,13 @@ def _heatmap(
     xs, ys, facets = _values(sc, spec.x), _values(sc, spec.y), _values(sc, spec.facet)
     prob = sc.question.metric(spec.metric).kind == "probability"
     diff = baseline is not None
-    cmap, norm = colour_map(sc, spec.metric, np.array([_num(v) for v in df["estimate"]]), difference=diff)
+    # A cell shows the exact value where the setup has one (a Findings line quotes it; an estimate
+    # beside it, 0.499 for an exact 1/2, reads as an imbalance), the estimate elsewhere.
+    shown = "estimate" if diff or "exact" not in df.columns else "shown"
+    if shown == "shown":
+        df = df.with_columns(pl.coalesce(pl.col("exact").fill_nan(None), pl.col("estimate")).alias("shown"))
+        exact_cells = df["exact"].fill_nan(None).is_not_null()
+    cmap, norm = colour_map(sc, spec.metric, np.array([_num(v) for v in df[shown]]), difference=diff)
     panels = [(variant, facet) for variant in variants for facet in facets]
     if diff:  # a panel of "=" and n/a only carries no information
         panels = [p for p in panels if _differs(_where(df, {"variant": p[0], spec.facet: p[1]}))]
@@ -297,7 +303,7 @@ def _heatmap(
     for (variant, facet), ax in zip(panels, (ax for row in axes for ax in row)):
         sub = _where(df, {"variant": variant, spec.facet: facet})
         cells = {(row[spec.y], row[spec.x]): row for row in sub.iter_rows(named=True)}
-        grid = np.array([[_num(cells.get((y, x), {}).get("estimate")) for x in xs] for y in ys])
+        grid = np.array([[_num(cells.get((y, x), {}).get(shown)) for x in xs] for y in ys])
         image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", cmap=cmap, norm=norm, aspect="auto")
         for (i, j), v in np.ndenumerate(grid) if numbered else ():
             if math.isnan(v):
@@ -330,6 +336,9 @@ def _heatmap(
         left_out = "" if every else "; panels with no difference left out"
         what = (f"{_cap(words(sc, spec.metric))}: difference from {baseline}\nby {field_words(spec.y)} and "
                 f"{field_words(spec.x)}\n* significant after Holm; = identical in every trial{left_out}")
+    elif shown == "shown" and exact_cells.any():
+        mixed = "" if exact_cells.all() else " where known, simulated estimates elsewhere"
+        what += f"\n(exact values{mixed})"
     unnumbered = f"\n(no numbers in the cells: {len(xs)} columns; the report's tables give them)"
     fig.suptitle(_title(spec, sc, what, fixed) + ("" if numbered else unnumbered))
     return fig

@@ -552,3 +552,29 @@ def test_a_heat_map_of_many_columns_prints_no_numbers_and_says_so(compared, monk
     note = "(no numbers in the cells: 4 columns; the report's tables give them)"
     assert (len(texts) == 16) == numbered and (texts == []) != numbered
     assert fig.get_suptitle().endswith(note) != numbered
+
+
+def test_a_heat_maps_cells_show_the_exact_value_where_the_setup_has_one(compared):
+    """The duel matrix printed 0.499 for an even duel whose exact value, 1/2, the Findings quote:
+    a cell shows the exact value where there is one, the estimate elsewhere, and the title says
+    which; a difference heat map still shows the simulated differences."""
+    sc, tables = compared
+    spec = PlotSpec("heatmap", "win", x="need", y="flips", variant="official", where={"tags": "red"})
+    results = tables["results"]
+    exact = results.filter(pl.col("metric") == "win", pl.col("variant") == "official",
+                           pl.col("tags") == "red")
+    fig = plots.draw(spec, sc, results, None)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts == [plots._cell_number(v, 3, False) for v in exact.sort("flips", "need")["exact"]]
+    assert texts != [plots._cell_number(v, 3, False) for v in exact.sort("flips", "need")["estimate"]]
+    assert "\n(exact values)\n" in fig.get_suptitle(), fig.get_suptitle()
+    some = results.with_columns(  # no exact value at 4 flips: those cells show the estimates
+        pl.when(pl.col("flips") == 4).then(None).otherwise(pl.col("exact")).alias("exact"))
+    fig = plots.draw(spec, sc, some, None)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    both = exact.sort("flips", "need").select(pl.when(pl.col("flips") == 4).then(pl.col("estimate"))
+                                              .otherwise(pl.col("exact")))
+    assert texts == [plots._cell_number(v, 3, False) for v in both.to_series()]
+    assert "(exact values where known, simulated estimates elsewhere)" in " ".join(fig.get_suptitle().split())
+    none = results.with_columns(pl.lit(None, dtype=pl.Float64).alias("exact"))
+    assert "exact" not in plots.draw(spec, sc, none, None).get_suptitle()
