@@ -24,6 +24,7 @@ import polars as pl
 from montecarlo.reporting.tables import (
     IDENTICAL, NOT_APPLICABLE, TESTED, exactly_different, fmt, matrix_layout, metric_text
 )
+from montecarlo.errors import InputError
 from montecarlo.scenarios import ScenarioResult, show_value
 
 MAX_LARGEST = 3  # largest effects named
@@ -59,6 +60,44 @@ def findings(result: ScenarioResult, tables: dict[str, pl.DataFrame]) -> list[st
         lead.append(crossing[0])  # after what the focus fields change, the title's question
     out = lead + own + variants if sc.focus else variants + lead + own
     return out or ["No numbers to summarise: every metric is not applicable to every setup."]
+
+
+def named_once(result: ScenarioResult, sentences: Sequence[str]) -> list[str]:
+    """``sentences`` (findings) with each metric and variant in words the first time only, by its
+    code name after: "the chance that the defender is destroyed or retreats and the attacker has
+    units (`attacker_win`)" written out in eight findings of one report buried what each said.
+    Each finding alone (the index's headline, a test) keeps its words."""
+    variants = {v.name for v in result.variants}
+    seen: set[str] = set()
+    out = []
+    for sentence in sentences:
+        for name in dict.fromkeys(re.findall(r"\(`([^`]+)`\)", sentence)):
+            forms = _forms(result, name, variants)
+            if not forms:
+                continue
+
+            def short(match: re.Match, name: str = name) -> str:
+                if name in seen:
+                    return f"`{name}`"
+                seen.add(name)
+                return match.group(0)
+
+            sentence = re.sub("|".join(map(re.escape, forms)), short, sentence)
+        out.append(sentence)
+    return out
+
+
+def _forms(result: ScenarioResult, name: str, variants: set[str]) -> list[str]:
+    """The ways a finding writes ``name`` out (a metric or a variant), longest first."""
+    if name in variants:
+        words = [_variant(result, name)]
+    else:
+        try:
+            words = [metric_words(result.scenario, name), metric_words(result.scenario, name, chance=False)]
+        except (KeyError, InputError):  # not a metric (a seat's reward): left as it is
+            return []
+    forms = {form for w in words if w != f"`{name}`" for form in (w, _cap(w))}
+    return sorted(forms, key=len, reverse=True)
 
 
 def headline(sentences: Sequence[str]) -> str:

@@ -39,7 +39,7 @@ from montecarlo.errors import InputError, unusable_path
 from montecarlo.games.base import to_plain
 from montecarlo.reporting import plots as plotting
 from montecarlo.reporting.findings import findings as make_findings
-from montecarlo.reporting.findings import headline, metric_words
+from montecarlo.reporting.findings import headline, metric_words, named_once
 from montecarlo.reporting.tables import (
     IDENTICAL,
     NOT_APPLICABLE,
@@ -564,7 +564,7 @@ def _write_contents(result: ScenarioResult, folder: Path, command: str, jobs: in
     files += ["index.html", "report.md"] + (["scenario.toml"] if (folder / "scenario.toml").exists() else [])
     data = report_json(result, tables, found, command, files)
     (folder / "report.json").write_text(json.dumps(data, indent=2, allow_nan=False), encoding="utf-8")
-    blocks = _blocks(result, tables, figures, facts, found)
+    blocks = _blocks(result, tables, figures, facts, named_once(result, found))  # (report.json: each whole)
     (folder / "report.md").write_text(_markdown(blocks), encoding="utf-8")
     (folder / "index.html").write_text(_html(sc.title, blocks, folder), encoding="utf-8")
 

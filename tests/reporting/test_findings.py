@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from montecarlo.reporting.findings import (
-    _asymmetry, _headline, _per_row, _range, _seat_gap, findings, headline
+    _asymmetry, _headline, _per_row, _range, _seat_gap, findings, headline, named_once
 )
 from montecarlo.reporting.tables import all_tables
 from montecarlo.scenarios import parse_scenario, run_scenario
@@ -1565,3 +1565,23 @@ def test_where_the_odds_turn_the_same_way_at_every_value_it_is_said_once():
     assert _per_row("the chance", one, "policy", "enemy", "", above) == (
         "The chance is above 50% at these values of enemy: policy a: x"
     )
+
+
+def test_a_report_names_each_metric_and_variant_in_words_once_then_by_its_name():
+    """The battle matrix wrote "the chance that the defender is destroyed or retreats and the
+    attacker has units (`attacker_win`)" in eight findings; the report's findings write a metric or
+    variant out the first time (whichever form, capitalised or not, with "the chance that" or
+    without), then by its code name; a code name that is neither (a seat's group) stays as it is."""
+    result = run_scenario(parse_scenario(SCENARIO, default_name="coin-findings"), jobs=1)
+    said = named_once(result, [
+        "“Heads 70% of the time” (`loaded`) raises the chance that at least need heads (`win`) and "
+        "at least need heads (`win`).",
+        "The chance that at least need heads (`win`) under “heads 70% of the time” (`loaded`) is high; "
+        "number of heads (`heads`) too.",
+        "At least need heads (`win`) and number of heads (`heads`), seats (`seat*_win`) (`seat*_win`).",
+    ])
+    assert said == [
+        "“Heads 70% of the time” (`loaded`) raises the chance that at least need heads (`win`) and `win`.",
+        "`win` under `loaded` is high; number of heads (`heads`) too.",
+        "`win` and `heads`, seats (`seat*_win`) (`seat*_win`).",
+    ]

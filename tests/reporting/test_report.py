@@ -213,10 +213,11 @@ def test_findings_first_and_run_facts_below_collapsed(report, result):
     page = (report / "index.html").read_text()
     assert page.index("<h2>Findings</h2>") < page.index("<h2>Plots</h2>") < page.index("<details>")
     assert page.index("<details>") < page.index("seed use") and "<summary>About this run" in page
-    assert (
-        "“Bias = 0.5” (<code>same</code>) leaves every metric identical to “the official rules” "
-        "(<code>official</code>) in all 12 setups"
-    ) in page
+    # each variant and metric in words the first time it is named (the headline), by its name after
+    assert "<code>same</code> leaves every metric identical to <code>official</code> in all 12 setups" in page
+    assert page.count("“the official rules” (<code>official</code>)") == 1
+    assert page.count("“bias = 0.5” (<code>same</code>)") == 1 and "“Bias = 0.5”" not in page
+    assert page.count("the chance that at least need heads (<code>win</code>)") == 1
     md = (report / "report.md").read_text()
     assert md.index("## Findings") < md.index("## About this run")
     assert "-0.000" not in md and "-0.000" not in page
