@@ -973,7 +973,7 @@ def table(
     game: str | os.PathLike,
     question: str | None = None,
     *,
-    grid: Mapping[str, Sequence[Any]],
+    grid: Mapping[str, Sequence[Any]] | None = None,
     trials: int = DEFAULT_TRIALS,
     seed: int = DEFAULT_SEED,
     precision: float | None = None,
@@ -1008,6 +1008,9 @@ def table(
     """
     from montecarlo.scenarios import run_scenario
 
+    if grid is None:  # (the CLI's table has default rows and columns; here they are named)
+        raise InputError("table: give grid=, the swept setup fields and their values, "
+                         "e.g. grid={'attacker': [1, 2, 3], 'defender': [4, 5]}")
     names = _names(variants)
     _check_rules(rules)
     spec = {_label(names, rules): {"builtin": list(names)}} if names or rules else None

@@ -87,6 +87,8 @@ def test_table_sweeps_a_grid_and_pivots_to_the_cli_matrix():
     assert battle_agrees(t)
     with pytest.raises(InputError, match="pivot: unknown metric 'rounds'"):
         t.pivot("rounds")
+    with pytest.raises(InputError, match=r"^table: give grid=, the swept setup fields and their values"):
+        mc.table("dune1984", trials=1_000)  # a bare TypeError before
 
 
 def test_compare_house_rule_differences_against_exact_differences():
