@@ -869,7 +869,7 @@ def emit(
     from rich.table import Table
 
     rules = ", ".join(answer.variants) if answer.variants else "official rules"
-    trials = f"{answer.trials:,} trials"
+    trials = f"{answer.trials:,} trial{'s' * (answer.trials != 1)}"
     if answer.precision is not None:
         widest = answer.widest_half_width()
         reached = answer.precision_reached()

@@ -19,8 +19,7 @@ from montecarlo.cli.common import (
 )
 from montecarlo.errors import InputError
 
-app = typer.Typer(help="Dustrunners (solo card game): combats and campaigns on a resolution deck.",
-                  no_args_is_help=True)
+app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True)  # as `montecarlo --help` says it
 
 
 
@@ -238,7 +237,8 @@ def combat(
     e = s.enemy
     foe = f"{e.name} ({'second' if s.second_card else 'first'} card: die {s.enemy_die}, "
     spy = ", spybot" if e.kind == "spybot" else ""
-    foe += f"{e.radiation} radiation)" if e.kind == "mutant" else f"{e.stars} stars{spy})"
+    stars = f"{e.stars} star{'s' * (e.stars != 1)}"
+    foe += f"{e.radiation} radiation)" if e.kind == "mutant" else f"{stars}{spy})"
     shown = f"best (for {s.objective}, solved exactly)" if s.policy == "best" else s.policy
     title = (f"Dustrunners combat: {foe} vs {_you(s)}; policy {shown}, redraw {s.redraw}; "
              f"deck {s.deck.short_label()}")

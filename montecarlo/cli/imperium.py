@@ -24,7 +24,7 @@ _TROOPS_HELP = (
 
 
 app = typer.Typer(
-    help="Dune: Imperium (2020): rewards of one conflict, ties and expected points.", no_args_is_help=True
+    help=__doc__.split("\n")[0], no_args_is_help=True  # as `montecarlo --help` says it
 )
 
 

@@ -35,7 +35,7 @@ from montecarlo.errors import InputError
 
 GAME = "war-for-arrakis"
 app = typer.Typer(
-    name=GAME, help="Dune: War for Arrakis: battles, storms, sandworms, Desert Hazards.", no_args_is_help=True
+    name=GAME, help=__doc__.split("\n")[0], no_args_is_help=True  # as `montecarlo --help` says it
 )
 
 _LEGION = "A legion: comma-separated 'N kind' items and leader names, e.g. '4 regular, 1 elite, bashar'."

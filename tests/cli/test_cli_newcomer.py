@@ -1003,3 +1003,12 @@ def test_a_folder_given_as_a_game_is_called_a_folder(tmp_path):
         f"error: {folder!r} is a folder, not a game: give a game's name (dune1984, dustrunners, imperium, "
         "war-for-arrakis) or a battle file (FILE.toml)"
     )
+
+
+def test_one_trial_is_one_trial_not_1_trials():
+    duel = ["odds", "dune1984", "-a", "4", "-d", "5", "-q"]
+    shown = cli.invoke(app, [*duel, "-n", "1"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "\n1 trial, seed " in shown.stdout and "1 trials" not in shown.stdout
+    shown = cli.invoke(app, [*duel, "-n", "2"], env={"COLUMNS": "200"})
+    assert "\n2 trials, seed " in shown.stdout

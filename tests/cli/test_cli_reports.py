@@ -645,8 +645,8 @@ TIES = ["dune1984", "-v", "ties_favour_defender"]
          "--rule max_dice is given twice"),
         (["dune1984", "--rule", "max_dice=4", "-v", "house", "--set", "attacker=4"], "-v house: the name of"),
         # rules a battle file cannot play at one point, before any trial (it said "-v house, grid point")
-        (["scenarios/games/risk.toml", "--rule", "attack_dice=50", "--grid", "attackers=1..60", "--set",
-          "defenders=1"], "--rule at --grid attackers=45: "),  # the file: as a run first read its path
+        (["scenarios/games/risk.toml", "--rule", "attack_dice=-1", "--grid", "attackers=2..60", "--set",
+          "defenders=1"], "--rule at --grid attackers=2: "),  # the file: as a run first read its path
         (["dune1984", "--rule", "designation=best", "--set", "attacker=4", "--set", "defender=4"],
          "--rule: best play: the attacker fights with one character"),
         # the note on a grid split at its commas waits for the scenario: an error comes alone
