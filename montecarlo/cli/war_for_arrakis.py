@@ -456,7 +456,9 @@ def need(
     )
     _echo_readings(_readings(rules, continuation=True, surprise=surprise))
     if found is None:
-        best = f"{before.legion} wins {before.attacker_win:.4f}" if before else "nothing tried"
+        # (the decimals that show it short of the target: "wins 1.0000" read as reaching 1)
+        best = f"{before.legion} wins {fmt_chance(before.attacker_win, near_one='decimals')}" if before else (
+            "nothing tried")
         say(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")
         return
     say(f"smallest legion: {found.legion}: attacker_win {found.attacker_win:.4f}")

@@ -155,6 +155,13 @@ def test_storm_worm_and_hazards():
     assert data["setup"]["areas"] == ["deep_desert: 3 regular, harvester"]
 
 
+def test_need_shows_the_strongest_legion_short_of_a_target_of_one_with_the_decimals_that_show_it():
+    """6 elite win 0.99999999986 against 3 regulars: "wins 1.0000" beside "no legion reaches"."""
+    result = run("need", "--defender", "3 regular", "--target", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().endswith("the strongest tried: 6 elite wins >0.99999999")
+
+
 def test_need_shows_the_next_smaller_legion():
     result = run("need", "--defender", "2 regular", "--target", "0.8", "--leaders", "bashar")
     assert result.exit_code == 0, result.output
