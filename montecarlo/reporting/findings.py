@@ -88,7 +88,7 @@ def named_once(result: ScenarioResult, sentences: Sequence[str]) -> list[str]:
 
 
 def _forms(result: ScenarioResult, name: str, variants: set[str]) -> list[str]:
-    """The ways a finding writes ``name`` out (a metric or a variant), longest first."""
+    """The ways a finding writes ``name`` out (a metric or a variant)."""
     if name in variants:
         words = [_variant(result, name)]
     else:
@@ -96,8 +96,8 @@ def _forms(result: ScenarioResult, name: str, variants: set[str]) -> list[str]:
             words = [metric_words(result.scenario, name), metric_words(result.scenario, name, chance=False)]
         except (KeyError, InputError):  # not a metric (a seat's reward): left as it is
             return []
-    forms = {form for w in words if w != f"`{name}`" for form in (w, _cap(w))}
-    return sorted(forms, key=len, reverse=True)
+    # (in any order: no two forms start alike, so the scan meets the longer of two where it starts)
+    return list({form: None for w in words if w != f"`{name}`" for form in (w, _cap(w))})
 
 
 def headline(sentences: Sequence[str]) -> str:

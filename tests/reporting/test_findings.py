@@ -1579,9 +1579,11 @@ def test_a_report_names_each_metric_and_variant_in_words_once_then_by_its_name()
         "The chance that at least need heads (`win`) under “heads 70% of the time” (`loaded`) is high; "
         "number of heads (`heads`) too.",
         "At least need heads (`win`) and number of heads (`heads`), seats (`seat*_win`) (`seat*_win`).",
+        "Seats (`seat*_win`) and number of heads (`heads`).",
     ])
     assert said == [
         "“Heads 70% of the time” (`loaded`) raises the chance that at least need heads (`win`) and `win`.",
         "`win` under `loaded` is high; number of heads (`heads`) too.",
         "`win` and `heads`, seats (`seat*_win`) (`seat*_win`).",
+        "Seats (`seat*_win`) and `heads`.",
     ]
