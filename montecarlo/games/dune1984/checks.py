@@ -177,7 +177,7 @@ QUESTIONS = {
             Metric(
                 "next_step_saves",
                 "probability",
-                "the check fails, but one more Guile step (spice_per_guile more Spice) would have saved it",
+                "the check fails, but one more Guile (as more Spice buys) would have saved it",
             ),
         ),
         simulate=simulate_guile,
