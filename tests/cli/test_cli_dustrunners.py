@@ -341,3 +341,10 @@ def test_a_negative_fixed_ammo_says_n_is_at_least_0(command):
     assert result.output == (
         "error: --policy fixed:-1: fixed:N needs N >= 0 ammo per attack (0: the damage bonus alone)\n"
     )
+
+
+def test_an_enemy_of_one_star_is_one_star():
+    for stars, said in ((1, "die 2, 1 star)"), (2, "die 2, 2 stars)")):
+        result = odds("--enemy-die", "2", "--enemy-stars", str(stars), "--health", "3", "-n", "200", "-q")
+        assert result.exit_code == 0, result.output
+        assert said in " ".join(result.stdout.split()), result.stdout
