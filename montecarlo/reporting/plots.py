@@ -281,7 +281,7 @@ def _heatmap(
     diff = baseline is not None
     # A cell shows the exact value where the setup has one (a Findings line quotes it; an estimate
     # beside it, 0.499 for an exact 1/2, reads as an imbalance), the estimate elsewhere.
-    shown = "estimate" if diff or "exact" not in df.columns else "shown"
+    shown = "estimate" if diff else "shown"  # (the results always have their exact column)
     if shown == "shown":
         df = df.with_columns(pl.coalesce(pl.col("exact").fill_nan(None), pl.col("estimate")).alias("shown"))
         exact_cells = df["exact"].fill_nan(None).is_not_null()

@@ -568,6 +568,15 @@ def test_a_heat_maps_cells_show_the_exact_value_where_the_setup_has_one(compared
     assert texts == [plots._cell_number(v, 3, False) for v in exact.sort("flips", "need")["exact"]]
     assert texts != [plots._cell_number(v, 3, False) for v in exact.sort("flips", "need")["estimate"]]
     assert "\n(exact values)\n" in fig.get_suptitle(), fig.get_suptitle()
+    image = fig.axes[0].images[0]  # coloured by the values shown: 0 to 0.94, a diverging map at 0.5
+    cmap, norm = plots.colour_map(sc, "win", exact["exact"].to_numpy())
+    assert image.cmap.name == cmap.name and image.norm.vcenter == norm.vcenter == 0.5
+    heads = dataclasses.replace(spec, metric="heads")  # a mean: coloured over the range shown
+    shown = results.filter(pl.col("metric") == "heads", pl.col("variant") == "official",
+                           pl.col("tags") == "red")
+    norm = plots.draw(heads, sc, results, None).axes[0].images[0].norm
+    expected = plots.colour_map(sc, "heads", shown["exact"].to_numpy())[1]
+    assert (norm.vmin, norm.vmax) == (expected.vmin, expected.vmax) and expected.vmin < expected.vmax
     some = results.with_columns(  # no exact value at 4 flips: those cells show the estimates
         pl.when(pl.col("flips") == 4).then(None).otherwise(pl.col("exact")).alias("exact"))
     fig = plots.draw(spec, sc, some, None)
