@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # rich is imported lazily, for a fast start
     from rich.console import JustifyMethod
 
 app = typer.Typer(
-    help=__doc__.split("\n")[0],  # the words `montecarlo --help` shows for the game too
+    help=(__doc__ or "").split("\n")[0],  # the words `montecarlo --help` shows for the game too
     no_args_is_help=True,
 )
 app.command("duel")(duel)

@@ -19,7 +19,7 @@ from montecarlo.cli.common import (
 )
 from montecarlo.errors import InputError
 
-app = typer.Typer(help=__doc__.split("\n")[0], no_args_is_help=True)  # as `montecarlo --help` says it
+app = typer.Typer(help=(__doc__ or "").split("\n")[0], no_args_is_help=True)  # as montecarlo --help
 
 
 

@@ -24,7 +24,7 @@ _TROOPS_HELP = (
 
 
 app = typer.Typer(
-    help=__doc__.split("\n")[0], no_args_is_help=True  # as `montecarlo --help` says it
+    help=(__doc__ or "").split("\n")[0], no_args_is_help=True  # as `montecarlo --help` says it
 )
 
 

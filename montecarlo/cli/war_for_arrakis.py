@@ -35,7 +35,7 @@ from montecarlo.errors import InputError
 
 GAME = "war-for-arrakis"
 app = typer.Typer(
-    name=GAME, help=__doc__.split("\n")[0], no_args_is_help=True  # as `montecarlo --help` says it
+    name=GAME, help=(__doc__ or "").split("\n")[0], no_args_is_help=True  # as montecarlo --help
 )
 
 _LEGION = "A legion: comma-separated 'N kind' items and leader names, e.g. '4 regular, 1 elite, bashar'."
@@ -461,9 +461,12 @@ def need(
             "nothing tried")
         say(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")
         return
-    say(f"smallest legion: {found.legion}: attacker_win {found.attacker_win:.4f}")
+    def shown(chance: float) -> str:  # (as above: a chance short of the target never reads 1.0000)
+        return fmt_chance(chance, near_one="decimals")
+
+    say(f"smallest legion: {found.legion}: attacker_win {shown(found.attacker_win)}")
     if before is not None:
-        say(f"next smaller:    {before.legion}: attacker_win {before.attacker_win:.4f}")
+        say(f"next smaller:    {before.legion}: attacker_win {shown(before.attacker_win)}")
     else:
         say("next smaller:    none (the smallest legion already reaches the target)")
 

@@ -70,28 +70,29 @@ def top_of_one_kind(faces: tuple, count: int, keep: int) -> dict[tuple[int, ...]
     numbers ``faces`` uniformly (all of them if ``keep >= count``).
 
     The values are taken from the highest down. An open result holds fewer than ``keep`` dice,
-    all those at the values so far, with the weight ``count! / (c_1! ... c_j! r!) p_1^c_1 ...
-    p_j^c_j`` (``r`` dice left, all below); it takes 0, 1, ... of them at the next value, and once
-    ``keep`` are known, the other dice are anywhere at or below it (the binomial tail, summed
-    itself or as what it is not, whichever has fewer terms). The work grows with the results,
-    C(f + keep - 1, keep), not with the multisets of all the dice: the 3 highest of 44 d6 are 56
-    results, against 1,906,884 multisets to enumerate.
+    all those at the values so far, with its probability (the ``r`` dice left all below them);
+    given that they are at or below the next value, c of them show it with the binomial chance
+    C(r, c) p^c q^(r - c) (p and q: a die's chance of that value and of a lower one, given at or
+    below it), and once ``keep`` are known, the other dice are anywhere at or below it (the
+    binomial tail, summed itself or as what it is not, whichever has fewer terms). Every weight is
+    a probability, so 1,000 dice do not overflow. The work grows with the results, C(f + keep -
+    1, keep), not with the multisets of all the dice: the 3 highest of 44 d6 are 56 results,
+    against 1,906,884 multisets to enumerate.
     """
     keep = min(keep, count)
     freq = Counter(faces)
-    total = len(faces)
     done: dict[tuple[int, ...], float] = {}
     open_: dict[tuple[int, ...], float] = {(): 1.0}
-    at_most = total  # faces at or below the value
+    at_most = len(faces)  # faces at or below the value
     for value in sorted(freq, reverse=True):
-        p, q, s = freq[value] / total, (at_most - freq[value]) / total, at_most / total
+        p, q = freq[value] / at_most, (at_most - freq[value]) / at_most  # given at or below value
         at_most -= freq[value]
         lowest = not at_most
-        tails = {}  # by dice known: P(the r others at or below value, at least need of them at it)
+        tails = {}  # by dice known: P(at least need of the r others at value | all at or below it)
         for known in {len(prefix) for prefix in open_}:
             r, need = count - known, keep - known
             if need <= r - need + 1:  # the fewer terms: what the tail is not, or the tail itself
-                tails[known] = max(s**r - sum(_term(r, c, p, q) for c in range(need)), 0.0)
+                tails[known] = max(1.0 - sum(_term(r, c, p, q) for c in range(need)), 0.0)
             else:
                 tails[known] = sum(_term(r, c, p, q) for c in range(need, r + 1))
         opened: dict[tuple[int, ...], float] = {}
@@ -99,15 +100,16 @@ def top_of_one_kind(faces: tuple, count: int, keep: int) -> dict[tuple[int, ...]
             known = len(prefix)
             r, need = count - known, keep - known
             for c in range(0 if lowest else need):  # (below the lowest value, no die is left)
-                opened[prefix + (value,) * c] = weight * math.comb(r, c) * p**c  # (each key once)
+                opened[prefix + (value,) * c] = weight * _term(r, c, p, q)  # (each key once)
             done[prefix + (value,) * need] = weight * tails[known]
         open_ = opened
     return done
 
 
 def _term(r: int, c: int, p: float, q: float) -> float:
-    """C(r, c) p^c q^(r - c): c of r dice at a value of probability p, the others at q."""
-    return math.comb(r, c) * p**c * q ** (r - c)
+    """C(r, c) p^c q^(r - c): c of r dice at a value of probability p, the others at q (p + q = 1:
+    at most C(1000, 500) < 2.8e299 times at most 1, no overflow)."""
+    return math.comb(r, c) * (p**c * q ** (r - c))
 
 
 @functools.lru_cache(maxsize=4096)

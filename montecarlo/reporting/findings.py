@@ -496,14 +496,17 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
 
 
 def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str, chance: bool) -> str:
-    """``metric`` (in words) ranges from its lowest to its highest estimate, with their setups."""
-    low = part.sort("estimate").row(0, named=True)
-    high = part.sort("estimate", descending=True).row(0, named=True)
-    if low["estimate"] == high["estimate"]:
-        return f"{metric}{who} is {_value(low['estimate'])} in every setup."
+    """``metric`` (in words) ranges from its lowest to its highest value, with their setups: the
+    exact values when every setup has one (as the heat maps show them), else the estimates."""
+    exact = "exact" in part.columns and part["exact"].fill_nan(None).null_count() == 0
+    by, how = ("exact", " exactly") if exact else ("estimate", "")
+    low = part.sort(by).row(0, named=True)
+    high = part.sort(by, descending=True).row(0, named=True)
+    if low[by] == high[by]:
+        return f"{metric}{who} is{how} {_value(low[by])} in every setup."
     return (
-        f"{metric}{who} ranges from {_value(low['estimate'])} ({_end(part, low, grid, chance)}) "
-        f"to {_value(high['estimate'])} ({_end(part, high, grid, chance)})."
+        f"{metric}{who} ranges{how} from {_value(low[by])} ({_end(part, low, grid, chance, by)}) "
+        f"to {_value(high[by])} ({_end(part, high, grid, chance, by)})."
     )
 
 
@@ -513,24 +516,36 @@ def _value(x: float) -> str:
 
     >>> _value(0.99995), _value(0.9996), _value(0.4123), _value(1.0), _value(12.9999)
     ('0.99995', '0.9996', '0.412', '1.000', '13.000')
-    >>> _value(1 - 1e-13)  # twelve decimals at most
-    '1.000000000000'
+    >>> _value(1 - 1e-11)  # as many decimals as it takes, twelve at most
+    '0.99999999999'
+    >>> _value(1 - 1e-13), _value(2 - 1e-14)  # within 1e-12 of a whole number: an exact solver's rounding
+    ('1.000', '2.000')
     """
+    if abs(x - round(x)) <= 1e-12:  # (a sure thing worked out as 0.9999999999999 reads 1.000)
+        x = float(round(x))
     # the first of 3..11 decimals that does not read 1, or 12 (a bounded search: no edit loops)
     digits = next((d for d in range(3, 12) if not (0 < 1 - x and round(x, d) == 1)), 12)
     return fmt(x, digits)
 
 
-def _end(part: pl.DataFrame, row: dict[str, Any], grid: list[str], chance: bool) -> str:
-    """The setup of a range's end, and how many more share its estimate (the first of a tie is
-    not the extreme alone: 1 against 8, 9 and 10 defenders all win 0.000); a chance seen in
-    none or all of the trials says so, with its exact value when that is not 0 or 1.
+def _end(
+    part: pl.DataFrame, row: dict[str, Any], grid: list[str], chance: bool, by: str = "estimate"
+) -> str:
+    """The setup of a range's end, and how many more share its value (the first of a tie is
+    not the extreme alone: 1 against 8, 9 and 10 defenders all win 0.000); a chance estimated
+    from none or all of the trials says so, with its exact value when that is not 0 or 1.
 
     >>> row = {"g": 1, "estimate": 0.0, "exact": 3.2e-5, "trials": 20000}
     >>> _end(pl.DataFrame([row]), row, ["g"], chance=True)
     'g = 1; none of 20,000 trials, exact 3.2e-5'
+    >>> _end(pl.DataFrame([row]), row, ["g"], chance=True, by="exact")
+    'g = 1'
     """
-    alike = part.filter(pl.col("estimate") == row["estimate"])
+    alike = part.filter(pl.col(by) == row[by])
+    if by == "exact":  # (a range of exact values: the trials have nothing to add)
+        tied = alike.height
+        more = f", and {tied - 1} more setup{'s' if tied > 2 else ''}" if tied > 1 else ""
+        return _setup_text(row, grid) + more
     tied = alike.height
     more = f", and {tied - 1} more setup{'s' if tied > 2 else ''}" if tied > 1 else ""
     text = [_setup_text(row, grid) + more]

@@ -213,13 +213,16 @@ def _luminance(rgb: Sequence[float]) -> float:
 
 def _cell_number(x: float, digits: int, signed: bool) -> str:
     """A heat map cell's number: ``digits`` decimals, more where a value that is not 0 would
-    read as 0 (a significant difference of 0.004 is "+0.004", not "0.00").
+    read as 0 (a significant difference of 0.004 is "+0.004", not "0.00"), or one below 1 as 1
+    (an exact chance of 0.99962 is "0.9996", not "1.000").
 
     >>> _cell_number(0.004, 2, True), _cell_number(-0.004, 2, True), _cell_number(0.0, 2, True)
     ('+0.004', '-0.004', '0.00')
+    >>> _cell_number(0.99962, 3, False), _cell_number(1.0, 3, False), _cell_number(0.99996, 3, False)
+    ('0.9996', '1.000', '0.99996')
     """
     text = fmt(x, digits, signed)
-    while x != 0 and float(text) == 0 and digits < 6:
+    while (x != 0 and float(text) == 0 or abs(x) < 1 and abs(float(text)) == 1) and digits < 6:
         digits += 1
         text = fmt(x, digits, signed)
     return text

@@ -160,6 +160,8 @@ def test_need_shows_the_strongest_legion_short_of_a_target_of_one_with_the_decim
     result = run("need", "--defender", "3 regular", "--target", "1")
     assert result.exit_code == 0, result.output
     assert result.stdout.strip().endswith("the strongest tried: 6 elite wins >0.99999999")
+    result = run("need", "--defender", "3 regular", "--target", "0.99999")  # both legions short of 1
+    assert "1.0000" not in result.stdout and "attacker_win 0.99999\n" in result.stdout, result.stdout
 
 
 def test_need_shows_the_next_smaller_legion():

@@ -65,6 +65,11 @@ def test_many_dice_are_not_enumerated(monkeypatch):
     coins = rounds.top_of_one_kind((0, 1), 1_000, 1_000)
     assert len(coins) == 1_001 and sum(coins.values()) == pytest.approx(1.0)
     heads = {top.count(1): p for top, p in coins.items()}
+    # 1,000 dice of three faces, their 400 highest: 80,601 results, none infinite or NaN (the
+    # weights of open results once overflowed past 1e308, and a tail of 0 times inf is NaN)
+    many = rounds.top_of_one_kind((1, 2, 3), 1_000, 400)
+    assert len(many) == 80_601 and all(0 <= p <= 1 for p in many.values())
+    assert sum(many.values()) == pytest.approx(1.0, abs=1e-12)
     assert heads[500] == pytest.approx(math.comb(1_000, 500) / 2**1_000, rel=1e-9)
     # all heads, 2 ** -1000: the tail summed itself (as 1 minus the rest it would be lost to rounding)
     assert heads[1_000] == pytest.approx(2.0**-1_000, rel=1e-9, abs=0)

@@ -68,9 +68,10 @@ def test_variants_that_change_nothing_in_one_line(sentences):
 
 
 def test_beside_variants_the_baseline_own_numbers_are_its_first_metric_under_its_name(sentences):
-    own = [s for s in sentences if " ranges from " in s]
+    own = [s for s in sentences if " ranges exactly from " in s]  # (every setup has its exact value)
     assert len(own) == 1 and own[0].startswith(
-        "The chance that at least need heads (`win`) under “the official rules” (`official`) ranges from "
+        "The chance that at least need heads (`win`) under “the official rules” (`official`) ranges "
+        "exactly from "
     ), own
 
 
@@ -107,7 +108,8 @@ def test_matrix_findings_say_where_odds_cross_half():
     )
     result = run_scenario(sc, jobs=1)
     text = findings(result, all_tables(result))
-    assert any(s.startswith("Number of heads (`heads`) ranges from ") for s in text)  # not only the first
+    # not only the first metric
+    assert any(s.startswith("Number of heads (`heads`) ranges exactly from ") for s in text)
     # exact: above 1/2 when need <= flips/2; exactly 1/2 (even, not "above") at 1 flip need 1
     # and at 3 flips need 2
     assert text[0] == (
@@ -116,8 +118,8 @@ def test_matrix_findings_say_where_odds_cross_half():
     )
     # six setups cannot reach their `need` and win 0.000: the first is named, with the count of the rest
     assert text[1] == (
-        "The chance that at least need heads (`win`) ranges from 0.000 (flips = 1, need = 2, and 5 more "
-        "setups) to 0.937 (flips = 4, need = 1)."
+        "The chance that at least need heads (`win`) ranges exactly from 0.000 (flips = 1, need = 2, and 5 "
+        "more setups) to 0.938 (flips = 4, need = 1)."
     )
 
 
@@ -133,12 +135,13 @@ def test_a_row_above_half_everywhere_is_all_and_one_field_has_no_crossing():
     )
     # every cell above 50% (need 1 of 2, 3, 4 flips): nothing crosses 50%, only the range is said
     assert first({"grid": {"flips": [2, 3, 4], "need": [1]}}) == [
-        "The chance that at least need heads (`win`) ranges from 0.755 (flips = 2, need = 1) to 0.937 "
-        "(flips = 4, need = 1)."
+        "The chance that at least need heads (`win`) ranges exactly from 0.750 (flips = 2, need = 1) to "
+        "0.938 (flips = 4, need = 1)."
     ]
     # one grid field (need 2 of 2, 3, 4 flips: 0.25, 0.5, 0.69): a range, no matrix to cross
     assert first({"setup": {"need": 2}, "grid": {"flips": [2, 3, 4]}}) == [
-        "The chance that at least need heads (`win`) ranges from 0.254 (flips = 2) to 0.698 (flips = 4)."
+        "The chance that at least need heads (`win`) ranges exactly from 0.250 (flips = 2) to 0.688 "
+        "(flips = 4)."
     ]
 
 
@@ -1170,7 +1173,7 @@ def test_focus_on_both_fields_of_the_matrix_leads_with_where_the_odds_turn_then_
     said = _focused({"grid": {"flips": [1, 2, 3, 4], "need": [1, 2]}, "focus": ["flips", "need"]})
     assert said[0].startswith("Each step up in flips ") and said[1].startswith("Need = 2 instead of 1 "), said
     assert said[2].startswith("The chance that at least need heads (`win`) is above 50% "), said
-    assert said[3].startswith("The chance that at least need heads (`win`) ranges from "), said
+    assert said[3].startswith("The chance that at least need heads (`win`) ranges exactly from "), said
 
 
 def test_with_a_focus_and_variants_the_grid_is_read_in_full_first():
@@ -1587,3 +1590,19 @@ def test_a_report_names_each_metric_and_variant_in_words_once_then_by_its_name()
         "`win` and `heads`, seats (`seat*_win`) (`seat*_win`).",
         "Seats (`seat*_win`) and `heads`.",
     ]
+
+
+def test_a_range_uses_the_exact_values_when_every_setup_has_one():
+    """As the heat maps show them (the battle matrix's range said 4.729, its cell the exact 4.69);
+    with a setup without one (null or NaN) the estimates, with what the trials saw."""
+    part = pl.DataFrame({"g": [1, 2, 3], "estimate": [0.49, 0.81, 0.2], "exact": [0.5, 0.8, 0.21],
+                         "trials": [100, 100, 100]})
+    assert _range("The chance", part, ["g"], "", True) == (
+        "The chance ranges exactly from 0.210 (g = 3) to 0.800 (g = 2).")
+    for missing in (None, float("nan")):
+        partial = part.with_columns(pl.Series("exact", [0.5, missing, 0.21], dtype=pl.Float64))
+        assert _range("The chance", partial, ["g"], "", True) == (
+            "The chance ranges from 0.200 (g = 3) to 0.810 (g = 2).")
+    even = part.with_columns(pl.lit(0.5).alias("exact"))
+    said = _range("The chance", even, ["g"], " under `x`", True)
+    assert said == "The chance under `x` is exactly 0.500 in every setup."
