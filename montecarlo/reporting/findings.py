@@ -68,7 +68,7 @@ def named_once(result: ScenarioResult, sentences: Sequence[str]) -> list[str]:
     units (`attacker_win`)" written out in eight findings of one report buried what each said.
     Each finding alone (the index's headline, a test) keeps its words."""
     variants = {v.name for v in result.variants}
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()  # (kind, name): a variant may share its name with a metric
     out = []
     for sentence in sentences:
         for name in dict.fromkeys(re.findall(r"\(`([^`]+)`\)", sentence)):
@@ -76,10 +76,11 @@ def named_once(result: ScenarioResult, sentences: Sequence[str]) -> list[str]:
             if not forms:
                 continue
 
-            def short(match: re.Match, name: str = name) -> str:
-                if name in seen:
+            def short(match: re.Match, name: str = name, forms: dict[str, str] = forms) -> str:
+                said = (forms[match.group(0)], name)
+                if said in seen:
                     return f"`{name}`"
-                seen.add(name)
+                seen.add(said)
                 return match.group(0)
 
             sentence = re.sub("|".join(map(re.escape, forms)), short, sentence)
@@ -87,17 +88,16 @@ def named_once(result: ScenarioResult, sentences: Sequence[str]) -> list[str]:
     return out
 
 
-def _forms(result: ScenarioResult, name: str, variants: set[str]) -> list[str]:
-    """The ways a finding writes ``name`` out (a metric or a variant)."""
-    if name in variants:
-        words = [_variant(result, name)]
-    else:
-        try:
-            words = [metric_words(result.scenario, name), metric_words(result.scenario, name, chance=False)]
-        except (KeyError, InputError):  # not a metric (a seat's reward): left as it is
-            return []
+def _forms(result: ScenarioResult, name: str, variants: set[str]) -> dict[str, str]:
+    """The ways a finding writes ``name`` out, as a variant and as a metric: {form: its kind}."""
+    words = [(_variant(result, name), "variant")] if name in variants else []
+    try:
+        words += [(metric_words(result.scenario, name), "metric"),
+                  (metric_words(result.scenario, name, chance=False), "metric")]
+    except (KeyError, InputError):  # not a metric (a variant, a seat's reward)
+        pass
     # (in any order: no two forms start alike, so the scan meets the longer of two where it starts)
-    return list({form: None for w in words if w != f"`{name}`" for form in (w, _cap(w))})
+    return {form: kind for w, kind in words if w != f"`{name}`" for form in (w, _cap(w))}
 
 
 def headline(sentences: Sequence[str]) -> str:

@@ -1606,3 +1606,16 @@ def test_a_range_uses_the_exact_values_when_every_setup_has_one():
     even = part.with_columns(pl.lit(0.5).alias("exact"))
     said = _range("The chance", even, ["g"], " under `x`", True)
     assert said == "The chance under `x` is exactly 0.500 in every setup."
+
+
+def test_a_variant_named_as_a_metric_is_written_out_once_and_so_is_the_metric():
+    """A variant called `heads` beside the metric `heads`: each is written out the first time."""
+    data = {**SCENARIO, "variants": {"official": {}, "heads": {"builtin": "loaded"}}}
+    result = run_scenario(parse_scenario(data, default_name="coin-findings"), jobs=1)
+    said = named_once(result, [
+        "“Heads 70% of the time” (`heads`) raises number of heads (`heads`).",
+        "“Heads 70% of the time” (`heads`) and number of heads (`heads`).",
+    ])
+    assert said == [
+        "“Heads 70% of the time” (`heads`) raises number of heads (`heads`).", "`heads` and `heads`."
+    ]
