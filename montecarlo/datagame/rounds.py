@@ -211,20 +211,29 @@ def pair_outcomes(pool_a: Pool, pool_d: Pool, pairs: int, tie: str, sides: tuple
     if pairs <= 0:
         return ((1.0, 0, 0, 0),)
     tied_loss = _lose(tie, sides)
-    out: dict[tuple[int, int, int], float] = {}
-    for top_a, pa in top_values(pool_a, pairs):
-        for top_d, pd in top_values(pool_d, pairs):
-            a_lost = d_lost = tied = 0
-            for x, y in zip(top_a, top_d):
-                if x > y:
-                    d_lost += 1
-                elif y > x:
-                    a_lost += 1
-                else:
-                    a_lost, d_lost, tied = a_lost + tied_loss[0], d_lost + tied_loss[1], tied + tied_loss[2]
-            key = (a_lost, d_lost, tied)
-            out[key] = out.get(key, 0.0) + pa * pd
-    return tuple((p, *key) for key, p in sorted(out.items()))
+    (tops_a, p_a), (tops_d, p_d) = _tops(pool_a, pairs), _tops(pool_d, pairs)
+    k = min(tops_a.shape[1], tops_d.shape[1])  # the pairs compared (a pool of fewer dice: as many)
+    higher = np.zeros((len(p_a), len(p_d)), dtype=np.int64)  # pairs the attacker's die wins
+    lower = np.zeros_like(higher)
+    for j in range(k):  # every joint result at once, a pair at a time (memory: one joint array)
+        higher += tops_a[:, j, None] > tops_d[None, :, j]
+        lower += tops_a[:, j, None] < tops_d[None, :, j]
+    even = k - higher - lower
+    a_lost, d_lost, tied = lower + even * tied_loss[0], higher + even * tied_loss[1], even * tied_loss[2]
+    key = ((a_lost * (k + 1) + d_lost) * (k + 1) + tied).ravel()  # sorts as (a_lost, d_lost, tied)
+    found, where = np.unique(key, return_inverse=True)
+    sums = np.bincount(where.ravel(), weights=np.outer(p_a, p_d).ravel(), minlength=len(found))
+    return tuple(
+        (float(p), int(c // (k + 1) ** 2), int(c // (k + 1) % (k + 1)), int(c % (k + 1)))
+        for c, p in zip(found.tolist(), sums.tolist())
+    )
+
+
+def _tops(pool: Pool, keep: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`top_values` as arrays: the highest dice, one row a result, and their probabilities."""
+    listed = top_values(pool, keep)
+    tops = np.array([top for top, _ in listed], dtype=np.int64).reshape(len(listed), -1)
+    return tops, np.array([p for _, p in listed], dtype=np.float64)
 
 
 def symbol_counts(pool: Pool, symbols: tuple[str, ...]) -> tuple[tuple[tuple[int, ...], float], ...]:

@@ -174,3 +174,27 @@ def test_a_paired_round_whose_kinds_of_dice_take_too_long_to_combine_is_simulate
     exact = load_compiled(write(tmp_path, text, "kinds-exact.toml")).game.question().exact(rules, setup)
     p = exact["red_win"]
     assert abs(out.mean() - p) <= 4.5 * math.sqrt(p * (1 - p) / n)
+
+
+def test_pairs_compared_on_arrays_are_those_of_one_pair_at_a_time():
+    """pair_outcomes compares every joint result at once on arrays: the same outcomes, in the
+    same order, as comparing the highest dice one joint result at a time (and a pool of fewer
+    dice than the pairs asked compares as many as it has)."""
+    d6, d8, coin = tuple(range(1, 7)), tuple(range(1, 9)), (1, 2)
+    sides = ("attacker", "defender")
+    for pool_a, pool_d, pairs, tie in [(((d6, 3),), ((d6, 2),), 2, "defender"),
+                                       (((d6, 2), (coin, 2)), ((d8, 3),), 3, "attacker"),
+                                       (((d8, 4),), ((d6, 1), (coin, 1)), 2, "reroll"),
+                                       (((d6, 3),), ((d6, 1),), 2, "defender")]:
+        want: dict[tuple[int, int, int], float] = {}
+        lose = rounds._lose(tie, sides)
+        for top_a, pa in rounds.top_values(pool_a, pairs):
+            for top_d, pd in rounds.top_values(pool_d, pairs):
+                a = d = t = 0
+                for x, y in zip(top_a, top_d):
+                    a, d, t = (a, d + 1, t) if x > y else (a + 1, d, t) if y > x else (
+                        a + lose[0], d + lose[1], t + lose[2])
+                want[(a, d, t)] = want.get((a, d, t), 0.0) + pa * pd
+        got = rounds.pair_outcomes(pool_a, pool_d, pairs, tie, sides)
+        assert [key for _, *key in got] == [list(key) for key in sorted(want)]
+        assert [p for p, *_ in got] == pytest.approx([want[key] for key in sorted(want)], rel=1e-12)
