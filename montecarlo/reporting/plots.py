@@ -220,11 +220,19 @@ def _cell_number(x: float, digits: int, signed: bool) -> str:
     ('+0.004', '-0.004', '0.00')
     >>> _cell_number(0.99962, 3, False), _cell_number(1.0, 3, False), _cell_number(0.99996, 3, False)
     ('0.9996', '1.000', '0.99996')
+    >>> _cell_number(1 - 1e-15, 3, False), _cell_number(3e-17, 3, False)  # an exact solver's rounding
+    ('1.000', '0.000')
+    >>> _cell_number(1 - 4.6e-8, 3, False)  # as the findings write it ("exact down to 1 − 2.2e-6")
+    '1−4.6e-8'
     """
+    if abs(x - round(x)) <= 1e-12:  # (within 1e-12 of a whole number: read as it, as the findings do)
+        x = float(round(x))
     text = fmt(x, digits, signed)
     while (x != 0 and float(text) == 0 or abs(x) < 1 and abs(float(text)) == 1) and digits < 6:
         digits += 1
         text = fmt(x, digits, signed)
+    if 0 < x < 1 and float(text) == 1:  # closer to 1 than six decimals show
+        text = "1−" + fmt(1 - x, digits)
     return text
 
 
