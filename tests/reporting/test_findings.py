@@ -1603,6 +1603,15 @@ def test_a_range_uses_the_exact_values_when_every_setup_has_one():
         partial = part.with_columns(pl.Series("exact", [0.5, missing, 0.21], dtype=pl.Float64))
         assert _range("The chance", partial, ["g"], "", True) == (
             "The chance ranges from 0.200 (g = 3) to 0.810 (g = 2).")
+    # an exact range says nothing of the trials (none of 100 saw it) and ties by the exact values
+    rare = pl.DataFrame({"g": [1, 2, 3], "estimate": [0.0, 0.02, 0.0], "exact": [0.01, 0.01, 0.03],
+                         "trials": [100, 100, 100]})
+    assert _range("The chance", rare, ["g"], "", True) == (
+        "The chance ranges exactly from 0.010 (g = 1, and 1 more setup) to 0.030 (g = 3).")
+    # a mean seen as 0 in every trial of a setup is no chance: nothing of "none of the trials"
+    mean = rare.with_columns(pl.lit(None, dtype=pl.Float64).alias("exact"))
+    assert _range("Rounds", mean, ["g"], "", False) == (
+        "Rounds ranges from 0.000 (g = 1, and 1 more setup) to 0.020 (g = 2).")
     even = part.with_columns(pl.lit(0.5).alias("exact"))
     said = _range("The chance", even, ["g"], " under `x`", True)
     assert said == "The chance under `x` is exactly 0.500 in every setup."
