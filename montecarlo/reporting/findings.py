@@ -542,15 +542,11 @@ def _end(
     'g = 1'
     """
     alike = part.filter(pl.col(by) == row[by])
-    if by == "exact":  # (a range of exact values: the trials have nothing to add)
-        tied = alike.height
-        more = f", and {tied - 1} more setup{'s' if tied > 2 else ''}" if tied > 1 else ""
-        return _setup_text(row, grid) + more
     tied = alike.height
     more = f", and {tied - 1} more setup{'s' if tied > 2 else ''}" if tied > 1 else ""
     text = [_setup_text(row, grid) + more]
     estimate, trials = row["estimate"], row.get("trials")
-    if chance and trials and estimate in (0.0, 1.0):
+    if chance and trials and estimate in (0.0, 1.0) and by == "estimate":  # (exact: nothing to add)
         exact = [e for e in alike["exact"].to_list() if e is not None]
         off = [e for e in exact if abs(e - estimate) > 1e-12]  # the setups whose chance is not 0 (or 1)
         if off or not exact:
