@@ -75,9 +75,9 @@ def top_of_one_kind(faces: tuple, count: int, keep: int) -> dict[tuple[int, ...]
     C(r, c) p^c q^(r - c) (p and q: a die's chance of that value and of a lower one, given at or
     below it), and once ``keep`` are known, the other dice are anywhere at or below it (the
     binomial tail, summed itself or as what it is not, whichever has fewer terms). Every weight is
-    a probability, so 1,000 dice do not overflow. The work grows with the results, C(f + keep -
-    1, keep), not with the multisets of all the dice: the 3 highest of 44 d6 are 56 results,
-    against 1,906,884 multisets to enumerate.
+    a probability, so 1,000 dice do not overflow. The work grows with the results,
+    C(f + keep - 1, keep), not with the multisets of all the dice: the 3 highest of 44 d6 are 56
+    results, against 1,906,884 multisets to enumerate.
     """
     keep = min(keep, count)
     freq = Counter(faces)
