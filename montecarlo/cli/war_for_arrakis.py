@@ -455,15 +455,13 @@ def need(
         f"{_policy_line(rules)})"
     )
     _echo_readings(_readings(rules, continuation=True, surprise=surprise))
-    if found is None:
-        # (the decimals that show it short of the target: "wins 1.0000" read as reaching 1)
-        best = f"{before.legion} wins {fmt_chance(before.attacker_win, near_one='decimals')}" if before else (
-            "nothing tried")
-        say(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")
-        return
-    def shown(chance: float) -> str:  # (as above: a chance short of the target never reads 1.0000)
+    def shown(chance: float) -> str:  # the decimals that keep a chance short of 1 ("1.0000" reached it)
         return fmt_chance(chance, near_one="decimals")
 
+    if found is None:
+        best = f"{before.legion} wins {shown(before.attacker_win)}" if before else "nothing tried"
+        say(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")
+        return
     say(f"smallest legion: {found.legion}: attacker_win {shown(found.attacker_win)}")
     if before is not None:
         say(f"next smaller:    {before.legion}: attacker_win {shown(before.attacker_win)}")

@@ -22,7 +22,7 @@ from typing import Any, Collection, Mapping, Sequence
 import polars as pl
 
 from montecarlo.reporting.tables import (
-    IDENTICAL, NOT_APPLICABLE, TESTED, exactly_different, fmt, matrix_layout, metric_text
+    IDENTICAL, NOT_APPLICABLE, TESTED, exactly_different, fmt, matrix_layout, metric_text, settled
 )
 from montecarlo.errors import InputError
 from montecarlo.scenarios import ScenarioResult, show_value
@@ -521,8 +521,7 @@ def _value(x: float) -> str:
     >>> _value(1 - 1e-13), _value(2 - 1e-14)  # within 1e-12 of a whole number: an exact solver's rounding
     ('1.000', '2.000')
     """
-    if abs(x - round(x)) <= 1e-12:  # (a sure thing worked out as 0.9999999999999 reads 1.000)
-        x = float(round(x))
+    x = settled(x)
     # the first of 3..11 decimals that does not read 1, or 12 (a bounded search: no edit loops)
     digits = next((d for d in range(3, 12) if not (0 < 1 - x and round(x, d) == 1)), 12)
     return fmt(x, digits)

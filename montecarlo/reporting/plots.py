@@ -54,7 +54,7 @@ from matplotlib.figure import Figure
 from matplotlib.legend_handler import HandlerTuple
 from matplotlib.ticker import MaxNLocator
 
-from montecarlo.reporting.tables import fmt, metric_text
+from montecarlo.reporting.tables import fmt, metric_text, settled
 from montecarlo.scenarios import PlotSpec, Scenario
 
 MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
@@ -225,8 +225,7 @@ def _cell_number(x: float, digits: int, signed: bool) -> str:
     >>> _cell_number(1 - 4.6e-8, 3, False)  # as the findings write it ("exact down to 1 − 2.2e-6")
     '1−4.6e-8'
     """
-    if abs(x - round(x)) <= 1e-12:  # (within 1e-12 of a whole number: read as it, as the findings do)
-        x = float(round(x))
+    x = settled(x)  # (as the findings read it)
     text = fmt(x, digits, signed)
     while (x != 0 and float(text) == 0 or abs(x) < 1 and abs(float(text)) == 1) and digits < 6:
         digits += 1

@@ -332,6 +332,16 @@ def two_figures(p: float) -> str:
     return f"{mantissa}e{int(exponent)}" if exponent else mantissa
 
 
+def settled(x: float) -> float:
+    """``x``, or the whole number within 1e-12 of it: an exact solver's rounding (a sure thing
+    worked out as 0.9999999999999) read as what it is.
+
+    >>> settled(1 - 1e-13), settled(2 - 1e-14), settled(3e-17), settled(1 - 1e-11)
+    (1.0, 2.0, 0.0, 0.99999999999)
+    """
+    return float(round(x)) if abs(x - round(x)) <= 1e-12 else x
+
+
 def fmt(x: Any, digits: int = 3, signed: bool = False, chance: bool = False) -> str:
     """A number for people: ``digits`` decimals, or two significant figures below 0.001 (an
     exact 4.8e-5 is not ``0.000``); never ``-0.000``; '—' for missing. A ``chance`` just below 1
