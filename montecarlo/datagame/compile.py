@@ -199,12 +199,10 @@ class CompiledGame:
                         "round.pairs", f"gives {k!r} in state {self._show(env)}; pairs must be >= 0"
                     )
                 k = int(min(k, *sizes.values()))
-            joint = rounds.top_bound(pool_a, k) * rounds.top_bound(pool_d, k)
-            if joint > MAX_JOINT:  # the pairs are compared one joint result at a time
-                raise self._too_many_joint(joint, env)
-            work = max(rounds.top_work(pool_a, k), rounds.top_work(pool_d, k))
-            if work > MAX_COMBINED:
-                raise self._too_much_work(work, env)
+            self._check_round(  # (the pairs are compared one joint result at a time)
+                env, rounds.top_bound(pool_a, k) * rounds.top_bound(pool_d, k),
+                max(rounds.top_work(pool_a, k), rounds.top_work(pool_d, k)),
+            )
             table = rounds.pair_outcomes(pool_a, pool_d, k, ties, d.sides)
         return [(p, {**sizes, f"{a}_lost": la, f"{b}_lost": lb, "tied": t}) for p, la, lb, t in table]
 
@@ -295,12 +293,10 @@ class CompiledGame:
         """
         d, (a, b) = self.d, self.d.sides
         pool_a, pool_d = self._pools(env, faces)
-        joint = rounds.count_bound(pool_a, d.symbols[0]) * rounds.count_bound(pool_d, d.symbols[1])
-        if joint > MAX_JOINT:
-            raise self._too_many_joint(joint, env)
-        work = max(rounds.count_work(pool_a, d.symbols[0]), rounds.count_work(pool_d, d.symbols[1]))
-        if work > MAX_COMBINED:
-            raise self._too_much_work(work, env)
+        self._check_round(
+            env, rounds.count_bound(pool_a, d.symbols[0]) * rounds.count_bound(pool_d, d.symbols[1]),
+            max(rounds.count_work(pool_a, d.symbols[0]), rounds.count_work(pool_d, d.symbols[1])),
+        )
         (counts_a, p_a), (counts_d, p_d) = (rounds.count_table(pool_a, d.symbols[0]),
                                             rounds.count_table(pool_d, d.symbols[1]))
         shape = (len(p_a), len(p_d))
@@ -328,25 +324,25 @@ class CompiledGame:
         order = np.argsort(first, kind="stable")
         return {tuple(int(c[first[i]]) for c in flat): float(sums[i]) for i in order}
 
-    def _too_many_joint(self, joint: int, env: Mapping[str, Any]) -> ChainTooLarge:
-        """A round of more than MAX_JOINT joint results: the chain is too large for the exact
-        solver, and the battle is simulated round by round, with a note saying why."""
-        at = self._show(env)
-        return ChainTooLarge(
-            f"a round at {at} has up to {joint:,} joint results",
-            f"a round of the battle at {at} has up to {joint:,} results of both sides' dice, more "
-            f"than the exact solver lists in a round (at most {MAX_JOINT:,})",
-        )
-
-    def _too_much_work(self, work: int, env: Mapping[str, Any]) -> ChainTooLarge:
-        """A round whose kinds of dice take more than MAX_COMBINED steps to combine: the chain is
-        too large for the exact solver, and the battle is simulated, with a note saying why."""
-        at = self._show(env)
-        return ChainTooLarge(
-            f"a round at {at} takes up to {work:,} steps to combine a side's kinds of dice",
-            f"a round of the battle at {at} takes up to {work:,} steps to combine a side's kinds of "
-            f"dice, more than the exact solver takes (at most {MAX_COMBINED:,})",
-        )
+    def _check_round(self, env: Mapping[str, Any], joint: int, work: int) -> None:
+        """ChainTooLarge for a round of more than MAX_JOINT joint results of both sides' dice, or
+        whose kinds of dice take more than MAX_COMBINED steps to combine (``work``): the chain is
+        too large for the exact solver, and the battle is simulated round by round, with a note
+        saying why."""
+        if joint > MAX_JOINT:
+            at = self._show(env)
+            raise ChainTooLarge(
+                f"a round at {at} has up to {joint:,} joint results",
+                f"a round of the battle at {at} has up to {joint:,} results of both sides' dice, more "
+                f"than the exact solver lists in a round (at most {MAX_JOINT:,})",
+            )
+        if work > MAX_COMBINED:
+            at = self._show(env)
+            raise ChainTooLarge(
+                f"a round at {at} takes up to {work:,} steps to combine a side's kinds of dice",
+                f"a round of the battle at {at} takes up to {work:,} steps to combine a side's kinds of "
+                f"dice, more than the exact solver takes (at most {MAX_COMBINED:,})",
+            )
 
     def _counted_outcomes(self, env: Mapping[str, Any], table_a: tuple, table_d: tuple,
                           sizes: Mapping[str, Any]):

@@ -19,6 +19,7 @@ import functools
 import itertools
 import math
 from collections import Counter
+from typing import Sequence
 
 import numpy as np
 
@@ -143,15 +144,24 @@ def top_bound(pool: Pool, keep: int) -> int:
 def top_work(pool: Pool, keep: int) -> int:
     """An upper bound on the steps :func:`top_values` takes to combine the pool's kinds of dice:
     each kind's results times those of the kinds before it (one kind of die: none)."""
-    work, before, dice, values = 0, 0, 0, set()  # before: a bound on the results so far
+    kinds, dice, values = [], 0, set()
     for faces, count in pool:
-        if count == 0:
-            continue
-        kind = multisets(len(set(faces)), min(keep, count))
-        dice, values = dice + count, values | set(faces)
+        if count:
+            dice, values = dice + count, values | set(faces)
+            cap = multisets(len(values), min(keep, dice))  # the results of the kinds so far, at most
+            kinds.append((multisets(len(set(faces)), min(keep, count)), cap))
+    return _combining_steps(kinds)
+
+
+def _combining_steps(kinds: Sequence[tuple[int, int]]) -> int:
+    """The steps of combining kinds of dice one after another, each kind's results times those of
+    the kinds before it; ``kinds``: each kind's results, and a cap on the results of the kinds
+    combined up to it (bounds, for :func:`top_work` and :func:`count_work`)."""
+    work, before = 0, 0  # before: a bound on the results so far
+    for kind, cap in kinds:
         if before:
             work += before * kind
-            before = min(before * kind, multisets(len(values), min(keep, dice)))
+            before = min(before * kind, cap)
         else:
             before = kind
     return work
@@ -272,18 +282,12 @@ def count_bound(pool: Pool, symbols: tuple[str, ...]) -> int:
 def count_work(pool: Pool, symbols: tuple[str, ...]) -> int:
     """An upper bound on the steps :func:`symbol_counts` takes to combine the pool's kinds of dice:
     each kind's results times those of the kinds before it (one kind of die: none)."""
-    work, before, dice = 0, 0, 0  # before: a bound on the results of the kinds combined so far
+    kinds, dice = [], 0
     for faces, count in pool:
-        if count == 0:
-            continue
-        kind = multisets(len(set(faces)), count)
-        dice += count
-        if before:
-            work += before * kind
-            before = min(before * kind, multisets(max(len(symbols), 1), dice))
-        else:
-            before = kind
-    return work
+        if count:
+            dice += count
+            kinds.append((multisets(len(set(faces)), count), multisets(max(len(symbols), 1), dice)))
+    return _combining_steps(kinds)
 
 
 @functools.lru_cache(maxsize=256)
