@@ -19,6 +19,7 @@ from montecarlo.datagame import load_compiled, rounds
 from montecarlo.datagame.spec import DefinitionError
 from montecarlo.engine.chain import ChainTooLarge
 from tests.datagame.test_count_and_size import SHIELDS, red_wins, write
+from tests.datagame.test_rounds import PAIRS
 
 TWO_KINDS = (
     SHIELDS.replace(
@@ -226,32 +227,7 @@ def test_a_round_of_too_many_pairs_to_compare_is_simulated_and_said(tmp_path, mo
     joint ones, compared one at a time in Python (12 a side took 216 s, 40 a side never ended):
     past MAX_JOINT the battle is simulated. Here a limit of 441 = 21 x 21 (2 pairs of d6)."""
     monkeypatch.setattr(compile_module, "MAX_JOINT", 441)
-    text = """
-format = "dice-battle/1"
-name = "all-pairs"
-end = "red == 0 or blue == 0"
-[setup.red]
-min = 1
-max = 40
-example = 3
-[setup.blue]
-min = 1
-max = 40
-example = 3
-[dice.d6]
-faces = [1, 2, 3, 4, 5, 6]
-[round]
-compare = "pairs"
-[round.roll]
-red = { d6 = "red" }
-blue = { d6 = "blue" }
-[round.update]
-red = "red - red_lost"
-blue = "blue - blue_lost"
-[metrics.red_win]
-kind = "probability"
-value = "blue == 0"
-"""
+    text = PAIRS.replace('pairs = "2"\n', "")  # every die paired
     compiled = load_compiled(write(tmp_path, text, "pairs.toml"))
     q, rules = compiled.game.question(), compiled.game.rules()
     assert q.exact(rules, q.setup({"red": 2, "blue": 2})) is not None
