@@ -51,8 +51,8 @@ SCENARIO_COMMANDS = {
 
 
 def _hide_flag_types() -> None:
-    """Help screens show no ``<bool>`` after flags (--json, --help) and ``<str>...`` for lists
-    (options and arguments)."""
+    """Help screens show no ``<bool>`` after flags (--json, --help), ``<str>...`` for lists and
+    ``<path>`` for a path read by a parser of our own (options and arguments)."""
     for kind in (TyperOption, TyperArgument):
         original = getattr(kind, "display_type_rich", None)
         if original is None or getattr(original, "_montecarlo", False):  # pragma: no cover
@@ -64,7 +64,7 @@ def _hide_flag_types() -> None:
             shown = original(self, ctx)
             if isinstance(shown, str) and shown.startswith("<list[") and shown.endswith("]>"):
                 return f"<{shown[6:-2]}>..."
-            return shown
+            return shown.lower() if shown == "<Path>" else shown
 
         display_type_rich._montecarlo = True
         kind.display_type_rich = display_type_rich

@@ -48,10 +48,11 @@ def guile(
     who = f"{s.character} (Strength {named.strength}, Guile {s.guile})" if named else f"Guile {s.guile}"
     extras = "".join((f" + {s.spice} Spice" if s.spice else "", " + Stillsuit" if s.stillsuit else ""))
     steps = spice_ladder(rules, s.guile, s.stillsuit)
+    total = f" = Guile {s.effective_guile(rules)}" if extras else ""  # "Guile 7 = Guile 7" says nothing
     emit(
         answer,
         run,
-        f"{who}{extras} = Guile {s.effective_guile(rules)}; survive if {_ROLL_TEXT[rules.guile_roll]}",
+        f"{who}{extras}{total}; survive if {_ROLL_TEXT[rules.guile_roll]}",
         extra={"spice_ladder": [dataclasses.asdict(step) for step in steps]},
         setup_extra={"strength": named.strength} if named else None,
     )

@@ -55,6 +55,7 @@ def _enemies() -> list[str]:
     return list(enemies())
 
 
+ADVISE_DECK = "illustrative-12"  # advice is solved exactly, on decks of up to 16 cards
 Deck = _opt("--deck", "Resolution deck: a deck TOML file, or a shipped deck (illustrative, "
             "illustrative-12).", "Deck", str, _decks)
 Counts = _opt("--card-counts", "Override card counts of the deck by card name: "
@@ -372,7 +373,7 @@ Seen = _opt("--seen", "Cards seen since the last shuffle, comma-separated card n
 @named_flags
 def advise(
     enemy_health: EnemyHealth,
-    deck: Deck = "illustrative-12",
+    deck: Deck = ADVISE_DECK,
     card_counts: Counts = None,
     seen: Seen = None,
     enemy: EnemyName = None,
@@ -410,6 +411,7 @@ def advise(
     import json
 
     from montecarlo.engine.decisions import as_good
+    from montecarlo.games.dustrunners.combat import MAX_EXACT_CARDS
     from montecarlo.games.dustrunners.combat import advise as solve_advice
     from montecarlo.registry import get_game
 
@@ -452,6 +454,9 @@ def advise(
     left = ", ".join(f"{n} x{c}" for n, c in advice.pile if c) or "empty (the discard pile is shuffled)"
     say(f"Your attack against {setup.enemy.name} (health {enemy_health} now) with {_you(setup)}; "
         f"deck {setup.deck.short_label()}")
+    if deck == ADVISE_DECK:  # combat's default is the larger deck: say why this one differs
+        say(f"(advise's default deck: it is solved exactly, on decks of up to {MAX_EXACT_CARDS} cards; "
+            "combat defaults to the larger illustrative deck)")
     say(f"draw pile: {left}")
     first, *rest = advice.options
     places = decimals_apart([v for _, v in advice.options])

@@ -192,6 +192,12 @@ Checkpoint = Annotated[
 ]
 
 
+def _as_typed(text: str) -> str:
+    """A path argument kept as typed, so that an empty one can be refused: typer would read
+    Path("") as the current folder. (Annotated Path, help shows <path>.)"""
+    return text
+
+
 def _progress(sc, jobs: Optional[int], quiet: bool, measured: bool = False):
     """Progress over the whole grid's trials, with the up-front estimate of a long run.
 
@@ -318,10 +324,15 @@ def report(
 @cli_errors
 def report_all(
     directory: Annotated[
-        str, typer.Argument(metavar="DIRECTORY", help="Folder of scenarios: <game>/*.toml (e.g. scenarios).")
+        Path,
+        typer.Argument(
+            metavar="DIRECTORY", parser=_as_typed,
+            help="Folder of scenarios: <game>/*.toml (e.g. scenarios).",
+        ),
     ],
     out: Annotated[
-        str, typer.Option("--out", "-o", help="Folder for the reports and their index.html.")
+        str,
+        typer.Option("--out", "-o", metavar="DIR", help="Folder for the reports and their index.html."),
     ] = str(DEFAULT_OUT),
     trials: Trials = None,
     seed: Seed = None,
@@ -357,9 +368,12 @@ def report_all(
 
     given = Overrides(trials, seed, precision, max_trials)
     backend_name = given.check(backend, scheduler, jobs)
-    for name, text in (("DIRECTORY", directory), ("--out", out), ("--checkpoint", checkpoint)):
+    for name, text, example in (
+        ("DIRECTORY", str(directory), "scenarios"), ("--out", out, "reports"),
+        ("--checkpoint", checkpoint, "runs"),
+    ):
         if text is not None and not text.strip():  # "" would be the current folder
-            raise InputError(f"{name}: an empty path is not a folder; give a folder, e.g. reports")
+            raise InputError(f"{name}: an empty path is not a folder; give a folder, e.g. {example}")
     scenarios_dir, home = Path(directory), Path(out)
     checkpoints = None if checkpoint is None else Path(checkpoint)
     paths = find_scenarios(scenarios_dir)
@@ -645,9 +659,25 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
         if question is None and message.startswith(("--set", "--grid")):
             message += _other_question(game, setup, grid)
         raise InputError(message) from None
+    notes += _official_already(built, rules)
     for note in notes:
         typer.echo(f"note: {note}", err=True)
     return built
+
+
+def _official_already(built, rules: dict) -> list[str]:
+    """A note for each --rule the official rules already have: its difference can only be 0."""
+    by_name = {arm.name: arm.rules for arm in built.variants}
+    if HOUSE not in by_name:
+        return []
+    official, house = by_name["official"], by_name[HOUSE]
+    same = [f"{k}={v}" for k, v in rules.items() if getattr(official, k) == getattr(house, k)]
+    if not same:
+        return []
+    if len(same) == len(rules):
+        return [f"--rule {', '.join(same)}: the official rules already say so; {HOUSE} is the official "
+                "rules and every difference will be 0"]
+    return [f"--rule {', '.join(same)}: the official rules already say so (the other rules make {HOUSE})"]
 
 
 def _example(game: str, question: Optional[str]) -> dict:

@@ -55,6 +55,19 @@ def test_json_has_the_common_shape(args, question, exact):
         assert abs(m["estimate"] - value) <= 4.5 * m["se"] + 1e-12
 
 
+def test_the_header_adds_up_the_guile_only_when_something_is_added():
+    """"Guile 7 = Guile 7" said nothing: the sum is shown where Spice or a Stillsuit adds to it."""
+    def header(*args):
+        result = runner.invoke(app, ["dune1984", "guile", *args, "-n", "100"])
+        assert result.exit_code == 0, result.output
+        return result.stdout.splitlines()[0]
+
+    assert header("--guile", "7") == "Guile 7; survive if 1d6 <= Guile"
+    assert header("--guile", "3", "--spice", "3") == "Guile 3 + 3 Spice = Guile 4; survive if 1d6 <= Guile"
+    kynes = header("--guile", "Kynes", "--stillsuit")
+    assert kynes.endswith("+ Stillsuit = Guile 5; survive if 1d6 <= Guile")
+
+
 def test_json_records_the_setup_and_rules():
     out = run_json("guile", "--guile", "duke leto atreides", "--spice", "5", "-v", "guile_check_d8")
     assert out["setup"] == {

@@ -4,6 +4,7 @@ named in every output, and one-line errors with exit code 2 for bad input."""
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 import typer
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 from montecarlo.cli import dustrunners as cli
 
 runner = CliRunner()
+DECKS = Path(cli.__file__).parents[1] / "games" / "dustrunners" / "data"
 METRICS = ["player_win", "player_lost", "stalemate", "health_lost", "ammo_spent", "raider_steps",
            "vp_gained", "radiation", "attacks", "bonus_loot"]
 
@@ -273,6 +275,11 @@ def test_advise_in_words_and_json():
     assert three["rules"]["redraw_cost"] == 3 and three["variants"] == ["redraw_cost_3"]
     bad = runner.invoke(cli.app, [*args[:-1], "sandworm"])
     assert bad.exit_code == 2 and "no card named 'sandworm'" in bad.output
+    # its default deck is not combat's: said when it is the one used
+    assert "(advise's default deck: it is solved exactly, on decks of up to 16 cards; combat defaults" \
+        in text.output
+    other = runner.invoke(cli.app, [*args, "--deck", str(DECKS / "illustrative-deck-12.toml")])
+    assert other.exit_code == 0 and "default deck" not in other.output
 
 
 def test_advise_refuses_a_variant_named_twice_and_names_the_rules_in_force():

@@ -26,7 +26,13 @@ def help_of(path: str) -> str:
 def test_no_type_placeholders_in_any_help():
     for path, _ in all_commands():
         text = help_of(path)
-        assert "<bool>" not in text and "<list[" not in text, path
+        assert "<bool>" not in text and "<list[" not in text and "<Path>" not in text, path
+
+
+def test_the_folder_of_report_all_is_a_path_as_reports_scenario():
+    """report-all's DIRECTORY showed <str> where report's SCENARIO shows <path>."""
+    for path, name in (("montecarlo report", "SCENARIO"), ("montecarlo report-all", "DIRECTORY")):
+        assert re.search(rf"{name} +<path>", help_of(path)), path
 
 
 def test_short_flags_mean_one_thing_across_games():

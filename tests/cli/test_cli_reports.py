@@ -613,6 +613,22 @@ def test_compare_a_game_with_rules_of_ones_own_as_the_variant_house(tmp_path):
     assert rerun in html.unescape((out / "index.html").read_text())
 
 
+def test_a_rule_the_official_rules_already_have_is_noted():
+    """`--rule max_dice=6` is the official rule: the user is told that house is the official
+    rules (every difference 0), or which of several rules changes nothing; a real change, none."""
+    base = ["compare", "dune1984", "--set", "attacker=4", "--set", "defender=5", "-n", "200", "-q"]
+    same = runner.invoke(app, [*base, "--rule", "max_dice=6"])
+    assert same.exit_code == 0, same.output
+    assert ("note: --rule max_dice=6: the official rules already say so; house is the official rules "
+            "and every difference will be 0") in same.stderr
+    part = runner.invoke(app, [*base, "--rule", "max_dice=6", "--rule", "die_faces=8"])
+    assert "note: --rule max_dice=6: the official rules already say so (the other rules make house)" \
+        in part.stderr
+    real = runner.invoke(app, [*base, "--rule", "max_dice=5", "-v", "ties_favour_defender"])
+    assert real.exit_code == 0 and "note:" not in real.stderr
+    assert "note:" not in runner.invoke(app, [*base, "-v", "ties_favour_defender"]).stderr
+
+
 TIES = ["dune1984", "-v", "ties_favour_defender"]
 
 
