@@ -201,14 +201,18 @@ def shorten(value: Any, limit: int = 60) -> str:
     return f"{text[: limit - 20]}…({len(text):,} characters)…{text[-8:]}"
 
 
+LONG_RUN_SECONDS = 3600  # an estimate past an hour says how to stop the run
+
+
 class ProgressReporter:
     """``progress(done, total)`` for the runner: a rich bar on a terminal, and a time estimate.
 
     The bar (on stderr, only when stderr is a terminal) starts with the run and vanishes when it
     ends. Once the run has gone on for half a second past its first chunk, a run projected to
-    take more than a minute says so on stderr, with the hint to use --precision. A run that
-    starts its workers part way (the default ``--jobs``) is timed from its first chunk after they
-    have started: the chunks run here meanwhile are one process's pace, shared with their start.
+    take more than a minute says so on stderr, with the hint to use --precision (and, past an
+    hour, that Ctrl-C stops it). A run that starts its workers part way (the default ``--jobs``)
+    is timed from its first chunk after they have started: the chunks run here meanwhile are one
+    process's pace, shared with their start.
     """
 
     def __init__(self, label: str, workers: int, precision: bool, stream=None) -> None:
@@ -232,9 +236,10 @@ class ProgressReporter:
             hint = "a coarser --precision or a lower --max-trials ends it sooner" if self.precision else (
                 "--precision 0.001 stops as soon as every probability is known to ±0.001, or lower --trials"
             )
+            stop = " (Ctrl-C stops it)" if seconds > LONG_RUN_SECONDS else ""  # a newcomer's 83 days ran on
             self._say(
                 f"estimated time: about {_duration(seconds)} for {total:,} trials on {self.workers} "
-                f"worker(s); {hint}"
+                f"worker(s){stop}; {hint}"
             )
 
     def _bar(self, done: int, total: int) -> None:

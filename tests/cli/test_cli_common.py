@@ -255,14 +255,22 @@ def test_the_first_finished_chunk_starts_the_clock_even_of_one_trial(monkeypatch
     reporter(1, 10**9)  # one trial done at 0 s, two at 0.6 s: about 0.6 s a trial from then on
     reporter(2, 10**9)
     assert stream.getvalue().startswith("estimated time: about ")
-    assert stream.getvalue().rstrip().endswith("worker(s); --precision 0.001 stops as soon as every "
-                                               "probability is known to ±0.001, or lower --trials")
+    assert stream.getvalue().rstrip().endswith(
+        "worker(s) (Ctrl-C stops it); --precision 0.001 stops as soon as every probability is known to "
+        "±0.001, or lower --trials"
+    )
     ticks = iter([0.0, 0.6])
     precise = common.ProgressReporter("x", 1, precision=True, stream=io.StringIO())  # --precision given
     precise(1, 10**9)
     precise(2, 10**9)
     said = precise.stream.getvalue().rstrip()
-    assert said.endswith("worker(s); a coarser --precision or a lower --max-trials ends it sooner"), said
+    assert said.endswith("worker(s) (Ctrl-C stops it); a coarser --precision or a lower --max-trials ends it "
+                         "sooner"), said
+    ticks = iter([0.0, 0.6])  # 0.6 s a trial, 1,000 trials: 10 minutes, with no word of Ctrl-C
+    short = common.ProgressReporter("x", 1, precision=False, stream=io.StringIO())
+    short(1, 1000)
+    short(2, 1000)
+    assert "about 10 min for 1,000 trials on 1 worker(s); --precision" in short.stream.getvalue()
 
 
 def test_no_estimate_while_nothing_more_is_done(monkeypatch):
