@@ -866,6 +866,7 @@ PRECISION_FACTS = ("precision_reached", "widest_half_width")
 def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, facts: dict) -> None:
     from rich.table import Table
 
+    from montecarlo.reporting.report import fmt_p
     from montecarlo.reporting.tables import comparison_summary, fmt, holm_line
 
     sc = result.scenario
@@ -951,7 +952,7 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
                     f"{fmt(row['difference'], 4, True)} "
                     f"[{fmt(row['ci_low'], 4, True)}, {fmt(row['ci_high'], 4, True)}]"
                 )
-                p = _p(row["p_holm"]) + ("*" if row["significant"] else "")
+                p = fmt_p(row["p_holm"]) + ("*" if row["significant"] else "")  # as the report writes it
             detail.add_row(
                 ", ".join(f"{g}={row[g]}" for g in grid) or "—",
                 row["metric"],
@@ -970,19 +971,6 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
         notes.append(f"{rest} not significant, identical or n/a not shown")
     more = " (use --all, or --json / --out for everything)." if len(notes) > 1 else "."
     console.print("; ".join(notes) + more)
-
-
-def _p(p) -> str:
-    """A Holm p-value in a table: two significant figures, the exponent as the report writes it.
-
-    >>> _p(0.0487), _p(8.5e-5), _p(1e-7), _p(None)
-    ('0.049', '8.5e-5', '<1e-6', '—')
-    """
-    if p is None:
-        return "—"
-    from montecarlo.reporting.tables import two_figures
-
-    return "<1e-6" if p < 1e-6 else two_figures(p)
 
 
 def _command(scenario: Path, out: Optional[Path], given: Optional[Overrides] = None) -> str:
