@@ -889,10 +889,11 @@ def emit(
     table.add_column("exact", justify="right")
     rows = []
     unseen = _cannot_happen(answer)
+    chances = _chance_objective(answer)
     for m in answer.metrics.values():
         if m.name in unseen:
             continue
-        shown = (functools.partial(fmt_prob, digits=3) if m.kind == "mean"
+        shown = (functools.partial(fmt_prob, digits=3) if m.kind == "mean" and m.name not in chances
                  else functools.partial(fmt_chance, near_one="decimals"))
         rows.append(
             (
@@ -918,6 +919,20 @@ def emit(
     if unseen:
         out.print(unreached_said(unseen), highlight=False)
     print_explanations(out, explanations(answer))
+
+
+def _chance_objective(answer: Answer) -> tuple[str, ...]:
+    """``("objective",)`` where best play's objective is to win: a mean of wins, a chance, shown to
+    the decimals of the chance to win beside it (it read 0.397 under player_win's 0.3975)."""
+    if "objective" not in answer.metrics:
+        return ()
+    from montecarlo.games.base import to_plain
+
+    try:
+        objective = to_plain(answer.setup).get("objective")
+    except (AttributeError, TypeError):  # pragma: no cover - a setup that is no dataclass
+        return ()
+    return ("objective",) if objective == "win" else ()
 
 
 def _cannot_happen(answer: Answer) -> list[str]:

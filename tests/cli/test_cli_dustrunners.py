@@ -4,6 +4,7 @@ named in every output, and one-line errors with exit code 2 for bad input."""
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -186,6 +187,18 @@ def test_best_play_reports_every_metric_and_the_objective_with_its_optimum():
     assert fixed["exact"] <= optimum + 1e-12
     assert "objective" not in as_json(odds(*SMALL, "-n", "2000", "--json"))["metrics"]
     assert as_json(odds(*SMALL, "--policy", "best", "-n", "2000", "--json"))["setup"]["objective"] == "win"
+
+
+def test_an_objective_to_win_is_shown_as_the_chance_to_win_beside_it():
+    """Under --objective win the objective is a chance: it read 0.397 under player_win's 0.3975."""
+    def row(name, *args):
+        table = odds(*SMALL, "--policy", "best", "-n", "2000", *args)
+        assert table.exit_code == 0, table.output
+        return next(line for line in table.stdout.splitlines() if line.startswith(f"│ {name} "))
+
+    win, objective = row("player_win"), row("objective")
+    assert objective.split("│")[2] == win.split("│")[2] and re.search(r"0\.\d{4} ", objective), objective
+    assert re.search(r" \d+\.\d{3} ", row("objective", "--objective", "keep:10"))  # a mean: 3 decimals
 
 
 @pytest.mark.parametrize("args, message", [
