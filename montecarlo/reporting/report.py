@@ -65,10 +65,6 @@ _LEGACY_NAMES = re.compile(
 )
 _LEGACY_INDEX = '<ul class="index">'  # the index page of an earlier montecarlo
 PARTIAL = ".montecarlo-partial"  # in a report folder being written: the writer's host and process id
-CRN_NOTE = (
-    "common random numbers: yes — every variant of a setup runs on the same random numbers "
-    "(same seed per chunk) and differences are paired per trial"
-)
 
 
 # ---------------------------------------------------------------- destinations
@@ -684,13 +680,15 @@ def _blocks(
             ("h2", f"Comparison with {result.baseline}"),
             (
                 "p",
-                f"Differences are variant − {result.baseline}, with 95% paired intervals ({CRN_NOTE}). "
-                "Significance: Holm correction over the real tests at 5% — "
-                f"{holm_line(comp)}. A row whose two "
-                'arms agree on every trial (difference 0, standard error 0) is "identical", not a test; a '
-                "metric that does not apply to a setup is n/a. The min, mean and max differences are the "
-                "exact ones where every setup has an exact value (from: exact), else the trials' "
-                "(from: trials).",
+                f"Differences are variant − {result.baseline}, with 95% intervals. Each variant of a "
+                f"setup is played on the same dice, cards and draws as {result.baseline}, trial by "
+                "trial (common random numbers), so a difference is measured on paired trials and is "
+                "narrower than two separate runs would give. A difference is significant when it "
+                "stays so after allowing for how many differences were tested (Holm's correction, at "
+                f"5%): {holm_line(comp)}. A row where the two give the same result in every trial "
+                'is "identical" and is not tested; a metric that does not apply to a setup is n/a. '
+                "The min, mean and max differences are the exact ones where every setup has an exact "
+                "value (from: exact), else the trials' (from: trials).",
             ),
             ("table", _summary_display(comp, sc)),
         ]

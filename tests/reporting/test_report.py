@@ -231,7 +231,7 @@ def test_header_records_how_to_rerun(report, result):
         f"montecarlo {__version__}",
         result.date,
         "montecarlo report coin-odds.toml",
-        "common random numbers: yes",
+        "**common random numbers**: yes",
         "| rule | official | same | loaded |",
         "| bias | 0.5 | 0.5 | 0.7 |",
         "| bonus | 0 | 0 | 0 |",
@@ -240,7 +240,7 @@ def test_header_records_how_to_rerun(report, result):
         assert fact in md, fact
     html_page = (report / "index.html").read_text()
     assert "Coin odds" in html_page and "seed" in html_page and result.date in html_page
-    holm = r"\)\. Significance: Holm correction over the real tests at 5% — \d+ of \d+ tests"
+    holm = r"\(Holm&#x27;s correction, at 5%\): \d+ of \d+ tests"
     assert re.search(holm, html_page)
     assert "report.json" in html_page  # among the files the report lists
     # every cell applies here: each interval shown has both ends (matrices, and signed differences)

@@ -297,10 +297,6 @@ def test_the_words_of_every_paragraph_and_note(pages):
     """The report's own sentences, numbers masked as N: what they say is checked elsewhere."""
     blocks = [b for b in markdown_blocks(pages[1]) if not re.match(r"[#|!\-]", b)]
     said = [re.sub(r"\d+(?:[.,]\d+)*", "N", b) for b in blocks]
-    crn = (
-        "common random numbers: yes — every variant of a setup runs on the same random numbers (same "
-        "seed per chunk) and differences are paired per trial"
-    )
     counted = "N of N tests significant (Holm); N identical in every trial"
     shown = ("* significant after Holm (adjusted for the family); not shown: same (identical to official "
              "everywhere)")
@@ -308,11 +304,14 @@ def test_the_words_of_every_paragraph_and_note(pages):
     assert said == [
         "A fake game for the report tests.",
         f"_N setups × N variants, N trials each, seed N; {counted}_",
-        f"Differences are variant − official, with N% paired intervals ({crn}). Significance: Holm "
-        f"correction over the real tests at N% — {counted}. A row whose two arms agree on every trial "
-        '(difference N, standard error N) is "identical", not a test; a metric that does not apply to a '
-        "setup is n/a. The min, mean and max differences are the exact ones where every setup has an exact "
-        "value (from: exact), else the trials' (from: trials).",
+        "Differences are variant − official, with N% intervals. Each variant of a setup is played on the "
+        "same dice, cards and draws as official, trial by trial (common random numbers), so a difference "
+        "is measured on paired trials and is narrower than two separate runs would give. A difference is "
+        "significant when it stays so after allowing for how many differences were tested (Holm's "
+        f"correction, at N%): {counted}. A row where the two give the same result in every trial is "
+        '"identical" and is not tested; a metric that does not apply to a setup is n/a. The min, mean and '
+        "max differences are the exact ones where every setup has an exact value (from: exact), else the "
+        "trials' (from: trials).",
         f"_columns: `need`; {unadjusted}; {shown} (difference-win.csv)_",
         "_difference-win-exact.csv_",
         f"_columns: `need`; {unadjusted}; {shown} (difference-heads.csv)_",
