@@ -21,7 +21,8 @@ Four kinds, chosen by a scenario's ``[[plots]]`` or by :func:`plan` when it has 
   significant after Holm, a hollow one is not. Only the significant setups are shown, in grid
   order, or, when there are more than :data:`MAX_FOREST_ROWS`, the largest effects, largest
   first; rows identical to the baseline or not applicable are left out (the title says how many
-  are shown); a panel left empty says why. All panels share one x scale.
+  are shown); a facet value with no row drawn gets no panel, and the title says why. All panels
+  share one x scale.
 
 Colours are the Okabe–Ito palette (distinguishable with any colour vision) and every series
 also has its own marker or hatch; a variant keeps its colour, marker and hatch in every plot of
@@ -562,6 +563,9 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
         others = len(all_labels) - len(labels)
         if others:  # filled or not, a drawn row has a significant difference somewhere
             what += f"; the other {others} {'is' if others == 1 else 'are'} not drawn"
+    # a facet value with no row drawn gets no panel: the title says which and why
+    left_out = _left_out_panels(df, shown, spec.facet, facets, baseline)
+    facets = [f for f in facets if _where(shown, {spec.facet: f}).height]
     step = 1.0 / (len(variants) + 1)
     # long setups (lists of areas) wrap over a few lines beside their row, not across the page
     wrapped = [_wrap_parts(lab, FOREST_LABEL_CHARS) for lab in labels]
@@ -579,13 +583,6 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     axes = fig.subplots(1, len(facets), squeeze=False, sharey=True, sharex=True)[0]
     panel_width = (fig.get_figwidth() - label_inches - 1.8) / len(facets)
     for ax, facet in zip(axes, facets):
-        if _where(shown, {spec.facet: facet}).height == 0:
-            why = _empty_panel(_where(df, {spec.facet: facet}), baseline)
-            box = {"facecolor": "white", "edgecolor": "#cccccc"}
-            ax.text(
-                0.5, 0.5, _wrap(why, max(12, int(panel_width * 9))), transform=ax.transAxes, ha="center",
-                va="center", bbox=box, fontsize=8,
-            )
         for k, variant in enumerate(variants):
             sub = _where(shown, {"variant": variant, spec.facet: facet})
             style = order.index(variant)
@@ -615,7 +612,7 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
             spec,
             sc,
             f"{_cap(words(sc, spec.metric))}: differences from {baseline}\n"
-            f"{what}\n95% paired intervals; filled = significant after Holm",
+            f"{what}\n95% paired intervals; filled = significant after Holm{left_out}",
             fixed,
         ),
         fontsize=10,
@@ -623,15 +620,31 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     return fig
 
 
+def _left_out_panels(df: pl.DataFrame, shown: pl.DataFrame, facet_field: str | None, facets: list,
+                     baseline: str) -> str:
+    """The title's lines for the facet values a forest draws no row of (an empty panel said the
+    same three times over): ``"\nno panel for settlement = rank 1, rank 2: every variant is ..."``."""
+    if facet_field is None:
+        return ""
+    why: dict[str, list] = {}
+    for facet in facets:
+        if _where(shown, {facet_field: facet}).height == 0:
+            why.setdefault(_empty_panel(_where(df, {facet_field: facet}), baseline), []).append(facet)
+    return "".join(
+        f"\nno panel for {_setting(facet_field, ', '.join(map(str, values)))}: {reason}"
+        for reason, values in why.items()
+    )
+
+
 def _empty_panel(rows: pl.DataFrame, baseline: str) -> str:
-    """Why a forest panel shows no setup, from its rows of the comparison table."""
+    """Why a forest draws no setup of a facet value, from its rows of the comparison table."""
     status = set(rows["status"].to_list())
     if not status or status == {"not applicable"}:
-        return "nothing to compare: the metric does not apply to these setups"
+        return "the metric does not apply there"
     if "tested" not in status:
-        extra = " (or does not apply)" if "not applicable" in status else ""
-        return f"every variant is identical to {baseline} here, trial by trial{extra}"
-    return "no setup shown differs here: see the comparison table"
+        extra = " (or the metric does not apply)" if "not applicable" in status else ""
+        return f"every variant is identical to {baseline} there, trial by trial{extra}"
+    return "no setup drawn differs there: see the comparison table"
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,28 @@ def test_forest_shows_the_largest_effects_on_one_scale(compared, monkeypatch):
     assert plots.draw(PlotSpec("forest", "win"), sc, None, comp) is None  # nothing tested: no plot
 
 
+@pytest.mark.parametrize("status, why", [
+    ("identical", "every variant is identical to official there, trial by trial"),
+    ("not applicable", "the metric does not apply there"),
+])
+def test_a_forest_draws_no_empty_panel_and_says_why_in_its_title(compared, status, why):
+    """The battle matrix's forest had three empty panels, each saying the same thing in a box:
+    a facet value with no row drawn gets no panel, and one line of the title instead."""
+    sc, tables = compared
+    red = pl.col("tags") == "red"
+    comparison = tables["comparison"].with_columns(
+        pl.when(red).then(pl.lit(status)).otherwise(pl.col("status")).alias("status"),
+        pl.when(red).then(None).otherwise(pl.col("significant")).alias("significant"),
+    )
+    fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, comparison)
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_yticks().size]
+    assert [ax.get_title() for ax in panels] == ["tags = none"]
+    assert f"no panel for tags = red: {why}" in " ".join(fig.get_suptitle().split())
+    assert "no panel" not in plots.draw(
+        PlotSpec("forest", "win", facet="tags"), sc, None, tables["comparison"]
+    ).get_suptitle()
+
+
 def test_forest_breaks_ties_in_effect_size_by_grid_order(compared, monkeypatch):
     """Equal effects: the rows drawn are the first in grid order, the same on every run (polars'
     group_by alone returns its groups in a different order each time)."""
