@@ -223,12 +223,28 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
                 name = metric_words(sc, m, code=False)
             verbs.setdefault(name, set()).update(signs[m])
         count = f"changes in {_setups(sig, sc)} of {len(sc.points)} setups"  # any metric named or not
+        count += _largest_change(sc, sig)
         parts.append(f"{_variant(result, variant)} {_moves(verbs, seats=seat_words)} ({count})")
     more = len(parts) - MAX_HEADLINE_VARIANTS
     if more > 0:  # the index's one line stays a line or two; the report's findings name every variant
         counted = f"and {more} more variant{'s' * (more > 1)}"
         parts = parts[:MAX_HEADLINE_VARIANTS] + [counted]
     return f"Against {_variant(result, result.baseline)}: " + "; ".join(parts) + "."
+
+
+def _largest_change(sc, sig: pl.DataFrame) -> str:
+    """How large a variant's largest significant change is, for the headline, which says only
+    which way it moves each metric: ``"; largest +0.939, in seat 1's victory points"``. By the
+    exact difference where the row has one (the truth the estimate comes near)."""
+    shown = [
+        (abs(exact if exact is not None else diff), exact if exact is not None else diff, metric)
+        for metric, diff, exact in zip(sig["metric"], sig["difference"], sig["exact_difference"])
+        if "=" not in metric  # a distribution's values: a shift, said as such
+    ]
+    if not shown:
+        return ""
+    _, value, metric = max(shown, key=lambda item: item[0])  # the first of equal sizes, in table order
+    return f"; largest {number_range([value])}, in {metric_words(sc, metric, code=False)}"
 
 
 def _moves(

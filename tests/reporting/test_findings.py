@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from montecarlo.reporting.findings import (
-    _asymmetry, _headline, _per_row, _range, _seat_gap, findings, headline, named_once
+    _asymmetry, _headline, _per_row, _range, _seat_gap, findings, headline, named_once, number_range
 )
 from montecarlo.reporting.tables import all_tables
 from montecarlo.scenarios import parse_scenario, run_scenario
@@ -34,6 +34,11 @@ SCENARIO = {
 }
 
 
+def unsized(text: str) -> str:
+    """A headline without the size of each variant's largest change (tested on its own)."""
+    return re.sub(r"; largest [-+][0-9.]+, in [^()]*\)", ")", text)
+
+
 @pytest.fixture(scope=per_test_under_mutation)
 def sentences():
     result = run_scenario(parse_scenario(SCENARIO, default_name="coin-findings"), jobs=1)
@@ -42,11 +47,13 @@ def sentences():
 
 def test_which_variant_moves_which_metric(sentences):
     # in words (metric and variant descriptions), code names in parentheses
-    assert headline(sentences) == (
+    assert unsized(headline(sentences)) == (
         "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) raises the chance "
         "that at least need heads and number of heads (changes in 3 of 3 setups); “bias = 0.5” (`same`) "
         "changes nothing; `bonus` changes nothing."
     )
+    # how large its largest change is: the exact one, 3 flips × (0.7 - 0.5) more heads
+    assert "(changes in 3 of 3 setups; largest +0.600, in number of heads);" in headline(sentences)
     first = sentences[1]
     assert first.startswith(
         "“Heads 70% of the time” (`loaded`) raises the chance that at least need heads (`win`) in 3 of 3 "
@@ -406,7 +413,7 @@ def test_a_distribution_that_moves_is_said_to_shift_in_so_many_setups():
     largest = next(s for s in sentences if s.startswith("Largest effect"))
     assert largest.startswith("Largest effects: ") and largest.count("(`total=") == 1, largest
     # the headline (of several variants) names the distribution once, not each of its values
-    assert _headline(tables["comparison"], result) == (
+    assert unsized(_headline(tables["comparison"], result)) == (
         "Against “the official rules” (`official`): “heads 70% of the time” (`loaded`) shifts the "
         "distribution of heads + bonus and raises the chance that at least need heads (changes in 3 of 3 "
         "setups)."
@@ -682,10 +689,16 @@ def test_past_three_metrics_a_variant_counts_the_rest(names, rest):
     else:
         assert moved.endswith(f" and moves {rest} (see the comparison table)."), moved
     more = len(names) - 2  # the headline names two metrics a variant moves
-    assert _headline(tables["comparison"], result).endswith(
+    assert unsized(_headline(tables["comparison"], result)).endswith(
         f"`big` raises the chance that a happens and the chance that b happens, and moves {more} more "
         f"metric{'s' * (more > 1)} (changes in 1 of 1 setups)."
     )
+    # no exact value here: the largest estimate, of whichever metric, named or not
+    comparison = tables["comparison"].filter(pl.col("significant"))
+    top = comparison.sort(pl.col("difference").abs(), descending=True).row(0, named=True)
+    size = number_range([top["difference"]])
+    said = f"; largest {size}, in the chance that {top['metric']} happens)."
+    assert _headline(tables["comparison"], result).endswith(said)
 
 
 def test_each_rule_set_is_said_how_fair_it_is_to_the_seats():
@@ -724,7 +737,7 @@ def test_the_headline_names_the_seats_a_variant_leaves_alone():
         spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": sizes}, "variants": variants}
         result = run_scenario(parse_scenario(spec), jobs=1)
         said = findings(result, all_tables(result))
-        assert said[0] == (
+        assert unsized(said[0]) == (
             f"Against “the official rules” (`official`): `up` raises the chance that {but} wins (changes in "
             f"{len(sizes)} of {len(sizes)} setups); `same` changes nothing."
         )
@@ -754,7 +767,7 @@ def test_seats_over_a_grid_are_said_once_in_the_headline_and_their_gap_where_it_
     spec = {"game": game, "seed": 1, "trials": 2000, "grid": {"size": [1, 2]}, "variants": variants}
     result = run_scenario(parse_scenario(spec), jobs=1)
     said = findings(result, all_tables(result))
-    assert said[0] == (
+    assert unsized(said[0]) == (
         "Against “the official rules” (`official`): `big` moves the chance that each seat wins (changes "
         "in 1 of 2 setups); `small` moves the chance that each seat wins (changes in 1 of 2 setups)."
     )
