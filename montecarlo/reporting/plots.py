@@ -293,9 +293,11 @@ def _heatmap(
     # A cell shows the exact value where the setup has one (a Findings line quotes it; an estimate
     # beside it, 0.499 for an exact 1/2, reads as an imbalance), the estimate elsewhere.
     shown = "estimate" if diff else "shown"  # (the results always have their exact column)
+    mixed = False  # exact values in some cells only: the others are marked ≈
     if shown == "shown":
         df = df.with_columns(pl.coalesce(pl.col("exact").fill_nan(None), pl.col("estimate")).alias("shown"))
         exact_cells = df["exact"].fill_nan(None).is_not_null()
+        mixed = bool(exact_cells.any()) and not exact_cells.all()
     cmap, norm = colour_map(sc, spec.metric, np.array([_num(v) for v in df[shown]]), difference=diff)
     panels = [(variant, facet) for variant in variants for facet in facets]
     if diff:  # a panel of "=" and n/a only carries no information
@@ -325,6 +327,8 @@ def _heatmap(
             if diff:
                 row = cells[ys[i], xs[j]]
                 text = "=" if row["status"] == "identical" else text + ("*" if row["significant"] else "")
+            elif mixed and math.isnan(_num(cells[ys[i], xs[j]]["exact"])):
+                text = "≈" + text  # no exact value here: the estimate
             ax.text(
                 j,
                 i,
@@ -348,8 +352,7 @@ def _heatmap(
         what = (f"{_cap(words(sc, spec.metric))}: difference from {baseline}\nby {field_words(spec.y)} and "
                 f"{field_words(spec.x)}\n* significant after Holm; = identical in every trial{left_out}")
     elif shown == "shown" and exact_cells.any():
-        mixed = "" if exact_cells.all() else " where known, simulated estimates elsewhere"
-        what += f"\n(exact values{mixed})"
+        what += "\n(exact values where known; ≈ a simulated estimate)" if mixed else "\n(exact values)"
     unnumbered = f"\n(no numbers in the cells: {len(xs)} columns; the report's tables give them)"
     fig.suptitle(_title(spec, sc, what, fixed) + ("" if numbered else unnumbered))
     return fig

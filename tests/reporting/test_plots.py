@@ -578,8 +578,8 @@ def test_a_heat_map_of_many_columns_prints_no_numbers_and_says_so(compared, monk
 
 def test_a_heat_maps_cells_show_the_exact_value_where_the_setup_has_one(compared):
     """The duel matrix printed 0.499 for an even duel whose exact value, 1/2, the Findings quote:
-    a cell shows the exact value where there is one, the estimate elsewhere, and the title says
-    which; a difference heat map still shows the simulated differences."""
+    a cell shows the exact value where there is one, the estimate elsewhere (marked ≈), and the
+    title says which; a difference heat map still shows the simulated differences."""
     sc, tables = compared
     spec = PlotSpec("heatmap", "win", x="need", y="flips", variant="official", where={"tags": "red"})
     results = tables["results"]
@@ -603,9 +603,10 @@ def test_a_heat_maps_cells_show_the_exact_value_where_the_setup_has_one(compared
         pl.when(pl.col("flips") == 4).then(None).otherwise(pl.col("exact")).alias("exact"))
     fig = plots.draw(spec, sc, some, None)
     texts = [t.get_text() for t in fig.axes[0].texts]
-    both = exact.sort("flips", "need").select(pl.when(pl.col("flips") == 4).then(pl.col("estimate"))
-                                              .otherwise(pl.col("exact")))
-    assert texts == [plots._cell_number(v, 3, False) for v in both.to_series()]
-    assert "(exact values where known, simulated estimates elsewhere)" in " ".join(fig.get_suptitle().split())
+    ordered = exact.sort("flips", "need")
+    both = [("≈" + plots._cell_number(e, 3, False)) if f == 4 else plots._cell_number(x, 3, False)
+            for f, e, x in zip(ordered["flips"], ordered["estimate"], ordered["exact"])]
+    assert texts == both and sum(t.startswith("≈") for t in texts) == 4  # the estimates say so
+    assert "(exact values where known; ≈ a simulated estimate)" in " ".join(fig.get_suptitle().split())
     none = results.with_columns(pl.lit(None, dtype=pl.Float64).alias("exact"))
     assert "exact" not in plots.draw(spec, sc, none, None).get_suptitle()
