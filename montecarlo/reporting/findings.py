@@ -211,6 +211,7 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
         seats = {m: names for names in _seat_groups(result).values() for m in names}
         # in the scenario's order; seat 1, seat 2, ... said once ("each seat")
         verbs: dict[str, set[bool | None]] = {}
+        codes: dict[str, list[str]] = {}  # the metrics behind each name said
         seat_words = set()
         applies = set(rows["metric"])  # a seat no setup has (4 seats in 2-player conflicts) is no seat here
         for m in (m for m in sc.metrics if m in signs):
@@ -222,8 +223,10 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
             else:
                 name = metric_words(sc, m, code=False)
             verbs.setdefault(name, set()).update(signs[m])
+            codes.setdefault(name, []).append(m)
         count = f"changes in {_setups(sig, sc)} of {len(sc.points)} setups"  # any metric named or not
-        count += _largest_change(sc, sig)
+        named = [m for name in list(verbs)[:MAX_HEADLINE_METRICS] for m in codes[name]]  # as _moves names
+        count += _largest_change(sc, sig.filter(base.is_in(named)))
         parts.append(f"{_variant(result, variant)} {_moves(verbs, seats=seat_words)} ({count})")
     more = len(parts) - MAX_HEADLINE_VARIANTS
     if more > 0:  # the index's one line stays a line or two; the report's findings name every variant
@@ -233,9 +236,10 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
 
 
 def _largest_change(sc, sig: pl.DataFrame) -> str:
-    """How large a variant's largest significant change is, for the headline, which says only
-    which way it moves each metric: ``"; largest +0.939, in seat 1's victory points"``. By the
-    exact difference where the row has one (the truth the estimate comes near)."""
+    """How large a variant's largest significant change (of the metrics the headline names) is,
+    for the headline, which says only which way it moves each: ``"; largest +0.939, in seat 1's
+    victory points"``. By the exact difference where the row has one (the truth the estimate
+    comes near)."""
     shown = [
         (abs(exact if exact is not None else diff), exact if exact is not None else diff, metric)
         for metric, diff, exact in zip(sig["metric"], sig["difference"], sig["exact_difference"])
