@@ -492,13 +492,17 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
     somewhere = " in at least one setup" if len(cells) > 1 else ""
     # the way the values that change it go (one that changes nothing is not "both ways")
     verb = _direction(pl.Series(list(pool.values())))
+    # "highest" of changes that all lower it read as the largest fall: most and least instead
+    extremes = {
+        "raises": f"most with {named(high)}, least with {named(low)}",
+        "lowers": f"most with {named(low)}, least with {named(high)}",
+    }.get(verb, f"highest with {named(high)}, lowest with {named(low)}")
     if len(moved) == len(means):
         every = "both" if len(means) == 2 else f"all {len(means)}"
         return (
             f"{yardstick}, the other {len(means)} values "
             f"{verb.replace('raises', 'raise').replace('lowers', 'lower').replace('moves', 'move')} {what}"
-            f"{' ' + average if average else ''}: highest with {named(high)}, lowest with {named(low)}; "
-            f"{every} change it{somewhere} ({source})."
+            f"{' ' + average if average else ''}: {extremes}; {every} change it{somewhere} ({source})."
         )
     still = len(means) - len(moved)
     unchanged = f"the other {still} do not change it" if still > 1 else "the other one does not change it"
@@ -510,8 +514,7 @@ def _field_effect(result: ScenarioResult, metric: str, part: pl.DataFrame, name:
     return (
         f"{yardstick}, {len(moved)} of the other {len(means)} values "
         f"{verb.replace('raises', 'raise').replace('lowers', 'lower').replace('moves', 'move')} {what}"
-        f"{somewhere}{', ' + average if average else ''}: highest with {named(high)}, lowest with "
-        f"{named(low)}; {unchanged} ({source})."
+        f"{somewhere}{', ' + average if average else ''}: {extremes}; {unchanged} ({source})."
     )
 
 

@@ -1417,7 +1417,7 @@ def test_values_that_change_nothing_do_not_make_the_others_both_ways():
             {"f": "d", "estimate": 0.6}]
     assert _effect(rows, {"f": ("a", "b", "c", "d")}) == (
         "Against f = a (the first value), 2 of the other 3 values raise the chance that a hit (`hit`): "
-        "highest with c (+0.200), lowest with d (+0.100); the other one does not change it (estimates; a "
+        "most with c (+0.200), least with d (+0.100); the other one does not change it (estimates; a "
         "difference within noise counts as none)."
     )
     # a value that moves it both ways across setups, averaging 0, still says both ways
@@ -1460,16 +1460,20 @@ def test_a_field_effect_in_one_setup_says_setup_and_no_average():
     rows = [{"f": "a", "g": 5, "estimate": 0.2}, {"f": "b", "g": 5, "estimate": 0.5},
             {"f": "c", "g": 5, "estimate": 0.3}]
     assert _effect(rows, {"f": ("a", "b", "c"), "g": (5,)}) == (
-        "Against f = a (the first value), the other 2 values raise the chance that a hit (`hit`): highest "
-        "with b (+0.300), lowest with c (+0.100); both change it (estimates; a difference within "
+        "Against f = a (the first value), the other 2 values raise the chance that a hit (`hit`): most "
+        "with b (+0.300), least with c (+0.100); both change it (estimates; a difference within "
         "noise counts as none)."
     )
     # a value with a comma is quoted; values alike are counted (the first named)
     rows = [{"f": "a", "estimate": 0.2}, {"f": "x, y", "estimate": 0.5}, {"f": "c", "estimate": 0.5},
             {"f": "d", "estimate": 0.3}, {"f": "e", "estimate": 0.3}, {"f": "g", "estimate": 0.3}]
     said = _effect(rows, {"f": ("a", "x, y", "c", "d", "e", "g")})
-    assert ": highest with “x, y” (+0.300, and 1 more value alike), lowest with d (+0.100, and 2 more " \
+    assert ": most with “x, y” (+0.300, and 1 more value alike), least with d (+0.100, and 2 more " \
         "values alike); all 5 change it " in said, said
+    # all lowering it: the most is the lowest, the least the highest (not "highest with -0.1")
+    rows = [{"f": "a", "estimate": 0.5}, {"f": "b", "estimate": 0.4}, {"f": "c", "estimate": 0.2}]
+    said = _effect(rows, {"f": ("a", "b", "c")})
+    assert ": most with c (-0.300), least with b (-0.100); both change it " in said, said
     # lists (not numbers) in ascending order are words, read against the first; labels are words too
     lists = [{"f": "none", "estimate": 0.1}, {"f": "red", "estimate": 0.2},
              {"f": "red+blue", "estimate": 0.4}]
