@@ -22,7 +22,8 @@ from typing import Any, Collection, Mapping, Sequence
 import polars as pl
 
 from montecarlo.reporting.tables import (
-    IDENTICAL, NOT_APPLICABLE, TESTED, exactly_different, fmt, matrix_layout, metric_text, settled
+    IDENTICAL, NOT_APPLICABLE, TESTED, exactly_different, fmt, matrix_layout, metric_text, settled,
+    settled_column,
 )
 from montecarlo.errors import InputError
 from montecarlo.scenarios import ScenarioResult, show_value
@@ -523,6 +524,8 @@ def _range(metric: str, part: pl.DataFrame, grid: list[str], who: str, chance: b
     exact values when every setup has one (as the heat maps show them), else the estimates."""
     exact = "exact" in part.columns and part["exact"].fill_nan(None).null_count() == 0
     by, how = ("exact", " exactly") if exact else ("estimate", "")
+    if exact:  # an exact 0.9999999999999998 rounds is 1 round, the same as the 1.0 beside it
+        part = part.with_columns(settled_column(pl.col("exact")))
     low = part.sort(by).row(0, named=True)
     high = part.sort(by, descending=True).row(0, named=True)
     if low[by] == high[by]:
@@ -589,12 +592,16 @@ def _unit_field(sc, metric: str) -> str:
 
 def _ranges_by_unit(sc, metric: str, rows: pl.DataFrame) -> str:
     """The range of ``rows``' differences, one per value of the metric's unit field if swept:
-    ``objective = win: +0.010 to +0.020; keep:10: +0.214``."""
+    ``objective = win: +0.010 to +0.020; keep:10: +0.214``. The exact differences where every
+    row has one ("exactly +0.155 to +0.440"), as the comparison table's min and max are: the
+    estimates' +0.441 beside the table's +0.4400 read as two answers."""
+    exact = rows["exact_difference"].is_not_null().all()
+    column, said = ("exact_difference", "exactly ") if exact else ("difference", "")
     unit = _unit_field(sc, metric)
     if not unit:
-        return number_range(rows["difference"].to_list())
+        return said + number_range(rows[column].to_list())
     parts = [
-        f"{_short(str(group[unit][0]))}: {number_range(group['difference'].to_list())}"
+        f"{_short(str(group[unit][0]))}: {said}{number_range(group[column].to_list())}"
         for group in rows.partition_by(unit)
     ]
     return f"{_field(unit)} = " + "; ".join(parts)

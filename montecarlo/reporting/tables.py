@@ -332,6 +332,9 @@ def two_figures(p: float) -> str:
     return f"{mantissa}e{int(exponent)}" if exponent else mantissa
 
 
+SETTLED = 1e-12  # an exact solver's rounding: a value this close to a whole number is that number
+
+
 def settled(x: float) -> float:
     """``x``, or the whole number within 1e-12 of it: an exact solver's rounding (a sure thing
     worked out as 0.9999999999999) read as what it is.
@@ -339,7 +342,16 @@ def settled(x: float) -> float:
     >>> settled(1 - 1e-13), settled(2 - 1e-14), settled(3e-17), settled(1 - 1e-11)
     (1.0, 2.0, 0.0, 0.99999999999)
     """
-    return float(round(x)) if abs(x - round(x)) <= 1e-12 else x
+    return float(round(x)) if abs(x - round(x)) <= SETTLED else x
+
+
+def settled_column(x: pl.Expr) -> pl.Expr:
+    """:func:`settled` of each value of a column, keeping its name.
+
+    >>> pl.DataFrame({"x": [1 - 1e-13, 0.5, 2.0]}).select(settled_column(pl.col("x")))["x"].to_list()
+    [1.0, 0.5, 2.0]
+    """
+    return pl.when((x - x.round()).abs() <= SETTLED).then(x.round()).otherwise(x).alias(x.meta.output_name())
 
 
 def fmt(x: Any, digits: int = 3, signed: bool = False, chance: bool = False) -> str:

@@ -59,10 +59,8 @@ def test_which_variant_moves_which_metric(sentences):
         "“Heads 70% of the time” (`loaded`) raises the chance that at least need heads (`win`) in 3 of 3 "
         "setups ("
     ) and "raises number of heads (`heads`) in 3 of 3 setups" in first
-    found = re.search(r"\(`win`\) in 3 of 3 setups \(([-+.\d]+) to ([-+.\d]+)\)", first)
-    low, high = (float(x) for x in found.groups())
-    se = 0.0095  # the largest paired standard error of these differences at 4,000 trials
-    assert abs(low - 0.098) < 4.5 * se and abs(high - 0.2) < 4.5 * se
+    # the range of the exact differences (as the comparison table's min and max): 0.098 to 0.2
+    assert "(`win`) in 3 of 3 setups (exactly +0.098 to +0.200)" in first, first
 
 
 def test_variants_that_change_nothing_in_one_line(sentences):
@@ -1649,6 +1647,12 @@ def test_a_range_uses_the_exact_values_when_every_setup_has_one():
     even = part.with_columns(pl.lit(0.5).alias("exact"))
     said = _range("The chance", even, ["g"], " under `x`", True)
     assert said == "The chance under `x` is exactly 0.500 in every setup."
+    # an exact solver's 0.9999999999999998 rounds ties with the 1.0 beside it (the battle matrix
+    # counted 12 setups "at 1.000" of the 18 its heat map shows at 1.00)
+    rounds = pl.DataFrame({"g": [1, 2, 3, 4], "estimate": [1.0, 1.0, 1.0, 2.5],
+                           "exact": [1 - 2.2e-16, 1.0, 1 - 1.1e-16, 2.5], "trials": [100] * 4})
+    assert _range("Rounds", rounds, ["g"], "", False) == (
+        "Rounds ranges exactly from 1.000 (g = 1, and 2 more setups) to 2.500 (g = 4).")
 
 
 def test_a_variant_named_as_a_metric_is_written_out_once_and_so_is_the_metric():
