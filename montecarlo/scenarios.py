@@ -21,6 +21,7 @@ import os
 import re
 import sys
 import time
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -72,6 +73,15 @@ AUTO_PARALLEL_WORK = 1_000_000  # trials x arms x grid points above which a scen
 # reported value an estimate, a difference and their table cells (an overestimate, measured roughly).
 POINT_BYTES, RESULT_BYTES = 4096, 2048
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _fits(name: str) -> bool:
+    """Whether ``name`` can name a report folder beside report-all's index.html.
+
+    >>> _fits("tie-variants"), _fits("my duel"), _fits("index.HTML"), _fits("_x")
+    (True, False, False, False)
+    """
+    return bool(_NAME.match(name)) and name.lower() != "index.html"
 
 
 @dataclass(frozen=True)
@@ -260,14 +270,12 @@ def parse_scenario(
     c = _Checker(source)
     c.keys(data, TOP_KEYS, "")
     name = c.string(data, "name", "name", default_name)
-    if not _NAME.match(name) or name.lower() == "index.html":  # report-all's index beside the reports
-        if "name" not in data:  # the file's name stands in for the key: say so, and what to write
-            fitting = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-._")
-            if not _NAME.match(fitting) or fitting.lower() == "index.html":
-                fitting = "my-scenario"
-            c.fail("name", f"the file name {name!r} names the report folder unless the file sets a name, and "
-                   "that takes letters, digits, '.', '_' or '-', starting with a letter or digit, and not "
-                   "index.html", f'add name = "{fitting}"')
+    if "name" not in data and not _fits(name):  # the file's name stands in for the key: made to fit
+        # ("my duel.toml" names reports/my-duel/; a compare that writes no folder was refused)
+        plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()  # é as e
+        name = re.sub(r"[^A-Za-z0-9._-]+", "-", plain).strip("-._")
+        name = name if _fits(name) else "scenario"
+    if not _fits(name):  # report-all's index beside the reports
         c.expected("name", "letters, digits, '.', '_' or '-', starting with a letter or digit, and not "
                    "index.html (it names the report folder)", name)
     raw_game = data.get("game")

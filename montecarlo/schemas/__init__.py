@@ -115,7 +115,7 @@ def scenario_schema() -> dict[str, Any]:
         "title": _string("the plot's title"),
     }, "plots", required=["kind"])
     top = _described(TOP_KEYS, {
-        "name": _string("names the report folder (reports/<name>/); default: the file name",
+        "name": _string("names the report folder (reports/<name>/); default: the file name, made to fit",
                         pattern=_NAME.pattern),
         "title": _string("the report's title"),
         "description": _string("what the report is for"),
