@@ -58,6 +58,7 @@ from matplotlib.ticker import MaxNLocator
 from montecarlo.reporting.tables import fmt, metric_text, settled
 from montecarlo.scenarios import PlotSpec, Scenario
 
+MAX_DISTRIBUTION_PANELS = 4  # a comparison's distribution: a panel per value of a field this short
 MAX_FOREST_ROWS = 30  # setups drawn per panel: the significant ones, else the largest effects
 FOREST_LABEL_CHARS = 44  # a forest row's setup wraps after this many characters
 MAX_FOREST_SETUPS = 200  # a default forest holds grid fields at their middle value above this
@@ -105,8 +106,13 @@ def plan(sc: Scenario) -> list[PlotSpec]:
         else:
             specs.append(PlotSpec("bars", metric, x=_first(other), hue=_first(other[1:])))
     for metric in [m for m in sc.metrics if kinds[m] == "distribution"][:2]:
-        hue = None if len(sc.variants) > 1 else _first([f for f in reversed(sc.grid) if len(sc.grid[f]) <= 6])
-        specs.append(PlotSpec("bars", metric, hue=hue))
+        if len(sc.variants) > 1:  # the variants side by side, a panel per value of a short field:
+            # held at its middle value, a field drew the one setup where no variant differed
+            facet = _first([f for f in reversed(sc.grid) if len(sc.grid[f]) <= MAX_DISTRIBUTION_PANELS])
+            specs.append(PlotSpec("bars", metric, facet=facet))
+        else:
+            hue = _first([f for f in reversed(sc.grid) if len(sc.grid[f]) <= 6])
+            specs.append(PlotSpec("bars", metric, hue=hue))
     return specs + _default_forest(sc, scalar)
 
 

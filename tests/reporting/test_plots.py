@@ -290,6 +290,20 @@ def test_an_empty_plots_list_asks_for_none_but_a_comparisons_forest():
     assert [spec.kind for spec in plots.plan(compared)] == ["forest"]
 
 
+def test_a_comparisons_distribution_has_a_panel_per_value_of_a_short_field():
+    """A compare over settlement 0..2 drew its distributions at settlement = 1 alone (the middle
+    value), where no variant differed: each value of a short field now has its panel."""
+    variants = {"official": {}, "loaded": {"builtin": "loaded"}}
+    sc = parse_scenario({**TINY, "metrics": ["total"], "grid": {"flips": [1, 2, 3], "need": [1, 2]},
+                         "variants": variants})
+    bars = [spec for spec in plots.plan(sc) if spec.kind == "bars"]
+    assert [(spec.metric, spec.facet, spec.hue) for spec in bars] == [("total", "need", None)]
+    fig = plots.draw(bars[0], sc, all_tables(run_scenario(sc, jobs=1))["results"], None)
+    assert sorted(ax.get_title() for ax in fig.axes if ax.get_visible()) == ["need = 1", "need = 2"]
+    alone = parse_scenario({**TINY, "metrics": ["total"], "grid": {"flips": [1, 2, 3], "need": [1, 2]}})
+    assert [(s.facet, s.hue) for s in plots.plan(alone) if s.kind == "bars"] == [(None, "need")]
+
+
 # ---------------------------------------------------------------- one look and one wording in a report
 
 
