@@ -354,6 +354,10 @@ def parse_scenario(
             said = f"{show_value(first[key])!r} and {show_value(values[key])!r}"
             c.fail(f"grid.{key}", f"{said} make the same setup", "keep one")
         points.append(GridPoint(values, built))
+    if "metrics" not in data:  # every metric by default, but one that applies to no setup here
+        # (a battle's objective without best play) gave a table of "—" and n/a counts no row showed
+        applies = {m for point in points for m in question.applicable_metrics(point.setup)}
+        metrics = tuple(m for m in metrics if m in applies) or metrics
     if question.cautions is not None:  # what a player may not mean, said as odds says it (once each)
         from montecarlo.errors import caution_about
 

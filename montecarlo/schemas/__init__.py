@@ -131,7 +131,7 @@ def scenario_schema() -> dict[str, Any]:
                                      "at most this"},
         "max_trials": _integer("cap on trials with precision", 1),
         "chunk_size": _integer("trials per chunk (each chunk has its own seed)", 1),
-        "metrics": _names("metrics to report (default: all)"),
+        "metrics": _names("metrics to report (default: all that apply to some setup)"),
         "baseline": _string("the variant the others are compared with (default: the first)"),
         "focus": _names("grid fields the title asks about: the findings lead with what they change"),
         "ordered": _names("grid fields whose values go up in the order listed: the findings read them step "

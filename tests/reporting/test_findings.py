@@ -664,10 +664,13 @@ def test_one_rule_set_says_the_range_of_its_first_three_metrics_that_are_not_dis
     applies = lambda setup: ("score", "b", "c", "d")  # noqa: E731
     toss = dataclasses.replace(toss, metrics=(score, *toss.metrics), applicable=applies)
     game = dataclasses.replace(game, questions={"toss": toss})
-    spec = {"game": game, "seed": 1, "trials": 500, "grid": {"size": [1, 2]}}
+    spec = {"game": game, "seed": 1, "trials": 500, "grid": {"size": [1, 2]},
+            "metrics": ["score", "a", "b", "c", "d"]}  # named: by default `a` is left out
     result = run_scenario(parse_scenario(spec), jobs=1)
     ranges = [s.split(" (`")[0] for s in findings(result, all_tables(result)) if " ranges from " in s]
     assert ranges == ["The chance that b happens", "The chance that c happens"]
+    unnamed = {k: v for k, v in spec.items() if k != "metrics"}
+    assert parse_scenario(unnamed).metrics == ("score", "b", "c", "d")
 
 
 @pytest.mark.parametrize(
