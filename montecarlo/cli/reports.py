@@ -875,8 +875,9 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
     low, high = min(ran), max(ran)
     span = f"{low:,}" if low == high else f"{low:,}–{high:,}"
     caption = (
-        f"{span} trials per setup, seed {sc.seed}; common random numbers: yes (paired per trial); "
-        f"Holm correction at 5% over the real tests: {holm_line(table)}"
+        f"{span} trials per setup, seed {sc.seed}; every variant plays the same dice as the baseline, "
+        f"trial by trial (common random numbers); significant at 5% after Holm's correction for the "
+        f"number of tests: {holm_line(table)}"
     )
     if low < FEW_TRIALS:  # the t interval assumes a roughly normal mean: a few dozen trials
         caption += (
