@@ -93,24 +93,32 @@ def game_cli_modules() -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=None)
-def _source_facts(module: str) -> tuple[str, bool]:
-    """(first docstring line, defines TABLE) of a CLI module, read from its source cheaply."""
+def _source_facts(module: str) -> tuple[str, bool, dict[str, str]]:
+    """(first docstring line, defines TABLE, its string constants such as ODDS_SUMMARY) of a CLI
+    module, read from its source cheaply."""
     spec = importlib.util.find_spec(module)
     try:
         tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, TypeError):  # pragma: no cover - unusual loaders
         loaded = importlib.import_module(module)
-        return (loaded.__doc__ or "").strip().split("\n")[0], hasattr(loaded, "TABLE")
+        texts = {k: v for k, v in vars(loaded).items() if k.endswith("_SUMMARY") and isinstance(v, str)}
+        return (loaded.__doc__ or "").strip().split("\n")[0], hasattr(loaded, "TABLE"), texts
     doc = (ast.get_docstring(tree) or "").strip().split("\n")[0]
-    names = set()
+    names, texts = set(), {}
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
         names.update(t.id for t in targets if isinstance(t, ast.Name))
-    return doc, "TABLE" in names
+        value = getattr(node, "value", None)
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            texts.update((t.id, value.value) for t in targets if isinstance(t, ast.Name))
+    return doc, "TABLE" in names, texts
 
 
-def describe(module: str) -> str:
-    return _source_facts(module)[0]
+def describe(module: str, summary: Optional[str] = None) -> str:
+    """A CLI module's one line: its ``summary`` constant (ODDS_SUMMARY: what ``odds GAME``
+    answers, not everything the game's commands do) where it has one, else its docstring's."""
+    doc, _, texts = _source_facts(module)
+    return texts.get(summary, doc) if summary else doc
 
 
 def has_table(module: str) -> bool:
@@ -128,13 +136,14 @@ def _game_of(module: str) -> Optional[str]:
     return next((g for g, m in game_cli_modules().items() if m == module), None)
 
 
-def game_descriptions() -> dict[str, str]:
-    """Every registered game -> one line: its CLI module's docstring, else its package's."""
+def game_descriptions(summary: Optional[str] = None) -> dict[str, str]:
+    """Every registered game -> one line: its CLI module's ``summary`` constant or docstring,
+    else its package's docstring."""
     from montecarlo import registry
 
     clis = game_cli_modules()
     return {
-        name: describe(clis[name] if name in clis else registry.module_name(name))
+        name: describe(clis[name], summary) if name in clis else describe(registry.module_name(name))
         for name in registry.list_games()
     }
 
@@ -322,7 +331,7 @@ class RootGroup(LazyGroup):
 
 class OddsGroup(LazyGroup):
     def lazy_commands(self, ctx) -> dict[str, str]:
-        return game_descriptions()
+        return game_descriptions("ODDS_SUMMARY")
 
     def get_command(self, ctx, cmd_name: str):
         if names_a_file(cmd_name):  # a battle defined in a file: docs/rules-as-data.md
@@ -366,7 +375,7 @@ class TableGroup(LazyGroup):
         clis = game_cli_modules()
         return {
             name: text
-            for name, text in game_descriptions().items()
+            for name, text in game_descriptions("TABLE_SUMMARY").items()
             if name not in clis or has_table(clis[name])
         }
 
@@ -419,7 +428,7 @@ odds_app = typer.Typer(
 table_app = typer.Typer(
     cls=TableGroup,
     no_args_is_help=True,
-    help="Whole two-way tables of odds (estimate and exact), for the games that have one.",
+    help="Whole two-way tables of odds (with their exact values), for the games that have one.",
 )
 app.add_typer(odds_app, name="odds")
 app.add_typer(table_app, name="table")

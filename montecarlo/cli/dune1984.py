@@ -32,6 +32,14 @@ app.command("invest")(invest)
 app.command("advise")(advise)
 
 ODDS = duel
+ODDS_SUMMARY = (  # odds --help's line for the game
+    "Dune (1984): one duel of two characters (fights, Guile, reach and "
+    "investments: montecarlo dune1984)."
+)
+TABLE_SUMMARY = (  # table --help's line
+    "Dune (1984): duel odds for every pair of Strengths, estimates beside "
+    "exact values."
+)
 TABLE = duel_table
 
 

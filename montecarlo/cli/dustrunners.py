@@ -1,6 +1,6 @@
-"""Dustrunners (solo card game): combat odds against a resolution deck, and whole campaigns.
+"""Dustrunners (solo card game): combat odds against a resolution deck, campaigns, the road.
 
-``montecarlo dustrunners combat|campaign`` (``combat`` also as ``montecarlo odds dustrunners``).
+``montecarlo dustrunners combat|campaign|road|advise`` (``combat`` also as ``montecarlo odds dustrunners``).
 
 ``combat`` (also ``ODDS``): one combat from a freshly shuffled resolution deck, with the exact
 value beside each estimate when the deck is small enough for the exact solver (and a line saying
@@ -361,6 +361,10 @@ def road(
 
 
 ODDS = combat
+ODDS_SUMMARY = (  # odds --help's line for the game
+    "Dustrunners: one combat against a resolution deck (campaigns, the "
+    "road: montecarlo dustrunners)."
+)
 
 
 EnemyHealth = _opt("--enemy-health", "The enemy's health now.", "Enemy", int)

@@ -116,6 +116,10 @@ def conflict_odds(
 
 
 ODDS = conflict_odds
+ODDS_SUMMARY = (  # odds --help's line for the game
+    "Dune: Imperium: who takes which reward of one conflict, ties, "
+    "expected points."
+)
 
 
 def hagal_note(setup) -> str:

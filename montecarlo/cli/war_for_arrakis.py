@@ -262,6 +262,14 @@ def battle(
 
 
 ODDS = battle
+ODDS_SUMMARY = (  # odds --help's line for the game
+    "Dune: War for Arrakis: one battle of two legions (storms, worms, "
+    "hazards: montecarlo war-for-arrakis)."
+)
+TABLE_SUMMARY = (  # table --help's line
+    "Dune: War for Arrakis: exact battle odds for every pair of legion "
+    "sizes."
+)
 
 
 @app.command("storm")

@@ -209,3 +209,19 @@ def test_every_help_description_fills_an_80_column_terminal():
         for paragraph in _description(result.stdout):
             for line, after in zip(paragraph, paragraph[1:]):
                 assert len(line) + 1 + len(after.split()[0]) > 79, (path, line, after)
+
+
+def test_odds_and_table_list_what_they_answer_for_each_game():
+    """`odds --help` said dune1984 answers "duels and fights, Guile checks, movement reach,
+    investments", but `odds dune1984` is the duel alone: each game with an odds (or table)
+    command says what that command answers (ODDS_SUMMARY, TABLE_SUMMARY), read without importing it."""
+    from montecarlo import cli
+
+    odds, table = " ".join(help_of("montecarlo odds").split()), " ".join(help_of("montecarlo table").split())
+    for game, module in cli.game_cli_modules().items():
+        _, has_table, texts = cli._source_facts(module)
+        assert "ODDS_SUMMARY" in texts, module  # every game CLI module has an odds command
+        assert " ".join(texts["ODDS_SUMMARY"].split()[:4]) in odds, game
+        if has_table:
+            assert " ".join(texts["TABLE_SUMMARY"].split()[:4]) in table, game
+    assert "one duel of two characters" in odds and "Guile checks" not in odds
