@@ -235,6 +235,7 @@ def combat(
         asked = {k: m for k, m in answer.metrics.items() if k != "objective"}
         answer = dataclasses.replace(answer, metrics=asked)
     s = answer.setup
+    _note_over_the_limit(s.policy, answer.rules.max_ammo_per_attack)
     e = s.enemy
     foe = f"{e.name} ({'second' if s.second_card else 'first'} card: die {s.enemy_die}, "
     spy = ", spybot" if e.kind == "spybot" else ""
@@ -251,6 +252,16 @@ def combat(
         say(f"deck: {s.deck.label()}")
         say(vp_source(s, vp, answer.rules))
         say(note)
+
+
+def _note_over_the_limit(policy: str, limit: int) -> None:
+    """fixed:9 ran as fixed:4 and was echoed as fixed:9: say so (on stderr; the JSON keeps it)."""
+    from montecarlo.games.dustrunners.combat import fixed_ammo
+
+    wanted = fixed_ammo(policy)
+    if wanted is not None and wanted > limit:
+        typer.echo(f"note: --policy {policy}: an attack spends at most {limit} ammo (the rules' limit), "
+                   f"so it plays as fixed:{limit}", err=True)
 
 
 @app.command("campaign")
@@ -287,6 +298,7 @@ def campaign(
     })
     answer = run.ask("dustrunners", "campaign", setup)
     s = answer.setup
+    _note_over_the_limit(s.policy, answer.rules.max_ammo_per_attack)
     shown = {k: m for k, m in answer.metrics.items()
              if not k.startswith("survived=") or int(k.split("=")[1]) <= s.fights}
     title = (f"Dustrunners campaign: {s.fights} fights vs {', '.join(e.name for e in s.enemies)}; {_you(s)}; "
@@ -345,6 +357,7 @@ def road(
     })
     answer = run.ask("dustrunners", "road", setup)
     s = answer.setup
+    _note_over_the_limit(s.policy, answer.rules.max_ammo_per_attack)
     shown = {k: m for k, m in answer.metrics.items()
              if not k.startswith("rounds_survived=") or int(k.split("=")[1]) <= s.rounds}
     title = (f"Dustrunners road: {s.rounds} rounds, raider {s.raider_gap} spaces behind; {_you(s)}, fuel "

@@ -189,6 +189,20 @@ def test_best_play_reports_every_metric_and_the_objective_with_its_optimum():
     assert as_json(odds(*SMALL, "--policy", "best", "-n", "2000", "--json"))["setup"]["objective"] == "win"
 
 
+def test_a_fixed_ammo_over_the_rules_limit_is_noted_and_plays_as_the_limit():
+    """fixed:9 was echoed as "policy fixed:9" and played as fixed:4, the per-attack limit."""
+    nine = odds(*SMALL, "--policy", "fixed:9", "-n", "2000", "--json")
+    assert nine.exit_code == 0, nine.output
+    assert nine.stderr == (
+        "note: --policy fixed:9: an attack spends at most 4 ammo (the rules' limit), so it plays as fixed:4\n"
+    )
+    four = odds(*SMALL, "--policy", "fixed:4", "-n", "2000", "--json")
+    assert four.stderr == "" and json.loads(four.stdout)["metrics"] == json.loads(nine.stdout)["metrics"]
+    for command in (["campaign"], ["road"]):
+        said = runner.invoke(cli.app, [*command, "--vehicle", "scout", "--policy", "fixed:5", "-n", "200"])
+        assert said.exit_code == 0 and "plays as fixed:4" in said.stderr, said.output
+
+
 def test_an_objective_to_win_is_shown_as_the_chance_to_win_beside_it():
     """Under --objective win the objective is a chance: it read 0.397 under player_win's 0.3975."""
     def row(name, *args):
