@@ -149,6 +149,8 @@ def _policies(policy: Optional[list[str]]) -> dict[str, str]:
 def _policy_line(rules, objective: str = "") -> str:
     best = f"best (for {objective or 'win'}, solved exactly)"
     attack = best if rules.attack == "best" else rules.attack
+    if attack == "until_destroyed":  # its name hid the cost of going on: a last unit is never paid
+        attack += " (fights on while paying to continue leaves it a unit)"
     retreat = f"plays {best}" if rules.retreat == "best" else f"retreats {rules.retreat}"
     return f"policies: attacker {attack}, defender {retreat}"
 

@@ -119,6 +119,11 @@ def test_table_output_policies_and_variants():
     assert result.exit_code == 0, result.output
     assert "attacker_win" in result.stdout and "exact" in result.stdout
     assert "policies: attacker while_ahead, defender retreats when_outnumbered" in result.stdout
+    # the default's name hid that a last unit is never paid to go on: said beside it
+    plain = runner.invoke(app, ["battle", "-a", "3 regular", "-d", "2 regular",
+                                "--settlement", "1", "-n", "500", "-q"])
+    assert "policies: attacker until_destroyed (fights on while paying to continue leaves it a unit)" \
+        in " ".join(plain.stdout.split())
     data = run_json("battle", "-a", "3 regular", "-d", "3 regular", "--policy", "max_rounds:2")
     assert data["rules"]["attack"] == "max_rounds:2" and data["metrics"]["rounds"]["exact"] <= 2
 
