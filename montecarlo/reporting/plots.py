@@ -572,8 +572,10 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
         others = len(all_labels) - len(labels)
         if others:  # filled or not, a drawn row has a significant difference somewhere
             what += f"; the other {others} {'is' if others == 1 else 'are'} not drawn"
-    # a facet value with no row drawn gets no panel: the title says which and why
+    # a facet value with no row drawn gets no panel, a variant with no marker no legend entry:
+    # the title says which and why
     left_out = _left_out_panels(df, shown, spec.facet, facets, baseline)
+    left_out += _left_out_variants(df, shown, variants, baseline, len(labels), spec.facet)
     facets = [f for f in facets if _where(shown, {spec.facet: f}).height]
     step = 1.0 / (len(variants) + 1)
     # long setups (lists of areas) wrap over a few lines beside their row, not across the page
@@ -643,6 +645,28 @@ def _left_out_panels(df: pl.DataFrame, shown: pl.DataFrame, facet_field: str | N
         f"\nno panel for {_setting(facet_field, ', '.join(map(str, values)))}: {reason}"
         for reason, values in why.items()
     )
+
+
+def _left_out_variants(df: pl.DataFrame, shown: pl.DataFrame, variants: list[str], baseline: str,
+                       rows: int, facet_field: str | None) -> str:
+    """The title's lines for the variants a forest draws no marker of (tie-variants' forest left
+    out no_third_reward with no word), and for the markers missing from the rows drawn."""
+    drawn = set(shown["variant"])
+    why: dict[str, list[str]] = {}
+    for variant in (v for v in variants if v not in drawn):
+        status = set(_where(df, {"variant": variant})["status"].to_list())
+        if "tested" in status:  # tested in rows beyond those drawn
+            reason = "no difference in the rows drawn"
+        elif "identical" in status:
+            reason = f"identical to {baseline} in every trial" + (", or n/a" * ("not applicable" in status))
+        else:
+            reason = "the metric does not apply"
+        why.setdefault(reason, []).append(variant)
+    lines = "".join(f"\nnot drawn: {', '.join(names)}: {reason}" for reason, names in why.items())
+    panels = shown[facet_field].n_unique() if facet_field else 1
+    if any(shown.filter(pl.col("variant") == v).height < rows * panels for v in drawn):
+        lines += f"\nno marker: no difference from {baseline} tested there (identical, or n/a)"
+    return lines
 
 
 def _empty_panel(rows: pl.DataFrame, baseline: str) -> str:

@@ -112,6 +112,21 @@ def test_a_forest_draws_no_empty_panel_and_says_why_in_its_title(compared, statu
     ).get_suptitle()
 
 
+def test_a_forest_says_which_variants_it_draws_no_marker_of(compared):
+    """tie-variants' forest left out a variant identical to the baseline, and the markers of
+    another where it was identical, with no word: the title says both."""
+    sc, tables = compared
+    fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, tables["comparison"])
+    title = " ".join(fig.get_suptitle().split())
+    assert "not drawn: same: identical to official in every trial" in title, title
+    assert "no marker" not in title  # `loaded` differs in every setup drawn
+    red = (pl.col("variant") == "loaded") & (pl.col("tags") == "red") & (pl.col("flips") == 1)
+    gaps = tables["comparison"].with_columns(
+        pl.when(red).then(pl.lit("identical")).otherwise(pl.col("status")).alias("status"))
+    title = " ".join(plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, gaps).get_suptitle().split())
+    assert "no marker: no difference from official tested there (identical, or n/a)" in title, title
+
+
 def test_forest_breaks_ties_in_effect_size_by_grid_order(compared, monkeypatch):
     """Equal effects: the rows drawn are the first in grid order, the same on every run (polars'
     group_by alone returns its groups in a different order each time)."""
