@@ -123,7 +123,8 @@ def test_a_forest_says_which_variants_it_draws_no_marker_of(compared):
     red = (pl.col("variant") == "loaded") & (pl.col("tags") == "red") & (pl.col("flips") == 1)
     gaps = tables["comparison"].with_columns(
         pl.when(red).then(pl.lit("identical")).otherwise(pl.col("status")).alias("status"))
-    title = " ".join(plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, gaps).get_suptitle().split())
+    fig = plots.draw(PlotSpec("forest", "win", facet="tags"), sc, None, gaps)
+    title = " ".join(fig.get_suptitle().split())
     assert "no marker: no difference from official tested there (identical, or n/a)" in title, title
 
 
