@@ -20,6 +20,7 @@ import polars as pl
 import typer
 
 from montecarlo.analysis import DEFAULT_TRIALS, seconds_said
+from montecarlo.engine.runner import DEFAULT_MAX_TRIALS
 from montecarlo.cli.common import (
     _options,
     backend_for,
@@ -49,8 +50,8 @@ Jobs = Annotated[
     typer.Option(
         "--jobs", "-j",
         help="Worker processes (-1 = all cores). Default: all cores, started at once where a "
-        "report is written for a large scenario (they also draw its plots), else once the run "
-        "shows more than 1.5 s of work left.",
+        "report of a large scenario is written (report, report-all, compare --out: they also draw its "
+        "plots), else once the run shows more than 1.5 s of work left.",
     ),
 ]
 # the same declarations as every simulating command's
@@ -75,7 +76,8 @@ Precision = Annotated[
 ]
 MaxTrials = Annotated[
     Optional[int],
-    typer.Option("--max-trials", metavar="N", help="Cap on trials per setup of a precision run."),
+    typer.Option("--max-trials", metavar="N", help="Cap on trials per setup of a precision run, over the "
+                 f"scenario's own (default {DEFAULT_MAX_TRIALS:,}, or --trials if larger)."),
 ]
 Variants = Annotated[
     Optional[list[str]],
@@ -86,7 +88,8 @@ Variants = Annotated[
         help="Run only this variant of the scenario beside the baseline (repeatable).",
     ),
 ]
-AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of the words "
+                                      "and tables for people.")]
 
 
 @dataclass(frozen=True)
