@@ -878,7 +878,7 @@ def emit(
     if answer.precision is not None:
         widest = answer.widest_half_width()
         reached = answer.precision_reached()
-        verdict = "reached" if reached else "NOT reached (trial cap hit; raise --max-trials)"
+        verdict = "reached" if reached else not_reached(answer.trials, widest, answer.precision)
         trials = f"precision ±{answer.precision:g} {verdict} after {trials} (widest half-width {widest:.2g})"
     # Title and caption go above and below the table at the terminal's width: inside a narrow
     # table they would wrap mid-word (a deck file's path, a legion).
@@ -919,6 +919,24 @@ def emit(
     if unseen:
         out.print(unreached_said(unseen), highlight=False)
     print_explanations(out, explanations(answer))
+
+
+def not_reached(trials: int, widest: float, precision: float) -> str:
+    """Why a precision run stopped short, and how many trials would reach it: a half-width
+    shrinks as one over the square root of the trials (--precision 1e-9 was told to raise
+    --max-trials, where it would take some 1e17 trials).
+
+    >>> not_reached(10_000_000, 1.5e-4, 1e-4)
+    'NOT reached (trial cap hit; about 22,000,000 trials would reach it: raise --max-trials)'
+    >>> not_reached(10_000_000, 1.5e-4, 1e-9)
+    'NOT reached (trial cap hit; about 2.2e+17 trials would reach it: ask a coarser --precision)'
+    """
+    needed = trials * (widest / precision) ** 2
+    if needed > 1e12:  # past what any run here could do
+        return (f"NOT reached (trial cap hit; about {needed:.2g} trials would reach it: ask a coarser "
+                "--precision)")
+    shown = float(f"{needed:.2g}")
+    return f"NOT reached (trial cap hit; about {shown:,.0f} trials would reach it: raise --max-trials)"
 
 
 def _chance_objective(answer: Answer) -> tuple[str, ...]:
