@@ -472,11 +472,13 @@ def need(
         best = f"{before.legion} wins {shown(before.attacker_win)}" if before else "nothing tried"
         say(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")
         return
+    # "next smaller" read wrong beside a legion of as many units: the order is said instead
     say(f"smallest legion: {found.legion}: attacker_win {shown(found.attacker_win)}")
     if before is not None:
-        say(f"next smaller:    {before.legion}: attacker_win {shown(before.attacker_win)}")
+        say(f"tried before it: {before.legion}: attacker_win {shown(before.attacker_win)} (legions are tried "
+            "by size, then with as few elites as possible)")
     else:
-        say("next smaller:    none (the smallest legion already reaches the target)")
+        say("tried before it: none (the first legion tried already reaches the target)")
 
 
 @app.command("advise")

@@ -172,7 +172,7 @@ def test_need_shows_the_strongest_legion_short_of_a_target_of_one_with_the_decim
 def test_need_shows_the_next_smaller_legion():
     result = run("need", "--defender", "2 regular", "--target", "0.8", "--leaders", "bashar")
     assert result.exit_code == 0, result.output
-    assert "smallest legion:" in result.stdout and "next smaller:" in result.stdout
+    assert "smallest legion:" in result.stdout and "tried before it:" in result.stdout
     result = run(
         "need",
         "--defender",
