@@ -318,6 +318,7 @@ def _heatmap(
         fig, axes = _figure(1, len(panels), width, height)
     cell_pt = _points_on_page(fig, CELL_TEXT_PX)
     numbered = len(xs) <= MOST_COLUMNS_NUMBERED
+    near_one = False  # a cell written 1−x: the title says what it means
     image = None
     for (variant, facet), ax in zip(panels, (ax for row in axes for ax in row)):
         sub = _where(df, {"variant": variant, spec.facet: facet})
@@ -335,6 +336,7 @@ def _heatmap(
                 text = "=" if row["status"] == "identical" else text + ("*" if row["significant"] else "")
             elif mixed and math.isnan(_num(cells[ys[i], xs[j]]["exact"])):
                 text = "≈" + text  # no exact value here: the estimate
+            near_one = near_one or "1−" in text
             ax.text(
                 j,
                 i,
@@ -359,6 +361,8 @@ def _heatmap(
                 f"{field_words(spec.x)}\n* significant after Holm; = identical in every trial{left_out}")
     elif shown == "shown" and exact_cells.any():
         what += "\n(exact values where known; ≈ a simulated estimate)" if mixed else "\n(exact values)"
+    if near_one:
+        what += "\n(1−3e-9: short of 1 by 3e-9)"
     unnumbered = f"\n(no numbers in the cells: {len(xs)} columns; the report's tables give them)"
     fig.suptitle(_title(spec, sc, what, fixed) + ("" if numbered else unnumbered))
     return fig

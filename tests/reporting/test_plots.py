@@ -128,6 +128,19 @@ def test_a_forest_says_which_variants_it_draws_no_marker_of(compared):
     assert "no marker: no difference from official tested there (identical, or n/a)" in title, title
 
 
+def test_a_heat_map_says_what_a_cell_written_1_minus_x_means(compared):
+    """The battle matrix wrote "1−3.4e-9" in a cell and nowhere said what it means."""
+    sc, tables = compared
+    spec = PlotSpec("heatmap", "win", x="need", y="flips", variant="official", where={"tags": "red"})
+    results = tables["results"]
+    assert "short of 1" not in plots.draw(spec, sc, results, None).get_suptitle()
+    close = results.with_columns(
+        pl.when(pl.col("exact") > 0.9).then(1 - 4.6e-8).otherwise(pl.col("exact")).alias("exact"))
+    fig = plots.draw(spec, sc, close, None)
+    assert "1−4.6e-8" in [t.get_text() for t in fig.axes[0].texts]
+    assert "(1−3e-9: short of 1 by 3e-9)" in fig.get_suptitle()
+
+
 def test_forest_breaks_ties_in_effect_size_by_grid_order(compared, monkeypatch):
     """Equal effects: the rows drawn are the first in grid order, the same on every run (polars'
     group_by alone returns its groups in a different order each time)."""
