@@ -736,6 +736,27 @@ def test_the_headline_sizes_only_the_metrics_it_names():
     assert size and abs(float(size[1]) - 0.1) < 0.05, said
 
 
+def test_the_largest_change_is_chosen_and_said_by_its_exact_value():
+    """An estimate can rank two changes the other way round from their exact values: the exact
+    ones choose it (b's estimate +0.29 is larger than a's +0.25, but a's exact +0.30 is)."""
+    from types import SimpleNamespace as N
+
+    from montecarlo.engine.metrics import Metric
+    from montecarlo.reporting.findings import _largest_change
+
+    sc = N(question=N(metric=lambda name: Metric(name, "probability", f"{name} happens")))
+    sig = pl.DataFrame({"metric": ["a", "b"], "difference": [0.25, 0.29], "exact_difference": [0.30, 0.28]})
+    assert _largest_change(sc, sig) == "; largest +0.300, in the chance that a happens"
+    estimated = sig.with_columns(pl.lit(None, dtype=pl.Float64).alias("exact_difference"))
+    assert _largest_change(sc, estimated) == "; largest +0.290, in the chance that b happens"
+    assert _largest_change(sc, sig.with_columns(pl.lit("total=3").alias("metric"))) == ""  # a distribution's
+    # the largest by size, a fall as much as a rise; of equal sizes the first in the table
+    both = pl.DataFrame({"metric": ["a", "b", "c"], "difference": [0.1, -0.5, 0.5],
+                         "exact_difference": [None, None, None]},
+                        schema_overrides={"exact_difference": pl.Float64})
+    assert _largest_change(sc, both) == "; largest -0.500, in the chance that b happens"
+
+
 def test_the_headline_names_the_seats_a_variant_leaves_alone():
     """tiebreak_by_seat raised the first-reward chance of seats 1 to 3 and left seat 4's the same
     in every setup; the headline said it raised "the chance that each seat takes the first reward".
@@ -1420,6 +1441,15 @@ def test_values_that_change_nothing_do_not_make_the_others_both_ways():
         "Against f = a (the first value), 2 of the other 3 values raise the chance that a hit (`hit`): "
         "most with c (+0.200), least with d (+0.100); the other one does not change it (estimates; a "
         "difference within noise counts as none)."
+    )
+    # the same over two setups of another field: the average says where it is taken
+    rows = [{"f": v, "g": g, "estimate": e} for g in (1, 2)
+            for v, e in (("a", 0.5), ("b", 0.5), ("c", 0.7), ("d", 0.6))]
+    assert _effect(rows, {"f": ("a", "b", "c", "d"), "g": (1, 2)}) == (
+        "Against f = a (the first value), 2 of the other 3 values raise the chance that a hit (`hit`) in "
+        "at least one setup, on average across the 2 setups of the other fields: most with c (+0.200), "
+        "least with d (+0.100); the other one does not change it (estimates; a difference within noise "
+        "counts as none)."
     )
     # a value that moves it both ways across setups, averaging 0, still says both ways
     rows = [{"f": "a", "g": 1, "estimate": 0.5}, {"f": "b", "g": 1, "estimate": 0.6},
