@@ -226,8 +226,8 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
             verbs.setdefault(name, set()).update(signs[m])
             codes.setdefault(name, []).append(m)
         count = f"changes in {_setups(sig, sc)} of {len(sc.points)} setups"  # any metric named or not
-        named = [m for name in list(verbs)[:MAX_HEADLINE_METRICS] for m in codes[name]]  # as _moves names
-        count += _largest_change(sc, sig.filter(base.is_in(named)))
+        # of the first metric named: metrics of other units (rolls beside a chance) are not compared
+        count += _largest_change(sc, sig.filter(base.is_in(codes[next(iter(verbs))])))
         parts.append(f"{_variant(result, variant)} {_moves(verbs, seats=seat_words)} ({count})")
     more = len(parts) - MAX_HEADLINE_VARIANTS
     if more > 0:  # the index's one line stays a line or two; the report's findings name every variant
@@ -237,10 +237,10 @@ def _headline(comp: pl.DataFrame, result: ScenarioResult) -> str:
 
 
 def _largest_change(sc, sig: pl.DataFrame) -> str:
-    """How large a variant's largest significant change (of the metrics the headline names) is,
-    for the headline, which says only which way it moves each: ``"; largest +0.939, in seat 1's
-    victory points"``. By the exact difference where the row has one (the truth the estimate
-    comes near)."""
+    """How large a variant's largest significant change in ``sig`` is (the headline's first metric,
+    or each seat's of it), for the headline, which says only which way it moves each metric:
+    ``"; largest +0.939, in seat 1's victory points"``. By the exact difference where the row has
+    one (the truth the estimate comes near)."""
     shown = [
         (abs(exact if exact is not None else diff), exact if exact is not None else diff, metric)
         for metric, diff, exact in zip(sig["metric"], sig["difference"], sig["exact_difference"])
