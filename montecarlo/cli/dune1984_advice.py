@@ -38,12 +38,13 @@ def advise(
     defender_guile: Guiles = None,
     side: Side = "attacker",
     variant: Annotated[
-        Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")
+        Optional[list[str]],
+        typer.Option("--variant", "-v", metavar="NAME", help="Named house rule (repeatable)."),
     ] = None,
     limit: Annotated[
         Optional[int],
-        typer.Option("--limit", min=0, help=f"Choices after a fall shown at most (default {SHOWN}; "
-                     "--json has them all)."),
+        typer.Option("--limit", min=0, metavar="N",
+                     help=f"Choices after a fall shown at most (default {SHOWN}; --json has them all)."),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:

@@ -408,7 +408,8 @@ def advise(
     redraw: AdviseRedraw = "never",
     objective: Objective = None,
     variant: Annotated[
-        Optional[list[str]], typer.Option("--variant", "-v", help="Rule variant (repeatable).")
+        Optional[list[str]],
+        typer.Option("--variant", "-v", metavar="NAME", help="Rule variant (repeatable)."),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:

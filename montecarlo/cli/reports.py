@@ -479,7 +479,8 @@ def compare(
     metric: Annotated[
         Optional[list[str]],
         typer.Option(
-            "--metric", "-m", help="Show only this metric (repeatable; a distribution shows all its values)."
+            "--metric", "-m", metavar="NAME",
+            help="Show only this metric (repeatable; a distribution shows all its values).",
         ),
     ] = None,
     show_all: Annotated[

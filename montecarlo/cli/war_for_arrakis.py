@@ -77,6 +77,7 @@ Policy = Annotated[
     Optional[list[str]],
     typer.Option(
         "--policy",
+        metavar="NAME",
         help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N, best (the attacker "
         "decides exactly for --objective); never, when_outnumbered, defender:best (the defender decides).",
         autocompletion=_policy_names,
@@ -86,6 +87,7 @@ WinPolicy = Annotated[  # --policy of the commands without --objective: best pla
     Optional[list[str]],
     typer.Option(
         "--policy",
+        metavar="NAME",
         help="Policy by name (repeatable): until_destroyed, while_ahead, max_rounds:N, best (the attacker "
         "decides exactly, to win); never, when_outnumbered, defender:best (the defender decides exactly, "
         "to win).",
@@ -119,7 +121,8 @@ Terrain = Annotated[
     ),
 ]
 ExactVariants = Annotated[
-    Optional[list[str]], typer.Option("--variant", "-v", help="Named house rule (repeatable).")
+    Optional[list[str]],
+    typer.Option("--variant", "-v", metavar="NAME", help="Named house rule (repeatable)."),
 ]
 JsonOut = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
@@ -346,6 +349,7 @@ def hazards(
         list[str],
         typer.Option(
             "--area",
+            metavar="AREA",
             help="One area (repeatable, 1 to 10): 'terrain: legion items, harvester, carryall, settlement' "
             "(each of the three at most once).",
         ),
@@ -495,14 +499,16 @@ def advise(
     objective: AdviseObjective = None,
     policy: Annotated[
         Optional[list[str]],
-        typer.Option("--policy", help="The defender's policy: never (default) or when_outnumbered "
-                     "(the attacker's is best play, which advise solves; best or attacker:best says so)."),
+        typer.Option("--policy", metavar="NAME",
+                     help="The defender's policy: never (default) or when_outnumbered (the attacker's is "
+                     "best play, which advise solves; best or attacker:best says so)."),
     ] = None,
     variant: ExactVariants = None,
     limit: Annotated[
         Optional[int],
-        typer.Option("--limit", min=0, help="Lines shown at most in each list, the decision map and the "
-                     "Specials situations (default: the whole map and 12 situations; --json has them all)."),
+        typer.Option("--limit", min=0, metavar="N",
+                     help="Lines shown at most in each list, the decision map and the Specials situations "
+                     "(default: the whole map and 12 situations; --json has them all)."),
     ] = None,
     json_out: JsonOut = False,
 ) -> None:

@@ -27,6 +27,9 @@ def test_no_type_placeholders_in_any_help():
     for path, _ in all_commands():
         text = help_of(path)
         assert "<bool>" not in text and "<list[" not in text and "<Path>" not in text, path
+        # an option's value is named (NAME, N, AREA), not typed: <str>... stays for a list argument
+        assert "<int range>" not in text, path
+        assert "<str>..." not in text[text.find("─ Options"):], path  # the panels after the arguments
 
 
 def test_the_folder_of_report_all_is_a_path_as_reports_scenario():
