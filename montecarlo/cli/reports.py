@@ -455,7 +455,8 @@ def report_all(
         typer.echo(json.dumps({"index": str(home / "index.html"), "reports": entries}))
     elif not quiet:
         typer.echo(
-            f"wrote {home}/index.html: {len(entries)} reports in {time.perf_counter() - started:.0f} s",
+            f"wrote {home}/index.html: {len(entries)} report{'s' * (len(entries) != 1)} in "
+            f"{time.perf_counter() - started:.0f} s",
             err=True,
         )
 

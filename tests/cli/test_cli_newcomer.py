@@ -1012,3 +1012,14 @@ def test_one_trial_is_one_trial_not_1_trials():
     assert "\n1 trial, seed " in shown.stdout and "1 trials" not in shown.stdout
     shown = cli.invoke(app, [*duel, "-n", "2"], env={"COLUMNS": "200"})
     assert "\n2 trials, seed " in shown.stdout
+
+
+def test_report_all_says_one_report_in_the_singular_and_folders_a_spaced_file(monkeypatch, tmp_path):
+    """"1 reports in 1 s"; and "my ties.toml" was refused where its folder can be my-ties."""
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "my ties.toml").write_text(Path(TIES).read_text())
+    monkeypatch.chdir(tmp_path)
+    result = cli.invoke(app, ["report-all", "mine", "--out", "out", "-n", "500", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "wrote out/index.html: 1 report in " in result.stderr, result.stderr
+    assert (tmp_path / "out" / "my-ties" / "index.html").is_file()
