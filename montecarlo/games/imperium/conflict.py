@@ -30,7 +30,7 @@ import numpy as np
 from montecarlo.engine.dice import deal_marked, hand_total_pmf
 from montecarlo.games.base import Metric, Question
 from montecarlo.games.imperium.rewards import PLACES, allocate, reference_places
-from montecarlo.games.imperium.rules import CONFLICTS, DECKS, MAX_PLAYERS, MIN_PLAYERS, Deck, Rules
+from montecarlo.games.imperium.rules import CONFLICTS, DECKS, MAX_PLAYERS, Deck, Rules
 from montecarlo.games.imperium.setup import ConflictSetup, Troops, parse_conflict
 
 MAX_EXACT_STATES = 250_000  # joint strength states the exact solver enumerates at most
@@ -267,8 +267,9 @@ def applicable_conflict(setup: ConflictSetup) -> tuple[str, ...]:
 def _metrics() -> tuple[Metric, ...]:
     places = tuple(
         Metric(f"seat{seat}_{name}", "probability",
-               f"seat {seat} takes {'no reward' if name == 'nothing' else f'the {name} reward'}"
-               + (" (all false for a seat the setup does not have)" if seat > MIN_PLAYERS else ""))
+               # a seat the setup does not have is n/a (``applicable_conflict``), said as such in every
+               # table: "(all false for a seat …)" read oddly under a 4-player conflict
+               f"seat {seat} takes {'no reward' if name == 'nothing' else f'the {name} reward'}")
         for seat in SEATS for name in ("first", "second", "third", "nothing")
     )
     ties = (
