@@ -44,7 +44,7 @@ import math
 import weakref
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import polars as pl
@@ -578,8 +578,11 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
             what += f"; the other {others} {'is' if others == 1 else 'are'} not drawn"
     # a facet value with no row drawn gets no panel, a variant with no marker no legend entry:
     # the title says which and why
-    left_out = _left_out_panels(df, shown, spec.facet, facets, baseline)
-    left_out += _left_out_variants(df, shown, variants, baseline, len(labels), spec.facet)
+    left_out = _left_out(df, shown, spec.facet, facets, baseline,
+                         lambda left: f"no panel for {_setting(spec.facet, ', '.join(map(str, left)))}")
+    left_out += _left_out(df, shown, "variant", variants, baseline,
+                          lambda left: f"not drawn: {', '.join(left)}")
+    left_out += _missing_markers(shown, len(labels), spec.facet, baseline)
     facets = [f for f in facets if _where(shown, {spec.facet: f}).height]
     step = 1.0 / (len(variants) + 1)
     # long setups (lists of areas) wrap over a few lines beside their row, not across the page
@@ -635,53 +638,41 @@ def _forest(spec: PlotSpec, sc: Scenario, comparison: pl.DataFrame) -> Figure | 
     return fig
 
 
-def _left_out_panels(df: pl.DataFrame, shown: pl.DataFrame, facet_field: str | None, facets: list,
-                     baseline: str) -> str:
-    """The title's lines for the facet values a forest draws no row of (an empty panel said the
-    same three times over): ``"\nno panel for settlement = rank 1, rank 2: every variant is ..."``."""
-    if facet_field is None:
-        return ""
+def _left_out(df: pl.DataFrame, shown: pl.DataFrame, field: str | None, values: list, baseline: str,
+              named: Callable[[list], str]) -> str:
+    """The title's lines for the values of ``field`` (a facet, or ``"variant"``) a forest draws
+    nothing of, those left out for one reason together, ``named`` by the caller: an empty panel
+    said the same thing three times over, a variant left out said nothing.
+    ``"\nno panel for settlement = rank 1, rank 2: every variant is ..."``."""
     why: dict[str, list] = {}
-    for facet in facets:
-        if _where(shown, {facet_field: facet}).height == 0:
-            why.setdefault(_empty_panel(_where(df, {facet_field: facet}), baseline), []).append(facet)
-    return "".join(
-        f"\nno panel for {_setting(facet_field, ', '.join(map(str, values)))}: {reason}"
-        for reason, values in why.items()
-    )
+    for value in values:
+        if field is not None and _where(shown, {field: value}).height == 0:
+            reason = _why_not_drawn(_where(df, {field: value}), baseline, panel=field != "variant")
+            why.setdefault(reason, []).append(value)
+    return "".join(f"\n{named(left)}: {reason}" for reason, left in why.items())
 
 
-def _left_out_variants(df: pl.DataFrame, shown: pl.DataFrame, variants: list[str], baseline: str,
-                       rows: int, facet_field: str | None) -> str:
-    """The title's lines for the variants a forest draws no marker of (tie-variants' forest left
-    out no_third_reward with no word), and for the markers missing from the rows drawn."""
-    drawn = set(shown["variant"])
-    why: dict[str, list[str]] = {}
-    for variant in (v for v in variants if v not in drawn):
-        status = set(_where(df, {"variant": variant})["status"].to_list())
-        if "tested" in status:  # tested in rows beyond those drawn
-            reason = "no difference in the rows drawn"
-        elif "identical" in status:
-            reason = f"identical to {baseline} in every trial" + (", or n/a" * ("not applicable" in status))
-        else:
-            reason = "the metric does not apply"
-        why.setdefault(reason, []).append(variant)
-    lines = "".join(f"\nnot drawn: {', '.join(names)}: {reason}" for reason, names in why.items())
+def _missing_markers(shown: pl.DataFrame, rows: int, facet_field: str | None, baseline: str) -> str:
+    """The title's line when a variant drawn has no marker in some row of a panel drawn."""
     panels = shown[facet_field].n_unique() if facet_field else 1
-    if any(shown.filter(pl.col("variant") == v).height < rows * panels for v in drawn):
-        lines += f"\nno marker: no difference from {baseline} tested there (identical, or n/a)"
-    return lines
+    if any(part.height < rows * panels for part in shown.partition_by("variant")):
+        return f"\nno marker: no difference from {baseline} tested there (identical, or n/a)"
+    return ""
 
 
-def _empty_panel(rows: pl.DataFrame, baseline: str) -> str:
-    """Why a forest draws no setup of a facet value, from its rows of the comparison table."""
+def _why_not_drawn(rows: pl.DataFrame, baseline: str, panel: bool) -> str:
+    """Why a forest draws nothing of a facet value (``panel``) or of a variant, from their rows of
+    the comparison table: nothing tested differs there, every row is identical, or none applies."""
     status = set(rows["status"].to_list())
-    if not status or status == {"not applicable"}:
-        return "the metric does not apply there"
-    if "tested" not in status:
+    if "tested" in status:  # tested in rows beyond those drawn
+        return ("no setup drawn differs there: see the comparison table" if panel
+                else "no difference in the rows drawn")
+    if "identical" not in status:
+        return "the metric does not apply there" if panel else "the metric does not apply"
+    if panel:
         extra = " (or the metric does not apply)" if "not applicable" in status else ""
         return f"every variant is identical to {baseline} there, trial by trial{extra}"
-    return "no setup drawn differs there: see the comparison table"
+    return f"identical to {baseline} in every trial" + (", or n/a" * ("not applicable" in status))
 
 
 @dataclass(frozen=True)
