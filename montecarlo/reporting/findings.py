@@ -241,14 +241,14 @@ def _largest_change(sc, sig: pl.DataFrame) -> str:
     or each seat's of it), for the headline, which says only which way it moves each metric:
     ``"; largest +0.939, in seat 1's victory points"``. By the exact difference where the row has
     one (the truth the estimate comes near)."""
-    shown = [
-        (abs(exact if exact is not None else diff), exact if exact is not None else diff, metric)
+    changes = [
+        (exact if exact is not None else diff, metric)
         for metric, diff, exact in zip(sig["metric"], sig["difference"], sig["exact_difference"])
         if "=" not in metric  # a distribution's values: a shift, said as such
     ]
-    if not shown:
+    if not changes:
         return ""
-    _, value, metric = max(shown, key=lambda item: item[0])  # the first of equal sizes, in table order
+    value, metric = max(changes, key=lambda change: abs(change[0]))  # of equal sizes, the first
     return f"; largest {number_range([value])}, in {metric_words(sc, metric, code=False)}"
 
 
