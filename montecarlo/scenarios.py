@@ -18,7 +18,6 @@ import dataclasses
 import itertools
 import math
 import os
-import re
 import sys
 import time
 import unicodedata
@@ -28,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, NoReturn, Sequence
 
-from montecarlo.validate import first_repeated
+from montecarlo.validate import NAME, first_repeated, fit_name
 from montecarlo import __version__, registry
 from montecarlo.analysis import (
     DEFAULT_TRIALS, Comparison, RunSettings, SettingError, compare_many, first_batch_chunk_size,
@@ -72,7 +71,6 @@ AUTO_PARALLEL_WORK = 1_000_000  # trials x arms x grid points above which a scen
 # Memory a grid point holds through a run and its report: its setup and row, and per variant and
 # reported value an estimate, a difference and their table cells (an overestimate, measured roughly).
 POINT_BYTES, RESULT_BYTES = 4096, 2048
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def _fits(name: str) -> bool:
@@ -81,7 +79,7 @@ def _fits(name: str) -> bool:
     >>> _fits("tie-variants"), _fits("my duel"), _fits("index.HTML"), _fits("_x")
     (True, False, False, False)
     """
-    return bool(_NAME.match(name)) and name.lower() != "index.html"
+    return bool(NAME.match(name)) and name.lower() != "index.html"
 
 
 @dataclass(frozen=True)
@@ -272,8 +270,7 @@ def parse_scenario(
     name = c.string(data, "name", "name", default_name)
     if "name" not in data and not _fits(name):  # the file's name stands in for the key: made to fit
         # ("my duel.toml" names reports/my-duel/; a compare that writes no folder was refused)
-        plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()  # é as e
-        name = re.sub(r"[^A-Za-z0-9._-]+", "-", plain).strip("-._")
+        name = fit_name(unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode())  # é as e
         name = name if _fits(name) else "scenario"
     if not _fits(name):  # report-all's index beside the reports
         c.expected("name", "letters, digits, '.', '_' or '-', starting with a letter or digit, and not "

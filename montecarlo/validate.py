@@ -11,11 +11,25 @@ value into one line and exit code 2.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable
 
 import numpy as np
 
 from montecarlo.errors import InputError
+
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a game's or a report folder's name
+
+
+def fit_name(text: str) -> str:
+    """``text`` in :data:`NAME`'s characters: each run of others as one '-', and none of '.', '_'
+    or '-' at either end ('' when nothing is left): a name to suggest, or to use, for a file's.
+
+    >>> fit_name("  My  Duel!"), fit_name("X duel"), fit_name("__")
+    ('My-Duel', 'X-duel', '')
+    """
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("._-")
 
 
 def is_whole(value: Any) -> bool:

@@ -17,6 +17,7 @@ from montecarlo.datagame.expr import LIMIT, RESERVED, Expr, ExprError
 from montecarlo.engine.metrics import MetricKind
 from montecarlo.errors import InputError
 from montecarlo.tomlread import TomlReader, parse_text, printable, read_text, show
+from montecarlo.validate import NAME, fit_name
 
 FORMAT = "dice-battle/1"
 COMPARE_KINDS = ("highest", "pairs", "count")
@@ -268,10 +269,10 @@ class _Reader(TomlReader):
                 "format", f"expected format = {FORMAT!r} (it marks the file as a game definition), got {got}"
             )
         name = self.string(data, "name", "name", default_name)
-        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", name):
+        if not NAME.match(name):
             if "name" in data:
                 self.fail("name", f"{name!r} is not a usable name", "use letters, digits, '.', '_' or '-'")
-            usable = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("._-") or "game"
+            usable = fit_name(name) or "game"
             raise self.error(
                 printable(
                     f"{self.source}: the file has no name key, and its file name {name!r} is not a usable "

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from montecarlo.errors import InputError
+from montecarlo.validate import NAME
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 KINDS = ("scenario", "battle")
@@ -96,7 +97,7 @@ def _names(description: str, enum: Sequence[str] | None = None) -> dict[str, Any
 def scenario_schema() -> dict[str, Any]:
     """Scenario files (docs/scenarios.md), with per-game names for every registered game."""
     from montecarlo.registry import get_game, list_games
-    from montecarlo.scenarios import _NAME, PLOT_KEYS, PLOT_KINDS, TOP_KEYS, VARIANT_KEYS
+    from montecarlo.scenarios import PLOT_KEYS, PLOT_KINDS, TOP_KEYS, VARIANT_KEYS
 
     variant = _table(VARIANT_KEYS, {
         "builtin": _names("built-in variant names of the game (`montecarlo games` lists them)"),
@@ -116,7 +117,7 @@ def scenario_schema() -> dict[str, Any]:
     }, "plots", required=["kind"])
     top = _described(TOP_KEYS, {
         "name": _string("names the report folder (reports/<name>/); default: the file name, made to fit",
-                        pattern=_NAME.pattern),
+                        pattern=NAME.pattern),
         "title": _string("the report's title"),
         "description": _string("what the report is for"),
         "game": {
@@ -268,7 +269,7 @@ def battle_schema() -> dict[str, Any]:
     }, "metrics.NAME", required=["kind"])
     top = _described(spec.TOP_KEYS, {
         "format": {"const": spec.FORMAT, "description": "marks the file as a game definition"},
-        "name": _string("the game's name (default: the file name)", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
+        "name": _string("the game's name (default: the file name)", pattern=NAME.pattern),
         "title": _string("the game's title"),
         "description": _string("what the battle is"),
         "question": _string("the question's name (default 'battle')"),
