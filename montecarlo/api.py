@@ -1297,6 +1297,9 @@ class QuestionInfo:
     # what montecarlo.advise reads besides the setup
     advise_inputs: dict[str, str] = dataclasses.field(default_factory=dict)
     gives_advice: bool = False  # montecarlo.advise answers it
+    # the game's variants that can change its answers (each sets a rule it uses); the others, named
+    # in ``montecarlo.odds``, give the official rules' numbers here, in every setup
+    variants: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1306,6 +1309,18 @@ class GameInfo:
     default_question: str
     questions: dict[str, QuestionInfo]
     variants: dict[str, str]  # name -> description
+
+    def changed_by(self, variant: str) -> tuple[str, ...]:
+        """The questions ``variant`` can change (``QuestionInfo.variants``), in the game's order."""
+        return tuple(name for name, q in self.questions.items() if variant in q.variants)
+
+    def variant_line(self, variant: str) -> str:
+        """``variant NAME: description (changes: duel, fight)``; the questions are named only where
+        the variant leaves some unchanged."""
+        desc = self.variants.get(variant, "")
+        changed = self.changed_by(variant)
+        where = f" (changes: {', '.join(changed) or 'none'})" if len(changed) < len(self.questions) else ""
+        return f"variant {variant}" + (f": {desc}" if desc else "") + where
 
 
 class Catalogue(dict):
@@ -1338,15 +1353,14 @@ class Catalogue(dict):
                     default = "required" if f.required else f"default {f.default!r}"
                     default = "optional" if f.default is None and not f.required else default
                     lines.append(f"    {f.name} ({default}){': ' + f.help if f.help else ''}")
-            for v, desc in g.variants.items():
-                lines.append(f"  variant {v}" + (f": {desc}" if desc else ""))
+            lines += [f"  {g.variant_line(v)}" for v in g.variants]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         return "<pre>" + html.escape(repr(self)) + "</pre>"
 
 
-def _question_info(q: Any) -> QuestionInfo:
+def _question_info(q: Any, variants: tuple[str, ...] = ()) -> QuestionInfo:
     helps = field_help(q.setup_type)
     fields = []
     for f in dataclasses.fields(q.setup_type):
@@ -1366,7 +1380,7 @@ def _question_info(q: Any) -> QuestionInfo:
     fields += [SetupField(name, "Any", None, text, False) for name, text in q.inputs.items()]
     return QuestionInfo(
         q.name, q.description, tuple(fields), {m.name: m.description for m in q.metrics}, dict(q.example),
-        dict(q.advise_inputs), q.advise is not None,
+        dict(q.advise_inputs), q.advise is not None, variants,
     )
 
 
@@ -1398,7 +1412,8 @@ def games(*files: str | os.PathLike) -> Catalogue:
     for name in (*list_games(), *(path_arg(f, "games: a battle file") for f in files)):  # listed by path
         g = get_game(name)
         out[name] = GameInfo(
-            g.name, g.title, g.default_question, {q: _question_info(v) for q, v in g.questions.items()},
+            g.name, g.title, g.default_question,
+            {q: _question_info(v, g.variants_for(q)) for q, v in g.questions.items()},
             {v: g.variant_descriptions.get(v, "") for v in g.variants},
         )
     return out

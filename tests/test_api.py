@@ -207,6 +207,22 @@ def test_games_is_the_package_and_the_catalogue():
     assert "question duel (default)" in repr(catalogue)
 
 
+def test_games_says_which_questions_each_variant_changes():
+    """A question lists the variants that can change it; a variant's line names its questions
+    where it leaves some unchanged (a Guile-roll rule changes duels and fights through Poison)."""
+    catalogue = mc.games()
+    dune = catalogue["dune1984"]
+    assert dune.questions["reach"].variants == ()
+    assert dune.questions["guile"].variants == ("guile_check_d8", "guile_check_2d6")
+    assert "best_play" in dune.questions["fight"].variants
+    assert "best_play" not in dune.questions["duel"].variants
+    assert dune.changed_by("guile_check_d8") == ("duel", "fight", "guile")
+    assert dune.variant_line("fight_to_last").endswith("(changes: fight)")
+    imperium = catalogue["imperium"]  # one question: every variant changes it, said by no list
+    assert "changes:" not in imperium.variant_line("no_third_reward")
+    assert "variant fight_to_last: multi-character" in repr(catalogue)
+
+
 def test_games_lists_exactly_the_values_each_question_accepts():
     """Every value a setup's parser reads is listed (card counts, an enemy's die, Imperium's
     players), and nothing it refuses (the character a guile check fills in itself); the parser's

@@ -226,26 +226,43 @@ def _completer(names):
 
 
 def _tidy(command, game: Optional[str]) -> None:
-    """Examples at the end of each help; the game's variants named in --variant's help and completed."""
-    variants = None
+    """Examples at the end of each help; the variants that can change the command's question
+    (``@asks``; else every variant of the game) named in --variant's help and completed."""
+    found = None
     if game is not None:
         from montecarlo.registry import get_game
 
-        variants = list(get_game(game).variants)
+        found = get_game(game)
     stack = [command]
     while stack:
         cmd = stack.pop()
         stack.extend(getattr(cmd, "commands", {}).values())
         _tidy_help(cmd)
         for param in getattr(cmd, "params", ()):
-            if param.name == "variant" and variants is not None:
-                param.help = (
-                    f"House rule to apply (repeatable): {', '.join(variants)}; "
-                    "`montecarlo games` describes them."
-                    if variants
-                    else f"House rule to apply; {game} has none yet."
-                )
+            if param.name == "variant" and found is not None:
+                question = getattr(cmd.callback, "question", None)
+                variants = list(found.variants_for(question) if question else found.variants)
+                param.help = _variant_help(game, question, variants, list(found.variants))
                 param._custom_shell_complete = _completer(variants)  # what click's shell_complete asks
+
+
+def _variant_help(game: Optional[str], question: Optional[str], variants: list[str], every: list[str]) -> str:
+    """--variant's help: the house rules that can change ``question`` (``every``: the game's).
+
+    >>> _variant_help("g", "reach", [], ["a"])
+    "House rule to apply; none of g's changes reach (`montecarlo games` lists them)."
+    >>> _variant_help("g", "duel", ["a"], ["a", "b"])
+    'House rule to apply (repeatable): a (the ones that can change duel); `montecarlo games` describes them.'
+    >>> _variant_help("g", None, [], [])
+    'House rule to apply; g has none yet.'
+    """
+    if not every:
+        return f"House rule to apply; {game} has none yet."
+    if not variants:
+        return f"House rule to apply; none of {game}'s changes {question} (`montecarlo games` lists them)."
+    which = f" (the ones that can change {question})" if len(variants) < len(every) else ""
+    listed = ", ".join(variants)
+    return f"House rule to apply (repeatable): {listed}{which}; `montecarlo games` describes them."
 
 
 # --- lazy groups ------------------------------------------------------------------------------
@@ -508,8 +525,8 @@ def games(
             say(f"  question {q.name}: {q.description}  [montecarlo {command}]")
         for command, text in ({} if name in paths else _other_commands(name, game.questions)).items():
             say(f"  command {command}: {text}  [montecarlo {name} {command}]")
-        for v, desc in game.variants.items():
-            say(f"  variant {v}" + (f": {desc}" if desc else ""))
+        for v in game.variants:
+            say(f"  {game.variant_line(v)}")
 
 
 def _other_commands(game: str, questions) -> dict[str, str]:

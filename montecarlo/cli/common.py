@@ -580,6 +580,18 @@ def check_edges(
     backend_for(backend, scheduler)
 
 
+def asks(question: str) -> Callable[[Callable], Callable]:
+    """Mark a command function with the question it answers (``@asks("duel")``): its --variant help
+    lists only the game's variants that can change that question (``Game.variants_for``), and a
+    run under another is told that it changes nothing there."""
+
+    def mark(func: Callable) -> Callable:
+        func.question = question  # typer's wrapper copies __dict__
+        return func
+
+    return mark
+
+
 def run_command(
     func: Optional[Callable] = None, *, trials: int = DEFAULT_TRIALS, variants: Sequence[str] | None = None
 ) -> Callable:
@@ -969,13 +981,37 @@ def _applicable(answer: Answer, game: Any = None) -> Answer:
         return answer
 
 
+def note_variants_outside(game: Any, question: str, variants: Sequence[str]) -> tuple[str, ...]:
+    """A note on stderr naming the variants that set no rule ``question`` uses (``-v
+    ties_favour_defender`` on a movement roll): they change nothing there, in any setup. Returns them."""
+    fit = set(game.variants_for(question))
+    outside = tuple(name for name in variants if name in game.variants and name not in fit)
+    if outside:
+        named = " ".join(f"-v {name}" for name in outside)
+        typer.echo(
+            f"note: {named} {'changes' if len(outside) == 1 else 'change'} nothing in {question}: "
+            f"{'it sets' if len(outside) == 1 else 'they set'} no rule that {question} uses "
+            "(`montecarlo games` says what each house rule changes)",
+            err=True,
+        )
+    return outside
+
+
 def note_idle_variants(answer: Answer, game: Any = None) -> None:
     """A note on stderr where the variants change no exact value of the setup: their numbers are
-    the official rules' there, which a user would otherwise read as the house rule's effect."""
+    the official rules' there, which a user would otherwise read as the house rule's effect. The
+    variants that set no rule of the question at all are named as such, in any setup."""
     from montecarlo.analysis import variants_change_nothing
+    from montecarlo.registry import get_game
 
-    if variants_change_nothing(answer, game):
-        named = " ".join(f"-v {name}" for name in answer.variants)
+    try:
+        found = get_game(answer.game) if game is None else game
+        outside = note_variants_outside(found, answer.question, answer.variants)
+    except Exception:  # noqa: BLE001 - a note is never worth a failure
+        outside = ()
+    rest = [name for name in answer.variants if name not in outside]
+    if rest and variants_change_nothing(answer, game):
+        named = " ".join(f"-v {name}" for name in rest)
         typer.echo(
             f"note: {named} changes no exact value of this setup: the official rules give the same exact "
             "values here (it may matter in other setups)",
@@ -1020,6 +1056,8 @@ __all__ = [
     "RunOptions",
     "ProgressReporter",
     "run_command",
+    "asks",
+    "note_variants_outside",
     "cli_errors",
     "emit",
     "console",

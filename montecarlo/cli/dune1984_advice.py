@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.cli.common import check_edges, cli_errors, decimals_apart, named_flags, say, solving
+from montecarlo.cli.common import asks, check_edges, cli_errors, decimals_apart, named_flags, say, solving
 from montecarlo.cli.dune1984_fights import Attackers, Defenders, Guiles, Kit, _title
 from montecarlo.errors import InputError
 
@@ -27,6 +27,7 @@ Side = Annotated[
 ]
 
 
+@asks("fight")
 @cli_errors
 @named_flags
 def advise(

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, console, emit, fmt_prob, parse_int_list, run_command, say
+from montecarlo.cli.common import RunOptions, asks, console, emit, fmt_prob, parse_int_list, run_command, say
 from montecarlo.games.dune1984.checks import spice_ladder
 from montecarlo.games.dune1984.movement import break_even_payout, check_sums
 from montecarlo.games.dune1984.rules import CHARACTERS
@@ -18,6 +18,7 @@ from montecarlo.games.dune1984.rules import CHARACTERS
 _ROLL_TEXT = {"d6": "1d6 <= Guile", "d8": "1d8 <= Guile", "2d6": "2d6 <= 2 x Guile"}
 
 
+@asks("guile")
 @run_command
 def guile(
     run: RunOptions,
@@ -75,6 +76,7 @@ def guile(
     console().print(ladder)
 
 
+@asks("reach")
 @run_command
 def reach(
     run: RunOptions,
@@ -103,6 +105,7 @@ def reach(
     emit(answer, run, f"Movement reach: exactly {distance} spaces{second}")
 
 
+@asks("invest")
 @run_command
 def invest(
     run: RunOptions,

@@ -14,6 +14,7 @@ import typer
 
 from montecarlo.api import answer_of
 from montecarlo.cli.common import (
+    asks,
     RunOptions,
     not_blank,
     console,
@@ -158,6 +159,7 @@ def _notes(answer, run: RunOptions) -> None:
         )
 
 
+@asks("duel")
 @run_command
 def duel(
     run: RunOptions,
@@ -190,6 +192,7 @@ def duel(
     _notes(answer, run)
 
 
+@asks("fight")
 @run_command
 def fight(
     run: RunOptions,
@@ -278,6 +281,7 @@ def _strength(label) -> int:
     return label if isinstance(label, int) else CHARACTERS[label.lower()].strength
 
 
+@asks("duel")
 @run_command(trials=TABLE_TRIALS)
 def duel_table(
     run: RunOptions,

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from montecarlo.cli.common import (
+    asks,
     solving,
     RunOptions, check_edges, cli_errors, decimals_apart, emit, named_flags, not_blank, run_command, say
 )
@@ -183,6 +184,7 @@ def _exact_note(answer) -> str:
 
 
 @app.command("combat")
+@asks("combat")
 @run_command
 def combat(
     run: RunOptions,
@@ -265,6 +267,7 @@ def _note_over_the_limit(policy: str, limit: int) -> None:
 
 
 @app.command("campaign")
+@asks("campaign")
 @run_command
 def campaign(
     run: RunOptions,
@@ -321,6 +324,7 @@ Fuel = _opt("--fuel", "Your fuel (overrides --vehicle); 1 is spent at each round
 
 
 @app.command("road")
+@asks("road")
 @run_command
 def road(
     run: RunOptions,
@@ -386,6 +390,7 @@ Seen = _opt("--seen", "Cards seen since the last shuffle, comma-separated card n
 
 
 @app.command("advise")
+@asks("combat")
 @cli_errors
 @named_flags
 def advise(

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from montecarlo.cli.common import RunOptions, console, emit, run_command
+from montecarlo.cli.common import RunOptions, asks, console, emit, run_command
 from montecarlo.games.imperium import CONFLICTS, DECKS
 
 _TROOPS_HELP = (
@@ -29,6 +29,7 @@ app = typer.Typer(
 
 
 @app.command("conflict")
+@asks("conflict")
 @run_command
 def conflict_odds(
     run: RunOptions,

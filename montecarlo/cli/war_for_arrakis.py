@@ -16,6 +16,8 @@ import typer
 from montecarlo import __version__
 
 from montecarlo.cli.common import (
+    asks,
+    note_variants_outside,
     solving,
     unknown_metric,
     RunOptions,
@@ -191,6 +193,7 @@ def _echo_readings(lines: list[str]) -> None:
 
 
 @app.command("battle")
+@asks("battle")
 @run_command
 def battle(
     run: RunOptions,
@@ -278,6 +281,7 @@ TABLE_SUMMARY = (  # table --help's line
 
 
 @app.command("storm")
+@asks("storm")
 @run_command
 def storm(
     run: RunOptions,
@@ -312,6 +316,7 @@ def storm(
 
 
 @app.command("worm")
+@asks("worm")
 @run_command
 def worm(
     run: RunOptions,
@@ -342,6 +347,7 @@ def worm(
 
 
 @app.command("hazards")
+@asks("hazards")
 @run_command
 def hazards(
     run: RunOptions,
@@ -383,6 +389,7 @@ def hazards(
 
 
 @app.command("need")
+@asks("battle")
 @cli_errors
 @named_flags
 def need(
@@ -417,6 +424,7 @@ def need(
     check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
     game = get_game(GAME)
     rules = game.rules(tuple(variant or ()), _policies(policy), overrides_from="--policy")
+    note_variants_outside(game, "battle", tuple(variant or ()))
     try:
         defence = game.question("battle").setup(
             {
@@ -486,6 +494,7 @@ def need(
 
 
 @app.command("advise")
+@asks("battle")
 @cli_errors
 @named_flags
 def advise(
@@ -542,6 +551,7 @@ def advise(
     overrides["attack"] = "best"
     who = "advise (attack policy best) or --policy"
     rules = game.rules(tuple(variant or ()), overrides, overrides_from=who)
+    note_variants_outside(game, "battle", tuple(variant or ()))
     setup = game.question("battle").setup(
         {
             "attacker": attacker,
@@ -743,6 +753,7 @@ def _units(text: str) -> str:
     return ", ".join(said(part) for part in text.split(", "))
 
 
+@asks("battle")
 @cli_errors
 @named_flags
 def table(
@@ -791,6 +802,7 @@ def table(
     if metric not in question.reported_names():
         raise unknown_metric(metric, question.reported_names(), "the battle")
     rules = game.rules(tuple(variant or ()), _policies(policy), overrides_from="--policy")
+    note_variants_outside(game, "battle", tuple(variant or ()))
     extra = [  # units each side's additions bring (a leader alone is checked beside one regular)
         parse_legion(f"1 regular, {text}", what).units - 1 if text else 0
         for text, what in ((attacker_with, "--attacker-with"), (defender_with, "--defender-with"))

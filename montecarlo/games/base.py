@@ -117,6 +117,10 @@ class Question:
     # process (a chain question's context: the chain and its memos), so a grid's workers get them
     # together; None: every setup stands alone
     affinity: Callable[[Any, Any], Hashable] | None = None
+    # the rule fields that can change its answers (a Guile check: the Guile roll and Spice's price);
+    # a variant that sets none of them is no house rule of this question: its help does not list
+    # it and a run under it is the official rules' (said in a note); None: every field of the rules
+    rule_fields: frozenset[str] | None = None
 
     def setup(self, values: Mapping[str, Any]) -> Any:
         """A validated setup from plain values."""
@@ -179,6 +183,14 @@ class Game:
         q = self.question(question)
         own = [q.example] if q.example else []
         return own + [setup for name, setup in self.examples if name == question]
+
+    def variants_for(self, question: str | None = None) -> tuple[str, ...]:
+        """The variants that can change ``question``'s answers: each sets a rule field it reads
+        (:attr:`Question.rule_fields`), in the game's order."""
+        used = self.question(question).rule_fields
+        return tuple(
+            name for name, overrides in self.variants.items() if used is None or used & set(overrides)
+        )
 
     def question(self, name: str | None = None) -> Question:
         if name is not None and (not isinstance(name, str) or not name.strip()):

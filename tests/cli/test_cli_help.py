@@ -58,17 +58,27 @@ def test_table_help_shows_the_trials_it_uses():
     assert "[default: 200000]" in help_of("montecarlo odds dune1984")
 
 
-@pytest.mark.parametrize("game", ["dune1984", "imperium"])
-def test_variant_help_lists_the_games_variants(game):
-    variants = list(registry.get_game(game).variants)
+@pytest.mark.parametrize("game", ["dune1984", "imperium", "war-for-arrakis"])
+def test_variant_help_lists_the_variants_that_change_the_commands_question(game):
+    """Each command's --variant help (and completion) names exactly the variants that can change its
+    question: a duel's leaves out best_play (a duel refuses it), a movement roll's names none."""
+    found = registry.get_game(game)
+    seen = set()
     for path, cmd in leaf_commands():
         if path.split()[1:2] != [game] and path.split()[1:3] not in (["odds", game], ["table", game]):
             continue
         option = next((p for p in cmd.params if p.name == "variant"), None)
         if option is None:
             continue
-        for name in variants:
-            assert name in option.help, (path, name)
+        question = cmd.callback.question  # every game command with --variant says what it asks
+        seen.add(question)
+        fit = found.variants_for(question)
+        named = [name for name in found.variants if re.search(rf"\b{name}\b", option.help)]
+        assert named == list(fit), (path, named)
+        assert [c.value for c in option.shell_complete(None, "")] == list(fit), path
+    assert seen == set(found.questions), seen
+    assert "best_play" not in help_of("montecarlo odds dune1984")
+    assert "none of dune1984's changes reach" in " ".join(help_of("montecarlo dune1984 reach").split())
 
 
 def test_scheduler_and_backend_help_say_what_happens():

@@ -920,13 +920,25 @@ def test_a_blank_redraw_or_objective_is_refused_not_read_as_none(args, flag):
 
 
 def test_a_house_rule_that_changes_nothing_here_is_noted_not_hidden():
-    """-v fight_to_last on a duel (no next character): the numbers are the official rules', and
-    the user is told so on stderr (stdout, JSON included, is unchanged); a variant that changes
-    the setup gets no note."""
-    idle = cli.invoke(app, [*ODDS, "-v", "fight_to_last", "--json"])
+    """-v set_aside_die on a duel of Strengths up to 6 (dice = Strength anyway): the numbers are the
+    official rules', and the user is told so on stderr (stdout, JSON included, is unchanged); -v
+    fight_to_last (a duel has no next character) is no house rule of a duel at all, in any setup,
+    and is told so; a variant that changes the setup gets no note."""
+    idle = cli.invoke(app, [*ODDS, "-v", "set_aside_die", "--json"])
     assert idle.exit_code == 0, idle.output
-    assert idle.stderr.startswith("note: -v fight_to_last changes no exact value of this setup")
-    assert json.loads(idle.stdout)["variants"] == ["fight_to_last"]
+    assert idle.stderr.startswith("note: -v set_aside_die changes no exact value of this setup")
+    assert json.loads(idle.stdout)["variants"] == ["set_aside_die"]
+    both = cli.invoke(app, [*ODDS, "-v", "fight_to_last", "-v", "set_aside_die", "--json"])
+    assert both.stderr.splitlines() == [
+        "note: -v fight_to_last changes nothing in duel: it sets no rule that duel uses (`montecarlo "
+        "games` says what each house rule changes)",
+        idle.stderr.strip(),
+    ]
+    assert json.loads(both.stdout)["variants"] == ["fight_to_last", "set_aside_die"]
+    two = cli.invoke(app, ["dune1984", "reach", "--distance", "7", "-n", "100", "-q",
+                           "-v", "ties_favour_defender", "-v", "no_strength_gain"])
+    assert two.stderr.startswith("note: -v ties_favour_defender -v no_strength_gain change nothing in "
+                                 "reach: they set no rule that reach uses"), two.stderr
     busy = cli.invoke(app, [*ODDS, "-v", "ties_favour_defender"])
     assert busy.exit_code == 0 and "note:" not in busy.stderr
     # a battle file's too: a defender of 2 armies never rolls a third die

@@ -372,3 +372,15 @@ def test_the_exact_table_refuses_trials_and_a_seed_saying_why(flag):
 
     result = runner.invoke(montecarlo, ["table", "war-for-arrakis", *flag])
     assert result.exit_code == 2 and "runs no trials: every cell is the battle's exact value" in result.output
+
+
+def test_need_and_advise_say_that_a_hazard_rule_changes_nothing_in_a_battle():
+    """-v rulebook_worm_dice sets the worms' dice, which no battle rolls: need and advise say so."""
+    cli = CliRunner()
+    need = cli.invoke(app, ["need", "--defender", "2 regular", "-v", "rulebook_worm_dice"])
+    assert need.exit_code == 0, need.output
+    assert need.stderr.startswith("note: -v rulebook_worm_dice changes nothing in battle: it sets no rule "
+                                  "that battle uses"), need.stderr
+    advise = cli.invoke(app, ["advise", "-a", "3 regular", "-d", "2 regular", "-v", "rulebook_worm_dice"])
+    assert advise.exit_code == 0, advise.output
+    assert advise.stderr.startswith("note: -v rulebook_worm_dice changes nothing in battle"), advise.stderr

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -195,3 +196,85 @@ def test_every_variant_changes_a_result(game_name, variant):
             if any(not np.array_equal(out_a[m.name], out_b[m.name]) for m in question.metrics):
                 return
     pytest.fail(f"variant {variant} of {game_name} changes no result in any example setup")
+
+
+def _same_answers(question, a, b, setup, seed: int) -> bool:
+    """Kernel (same seed), exact values and reference trials (same seed) all equal under rules a and b."""
+    out_a = question.simulate(a, setup, 2000, np.random.default_rng(seed))
+    out_b = question.simulate(b, setup, 2000, np.random.default_rng(seed))
+    if any(not np.array_equal(out_a[m.name], out_b[m.name]) for m in question.metrics):
+        return False
+    if question.exact is not None and question.exact(a, setup) != question.exact(b, setup):
+        return False
+    ref_a = reference_columns(question, a, setup, 200, seed)
+    ref_b = reference_columns(question, b, setup, 200, seed)
+    return all(np.array_equal(ref_a[k], ref_b[k]) for k in ref_a)
+
+
+IDLE = [  # (game, question, a variant that sets none of the question's rule fields)
+    (g, q, v)
+    for g, q in QUESTIONS
+    for v in get_game(g).variants
+    if v not in get_game(g).variants_for(q)
+]
+
+
+@pytest.mark.parametrize("game_name,question_name,variant", IDLE)
+def test_a_variant_outside_a_questions_rule_fields_changes_nothing(game_name, question_name, variant):
+    """``Question.rule_fields`` hides a variant from the question's help and says it changes nothing:
+    on every example setup its answers are the official rules' trial by trial, alone and added to
+    each variant that does apply (its field is read nowhere the answers come from)."""
+    game = get_game(game_name)
+    question = game.question(question_name)
+    bases = [[]] + [[v] for v in game.variants_for(question_name)]
+    for i, values in enumerate(game.setups(question_name)):
+        setup = question.setup(values)
+        for base in bases:
+            try:
+                with_it = game.rules(base + [variant])
+            except Exception:  # noqa: BLE001 - two variants setting one field: no such run
+                continue
+            assert _same_answers(question, game.rules(base), with_it, setup, seed=40 + i), (base, values)
+
+
+# fields a question's reference trial reads that cannot change its answers: a duel is played by the
+# fight's code, which asks who is designated and whether the fight goes on; with one character a
+# side there is no choice and nobody next (the test above checks that they change nothing)
+READ_BUT_IDLE = {("dune1984", "duel"): {"designation", "fight_to_last"}}
+
+
+@pytest.mark.parametrize("game_name,question_name", QUESTIONS)
+def test_rule_fields_name_every_field_the_reference_reads(game_name, question_name):
+    """The plain-Python trial (no memos, every rule read where it applies) reads no rule field that
+    ``rule_fields`` leaves out, under the official rules and every variant."""
+    game = get_game(game_name)
+    question = game.question(question_name)
+    if question.rule_fields is None:
+        pytest.skip("every rule field can change this question")
+    rules_type = game.rules_type
+    names = {f.name for f in dataclasses.fields(rules_type)}
+    read: set[str] = set()
+    original = rules_type.__getattribute__
+
+    def recording(self, name):
+        caller = sys._getframe(1).f_code.co_filename
+        # not the dataclass's own __hash__ and __eq__ (a memo's key), which read every field
+        if name in names and caller != "<string>" and not caller.endswith("dataclasses.py"):
+            read.add(name)
+        return original(self, name)
+
+    runs = []
+    for variant in (None, *game.variants):
+        rules = game.rules([variant] if variant else [])
+        runs += [(rules, question.setup(values)) for values in game.setups(question_name)]
+    rules_type.__getattribute__ = recording
+    try:
+        for rules, setup in runs:
+            rng = np.random.default_rng(5)
+            for _ in range(50):
+                question.reference(rules, setup, rng)
+    finally:
+        rules_type.__getattribute__ = original
+    allowed = question.rule_fields | READ_BUT_IDLE.get((game_name, question_name), set())
+    assert read <= allowed, sorted(read - allowed)
+    assert bool(read) == bool(question.rule_fields), "a question with rule fields reads some"

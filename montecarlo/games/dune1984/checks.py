@@ -24,7 +24,7 @@ import numpy as np
 
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question
-from montecarlo.games.dune1984.rules import Rules, character
+from montecarlo.games.dune1984.rules import GUILE_RULES, Rules, character
 from montecarlo.validate import check_known, whole
 
 MAX_GUILE = 10  # printed Guile is 3 or 4; the setup accepts 0..10 for what-ifs
@@ -185,5 +185,6 @@ QUESTIONS = {
         reference=reference_guile,
         parse_setup=parse_guile,
         example={"guile": 3, "spice": 3},
+        rule_fields=GUILE_RULES,
     ),
 }

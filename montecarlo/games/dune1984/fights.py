@@ -55,7 +55,9 @@ from montecarlo.engine.dice import highest_die_cdf
 from montecarlo.errors import InputError
 from montecarlo.games.base import Metric, Question, build_dataclass, is_whole, whole
 from montecarlo.games.dune1984.checks import MAX_GUILE, survival
-from montecarlo.games.dune1984.rules import BEST_DESIGNATIONS, CHARACTERS, DEFAULT_GUILE, Rules, character
+from montecarlo.games.dune1984.rules import (
+    BEST_DESIGNATIONS, CHARACTERS, DEFAULT_GUILE, DUEL_RULES, FIGHT_RULES, Rules, character,
+)
 
 MAX_STRENGTH = 6  # the Strength track runs 1..6
 MAX_CHARACTERS = 3  # characters per side in a multi-character fight
@@ -804,6 +806,7 @@ QUESTIONS = {
         parse_setup=parse_duel,
         reference=reference_duel,
         example={"attacker": 4, "defender": 5},
+        rule_fields=DUEL_RULES,
     ),
     "fight": Question(
         name="fight",
@@ -823,6 +826,7 @@ QUESTIONS = {
         parse_setup=parse_fight,
         reference=reference_fight,
         example={"attacker": [4, 3], "defender": [5], "defender_equipment": ["sword"]},
+        rule_fields=FIGHT_RULES,
         advise=lambda rules, setup, inputs: _advice().advice_table(rules, setup, inputs),
         advise_inputs={"side": "whose choice of the character that takes the damage: attacker (default) "
                        "or defender; the other side designates its weakest first"},

@@ -318,6 +318,7 @@ QUESTIONS = {
         parse_setup=parse_reach,
         reference=reference_reach,
         example={"distance": 5, "second_distance": 3},
+        rule_fields=frozenset(),  # 2d6 and the board: no rule field moves it
     ),
     "invest": Question(
         name="invest",
@@ -334,5 +335,6 @@ QUESTIONS = {
         reference=reference_invest,
         parse_setup=parse_invest,
         example={"sums": [3, 11], "payout": 4, "players": 4},
+        rule_fields=frozenset(),  # 2d6 and the stake: no rule field moves it
     ),
 }

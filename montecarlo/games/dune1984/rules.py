@@ -7,7 +7,7 @@ of overrides).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from montecarlo.errors import InputError
 from montecarlo.validate import whole
@@ -61,6 +61,13 @@ class Rules:
         for name, high in RULE_BOUNDS.items():
             whole(name, getattr(self, name), 0 if name == "strength_gain" else 1, high)
 
+
+# the rule fields that can change each kind of question (``Question.rule_fields``): a variant that
+# sets none of them is no house rule of that question (its help does not list it)
+GUILE_RULES = frozenset({"guile_roll", "spice_per_guile"})  # a Guile check: its roll, Spice's price
+FIGHT_RULES = frozenset(f.name for f in fields(Rules)) - {"spice_per_guile"}  # Poison rolls, no Spice
+# a duel is a fight of one character a side: nobody to designate, and nobody next once one falls
+DUEL_RULES = FIGHT_RULES - {"designation", "fight_to_last"}
 
 VARIANTS: dict[str, dict] = {
     "gom_counts_toward_cap": {"gom_counts_toward_cap": True},

@@ -52,6 +52,7 @@ from montecarlo.games.base import (
 )
 from montecarlo.games.war_for_arrakis import dice
 from montecarlo.games.war_for_arrakis.rules import (
+    BATTLE_RULES,
     LEADERS,
     Rules,
     find_leader,
@@ -1623,6 +1624,7 @@ QUESTIONS = {
         parse_setup=parse_battle,
         applicable=applicable_battle,
         reference=reference_battle,
+        rule_fields=BATTLE_RULES,
         example={
             "attacker": "4 regular, 1 elite, bashar",
             "defender": "3 regular, 1 fedaykin, naib",

@@ -34,7 +34,9 @@ from montecarlo.games.war_for_arrakis.battle import (
     parse_legion,
     take_hits,
 )
-from montecarlo.games.war_for_arrakis.rules import DESERTS, EXPOSED, LEADERS, TERRAINS, Rules, readings
+from montecarlo.games.war_for_arrakis.rules import (
+    DESERTS, EXPOSED, HAZARD_RULES, LEADERS, STORM_RULES, TERRAINS, WORM_RULES, Rules, readings,
+)
 
 MAX_AREAS = 10
 POOL_NOTE = (
@@ -777,6 +779,7 @@ QUESTIONS = {
         parse_setup=parse_storm,
         reference=reference_storm,
         example={"legion": "3 regular, 1 elite, bashar", "terrain": "deep_desert"},
+        rule_fields=STORM_RULES,
     ),
     "worm": Question(
         name="worm",
@@ -789,6 +792,7 @@ QUESTIONS = {
         reference=reference_worm,
         applicable=applicable_worm,
         example={"legion": "3 regular, 1 sardaukar", "terrain": "desert", "harvester": True},
+        rule_fields=WORM_RULES,
     ),
     "hazards": Question(
         name="hazards",
@@ -803,6 +807,7 @@ QUESTIONS = {
         notes=hazards_readings,
         parse_setup=parse_hazards,
         reference=reference_hazards,
+        rule_fields=HAZARD_RULES,
         example={
             "areas": [
                 "deep_desert: 3 regular, 1 elite, bashar, harvester",

@@ -20,7 +20,7 @@ import functools
 import pathlib
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Mapping, NamedTuple
 
 from montecarlo.errors import InputError
@@ -336,6 +336,17 @@ def leader_order(rules: Rules, names: tuple[str, ...]) -> tuple[tuple[int, int],
     values = [leader_value(rules, n) for n in names]
     return tuple(sorted(values, key=lambda v: (-(v[0] + v[1]), -v[0])))
 
+
+# the rule fields that can change each kind of question (``Question.rule_fields``): a variant that
+# sets none of them is no house rule of that question (its help does not list it)
+DIE_RULES = frozenset({"hit_faces", "shield_faces", "special_faces", "blank_faces"})  # the combat die
+STORM_RULES = DIE_RULES | {"storm_dice", "storm_special_hits", "storms_strike_settlements"}
+WORM_RULES = DIE_RULES | {"worm_dice", "worm_special_hits", "wild_maker_extra_dice"}
+HAZARD_RULES = STORM_RULES | WORM_RULES | {
+    "wormsign_sand", "wormsign_sandworm", "wormsign_burrowing", "wormsign_order", "desert_spice",
+    "deep_desert_spice",
+}
+BATTLE_RULES = frozenset(f.name for f in fields(Rules)) - (HAZARD_RULES - DIE_RULES)
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "continue_always_costs": {"continue_always_costs": True},
