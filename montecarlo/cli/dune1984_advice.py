@@ -40,14 +40,18 @@ def advise(
     side: Side = "attacker",
     variant: Annotated[
         Optional[list[str]],
-        typer.Option("--variant", "-v", metavar="NAME", help="Named house rule (repeatable)."),
+        typer.Option("--variant", "-v", metavar="NAME", help="Named house rule (repeatable).",
+                     rich_help_panel="Rules"),
     ] = None,
     limit: Annotated[
         Optional[int],
         typer.Option("--limit", min=0, metavar="N",
-                     help=f"Choices after a fall shown at most (default {SHOWN}; --json has them all)."),
+                     help=f"Choices after a fall shown at most (default {SHOWN}; --json has them all).",
+                     rich_help_panel="Output"),
     ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object.", rich_help_panel="Output")
+    ] = False,
 ) -> None:
     """Which character should take the damage in a fight: each choice with its chance to win, exactly.
 

@@ -414,9 +414,12 @@ def advise(
     objective: Objective = None,
     variant: Annotated[
         Optional[list[str]],
-        typer.Option("--variant", "-v", metavar="NAME", help="Rule variant (repeatable)."),
+        typer.Option("--variant", "-v", metavar="NAME", help="Rule variant (repeatable).",
+                     rich_help_panel="Rules"),
     ] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object.", rich_help_panel="Output")
+    ] = False,
 ) -> None:
     """How much ammo to spend on your attack now: the value of each choice, best first, exactly.
 

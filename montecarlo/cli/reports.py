@@ -52,7 +52,7 @@ Jobs = Annotated[
         help="Worker processes (-1 = all cores). Default: all cores, started at once where a "
         "report of a large scenario is written (report, report-all, compare --out: they also draw its "
         "plots), else once the run shows more than 1.5 s of work left.",
-    ),
+     rich_help_panel="Simulation"),
 ]
 # the same declarations as every simulating command's
 Quiet, Backend, Scheduler = (_options(DEFAULT_TRIALS)[name][0] for name in ("quiet", "backend", "scheduler"))
@@ -62,9 +62,12 @@ Trials = Annotated[
         "--trials",
         "-n",
         help="Trials per setup and variant, over the scenario's own (with a precision: the first batch).",
-    ),
+     rich_help_panel="Simulation"),
 ]
-Seed = Annotated[Optional[int], typer.Option("--seed", "-s", help="Seed, over the scenario's own.")]
+Seed = Annotated[
+    Optional[int],
+    typer.Option("--seed", "-s", help="Seed, over the scenario's own.", rich_help_panel="Simulation"),
+]
 Precision = Annotated[
     Optional[float],
     typer.Option(
@@ -72,12 +75,13 @@ Precision = Annotated[
         metavar="H",
         help="Add trials until every probability's 95% half-width is at most H (0 < H < 0.5), over the "
         "scenario's own.",
-    ),
+     rich_help_panel="Simulation"),
 ]
 MaxTrials = Annotated[
     Optional[int],
     typer.Option("--max-trials", metavar="N", help="Cap on trials per setup of a precision run, over the "
-                 f"scenario's own (default {DEFAULT_MAX_TRIALS:,}, or --trials if larger)."),
+                 f"scenario's own (default {DEFAULT_MAX_TRIALS:,}, or --trials if larger).",
+                 rich_help_panel="Simulation"),
 ]
 Variants = Annotated[
     Optional[list[str]],
@@ -86,10 +90,10 @@ Variants = Annotated[
         "-v",
         metavar="NAME",
         help="Run only this variant of the scenario beside the baseline (repeatable).",
-    ),
+     rich_help_panel="Rules"),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of the words "
-                                      "and tables for people.")]
+                                      "and tables for people.", rich_help_panel="Output")]
 
 
 @dataclass(frozen=True)
@@ -191,7 +195,7 @@ Checkpoint = Annotated[
         metavar="FILE",
         help="Save finished chunks to FILE as the run goes; the same command with the same FILE "
         "resumes after an interruption, with the numbers of an uninterrupted run.",
-    ),
+     rich_help_panel="Simulation"),
 ]
 
 
@@ -273,20 +277,21 @@ def report(
     scenario: Annotated[
         Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML), see docs/scenarios.md.")
     ],
-    out: Annotated[
-        Optional[Path], typer.Option("--out", "-o", help="Report folder (default: reports/<scenario name>).")
-    ] = None,
-    trials: Trials = None,
+    trials: Trials = None,  # the panels in odds's order: Simulation, Rules, Output
     seed: Seed = None,
     precision: Precision = None,
     max_trials: MaxTrials = None,
-    variant: Variants = None,
-    as_json: AsJson = False,
     jobs: Jobs = None,
-    quiet: Quiet = False,
     backend: Backend = None,
     scheduler: Scheduler = None,
     checkpoint: Checkpoint = None,
+    variant: Variants = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="Report folder (default: reports/<scenario name>).",
+                                     rich_help_panel="Output")
+    ] = None,
+    as_json: AsJson = False,
+    quiet: Quiet = False,
 ) -> None:
     """Run a scenario and write its report: index.html, report.md, tables (CSV, Parquet), plots.
 
@@ -333,17 +338,11 @@ def report_all(
             help="Folder of scenarios: <game>/*.toml (e.g. scenarios).",
         ),
     ],
-    out: Annotated[
-        str,
-        typer.Option("--out", "-o", metavar="DIR", help="Folder for the reports and their index.html."),
-    ] = str(DEFAULT_OUT),
-    trials: Trials = None,
+    trials: Trials = None,  # the panels in odds's order: Simulation, Output
     seed: Seed = None,
     precision: Precision = None,
     max_trials: MaxTrials = None,
-    as_json: AsJson = False,
     jobs: Jobs = None,
-    quiet: Quiet = False,
     backend: Backend = None,
     scheduler: Scheduler = None,
     checkpoint: Annotated[
@@ -353,8 +352,16 @@ def report_all(
             metavar="DIR",
             help="Save finished chunks to DIR/<scenario name>.checkpoint, one file per report; the "
             "same command resumes after an interruption, with the numbers of an uninterrupted run.",
+            rich_help_panel="Simulation",
         ),
     ] = None,
+    out: Annotated[
+        str,
+        typer.Option("--out", "-o", metavar="DIR", help="Folder for the reports and their index.html.",
+                     rich_help_panel="Output"),
+    ] = str(DEFAULT_OUT),
+    as_json: AsJson = False,
+    quiet: Quiet = False,
 ) -> None:
     """Run every scenario under DIRECTORY and write OUT/<name>/ for each plus OUT/index.html.
 
@@ -471,37 +478,6 @@ def compare(
                              help="Scenario file (TOML) with two or more variants, or a game (or battle "
                              "file) with -v VARIANT and --set/--grid.")
     ],
-    baseline: Annotated[
-        Optional[str],
-        typer.Option(
-            "--baseline", "-b", help="Variant to compare against (default: the scenario's baseline)."
-        ),
-    ] = None,
-    metric: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            "--metric", "-m", metavar="NAME",
-            help="Show only this metric (repeatable; a distribution shows all its values).",
-        ),
-    ] = None,
-    show_all: Annotated[
-        bool, typer.Option("--all", help="Show every difference, not only the significant ones.")
-    ] = False,
-    as_json: AsJson = False,
-    out: Annotated[
-        Optional[Path],
-        typer.Option("--out", "-o", help="Also write the full report (with forest plot) to this folder."),
-    ] = None,
-    trials: Trials = None,
-    seed: Seed = None,
-    precision: Precision = None,
-    max_trials: MaxTrials = None,
-    variant: Variants = None,
-    jobs: Jobs = None,
-    quiet: Quiet = False,
-    backend: Backend = None,
-    scheduler: Scheduler = None,
-    checkpoint: Checkpoint = None,
     setting: Annotated[
         Optional[list[str]],
         typer.Option("--set", metavar="FIELD=VALUE", help="With a GAME: a setup field, in the game's "
@@ -517,12 +493,45 @@ def compare(
         Optional[str],
         typer.Option("--question", help="With a GAME: the question asked (default: the game's main one)."),
     ] = None,
+    trials: Trials = None,  # the panels in odds's order: Simulation, Rules, Output
+    seed: Seed = None,
+    precision: Precision = None,
+    max_trials: MaxTrials = None,
+    jobs: Jobs = None,
+    backend: Backend = None,
+    scheduler: Scheduler = None,
+    checkpoint: Checkpoint = None,
+    baseline: Annotated[
+        Optional[str],
+        typer.Option(
+            "--baseline", "-b", help="Variant to compare against (default: the scenario's baseline)."
+        , rich_help_panel="Rules"),
+    ] = None,
+    variant: Variants = None,
     house: Annotated[
         Optional[list[str]],
         typer.Option("--rule", metavar="FIELD=VALUE", help="With a GAME: a house rule of your own, a rule "
                      "field and its value (repeatable), compared as the variant 'house', e.g. --rule "
-                     "max_dice=4; an unknown field lists the game's."),
+                     "max_dice=4; an unknown field lists the game's.", rich_help_panel="Rules"),
     ] = None,
+    metric: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--metric", "-m", metavar="NAME",
+            help="Show only this metric (repeatable; a distribution shows all its values).",
+         rich_help_panel="Output"),
+    ] = None,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Show every difference, not only the significant ones.",
+                           rich_help_panel="Output")
+    ] = False,
+    as_json: AsJson = False,
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Also write the full report (with forest plot) to this folder.",
+                     rich_help_panel="Output"),
+    ] = None,
+    quiet: Quiet = False,
 ) -> None:
     """Compare every variant with the baseline: paired differences, 95% intervals, Holm correction.
 

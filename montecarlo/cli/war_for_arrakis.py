@@ -124,9 +124,10 @@ Terrain = Annotated[
 ]
 ExactVariants = Annotated[
     Optional[list[str]],
-    typer.Option("--variant", "-v", metavar="NAME", help="Named house rule (repeatable)."),
+    typer.Option("--variant", "-v", metavar="NAME", help="Named house rule (repeatable).",
+                 rich_help_panel="Rules"),
 ]
-JsonOut = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+JsonOut = Annotated[bool, typer.Option("--json", help="Print one JSON object.", rich_help_panel="Output")]
 
 
 def _shown(answer):
@@ -517,7 +518,8 @@ def advise(
         Optional[int],
         typer.Option("--limit", min=0, metavar="N",
                      help="Lines shown at most in each list, the decision map and the Specials situations "
-                     "(default: the whole map and 12 situations; --json has them all)."),
+                     "(default: the whole map and 12 situations; --json has them all).",
+                     rich_help_panel="Output"),
     ] = None,
     json_out: JsonOut = False,
 ) -> None:
@@ -775,7 +777,8 @@ def table(
     variant: ExactVariants = None,
     json_out: JsonOut = False,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Accepted as everywhere: an exact table has no bar.")
+        bool, typer.Option("--quiet", "-q", help="Accepted as everywhere: an exact table has no bar.",
+                           rich_help_panel="Output")
     ] = False,
     harkonnen: Harkonnen = "",
     trials: Annotated[Optional[str], typer.Option("--trials", "-n", hidden=True)] = None,

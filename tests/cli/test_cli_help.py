@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+import click
 import pytest
 from typer.testing import CliRunner
 
@@ -238,3 +239,26 @@ def test_odds_and_table_list_what_they_answer_for_each_game():
         if has_table:
             assert " ".join(texts["TABLE_SUMMARY"].split()[:4]) in table, game
     assert "one duel of two characters" in odds and "Guile checks" not in odds
+
+
+PANEL_OF = {
+    **dict.fromkeys(("trials", "seed", "jobs", "precision", "max_trials", "backend", "scheduler", "checkpoint"),
+                    "Simulation"),
+    **dict.fromkeys(("variant", "baseline", "house"), "Rules"),
+    **dict.fromkeys(("json", "json_out", "as_json", "quiet", "out"), "Output"),
+}
+
+
+def test_every_commands_options_sit_in_the_same_panels_in_the_same_order():
+    """A run's options under "Simulation", house rules under "Rules", what is printed or written
+    under "Output", in that order, in every command's help: report, report-all and compare had
+    them among "Options" (and --quiet alone under Output), advise and need had no Rules panel."""
+    order = ["Simulation", "Rules", "Output"]
+    for path, cmd in leaf_commands():
+        panels = []
+        for param in cmd.params:
+            if isinstance(param, click.Option) and param.name in PANEL_OF:
+                assert param.rich_help_panel == PANEL_OF[param.name], (path, param.name)
+            if param.rich_help_panel in order and param.rich_help_panel not in panels:
+                panels.append(param.rich_help_panel)
+        assert panels == sorted(panels, key=order.index), (path, panels)
