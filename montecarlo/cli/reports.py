@@ -28,6 +28,7 @@ from montecarlo.cli.common import (
     cli_errors,
     field_value,
     fits_whole,
+    not_reached,
     print_whole,
     flag_of,
     warn_excess_jobs,
@@ -899,9 +900,8 @@ def _print(result, table: pl.DataFrame, shown: pl.DataFrame, show_all: bool, fac
             "mean, run more trials before trusting a significant difference"
         )
     if sc.precision:  # whether the trials added reached the target, as the report's header says
-        capped = "NOT reached (trial cap hit; raise --max-trials)"
-        verdict = "reached" if facts["precision_reached"] else capped
-        widest = facts["widest_half_width"]
+        widest = facts["widest_half_width"]  # the setup that has it hit the cap: the most trials
+        verdict = "reached" if facts["precision_reached"] else not_reached(high, widest, sc.precision)
         caption += f"; precision ±{sc.precision:g} {verdict}, widest half-width {widest:.2g}"
     caption += "; the diffs are exact where every setup has an exact value (from), else the trials'"
     summary = Table(title=f"{sc.title}: variants − {result.baseline}", caption=caption)

@@ -242,8 +242,10 @@ def test_odds_and_table_list_what_they_answer_for_each_game():
 
 
 PANEL_OF = {
-    **dict.fromkeys(("trials", "seed", "jobs", "precision", "max_trials", "backend", "scheduler", "checkpoint"),
-                    "Simulation"),
+    **dict.fromkeys(
+        ("trials", "seed", "jobs", "precision", "max_trials", "backend", "scheduler", "checkpoint"),
+        "Simulation",
+    ),
     **dict.fromkeys(("variant", "baseline", "house"), "Rules"),
     **dict.fromkeys(("json", "json_out", "as_json", "quiet", "out"), "Output"),
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -874,8 +875,13 @@ def test_compare_says_whether_its_precision_was_reached():
         env={"COLUMNS": "300"},
     )
     assert result.exit_code == 0, result.output
-    said = "precision ±0.002 NOT reached (trial cap hit; raise --max-trials), widest half-width"
-    assert said in " ".join(result.stdout.split())  # the caption wraps inside the table's width
+    caption = " ".join(result.stdout.split())  # the caption wraps inside the table's width
+    # as odds says it: how many trials would reach it, from the cap and the widest half-width
+    said = re.search(r"precision ±0\.002 NOT reached \(trial cap hit; about ([\d,]+) trials would reach it: "
+                     r"raise --max-trials\), widest half-width ([\d.]+);", caption)
+    assert said, caption
+    needed, widest = int(said[1].replace(",", "")), float(said[2])
+    assert needed == pytest.approx(1000 * (widest / 0.002) ** 2, rel=0.15)  # both rounded to 2 digits
     data = json.loads(CliRunner().invoke(
         app, ["compare", TIES, "--trials", "500", "--precision", "0.002", "--max-trials", "1000", "--json"]
     ).stdout)
