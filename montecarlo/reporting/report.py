@@ -53,6 +53,7 @@ from montecarlo.reporting.tables import (
     precision_facts,
     summary_line,
     two_figures,
+    with_values,
 )
 from montecarlo.scenarios import Scenario, ScenarioResult, show_value
 
@@ -550,7 +551,7 @@ def _write_contents(result: ScenarioResult, folder: Path, command: str, jobs: in
     sc = result.scenario
     tables = all_tables(result)
     for name, df in tables.items():
-        _write_table(df, folder / name)
+        _write_table(with_values(df, sc), folder / name)  # a labelled grid field's values, its words beside
     figures = _draw_plots(sc, tables, folder, jobs)
     found = make_findings(result, tables)
     facts = header_facts(result, command, tables["results"])

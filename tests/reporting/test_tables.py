@@ -486,3 +486,29 @@ def test_a_metric_whose_meaning_the_rules_change_is_not_compared():
     assert rows[("defender_best_play", "objective")]["difference"] is None
     assert rows[("best_play", "objective")]["status"] in ("tested", "identical")
     assert rows[("defender_best_play", "attacker_win")]["status"] in ("tested", "identical")
+
+
+def test_the_files_hold_a_labelled_fields_values_with_its_words_beside():
+    """A [labels] field's words are what tables and plots show; its CSV and Parquet files hold the
+    values again (numbers as numbers, to filter on) and the words in FIELD_label beside them; a
+    list-valued field's labels give back its value as the tables write it ("red+blue")."""
+    from montecarlo.reporting.tables import with_values
+
+    labels = {"flips": {"1": "one coin", "3": "three coins"}, "tags": {"red+blue": "both"}}
+    sc = parse_scenario({**SCENARIO, "trials": 20, "labels": labels}, default_name="coin-labels")
+    shown = all_tables(run_scenario(sc, jobs=1))
+    for name, df in shown.items():
+        files = with_values(df, sc)
+        if "flips" not in df.columns:  # a matrix whose columns are the flips: headers stay words
+            assert files.equals(df), name
+            continue
+        for field in ("flips", "tags"):  # the words right after the values
+            at = files.columns.index(field)
+            assert files.columns[at + 1] == f"{field}_label", name
+        assert files["flips"].dtype == pl.Int64, name
+        pairs = set(zip(files["flips"], files["flips_label"], strict=True))
+        assert pairs == {(1, "one coin"), (2, "2"), (3, "three coins")}, name
+        assert set(zip(files["tags"], files["tags_label"])) == {("none", "none"), ("red+blue", "both")}
+        assert files.drop("flips_label", "tags_label").columns == df.columns
+        assert files.drop("flips", "tags", "flips_label", "tags_label").equals(df.drop("flips", "tags"))
+    assert with_values(shown["results"], parse_scenario(SCENARIO, default_name="x")).equals(shown["results"])
