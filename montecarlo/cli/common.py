@@ -1012,9 +1012,10 @@ def note_idle_variants(answer: Answer, game: Any = None) -> None:
     rest = [name for name in answer.variants if name not in outside]
     if rest and variants_change_nothing(answer, game):
         named = " ".join(f"-v {name}" for name in rest)
+        one = len(rest) == 1
         typer.echo(
-            f"note: {named} changes no exact value of this setup: the official rules give the same exact "
-            "values here (it may matter in other setups)",
+            f"note: {named} {'changes' if one else 'change'} no exact value of this setup: the official "
+            f"rules give the same exact values here ({'it' if one else 'they'} may matter in other setups)",
             err=True,
         )
 

@@ -941,10 +941,24 @@ def test_a_house_rule_that_changes_nothing_here_is_noted_not_hidden():
         idle.stderr.strip(),
     ]
     assert json.loads(both.stdout)["variants"] == ["fight_to_last", "set_aside_die"]
+    # two that apply to a duel but change nothing in this one (no Gom Jabbar, Strengths up to 6)
+    pair = cli.invoke(app, [*ODDS, "-v", "set_aside_die", "-v", "gom_counts_toward_cap"])
+    assert pair.stderr == ("note: -v set_aside_die -v gom_counts_toward_cap change no exact value of this "
+                           "setup: the official rules give the same exact values here (they may matter in "
+                           "other setups)\n")
     two = cli.invoke(app, ["dune1984", "reach", "--distance", "7", "-n", "100", "-q",
                            "-v", "ties_favour_defender", "-v", "no_strength_gain"])
     assert two.stderr.startswith("note: -v ties_favour_defender -v no_strength_gain change nothing in "
                                  "reach: they set no rule that reach uses"), two.stderr
+    # an answer of a game the registry does not know (a battle file's, its game not passed): no note,
+    # no failure
+    from dataclasses import replace
+
+    from montecarlo import api
+    from montecarlo.cli.common import note_idle_variants
+
+    answer = api.odds("dune1984", attacker=3, defender=2, variants=["set_aside_die"], trials=100).raw
+    note_idle_variants(replace(answer, game="no-such-game"))
     busy = cli.invoke(app, [*ODDS, "-v", "ties_favour_defender"])
     assert busy.exit_code == 0 and "note:" not in busy.stderr
     # a battle file's too: a defender of 2 armies never rolls a third die
