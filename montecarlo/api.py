@@ -1311,14 +1311,18 @@ class GameInfo:
     variants: dict[str, str]  # name -> description
 
     def changed_by(self, variant: str) -> tuple[str, ...]:
-        """The questions ``variant`` can change (``QuestionInfo.variants``), in the game's order."""
+        """The questions ``variant`` can change (``QuestionInfo.variants``), in the game's order;
+        InputError for a name that is not one of this game's variants."""
+        if variant not in self.variants:
+            known = ", ".join(self.variants) or "none"
+            raise InputError(f"unknown variant {variant!r} for {self.name}; known: {known}")
         return tuple(name for name, q in self.questions.items() if variant in q.variants)
 
     def variant_line(self, variant: str) -> str:
         """``variant NAME: description (changes: duel, fight)``; the questions are named only where
         the variant leaves some unchanged."""
-        desc = self.variants.get(variant, "")
         changed = self.changed_by(variant)
+        desc = self.variants[variant]
         where = f" (changes: {', '.join(changed) or 'none'})" if len(changed) < len(self.questions) else ""
         return f"variant {variant}" + (f": {desc}" if desc else "") + where
 

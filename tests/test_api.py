@@ -221,6 +221,11 @@ def test_games_says_which_questions_each_variant_changes():
     imperium = catalogue["imperium"]  # one question: every variant changes it, said by no list
     assert "changes:" not in imperium.variant_line("no_third_reward")
     assert "variant fight_to_last: multi-character" in repr(catalogue)
+    for name in ("nosuch", "choam_ban"):  # made up, or another game's
+        with pytest.raises(mc.InputError, match=f"^unknown variant '{name}' for dune1984; known: gom_counts"):
+            dune.changed_by(name)
+        with pytest.raises(mc.InputError, match=f"^unknown variant '{name}' for dune1984"):
+            dune.variant_line(name)
 
 
 def test_games_lists_exactly_the_values_each_question_accepts():

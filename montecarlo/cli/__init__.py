@@ -241,26 +241,35 @@ def _tidy(command, game: Optional[str]) -> None:
         for param in getattr(cmd, "params", ()):
             if param.name == "variant" and found is not None:
                 question = getattr(cmd.callback, "question", None)
-                variants = list(found.variants_for(question) if question else found.variants)
-                param.help = _variant_help(game, question, variants, list(found.variants))
+                takes = getattr(cmd.callback, "takes", None) or (lambda overrides: True)
+                fit = list(found.variants_for(question) if question else found.variants)
+                variants = [name for name in fit if takes(found.variants[name])]
+                param.help = _variant_help(game, question, variants, list(found.variants), len(fit))
                 param._custom_shell_complete = _completer(variants)  # what click's shell_complete asks
 
 
-def _variant_help(game: Optional[str], question: Optional[str], variants: list[str], every: list[str]) -> str:
-    """--variant's help: the house rules that can change ``question`` (``every``: the game's).
+def _variant_help(
+    game: Optional[str], question: Optional[str], variants: list[str], every: list[str], fit: int
+) -> str:
+    """--variant's help: ``variants``, the house rules the command takes; ``fit`` of the game's
+    (``every``) can change ``question`` (all of them if None), and it takes some of those.
 
-    >>> _variant_help("g", "reach", [], ["a"])
-    "House rule to apply; none of g's changes reach (`montecarlo games` lists them)."
-    >>> _variant_help("g", "duel", ["a"], ["a", "b"])
+    >>> _variant_help("g", "reach", [], ["a"], 0)
+    "House rule to apply; none of g's variants changes reach (`montecarlo games` lists them)."
+    >>> _variant_help("g", "duel", ["a"], ["a", "b"], 1)
     'House rule to apply (repeatable): a (the ones that can change duel); `montecarlo games` describes them.'
-    >>> _variant_help("g", None, [], [])
+    >>> _variant_help("g", "fight", ["a"], ["a", "b"], 2)[34:]
+    'a (the ones that can change fight and that this command takes); `montecarlo games` describes them.'
+    >>> _variant_help("g", None, [], [], 0)
     'House rule to apply; g has none yet.'
     """
     if not every:
         return f"House rule to apply; {game} has none yet."
-    if not variants:
-        return f"House rule to apply; none of {game}'s changes {question} (`montecarlo games` lists them)."
-    which = f" (the ones that can change {question})" if len(variants) < len(every) else ""
+    if not fit:
+        return (f"House rule to apply; none of {game}'s variants changes {question} "
+                "(`montecarlo games` lists them).")
+    which = f" (the ones that can change {question}" if len(variants) < len(every) else ""
+    which += " and that this command takes)" if len(variants) < fit else ")" if which else ""
     listed = ", ".join(variants)
     return f"House rule to apply (repeatable): {listed}{which}; `montecarlo games` describes them."
 

@@ -32,7 +32,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Callable, Iterator, Optional, Sequence
+from typing import Annotated, Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import typer
 
@@ -461,7 +461,10 @@ def cli_errors(func: Callable) -> Callable:
         try:
             return func(*args, **kwargs)
         except MonteCarloError as exc:
-            typer.echo(f"error: {readable(str(exc))}", err=True)
+            message = str(exc)
+            if message.startswith("unknown variant "):  # a -v this game does not have, as the flag
+                message = f"--variant: {message}"
+            typer.echo(f"error: {readable(message)}", err=True)
             raise typer.Exit(2) from None
         except OSError as exc:
             raise typer.Exit(say_os_error(exc)) from None
@@ -580,13 +583,18 @@ def check_edges(
     backend_for(backend, scheduler)
 
 
-def asks(question: str) -> Callable[[Callable], Callable]:
+def asks(
+    question: str, takes: Optional[Callable[[Mapping[str, Any]], bool]] = None
+) -> Callable[[Callable], Callable]:
     """Mark a command function with the question it answers (``@asks("duel")``): its --variant help
     lists only the game's variants that can change that question (``Game.variants_for``), and a
-    run under another is told that it changes nothing there."""
+    run under another is told that it changes nothing there. ``takes(overrides)``: whether the
+    command accepts a variant of those overrides (advise refuses the variants that set the policy
+    it solves for), where it refuses some."""
 
     def mark(func: Callable) -> Callable:
         func.question = question  # typer's wrapper copies __dict__
+        func.takes = takes
         return func
 
     return mark
@@ -622,10 +630,7 @@ def run_command(
         try:
             return func(*args, **kwargs, run=run)
         except InputError as exc:  # name the flags the user typed, not the setup fields
-            message = in_flags(str(exc), flags)
-            if message.startswith("unknown variant "):  # a -v this game does not have
-                message = f"--variant: {message}"
-            exc.args = (message,)
+            exc.args = (in_flags(str(exc), flags),)  # cli_errors names the flag of an unknown variant
             raise
         finally:
             run.close()

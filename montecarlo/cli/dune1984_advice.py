@@ -27,7 +27,7 @@ Side = Annotated[
 ]
 
 
-@asks("fight")
+@asks("fight", takes=lambda overrides: "designation" not in overrides)  # it plays --side's best
 @cli_errors
 @named_flags
 def advise(
@@ -50,7 +50,9 @@ def advise(
                      rich_help_panel="Output"),
     ] = None,
     json_out: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object.", rich_help_panel="Output")
+        bool,
+        typer.Option("--json", help="Print one JSON object on stdout instead of the words and tables.",
+                     rich_help_panel="Output"),
     ] = False,
 ) -> None:
     """Which character should take the damage in a fight: each choice with its chance to win, exactly.

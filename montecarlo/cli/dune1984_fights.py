@@ -15,6 +15,7 @@ import typer
 from montecarlo.api import answer_of
 from montecarlo.cli.common import (
     asks,
+    note_variants_outside,
     RunOptions,
     not_blank,
     console,
@@ -314,6 +315,7 @@ def duel_table(
     # every cell is a duel: best play (-v best_play) has nothing to choose, as odds dune1984 says
     check_best_alone(game.rules(run.variant), question.setup(setups[0]))
     answers = run.ask_many("dune1984", "duel", setups, "dune1984 duel table")  # one pool
+    note_variants_outside(game, "duel", run.variant)
     cells = [(a, d, answer.metrics[metric]) for (a, d), answer in zip(pairs, answers)]
     answer = answers[-1]
     if run.json:

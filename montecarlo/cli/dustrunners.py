@@ -418,7 +418,9 @@ def advise(
                      rich_help_panel="Rules"),
     ] = None,
     json_out: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object.", rich_help_panel="Output")
+        bool,
+        typer.Option("--json", help="Print one JSON object on stdout instead of the words and tables.",
+                     rich_help_panel="Output"),
     ] = False,
 ) -> None:
     """How much ammo to spend on your attack now: the value of each choice, best first, exactly.

@@ -29,6 +29,7 @@ from montecarlo.cli.common import (
     field_value,
     fits_whole,
     not_reached,
+    note_variants_outside,
     print_whole,
     flag_of,
     warn_excess_jobs,
@@ -677,6 +678,7 @@ def _game_scenario(game: str, question: Optional[str], variants: tuple[str, ...]
     notes += _official_already(built, rules)
     for note in notes:
         typer.echo(f"note: {note}", err=True)
+    note_variants_outside(built.game, built.question.name, variants)  # its differences are all 0
     return built
 
 

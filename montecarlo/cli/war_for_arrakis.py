@@ -9,7 +9,7 @@ assumption. The rules as modelled: ``docs/rules/war-for-arrakis.md``.
 
 import dataclasses
 import json
-from typing import Annotated, Optional
+from typing import Annotated, Any, Mapping, Optional
 
 import typer
 
@@ -127,7 +127,11 @@ ExactVariants = Annotated[
     typer.Option("--variant", "-v", metavar="NAME", help="Named house rule (repeatable).",
                  rich_help_panel="Rules"),
 ]
-JsonOut = Annotated[bool, typer.Option("--json", help="Print one JSON object.", rich_help_panel="Output")]
+JsonOut = Annotated[
+    bool,
+    typer.Option("--json", help="Print one JSON object on stdout instead of the words and tables.",
+                 rich_help_panel="Output"),
+]
 
 
 def _shown(answer):
@@ -425,7 +429,6 @@ def need(
     check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
     game = get_game(GAME)
     rules = game.rules(tuple(variant or ()), _policies(policy), overrides_from="--policy")
-    note_variants_outside(game, "battle", tuple(variant or ()))
     try:
         defence = game.question("battle").setup(
             {
@@ -453,6 +456,7 @@ def need(
     except InputError as exc:  # the attacking legion here is the units searched with --leaders
         exc.args = (in_flags(str(exc), {"attacker": "--leaders"}),)
         raise
+    note_variants_outside(game, "battle", tuple(variant or ()))
     row = lambda r: None if r is None else {"legion": r.legion, "attacker_win": r.attacker_win}  # noqa: E731
     if json_out:
         typer.echo(
@@ -495,7 +499,7 @@ def need(
 
 
 @app.command("advise")
-@asks("battle")
+@asks("battle", takes=lambda overrides: _advise_takes(overrides))
 @cli_errors
 @named_flags
 def advise(
@@ -553,7 +557,6 @@ def advise(
     overrides["attack"] = "best"
     who = "advise (attack policy best) or --policy"
     rules = game.rules(tuple(variant or ()), overrides, overrides_from=who)
-    note_variants_outside(game, "battle", tuple(variant or ()))
     setup = game.question("battle").setup(
         {
             "attacker": attacker,
@@ -570,6 +573,7 @@ def advise(
     with solving():
         advice = solve_advice(rules, setup)
     bans = ban_notes(rules, setup)  # the CHOAM Ban's removed units are in every trade:W value
+    note_variants_outside(game, "battle", tuple(variant or ()))
     if json_out:
         decision = lambda d: {k: v for k, v in d._asdict().items() if k != "leaves" or v}  # noqa: E731
         typer.echo(
@@ -721,6 +725,13 @@ def _specials_in_short(specials) -> str:
                    f"Hits) in {_percent(counts['departs_share'])}")
 
 
+def _advise_takes(overrides: Mapping[str, Any]) -> bool:
+    """Whether advise takes a variant of these overrides: not one that sets the attacker's policy
+    (advise solves it) or the defender's best play (both sides best is not solved), as
+    :func:`_defender_not_best` refuses them; its --variant help lists only the others."""
+    return overrides.get("attack", "best") == "best" and overrides.get("retreat") != "best"
+
+
 def _defender_not_best(game, overrides: dict[str, str], variants: tuple[str, ...]) -> None:
     """advise plays the attacker's best: refuse the defender's best play (--policy defender:best or a
     variant such as defender_best_play), which would make both sides play best (not solved)."""
@@ -777,7 +788,8 @@ def table(
     variant: ExactVariants = None,
     json_out: JsonOut = False,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Accepted as everywhere: an exact table has no bar.",
+        bool, typer.Option("--quiet", "-q",
+                           help="Accepted, as by the commands that simulate: an exact table has no bar.",
                            rich_help_panel="Output")
     ] = False,
     harkonnen: Harkonnen = "",
@@ -805,7 +817,6 @@ def table(
     if metric not in question.reported_names():
         raise unknown_metric(metric, question.reported_names(), "the battle")
     rules = game.rules(tuple(variant or ()), _policies(policy), overrides_from="--policy")
-    note_variants_outside(game, "battle", tuple(variant or ()))
     extra = [  # units each side's additions bring (a leader alone is checked beside one regular)
         parse_legion(f"1 regular, {text}", what).units - 1 if text else 0
         for text, what in ((attacker_with, "--attacker-with"), (defender_with, "--defender-with"))
@@ -836,6 +847,7 @@ def table(
             if values is None:
                 raise InputError("these battles are too large for the exact solver (lower max_rounds)")
             cells[a, d] = values[metric]
+    note_variants_outside(game, "battle", tuple(variant or ()))  # once every input is known good
     if json_out:
         typer.echo(
             json.dumps(

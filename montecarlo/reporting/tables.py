@@ -63,16 +63,16 @@ def grid_columns(result: ScenarioResult) -> dict[str, list]:
 
 def with_values(df: pl.DataFrame, sc: Any) -> pl.DataFrame:
     """A table as its CSV and Parquet files hold it: a grid field the scenario labels (``[labels]``)
-    holds its values again (numbers as numbers: ``settlement`` 0..3, which a designer filters
-    on), with the words beside it in ``FIELD_label``; other tables unchanged."""
+    holds its values again (numbers as numbers, yes/no as such: ``settlement`` 0..3, which a
+    designer filters on), with the words beside it in ``FIELD_label``; other tables unchanged."""
     for name, words in sc.labels.items():
         if name not in df.columns or not words:
             continue
         raw = [show_value(v) for v in sc.grid[name]]
         value_of = {str(sc.shown(name, v)): plain for v, plain in zip(sc.grid[name], raw)}
-        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw)
-        values = [value_of.get(str(x), x) for x in df[name].to_list()]
-        column = pl.Series(name, values if numbers else [str(v) for v in values])
+        values = [value_of[str(x)] for x in df[name].to_list()]  # every row's is a grid value's
+        native = all(isinstance(v, (bool, int, float)) for v in raw)  # yes/no stays yes/no
+        column = pl.Series(name, values if native else [str(v) for v in values])
         at = df.columns.index(name)
         df = df.with_columns(column, df[name].cast(pl.Utf8).alias(f"{name}_label"))
         order = [c for c in df.columns if c != f"{name}_label"]

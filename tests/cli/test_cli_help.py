@@ -73,13 +73,39 @@ def test_variant_help_lists_the_variants_that_change_the_commands_question(game)
             continue
         question = cmd.callback.question  # every game command with --variant says what it asks
         seen.add(question)
-        fit = found.variants_for(question)
+        takes = cmd.callback.takes or (lambda overrides: True)  # advise: not the policy it solves for
+        fit = [name for name in found.variants_for(question) if takes(found.variants[name])]
         named = [name for name in found.variants if re.search(rf"\b{name}\b", option.help)]
         assert named == list(fit), (path, named)
         assert [c.value for c in option.shell_complete(None, "")] == list(fit), path
     assert seen == set(found.questions), seen
     assert "best_play" not in help_of("montecarlo odds dune1984")
-    assert "none of dune1984's changes reach" in " ".join(help_of("montecarlo dune1984 reach").split())
+    reach = " ".join(help_of("montecarlo dune1984 reach").split())
+    assert "none of dune1984's variants changes reach" in reach
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["dune1984", "advise", "-a", "3,2", "-d", "4"],
+        ["war-for-arrakis", "advise", "-a", "3 regular", "-d", "2 regular"],
+    ],
+)
+def test_advise_help_lists_the_variants_it_takes_and_refuses_the_others(command):
+    """advise solves one side's choice: its help leaves out the variants that set that choice (and
+    War for Arrakis' defender's best play); each left out is refused, each listed runs."""
+    game = registry.get_game(command[0])
+    cmd = next(c for path, c in leaf_commands() if path == f"montecarlo {command[0]} advise")
+    option = next(p for p in cmd.params if p.name == "variant")
+    listed = [c.value for c in option.shell_complete(None, "")]
+    left_out = [v for v in game.variants_for(cmd.callback.question) if v not in listed]
+    assert left_out and listed
+    for name in left_out:
+        result = runner.invoke(app, [*command, "-v", name])
+        assert result.exit_code == 2 and f"-v {name}" in result.output, (name, result.output)
+    for name in listed:
+        result = runner.invoke(app, [*command, "-v", name, "--json"])
+        assert result.exit_code == 0, (name, result.output)
 
 
 def test_scheduler_and_backend_help_say_what_happens():

@@ -384,3 +384,25 @@ def test_need_and_advise_say_that_a_hazard_rule_changes_nothing_in_a_battle():
     advise = cli.invoke(app, ["advise", "-a", "3 regular", "-d", "2 regular", "-v", "rulebook_worm_dice"])
     assert advise.exit_code == 0, advise.output
     assert advise.stderr.startswith("note: -v rulebook_worm_dice changes nothing in battle"), advise.stderr
+
+
+def test_a_variant_that_changes_nothing_is_noted_only_once_the_inputs_are_good():
+    """The note on a variant outside the battle came before the error of a bad input (need's
+    --target 1.5): now an error comes alone; table dune1984 and compare GAME say it too."""
+    from montecarlo.cli import app as root
+
+    cli = CliRunner()
+    bad_inputs = (
+        ["need", "-d", "3 regular, naib", "--target", "1.5"],
+        ["advise", "-a", "3 regular", "-d", "x"],
+    )
+    for args in bad_inputs:
+        bad = cli.invoke(app, [*args, "-v", "rulebook_storm_dice"])
+        assert bad.exit_code == 2 and bad.stderr.startswith("error:"), bad.stderr
+        assert "note:" not in bad.stderr, bad.stderr
+    table = cli.invoke(root, ["table", "dune1984", "-v", "fight_to_last", "-n", "200", "-q"])
+    assert table.stderr.startswith("note: -v fight_to_last changes nothing in duel"), table.stderr
+    compare = cli.invoke(root, ["compare", "dune1984", "-v", "fight_to_last", "--set", "attacker=4",
+                                "--set", "defender=5", "-n", "200", "-q"])
+    assert compare.exit_code == 0, compare.output
+    assert compare.stderr.startswith("note: -v fight_to_last changes nothing in duel"), compare.stderr

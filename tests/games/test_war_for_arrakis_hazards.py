@@ -695,3 +695,26 @@ def test_the_wild_maker_is_the_first_worm_that_finds_a_legion_in_resolution_orde
     assert _wild_maker_area(Rules(), deep, drawn, 1).tolist() == [1]  # the Sandworm first
     assert _wild_maker_area(Rules(wormsign_order="area"), deep, drawn, 1).tolist() == [0]
     assert _wild_maker_area(Rules(), HazardsSetup(mixed.areas), drawn, 1).tolist() == [-1]  # no Wild Maker
+
+
+def test_the_choam_ban_refuses_a_six_unit_legion_a_storm_or_worm_could_not_meet():
+    """Under the CHOAM Ban a Harkonnen area holds 5 units (the excess removed at once): a storm,
+    worm or hazards step on 6 is refused in one line; on 5 the Ban changes nothing."""
+    from montecarlo.registry import get_game
+
+    game = get_game("war-for-arrakis")
+    ban, official = game.rules(["choam_ban"]), game.rules()
+    cases = {
+        "storm": ({"legion": "5 regular, 1 elite", "terrain": "desert"}, "legion: 6 units"),
+        "worm": ({"legion": "6 regular", "terrain": "desert"}, "legion: 6 units"),
+        "hazards": ({"areas": ["desert: 2 regular", "desert: 4 regular, 2 elite"]}, "area 2: 6 units"),
+    }
+    for name, (values, said) in cases.items():
+        question = game.question(name)
+        setup = question.setup(values)
+        question.check(official, setup)
+        with pytest.raises(InputError, match=f"^{said}, but under the CHOAM Ban a Harkonnen legion holds at "
+                                             "most 5 .*give at most 5 units$"):
+            question.check(ban, setup)
+    five = game.question("storm").setup({"legion": "5 regular", "terrain": "desert"})
+    game.question("storm").check(ban, five)

@@ -767,6 +767,22 @@ def hazards_readings(rules: Rules, setup: HazardsSetup) -> list[str]:
     return readings(rules, storms=exposed, wormsigns=setup.wild_maker)
 
 
+def check_stacking(rules: Rules, setup: StormSetup | WormSetup | HazardsSetup) -> None:
+    """A Harkonnen legion of more units than an area holds under these rules (6 under the CHOAM
+    Ban, which holds 5: the excess is removed at once) is no legion a storm or worm can meet."""
+    top = rules.harkonnen_stacking
+    if isinstance(setup, HazardsSetup):
+        legions = [(f"area {i}", a.legion) for i, a in enumerate(setup.parsed, start=1)]
+    else:
+        legions = [("legion", parse_legion(setup.legion))]
+    for where, legion in legions:
+        if legion.units > top:
+            raise InputError(
+                f"{where}: {legion.units} units, but under the CHOAM Ban a Harkonnen legion holds at most "
+                f"{top} (the excess is removed at once); give at most {top} units"
+            )
+
+
 QUESTIONS = {
     "storm": Question(
         name="storm",
@@ -780,6 +796,7 @@ QUESTIONS = {
         reference=reference_storm,
         example={"legion": "3 regular, 1 elite, bashar", "terrain": "deep_desert"},
         rule_fields=STORM_RULES,
+        check=check_stacking,  # the CHOAM Ban changes no number here, it only makes 6 units impossible
     ),
     "worm": Question(
         name="worm",
@@ -793,6 +810,7 @@ QUESTIONS = {
         applicable=applicable_worm,
         example={"legion": "3 regular, 1 sardaukar", "terrain": "desert", "harvester": True},
         rule_fields=WORM_RULES,
+        check=check_stacking,  # the CHOAM Ban changes no number here, it only makes 6 units impossible
     ),
     "hazards": Question(
         name="hazards",
@@ -808,6 +826,7 @@ QUESTIONS = {
         parse_setup=parse_hazards,
         reference=reference_hazards,
         rule_fields=HAZARD_RULES,
+        check=check_stacking,  # the CHOAM Ban changes no number here, it only makes 6 units impossible
         example={
             "areas": [
                 "deep_desert: 3 regular, 1 elite, bashar, harvester",
