@@ -278,3 +278,19 @@ def test_rule_fields_name_every_field_the_reference_reads(game_name, question_na
     allowed = question.rule_fields | READ_BUT_IDLE.get((game_name, question_name), set())
     assert read <= allowed, sorted(read - allowed)
     assert bool(read) == bool(question.rule_fields), "a question with rule fields reads some"
+
+
+@pytest.mark.parametrize("game_name", ["dune1984", "war-for-arrakis"])
+def test_the_rules_pages_variant_table_names_the_questions_each_changes(game_name):
+    """The game's page (docs/rules) lists each variant with the questions it can change, as
+    ``Game.variants_for`` has them (the commands' help and ``montecarlo games`` read the same)."""
+    import re
+    from pathlib import Path
+
+    game = get_game(game_name)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "rules" / f"{game_name}.md").read_text("utf-8")
+    table = page.split("| name | what changes | questions it changes |\n| --- | --- | --- |\n")[1]
+    rows = re.findall(r"^\| `([a-z_0-9]+)` \| .* \| ([a-z, ]+) \|$", table.split("\n\n")[0], re.M)
+    assert [name for name, _ in rows] == list(game.variants)
+    for name, questions in rows:
+        assert questions.split(", ") == [q for q in game.questions if name in game.variants_for(q)], name
