@@ -1298,6 +1298,21 @@ def test_report_json_keeps_the_words_a_scenario_gives_its_grid_values():
     assert json.loads(json.dumps(facts))["labels"] == facts["labels"]  # plain JSON, as written
 
 
+def test_a_reports_files_hold_a_labelled_fields_values_and_its_page_the_words(tmp_path):
+    """results.csv and .parquet hold size 1 and 2 with "a pair" beside in size_label; the page shows
+    the words (a designer filters the files on the numbers)."""
+    from montecarlo.scenarios import parse_scenario
+    from tests.reporting.test_findings import coin_only_at_size_two
+
+    spec = {"game": coin_only_at_size_two({}), "seed": 1, "trials": 100, "grid": {"size": [1, 2]},
+            "labels": {"size": {"2": "a pair"}}, "plots": []}
+    out = write_report(run_scenario(parse_scenario(spec), jobs=1), tmp_path / "r")
+    for table in (pl.read_csv(out / "results.csv"), pl.read_parquet(out / "results.parquet")):
+        assert table.columns[:2] == ["size", "size_label"] and table["size"].dtype == pl.Int64
+        assert set(zip(table["size"], table["size_label"])) == {(1, "1"), (2, "a pair")}
+    assert "a pair" in (out / "index.html").read_text(encoding="utf-8")
+
+
 def test_every_link_of_report_md_names_a_file_of_the_report(report):
     """The list of files and the tables cut at their first rows link files of the folder (cut
     tables at one row: test_a_difference_table_names_every_variant_it_leaves_out)."""

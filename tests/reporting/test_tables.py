@@ -517,3 +517,10 @@ def test_the_files_hold_a_labelled_fields_values_with_its_words_beside():
         if "need" in df.columns:
             assert set(zip(files["need"], files["need_label"])) == {(1, "1"), (2, "two heads")}
     assert with_values(shown["results"], parse_scenario(SCENARIO, default_name="x")).equals(shown["results"])
+    # a field of Strengths and names (Dune's attacker: 4 or "Paul") stays text, a column of one type
+    spec = {"game": "dune1984", "question": "duel", "seed": 1, "trials": 20, "setup": {"defender": 3},
+            "grid": {"attacker": [4, "Paul"]}, "labels": {"attacker": {"4": "four"}}}
+    duel = parse_scenario(spec, default_name="duel-labels")
+    files = with_values(results_table(run_scenario(duel, jobs=1)), duel)
+    assert files["attacker"].dtype == pl.Utf8
+    assert set(zip(files["attacker"], files["attacker_label"])) == {("4", "four"), ("Paul", "Paul")}
