@@ -557,6 +557,7 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     with _paced(progress, f"odds {getattr(named, 'name', named)}", precision) as report:
         settings = dataclasses.replace(settings, progress=report)
         answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
+    _caution_outside(answer, named)
     label = _label(names, rules)
     shown = {k: _show(v) for k, v in setup.items()}
     # only the metrics that mean something for this setup (no seat 4 of a 3-player conflict, no
@@ -803,6 +804,21 @@ def advise(
              "inputs": {k: _show(v) for k, v in inputs.items()}, "version": _version()}
     where = ", ".join(f"{k}={_show(v)}" for k, v in setup.items())
     return Advice(f"{g.name} {q.name} advice" + (f": {where}" if where else ""), table, facts)
+
+
+def _caution_outside(answer: Answer, game: Any) -> None:
+    """A Caution for each variant that sets no rule of the answer's question (``variants=
+    "fight_to_last"`` on a duel): its numbers are those of the rules without it, in any setup; the
+    CLI says the same in a note."""
+    from montecarlo.errors import caution_about
+    from montecarlo.registry import get_game
+
+    found = get_game(game) if isinstance(game, str) else game
+    fit = set(found.variants_for(answer.question))
+    caution_about(
+        f"variant {name!r} changes nothing in {answer.question}: it sets no rule that {answer.question} uses"
+        for name in answer.variants if name not in fit
+    )
 
 
 def _caution(question: Any, setup: Any) -> None:

@@ -653,6 +653,21 @@ def test_characters_of_one_house_on_opposite_sides_are_a_python_warning_as_on_th
         mc.odds("dune1984", attacker="Paul", defender="Feyd", trials=100)
 
 
+def test_a_variant_that_sets_no_rule_of_the_question_is_a_python_warning_as_the_clis_note():
+    """variants="fight_to_last" on a duel (nobody next): its numbers are the official rules', which
+    the CLI says in a note and the API said nowhere; a variant the duel uses warns of nothing."""
+    import warnings
+
+    with pytest.warns(UserWarning, match="^variant 'fight_to_last' changes nothing in duel: it sets no rule"):
+        outside = mc.odds("dune1984", attacker=4, defender=5, variants=["fight_to_last"], trials=100)
+    assert outside.estimate == mc.odds("dune1984", attacker=4, defender=5, trials=100).estimate
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mc.odds("dune1984", attacker=4, defender=5, variants=["no_strength_gain"], trials=100)
+        risk = str(ROOT / "scenarios/games/risk.toml")
+        mc.odds(risk, attackers=3, defenders=3, variants=["defender_three_dice"], trials=100)
+
+
 def test_variants_none_is_no_variant_as_when_left_out():
     """`variants=None` (a notebook's default passed on) was refused as not a name or list."""
     assert mc.odds("dune1984", attacker=4, defender=5, variants=None, trials=100).facts["variants"] == []
