@@ -599,6 +599,10 @@ def compare(
             sc, baseline=baseline, jobs=jobs, progress=progress, backend=backend_name, scheduler=scheduler,
             checkpoint=checkpoint,
         )
+    except InputError as exc:  # a setup field named as the battle command's option: compare's --set
+        if game is not None:
+            exc.args = (str(exc).replace("(--harkonnen)", "(--set harkonnen=attacker or defender)"),)
+        raise
     finally:
         if progress:
             progress.close()

@@ -424,6 +424,7 @@ def need(
         montecarlo war-for-arrakis need -d "3 regular, naib" --settlement 1 --target 0.8 --leaders bashar
     """
     from montecarlo.registry import get_game
+    from montecarlo.games.war_for_arrakis.battle import MAX_UNITS, parse_legion
     from montecarlo.games.war_for_arrakis.battle import need as search
 
     check_edges(tuple(variant or ()), None, None, None, None)  # a -v named twice
@@ -487,7 +488,9 @@ def need(
 
     if found is None:
         best = f"{before.legion} wins {shown(before.attacker_win)}" if before else "nothing tried"
-        say(f"no legion of up to 6 units reaches the target; the strongest tried: {best}")
+        units = parse_legion(before.legion, "legion").units if before else MAX_UNITS
+        ban = " (a Harkonnen legion holds no more under the CHOAM Ban)" if units < MAX_UNITS else ""
+        say(f"no legion of up to {units} units{ban} reaches the target; the strongest tried: {best}")
         return
     # "next smaller" read wrong beside a legion of as many units: the order is said instead
     say(f"smallest legion: {found.legion}: attacker_win {shown(found.attacker_win)}")

@@ -406,3 +406,20 @@ def test_a_variant_that_changes_nothing_is_noted_only_once_the_inputs_are_good()
                                 "--set", "defender=5", "-n", "200", "-q"])
     assert compare.exit_code == 0, compare.output
     assert compare.stderr.startswith("note: -v fight_to_last changes nothing in duel"), compare.stderr
+
+
+def test_the_choam_ban_in_need_and_compare_is_said_in_their_own_words():
+    """need under the Ban stops at 5 units for a Harkonnen attacker and says why; compare GAME, which
+    has no --harkonnen, names its --set where a Ban needs the Harkonnen side."""
+    from montecarlo.cli import app as root
+
+    cli = CliRunner()
+    need = cli.invoke(app, ["need", "-d", "3 regular, naib", "--settlement", "1", "--target", "0.9",
+                            "-v", "choam_ban", "--harkonnen", "attacker"])
+    assert need.exit_code == 0, need.output
+    assert ("no legion of up to 5 units (a Harkonnen legion holds no more under the CHOAM Ban) reaches the "
+            "target; the strongest tried: 5 elite wins") in " ".join(need.stdout.split())
+    compare = cli.invoke(root, ["compare", "war-for-arrakis", "-v", "choam_ban", "--set",
+                                "attacker=6 regular", "--set", "defender=3 regular", "-n", "200", "-q"])
+    assert compare.exit_code == 2, compare.output
+    assert "(--set harkonnen=attacker or defender)" in compare.stderr, compare.stderr

@@ -802,6 +802,22 @@ def test_need_reports_when_nothing_reaches_the_target():
         need(RULES, "2 regular", 1.5)
 
 
+def test_need_under_the_choam_ban_stops_at_five_units_for_a_harkonnen_attacker():
+    """A Harkonnen attacker holds 5 units under the Ban: "6 elite" fought as 5 elite and was named
+    the strongest tried; an Atreides attacker still goes to 6, and a search that cannot tell the
+    attacker's side is refused up front (it failed or not by whether the target came before 6)."""
+    ban = GAME.rules(["choam_ban"])
+    found, best, tried = need(ban, "3 regular, naib", 0.9, settlement=1, harkonnen="attacker")
+    assert found is None and best.legion == "5 elite" and tried == sum(range(2, 7))
+    five = exact_battle(RULES, BattleSetup("5 elite", "3 regular, naib", 1))  # what 6 elite fought as
+    assert best.attacker_win == five["attacker_win"]
+    found, best, _ = need(ban, "5 elite, bashar", 0.999, settlement=3, elite="fedaykin")  # Atreides attack
+    assert found is None and best.legion == "6 fedaykin"
+    with pytest.raises(InputError, match="^the CHOAM Ban acts on the Harkonnen legion, and neither legion"):
+        need(ban, "4 regular", 0.1)
+    assert need(RULES, "4 regular", 0.1)[0] is not None  # without the Ban nothing needs telling
+
+
 def test_die_faces_and_leader_values_from_the_rules_reach_every_solver():
     """A house die (2 Hit, 2 Shield, 1 Special, 1 blank) and a changed leader: the chain, the
     round-by-round kernel and the reference all read them from the rules."""

@@ -1447,7 +1447,9 @@ def need(
     """The smallest attacking legion that takes ``defender`` with ``attacker_win >= target``.
 
     Legions are tried in order of size (units), and within a size with as few elites as
-    possible: 1 regular, 1 elite, 2 regular, 1 regular + 1 elite, 2 elites, 3 regular, ...
+    possible: 1 regular, 1 elite, 2 regular, 1 regular + 1 elite, 2 elites, 3 regular, ...; up
+    to 6 units, or 5 for a Harkonnen attacker under the CHOAM Ban (which side is Harkonnen must
+    then be told, by a figure or ``harkonnen``).
     ``leaders`` (e.g. ``"bashar"``) go with every legion tried; ``elite`` names the upgraded kind
     (``elite``, ``sardaukar``, ``fedaykin``).
 
@@ -1475,8 +1477,14 @@ def need(
                 f"elite: {elite!r} are {side.title()} units, like the defender's figures; a battle is "
                 "the Atreides against the Harkonnen"
             )
+    top = MAX_UNITS
+    if rules.choam_ban:  # a Harkonnen attacker holds 5 units at most: the search stops there
+        probe = ", ".join(p for p in (f"1 {kind}", leaders) if p)  # what the attacker's figures tell
+        told = BattleSetup(probe, defender, settlement, attacker_cards, defender_cards, surprise, harkonnen)
+        if _harkonnen_for(told, "CHOAM Ban") == 0:
+            top = rules.harkonnen_stacking
     previous, tried = None, 0
-    for size in range(1, MAX_UNITS + 1):
+    for size in range(1, top + 1):
         for elites in range(size + 1):
             parts = [
                 f"{size - elites} regular" if size > elites else "",
