@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 
 _API = (
     "odds", "table", "compare", "report", "advise", "schema", "Result", "Advice", "MonteCarloError",
-    "InputError", "ScenarioError",
+    "InputError", "ScenarioError", "Caution",
 )
 
 

@@ -45,7 +45,7 @@ from montecarlo.analysis import (
     DEFAULT_SEED, DEFAULT_TRIALS, Answer, RunSettings, SettingError, ask_many, chosen_backend,
     first_batch_chunk_size,
 )
-from montecarlo.errors import InputError, MonteCarloError, ScenarioError
+from montecarlo.errors import Caution, InputError, MonteCarloError, ScenarioError
 from montecarlo.games.base import field_help
 from montecarlo.validate import first_repeated
 from montecarlo.registry import names_a_file
@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "odds", "table", "compare", "report", "advise", "games", "schema", "Result", "Advice", "GameInfo",
     "QuestionInfo",
-    "SetupField", "MonteCarloError", "InputError",
+    "SetupField", "MonteCarloError", "InputError", "Caution",
 ]
 
 BASELINE = "official"
@@ -557,7 +557,7 @@ defender, defender_cards, harkonnen, objective, settlement, surprise
     with _paced(progress, f"odds {getattr(named, 'name', named)}", precision) as report:
         settings = dataclasses.replace(settings, progress=report)
         answer = answer_of(game, question, setup, variants=names, rules=rules, settings=settings)
-    _caution_outside(answer, named)
+    _caution_outside(named, answer.question, answer.variants)
     label = _label(names, rules)
     shown = {k: _show(v) for k, v in setup.items()}
     # only the metrics that mean something for this setup (no seat 4 of a 3-player conflict, no
@@ -799,6 +799,7 @@ def advise(
     _caution(q, checked)
     played = g.rules(names, rules)
     table = q.advise(played, checked, inputs)
+    _caution_outside(g, q.name, names)  # once its inputs proved good
     facts = {"game": g.name, "question": q.name, "variants": list(names),
              "overrides": to_plain(dict(rules or {})), "rules": to_plain(played), "setup": to_plain(checked),
              "inputs": {k: _show(v) for k, v in inputs.items()}, "version": _version()}
@@ -806,18 +807,18 @@ def advise(
     return Advice(f"{g.name} {q.name} advice" + (f": {where}" if where else ""), table, facts)
 
 
-def _caution_outside(answer: Answer, game: Any) -> None:
-    """A Caution for each variant that sets no rule of the answer's question (``variants=
+def _caution_outside(game: Any, question: str, names: Sequence[str]) -> None:
+    """A Caution for each variant of ``names`` that sets no rule of ``question`` (``variants=
     "fight_to_last"`` on a duel): its numbers are those of the rules without it, in any setup; the
     CLI says the same in a note."""
     from montecarlo.errors import caution_about
     from montecarlo.registry import get_game
 
     found = get_game(game) if isinstance(game, str) else game
-    fit = set(found.variants_for(answer.question))
+    fit = set(found.variants_for(question))
     caution_about(
-        f"variant {name!r} changes nothing in {answer.question}: it sets no rule that {answer.question} uses"
-        for name in answer.variants if name not in fit
+        f"variant {name!r} changes nothing in {question}: it sets no rule that {question} uses"
+        for name in names if name in found.variants and name not in fit
     )
 
 
@@ -1040,6 +1041,7 @@ def table(
                               checkpoint=checkpoint)
     where = ", ".join(f"{k}={_show(v)}" for k, v in setup.items())
     title = f"{sc.game.name} {sc.question.name} over {' × '.join(sc.grid) or 'one setup'}"
+    _caution_outside(sc.game, sc.question.name, [v.name for v in sc.variants])  # once it has run
     return _scenario_result(result, title + (f" ({where})" if where else ""))
 
 
@@ -1156,6 +1158,7 @@ def compare(
     """
     _check_given_run(trials, seed, jobs)  # named as given, before a scenario is read
     sc = _scenario_arg(scenario_or_game, trials=trials, seed=seed)
+    of_a_game = sc is None  # variants named here, not a scenario's own
     if sc is not None:
         extra = {k: v for k, v in dict(setup, question=question, variants=variants, grid=grid,
                                        precision=precision, max_trials=max_trials, rules=rules).items()
@@ -1188,6 +1191,8 @@ def compare(
     with _paced(progress, label, sc.precision) as report:
         result = run_scenario(sc, jobs=jobs, baseline=baseline, progress=report, backend=backend,
                               scheduler=scheduler, checkpoint=checkpoint, measured_start=True)
+    if of_a_game:
+        _caution_outside(sc.game, sc.question.name, [v.name for v in sc.variants])  # once it has run
     return _scenario_result(result, sc.title if sc.title != sc.name else f"{sc.game.name} {sc.question.name}")
 
 

@@ -394,7 +394,9 @@ def test_best_play_with_nothing_to_choose_is_refused_for_one_setup_as_the_cli_re
         battle = mc.odds("war-for-arrakis", attacker=small, defender="1 regular", settlement=1,
                          rules={"attack": "best"}, trials=100)
         assert 0 < battle.exact["attacker_win"] < 1
-    table = mc.table("dune1984", grid={"attacker": [1, 2]}, defender=1, variants=["best_play"], trials=100)
+    with pytest.warns(mc.Caution, match="^variant 'best_play' changes nothing in duel"):  # nobody to choose
+        table = mc.table("dune1984", grid={"attacker": [1, 2]}, defender=1, variants=["best_play"],
+                         trials=100)
     assert {row["attacker"] for row in table.rows} == {1, 2}
 
 
@@ -658,8 +660,16 @@ def test_a_variant_that_sets_no_rule_of_the_question_is_a_python_warning_as_the_
     the CLI says in a note and the API said nowhere; a variant the duel uses warns of nothing."""
     import warnings
 
-    with pytest.warns(UserWarning, match="^variant 'fight_to_last' changes nothing in duel: it sets no rule"):
+    with pytest.warns(mc.Caution, match="^variant 'fight_to_last' changes nothing in duel: it sets no rule"):
         outside = mc.odds("dune1984", attacker=4, defender=5, variants=["fight_to_last"], trials=100)
+    # and table, compare and advise, as the CLI's table, compare GAME and advise say it
+    with pytest.warns(mc.Caution, match="^variant 'fight_to_last' changes nothing in duel"):
+        mc.table("dune1984", grid={"attacker": [3, 4]}, defender=3, variants=["fight_to_last"], trials=100)
+    with pytest.warns(mc.Caution, match="^variant 'fight_to_last' changes nothing in duel"):
+        mc.compare("dune1984", variants="fight_to_last", attacker=4, defender=5, trials=100)
+    with pytest.warns(mc.Caution, match="^variant 'rulebook_storm_dice' changes nothing in battle"):
+        mc.advise("war-for-arrakis", attacker="3 regular", defender="2 regular",
+                  variants=["rulebook_storm_dice"])
     assert outside.estimate == mc.odds("dune1984", attacker=4, defender=5, trials=100).estimate
     with warnings.catch_warnings():
         warnings.simplefilter("error")
