@@ -14,7 +14,7 @@ import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import polars as pl
 import typer
@@ -50,7 +50,7 @@ MIN_ROWS_PER_VARIANT = 10
 Jobs = Annotated[
     Optional[int],
     typer.Option(
-        "--jobs", "-j",
+        "--jobs", "-j", metavar="N",
         help="Worker processes (-1 = all cores). Default: all cores, started at once where a "
         "report of a large scenario is written (report, report-all, compare --out: they also draw its "
         "plots), else once the run shows more than 1.5 s of work left.",
@@ -207,6 +207,14 @@ def _as_typed(text: str) -> str:
     return text
 
 
+def _typed_path(text: Any, name: str, give: str) -> Path:
+    """A path argument kept as typed (:func:`_as_typed`) as a Path; an empty one refused (typer
+    would have read it as the current folder, "is a folder")."""
+    if not str(text).strip():
+        raise InputError(f"{name}: an empty path is not a file; give {give}")
+    return Path(text)
+
+
 def _progress(sc, jobs: Optional[int], quiet: bool, measured: bool = False):
     """Progress over the whole grid's trials, with the up-front estimate of a long run.
 
@@ -277,7 +285,8 @@ def _scenario_file(scenario: Path, command: str) -> Path:
 @cli_errors
 def report(
     scenario: Annotated[
-        Path, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML), see docs/scenarios.md.")
+        Path, typer.Argument(metavar="SCENARIO", parser=_as_typed,
+                             help="Scenario file (TOML), see docs/scenarios.md.")
     ],
     trials: Trials = None,  # the panels in odds's order: Simulation, Rules, Output
     seed: Seed = None,
@@ -304,6 +313,8 @@ def report(
     from montecarlo import api
     from montecarlo.scenarios import load_scenario, start_scenario_workers
 
+    example = "scenarios/dune1984/house-rule-sword.toml"
+    scenario = _typed_path(scenario, "SCENARIO", f"a .toml scenario file, e.g. {example}")
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler, jobs)
     sc = given.apply(load_scenario(_scenario_file(scenario, "report")))
@@ -476,7 +487,7 @@ def report_all(
 @cli_errors
 def compare(
     scenario: Annotated[
-        Path, typer.Argument(metavar="SCENARIO|GAME",
+        Path, typer.Argument(metavar="SCENARIO|GAME", parser=_as_typed,
                              help="Scenario file (TOML) with two or more variants, or a game (or battle "
                              "file) with -v VARIANT and --set/--grid.")
     ],
@@ -527,12 +538,12 @@ def compare(
         bool, typer.Option("--all", help="Show every difference, not only the significant ones.",
                            rich_help_panel="Output")
     ] = False,
-    as_json: AsJson = False,
     out: Annotated[
         Optional[Path],
         typer.Option("--out", "-o", help="Also write the full report (with forest plot) to this folder.",
                      rich_help_panel="Output"),
     ] = None,
+    as_json: AsJson = False,
     quiet: Quiet = False,
 ) -> None:
     """Compare every variant with the baseline: paired differences, 95% intervals, Holm correction.
@@ -555,6 +566,7 @@ def compare(
     from montecarlo.reporting import check_out, write_report
     from montecarlo.scenarios import load_scenario, local_workers, start_scenario_workers
 
+    scenario = _typed_path(scenario, "SCENARIO|GAME", "a .toml scenario file or a game, e.g. dune1984")
     given = Overrides(trials, seed, precision, max_trials, tuple(variant or ()))
     backend_name = given.check(backend, scheduler, jobs)
     game = _game_named(scenario, folders=True) or _battle_file(scenario)

@@ -588,7 +588,7 @@ def test_a_name_too_long_for_the_file_system_is_one_line_before_any_simulation(m
 
 def test_report_all_refuses_empty_paths_and_its_own_scenarios_folder_as_out(monkeypatch, tmp_path):
     """--out "" wrote into the current folder; --out the scenarios' folder made the next run read
-    the reports' scenario.toml copies as scenarios."""
+    the reports' scenario.toml copies as scenarios; report "" said "." is a folder."""
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "ties.toml").write_text(Path(TIES).read_text())
@@ -597,6 +597,8 @@ def test_report_all_refuses_empty_paths_and_its_own_scenarios_folder_as_out(monk
         (["report-all", "mine", "--out", ""], "error: --out: an empty path is not a folder"),
         (["report-all", "mine", "--checkpoint", " "], "error: --checkpoint: an empty path is not a folder"),
         (["report-all", ""], "error: DIRECTORY: an empty path is not a folder"),
+        (["report", ""], "error: SCENARIO: an empty path is not a file; give a .toml scenario file"),
+        (["compare", " "], "error: SCENARIO|GAME: an empty path is not a file; give a .toml scenario"),
         (["report-all", "mine", "--out", "mine"], "error: --out: mine is the scenarios' folder"),
         (["report-all", "mine", "--out", "mine/."], "error: --out: mine/. is the scenarios' folder"),
     ):
