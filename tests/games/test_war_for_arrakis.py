@@ -816,6 +816,10 @@ def test_need_under_the_choam_ban_stops_at_five_units_for_a_harkonnen_attacker()
     with pytest.raises(InputError, match="^the CHOAM Ban acts on the Harkonnen legion, and neither legion"):
         need(ban, "4 regular", 0.1)
     assert need(RULES, "4 regular", 0.1)[0] is not None  # without the Ban nothing needs telling
+    # told by harkonnen alone, or by the leaders alone: 5 units at most either way
+    for told in (dict(harkonnen="attacker"), dict(leaders="bashar")):
+        _, best, _ = need(ban, "6 elite", 0.9999, settlement=3, **told)
+        assert parse_legion(best.legion).units == 5, told
 
 
 def test_die_faces_and_leader_values_from_the_rules_reach_every_solver():
