@@ -815,10 +815,9 @@ def _caution_outside(game: Any, question: str, names: Sequence[str]) -> None:
     from montecarlo.registry import get_game
 
     found = get_game(game) if isinstance(game, str) else game
-    fit = set(found.variants_for(question))
     caution_about(
         f"variant {name!r} changes nothing in {question}: it sets no rule that {question} uses"
-        for name in names if name in found.variants and name not in fit
+        for name in found.variants_outside(question, names)
     )
 
 

@@ -989,8 +989,7 @@ def _applicable(answer: Answer, game: Any = None) -> Answer:
 def note_variants_outside(game: Any, question: str, variants: Sequence[str]) -> tuple[str, ...]:
     """A note on stderr naming the variants that set no rule ``question`` uses (``-v
     ties_favour_defender`` on a movement roll): they change nothing there, in any setup. Returns them."""
-    fit = set(game.variants_for(question))
-    outside = tuple(name for name in variants if name in game.variants and name not in fit)
+    outside = game.variants_outside(question, variants)
     if outside:
         named = " ".join(f"-v {name}" for name in outside)
         typer.echo(

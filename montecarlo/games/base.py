@@ -192,6 +192,13 @@ class Game:
             name for name, overrides in self.variants.items() if used is None or used & set(overrides)
         )
 
+    def variants_outside(self, question: str | None, names: Sequence[str]) -> tuple[str, ...]:
+        """Those of ``names`` that are variants of this game setting no rule field of ``question``
+        (:meth:`variants_for`): they change nothing there, in any setup (the CLI's note, the
+        Python API's Caution); other names are left to the rules' own refusal."""
+        fit = set(self.variants_for(question))
+        return tuple(name for name in names if name in self.variants and name not in fit)
+
     def question(self, name: str | None = None) -> Question:
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise InputError(

@@ -73,10 +73,8 @@ def with_values(df: pl.DataFrame, sc: Any) -> pl.DataFrame:
         values = [value_of[str(x)] for x in df[name].to_list()]  # every row's is a grid value's
         native = all(isinstance(v, (bool, int, float)) for v in raw)  # yes/no stays yes/no
         column = pl.Series(name, values if native else [str(v) for v in values])
-        at = df.columns.index(name)
-        df = df.with_columns(column, df[name].cast(pl.Utf8).alias(f"{name}_label"))
-        order = [c for c in df.columns if c != f"{name}_label"]
-        df = df.select(order[: at + 1] + [f"{name}_label"] + order[at + 1 :])
+        words_column = df[name].cast(pl.Utf8).alias(f"{name}_label")
+        df = df.with_columns(column).insert_column(df.columns.index(name) + 1, words_column)
     return df
 
 
